@@ -1,0 +1,1 @@
+//! Facts about the file system the output goes to and the memory available.

@@ -1,0 +1,12 @@
+//! rivet-io: the I/O layer of the rivet linker. It knows files, memory and file systems, and nothing
+//! about ELF. The linker asks it for input bytes (`input`), for an output buffer that becomes a file
+//! atomically (`output`), for facts about where the output goes (`fsinfo`) and for counters that say
+//! what the link cost in I/O (`stats`).
+
+pub mod fsinfo;
+pub mod input;
+pub mod output;
+pub mod stats;
+
+pub use input::{InputCache, InputFile};
+pub use output::{CommitReport, OutputFile, OutputMode};
