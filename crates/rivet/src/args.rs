@@ -191,3 +191,8 @@ pub fn parse(args: Vec<OsString>) -> Result<Config, String> {
     let _ = args;
     todo!()
 }
+
+/// The `--help` text.
+pub fn usage() -> String {
+    String::from("Usage: rivet [options] file...\n")
+}

@@ -1,3 +1,215 @@
-//! Inputs: objects, archives, shared libraries and linker-script stubs.
+//! Inputs: takes the command line's input list and gives every file it names, opened (mapped) and
+//! classified: relocatable objects, archives (thin members opened too), shared objects. Linker-script
+//! stubs (Debian's `libc.so`) are expanded in place; `-l` is searched as GNU ld searches it.
 pub mod archive;
+pub mod object;
 pub mod script;
+
+use crate::args::{Config, InputArg, InputState};
+use rivet_io::{InputCache, InputFile};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Object,
+    Archive,
+    Shared,
+}
+
+/// One input file as the command line (or a script stub) names it.
+pub struct Loaded {
+    pub file: Arc<InputFile>,
+    /// The path as it will appear in messages.
+    pub name: String,
+    pub kind: Kind,
+    pub state: InputState,
+    /// Members of a thin archive, opened from their own files, by member index.
+    pub thin_members: Vec<Option<Arc<InputFile>>>,
+}
+
+/// Directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs on Debian x86-64).
+const DEFAULT_LIB_DIRS: &[&str] = &[
+    "/usr/local/lib/x86_64-linux-gnu",
+    "/lib/x86_64-linux-gnu",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/local/lib64",
+    "/lib64",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/lib",
+    "/usr/lib",
+];
+
+struct Loader<'c> {
+    config: &'c Config,
+    cache: &'c InputCache,
+    out: Vec<Loaded>,
+    errors: Vec<String>,
+    /// Script stubs being expanded, to refuse one that includes itself.
+    script_stack: Vec<PathBuf>,
+}
+
+/// Opens every input in command-line order. Errors (missing files, unknown formats) are all
+/// collected so the user sees each one, not only the first.
+pub fn load(config: &Config, cache: &InputCache) -> Result<Vec<Loaded>, Vec<String>> {
+    let mut loader = Loader { config, cache, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
+    for arg in &config.inputs {
+        match arg {
+            InputArg::File { path, state } => loader.add_path(path, *state),
+            InputArg::Library { name, state } => loader.add_library(name, *state),
+            // rivet resolves archives like lld: a symbol is looked up in every archive seen so far,
+            // so groups need no re-scanning and the group markers carry no meaning of their own.
+            InputArg::GroupStart | InputArg::GroupEnd => {}
+        }
+    }
+    if loader.errors.is_empty() {
+        Ok(loader.out)
+    } else {
+        Err(loader.errors)
+    }
+}
+
+impl Loader<'_> {
+    fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        let sysroot = self.config.sysroot.clone();
+        self.config.lib_paths.iter().cloned().chain(DEFAULT_LIB_DIRS.iter().map(move |d| match &sysroot {
+            Some(root) => root.join(d.trim_start_matches('/')),
+            None => PathBuf::from(d),
+        }))
+    }
+
+    fn add_library(&mut self, name: &str, state: InputState) {
+        match self.find_library(name, state) {
+            Some(path) => self.add_path(&path, state),
+            None => self.errors.push(format!("unable to find library -l{name}")),
+        }
+    }
+
+    /// GNU ld's rule: in each directory in turn, `libNAME.so` (unless -Bstatic) then `libNAME.a`;
+    /// `-l:FILE` looks for FILE itself.
+    fn find_library(&self, name: &str, state: InputState) -> Option<PathBuf> {
+        let candidates: Vec<String> = match name.strip_prefix(':') {
+            Some(exact) => vec![exact.to_string()],
+            None if state.static_only => vec![format!("lib{name}.a")],
+            None => vec![format!("lib{name}.so"), format!("lib{name}.a")],
+        };
+        for dir in self.search_dirs() {
+            for c in &candidates {
+                let p = dir.join(c);
+                if p.is_file() {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+
+    fn add_path(&mut self, path: &Path, state: InputState) {
+        if self.config.trace {
+            eprintln!("{}", path.display());
+        }
+        let file = match self.cache.open(path) {
+            Ok(f) => f,
+            Err(e) => return self.errors.push(format!("cannot open {}: {}", path.display(), strip_path(&e.to_string(), path))),
+        };
+        let name = path.display().to_string();
+        let data = file.data();
+        if archive::is_archive(data) {
+            let thin_members = match self.open_thin_members(&file, path) {
+                Ok(m) => m,
+                Err(e) => return self.errors.push(e),
+            };
+            self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members });
+        } else if object::is_elf(data) {
+            match object::check_header(data, &name) {
+                Ok(::object::elf::ET_REL) => self.out.push(Loaded { file, name, kind: Kind::Object, state, thin_members: vec![] }),
+                Ok(::object::elf::ET_DYN) => self.out.push(Loaded { file, name, kind: Kind::Shared, state, thin_members: vec![] }),
+                Ok(t) => self.errors.push(format!("{name}: cannot link an ELF file of type {t} (not an object or shared library)")),
+                Err(e) => self.errors.push(e),
+            }
+        } else if script::looks_like_script(data) {
+            self.add_script(path, &file, state);
+        } else {
+            self.errors.push(format!("{name}: unknown file type (not an ELF object, archive, shared library or linker script)"));
+        }
+    }
+
+    fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState) {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if self.script_stack.contains(&canonical) {
+            return self.errors.push(format!("{}: linker script includes itself", path.display()));
+        }
+        let text = match std::str::from_utf8(file.data()) {
+            Ok(t) => t,
+            Err(_) => return self.errors.push(format!("{}: linker script is not valid UTF-8", path.display())),
+        };
+        let stub = match script::parse(text) {
+            Ok(s) => s,
+            Err(e) => return self.errors.push(format!("{}: {e}", path.display())),
+        };
+        self.script_stack.push(canonical);
+        for input in stub.inputs {
+            let st = InputState { as_needed: state.as_needed || input.as_needed, ..state };
+            if let Some(lib) = input.name.strip_prefix("-l") {
+                self.add_library(lib, st);
+            } else {
+                match self.find_script_input(&input.name, path) {
+                    Some(p) => self.add_path(&p, st),
+                    None => self.errors.push(format!("{}: cannot find {}", path.display(), input.name)),
+                }
+            }
+        }
+        self.script_stack.pop();
+    }
+
+    /// A name in a script: absolute (under the sysroot if the script is), else relative to the
+    /// current directory, then the script's own directory, then the library search path.
+    fn find_script_input(&self, name: &str, script: &Path) -> Option<PathBuf> {
+        let p = Path::new(name);
+        if p.is_absolute() {
+            if let Some(root) = &self.config.sysroot {
+                let in_root = root.join(name.trim_start_matches('/'));
+                if script.starts_with(root) && in_root.exists() {
+                    return Some(in_root);
+                }
+            }
+            return Some(p.to_path_buf());
+        }
+        if p.exists() {
+            return Some(p.to_path_buf());
+        }
+        if let Some(dir) = script.parent() {
+            if dir.join(p).exists() {
+                return Some(dir.join(p));
+            }
+        }
+        self.search_dirs().map(|d| d.join(p)).find(|c| c.exists())
+    }
+
+    /// Opens the member files of a thin archive (paths relative to the archive's directory).
+    fn open_thin_members(&self, file: &InputFile, path: &Path) -> Result<Vec<Option<Arc<InputFile>>>, String> {
+        if !file.data().starts_with(b"!<thin>\n") {
+            return Ok(Vec::new());
+        }
+        let parsed = archive::parse(file.data()).map_err(|e| format!("{}: {e}", path.display()))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut members = Vec::with_capacity(parsed.members.len());
+        for m in &parsed.members {
+            let rel = String::from_utf8_lossy(m.name).into_owned();
+            let member_path = dir.join(&rel);
+            let f = self
+                .cache
+                .open(&member_path)
+                .map_err(|e| format!("{}: cannot open thin archive member {}: {}", path.display(), member_path.display(), e))?;
+            members.push(Some(f));
+        }
+        Ok(members)
+    }
+}
+
+/// io errors from rivet-io already name the path; avoid saying it twice.
+fn strip_path(msg: &str, path: &Path) -> String {
+    let p = path.display().to_string();
+    msg.replace(&format!("cannot open {p}: "), "").replace(&format!("{p}: "), "")
+}

@@ -1,0 +1,2 @@
+//! Architecture back ends. rivet targets x86-64 only.
+pub mod x86_64;

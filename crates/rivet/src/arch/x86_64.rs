@@ -1,0 +1,426 @@
+//! x86-64 relocations. `scan` takes every relocation of the live sections and gives what they need
+//! from the linker (GOT entries, IFUNC PLT stubs, static-PIE RELATIVE relocations); `apply` takes an
+//! input section's bytes copied into the output and patches every relocation, relaxing the TLS
+//! general-dynamic, local-dynamic and descriptor sequences to local-exec (an executable knows every
+//! thread-local offset, and static glibc has no `__tls_get_addr`).
+use crate::ctx::{Ctx, Target};
+use crate::input::object::{ObjSection, Rela};
+use crate::synthetic::{GotKind, Tables};
+use object::elf::*;
+use object::LittleEndian as LE;
+use std::sync::Mutex;
+
+pub fn reloc_name(ty: u32) -> String {
+    let name = match ty {
+        R_X86_64_NONE => "R_X86_64_NONE",
+        R_X86_64_64 => "R_X86_64_64",
+        R_X86_64_PC32 => "R_X86_64_PC32",
+        R_X86_64_GOT32 => "R_X86_64_GOT32",
+        R_X86_64_PLT32 => "R_X86_64_PLT32",
+        R_X86_64_GOTPCREL => "R_X86_64_GOTPCREL",
+        R_X86_64_32 => "R_X86_64_32",
+        R_X86_64_32S => "R_X86_64_32S",
+        R_X86_64_16 => "R_X86_64_16",
+        R_X86_64_PC16 => "R_X86_64_PC16",
+        R_X86_64_8 => "R_X86_64_8",
+        R_X86_64_PC8 => "R_X86_64_PC8",
+        R_X86_64_DTPMOD64 => "R_X86_64_DTPMOD64",
+        R_X86_64_DTPOFF64 => "R_X86_64_DTPOFF64",
+        R_X86_64_TPOFF64 => "R_X86_64_TPOFF64",
+        R_X86_64_TLSGD => "R_X86_64_TLSGD",
+        R_X86_64_TLSLD => "R_X86_64_TLSLD",
+        R_X86_64_DTPOFF32 => "R_X86_64_DTPOFF32",
+        R_X86_64_GOTTPOFF => "R_X86_64_GOTTPOFF",
+        R_X86_64_TPOFF32 => "R_X86_64_TPOFF32",
+        R_X86_64_PC64 => "R_X86_64_PC64",
+        R_X86_64_GOTOFF64 => "R_X86_64_GOTOFF64",
+        R_X86_64_GOTPC32 => "R_X86_64_GOTPC32",
+        R_X86_64_GOT64 => "R_X86_64_GOT64",
+        R_X86_64_GOTPCREL64 => "R_X86_64_GOTPCREL64",
+        R_X86_64_GOTPC64 => "R_X86_64_GOTPC64",
+        R_X86_64_GOTPLT64 => "R_X86_64_GOTPLT64",
+        R_X86_64_SIZE32 => "R_X86_64_SIZE32",
+        R_X86_64_SIZE64 => "R_X86_64_SIZE64",
+        R_X86_64_GOTPC32_TLSDESC => "R_X86_64_GOTPC32_TLSDESC",
+        R_X86_64_TLSDESC_CALL => "R_X86_64_TLSDESC_CALL",
+        R_X86_64_GOTPCRELX => "R_X86_64_GOTPCRELX",
+        R_X86_64_REX_GOTPCRELX => "R_X86_64_REX_GOTPCRELX",
+        _ => return format!("relocation type {ty}"),
+    };
+    name.to_string()
+}
+
+fn is_alloc(sec: &ObjSection) -> bool {
+    sec.flags & SHF_ALLOC as u64 != 0
+}
+
+/// What one section's relocations need; merged in file order so the tables are deterministic.
+#[derive(Default)]
+struct Needs {
+    got: Vec<(Target, GotKind)>,
+    plt: Vec<Target>,
+    relative: u64,
+    gotplt: bool,
+}
+
+/// Walks every relocation of every live allocated section and sizes the GOT, PLT and RELATIVE
+/// tables. Errors (a 32-bit absolute relocation in a PIE, an unknown type) go to `ctx.diag`.
+pub fn scan(ctx: &Ctx) -> Tables {
+    use rayon::prelude::*;
+    let per_file: Vec<Needs> = ctx
+        .file_order
+        .par_iter()
+        .map(|&f| {
+            let mut needs = Needs::default();
+            for (si, sec) in ctx.objects[f as usize].sections.iter().enumerate() {
+                if sec.live && is_alloc(sec) && !sec.relas.is_empty() {
+                    scan_section(ctx, f, si as u32, sec, &mut needs);
+                }
+            }
+            needs
+        })
+        .collect();
+    let mut tables = Tables::new(ctx.symbols.len());
+    for n in per_file {
+        for (t, k) in n.got {
+            tables.add_got(t, k);
+        }
+        for t in n.plt {
+            tables.add_plt(t);
+        }
+        tables.relative_count += n.relative;
+        tables.need_gotplt |= n.gotplt;
+    }
+    if ctx.is_pie() {
+        tables.relative_count += tables.got.iter().filter(|(t, k)| *k == GotKind::Addr && !ctx.is_absolute(*t)).count() as u64;
+    }
+    tables
+}
+
+fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs) {
+    let obj = &ctx.objects[f as usize];
+    let writable = sec.flags & SHF_WRITE as u64 != 0;
+    let mut skip_next = false;
+    for rel in sec.relas {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let ty = rel.r_type(LE, false);
+        let t = ctx.target(f, rel.r_sym(LE, false));
+        if matches!(t, Target::Global(u32::MAX)) {
+            continue; // The symbol failed to resolve; resolution reported it.
+        }
+        let ifunc = ctx.is_ifunc(t);
+        if ifunc {
+            needs.plt.push(t);
+        }
+        match ty {
+            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX | R_X86_64_GOT32 | R_X86_64_GOT64
+            | R_X86_64_GOTPCREL64 | R_X86_64_GOTPLT64 => {
+                needs.got.push((t, GotKind::Addr));
+                needs.gotplt |= matches!(ty, R_X86_64_GOT32 | R_X86_64_GOT64 | R_X86_64_GOTPLT64);
+            }
+            R_X86_64_GOTTPOFF => needs.got.push((t, GotKind::TpOff)),
+            R_X86_64_TLSGD | R_X86_64_TLSLD => skip_next = true,
+            R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => needs.gotplt = true,
+            R_X86_64_64 if ctx.is_pie() && !ctx.is_absolute(t) => {
+                if !writable {
+                    ctx.diag.error(format!(
+                        "{}: relocation R_X86_64_64 against '{}' in read-only section {}; recompile with -fPIE (text relocations are not supported)",
+                        obj.name,
+                        ctx.name_of(t),
+                        String::from_utf8_lossy(sec.name)
+                    ));
+                }
+                needs.relative += 1;
+            }
+            R_X86_64_32 | R_X86_64_32S if ctx.is_pie() && !ctx.is_absolute(t) => {
+                let place = place_name(ctx, f, si, rel.r_offset.get(LE));
+                ctx.diag.error(format!(
+                    "relocation {} cannot be used against symbol '{}'; recompile with -fPIE\n>>> defined in {}\n>>> referenced by {place}",
+                    reloc_name(ty),
+                    ctx.name_of(t),
+                    obj.name
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn place_name(ctx: &Ctx, f: u32, si: u32, off: u64) -> String {
+    let obj = &ctx.objects[f as usize];
+    match obj.enclosing_symbol(si, off) {
+        Some(func) => format!("{}:({func})", obj.name),
+        None => format!("{}:({}+{off:#x})", obj.name, String::from_utf8_lossy(obj.sections[si as usize].name)),
+    }
+}
+
+/// A RELATIVE relocation the output needs at `offset` (an address) with `addend`.
+pub type DynRel = (u64, u64);
+
+/// Patches the relocations of input section `si` of file `f`, whose bytes are already in `buf`
+/// (for `.eh_frame`, the surviving pieces, rearranged). Returns the RELATIVE relocations a
+/// static-PIE needs for this section.
+pub fn apply(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
+    let obj = &ctx.objects[f as usize];
+    let sec = &obj.sections[si as usize];
+    let base = ctx.section_addr(f, si).unwrap_or(0);
+    let eh = ctx.eh.get(&(f, si));
+    let alloc = is_alloc(sec);
+    let mut dynrels = Vec::new();
+    let mut skip_next = false;
+    let errors = Mutex::new(Vec::new());
+    for rel in sec.relas {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let in_off = rel.r_offset.get(LE);
+        let off = match eh {
+            Some(eh) => match crate::sections::eh_frame::map_offset(eh, in_off) {
+                Some(o) => o,
+                None => continue, // The FDE this relocation belongs to was dropped.
+            },
+            None => in_off,
+        };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors: &errors };
+        skip_next = r.apply_one(alloc, &mut dynrels);
+    }
+    for e in errors.into_inner().unwrap() {
+        ctx.diag.error(e);
+    }
+    dynrels
+}
+
+struct Reloc<'r, 'a> {
+    ctx: &'r Ctx<'a>,
+    f: u32,
+    si: u32,
+    rel: &'r Rela,
+    buf: &'r mut [u8],
+    off: u64,
+    place: u64,
+    errors: &'r Mutex<Vec<String>>,
+}
+
+impl Reloc<'_, '_> {
+    fn error(&self, msg: String) {
+        let place = place_name(self.ctx, self.f, self.si, self.rel.r_offset.get(LE));
+        self.errors.lock().unwrap().push(format!("{place}: {msg}"));
+    }
+
+    fn target(&self) -> Target {
+        self.ctx.target(self.f, self.rel.r_sym(LE, false))
+    }
+
+    /// Symbols in sections that are not in the output (a dropped COMDAT copy): references from
+    /// debug info get a tombstone instead of a bogus address.
+    fn target_dropped(&self, t: Target) -> bool {
+        match t {
+            Target::Local(f, s) => {
+                let obj = &self.ctx.objects[f as usize];
+                match obj.sym_shndx(s as usize) {
+                    Some(sec) => !obj.sections[sec as usize].live,
+                    None => false,
+                }
+            }
+            Target::Global(_) => false,
+        }
+    }
+
+    fn write(&mut self, width: usize, value: u64) {
+        let off = self.off as usize;
+        match self.buf.get_mut(off..off + width) {
+            Some(dst) => dst.copy_from_slice(&value.to_le_bytes()[..width]),
+            None => self.error(format!("relocation at offset {:#x} is past the end of the section", self.off)),
+        }
+    }
+
+    fn write_checked(&mut self, ty: u32, width: usize, value: i128, signed: bool) {
+        let bits = width as u32 * 8;
+        let (lo, hi) = if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        if value < lo || value > hi {
+            let t = self.target();
+            self.error(format!(
+                "relocation {} out of range: {value} is not in [{lo}, {hi}]; references '{}'",
+                reloc_name(ty),
+                self.ctx.name_of(t)
+            ));
+            return;
+        }
+        self.write(width, value as u64);
+    }
+
+    fn bytes_before(&self, n: usize) -> Option<&[u8]> {
+        let off = self.off as usize;
+        self.buf.get(off.checked_sub(n)?..off)
+    }
+
+    /// Applies one relocation; returns true when the next one belongs to a rewritten TLS
+    /// sequence (the call to `__tls_get_addr`) and must be skipped.
+    fn apply_one(&mut self, alloc: bool, dynrels: &mut Vec<DynRel>) -> bool {
+        let ctx = self.ctx;
+        let ty = self.rel.r_type(LE, false);
+        let t = self.target();
+        if matches!(t, Target::Global(u32::MAX)) {
+            return false;
+        }
+        let a = self.rel.r_addend.get(LE) as i128;
+        let p = self.place as i128;
+        if !alloc {
+            return self.apply_nonalloc(ty, t, a);
+        }
+        let s = ctx.value(t) as i128;
+        let secs = &ctx.sections;
+        let got = |kind| ctx.got.got_entry_addr(secs, t, kind).unwrap_or(0) as i128;
+        let gotplt = ctx.got.gotplt_addr(secs) as i128;
+        match ty {
+            R_X86_64_NONE => {}
+            R_X86_64_64 => {
+                self.write(8, (s + a) as u64);
+                if ctx.is_pie() && !ctx.is_absolute(t) {
+                    dynrels.push((self.place, (s + a) as u64));
+                }
+            }
+            R_X86_64_PC32 | R_X86_64_PLT32 => self.write_checked(ty, 4, s + a - p, true),
+            R_X86_64_PC64 => self.write(8, (s + a - p) as u64),
+            R_X86_64_32 => self.write_checked(ty, 4, s + a, false),
+            R_X86_64_32S => self.write_checked(ty, 4, s + a, true),
+            R_X86_64_16 => self.write_checked(ty, 2, s + a, false),
+            R_X86_64_PC16 => self.write_checked(ty, 2, s + a - p, true),
+            R_X86_64_8 => self.write_checked(ty, 1, s + a, false),
+            R_X86_64_PC8 => self.write_checked(ty, 1, s + a - p, true),
+            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
+                self.write_checked(ty, 4, got(GotKind::Addr) + a - p, true)
+            }
+            R_X86_64_GOTPCREL64 => self.write(8, (got(GotKind::Addr) + a - p) as u64),
+            R_X86_64_GOT32 => self.write_checked(ty, 4, got(GotKind::Addr) - gotplt + a, true),
+            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => self.write(8, (got(GotKind::Addr) - gotplt + a) as u64),
+            R_X86_64_GOTPC32 => self.write_checked(ty, 4, gotplt + a - p, true),
+            R_X86_64_GOTPC64 => self.write(8, (gotplt + a - p) as u64),
+            R_X86_64_GOTOFF64 => self.write(8, (s + a - gotplt) as u64),
+            R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
+            R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
+            R_X86_64_TPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
+            R_X86_64_TPOFF64 => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
+            R_X86_64_GOTTPOFF => self.write_checked(ty, 4, got(GotKind::TpOff) + a - p, true),
+            // After local-dynamic is relaxed, %rax holds the thread pointer, so the offsets added
+            // to it are thread-pointer offsets.
+            R_X86_64_DTPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
+            R_X86_64_DTPOFF64 => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
+            R_X86_64_TLSGD => return self.relax_gd_to_le(t),
+            R_X86_64_TLSLD => return self.relax_ld_to_le(),
+            R_X86_64_GOTPC32_TLSDESC => self.relax_tlsdesc_to_le(t),
+            R_X86_64_TLSDESC_CALL => self.relax_tlsdesc_call(),
+            _ => self.error(format!("unsupported relocation {} against '{}'", reloc_name(ty), ctx.name_of(t))),
+        }
+        false
+    }
+
+    fn sym_size(&self, t: Target) -> i128 {
+        self.ctx.definition(t).map_or(0, |(_, s)| s.st_size.get(LE) as i128)
+    }
+
+    /// Debug and other non-allocated sections: absolute values, no dynamic relocations.
+    fn apply_nonalloc(&mut self, ty: u32, t: Target, a: i128) -> bool {
+        let ctx = self.ctx;
+        if self.target_dropped(t) {
+            // lld's convention: .debug_loc/.debug_ranges use 1 (0 would end the list), others 0.
+            let name = ctx.objects[self.f as usize].sections[self.si as usize].name;
+            let tomb = if name == b".debug_loc" || name == b".debug_ranges" { 1 } else { 0 };
+            match ty {
+                R_X86_64_64 | R_X86_64_DTPOFF64 => self.write(8, tomb),
+                R_X86_64_32 | R_X86_64_32S | R_X86_64_DTPOFF32 => self.write(4, tomb),
+                _ => {}
+            }
+            return false;
+        }
+        let s = ctx.raw_value(t) as i128;
+        match ty {
+            R_X86_64_NONE => {}
+            R_X86_64_64 => self.write(8, (s + a) as u64),
+            R_X86_64_32 => self.write_checked(ty, 4, s + a, false),
+            R_X86_64_32S => self.write_checked(ty, 4, s + a, true),
+            R_X86_64_DTPOFF32 => self.write_checked(ty, 4, s - ctx.tls.start as i128 + a, true),
+            R_X86_64_DTPOFF64 => self.write(8, (s - ctx.tls.start as i128 + a) as u64),
+            R_X86_64_PC32 => self.write_checked(ty, 4, s + a - self.place as i128, true),
+            R_X86_64_PC64 => self.write(8, (s + a - self.place as i128) as u64),
+            R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
+            R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
+            _ => self.error(format!("unsupported relocation {} in a non-allocated section", reloc_name(ty))),
+        }
+        false
+    }
+
+    /// `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call __tls_get_addr` (16 bytes) becomes
+    /// `mov %fs:0,%rax; lea x@tpoff(%rax),%rax`.
+    fn relax_gd_to_le(&mut self, t: Target) -> bool {
+        let start = self.off as usize;
+        let ok = self.bytes_before(4) == Some(&[0x66, 0x48, 0x8d, 0x3d])
+            && self.buf.get(start + 4..start + 8).is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..2] == [0x66, 0x48]);
+        if !ok {
+            self.error("unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".to_string());
+            return false;
+        }
+        let tpoff = self.ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
+        let mut code = [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0];
+        let Ok(imm) = i32::try_from(tpoff) else {
+            self.error("TLS offset does not fit in 32 bits".to_string());
+            return false;
+        };
+        code[12..].copy_from_slice(&imm.to_le_bytes());
+        self.buf[start - 4..start + 12].copy_from_slice(&code);
+        true
+    }
+
+    /// `lea x@tlsld(%rip),%rdi; call __tls_get_addr` (12 bytes) becomes `mov %fs:0,%rax` padded
+    /// with prefixes; the `x@dtpoff(%rax)` uses that follow become thread-pointer offsets.
+    fn relax_ld_to_le(&mut self) -> bool {
+        let start = self.off as usize;
+        let ok = self.bytes_before(3) == Some(&[0x48, 0x8d, 0x3d]) && self.buf.get(start + 4) == Some(&0xe8);
+        if !ok {
+            self.error("unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".to_string());
+            return false;
+        }
+        let code = [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0];
+        self.buf[start - 3..start + 9].copy_from_slice(&code);
+        true
+    }
+
+    /// `lea x@tlsdesc(%rip),%rax` becomes `mov $x@tpoff,%rax`.
+    fn relax_tlsdesc_to_le(&mut self, t: Target) {
+        let start = self.off as usize;
+        let Some(&[rex, 0x8d, modrm]) = self.bytes_before(3) else {
+            return self.error("unrecognised TLS descriptor sequence".to_string());
+        };
+        if modrm & 0xc7 != 0x05 {
+            return self.error("unrecognised TLS descriptor sequence".to_string());
+        }
+        let reg = (modrm >> 3) & 7;
+        let new_rex = 0x48 | ((rex >> 2) & 1);
+        let tpoff = self.ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
+        self.buf[start - 3..start].copy_from_slice(&[new_rex, 0xc7, 0xc0 | reg]);
+        self.off = start as u64;
+        self.write_checked(R_X86_64_GOTPC32_TLSDESC, 4, tpoff as i128, true);
+    }
+
+    /// `call *x@tlsdesc(%rax)` becomes a two-byte nop.
+    fn relax_tlsdesc_call(&mut self) {
+        let start = self.off as usize;
+        match self.buf.get_mut(start..start + 2) {
+            Some(b) if b == [0xff, 0x10] => b.copy_from_slice(&[0x66, 0x90]),
+            _ => self.error("unrecognised TLS descriptor call".to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(reloc_name(R_X86_64_PC32), "R_X86_64_PC32");
+        assert_eq!(reloc_name(9999), "relocation type 9999");
+    }
+}

@@ -1,0 +1,188 @@
+//! The link's shared state after resolution: the objects, the symbol table, the output sections and
+//! the tables later stages fill (GOT, PLT, TLS, addresses). Stages borrow it; only the pipeline in
+//! `link.rs` owns it. Also the answers every stage asks of a symbol: what it is, where it lives.
+use crate::args::Config;
+use crate::diag::Diag;
+use crate::input::object::{ObjectFile, Sym};
+use crate::resolve::{Def, Symbol};
+use crate::sections::eh_frame::{self, EhSection};
+use crate::sections::output::OutputSection;
+use object::elf;
+use object::LittleEndian as LE;
+use std::collections::HashMap;
+
+/// A symbol as a relocation names it: global (by id) or local to one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    Global(u32),
+    Local(u32, u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    /// `-static` without `-pie`: ET_EXEC at 0x400000, no dynamic section.
+    Static,
+    /// `-static -pie`: ET_DYN at 0, relocates itself with R_X86_64_RELATIVE.
+    StaticPie,
+}
+
+/// The TLS segment: `start` is its address, `end` the address the thread pointer points at
+/// (the start plus the size rounded up to the alignment, x86-64's variant II).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tls {
+    pub start: u64,
+    pub end: u64,
+}
+
+pub struct Ctx<'a> {
+    pub config: &'a Config,
+    pub diag: &'a Diag,
+    pub kind: OutputKind,
+    pub objects: Vec<ObjectFile<'a>>,
+    pub symbols: Vec<Symbol<'a>>,
+    pub by_name: HashMap<&'a [u8], u32>,
+    /// Object indices in command-line order (the order of output section contents).
+    pub file_order: Vec<u32>,
+    pub sections: Vec<OutputSection>,
+    /// Split `.eh_frame` input sections, by (file, section).
+    pub eh: HashMap<(u32, u32), EhSection>,
+    /// Common symbols allocated at the end of `.bss`: (symbol id, offset from `commons_base`).
+    pub commons: Vec<(u32, u64)>,
+    pub commons_section: Option<usize>,
+    pub commons_base: u64,
+    /// Linker-defined symbol values (symbol id → address), filled by layout.
+    pub synthetic: HashMap<u32, u64>,
+    /// Final address of every global symbol, filled by layout.
+    pub global_addr: Vec<u64>,
+    pub got: crate::synthetic::Tables,
+    pub tls: Tls,
+    pub base: u64,
+    pub entry: u64,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn target(&self, file: u32, sym: u32) -> Target {
+        let obj = &self.objects[file as usize];
+        let sym = sym as usize;
+        if sym >= obj.first_global {
+            Target::Global(obj.global_ids[sym - obj.first_global])
+        } else {
+            Target::Local(file, sym as u32)
+        }
+    }
+
+    /// The ELF symbol that defines a target, with its file.
+    pub fn definition(&self, t: Target) -> Option<(u32, &Sym)> {
+        match t {
+            Target::Local(f, s) => Some((f, &self.objects[f as usize].syms[s as usize])),
+            Target::Global(id) => match self.symbols[id as usize].def {
+                Def::Defined { file, sym } | Def::Common { file, sym } => Some((file, &self.objects[file as usize].syms[sym as usize])),
+                _ => None,
+            },
+        }
+    }
+
+    pub fn sym_type(&self, t: Target) -> u8 {
+        self.definition(t).map_or(elf::STT_NOTYPE, |(_, s)| s.st_info & 0xf)
+    }
+
+    pub fn is_ifunc(&self, t: Target) -> bool {
+        self.sym_type(t) == elf::STT_GNU_IFUNC
+    }
+
+    /// Undefined (weak) globals resolve to 0 in an executable without shared libraries.
+    pub fn is_undefined(&self, t: Target) -> bool {
+        match t {
+            Target::Global(id) => matches!(self.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }),
+            Target::Local(f, s) => self.objects[f as usize].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF,
+        }
+    }
+
+    /// An absolute symbol's value does not move with the load address.
+    pub fn is_absolute(&self, t: Target) -> bool {
+        if self.is_undefined(t) {
+            return true;
+        }
+        match self.definition(t) {
+            Some((_, s)) => s.st_shndx.get(LE) == elf::SHN_ABS,
+            None => false,
+        }
+    }
+
+    pub fn name_of(&self, t: Target) -> String {
+        match t {
+            Target::Global(id) => self.symbols[id as usize].display(),
+            Target::Local(f, s) => self.objects[f as usize].display_sym(s as usize),
+        }
+    }
+
+    /// The output address of input section `sec` of `file` (None: not in the output).
+    pub fn section_addr(&self, file: u32, sec: u32) -> Option<u64> {
+        let s = &self.objects[file as usize].sections[sec as usize];
+        if !s.live || s.out == crate::input::object::NO_OUTPUT {
+            return None;
+        }
+        Some(self.sections[s.out as usize].addr + s.offset)
+    }
+
+    /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping).
+    pub fn input_addr(&self, file: u32, sec: u32, off: u64) -> Option<u64> {
+        let base = self.section_addr(file, sec)?;
+        match self.eh.get(&(file, sec)) {
+            Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
+            None => Some(base + off),
+        }
+    }
+
+    /// The value of a symbol defined in an object (not through PLT redirection).
+    pub fn object_sym_value(&self, file: u32, idx: usize) -> u64 {
+        let obj = &self.objects[file as usize];
+        let sym = &obj.syms[idx];
+        let value = sym.st_value.get(LE);
+        match sym.st_shndx.get(LE) {
+            elf::SHN_ABS => value,
+            elf::SHN_UNDEF => 0,
+            elf::SHN_COMMON => self.common_addr(file, idx as u32),
+            _ => match obj.sym_shndx(idx) {
+                Some(sec) => self.input_addr(file, sec, value).unwrap_or(0),
+                None => value,
+            },
+        }
+    }
+
+    fn common_addr(&self, file: u32, sym: u32) -> u64 {
+        let Some(sec) = self.commons_section else { return 0 };
+        for &(id, off) in &self.commons {
+            if self.symbols[id as usize].def == (Def::Common { file, sym }) {
+                return self.sections[sec].addr + self.commons_base + off;
+            }
+        }
+        0
+    }
+
+    /// The address a target resolves to, before any PLT redirection.
+    pub fn raw_value(&self, t: Target) -> u64 {
+        match t {
+            Target::Local(f, s) => self.object_sym_value(f, s as usize),
+            Target::Global(id) => self.global_addr[id as usize],
+        }
+    }
+
+    /// The address code and data see: IFUNCs are represented by their PLT stub (the canonical
+    /// address, so function pointers compare equal everywhere).
+    pub fn value(&self, t: Target) -> u64 {
+        match self.got.plt_index(t) {
+            Some(i) => self.got.plt_entry_addr(&self.sections, i),
+            None => self.raw_value(t),
+        }
+    }
+
+    /// The thread-pointer offset of a TLS symbol (negative: TLS sits below the thread pointer).
+    pub fn tpoff(&self, t: Target) -> i64 {
+        self.raw_value(t).wrapping_sub(self.tls.end) as i64
+    }
+
+    pub fn is_pie(&self) -> bool {
+        self.kind == OutputKind::StaticPie
+    }
+}

@@ -1,0 +1,78 @@
+//! Diagnostics: errors and warnings are collected from every stage (and thread), printed as
+//! `rivet: error: …` like lld's, and counted into the exit code. A stage that finds errors lets the
+//! pipeline stop before anything is written, so a failed link never touches the output.
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A fatal condition that stops the link at once (after the messages already collected are printed).
+#[derive(Debug)]
+pub struct LinkError(pub String);
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, LinkError>;
+
+/// Builds a `LinkError` with `format!` syntax.
+#[macro_export]
+macro_rules! fatal {
+    ($($arg:tt)*) => { $crate::diag::LinkError(format!($($arg)*)) };
+}
+
+/// Collected diagnostics. Errors are printed as they arrive (a long link shows progress) and counted.
+pub struct Diag {
+    errors: AtomicUsize,
+    warnings: AtomicUsize,
+    fatal_warnings: bool,
+    /// Serialises printing so lines from different threads do not interleave.
+    out: Mutex<()>,
+    /// Stop printing after this many errors (lld's --error-limit default is 20).
+    error_limit: usize,
+}
+
+impl Diag {
+    pub fn new(fatal_warnings: bool) -> Diag {
+        Diag {
+            errors: AtomicUsize::new(0),
+            warnings: AtomicUsize::new(0),
+            fatal_warnings,
+            out: Mutex::new(()),
+            error_limit: 20,
+        }
+    }
+
+    pub fn error(&self, msg: impl fmt::Display) {
+        let n = self.errors.fetch_add(1, Ordering::Relaxed);
+        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if n < self.error_limit {
+            eprintln!("rivet: error: {msg}");
+        } else if n == self.error_limit {
+            eprintln!("rivet: error: too many errors emitted, stopping now");
+        }
+    }
+
+    pub fn warn(&self, msg: impl fmt::Display) {
+        if self.fatal_warnings {
+            return self.error(msg);
+        }
+        self.warnings.fetch_add(1, Ordering::Relaxed);
+        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        eprintln!("rivet: warning: {msg}");
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.errors.load(Ordering::Relaxed)
+    }
+
+    /// Turns collected errors into a stop: the caller returns before writing anything.
+    pub fn check(&self) -> Result<()> {
+        match self.error_count() {
+            0 => Ok(()),
+            n => Err(LinkError(format!("{n} error{} found; no output written", if n == 1 { "" } else { "s" }))),
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! Relocatable objects (`.o`, archive members). Takes the bytes of an ELF64 x86-64 ET_REL file and
+//! gives its sections, symbols, relocations and COMDAT groups, borrowed from the mapped input
+//! (nothing is copied). Every offset, size and index the file claims is checked here or where it is
+//! first used, so a lying file is a clear error, never a panic.
+use object::elf;
+use object::read::elf::{FileHeader, SectionHeader, SectionTable};
+use object::read::StringTable;
+use object::LittleEndian as LE;
+
+pub type Sym = elf::Sym64<LE>;
+pub type Rela = elf::Rela64<LE>;
+type Header = elf::FileHeader64<LE>;
+
+/// Marks a section that goes to no output section (yet).
+pub const NO_OUTPUT: u32 = u32::MAX;
+
+pub struct ObjSection<'a> {
+    pub name: &'a [u8],
+    pub sh_type: u32,
+    pub flags: u64,
+    pub align: u64,
+    pub size: u64,
+    pub entsize: u64,
+    pub info: u32,
+    /// The section's bytes (empty for SHT_NOBITS).
+    pub data: &'a [u8],
+    pub relas: &'a [Rela],
+    /// False when the section contributes nothing to the output: metadata (symbol tables,
+    /// relocations, groups) or a member of a COMDAT group whose signature another file owns.
+    pub live: bool,
+    /// Set by layout: the output section and the offset within it.
+    pub out: u32,
+    pub offset: u64,
+}
+
+pub struct ComdatGroup<'a> {
+    pub signature: &'a [u8],
+    /// Section indices of the group's members.
+    pub members: Vec<u32>,
+}
+
+pub struct ObjectFile<'a> {
+    /// How the file is named in messages: `path` or `archive.a(member.o)`.
+    pub name: String,
+    /// Where the file stands in the command line: (input position, member index), the order of
+    /// output section contents.
+    pub order: (u32, u32),
+    pub sections: Vec<ObjSection<'a>>,
+    pub syms: &'a [Sym],
+    pub strtab: StringTable<'a>,
+    /// The symbol table (for extended section indices, SHT_SYMTAB_SHNDX).
+    pub symtab: object::read::elf::SymbolTable<'a, Header>,
+    pub first_global: usize,
+    pub comdats: Vec<ComdatGroup<'a>>,
+    /// Global symbol ids, one per symbol from `first_global` on; filled by resolution.
+    pub global_ids: Vec<u32>,
+}
+
+fn err<E: std::fmt::Display>(name: &str, what: &str) -> impl Fn(E) -> String {
+    let prefix = format!("{name}: {what}");
+    move |e| format!("{prefix}: {e}")
+}
+
+/// True when `data` is an ELF file of any kind (checked further by `parse`).
+pub fn is_elf(data: &[u8]) -> bool {
+    data.starts_with(&elf::ELFMAG)
+}
+
+/// The ELF type (ET_REL, ET_DYN, ...) after checking that the file is ELF64 little-endian x86-64.
+pub fn check_header(data: &[u8], name: &str) -> Result<u16, String> {
+    if data.len() < 64 {
+        return Err(format!("{name}: file is too short to be an ELF object ({} bytes)", data.len()));
+    }
+    if data[4] != elf::ELFCLASS64 {
+        return Err(format!("{name}: is a 32-bit ELF file; rivet links x86-64 (ELF64) only"));
+    }
+    if data[5] != elf::ELFDATA2LSB {
+        return Err(format!("{name}: is a big-endian ELF file; rivet links x86-64 only"));
+    }
+    let header = Header::parse(data).map_err(err(name, "bad ELF header"))?;
+    let machine = header.e_machine(LE);
+    if machine != elf::EM_X86_64 {
+        return Err(format!("{name}: is for machine {} ({machine}), not x86-64", machine_name(machine)));
+    }
+    Ok(header.e_type(LE))
+}
+
+fn machine_name(m: u16) -> &'static str {
+    match m {
+        elf::EM_386 => "i386",
+        elf::EM_AARCH64 => "AArch64",
+        elf::EM_ARM => "ARM",
+        elf::EM_RISCV => "RISC-V",
+        elf::EM_PPC64 => "PowerPC64",
+        elf::EM_S390 => "s390",
+        _ => "unknown",
+    }
+}
+
+/// Parses a relocatable object. `order` places it on the command line.
+pub fn parse<'a>(data: &'a [u8], name: String, order: (u32, u32)) -> Result<ObjectFile<'a>, String> {
+    let kind = check_header(data, &name)?;
+    if kind != elf::ET_REL {
+        return Err(format!("{name}: not a relocatable object (ELF type {kind})"));
+    }
+    let header = Header::parse(data).map_err(err(&name, "bad ELF header"))?;
+    let table = header.sections(LE, data).map_err(err(&name, "bad section header table"))?;
+    let mut sections = read_sections(&table, data, &name)?;
+    let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).map_err(err(&name, "bad symbol table"))?;
+    let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
+        Some(s) => s.sh_info(LE) as usize,
+        None => 0,
+    };
+    let syms = symtab.symbols();
+    if first_global > syms.len() {
+        return Err(format!("{name}: symbol table's first global index {first_global} is past its end"));
+    }
+    attach_relocations(&table, data, &name, &mut sections, syms.len())?;
+    let mut file = ObjectFile {
+        name,
+        order,
+        sections,
+        syms,
+        strtab: symtab.strings(),
+        symtab,
+        first_global,
+        comdats: Vec::new(),
+        global_ids: Vec::new(),
+    };
+    file.comdats = read_groups(&table, data, &file)?;
+    check_symbols(&file)?;
+    reject_lto(&file)?;
+    Ok(file)
+}
+
+fn read_sections<'a>(table: &SectionTable<'a, Header>, data: &'a [u8], name: &str) -> Result<Vec<ObjSection<'a>>, String> {
+    let mut out = Vec::with_capacity(table.len());
+    for (i, sh) in table.iter().enumerate() {
+        let sec_name = table.section_name(LE, sh).map_err(|e| format!("{name}: section {i}: bad name: {e}"))?;
+        let sh_type = sh.sh_type(LE);
+        let bytes: &[u8] = if sh_type == elf::SHT_NOBITS {
+            &[]
+        } else {
+            sh.data(LE, data).map_err(|_| {
+                format!(
+                    "{name}: section {} ({i}): offset {:#x} + size {:#x} is past the end of the file ({:#x} bytes)",
+                    String::from_utf8_lossy(sec_name),
+                    sh.sh_offset(LE),
+                    sh.sh_size(LE),
+                    data.len()
+                )
+            })?
+        };
+        let align = sh.sh_addralign(LE).max(1);
+        if !align.is_power_of_two() {
+            return Err(format!(
+                "{name}: section {}: alignment {align} is not a power of two",
+                String::from_utf8_lossy(sec_name)
+            ));
+        }
+        let flags = sh.sh_flags(LE);
+        out.push(ObjSection {
+            name: sec_name,
+            sh_type,
+            flags,
+            align,
+            size: sh.sh_size(LE),
+            entsize: sh.sh_entsize(LE),
+            info: sh.sh_info(LE),
+            data: bytes,
+            relas: &[],
+            live: i != 0 && is_content(sh_type, flags, sec_name),
+            out: NO_OUTPUT,
+            offset: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// Sections that carry bytes into the output (everything else is metadata the linker consumes).
+fn is_content(sh_type: u32, flags: u64, name: &[u8]) -> bool {
+    let metadata = matches!(
+        sh_type,
+        elf::SHT_NULL | elf::SHT_SYMTAB | elf::SHT_STRTAB | elf::SHT_RELA | elf::SHT_REL | elf::SHT_GROUP | elf::SHT_SYMTAB_SHNDX
+    );
+    // .note.GNU-stack only says "no executable stack"; .note.gnu.property notes would have to be
+    // merged (AND of feature bits) to be correct, so they are dropped rather than concatenated into
+    // a malformed note (the output then claims no CET features, which is always safe).
+    let dropped = name == b".note.GNU-stack" || name == b".note.gnu.property" || flags & elf::SHF_EXCLUDE as u64 != 0;
+    !metadata && !dropped
+}
+
+fn attach_relocations<'a>(
+    table: &SectionTable<'a, Header>,
+    data: &'a [u8],
+    name: &str,
+    sections: &mut [ObjSection<'a>],
+    nsyms: usize,
+) -> Result<(), String> {
+    for (i, sh) in table.iter().enumerate() {
+        match sh.sh_type(LE) {
+            elf::SHT_REL => return Err(format!("{name}: section {i}: SHT_REL relocations are not used on x86-64")),
+            elf::SHT_RELA => {}
+            _ => continue,
+        }
+        let target = sh.sh_info(LE) as usize;
+        if target == 0 || target >= sections.len() {
+            return Err(format!("{name}: relocation section {i} applies to section {target}, which does not exist"));
+        }
+        let relas: &[Rela] = sh
+            .data_as_array(LE, data)
+            .map_err(|e| format!("{name}: relocation section {i}: {e}"))?;
+        if let Some(bad) = relas.iter().find(|r| r.r_sym(LE, false) as usize >= nsyms.max(1)) {
+            return Err(format!(
+                "{name}: relocation in section {} refers to symbol {}, but the file has {nsyms}",
+                String::from_utf8_lossy(sections[target].name),
+                bad.r_sym(LE, false)
+            ));
+        }
+        sections[target].relas = relas;
+    }
+    Ok(())
+}
+
+fn read_groups<'a>(table: &SectionTable<'a, Header>, data: &'a [u8], file: &ObjectFile<'a>) -> Result<Vec<ComdatGroup<'a>>, String> {
+    let mut groups = Vec::new();
+    for (i, sh) in table.iter().enumerate() {
+        if sh.sh_type(LE) != elf::SHT_GROUP {
+            continue;
+        }
+        let words: &[object::U32<LE>] = sh.data_as_array(LE, data).map_err(|e| format!("{}: group section {i}: {e}", file.name))?;
+        let Some((flags, members)) = words.split_first() else {
+            return Err(format!("{}: group section {i} is empty", file.name));
+        };
+        if flags.get(LE) & elf::GRP_COMDAT == 0 {
+            continue; // A non-COMDAT group only ties sections together; nothing to deduplicate.
+        }
+        let sym_index = sh.sh_info(LE) as usize;
+        let sym = file.syms.get(sym_index).ok_or_else(|| format!("{}: group section {i}: signature symbol {sym_index} does not exist", file.name))?;
+        let signature = file.sym_name(sym)?;
+        let mut list = Vec::with_capacity(members.len());
+        for m in members {
+            let idx = m.get(LE);
+            if idx as usize >= file.sections.len() || idx == 0 {
+                return Err(format!("{}: group section {i} names section {idx}, which does not exist", file.name));
+            }
+            list.push(idx);
+        }
+        groups.push(ComdatGroup { signature, members: list });
+    }
+    Ok(groups)
+}
+
+fn check_symbols(file: &ObjectFile) -> Result<(), String> {
+    for i in 0..file.syms.len() {
+        let shndx = file.sym_shndx(i);
+        if let Some(sec) = shndx {
+            if sec as usize >= file.sections.len() {
+                return Err(format!("{}: symbol {i} is in section {sec}, which does not exist", file.name));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn reject_lto(file: &ObjectFile) -> Result<(), String> {
+    let lto_section = file.sections.iter().any(|s| s.name.starts_with(b".gnu.lto_") || s.name == b".llvm.lto");
+    if lto_section {
+        return Err(format!(
+            "{}: is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild without -flto",
+            file.name
+        ));
+    }
+    Ok(())
+}
+
+impl<'a> ObjectFile<'a> {
+    pub fn sym_name(&self, sym: &Sym) -> Result<&'a [u8], String> {
+        use object::read::elf::Sym as _;
+        sym.name(LE, self.strtab).map_err(|_| format!("{}: symbol name offset {:#x} is past the string table", self.name, sym.st_name.get(LE)))
+    }
+
+    /// The section index a symbol is defined in: None for undefined, absolute and common symbols.
+    pub fn sym_shndx(&self, index: usize) -> Option<u32> {
+        let sym = &self.syms[index];
+        let shndx = sym.st_shndx.get(LE);
+        match shndx {
+            elf::SHN_UNDEF | elf::SHN_ABS | elf::SHN_COMMON => None,
+            elf::SHN_XINDEX => Some(self.symtab.shndx(LE, object::SymbolIndex(index)).unwrap_or(u32::MAX)),
+            s if s >= elf::SHN_LORESERVE => None,
+            s => Some(s as u32),
+        }
+    }
+
+    /// Name of a symbol for messages (a section symbol is named by its section).
+    pub fn display_sym(&self, index: usize) -> String {
+        let sym = &self.syms[index];
+        if sym.st_info & 0xf == elf::STT_SECTION {
+            if let Some(s) = self.sym_shndx(index) {
+                return String::from_utf8_lossy(self.sections[s as usize].name).into_owned();
+            }
+        }
+        match self.sym_name(sym) {
+            Ok(n) => String::from_utf8_lossy(n).into_owned(),
+            Err(_) => format!("<symbol {index}>"),
+        }
+    }
+
+    /// The function (or other symbol) that contains `offset` in section `sec`, for
+    /// "referenced by file:(function)" messages.
+    pub fn enclosing_symbol(&self, sec: u32, offset: u64) -> Option<String> {
+        let mut best: Option<(u64, usize)> = None;
+        for i in 1..self.syms.len() {
+            let sym = &self.syms[i];
+            let kind = sym.st_info & 0xf;
+            if kind != elf::STT_FUNC && kind != elf::STT_OBJECT && kind != elf::STT_NOTYPE {
+                continue;
+            }
+            if self.sym_shndx(i) != Some(sec) {
+                continue;
+            }
+            let value = sym.st_value.get(LE);
+            let size = sym.st_size.get(LE);
+            if value <= offset && (offset < value + size || size == 0) && best.is_none_or(|(v, _)| value > v) {
+                best = Some((value, i));
+            }
+        }
+        best.map(|(_, i)| self.display_sym(i))
+    }
+}

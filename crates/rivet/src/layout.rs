@@ -1,0 +1,630 @@
+//! Layout: takes the output sections with their sizes and gives every section an address and a file
+//! offset, every segment its program header, and every global symbol its final value. Sizes are
+//! exact here, so the writer only fills slices that layout has measured.
+use crate::args::BuildId;
+use crate::ctx::{Ctx, OutputKind, Tls};
+use crate::resolve::Def;
+use crate::sections::output::{self, Content, OutputSection, *};
+use crate::synthetic::{self, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
+use object::elf;
+use object::LittleEndian as LE;
+
+pub const EHDR_SIZE: u64 = 64;
+pub const PHDR_SIZE: u64 = 56;
+pub const SHDR_SIZE: u64 = 64;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Phdr {
+    pub p_type: u32,
+    pub flags: u32,
+    pub offset: u64,
+    pub vaddr: u64,
+    pub filesz: u64,
+    pub memsz: u64,
+    pub align: u64,
+}
+
+pub struct Layout {
+    pub phdrs: Vec<Phdr>,
+    /// Output section indices in address/file order (alloc first, then non-alloc).
+    pub order: Vec<usize>,
+    pub shoff: u64,
+    pub file_size: u64,
+    pub shstrtab: Vec<u8>,
+    /// Name offsets in `.shstrtab`, by output section index.
+    pub sh_name: Vec<u32>,
+    pub dynamic: Vec<(i64, DynValue)>,
+    /// `.symtab`'s sh_info: the index of its first global symbol.
+    pub symtab_first_global: u32,
+}
+
+/// A `.dynamic` entry's value, resolved when addresses are known.
+#[derive(Clone, Copy, Debug)]
+pub enum DynValue {
+    Value(u64),
+    SectionAddr(usize),
+    SectionSize(usize),
+}
+
+pub fn align_up(v: u64, align: u64) -> u64 {
+    if align <= 1 {
+        v
+    } else {
+        v.div_ceil(align) * align
+    }
+}
+
+/// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
+/// padding stays small; ties keep symbol order, so the result is deterministic.
+pub fn allocate_commons(ctx: &mut Ctx) {
+    let mut commons: Vec<(u32, u64, u64)> = Vec::new();
+    for (id, s) in ctx.symbols.iter().enumerate() {
+        if let Def::Common { file, sym } = s.def {
+            let sym = &ctx.objects[file as usize].syms[sym as usize];
+            // A common symbol's st_value is its alignment.
+            commons.push((id as u32, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
+        }
+    }
+    if commons.is_empty() {
+        return;
+    }
+    commons.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
+    let sec = match ctx.sections.iter().position(|s| s.name == ".bss") {
+        Some(i) => i,
+        None => {
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+            ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs));
+            ctx.sections.len() - 1
+        }
+    };
+    let mut off = 0;
+    for (id, size, align) in commons {
+        off = align_up(off, align);
+        ctx.commons.push((id, off));
+        off += size;
+        ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
+    }
+    ctx.commons_section = Some(sec);
+    ctx.commons_base = 0; // fixed up by assign_member_offsets, after the input .bss members
+    ctx.sections[sec].size = off; // the commons' size; members are added in front of it
+}
+
+/// Offsets of input sections within their output sections.
+pub fn assign_member_offsets(ctx: &mut Ctx) {
+    for si in 0..ctx.sections.len() {
+        if ctx.sections[si].content != Content::Inputs {
+            continue;
+        }
+        let commons_size = if ctx.commons_section == Some(si) { ctx.sections[si].size } else { 0 };
+        let mut off = 0u64;
+        let members = std::mem::take(&mut ctx.sections[si].members);
+        for &(f, s) in &members {
+            let size = match ctx.eh.get(&(f, s)) {
+                Some(eh) => eh.size,
+                None => ctx.objects[f as usize].sections[s as usize].size,
+            };
+            let sec = &mut ctx.objects[f as usize].sections[s as usize];
+            off = align_up(off, sec.align);
+            sec.offset = off;
+            off += size;
+        }
+        if ctx.commons_section == Some(si) {
+            off = align_up(off, ctx.sections[si].align);
+            ctx.commons_base = off;
+            off += commons_size;
+        }
+        ctx.sections[si].members = members;
+        ctx.sections[si].size = off;
+    }
+}
+
+fn add_section(ctx: &mut Ctx, name: &str, sh_type: u32, flags: u32, align: u64, content: Content, size: u64) -> usize {
+    let mut s = OutputSection::new(name, sh_type, flags as u64, align, content);
+    s.size = size;
+    ctx.sections.push(s);
+    ctx.sections.len() - 1
+}
+
+/// Creates the linker-made sections with their exact sizes. `symtab_size`: (.symtab, .strtab)
+/// bytes, or None when stripped. Returns the `.dynamic` entries (static-PIE).
+pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>) -> Vec<(i64, DynValue)> {
+    use elf::*;
+    let a = SHF_ALLOC;
+    let aw = SHF_ALLOC | SHF_WRITE;
+    if ctx.config.build_id != BuildId::None {
+        let desc = build_id_len(&ctx.config.build_id);
+        add_section(ctx, ".note.gnu.build-id", SHT_NOTE, a, 4, Content::BuildId, 16 + desc);
+    }
+    let nplt = ctx.got.plt.len() as u64;
+    if !ctx.got.got.is_empty() {
+        ctx.got.got_sec = Some(add_section(ctx, ".got", SHT_PROGBITS, aw, 8, Content::Got, 8 * ctx.got.got.len() as u64));
+    }
+    if nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]) {
+        let size = 8 * (GOTPLT_RESERVED + nplt);
+        ctx.got.gotplt_sec = Some(add_section(ctx, ".got.plt", SHT_PROGBITS, aw, 8, Content::GotPlt, size));
+    }
+    if nplt > 0 {
+        ctx.got.plt_sec = Some(add_section(ctx, ".plt", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, Content::Plt, PLT_ENTRY_SIZE * nplt));
+        let flags = a | SHF_INFO_LINK;
+        ctx.got.relaplt_sec = Some(add_section(ctx, ".rela.plt", SHT_RELA, flags, 8, Content::RelaPlt, 24 * nplt));
+        ctx.sections.last_mut().unwrap().entsize = 24;
+    }
+    if ctx.config.eh_frame_hdr {
+        let fdes: u64 = ctx.eh.values().map(|e| e.fde_count as u64).sum();
+        if ctx.sections.iter().any(|s| s.name == ".eh_frame") {
+            add_section(ctx, ".eh_frame_hdr", SHT_PROGBITS, a, 4, Content::EhFrameHdr, 12 + 8 * fdes);
+        }
+    }
+    let mut dynamic = Vec::new();
+    if ctx.kind == OutputKind::StaticPie {
+        dynamic = create_static_pie_sections(ctx);
+    }
+    if let Some((symtab, strtab)) = symtab_size {
+        add_section(ctx, ".symtab", SHT_SYMTAB, 0, 8, Content::Symtab, symtab);
+        ctx.sections.last_mut().unwrap().entsize = 24;
+        add_section(ctx, ".strtab", SHT_STRTAB, 0, 1, Content::Strtab, strtab);
+    }
+    add_section(ctx, ".shstrtab", SHT_STRTAB, 0, 1, Content::Shstrtab, 0);
+    dynamic
+}
+
+pub fn build_id_len(b: &BuildId) -> u64 {
+    match b {
+        BuildId::None => 0,
+        BuildId::Sha1 => 20,
+        BuildId::Md5 | BuildId::Uuid => 16,
+        BuildId::Hex(h) => h.len() as u64,
+    }
+}
+
+/// A static PIE carries a minimal dynamic section so glibc's `_dl_relocate_static_pie` can find its
+/// RELATIVE (and IRELATIVE) relocations: empty `.dynsym`/`.dynstr`/`.gnu.hash` and `.dynamic`.
+fn create_static_pie_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
+    use elf::*;
+    let a = SHF_ALLOC;
+    let gnu_hash = add_section(ctx, ".gnu.hash", SHT_GNU_HASH, a, 8, Content::GnuHash, 16 + 8 + 4);
+    let dynsym = add_section(ctx, ".dynsym", SHT_DYNSYM, a, 8, Content::Dynsym, 24);
+    ctx.sections[dynsym].entsize = 24;
+    let dynstr = add_section(ctx, ".dynstr", SHT_STRTAB, a, 1, Content::Dynstr, 1);
+    let nrel = ctx.got.relative_count;
+    let mut dynamic = vec![
+        (DT_GNU_HASH as i64, DynValue::SectionAddr(gnu_hash)),
+        (DT_STRTAB as i64, DynValue::SectionAddr(dynstr)),
+        (DT_SYMTAB as i64, DynValue::SectionAddr(dynsym)),
+        (DT_STRSZ as i64, DynValue::SectionSize(dynstr)),
+        (DT_SYMENT as i64, DynValue::Value(24)),
+        (DT_DEBUG as i64, DynValue::Value(0)),
+    ];
+    if nrel > 0 {
+        let rela = add_section(ctx, ".rela.dyn", SHT_RELA, a, 8, Content::RelaDyn, 24 * nrel);
+        ctx.sections[rela].entsize = 24;
+        ctx.got.reladyn_sec = Some(rela);
+        dynamic.push((DT_RELA as i64, DynValue::SectionAddr(rela)));
+        dynamic.push((DT_RELASZ as i64, DynValue::SectionSize(rela)));
+        dynamic.push((DT_RELAENT as i64, DynValue::Value(24)));
+        dynamic.push((DT_RELACOUNT as i64, DynValue::Value(nrel)));
+    }
+    if let Some(relaplt) = ctx.got.relaplt_sec {
+        dynamic.push((DT_PLTGOT as i64, DynValue::SectionAddr(ctx.got.gotplt_sec.unwrap())));
+        dynamic.push((DT_PLTRELSZ as i64, DynValue::SectionSize(relaplt)));
+        dynamic.push((DT_PLTREL as i64, DynValue::Value(DT_RELA as u64)));
+        dynamic.push((DT_JMPREL as i64, DynValue::SectionAddr(relaplt)));
+    }
+    let mut flags_1 = DF_1_PIE as u64;
+    if ctx.config.now {
+        dynamic.push((DT_FLAGS as i64, DynValue::Value(DF_BIND_NOW as u64)));
+        flags_1 |= DF_1_NOW as u64;
+    }
+    dynamic.push((DT_FLAGS_1 as i64, DynValue::Value(flags_1)));
+    dynamic.push((DT_NULL as i64, DynValue::Value(0)));
+    let size = 16 * dynamic.len() as u64;
+    ctx.got.dynamic_sec = Some(add_section(ctx, ".dynamic", SHT_DYNAMIC, SHF_ALLOC | SHF_WRITE, 8, Content::Dynamic, size));
+    ctx.sections.last_mut().unwrap().entsize = 16;
+    dynamic
+}
+
+/// Sorts sections into segment order: by class, then rank, then first appearance.
+fn sort_order(ctx: &mut Ctx) -> Vec<usize> {
+    for (i, s) in ctx.sections.iter_mut().enumerate() {
+        let (class, rank) = class_rank(&s.name, s.flags, s.sh_type);
+        s.key = (class, rank, i as u32);
+    }
+    let mut order: Vec<usize> = (0..ctx.sections.len()).collect();
+    order.sort_by_key(|&i| ctx.sections[i].key);
+    order
+}
+
+struct LoadPlan {
+    sections: Vec<usize>,
+    flags: u32,
+    relro: bool,
+}
+
+/// Groups sorted alloc sections into PT_LOADs: headers+notes (R), code (RX), read-only data (R),
+/// RELRO data (RW), other data and bss (RW). Without `-z separate-code` the first three share one
+/// RX segment, as GNU ld does.
+fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
+    let separate = ctx.config.separate_code;
+    let relro = ctx.config.relro;
+    let mut loads: Vec<LoadPlan> = Vec::new();
+    let segment_of = |class: u8| -> (u8, u32, bool) {
+        match class {
+            CLASS_HEADERS if !separate => (0, elf::PF_R | elf::PF_X, false),
+            CLASS_TEXT if !separate => (0, elf::PF_R | elf::PF_X, false),
+            CLASS_RODATA if !separate => (0, elf::PF_R | elf::PF_X, false),
+            CLASS_HEADERS => (0, elf::PF_R, false),
+            CLASS_TEXT => (1, elf::PF_R | elf::PF_X, false),
+            CLASS_RODATA => (2, elf::PF_R, false),
+            CLASS_RELRO if relro => (3, elf::PF_R | elf::PF_W, true),
+            _ => (4, elf::PF_R | elf::PF_W, false),
+        }
+    };
+    let mut current: Option<u8> = None;
+    loads.push(LoadPlan { sections: Vec::new(), flags: segment_of(CLASS_HEADERS).1, relro: false });
+    current.replace(0);
+    for &i in order {
+        let s = &ctx.sections[i];
+        if !s.is_alloc() {
+            continue;
+        }
+        let (seg, flags, is_relro) = segment_of(s.key.0);
+        if current != Some(seg) {
+            loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro });
+            current = Some(seg);
+        }
+        loads.last_mut().unwrap().sections.push(i);
+    }
+    loads
+}
+
+/// Assigns addresses and offsets and builds the program headers and section header indices.
+pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout {
+    let order = sort_order(ctx);
+    let loads = plan_loads(ctx, &order);
+    let page = ctx.config.max_page_size.max(4096);
+    let has = |c: Content| ctx.sections.iter().any(|s| s.content == c);
+    let tls_secs: Vec<usize> = order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
+    let note_runs = note_runs(ctx, &order);
+    let pie = ctx.kind == OutputKind::StaticPie;
+    let nphdr = loads.len()
+        + pie as usize // PT_PHDR
+        + has(Content::Dynamic) as usize
+        + note_runs.len()
+        + (!tls_secs.is_empty()) as usize
+        + has(Content::EhFrameHdr) as usize
+        + 1 // PT_GNU_STACK
+        + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize;
+    ctx.base = match ctx.config.image_base {
+        Some(b) => b,
+        None if pie => 0,
+        None => 0x400000,
+    };
+    let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
+    let mut va = ctx.base + headers;
+    let mut off = headers;
+    let mut phdrs = Vec::new();
+    let mut tls = (u64::MAX, 0u64, 1u64, 0u64); // start, end (memory), align, end of file part
+    let mut relro_range: Option<(u64, u64, u64)> = None;
+    for (li, load) in loads.iter().enumerate() {
+        if li > 0 {
+            if load.sections.is_empty() {
+                continue;
+            }
+            va = align_up(va, page);
+            off = align_up(off, page);
+        }
+        let seg_va = if li == 0 { ctx.base } else { va };
+        let seg_off = if li == 0 { 0 } else { off };
+        let mut file_end = off;
+        for &i in &load.sections {
+            let s = &mut ctx.sections[i];
+            let tbss = s.is_tls() && s.is_nobits();
+            va = align_up(va, s.align);
+            off = seg_off + (va - seg_va);
+            s.addr = va;
+            s.offset = off;
+            if s.is_tls() {
+                tls.0 = tls.0.min(va);
+                tls.1 = tls.1.max(va + s.size);
+                tls.2 = tls.2.max(s.align);
+                if !tbss {
+                    tls.3 = tls.3.max(off + s.size);
+                }
+            }
+            if tbss {
+                continue; // .tbss occupies no address space outside the TLS template.
+            }
+            va += s.size;
+            if !s.is_nobits() {
+                off += s.size;
+                file_end = off;
+            }
+        }
+        let filesz = file_end - seg_off;
+        phdrs.push(Phdr { p_type: elf::PT_LOAD, flags: load.flags, offset: seg_off, vaddr: seg_va, filesz, memsz: va - seg_va, align: page });
+        off = file_end;
+        if load.relro {
+            relro_range = Some((seg_off, seg_va, va - seg_va));
+        }
+    }
+    // Non-alloc sections follow the loaded ones in the file.
+    for &i in &order {
+        let s = &mut ctx.sections[i];
+        if s.is_alloc() {
+            continue;
+        }
+        off = align_up(off, s.align);
+        s.addr = 0;
+        s.offset = off;
+        if s.content != Content::Shstrtab {
+            off += s.size;
+        }
+    }
+    let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
+    let shstr = ctx.sections.iter().position(|s| s.content == Content::Shstrtab).unwrap();
+    ctx.sections[shstr].size = shstrtab.len() as u64;
+    off += shstrtab.len() as u64;
+    let shoff = align_up(off, 8);
+    let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
+    let file_size = shoff + nsh * SHDR_SIZE;
+
+    if tls.0 != u64::MAX {
+        let size = tls.1 - tls.0;
+        ctx.tls = Tls { start: tls.0, end: tls.0 + align_up(size, tls.2) };
+    }
+    let mut all = Vec::new();
+    if pie {
+        all.push(Phdr { p_type: elf::PT_PHDR, flags: elf::PF_R, offset: EHDR_SIZE, vaddr: ctx.base + EHDR_SIZE, filesz: headers - EHDR_SIZE, memsz: headers - EHDR_SIZE, align: 8 });
+    }
+    all.extend(phdrs);
+    if let Some(d) = ctx.got.dynamic_sec {
+        all.push(section_phdr(&ctx.sections[d], elf::PT_DYNAMIC, elf::PF_R | elf::PF_W));
+    }
+    for run in &note_runs {
+        let first = &ctx.sections[run[0]];
+        let last = &ctx.sections[*run.last().unwrap()];
+        let size = last.addr + last.size - first.addr;
+        all.push(Phdr { p_type: elf::PT_NOTE, flags: elf::PF_R, offset: first.offset, vaddr: first.addr, filesz: size, memsz: size, align: first.align });
+    }
+    if tls.0 != u64::MAX {
+        let first = &ctx.sections[tls_secs[0]];
+        let filesz = tls.3.saturating_sub(first.offset);
+        all.push(Phdr { p_type: elf::PT_TLS, flags: elf::PF_R, offset: first.offset, vaddr: tls.0, filesz, memsz: tls.1 - tls.0, align: tls.2 });
+    }
+    if let Some(h) = ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr) {
+        all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));
+    }
+    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
+    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, ..Default::default() });
+    if let Some((offset, vaddr, memsz)) = relro_range {
+        // Rounded up to the page: the next segment starts on a new page, so the whole tail of the
+        // last RELRO page can be made read-only.
+        let memsz = align_up(vaddr + memsz, page) - vaddr;
+        let filesz = memsz.min(relro_file_size(ctx, &loads));
+        all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
+    }
+    debug_assert_eq!(all.len(), nphdr);
+    Layout { phdrs: all, order, shoff, file_size, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
+}
+
+fn relro_file_size(ctx: &Ctx, loads: &[LoadPlan]) -> u64 {
+    let Some(l) = loads.iter().find(|l| l.relro && !l.sections.is_empty()) else { return 0 };
+    let first = &ctx.sections[l.sections[0]];
+    let end = l.sections.iter().map(|&i| &ctx.sections[i]).filter(|s| !s.is_nobits()).map(|s| s.offset + s.size).max().unwrap_or(first.offset);
+    align_up(end, 4096) - first.offset
+}
+
+fn section_phdr(s: &OutputSection, p_type: u32, flags: u32) -> Phdr {
+    Phdr { p_type, flags, offset: s.offset, vaddr: s.addr, filesz: s.size, memsz: s.size, align: s.align }
+}
+
+/// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
+fn note_runs(ctx: &Ctx, order: &[usize]) -> Vec<Vec<usize>> {
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut last_align = 0;
+    let mut prev_was_note = false;
+    for &i in order {
+        let s = &ctx.sections[i];
+        let is_note = s.is_alloc() && s.sh_type == elf::SHT_NOTE && s.size > 0;
+        if is_note {
+            if prev_was_note && s.align == last_align {
+                runs.last_mut().unwrap().push(i);
+            } else {
+                runs.push(vec![i]);
+            }
+            last_align = s.align;
+        }
+        prev_was_note = is_note;
+    }
+    runs
+}
+
+/// Section header indices (in file order) and the `.shstrtab` bytes. Empty linker-made sections
+/// are left out; empty input-made sections stay (symbols may point into them).
+fn assign_section_indices(ctx: &mut Ctx, order: &[usize]) -> (Vec<u8>, Vec<u32>) {
+    let mut shstrtab = vec![0u8];
+    let mut sh_name = vec![0u32; ctx.sections.len()];
+    let mut next = 1;
+    for &i in order {
+        let s = &mut ctx.sections[i];
+        let keep = s.content == Content::Inputs || s.size > 0 || s.content == Content::Shstrtab;
+        if !keep {
+            continue;
+        }
+        s.shndx = next;
+        next += 1;
+        sh_name[i] = shstrtab.len() as u32;
+        shstrtab.extend_from_slice(s.name.as_bytes());
+        shstrtab.push(0);
+    }
+    (shstrtab, sh_name)
+}
+
+/// Names the linker defines when they are referenced but not defined by any input.
+pub fn is_reserved(name: &[u8], output_names: &[&str]) -> bool {
+    const FIXED: &[&[u8]] = &[
+        b"__ehdr_start",
+        b"__executable_start",
+        b"_GLOBAL_OFFSET_TABLE_",
+        b"_DYNAMIC",
+        b"__rela_iplt_start",
+        b"__rela_iplt_end",
+        b"__init_array_start",
+        b"__init_array_end",
+        b"__fini_array_start",
+        b"__fini_array_end",
+        b"__preinit_array_start",
+        b"__preinit_array_end",
+        b"_end",
+        b"end",
+        b"_edata",
+        b"edata",
+        b"__bss_start",
+        b"_etext",
+        b"etext",
+        b"__etext",
+        b"__GNU_EH_FRAME_HDR",
+        b"_TLS_MODULE_BASE_",
+    ];
+    if FIXED.contains(&name) {
+        return true;
+    }
+    let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
+    section.is_some_and(|s| output_names.iter().any(|n| n.as_bytes() == s))
+}
+
+/// Turns referenced-but-undefined reserved names into linker-defined symbols.
+pub fn define_reserved_symbols(ctx: &mut Ctx) {
+    let names: Vec<String> = ctx.sections.iter().map(|s| s.name.clone()).collect();
+    let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    let static_pie = ctx.kind == OutputKind::StaticPie;
+    for s in &mut ctx.symbols {
+        if !matches!(s.def, Def::Undefined | Def::Lazy { .. }) || !s.referenced {
+            continue;
+        }
+        // GNU ld defines the IRELATIVE bounds only for non-PIE static executables; a static PIE
+        // applies its IRELATIVEs through DT_JMPREL, and libc must not apply them twice.
+        if static_pie && s.name.starts_with(b"__rela_iplt_") {
+            continue;
+        }
+        if static_pie && s.name == b"_DYNAMIC" || is_reserved(s.name, &names) {
+            s.def = Def::Synthetic;
+        }
+    }
+}
+
+/// The final address of every global symbol (after `assign_addresses`).
+pub fn compute_symbol_values(ctx: &mut Ctx) {
+    let mut values = vec![0u64; ctx.symbols.len()];
+    for (id, s) in ctx.symbols.iter().enumerate() {
+        values[id] = match s.def {
+            Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
+            Def::Synthetic => synthetic_value(ctx, s.name),
+            Def::Undefined | Def::Lazy { .. } => 0,
+        };
+    }
+    ctx.global_addr = values;
+}
+
+fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {
+    ctx.sections.iter().find(|s| s.name == name && s.is_alloc()).map(|s| (s.addr, s.addr + s.size))
+}
+
+fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
+    let alloc = || ctx.sections.iter().filter(|s| s.is_alloc());
+    let start_or_base = |n: &str| section_range(ctx, n).map_or(ctx.base, |r| r.0);
+    let end_or_base = |n: &str| section_range(ctx, n).map_or(ctx.base, |r| r.1);
+    match name {
+        b"__ehdr_start" | b"__executable_start" => ctx.base,
+        b"_GLOBAL_OFFSET_TABLE_" => ctx.got.gotplt_addr(&ctx.sections),
+        b"_DYNAMIC" => ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr),
+        b"__rela_iplt_start" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr),
+        b"__rela_iplt_end" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr + ctx.sections[s].size),
+        b"__init_array_start" => start_or_base(".init_array"),
+        b"__init_array_end" => end_or_base(".init_array"),
+        b"__fini_array_start" => start_or_base(".fini_array"),
+        b"__fini_array_end" => end_or_base(".fini_array"),
+        b"__preinit_array_start" => start_or_base(".preinit_array"),
+        b"__preinit_array_end" => end_or_base(".preinit_array"),
+        b"_end" | b"end" => alloc().filter(|s| !s.is_tls()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
+        b"_edata" | b"edata" => alloc().filter(|s| !s.is_nobits()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
+        b"__bss_start" => alloc().filter(|s| s.is_nobits() && !s.is_tls()).map(|s| s.addr).min().unwrap_or_else(|| synthetic_value(ctx, b"_edata")),
+        b"_etext" | b"etext" | b"__etext" => {
+            alloc().filter(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0).map(|s| s.addr + s.size).max().unwrap_or(ctx.base)
+        }
+        b"__GNU_EH_FRAME_HDR" => ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr).map_or(0, |s| s.addr),
+        b"_TLS_MODULE_BASE_" => ctx.tls.start,
+        _ => {
+            let (start, sec) = match name.strip_prefix(b"__start_") {
+                Some(sec) => (true, sec),
+                None => (false, name.strip_prefix(b"__stop_").unwrap_or(name)),
+            };
+            let sec = String::from_utf8_lossy(sec);
+            match section_range(ctx, &sec) {
+                Some((s, e)) => {
+                    if start {
+                        s
+                    } else {
+                        e
+                    }
+                }
+                None => 0,
+            }
+        }
+    }
+}
+
+/// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of
+/// `.text` when the symbol is missing.
+pub fn entry_address(ctx: &Ctx) -> u64 {
+    let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
+    if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
+        if !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }) {
+            return ctx.global_addr[id as usize];
+        }
+    }
+    if let Some(v) = parse_number(&name) {
+        return v;
+    }
+    let text = section_range(ctx, ".text").map_or(0, |r| r.0);
+    ctx.diag.warn(format!("cannot find entry symbol {name}; defaulting to {text:#x}"));
+    text
+}
+
+pub fn parse_number(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+#[allow(dead_code)]
+fn _uses(_: &synthetic::Tables, _: output::Content) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn align() {
+        assert_eq!(align_up(0, 8), 0);
+        assert_eq!(align_up(1, 8), 8);
+        assert_eq!(align_up(8, 8), 8);
+        assert_eq!(align_up(5, 0), 5);
+    }
+
+    #[test]
+    fn reserved_names() {
+        assert!(is_reserved(b"_end", &[]));
+        assert!(is_reserved(b"__start_mysec", &["mysec"]));
+        assert!(!is_reserved(b"__start_other", &["mysec"]));
+        assert!(!is_reserved(b"main", &[]));
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_number("0x401000"), Some(0x401000));
+        assert_eq!(parse_number("42"), Some(42));
+        assert_eq!(parse_number("main"), None);
+    }
+}

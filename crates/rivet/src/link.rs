@@ -1,0 +1,209 @@
+//! The link, as a pipeline: one call per stage, each timed, each handing the next a plain data
+//! structure. Errors stop the pipeline before the output file is created, so a failed link never
+//! touches an existing output.
+use crate::args::{Config, Strip};
+use crate::ctx::{Ctx, OutputKind};
+use crate::diag::{Diag, Result};
+use crate::input::{self, object::NO_OUTPUT};
+use crate::resolve::{self, Def};
+use crate::sections::{eh_frame, output};
+use crate::synthetic::symtab;
+use crate::timing::Timer;
+use crate::{arch, fatal, layout, write};
+use rivet_io::{InputCache, OutputFile, OutputMode};
+
+/// What the link did, for the reports.
+pub struct LinkReport {
+    pub output_size: u64,
+    pub mode: OutputMode,
+    pub mode_reason: String,
+    pub commit: rivet_io::CommitReport,
+    pub inputs: usize,
+    pub objects: usize,
+}
+
+fn output_kind(config: &Config) -> Result<OutputKind> {
+    if config.shared {
+        return Err(fatal!("-shared: shared libraries are not supported yet (dynamic linking is the next step)"));
+    }
+    if !config.static_link {
+        return Err(fatal!(
+            "dynamic executables are not supported yet (dynamic linking is the next step); link with -static or -static-pie"
+        ));
+    }
+    Ok(if config.pie { OutputKind::StaticPie } else { OutputKind::Static })
+}
+
+/// Names that must be resolved even if no object mentions them: the entry point, `-u`,
+/// `--require-defined`.
+fn root_symbols(config: &Config) -> Vec<String> {
+    let mut roots = Vec::new();
+    let entry = config.entry.clone().unwrap_or_else(|| "_start".into());
+    if layout::parse_number(&entry).is_none() {
+        roots.push(entry);
+    }
+    roots.extend(config.undefined.iter().cloned());
+    roots.extend(config.require_defined.iter().cloned());
+    roots
+}
+
+fn report_all(diag: &Diag, errors: Vec<String>) -> crate::diag::LinkError {
+    for e in errors {
+        diag.error(e);
+    }
+    match diag.check() {
+        Err(e) => e,
+        Ok(()) => fatal!("link failed"),
+    }
+}
+
+pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
+    let kind = output_kind(config)?;
+    let cache = InputCache::new();
+    // Open and map every input named on the command line (and in linker-script stubs).
+    let loaded = timer.phase("open inputs", || input::load(config, &cache)).map_err(|e| report_all(diag, e))?;
+    // Resolve symbols, pulling archive members in as references need them.
+    let roots = root_symbols(config);
+    let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
+    let mut ctx = new_ctx(config, diag, kind, res);
+    // Group live input sections into output sections by name.
+    timer.phase("output sections", || {
+        let strip_debug = config.strip != Strip::None;
+        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug);
+        layout::define_reserved_symbols(&mut ctx);
+    });
+    timer.phase("check symbols", || check_symbols(&ctx))?;
+    // Split .eh_frame so frames of dropped COMDAT code go too; allocate common symbols.
+    timer.phase("eh_frame", || split_eh_frames(&mut ctx))?;
+    timer.phase("input offsets", || {
+        layout::allocate_commons(&mut ctx);
+        layout::assign_member_offsets(&mut ctx);
+    });
+    // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
+    ctx.got = timer.phase("scan relocations", || arch::x86_64::scan(&ctx));
+    diag.check()?;
+    let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
+    let mut lay = timer.phase("layout", || {
+        let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab.len() as u64));
+        let dynamic = layout::create_synthetic_sections(&mut ctx, sizes);
+        let mut lay = layout::assign_addresses(&mut ctx, dynamic);
+        layout::compute_symbol_values(&mut ctx);
+        ctx.entry = layout::entry_address(&ctx);
+        lay.symtab_first_global = plan.as_ref().map_or(0, |p| p.first_global);
+        lay
+    });
+    diag.check()?;
+    let (mode, mode_reason) = choose_output_mode(config);
+    let mut out = timer.phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true)).map_err(|e| fatal!("{e}"))?;
+    let actual_mode = out.mode();
+    timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), out.buf())).map_err(|e| fatal!("{e}"))?;
+    // Relocation errors were collected while writing; the temp file goes away with `out`.
+    diag.check()?;
+    let commit = timer.phase("commit", || out.commit(config.fsync)).map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
+    let report = LinkReport {
+        output_size: lay.file_size,
+        mode: actual_mode,
+        mode_reason,
+        commit,
+        inputs: loaded.len(),
+        objects: ctx.objects.len(),
+    };
+    // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
+    lay.shstrtab = Vec::new();
+    std::mem::forget(ctx);
+    std::mem::forget(plan);
+    std::mem::forget(loaded);
+    std::mem::forget(cache);
+    Ok(report)
+}
+
+fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolve::Resolution<'a>) -> Ctx<'a> {
+    let mut file_order: Vec<u32> = (0..res.objects.len() as u32).collect();
+    file_order.sort_by_key(|&f| res.objects[f as usize].order);
+    let nsyms = res.symbols.len();
+    Ctx {
+        config,
+        diag,
+        kind,
+        objects: res.objects,
+        symbols: res.symbols,
+        by_name: res.by_name,
+        file_order,
+        sections: Vec::new(),
+        eh: Default::default(),
+        commons: Vec::new(),
+        commons_section: None,
+        commons_base: 0,
+        synthetic: Default::default(),
+        global_addr: Vec::new(),
+        got: crate::synthetic::Tables::new(nsyms),
+        tls: Default::default(),
+        base: 0,
+        entry: 0,
+    }
+}
+
+/// Undefined symbols (lld's message with references) and `--require-defined`.
+fn check_symbols(ctx: &Ctx) -> Result<()> {
+    for e in undefined_errors(ctx) {
+        ctx.diag.error(e);
+    }
+    for name in &ctx.config.require_defined {
+        let defined = ctx.by_name.get(name.as_bytes()).is_some_and(|&id| !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }));
+        if !defined {
+            ctx.diag.error(format!("required symbol '{name}' is not defined (--require-defined)"));
+        }
+    }
+    ctx.diag.check()
+}
+
+fn undefined_errors(ctx: &Ctx) -> Vec<String> {
+    let undefined_ok: Vec<&[u8]> = ctx.config.undefined.iter().map(|s| s.as_bytes()).collect();
+    let entry_default = ctx.config.entry.is_none();
+    // A view of the resolution for the message builder, borrowing the context's tables.
+    resolve::undefined_symbol_errors_in(&ctx.objects, &ctx.symbols, &|name| {
+        // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
+        undefined_ok.contains(&name) || (entry_default && name == b"_start")
+    })
+}
+
+/// Splits every live `.eh_frame` input section into records, dropping FDEs of dropped code.
+fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
+    let mut eh = std::collections::HashMap::new();
+    for &f in &ctx.file_order {
+        let obj = &ctx.objects[f as usize];
+        for (si, sec) in obj.sections.iter().enumerate() {
+            if !sec.live || sec.out == NO_OUTPUT || sec.name != b".eh_frame" {
+                continue;
+            }
+            let live = |rel: &crate::input::object::Rela| {
+                let t = ctx.target(f, rel.r_sym(object::LittleEndian, false));
+                match t {
+                    crate::ctx::Target::Local(lf, ls) => {
+                        let o = &ctx.objects[lf as usize];
+                        o.sym_shndx(ls as usize).is_none_or(|s| o.sections[s as usize].live)
+                    }
+                    crate::ctx::Target::Global(_) => true,
+                }
+            };
+            match eh_frame::split(sec, &obj.name, live) {
+                Ok(e) => {
+                    eh.insert((f, si as u32), e);
+                }
+                Err(e) => ctx.diag.error(e),
+            }
+        }
+    }
+    ctx.eh = eh;
+    ctx.diag.check()
+}
+
+/// The output mode: the explicit flag wins; otherwise mmap (the automatic policy that looks at the
+/// file system and memory comes with the I/O layer).
+fn choose_output_mode(config: &Config) -> (OutputMode, String) {
+    match config.mmap_output {
+        Some(true) => (OutputMode::Mmap, "--mmap-output-file".into()),
+        Some(false) => (OutputMode::Heap, "--no-mmap-output-file".into()),
+        None => (OutputMode::Mmap, "default".into()),
+    }
+}

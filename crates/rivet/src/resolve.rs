@@ -1,0 +1,397 @@
+//! Symbol resolution. Takes the loaded inputs and gives the set of object files that take part in
+//! the link (command-line objects plus the archive members they pull in) and one `Symbol` per global
+//! name, resolved by the ELF rules: strong beats weak beats common-less undefined, the larger common
+//! wins, the first COMDAT group of a signature is kept. Archives behave as in lld: every archive seen
+//! so far can satisfy a reference, so `--start-group` needs no re-scanning and the result does not
+//! depend on how often a library is repeated.
+use crate::input::archive::{self, Archive};
+use crate::input::object::{self, ObjectFile};
+use crate::input::{Kind, Loaded};
+use ::object::elf;
+use ::object::LittleEndian as LE;
+use rayon::prelude::*;
+use std::collections::{HashMap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Def {
+    Undefined,
+    /// Defined by symbol `sym` of object `file`.
+    Defined { file: u32, sym: u32 },
+    /// A common symbol of object `file`; space is allocated in .bss by layout.
+    Common { file: u32, sym: u32 },
+    /// Defined by a member of an archive that has not been loaded (yet).
+    Lazy { archive: u32, member: u32 },
+    /// Defined by the linker itself (`_end`, `__start_foo`, ...); its value comes from layout.
+    Synthetic,
+}
+
+pub struct Symbol<'a> {
+    pub name: &'a [u8],
+    pub def: Def,
+    /// The current definition is weak.
+    pub weak: bool,
+    /// Some object refers to the symbol with a non-weak reference.
+    pub strong_ref: bool,
+    /// Some object refers to it at all (weak or not).
+    pub referenced: bool,
+    /// The most constraining visibility seen (STV_*).
+    pub visibility: u8,
+}
+
+impl Symbol<'_> {
+    pub fn display(&self) -> String {
+        String::from_utf8_lossy(self.name).into_owned()
+    }
+}
+
+pub struct Resolution<'a> {
+    pub objects: Vec<ObjectFile<'a>>,
+    pub symbols: Vec<Symbol<'a>>,
+    pub by_name: HashMap<&'a [u8], u32>,
+}
+
+struct Resolver<'a> {
+    loaded: &'a [Loaded],
+    archives: Vec<Option<Archive<'a>>>,
+    objects: Vec<ObjectFile<'a>>,
+    symbols: Vec<Symbol<'a>>,
+    by_name: HashMap<&'a [u8], u32>,
+    fetched: std::collections::HashSet<(u32, u32)>,
+    comdat_owner: HashMap<&'a [u8], u32>,
+    queue: VecDeque<(u32, u32)>,
+    errors: Vec<String>,
+    /// Pairs (symbol, other file) for duplicate definitions, reported once each.
+    duplicates: Vec<(u32, u32, u32)>,
+}
+
+/// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
+/// (the entry point, `-u`).
+pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<'a>, Vec<String>> {
+    let (archives, errors) = parse_archives(loaded);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut direct = parse_command_line_objects(loaded)?;
+    let mut r = Resolver {
+        loaded,
+        archives,
+        objects: Vec::new(),
+        symbols: Vec::new(),
+        by_name: HashMap::new(),
+        fetched: Default::default(),
+        comdat_owner: HashMap::new(),
+        queue: VecDeque::new(),
+        errors: Vec::new(),
+        duplicates: Vec::new(),
+    };
+    for name in roots {
+        let id = r.intern(name_bytes(loaded, name));
+        let s = &mut r.symbols[id as usize];
+        s.strong_ref = true;
+        s.referenced = true;
+    }
+    for (pos, l) in loaded.iter().enumerate() {
+        match l.kind {
+            Kind::Object => {
+                let obj = direct.remove(&(pos as u32)).expect("parsed above");
+                r.add_object(obj);
+            }
+            Kind::Archive => r.add_archive(pos as u32),
+            Kind::Shared => r.errors.push(format!(
+                "{}: shared libraries are not supported yet (dynamic linking is the next step); link with -static",
+                l.name
+            )),
+        }
+        r.drain_queue();
+    }
+    r.report_duplicates();
+    if !r.errors.is_empty() {
+        return Err(r.errors);
+    }
+    Ok(Resolution { objects: r.objects, symbols: r.symbols, by_name: r.by_name })
+}
+
+/// Names for `roots` must live as long as the symbol table; they are leaked (a handful of bytes,
+/// once per link) rather than threading another lifetime through resolution.
+fn name_bytes<'a>(_loaded: &'a [Loaded], name: &str) -> &'a [u8] {
+    Box::leak(name.as_bytes().to_vec().into_boxed_slice())
+}
+
+fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) {
+    let mut errors = Vec::new();
+    let archives = loaded
+        .iter()
+        .map(|l| {
+            if l.kind != Kind::Archive {
+                return None;
+            }
+            match archive::parse(l.file.data()) {
+                Ok(a) => {
+                    if !a.has_symbol_table && !a.members.is_empty() && !l.state.whole_archive {
+                        errors.push(format!("{}: archive has no symbol table (run ranlib on it)", l.name));
+                    }
+                    Some(a)
+                }
+                Err(e) => {
+                    errors.push(format!("{}: {e}", l.name));
+                    None
+                }
+            }
+        })
+        .collect();
+    (archives, errors)
+}
+
+/// Objects named on the command line are all needed: parse them in parallel up front.
+fn parse_command_line_objects(loaded: &[Loaded]) -> Result<HashMap<u32, ObjectFile<'_>>, Vec<String>> {
+    let results: Vec<(u32, Result<ObjectFile, String>)> = loaded
+        .par_iter()
+        .enumerate()
+        .filter(|(_, l)| l.kind == Kind::Object)
+        .map(|(pos, l)| (pos as u32, object::parse(l.file.data(), l.name.clone(), (pos as u32, 0))))
+        .collect();
+    let mut map = HashMap::new();
+    let mut errors = Vec::new();
+    for (pos, r) in results {
+        match r {
+            Ok(o) => {
+                map.insert(pos, o);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(map)
+    } else {
+        Err(errors)
+    }
+}
+
+fn merge_visibility(a: u8, b: u8) -> u8 {
+    match (a, b) {
+        (0, v) | (v, 0) => v,
+        (a, b) => a.min(b),
+    }
+}
+
+impl<'a> Resolver<'a> {
+    fn intern(&mut self, name: &'a [u8]) -> u32 {
+        let next = self.symbols.len() as u32;
+        let id = *self.by_name.entry(name).or_insert(next);
+        if id == next {
+            self.symbols.push(Symbol {
+                name,
+                def: Def::Undefined,
+                weak: false,
+                strong_ref: false,
+                referenced: false,
+                visibility: elf::STV_DEFAULT,
+            });
+        }
+        id
+    }
+
+    fn add_archive(&mut self, pos: u32) {
+        let Some(ar) = &self.archives[pos as usize] else { return };
+        if self.loaded[pos as usize].state.whole_archive {
+            for m in 0..ar.members.len() as u32 {
+                self.queue.push_back((pos, m));
+            }
+            return;
+        }
+        let entries: Vec<(&'a [u8], usize)> = ar.symbols.clone();
+        for (name, member) in entries {
+            let id = self.intern(name);
+            let s = &mut self.symbols[id as usize];
+            match s.def {
+                Def::Undefined if s.strong_ref => self.queue.push_back((pos, member as u32)),
+                Def::Undefined => s.def = Def::Lazy { archive: pos, member: member as u32 },
+                _ => {}
+            }
+        }
+    }
+
+    fn drain_queue(&mut self) {
+        while let Some((pos, member)) = self.queue.pop_front() {
+            if !self.fetched.insert((pos, member)) {
+                continue;
+            }
+            match self.load_member(pos, member) {
+                Ok(Some(obj)) => self.add_object(obj),
+                Ok(None) => {}
+                Err(e) => self.errors.push(e),
+            }
+        }
+    }
+
+    /// Parses an archive member. Non-ELF members (an rlib's `lib.rmeta`) are skipped.
+    fn load_member(&self, pos: u32, member: u32) -> Result<Option<ObjectFile<'a>>, String> {
+        let l = &self.loaded[pos as usize];
+        let ar = self.archives[pos as usize].as_ref().expect("archive parsed");
+        let m = &ar.members[member as usize];
+        let member_name = String::from_utf8_lossy(m.name);
+        let name = format!("{}({})", l.name, member_name);
+        let data: &'a [u8] = match m.data {
+            Some(d) => d,
+            None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
+                // SAFETY-free lifetime: the thin member's file lives in `loaded`, which outlives 'a.
+                Some(f) => thin_data(f),
+                None => return Err(format!("{name}: thin archive member was not opened")),
+            },
+        };
+        if !object::is_elf(data) {
+            return Ok(None);
+        }
+        object::parse(data, name, (pos, member + 1)).map(Some)
+    }
+
+    fn add_object(&mut self, mut obj: ObjectFile<'a>) {
+        let file = self.objects.len() as u32;
+        self.claim_comdats(&mut obj, file);
+        let mut ids = Vec::with_capacity(obj.syms.len() - obj.first_global);
+        for i in obj.first_global..obj.syms.len() {
+            match self.add_symbol(&obj, file, i) {
+                Ok(id) => ids.push(id),
+                Err(e) => {
+                    self.errors.push(e);
+                    ids.push(u32::MAX);
+                }
+            }
+        }
+        obj.global_ids = ids;
+        self.objects.push(obj);
+    }
+
+    /// The first file to bring a COMDAT signature owns it; later copies are dropped whole.
+    fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, file: u32) {
+        for g in &obj.comdats {
+            let owner = *self.comdat_owner.entry(g.signature).or_insert(file);
+            if owner != file {
+                for &m in &g.members {
+                    obj.sections[m as usize].live = false;
+                }
+            }
+        }
+    }
+
+    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: u32, i: usize) -> Result<u32, String> {
+        let sym = &obj.syms[i];
+        let name = obj.sym_name(sym)?;
+        let bind = sym.st_info >> 4;
+        if bind == elf::STB_LOCAL {
+            return Err(format!("{}: local symbol {} appears among the global symbols", obj.name, String::from_utf8_lossy(name)));
+        }
+        let id = self.intern(name);
+        let weak = bind == elf::STB_WEAK;
+        let shndx = sym.st_shndx.get(LE);
+        let s = &mut self.symbols[id as usize];
+        s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
+        let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);
+        if shndx == elf::SHN_UNDEF || in_dropped_section {
+            s.referenced = true;
+            if !weak {
+                s.strong_ref = true;
+                if let Def::Lazy { archive, member } = s.def {
+                    self.queue.push_back((archive, member));
+                }
+            }
+            return Ok(id);
+        }
+        let new = if shndx == elf::SHN_COMMON { Def::Common { file, sym: i as u32 } } else { Def::Defined { file, sym: i as u32 } };
+        match s.def {
+            Def::Undefined | Def::Lazy { .. } | Def::Synthetic => {
+                s.def = new;
+                s.weak = weak;
+            }
+            Def::Common { file: cf, sym: cs } => match new {
+                Def::Common { .. } => {
+                    let old_size = self.objects[cf as usize].syms[cs as usize].st_size.get(LE);
+                    if sym.st_size.get(LE) > old_size {
+                        s.def = new;
+                    }
+                }
+                // A strong definition overrides a common symbol (GNU ld and lld agree); a weak one does not.
+                _ if !weak => {
+                    s.def = new;
+                    s.weak = false;
+                }
+                _ => {}
+            },
+            Def::Defined { file: other, .. } => {
+                if s.weak && !weak {
+                    s.def = new;
+                    s.weak = false;
+                } else if !s.weak && !weak && !matches!(new, Def::Common { .. }) {
+                    self.duplicates.push((id, other, file));
+                }
+            }
+        }
+        Ok(id)
+    }
+
+    fn report_duplicates(&mut self) {
+        for &(id, first, second) in &self.duplicates {
+            let name = self.symbols[id as usize].display();
+            let at = |f: u32| {
+                let o = &self.objects[f as usize];
+                format!(">>> defined at {}", o.name)
+            };
+            let msg = format!("duplicate symbol: {name}\n{}\n{}", at(first), at(second));
+            self.errors.push(msg);
+        }
+    }
+}
+
+fn thin_data<'a>(f: &'a std::sync::Arc<rivet_io::InputFile>) -> &'a [u8] {
+    f.data()
+}
+
+/// lld-style "undefined symbol" errors: each undefined, strongly referenced symbol with up to
+/// three places that refer to it (`file:(function)`).
+pub fn undefined_symbol_errors_in(objects: &[ObjectFile], symbols: &[Symbol], ignore: &dyn Fn(&[u8]) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for (id, s) in symbols.iter().enumerate() {
+        if s.def != Def::Undefined || !s.strong_ref || ignore(s.name) {
+            continue;
+        }
+        let refs = references_to(objects, id as u32);
+        let mut msg = format!("undefined symbol: {}", s.display());
+        for r in refs.iter().take(3) {
+            msg.push_str(&format!("\n>>> referenced by {r}"));
+        }
+        if refs.len() > 3 {
+            msg.push_str(&format!("\n>>> referenced {} more times", refs.len() - 3));
+        }
+        if refs.is_empty() {
+            msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
+        }
+        out.push(msg);
+    }
+    out
+}
+
+fn references_to(objects: &[ObjectFile], id: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for obj in objects {
+        for (si, sec) in obj.sections.iter().enumerate() {
+            if !sec.live {
+                continue;
+            }
+            for rel in sec.relas {
+                let sym = rel.r_sym(LE, false) as usize;
+                if sym < obj.first_global || obj.global_ids.get(sym - obj.first_global) != Some(&id) {
+                    continue;
+                }
+                let off = rel.r_offset.get(LE);
+                let place = match obj.enclosing_symbol(si as u32, off) {
+                    Some(f) => format!("{}:({f})", obj.name),
+                    None => format!("{}:({}+{:#x})", obj.name, String::from_utf8_lossy(sec.name), off),
+                };
+                if !out.contains(&place) {
+                    out.push(place);
+                }
+            }
+        }
+    }
+    out
+}

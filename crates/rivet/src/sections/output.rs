@@ -1,0 +1,297 @@
+//! Output sections: takes the live input sections of every object, in command-line order, and
+//! gives the output sections they form (by GNU ld's default-script name rules), with
+//! `.init_array.N`-style priorities sorted, and a rank that orders them into segments.
+use crate::input::object::ObjectFile;
+use object::elf;
+
+/// What an output section holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// Input sections (`members`).
+    Inputs,
+    BuildId,
+    /// IRELATIVE relocations for IFUNCs (`.rela.plt`, bracketed by `__rela_iplt_start/end`).
+    RelaPlt,
+    /// PLT stubs for IFUNCs.
+    Plt,
+    Got,
+    GotPlt,
+    EhFrameHdr,
+    Dynamic,
+    Dynsym,
+    Dynstr,
+    GnuHash,
+    RelaDyn,
+    Symtab,
+    Strtab,
+    Shstrtab,
+}
+
+pub struct OutputSection {
+    pub name: String,
+    pub sh_type: u32,
+    pub flags: u64,
+    pub align: u64,
+    pub entsize: u64,
+    pub content: Content,
+    /// (file, section) pairs in output order.
+    pub members: Vec<(u32, u32)>,
+    pub size: u64,
+    pub addr: u64,
+    pub offset: u64,
+    /// Index in the section header table (0: not emitted).
+    pub shndx: u32,
+    /// (segment class, rank within it, first appearance): the sort key of output sections.
+    pub key: (u8, u8, u32),
+}
+
+impl OutputSection {
+    pub fn new(name: &str, sh_type: u32, flags: u64, align: u64, content: Content) -> OutputSection {
+        OutputSection {
+            name: name.to_string(),
+            sh_type,
+            flags,
+            align,
+            entsize: 0,
+            content,
+            members: Vec::new(),
+            size: 0,
+            addr: 0,
+            offset: 0,
+            shndx: 0,
+            key: (0, 0, 0),
+        }
+    }
+    pub fn is_alloc(&self) -> bool {
+        self.flags & elf::SHF_ALLOC as u64 != 0
+    }
+    pub fn is_nobits(&self) -> bool {
+        self.sh_type == elf::SHT_NOBITS
+    }
+    pub fn is_tls(&self) -> bool {
+        self.flags & elf::SHF_TLS as u64 != 0
+    }
+}
+
+/// Segment classes, in address order.
+pub const CLASS_HEADERS: u8 = 0;
+pub const CLASS_TEXT: u8 = 1;
+pub const CLASS_RODATA: u8 = 2;
+pub const CLASS_RELRO: u8 = 3;
+pub const CLASS_DATA: u8 = 4;
+pub const CLASS_BSS: u8 = 5;
+pub const CLASS_NONALLOC: u8 = 6;
+
+/// GNU ld's default script maps `.text.foo` into `.text`, `.rodata.str1.1` into `.rodata`, and so on;
+/// any other name is an orphan section that keeps its name.
+pub fn output_name(name: &[u8]) -> &[u8] {
+    const PREFIXES: &[&[u8]] = &[
+        b".text",
+        b".rodata",
+        b".data.rel.ro",
+        b".data",
+        b".bss",
+        b".tdata",
+        b".tbss",
+        b".init_array",
+        b".fini_array",
+        b".preinit_array",
+        b".gcc_except_table",
+        b".ldata",
+        b".lrodata",
+        b".lbss",
+    ];
+    for p in PREFIXES {
+        if name == *p || (name.starts_with(p) && name.get(p.len()) == Some(&b'.')) {
+            return p;
+        }
+    }
+    // `.data.rel.local` and `.data.rel` are plain writable data.
+    if name.starts_with(b".data.rel") {
+        return b".data";
+    }
+    name
+}
+
+fn is_relro(name: &str, flags: u64, sh_type: u32) -> bool {
+    flags & elf::SHF_TLS as u64 != 0
+        || matches!(sh_type, elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
+        || matches!(name, ".data.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array")
+}
+
+/// The (class, rank) of an output section: the class picks the segment, the rank the place in it,
+/// following GNU ld's default linker script.
+pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
+    let alloc = flags & elf::SHF_ALLOC as u64 != 0;
+    if !alloc {
+        let rank = match name {
+            ".comment" => 0,
+            n if n.starts_with(".debug") => 1,
+            ".symtab" => 3,
+            ".strtab" => 4,
+            ".shstrtab" => 5,
+            _ => 2,
+        };
+        return (CLASS_NONALLOC, rank);
+    }
+    if sh_type == elf::SHT_NOTE {
+        return (CLASS_HEADERS, 1);
+    }
+    if flags & elf::SHF_EXECINSTR as u64 != 0 {
+        let rank = match name {
+            ".init" => 0,
+            ".plt" => 1,
+            ".text" => 2,
+            ".fini" => 4,
+            _ => 3,
+        };
+        return (CLASS_TEXT, rank);
+    }
+    if flags & elf::SHF_WRITE as u64 == 0 {
+        return match name {
+            ".interp" => (CLASS_HEADERS, 0),
+            ".gnu.hash" => (CLASS_HEADERS, 2),
+            ".dynsym" => (CLASS_HEADERS, 3),
+            ".dynstr" => (CLASS_HEADERS, 4),
+            ".rela.dyn" => (CLASS_HEADERS, 7),
+            ".rela.plt" => (CLASS_HEADERS, 8),
+            ".rodata" => (CLASS_RODATA, 0),
+            ".eh_frame_hdr" => (CLASS_RODATA, 2),
+            ".eh_frame" => (CLASS_RODATA, 3),
+            ".gcc_except_table" => (CLASS_RODATA, 4),
+            _ => (CLASS_RODATA, 1),
+        };
+    }
+    if is_relro(name, flags, sh_type) {
+        let rank = match name {
+            ".tdata" => 0,
+            ".tbss" => 1,
+            ".preinit_array" => 2,
+            ".init_array" => 3,
+            ".fini_array" => 4,
+            ".data.rel.ro" => 5,
+            ".dynamic" => 6,
+            ".got" => 7,
+            _ if flags & elf::SHF_TLS as u64 != 0 && sh_type == elf::SHT_NOBITS => 1,
+            _ if flags & elf::SHF_TLS as u64 != 0 => 0,
+            _ => 5,
+        };
+        return (CLASS_RELRO, rank);
+    }
+    if sh_type == elf::SHT_NOBITS {
+        return (CLASS_BSS, if name == ".bss" { 0 } else { 1 });
+    }
+    let rank = match name {
+        ".got.plt" => 0,
+        ".data" => 1,
+        _ => 2,
+    };
+    (CLASS_DATA, rank)
+}
+
+/// Builds the output sections from the live input sections. `file_order` lists object indices in
+/// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
+pub fn build(objects: &mut [ObjectFile], file_order: &[u32], strip_debug: bool) -> Vec<OutputSection> {
+    let mut out: Vec<OutputSection> = Vec::new();
+    let mut by_name: std::collections::HashMap<Vec<u8>, usize> = Default::default();
+    for &f in file_order {
+        let obj = &mut objects[f as usize];
+        for (si, sec) in obj.sections.iter_mut().enumerate() {
+            if !sec.live {
+                continue;
+            }
+            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
+                sec.live = false;
+                continue;
+            }
+            let name = output_name(sec.name);
+            let idx = *by_name.entry(name.to_vec()).or_insert_with(|| {
+                let n = String::from_utf8_lossy(name).into_owned();
+                out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs));
+                out.len() - 1
+            });
+            let os = &mut out[idx];
+            merge_kind(os, sec.sh_type, sec.flags);
+            os.align = os.align.max(sec.align);
+            if os.members.is_empty() {
+                os.entsize = sec.entsize;
+            } else if os.entsize != sec.entsize {
+                os.entsize = 0;
+            }
+            os.members.push((f, si as u32));
+            sec.out = idx as u32;
+        }
+    }
+    for os in &mut out {
+        if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
+            sort_by_priority(os, objects);
+        }
+    }
+    out
+}
+
+/// Flags that describe an input section but must not be copied to the output section.
+const INPUT_ONLY_FLAGS: u64 = (elf::SHF_GROUP | elf::SHF_COMPRESSED) as u64;
+
+fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
+    if os.members.is_empty() {
+        os.sh_type = sh_type;
+        os.flags = flags & !INPUT_ONLY_FLAGS;
+        return;
+    }
+    // Mixing NOBITS with PROGBITS makes the whole section PROGBITS (the zeros become file bytes).
+    if os.sh_type == elf::SHT_NOBITS && sh_type != elf::SHT_NOBITS {
+        os.sh_type = sh_type;
+    }
+    // SHF_MERGE/SHF_STRINGS only hold if every member has them (with the same entry size).
+    let keep_merge = os.flags & flags & (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
+    os.flags = ((os.flags | flags) & !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64) | keep_merge) & !INPUT_ONLY_FLAGS;
+}
+
+/// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`
+/// (which counts as priority 65536); the sort is stable so command-line order breaks ties.
+fn sort_by_priority(os: &mut OutputSection, objects: &[ObjectFile]) {
+    let priority = |&(f, s): &(u32, u32)| -> u32 {
+        let name = objects[f as usize].sections[s as usize].name;
+        let suffix = name.iter().rposition(|&c| c == b'.').map(|p| &name[p + 1..]).unwrap_or(b"");
+        match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u32>().ok()) {
+            Some(p) if name != os.name.as_bytes() => p,
+            _ => 65536,
+        }
+    };
+    os.members.sort_by_key(priority);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_map_like_gnu_ld() {
+        assert_eq!(output_name(b".text.startup"), b".text");
+        assert_eq!(output_name(b".text"), b".text");
+        assert_eq!(output_name(b".textual"), b".textual");
+        assert_eq!(output_name(b".rodata.str1.1"), b".rodata");
+        assert_eq!(output_name(b".data.rel.ro.local"), b".data.rel.ro");
+        assert_eq!(output_name(b".data.rel.local"), b".data");
+        assert_eq!(output_name(b".init_array.00101"), b".init_array");
+        assert_eq!(output_name(b"my_section"), b"my_section");
+        assert_eq!(output_name(b".tbss.x"), b".tbss");
+    }
+
+    #[test]
+    fn classes_order_segments() {
+        let a = elf::SHF_ALLOC as u64;
+        let w = elf::SHF_WRITE as u64;
+        let x = elf::SHF_EXECINSTR as u64;
+        let t = elf::SHF_TLS as u64;
+        assert_eq!(class_rank(".text", a | x, elf::SHT_PROGBITS).0, CLASS_TEXT);
+        assert_eq!(class_rank(".rodata", a, elf::SHT_PROGBITS).0, CLASS_RODATA);
+        assert_eq!(class_rank(".tbss", a | w | t, elf::SHT_NOBITS), (CLASS_RELRO, 1));
+        assert_eq!(class_rank(".init_array", a | w, elf::SHT_INIT_ARRAY), (CLASS_RELRO, 3));
+        assert_eq!(class_rank(".data", a | w, elf::SHT_PROGBITS), (CLASS_DATA, 1));
+        assert_eq!(class_rank(".bss", a | w, elf::SHT_NOBITS), (CLASS_BSS, 0));
+        assert_eq!(class_rank(".debug_info", 0, elf::SHT_PROGBITS).0, CLASS_NONALLOC);
+        assert_eq!(class_rank(".note.ABI-tag", a, elf::SHT_NOTE).0, CLASS_HEADERS);
+    }
+}

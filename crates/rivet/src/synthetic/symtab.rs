@@ -1,0 +1,154 @@
+//! `.symtab`/`.strtab`: planned right after resolution (which symbols, their names: exact sizes for
+//! layout) and written after layout (values, section indices). Locals of every object come first,
+//! then globals; hidden globals become locals, as GNU ld makes them in an executable.
+use crate::ctx::Ctx;
+use crate::resolve::Def;
+use object::elf;
+use object::LittleEndian as LE;
+
+#[derive(Clone, Copy)]
+pub enum Source {
+    Local { file: u32, sym: u32 },
+    Global { id: u32, local: bool },
+}
+
+pub struct Plan {
+    pub entries: Vec<(Source, u32)>,
+    pub first_global: u32,
+    pub strtab: Vec<u8>,
+}
+
+fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
+    let obj = &ctx.objects[file as usize];
+    let sym = &obj.syms[i];
+    let ty = sym.st_info & 0xf;
+    if ty == elf::STT_SECTION || sym.st_name.get(LE) == 0 {
+        return false;
+    }
+    if let Some(sec) = obj.sym_shndx(i) {
+        let s = &obj.sections[sec as usize];
+        if !s.live || s.out == crate::input::object::NO_OUTPUT {
+            return false;
+        }
+    }
+    !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
+}
+
+fn keep_global(ctx: &Ctx, id: usize) -> bool {
+    let s = &ctx.symbols[id];
+    match s.def {
+        Def::Defined { .. } | Def::Common { .. } | Def::Synthetic => true,
+        Def::Undefined | Def::Lazy { .. } => s.referenced,
+    }
+}
+
+fn is_local_visibility(v: u8) -> bool {
+    v == elf::STV_HIDDEN || v == elf::STV_INTERNAL
+}
+
+pub fn plan(ctx: &Ctx) -> Plan {
+    let mut entries = Vec::new();
+    let mut strtab = vec![0u8];
+    let mut add = |entries: &mut Vec<(Source, u32)>, src, name: &[u8]| {
+        entries.push((src, strtab.len() as u32));
+        strtab.extend_from_slice(name);
+        strtab.push(0);
+    };
+    for &f in &ctx.file_order {
+        let obj = &ctx.objects[f as usize];
+        for i in 1..obj.first_global {
+            if keep_local(ctx, f, i) {
+                let name = obj.sym_name(&obj.syms[i]).unwrap_or(b"");
+                add(&mut entries, Source::Local { file: f, sym: i as u32 }, name);
+            }
+        }
+    }
+    let globals: Vec<usize> = (0..ctx.symbols.len()).filter(|&id| keep_global(ctx, id)).collect();
+    for &id in &globals {
+        let s = &ctx.symbols[id];
+        if is_local_visibility(s.visibility) && s.def != Def::Undefined {
+            add(&mut entries, Source::Global { id: id as u32, local: true }, s.name);
+        }
+    }
+    let first_global = entries.len() as u32 + 1;
+    for &id in &globals {
+        let s = &ctx.symbols[id];
+        if !(is_local_visibility(s.visibility) && s.def != Def::Undefined) {
+            add(&mut entries, Source::Global { id: id as u32, local: false }, s.name);
+        }
+    }
+    Plan { entries, first_global, strtab }
+}
+
+impl Plan {
+    pub fn symtab_size(&self) -> u64 {
+        24 * (self.entries.len() as u64 + 1)
+    }
+
+    /// Writes the `.symtab` entries (after the null one) into `out`.
+    pub fn write(&self, ctx: &Ctx, out: &mut [u8]) {
+        for (n, &(src, name)) in self.entries.iter().enumerate() {
+            let (info, other, shndx, value, size) = match src {
+                Source::Local { file, sym } => local_entry(ctx, file, sym as usize),
+                Source::Global { id, local } => global_entry(ctx, id, local),
+            };
+            let e = &mut out[24 * (n + 1)..24 * (n + 2)];
+            e[0..4].copy_from_slice(&name.to_le_bytes());
+            e[4] = info;
+            e[5] = other;
+            e[6..8].copy_from_slice(&shndx.to_le_bytes());
+            e[8..16].copy_from_slice(&value.to_le_bytes());
+            e[16..24].copy_from_slice(&size.to_le_bytes());
+        }
+    }
+}
+
+/// The output section index for a symbol defined in input section `sec` of `file`.
+fn out_shndx(ctx: &Ctx, file: u32, sec: u32) -> u16 {
+    let s = &ctx.objects[file as usize].sections[sec as usize];
+    match ctx.sections.get(s.out as usize) {
+        Some(os) if os.shndx != 0 => os.shndx as u16,
+        _ => elf::SHN_ABS,
+    }
+}
+
+fn local_entry(ctx: &Ctx, file: u32, i: usize) -> (u8, u8, u16, u64, u64) {
+    let obj = &ctx.objects[file as usize];
+    let sym = &obj.syms[i];
+    let shndx = match obj.sym_shndx(i) {
+        Some(sec) => out_shndx(ctx, file, sec),
+        None => elf::SHN_ABS,
+    };
+    let value = if sym.st_info & 0xf == elf::STT_FILE { 0 } else { ctx.object_sym_value(file, i) };
+    (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
+}
+
+fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
+    let s = &ctx.symbols[id as usize];
+    let value = ctx.global_addr[id as usize];
+    let bind = |weak: bool| {
+        if local {
+            elf::STB_LOCAL
+        } else if weak {
+            elf::STB_WEAK
+        } else {
+            elf::STB_GLOBAL
+        }
+    };
+    match s.def {
+        Def::Defined { file, sym } | Def::Common { file, sym } => {
+            let obj = &ctx.objects[file as usize];
+            let esym = &obj.syms[sym as usize];
+            let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
+                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
+                (_, Some(sec)) => out_shndx(ctx, file, sec),
+                _ => elf::SHN_ABS,
+            };
+            let ty = esym.st_info & 0xf;
+            let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
+            ((bind(s.weak) << 4) | ty, s.visibility, shndx, value, esym.st_size.get(LE))
+        }
+        Def::Synthetic => ((bind(false) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_ABS, value, 0),
+        Def::Undefined | Def::Lazy { .. } => ((bind(true) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_UNDEF, 0, 0),
+    }
+}

@@ -1,0 +1,204 @@
+//! Writing: takes the finished layout and fills the output buffer. The buffer is cut into disjoint
+//! slices, one per input section or linker-made section, which are filled and relocated in
+//! parallel without locks; what depends on everything else (`.rela.dyn`, the build-id) comes last.
+use crate::ctx::{Ctx, OutputKind};
+use crate::layout::{Layout, EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
+use crate::sections::eh_frame::{PieceKind, DROPPED};
+use crate::sections::output::Content;
+use crate::synthetic::{symtab, write as synth};
+use object::elf;
+use rayon::prelude::*;
+
+enum Job {
+    Input(u32, u32),
+    Synthetic(usize),
+}
+
+/// Fills `out` (zeroed, `layout.file_size` bytes). Errors found while relocating are reported to
+/// `ctx.diag`; the caller checks it before committing.
+pub fn write(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, out: &mut [u8]) -> Result<(), String> {
+    write_headers(ctx, layout, out);
+    let jobs = collect_jobs(ctx);
+    let dynrels = fill_parallel(ctx, layout, plan, jobs, out)?;
+    if let Some(s) = ctx.got.reladyn_sec {
+        let sec = &ctx.sections[s];
+        synth::rela_dyn(dynrels, &mut out[sec.offset as usize..(sec.offset + sec.size) as usize])?;
+    } else if !dynrels.is_empty() {
+        return Err("internal error: RELATIVE relocations produced without a .rela.dyn section".into());
+    }
+    if let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) {
+        let desc_off = b.offset as usize + 16;
+        synth::fill_build_id(&ctx.config.build_id, out, desc_off, b.size as usize - 16)?;
+    }
+    Ok(())
+}
+
+/// Every piece of the output with file bytes, sorted by file offset.
+fn collect_jobs(ctx: &Ctx) -> Vec<(u64, u64, Job)> {
+    let mut jobs = Vec::new();
+    for (i, os) in ctx.sections.iter().enumerate() {
+        if os.is_nobits() || os.shndx == 0 {
+            continue;
+        }
+        if os.content != Content::Inputs {
+            if os.size > 0 && os.content != Content::RelaDyn {
+                jobs.push((os.offset, os.size, Job::Synthetic(i)));
+            }
+            continue;
+        }
+        for &(f, s) in &os.members {
+            let sec = &ctx.objects[f as usize].sections[s as usize];
+            if sec.sh_type == elf::SHT_NOBITS {
+                continue;
+            }
+            let size = ctx.eh.get(&(f, s)).map_or(sec.size, |e| e.size);
+            if size > 0 {
+                jobs.push((os.offset + sec.offset, size, Job::Input(f, s)));
+            }
+        }
+    }
+    jobs.sort_by_key(|j| j.0);
+    jobs
+}
+
+fn fill_parallel(
+    ctx: &Ctx,
+    layout: &Layout,
+    plan: Option<&symtab::Plan>,
+    jobs: Vec<(u64, u64, Job)>,
+    out: &mut [u8],
+) -> Result<Vec<(u64, u64)>, String> {
+    let mut slices: Vec<(&mut [u8], Job)> = Vec::with_capacity(jobs.len());
+    let mut rest: &mut [u8] = out;
+    let mut cursor = 0u64;
+    for (off, size, job) in jobs {
+        if off < cursor {
+            return Err(format!("internal error: output pieces overlap at offset {off:#x}"));
+        }
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut((off - cursor) as usize);
+        let (piece, tail) = tail.split_at_mut(size as usize);
+        slices.push((piece, job));
+        rest = tail;
+        cursor = off + size;
+    }
+    let results: Vec<Result<Vec<(u64, u64)>, String>> = slices
+        .into_par_iter()
+        .map(|(buf, job)| match job {
+            Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
+            Job::Synthetic(i) => write_synthetic(ctx, layout, plan, i, buf),
+        })
+        .collect();
+    let mut dynrels = Vec::new();
+    for r in results {
+        dynrels.extend(r?);
+    }
+    Ok(dynrels)
+}
+
+fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<(u64, u64)> {
+    let sec = &ctx.objects[f as usize].sections[s as usize];
+    match ctx.eh.get(&(f, s)) {
+        Some(eh) => {
+            for p in &eh.pieces {
+                if p.out_off == DROPPED {
+                    continue;
+                }
+                let (src, dst) = (p.in_off as usize, p.out_off as usize);
+                buf[dst..dst + p.size as usize].copy_from_slice(&sec.data[src..src + p.size as usize]);
+                if let PieceKind::Fde { cie } = p.kind {
+                    let cie_out = eh.pieces.iter().find(|c| c.in_off == cie).map_or(0, |c| c.out_off);
+                    let ptr = (dst as u32 + 4).wrapping_sub(cie_out);
+                    buf[dst + 4..dst + 8].copy_from_slice(&ptr.to_le_bytes());
+                }
+            }
+        }
+        None => buf.copy_from_slice(&sec.data[..buf.len()]),
+    }
+    crate::arch::x86_64::apply(ctx, f, s, buf)
+}
+
+fn write_synthetic(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, i: usize, buf: &mut [u8]) -> Result<Vec<(u64, u64)>, String> {
+    let sec = &ctx.sections[i];
+    match sec.content {
+        Content::Got => return Ok(synth::got(ctx, buf)),
+        Content::GotPlt => synth::got_plt(ctx, buf),
+        Content::Plt => synth::plt(ctx, buf),
+        Content::RelaPlt => synth::rela_plt(ctx, buf),
+        Content::Dynamic => synth::dynamic(ctx, layout, buf),
+        Content::GnuHash => synth::gnu_hash(buf),
+        Content::Dynsym | Content::Dynstr => {} // only the null symbol and the empty string
+        Content::EhFrameHdr => synth::eh_frame_hdr(ctx, sec.addr, buf)?,
+        Content::BuildId => synth::build_id_header(buf),
+        Content::Symtab => plan.expect("symtab planned").write(ctx, buf),
+        Content::Strtab => buf.copy_from_slice(&plan.expect("symtab planned").strtab),
+        Content::Shstrtab => buf.copy_from_slice(&layout.shstrtab),
+        Content::RelaDyn | Content::Inputs => {}
+    }
+    Ok(Vec::new())
+}
+
+fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
+    let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
+    let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
+    let e_type = match ctx.kind {
+        OutputKind::Static => elf::ET_EXEC,
+        OutputKind::StaticPie => elf::ET_DYN,
+    };
+    let h = &mut out[..EHDR_SIZE as usize];
+    h[0..4].copy_from_slice(&elf::ELFMAG);
+    h[4] = elf::ELFCLASS64;
+    h[5] = elf::ELFDATA2LSB;
+    h[6] = elf::EV_CURRENT;
+    h[7] = elf::ELFOSABI_NONE;
+    h[16..18].copy_from_slice(&e_type.to_le_bytes());
+    h[18..20].copy_from_slice(&elf::EM_X86_64.to_le_bytes());
+    h[20..24].copy_from_slice(&(elf::EV_CURRENT as u32).to_le_bytes());
+    h[24..32].copy_from_slice(&ctx.entry.to_le_bytes());
+    h[32..40].copy_from_slice(&EHDR_SIZE.to_le_bytes());
+    h[40..48].copy_from_slice(&layout.shoff.to_le_bytes());
+    h[52..54].copy_from_slice(&(EHDR_SIZE as u16).to_le_bytes());
+    h[54..56].copy_from_slice(&(PHDR_SIZE as u16).to_le_bytes());
+    h[56..58].copy_from_slice(&(layout.phdrs.len() as u16).to_le_bytes());
+    h[58..60].copy_from_slice(&(SHDR_SIZE as u16).to_le_bytes());
+    h[60..62].copy_from_slice(&(shnum as u16).to_le_bytes());
+    h[62..64].copy_from_slice(&(shstrndx as u16).to_le_bytes());
+    for (i, p) in layout.phdrs.iter().enumerate() {
+        let o = (EHDR_SIZE + PHDR_SIZE * i as u64) as usize;
+        let e = &mut out[o..o + PHDR_SIZE as usize];
+        e[0..4].copy_from_slice(&p.p_type.to_le_bytes());
+        e[4..8].copy_from_slice(&p.flags.to_le_bytes());
+        for (k, v) in [p.offset, p.vaddr, p.vaddr, p.filesz, p.memsz, p.align].iter().enumerate() {
+            e[8 + 8 * k..16 + 8 * k].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    write_section_headers(ctx, layout, out);
+}
+
+fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
+    let idx = |c: Content| ctx.sections.iter().find(|s| s.content == c).map_or(0, |s| s.shndx);
+    for (i, s) in ctx.sections.iter().enumerate() {
+        if s.shndx == 0 {
+            continue;
+        }
+        let (link, info) = match s.content {
+            Content::Symtab => (idx(Content::Strtab), layout.symtab_first_global),
+            Content::RelaPlt => (idx(Content::Dynsym), idx(Content::GotPlt)),
+            Content::RelaDyn | Content::GnuHash => (idx(Content::Dynsym), 0),
+            Content::Dynsym => (idx(Content::Dynstr), 1),
+            Content::Dynamic => (idx(Content::Dynstr), 0),
+            _ => (0, 0),
+        };
+        let o = (layout.shoff + SHDR_SIZE * s.shndx as u64) as usize;
+        let e = &mut out[o..o + SHDR_SIZE as usize];
+        e[0..4].copy_from_slice(&layout.sh_name[i].to_le_bytes());
+        e[4..8].copy_from_slice(&s.sh_type.to_le_bytes());
+        e[8..16].copy_from_slice(&s.flags.to_le_bytes());
+        e[16..24].copy_from_slice(&s.addr.to_le_bytes());
+        e[24..32].copy_from_slice(&s.offset.to_le_bytes());
+        e[32..40].copy_from_slice(&s.size.to_le_bytes());
+        e[40..44].copy_from_slice(&link.to_le_bytes());
+        e[44..48].copy_from_slice(&info.to_le_bytes());
+        e[48..56].copy_from_slice(&s.align.to_le_bytes());
+        e[56..64].copy_from_slice(&s.entsize.to_le_bytes());
+    }
+}
