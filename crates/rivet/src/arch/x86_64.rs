@@ -54,6 +54,41 @@ fn is_alloc(sec: &ObjSection) -> bool {
     sec.flags & SHF_ALLOC as u64 != 0
 }
 
+/// How a GOT-indirect instruction can be rewritten to reach the symbol directly.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GotRelax {
+    /// `mov foo@GOTPCREL(%rip), %reg` → `lea foo(%rip), %reg`
+    MovToLea,
+    /// `call *foo@GOTPCREL(%rip)` → `addr32 call foo`
+    Call,
+    /// `jmp *foo@GOTPCREL(%rip)` → `nop; jmp foo`
+    Jmp,
+}
+
+/// Decides whether a GOTPCRELX relocation can skip the GOT (the psABI's linker relaxation). A static
+/// PIE depends on it: `_start` calls `__libc_start_main` through such a reference before any
+/// RELATIVE relocation has been applied. The instruction bytes are read from the input section, so
+/// the scan and the write decide alike.
+fn got_relaxation(ctx: &Ctx, data: &[u8], off: u64, ty: u32, t: Target) -> Option<GotRelax> {
+    if ty != R_X86_64_GOTPCRELX && ty != R_X86_64_REX_GOTPCRELX {
+        return None;
+    }
+    // IFUNCs keep their GOT entry (it holds the PLT stub); a PIE cannot reach an absolute or
+    // undefined symbol PC-relatively.
+    if ctx.is_ifunc(t) || ctx.is_undefined(t) || (ctx.is_pie() && ctx.is_absolute(t)) {
+        return None;
+    }
+    let off = off as usize;
+    let op = *data.get(off.checked_sub(2)?)?;
+    let modrm = *data.get(off - 1)?;
+    match (ty, op, modrm) {
+        (_, 0x8b, _) if ty == R_X86_64_GOTPCRELX || off >= 3 => Some(GotRelax::MovToLea),
+        (R_X86_64_GOTPCRELX, 0xff, 0x15) => Some(GotRelax::Call),
+        (R_X86_64_GOTPCRELX, 0xff, 0x25) => Some(GotRelax::Jmp),
+        _ => None,
+    }
+}
+
 /// What one section's relocations need; merged in file order so the tables are deterministic.
 #[derive(Default)]
 struct Needs {
@@ -115,6 +150,7 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
             needs.plt.push(t);
         }
         match ty {
+            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
             R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX | R_X86_64_GOT32 | R_X86_64_GOT64
             | R_X86_64_GOTPCREL64 | R_X86_64_GOTPLT64 => {
                 needs.got.push((t, GotKind::Addr));
@@ -290,6 +326,16 @@ impl Reloc<'_, '_> {
             R_X86_64_PC16 => self.write_checked(ty, 2, s + a - p, true),
             R_X86_64_8 => self.write_checked(ty, 1, s + a, false),
             R_X86_64_PC8 => self.write_checked(ty, 1, s + a - p, true),
+            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if self.relaxation(ty, t).is_some() => {
+                let how = self.relaxation(ty, t).unwrap();
+                let o = self.off as usize;
+                match how {
+                    GotRelax::MovToLea => self.buf[o - 2] = 0x8d,
+                    GotRelax::Call => self.buf[o - 2..o].copy_from_slice(&[0x67, 0xe8]),
+                    GotRelax::Jmp => self.buf[o - 2..o].copy_from_slice(&[0x90, 0xe9]),
+                }
+                self.write_checked(ty, 4, s + a - p, true)
+            }
             R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
                 self.write_checked(ty, 4, got(GotKind::Addr) + a - p, true)
             }
@@ -315,6 +361,11 @@ impl Reloc<'_, '_> {
             _ => self.error(format!("unsupported relocation {} against '{}'", reloc_name(ty), ctx.name_of(t))),
         }
         false
+    }
+
+    fn relaxation(&self, ty: u32, t: Target) -> Option<GotRelax> {
+        let data = self.ctx.objects[self.f as usize].sections[self.si as usize].data;
+        got_relaxation(self.ctx, data, self.rel.r_offset.get(LE), ty, t)
     }
 
     fn sym_size(&self, t: Target) -> i128 {
