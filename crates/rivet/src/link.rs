@@ -163,7 +163,9 @@ fn undefined_errors(ctx: &Ctx) -> Vec<String> {
     // A view of the resolution for the message builder, borrowing the context's tables.
     resolve::undefined_symbol_errors_in(&ctx.objects, &ctx.symbols, &|name| {
         // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
-        undefined_ok.contains(&name) || (entry_default && name == b"_start")
+        // `__tls_get_addr` is only called by general/local-dynamic TLS sequences, which an
+        // executable relaxes away; a call outside such a sequence is an error when relocating.
+        undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr"
     })
 }
 
@@ -193,6 +195,12 @@ fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
                 Err(e) => ctx.diag.error(e),
             }
         }
+    }
+    // Records must follow each other with no gap: the unwinder that walks .eh_frame from
+    // crtbeginT.o's __EH_FRAME_BEGIN__ (static executables) reads alignment padding as the zero
+    // terminator and stops. Every record's length is a multiple of 4, so 4-byte alignment packs.
+    for &(f, s) in eh.keys() {
+        ctx.objects[f as usize].sections[s as usize].align = 4;
     }
     ctx.eh = eh;
     ctx.diag.check()

@@ -303,6 +303,13 @@ impl Reloc<'_, '_> {
         }
         let a = self.rel.r_addend.get(LE) as i128;
         let p = self.place as i128;
+        if let Target::Global(id) = t {
+            let sym = &ctx.symbols[id as usize];
+            if sym.name == b"__tls_get_addr" && ctx.is_undefined(t) {
+                self.error("undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)".into());
+                return false;
+            }
+        }
         if !alloc {
             return self.apply_nonalloc(ty, t, a);
         }
