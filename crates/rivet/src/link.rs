@@ -66,6 +66,16 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let roots = root_symbols(config);
     let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
+    // Drop sections nothing reaches (--gc-sections), before anything is sized.
+    if config.gc_sections {
+        let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));
+        if config.print_gc_sections {
+            for (f, s) in dropped {
+                let obj = &ctx.objects[f as usize];
+                eprintln!("rivet: removing unused section '{}' in file '{}'", String::from_utf8_lossy(obj.sections[s as usize].name), obj.name);
+            }
+        }
+    }
     // Group live input sections into output sections by name.
     timer.phase("output sections", || {
         let strip_debug = config.strip != Strip::None;

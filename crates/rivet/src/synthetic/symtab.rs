@@ -37,7 +37,11 @@ fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
 fn keep_global(ctx: &Ctx, id: usize) -> bool {
     let s = &ctx.symbols[id];
     match s.def {
-        Def::Defined { .. } | Def::Common { .. } | Def::Synthetic => true,
+        Def::Defined { file, sym } => {
+            let obj = &ctx.objects[file as usize];
+            obj.sym_shndx(sym as usize).is_none_or(|sec| obj.sections[sec as usize].live)
+        }
+        Def::Common { .. } | Def::Synthetic => true,
         Def::Undefined | Def::Lazy { .. } => s.referenced,
     }
 }

@@ -1,0 +1,175 @@
+//! `--gc-sections`: takes the resolved objects and marks every allocated input section reachable
+//! from the roots through relocations; the rest are dropped. Roots, as GNU ld and lld keep them:
+//! the entry point and `-u` symbols, init/fini arrays and `.init`/`.fini`, `.ctors`/`.dtors`, notes,
+//! `SHF_GNU_RETAIN` sections, and sections whose names are C identifiers (reachable through
+//! `__start_`/`__stop_`). `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only
+//! if the code it describes is alive.
+use crate::ctx::{Ctx, Target};
+use crate::resolve::Def;
+use crate::sections::eh_frame::{self, PieceKind};
+use object::elf;
+use object::LittleEndian as LE;
+
+type Live = Vec<Vec<bool>>;
+
+fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
+    const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
+    let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."].iter().any(|p| name.starts_with(p));
+    KEEP.contains(&name)
+        || prefix_root
+        || matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
+        || flags & elf::SHF_GNU_RETAIN as u64 != 0
+        || is_c_identifier(name)
+}
+
+pub fn is_c_identifier(name: &[u8]) -> bool {
+    !name.is_empty() && !name[0].is_ascii_digit() && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+struct Marker<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    live: Live,
+    stack: Vec<(u32, u32)>,
+}
+
+impl Marker<'_, '_> {
+    fn mark(&mut self, f: u32, s: u32) {
+        let sec = &self.ctx.objects[f as usize].sections[s as usize];
+        if sec.live && !self.live[f as usize][s as usize] {
+            self.live[f as usize][s as usize] = true;
+            self.stack.push((f, s));
+        }
+    }
+
+    fn mark_target(&mut self, t: Target) {
+        let (f, sym) = match t {
+            Target::Local(f, s) => (f, s),
+            Target::Global(id) => match self.ctx.symbols[id as usize].def {
+                Def::Defined { file, sym } => (file, sym),
+                _ => return,
+            },
+        };
+        if let Some(sec) = self.ctx.objects[f as usize].sym_shndx(sym as usize) {
+            self.mark(f, sec);
+        }
+    }
+
+    fn mark_relocations(&mut self, f: u32, s: u32, range: Option<(u64, u64)>) {
+        let relas = self.ctx.objects[f as usize].sections[s as usize].relas;
+        for rel in relas {
+            let off = rel.r_offset.get(LE);
+            if range.is_some_and(|(lo, hi)| off < lo || off >= hi) {
+                continue;
+            }
+            let t = self.ctx.target(f, rel.r_sym(LE, false));
+            if !matches!(t, Target::Global(u32::MAX)) {
+                self.mark_target(t);
+            }
+        }
+    }
+
+    fn drain(&mut self) {
+        while let Some((f, s)) = self.stack.pop() {
+            self.mark_relocations(f, s, None);
+        }
+    }
+
+    /// Follows live FDEs (and their CIEs) to the LSDAs and personality routines they name.
+    /// Returns true when that made anything new alive.
+    fn follow_eh_frames(&mut self) -> bool {
+        let before = self.stack.len();
+        let ctx = self.ctx;
+        for (f, obj) in ctx.objects.iter().enumerate() {
+            for (s, sec) in obj.sections.iter().enumerate() {
+                if !sec.live || sec.name != b".eh_frame" {
+                    continue;
+                }
+                let Ok(eh) = eh_frame::split(sec, &obj.name, |_| true) else { continue };
+                for p in &eh.pieces {
+                    let (PieceKind::Fde { cie }, Some(r)) = (p.kind, p.pc_rel) else { continue };
+                    let t = ctx.target(f as u32, sec.relas[r as usize].r_sym(LE, false));
+                    if !self.target_live(t) {
+                        continue;
+                    }
+                    let fde = (p.in_off as u64, (p.in_off + p.size) as u64);
+                    self.mark_relocations(f as u32, s as u32, Some(fde));
+                    if let Some(c) = eh.pieces.iter().find(|c| c.in_off == cie) {
+                        self.mark_relocations(f as u32, s as u32, Some((c.in_off as u64, (c.in_off + c.size) as u64)));
+                    }
+                }
+            }
+        }
+        self.stack.len() > before
+    }
+
+    fn target_live(&self, t: Target) -> bool {
+        let (f, sym) = match t {
+            Target::Local(f, s) => (f, s),
+            Target::Global(id) => match self.ctx.symbols[id as usize].def {
+                Def::Defined { file, sym } => (file, sym),
+                _ => return true,
+            },
+        };
+        match self.ctx.objects[f as usize].sym_shndx(sym as usize) {
+            Some(sec) => self.live[f as usize][sec as usize],
+            None => true,
+        }
+    }
+}
+
+/// Marks and sweeps. Returns the dropped sections as (file, section) for `--print-gc-sections`.
+pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
+    let live: Live = ctx.objects.iter().map(|o| vec![false; o.sections.len()]).collect();
+    let mut m = Marker { ctx, live, stack: Vec::new() };
+    for (f, obj) in ctx.objects.iter().enumerate() {
+        for (s, sec) in obj.sections.iter().enumerate() {
+            let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
+            // Non-allocated sections (debug info) are never collected, and their references keep
+            // nothing alive; .eh_frame is handled by follow_eh_frames.
+            if sec.live && sec.name != b".eh_frame" && (!alloc || is_root(sec.name, sec.sh_type, sec.flags)) {
+                m.live[f][s] = true;
+                if alloc {
+                    m.stack.push((f as u32, s as u32));
+                }
+            }
+        }
+    }
+    for name in roots {
+        if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
+            m.mark_target(Target::Global(id));
+        }
+    }
+    loop {
+        m.drain();
+        if !m.follow_eh_frames() {
+            break;
+        }
+    }
+    let live = m.live;
+    let mut dropped = Vec::new();
+    for (f, obj) in ctx.objects.iter_mut().enumerate() {
+        for (s, sec) in obj.sections.iter_mut().enumerate() {
+            if sec.live && !live[f][s] && sec.name != b".eh_frame" {
+                sec.live = false;
+                dropped.push((f as u32, s as u32));
+            }
+        }
+    }
+    dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots() {
+        assert!(is_root(b".init_array.00101", elf::SHT_INIT_ARRAY, 3));
+        assert!(is_root(b"my_section", elf::SHT_PROGBITS, 2));
+        assert!(is_root(b".note.ABI-tag", elf::SHT_NOTE, 2));
+        assert!(!is_root(b".text.unused", elf::SHT_PROGBITS, 6));
+        assert!(is_root(b".text.kept", elf::SHT_PROGBITS, 6 | elf::SHF_GNU_RETAIN as u64));
+        assert!(!is_c_identifier(b".data"));
+        assert!(!is_c_identifier(b"1abc"));
+    }
+}
