@@ -1,1 +1,221 @@
-//! Facts about the file system the output goes to and the memory available.
+//! Facts about the file system the output goes to (statfs and the mount table) and the memory
+//! available (meminfo and the process's cgroup). Takes a directory, gives plain data the I/O policy
+//! decides on.
+use std::io;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Default)]
+pub struct FsInfo {
+    /// The mount table's type name: "ext4", "btrfs", "tmpfs", "nfs", "fuse.sshfs", ...
+    pub fs_type: String,
+    pub magic: i64,
+    pub block_size: u64,
+    pub mount_point: PathBuf,
+    /// Per-mount and super options joined with ','.
+    pub mount_options: String,
+    /// btrfs with compress= or compress-force=.
+    pub compressed: bool,
+    /// NFS, CIFS/SMB, 9p, Ceph, sshfs and other file systems that live across a wire.
+    pub network: bool,
+    pub fuse: bool,
+    pub tmpfs: bool,
+    pub overlay: bool,
+    pub free_bytes: u64,
+}
+
+const NETWORK_TYPES: &[&str] = &[
+    "nfs",
+    "nfs4",
+    "cifs",
+    "smb3",
+    "smbfs",
+    "9p",
+    "ceph",
+    "glusterfs",
+    "afs",
+    "fuse.sshfs",
+    "virtiofs",
+    "vboxsf",
+];
+
+/// Describes the file system holding `dir`.
+pub fn for_path(dir: &Path) -> io::Result<FsInfo> {
+    let canonical = dir.canonicalize()?;
+    let mut info = statfs(&canonical)?;
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    if let Some((mount_point, fs_type, options)) = find_mount(&mountinfo, &canonical) {
+        info.fs_type = fs_type;
+        info.mount_point = mount_point;
+        info.mount_options = options;
+    }
+    let t = info.fs_type.as_str();
+    info.tmpfs = t == "tmpfs" || t == "ramfs";
+    info.overlay = t == "overlay";
+    info.fuse = t.starts_with("fuse");
+    info.network = NETWORK_TYPES.contains(&t);
+    info.compressed = t == "btrfs"
+        && info
+            .mount_options
+            .split(',')
+            .any(|o| o.starts_with("compress"));
+    Ok(info)
+}
+
+fn statfs(path: &Path) -> io::Result<FsInfo> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: statfs fills the zeroed struct we pass for the NUL-terminated path `c`.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(FsInfo {
+        magic: st.f_type as i64,
+        block_size: st.f_bsize as u64,
+        free_bytes: st.f_bavail as u64 * st.f_bsize as u64,
+        ..Default::default()
+    })
+}
+
+/// mountinfo escapes space, tab, newline and backslash as octal (`\040`).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The mount whose mount point is the longest prefix of `path`: (mount point, type, options).
+fn find_mount(mountinfo: &str, path: &Path) -> Option<(PathBuf, String, String)> {
+    let mut best: Option<(PathBuf, String, String)> = None;
+    for line in mountinfo.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let sep = fields.iter().position(|f| *f == "-")?;
+        if fields.len() < sep + 3 || fields.len() < 6 {
+            continue;
+        }
+        let mount_point = PathBuf::from(unescape(fields[4]));
+        if !path.starts_with(&mount_point) {
+            continue;
+        }
+        let longer = best
+            .as_ref()
+            .is_none_or(|(b, _, _)| mount_point.as_os_str().len() >= b.as_os_str().len());
+        if longer {
+            let options = format!("{},{}", fields[5], fields.get(sep + 3).unwrap_or(&""));
+            best = Some((mount_point, fields[sep + 1].to_string(), options));
+        }
+    }
+    best
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MemInfo {
+    pub total: u64,
+    /// MemAvailable.
+    pub available: u64,
+    /// The memory cgroup's limit (None: unlimited).
+    pub cgroup_limit: Option<u64>,
+    pub cgroup_usage: Option<u64>,
+}
+
+impl MemInfo {
+    /// What this process can still use: free memory, capped by the cgroup's headroom.
+    pub fn effective_available(&self) -> u64 {
+        match (self.cgroup_limit, self.cgroup_usage) {
+            (Some(limit), usage) => self.available.min(limit.saturating_sub(usage.unwrap_or(0))),
+            _ => self.available,
+        }
+    }
+}
+
+pub fn memory() -> MemInfo {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        meminfo
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    let (cgroup_limit, cgroup_usage) = cgroup_memory();
+    MemInfo {
+        total: field("MemTotal:"),
+        available: field("MemAvailable:"),
+        cgroup_limit,
+        cgroup_usage,
+    }
+}
+
+fn read_number(path: &str) -> Option<u64> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// cgroup v2 (`memory.max`, "max" = none) or v1 (`memory.limit_in_bytes`, huge = none).
+fn cgroup_memory() -> (Option<u64>, Option<u64>) {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    for line in cgroups.lines() {
+        if let Some(path) = line.strip_prefix("0::") {
+            let base = format!("/sys/fs/cgroup{path}");
+            let limit = read_number(&format!("{base}/memory.max"));
+            return (limit, read_number(&format!("{base}/memory.current")));
+        }
+    }
+    for line in cgroups.lines() {
+        let parts: Vec<&str> = line.splitn(3, ':').collect();
+        if parts.len() == 3 && parts[1].split(',').any(|c| c == "memory") {
+            let base = format!("/sys/fs/cgroup/memory{}", parts[2]);
+            let limit =
+                read_number(&format!("{base}/memory.limit_in_bytes")).filter(|&l| l < (1 << 60));
+            return (limit, read_number(&format!("{base}/memory.usage_in_bytes")));
+        }
+    }
+    (None, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_real_file_systems() {
+        let root = for_path(Path::new("/")).unwrap();
+        assert!(!root.fs_type.is_empty(), "{root:?}");
+        assert!(root.block_size > 0);
+        let proc_ = for_path(Path::new("/proc")).unwrap();
+        assert_eq!(proc_.fs_type, "proc");
+        assert_eq!(proc_.mount_point, PathBuf::from("/proc"));
+    }
+
+    #[test]
+    fn parses_mountinfo_lines() {
+        let table = "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n\
+                     40 22 0:35 / /mnt/my\\040disk rw - btrfs /dev/sdb rw,compress=zstd:3\n";
+        let (mp, t, o) = find_mount(table, Path::new("/mnt/my disk/out")).unwrap();
+        assert_eq!(mp, PathBuf::from("/mnt/my disk"));
+        assert_eq!(t, "btrfs");
+        assert!(o.contains("compress=zstd"));
+        let (mp, t, _) = find_mount(table, Path::new("/home/x")).unwrap();
+        assert_eq!((mp, t.as_str()), (PathBuf::from("/"), "ext4"));
+    }
+
+    #[test]
+    fn memory_is_known() {
+        let m = memory();
+        assert!(m.total > 0 && m.available > 0);
+        assert!(m.effective_available() <= m.available);
+    }
+}

@@ -1,55 +1,231 @@
 //! Input files: mapped read-only (or read into memory when tiny or not a regular file), one open per
-//! file even when it is named twice.
-use std::io;
+//! file even when it is named twice. Takes paths, gives byte slices that live as long as the file.
+use memmap2::Mmap;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 /// Files smaller than this are read() rather than mapped: a mapping costs more than a copy for them.
 pub const MAP_THRESHOLD: u64 = 16 * 1024;
 
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
 /// One input file's bytes. The file descriptor stays open so later stages (copy_file_range) can use it.
 pub struct InputFile {
-    // (fields are the implementation's)
+    path: PathBuf,
+    bytes: Bytes,
+    file: Option<File>,
+    size: u64,
+    mtime: Option<SystemTime>,
+}
+
+fn with_path(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot open {}: {}", path.display(), e))
 }
 
 impl InputFile {
     /// Opens and maps (or reads) `path`.
     pub fn open(path: &Path) -> io::Result<InputFile> {
-        todo!()
+        let mut file = File::open(path).map_err(|e| with_path(e, path))?;
+        let meta = file.metadata().map_err(|e| with_path(e, path))?;
+        if meta.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("cannot open {}: is a directory", path.display()),
+            ));
+        }
+        let regular = meta.is_file();
+        let bytes = if regular && meta.len() >= MAP_THRESHOLD {
+            // SAFETY: the mapping is read-only and private to this process. A file truncated by
+            // another process while we link would raise SIGBUS on access; linkers accept that risk
+            // for inputs (lld and mold map inputs the same way), and `changed_since_open` lets the
+            // linker detect a change after the fact.
+            Bytes::Mapped(unsafe { Mmap::map(&file) }.map_err(|e| with_path(e, path))?)
+        } else {
+            let mut v = Vec::with_capacity(meta.len() as usize);
+            file.read_to_end(&mut v).map_err(|e| with_path(e, path))?;
+            Bytes::Owned(v)
+        };
+        let size = match &bytes {
+            Bytes::Mapped(m) => m.len() as u64,
+            Bytes::Owned(v) => v.len() as u64,
+        };
+        Ok(InputFile {
+            path: path.to_path_buf(),
+            bytes,
+            file: regular.then_some(file),
+            size,
+            mtime: meta.modified().ok(),
+        })
     }
+
     pub fn path(&self) -> &Path {
-        todo!()
+        &self.path
     }
+
     pub fn data(&self) -> &[u8] {
-        todo!()
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
     }
+
     /// The open file, if it is a regular file (None for data read from a pipe).
-    pub fn file(&self) -> Option<&std::fs::File> {
-        todo!()
+    pub fn file(&self) -> Option<&File> {
+        self.file.as_ref()
     }
+
     /// True when the bytes are a mapping of the file (false: read into memory).
     pub fn is_mapped(&self) -> bool {
-        todo!()
+        matches!(self.bytes, Bytes::Mapped(_))
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn mtime(&self) -> Option<SystemTime> {
+        self.mtime
+    }
+
+    /// Re-reads the file's size and modification time: true when another process changed the file
+    /// after it was opened (the linker then refuses to write an output built from torn input).
+    pub fn changed_since_open(&self) -> io::Result<bool> {
+        let Some(file) = &self.file else {
+            return Ok(false);
+        };
+        let meta = std::fs::metadata(&self.path).or_else(|_| file.metadata())?;
+        Ok(meta.len() != self.size || meta.modified().ok() != self.mtime)
     }
 }
 
 /// Opens every file once: a second `open` of the same file (same device and inode, whatever the path
 /// spelling) returns the first `Arc`. Safe to share between threads.
 #[derive(Default)]
-pub struct InputCache {}
+pub struct InputCache {
+    files: Mutex<HashMap<(u64, u64), Arc<InputFile>>>,
+    order: Mutex<Vec<Arc<InputFile>>>,
+}
 
 impl InputCache {
     pub fn new() -> InputCache {
-        todo!()
+        InputCache::default()
     }
+
     pub fn open(&self, path: &Path) -> io::Result<Arc<InputFile>> {
-        todo!()
+        let meta = std::fs::metadata(path).map_err(|e| with_path(e, path))?;
+        let key = (meta.dev(), meta.ino());
+        if let Some(f) = self.files.lock().unwrap().get(&key) {
+            return Ok(f.clone());
+        }
+        let f = Arc::new(InputFile::open(path)?);
+        let mut files = self.files.lock().unwrap();
+        let f = files.entry(key).or_insert(f).clone();
+        self.order.lock().unwrap().push(f.clone());
+        Ok(f)
     }
+
     /// Total bytes of all files opened so far, and of those mapped.
     pub fn totals(&self) -> (u64, u64) {
-        todo!()
+        let order = self.order.lock().unwrap();
+        let total = order.iter().map(|f| f.size).sum();
+        let mapped = order.iter().filter(|f| f.is_mapped()).map(|f| f.size).sum();
+        (total, mapped)
     }
+
     pub fn paths(&self) -> Vec<PathBuf> {
-        todo!()
+        self.order
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|f| f.path.clone())
+            .collect()
+    }
+
+    /// Every file opened, in the order first opened.
+    pub fn files(&self) -> Vec<Arc<InputFile>> {
+        self.order.lock().unwrap().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rivet-io-input-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn small_files_are_read_large_are_mapped() {
+        let d = tmpdir("thresholds");
+        std::fs::write(d.join("small"), b"0123456789").unwrap();
+        std::fs::write(d.join("large"), vec![7u8; 100 * 1024]).unwrap();
+        let small = InputFile::open(&d.join("small")).unwrap();
+        let large = InputFile::open(&d.join("large")).unwrap();
+        assert!(!small.is_mapped());
+        assert!(large.is_mapped());
+        assert_eq!(small.data(), b"0123456789");
+        assert_eq!(large.data().len(), 100 * 1024);
+        assert!(!large.changed_since_open().unwrap());
+        drop(large);
+        let large = InputFile::open(&d.join("large")).unwrap();
+        std::fs::write(d.join("large"), vec![7u8; 10]).unwrap();
+        assert!(large.changed_since_open().unwrap());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn same_file_opens_once_whatever_the_spelling() {
+        let d = tmpdir("once");
+        std::fs::write(d.join("f"), b"data").unwrap();
+        std::os::unix::fs::symlink(d.join("f"), d.join("link")).unwrap();
+        let cache = InputCache::new();
+        let a = cache.open(&d.join("f")).unwrap();
+        let b = cache.open(&d.join(".").join("f")).unwrap();
+        let c = cache.open(&d.join("link")).unwrap();
+        assert!(Arc::ptr_eq(&a, &b) && Arc::ptr_eq(&a, &c));
+        assert_eq!(cache.paths().len(), 1);
+        assert_eq!(cache.totals(), (4, 0));
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn pipes_are_read() {
+        let d = tmpdir("fifo");
+        let fifo = d.join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let writer_path = fifo.clone();
+        let writer =
+            std::thread::spawn(move || std::fs::write(writer_path, b"through a pipe").unwrap());
+        let f = InputFile::open(&fifo).unwrap();
+        writer.join().unwrap();
+        assert!(!f.is_mapped());
+        assert!(f.file().is_none());
+        assert_eq!(f.data(), b"through a pipe");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn errors_name_the_path() {
+        let e = InputFile::open(Path::new("/nonexistent/rivet-input"))
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert!(e.to_string().contains("/nonexistent/rivet-input"));
+        let e = InputFile::open(Path::new("/tmp")).err().unwrap();
+        assert!(e.to_string().contains("is a directory"));
     }
 }
