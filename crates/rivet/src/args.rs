@@ -56,9 +56,8 @@ pub struct Config {
     pub inputs: Vec<InputArg>,
     /// `-L DIR`, in command-line order.
     pub lib_paths: Vec<PathBuf>,
-    /// `-static` / `-Bstatic` seen before any input with no later `-Bdynamic`... no: true iff `-static`
-    /// (or `-Bstatic`/`-dn`/`-non_shared` given as `-static`) appeared anywhere: the output has no
-    /// dynamic section unless `-pie` makes it static-pie.
+    /// `-static` appeared: the output is a static executable (static-PIE with `-pie`). `-Bstatic`
+    /// alone only changes how `-l` searches, as rustc uses it.
     pub static_link: bool,
     /// `-pie` / `--pic-executable` (false after `-no-pie` / `--no-pic-executable`).
     pub pie: bool,
@@ -86,7 +85,7 @@ pub struct Config {
     pub separate_code: bool,
     /// `-z max-page-size=N` (default 4096).
     pub max_page_size: u64,
-    /// `--hash-style=` (default Gnu... GNU ld's default is sysv; gcc passes gnu).
+    /// `--hash-style=` (GNU ld's default is sysv; gcc passes gnu).
     pub hash_style: HashStyle,
     /// `-soname NAME` / `-h NAME` / `--soname=NAME`.
     pub soname: Option<String>,
@@ -113,6 +112,8 @@ pub struct Config {
     pub mmap_output: Option<bool>,
     /// `--fsync` (default false).
     pub fsync: bool,
+    /// `-nostdlib`: only `-L` directories are searched for `-l`.
+    pub nostdlib: bool,
     /// `-v`/`--verbose` (print version and continue, and explain choices).
     pub verbose: bool,
     /// `--version` / `-V`: print version and exit 0 (with no inputs).
@@ -144,7 +145,7 @@ pub struct Config {
     pub plugin_opts: Vec<String>,
     /// `-m EMULATION`: only elf_x86_64 is accepted (checked by the parser).
     pub emulation: Option<String>,
-    /// `-O N` (0..=3; default 0... GNU ld default is -O0? record what is given, default 1).
+    /// `-O N` (0..=3, default 0).
     pub opt_level: u8,
     /// `-Map FILE` / `-Map=FILE` / `--Map=FILE`.
     pub map_file: Option<PathBuf>,
@@ -185,14 +186,907 @@ pub struct Config {
     pub copy_method: Option<String>,
 }
 
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            output: PathBuf::from("a.out"),
+            inputs: Vec::new(),
+            lib_paths: Vec::new(),
+            static_link: false,
+            pie: false,
+            shared: false,
+            dynamic_linker: None,
+            no_dynamic_linker: false,
+            entry: None,
+            build_id: BuildId::None,
+            eh_frame_hdr: false,
+            relro: true,
+            now: false,
+            z_text: false,
+            execstack: false,
+            separate_code: true,
+            max_page_size: 4096,
+            hash_style: HashStyle::Sysv,
+            soname: None,
+            rpath: Vec::new(),
+            rpath_link: Vec::new(),
+            new_dtags: true,
+            export_dynamic: false,
+            gc_sections: false,
+            print_gc_sections: false,
+            strip: Strip::None,
+            print_timing: false,
+            time_trace: None,
+            stats: false,
+            mmap_output: None,
+            fsync: false,
+            nostdlib: false,
+            verbose: false,
+            print_version: false,
+            print_help: false,
+            threads: None,
+            undefined: Vec::new(),
+            require_defined: Vec::new(),
+            version_scripts: Vec::new(),
+            dynamic_lists: Vec::new(),
+            no_undefined: false,
+            allow_shlib_undefined: None,
+            no_undefined_version: false,
+            bsymbolic: false,
+            bsymbolic_functions: false,
+            plugin: None,
+            plugin_opts: Vec::new(),
+            emulation: None,
+            opt_level: 0,
+            map_file: None,
+            fatal_warnings: false,
+            color_diagnostics: None,
+            sysroot: None,
+            reproduce: None,
+            wrap: Vec::new(),
+            defsym: Vec::new(),
+            exclude_libs: Vec::new(),
+            icf: None,
+            compress_debug_sections: None,
+            image_base: None,
+            section_starts: Vec::new(),
+            no_warn_mismatch: false,
+            discard: None,
+            print_map: false,
+            trace: false,
+            io_strategy: None,
+            prefetch_inputs: None,
+            copy_method: None,
+        }
+    }
+}
+
+/// Options rivet accepts and deliberately ignores, each because GNU ld gives it no effect for the
+/// outputs rivet writes (the README lists them).
+pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
+    ("-plugin, -plugin-opt", "the LTO plugin only matters for LTO objects, which rivet rejects with an error"),
+    ("-O0..-O3", "GNU ld's -O only tunes dynamic hash-table sizes; rivet's output is the same at every level"),
+    ("--no-warn-mismatch", "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says"),
+    ("-z common-page-size=N", "GNU ld uses it to pad RELRO; rivet pads RELRO to the maximum page size"),
+    ("--color-diagnostics, --no-color-diagnostics", "rivet's messages are plain text"),
+    ("-nostdlib", "honoured: only -L directories are searched"),
+];
+
+/// Options whose value follows (`-o FILE`, `--opt=VALUE`, `--opt VALUE`).
+const WITH_VALUE: &[&str] = &[
+    "o",
+    "output",
+    "l",
+    "library",
+    "L",
+    "library-path",
+    "e",
+    "entry",
+    "m",
+    "z",
+    "u",
+    "undefined",
+    "require-defined",
+    "h",
+    "soname",
+    "rpath",
+    "R",
+    "rpath-link",
+    "dynamic-linker",
+    "I",
+    "version-script",
+    "dynamic-list",
+    "plugin",
+    "plugin-opt",
+    "O",
+    "Map",
+    "sysroot",
+    "reproduce",
+    "wrap",
+    "defsym",
+    "exclude-libs",
+    "icf",
+    "compress-debug-sections",
+    "image-base",
+    "Ttext",
+    "Tdata",
+    "Tbss",
+    "Ttext-segment",
+    "hash-style",
+    "io-strategy",
+    "copy-method",
+    "threads",
+    "build-id",
+    "time-trace",
+    "color-diagnostics",
+    "T",
+    "script",
+    "y",
+    "trace-symbol",
+    "soname",
+    "audit",
+    "f",
+    "F",
+];
+
+/// Options that may carry a value only with `=` (`--build-id` alone means sha1).
+const OPTIONAL_VALUE: &[&str] = &["build-id", "time-trace", "color-diagnostics", "threads"];
+
+/// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
+const SHORT_GLUED: &[char] = &[
+    'o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F',
+];
+
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
 pub fn parse(args: Vec<OsString>) -> Result<Config, String> {
-    let _ = args;
-    todo!()
+    let args = expand_response_files(args, &mut Vec::new())?;
+    let mut p = ArgParser {
+        args,
+        pos: 0,
+        config: Config::default(),
+        state: InputState::default(),
+        stack: Vec::new(),
+    };
+    while p.pos < p.args.len() {
+        let arg = p.args[p.pos].clone();
+        p.pos += 1;
+        p.one(&arg)?;
+    }
+    Ok(p.config)
+}
+
+struct ArgParser {
+    args: Vec<String>,
+    pos: usize,
+    config: Config,
+    state: InputState,
+    stack: Vec<InputState>,
+}
+
+/// Splits an argument into (option name, attached value). `--opt=v`, `-opt=v`, `-lc`, `-zrelro`.
+fn split_option(arg: &str) -> (String, Option<String>) {
+    let body = arg.strip_prefix("--").unwrap_or_else(|| &arg[1..]);
+    if let Some((name, value)) = body.split_once('=') {
+        if WITH_VALUE.contains(&name) || OPTIONAL_VALUE.contains(&name) {
+            return (name.to_string(), Some(value.to_string()));
+        }
+    }
+    if !arg.starts_with("--") && !KNOWN_FLAGS.contains(&body) && !WITH_VALUE.contains(&body) {
+        if let Some(c) = body.chars().next() {
+            if SHORT_GLUED.contains(&c) && body.len() > 1 {
+                return (c.to_string(), Some(body[1..].to_string()));
+            }
+        }
+    }
+    (body.to_string(), None)
+}
+
+/// Flags (no value). Listed so that `-static` is never read as `-s tatic` and so on.
+const KNOWN_FLAGS: &[&str] = &[
+    "static",
+    "Bstatic",
+    "dn",
+    "non_shared",
+    "Bdynamic",
+    "dy",
+    "call_shared",
+    "pie",
+    "pic-executable",
+    "no-pie",
+    "no-pic-executable",
+    "shared",
+    "Bshareable",
+    "no-dynamic-linker",
+    "eh-frame-hdr",
+    "no-eh-frame-hdr",
+    "build-id",
+    "E",
+    "export-dynamic",
+    "no-export-dynamic",
+    "gc-sections",
+    "no-gc-sections",
+    "print-gc-sections",
+    "no-print-gc-sections",
+    "s",
+    "strip-all",
+    "S",
+    "strip-debug",
+    "print-timing",
+    "time",
+    "time-trace",
+    "stats",
+    "mmap-output-file",
+    "no-mmap-output-file",
+    "fsync",
+    "no-fsync",
+    "v",
+    "verbose",
+    "version",
+    "V",
+    "help",
+    "no-threads",
+    "as-needed",
+    "no-as-needed",
+    "whole-archive",
+    "no-whole-archive",
+    "push-state",
+    "pop-state",
+    "start-group",
+    "end-group",
+    "(",
+    ")",
+    "no-undefined",
+    "allow-shlib-undefined",
+    "no-allow-shlib-undefined",
+    "no-undefined-version",
+    "undefined-version",
+    "Bsymbolic",
+    "Bsymbolic-functions",
+    "enable-new-dtags",
+    "disable-new-dtags",
+    "fatal-warnings",
+    "no-fatal-warnings",
+    "color-diagnostics",
+    "no-color-diagnostics",
+    "no-warn-mismatch",
+    "x",
+    "X",
+    "discard-all",
+    "discard-locals",
+    "discard-none",
+    "M",
+    "print-map",
+    "t",
+    "trace",
+    "nostdlib",
+    "prefetch-inputs",
+    "no-prefetch-inputs",
+    "threads",
+];
+
+impl ArgParser {
+    fn value(&mut self, name: &str, attached: Option<String>) -> Result<String, String> {
+        if let Some(v) = attached {
+            return Ok(v);
+        }
+        let v = self
+            .args
+            .get(self.pos)
+            .cloned()
+            .ok_or_else(|| format!("-{name}: missing argument"))?;
+        self.pos += 1;
+        Ok(v)
+    }
+
+    fn input(&mut self, path: &str) {
+        self.config.inputs.push(InputArg::File {
+            path: PathBuf::from(path),
+            state: self.state,
+        });
+    }
+
+    fn one(&mut self, arg: &str) -> Result<(), String> {
+        if !arg.starts_with('-') || arg == "-" {
+            self.input(arg);
+            return Ok(());
+        }
+        let (name, attached) = split_option(arg);
+        if attached.is_some()
+            || WITH_VALUE.contains(&name.as_str()) && !OPTIONAL_VALUE.contains(&name.as_str())
+        {
+            let value = self.value(&name, attached)?;
+            return self.with_value(&name, value);
+        }
+        self.flag(&name, arg)
+    }
+
+    fn flag(&mut self, name: &str, arg: &str) -> Result<(), String> {
+        let c = &mut self.config;
+        match name {
+            "static" => {
+                c.static_link = true;
+                self.state.static_only = true;
+            }
+            "Bstatic" | "dn" | "non_shared" => self.state.static_only = true,
+            "Bdynamic" | "dy" | "call_shared" => self.state.static_only = false,
+            "pie" | "pic-executable" => c.pie = true,
+            "no-pie" | "no-pic-executable" => c.pie = false,
+            "shared" | "Bshareable" => c.shared = true,
+            "no-dynamic-linker" => c.no_dynamic_linker = true,
+            "eh-frame-hdr" => c.eh_frame_hdr = true,
+            "no-eh-frame-hdr" => c.eh_frame_hdr = false,
+            "build-id" => c.build_id = BuildId::Sha1,
+            "E" | "export-dynamic" => c.export_dynamic = true,
+            "no-export-dynamic" => c.export_dynamic = false,
+            "gc-sections" => c.gc_sections = true,
+            "no-gc-sections" => c.gc_sections = false,
+            "print-gc-sections" => c.print_gc_sections = true,
+            "no-print-gc-sections" => c.print_gc_sections = false,
+            "s" | "strip-all" => c.strip = Strip::All,
+            "S" | "strip-debug" => {
+                if c.strip != Strip::All {
+                    c.strip = Strip::Debug
+                }
+            }
+            "print-timing" | "time" => c.print_timing = true,
+            "time-trace" => c.time_trace = Some(None),
+            "stats" => c.stats = true,
+            "mmap-output-file" => c.mmap_output = Some(true),
+            "no-mmap-output-file" => c.mmap_output = Some(false),
+            "fsync" => c.fsync = true,
+            "no-fsync" => c.fsync = false,
+            "v" | "verbose" => c.verbose = true,
+            "version" | "V" => c.print_version = true,
+            "help" => c.print_help = true,
+            "no-threads" => c.threads = Some(1),
+            "threads" => c.threads = None,
+            "as-needed" => self.state.as_needed = true,
+            "no-as-needed" => self.state.as_needed = false,
+            "whole-archive" => self.state.whole_archive = true,
+            "no-whole-archive" => self.state.whole_archive = false,
+            "push-state" => self.stack.push(self.state),
+            "pop-state" => {
+                self.state = self
+                    .stack
+                    .pop()
+                    .ok_or("--pop-state without a matching --push-state")?
+            }
+            "start-group" | "(" => c.inputs.push(InputArg::GroupStart),
+            "end-group" | ")" => c.inputs.push(InputArg::GroupEnd),
+            "no-undefined" => c.no_undefined = true,
+            "allow-shlib-undefined" => c.allow_shlib_undefined = Some(true),
+            "no-allow-shlib-undefined" => c.allow_shlib_undefined = Some(false),
+            "no-undefined-version" => c.no_undefined_version = true,
+            "undefined-version" => c.no_undefined_version = false,
+            "Bsymbolic" => c.bsymbolic = true,
+            "Bsymbolic-functions" => c.bsymbolic_functions = true,
+            "enable-new-dtags" => c.new_dtags = true,
+            "disable-new-dtags" => c.new_dtags = false,
+            "fatal-warnings" => c.fatal_warnings = true,
+            "no-fatal-warnings" => c.fatal_warnings = false,
+            "color-diagnostics" => c.color_diagnostics = Some(true),
+            "no-color-diagnostics" => c.color_diagnostics = Some(false),
+            "no-warn-mismatch" => c.no_warn_mismatch = true,
+            "x" | "discard-all" => c.discard = Some("all".into()),
+            "X" | "discard-locals" => c.discard = Some("locals".into()),
+            "discard-none" => c.discard = Some("none".into()),
+            "M" | "print-map" => c.print_map = true,
+            "t" | "trace" => c.trace = true,
+            "nostdlib" => c.nostdlib = true,
+            "prefetch-inputs" => c.prefetch_inputs = Some(true),
+            "no-prefetch-inputs" => c.prefetch_inputs = Some(false),
+            _ => return Err(format!("unknown argument '{arg}'")),
+        }
+        Ok(())
+    }
+
+    fn with_value(&mut self, name: &str, v: String) -> Result<(), String> {
+        let c = &mut self.config;
+        match name {
+            "o" | "output" => c.output = PathBuf::from(v),
+            "l" | "library" => c.inputs.push(InputArg::Library {
+                name: v,
+                state: self.state,
+            }),
+            "L" | "library-path" => c.lib_paths.push(PathBuf::from(v)),
+            "e" | "entry" => c.entry = Some(v),
+            "m" => {
+                if v != "elf_x86_64" {
+                    return Err(format!(
+                        "unsupported emulation '{v}' (rivet links elf_x86_64 only)"
+                    ));
+                }
+                c.emulation = Some(v);
+            }
+            "z" => self.z_option(&v)?,
+            "u" | "undefined" => c.undefined.push(v),
+            "require-defined" => c.require_defined.push(v),
+            "h" | "soname" => c.soname = Some(v),
+            "rpath" | "R" => c.rpath.push(v),
+            "rpath-link" => c.rpath_link.push(v),
+            "dynamic-linker" | "I" => c.dynamic_linker = Some(v),
+            "version-script" => c.version_scripts.push(PathBuf::from(v)),
+            "dynamic-list" => c.dynamic_lists.push(PathBuf::from(v)),
+            "plugin" => c.plugin = Some(v),
+            "plugin-opt" => c.plugin_opts.push(v),
+            "O" => {
+                c.opt_level = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n <= 3)
+                    .ok_or_else(|| format!("-O: bad optimisation level '{v}'"))?
+            }
+            "Map" => c.map_file = Some(PathBuf::from(v)),
+            "sysroot" => c.sysroot = Some(PathBuf::from(v)),
+            "reproduce" => c.reproduce = Some(PathBuf::from(v)),
+            "wrap" => c.wrap.push(v),
+            "defsym" => {
+                let (sym, expr) = v
+                    .split_once('=')
+                    .ok_or_else(|| format!("--defsym: expected SYMBOL=EXPRESSION, got '{v}'"))?;
+                c.defsym.push((sym.to_string(), expr.to_string()));
+            }
+            "exclude-libs" => c
+                .exclude_libs
+                .extend(v.split([',', ':']).map(str::to_string)),
+            "icf" => c.icf = Some(one_of("--icf", &v, &["all", "safe", "none"])?),
+            "compress-debug-sections" => {
+                c.compress_debug_sections = Some(one_of(
+                    "--compress-debug-sections",
+                    &v,
+                    &["none", "zlib", "zstd", "zlib-gabi"],
+                )?)
+            }
+            "image-base" => {
+                c.image_base =
+                    Some(number(&v).ok_or_else(|| format!("--image-base: bad address '{v}'"))?)
+            }
+            "Ttext" | "Tdata" | "Tbss" | "Ttext-segment" => {
+                let addr = number(&v).ok_or_else(|| format!("-{name}: bad address '{v}'"))?;
+                c.section_starts.push((name[1..].to_string(), addr));
+            }
+            "hash-style" => {
+                c.hash_style = match v.as_str() {
+                    "sysv" => HashStyle::Sysv,
+                    "gnu" => HashStyle::Gnu,
+                    "both" => HashStyle::Both,
+                    _ => {
+                        return Err(format!(
+                            "--hash-style: unknown style '{v}' (sysv, gnu or both)"
+                        ))
+                    }
+                }
+            }
+            "io-strategy" => c.io_strategy = Some(v),
+            "copy-method" => {
+                c.copy_method = Some(one_of(
+                    "--copy-method",
+                    &v,
+                    &["memcpy", "copy-file-range", "sendfile", "auto"],
+                )?)
+            }
+            "threads" => {
+                c.threads =
+                    Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
+                        format!("--threads: expected a positive number, got '{v}'")
+                    })?)
+            }
+            "build-id" => c.build_id = build_id(&v)?,
+            "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
+            "color-diagnostics" => {
+                c.color_diagnostics = Some(
+                    one_of("--color-diagnostics", &v, &["auto", "always", "never"])? != "never",
+                )
+            }
+            "T" | "script" => return Err(format!(
+                "-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)"
+            )),
+            "y" | "trace-symbol" => {
+                return Err(format!("-y {v}: --trace-symbol is not supported yet"))
+            }
+            "f" | "F" | "audit" => {
+                return Err(format!(
+                    "-{name}: auxiliary/filter libraries are not supported yet"
+                ))
+            }
+            _ => return Err(format!("unknown argument '-{name}'")),
+        }
+        Ok(())
+    }
+
+    fn z_option(&mut self, key: &str) -> Result<(), String> {
+        let c = &mut self.config;
+        match key {
+            "relro" => c.relro = true,
+            "norelro" => c.relro = false,
+            "now" => c.now = true,
+            "lazy" => c.now = false,
+            "text" => c.z_text = true,
+            "notext" | "textoff" => c.z_text = false,
+            "execstack" => c.execstack = true,
+            "noexecstack" => c.execstack = false,
+            "separate-code" => c.separate_code = true,
+            "noseparate-code" => c.separate_code = false,
+            "defs" => c.no_undefined = true,
+            "nodefs" | "undefs" => c.no_undefined = false,
+            _ => {
+                if let Some(v) = key.strip_prefix("max-page-size=") {
+                    let n = number(v)
+                        .filter(|n| n.is_power_of_two())
+                        .ok_or_else(|| format!("-z max-page-size: bad size '{v}'"))?;
+                    c.max_page_size = n;
+                } else if let Some(v) = key.strip_prefix("common-page-size=") {
+                    number(v)
+                        .filter(|n| n.is_power_of_two())
+                        .ok_or_else(|| format!("-z common-page-size: bad size '{v}'"))?;
+                } else {
+                    return Err(format!("-z {key}: unknown or unsupported keyword"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn one_of(opt: &str, v: &str, allowed: &[&str]) -> Result<String, String> {
+    if allowed.contains(&v) {
+        Ok(v.to_string())
+    } else {
+        Err(format!(
+            "{opt}: unknown value '{v}' (expected one of: {})",
+            allowed.join(", ")
+        ))
+    }
+}
+
+fn number(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+fn build_id(v: &str) -> Result<BuildId, String> {
+    Ok(match v {
+        "sha1" | "tree" => BuildId::Sha1,
+        "md5" => BuildId::Md5,
+        "uuid" => BuildId::Uuid,
+        "none" => BuildId::None,
+        _ => {
+            let hex = v
+                .strip_prefix("0x")
+                .or_else(|| v.strip_prefix("0X"))
+                .ok_or_else(|| format!("--build-id: unknown style '{v}'"))?;
+            if hex.is_empty() || hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(format!("--build-id: bad hex string '{v}'"));
+            }
+            BuildId::Hex(
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect(),
+            )
+        }
+    })
+}
+
+/// Expands `@FILE` arguments in place, recursively; `active` holds the files being expanded so one
+/// that includes itself is an error instead of an endless loop.
+fn expand_response_files(
+    args: Vec<OsString>,
+    active: &mut Vec<PathBuf>,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for a in args {
+        let a = a
+            .into_string()
+            .map_err(|a| format!("argument is not valid UTF-8: {}", a.to_string_lossy()))?;
+        let Some(file) = a.strip_prefix('@') else {
+            out.push(a);
+            continue;
+        };
+        let path = PathBuf::from(file);
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if active.contains(&canonical) {
+            return Err(format!("response file {file} includes itself"));
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot open response file {file}: {e}"))?;
+        active.push(canonical);
+        let words = split_response_text(&text).map_err(|e| format!("response file {file}: {e}"))?;
+        out.extend(expand_response_files(
+            words.into_iter().map(OsString::from).collect(),
+            active,
+        )?);
+        active.pop();
+    }
+    Ok(out)
+}
+
+/// gcc/GNU ld response-file quoting: whitespace separates; single and double quotes group;
+/// a backslash escapes the next character.
+fn split_response_text(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(ch) = chars.next() {
+        match (quote, ch) {
+            (_, '\\') => {
+                cur.push(chars.next().ok_or("ends with a backslash")?);
+                in_word = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(ch);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unterminated quote".into());
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
 }
 
 /// The `--help` text.
 pub fn usage() -> String {
-    String::from("Usage: rivet [options] file...\n")
+    let mut s = String::from(
+        "Usage: rivet [options] file...\n\
+         An x86-64 ELF linker, a drop-in replacement for GNU ld (use it through gcc -B DIR, DIR/ld -> rivet).\n\n\
+         Common options:\n  -o FILE, -l LIB, -L DIR, -static, -pie, -no-pie, -e SYM, -u SYM, -z KEY, --start-group/--end-group,\n  \
+         --whole-archive, --push-state/--pop-state, --gc-sections, --build-id[=STYLE], --eh-frame-hdr, -s, -S, @FILE\n\n\
+         rivet's own:\n  --print-timing            per-phase timing table on stderr\n  \
+         --time-trace[=FILE]       Chrome trace of the link\n  \
+         --mmap-output-file        build the output in a mapping of the file\n  \
+         --no-mmap-output-file     build the output in memory and write it sequentially\n  \
+         --fsync                   flush the output to disk before exiting (off by default)\n  \
+         --threads=N               worker threads\n\nAccepted and ignored:\n",
+    );
+    for (opt, why) in IGNORED_OPTIONS {
+        s.push_str(&format!("  {opt}: {why}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Config, String> {
+        parse(args.iter().map(OsString::from).collect())
+    }
+
+    #[test]
+    fn gcc_default_link_line() {
+        let c = p(&[
+            "-plugin",
+            "/usr/lib/gcc/x86_64-linux-gnu/12/liblto_plugin.so",
+            "-plugin-opt=/usr/lib/gcc/x86_64-linux-gnu/12/lto-wrapper",
+            "-plugin-opt=-pass-through=-lgcc",
+            "--build-id",
+            "--eh-frame-hdr",
+            "-m",
+            "elf_x86_64",
+            "--hash-style=gnu",
+            "--as-needed",
+            "-dynamic-linker",
+            "/lib64/ld-linux-x86-64.so.2",
+            "-pie",
+            "-o",
+            "out",
+            "Scrt1.o",
+            "-L/usr/lib",
+            "main.o",
+            "-lgcc",
+            "--push-state",
+            "--as-needed",
+            "-lgcc_s",
+            "--pop-state",
+            "-lc",
+            "crtn.o",
+        ])
+        .unwrap();
+        assert!(c.pie && !c.static_link && c.eh_frame_hdr);
+        assert_eq!(c.build_id, BuildId::Sha1);
+        assert_eq!(c.hash_style, HashStyle::Gnu);
+        assert_eq!(c.output, PathBuf::from("out"));
+        assert_eq!(
+            c.dynamic_linker.as_deref(),
+            Some("/lib64/ld-linux-x86-64.so.2")
+        );
+        assert_eq!(c.plugin_opts.len(), 2);
+        assert_eq!(c.lib_paths, vec![PathBuf::from("/usr/lib")]);
+        let as_needed = InputState {
+            as_needed: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.inputs[2],
+            InputArg::Library {
+                name: "gcc".into(),
+                state: as_needed
+            }
+        );
+        assert_eq!(
+            c.inputs[3],
+            InputArg::Library {
+                name: "gcc_s".into(),
+                state: as_needed
+            }
+        );
+        assert_eq!(
+            c.inputs[4],
+            InputArg::Library {
+                name: "c".into(),
+                state: as_needed
+            }
+        );
+    }
+
+    #[test]
+    fn static_and_static_pie() {
+        let c = p(&[
+            "-static",
+            "-pie",
+            "--no-dynamic-linker",
+            "-z",
+            "text",
+            "--start-group",
+            "-lgcc",
+            "-lc",
+            "--end-group",
+        ])
+        .unwrap();
+        assert!(c.static_link && c.pie && c.no_dynamic_linker && c.z_text);
+        assert_eq!(c.inputs[0], InputArg::GroupStart);
+        assert!(matches!(&c.inputs[1], InputArg::Library { state, .. } if state.static_only));
+        assert_eq!(c.inputs[3], InputArg::GroupEnd);
+        let c = p(&["-Bstatic", "-lfoo", "-Bdynamic", "-lbar"]).unwrap();
+        assert!(!c.static_link);
+        assert!(matches!(&c.inputs[0], InputArg::Library { state, .. } if state.static_only));
+        assert!(matches!(&c.inputs[1], InputArg::Library { state, .. } if !state.static_only));
+    }
+
+    #[test]
+    fn spellings() {
+        let c = p(&[
+            "--static",
+            "-ofile",
+            "-lc",
+            "-l",
+            "m",
+            "-l:libz.a",
+            "-zrelro",
+            "-z",
+            "now",
+            "-melf_x86_64",
+            "-e",
+            "start",
+            "--entry=go",
+        ])
+        .unwrap();
+        assert!(c.static_link && c.now && c.relro);
+        assert_eq!(c.output, PathBuf::from("file"));
+        assert_eq!(c.entry.as_deref(), Some("go"));
+        let libs: Vec<&str> = c
+            .inputs
+            .iter()
+            .filter_map(|i| {
+                if let InputArg::Library { name, .. } = i {
+                    Some(name.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert_eq!(libs, ["c", "m", ":libz.a"]);
+        let c = p(&[
+            "-shared",
+            "-soname",
+            "libx.so.1",
+            "-rpath",
+            "/opt",
+            "-s",
+            "-gc-sections",
+            "--gc-sections",
+        ])
+        .unwrap();
+        assert!(c.shared && c.gc_sections);
+        assert_eq!(c.soname.as_deref(), Some("libx.so.1"));
+        assert_eq!(c.rpath, vec!["/opt"]);
+        assert_eq!(c.strip, Strip::All);
+        let c = p(&[
+            "--build-id=0xdeadBEEF",
+            "--threads=3",
+            "-O1",
+            "-z",
+            "max-page-size=0x200000",
+        ])
+        .unwrap();
+        assert_eq!(c.build_id, BuildId::Hex(vec![0xde, 0xad, 0xbe, 0xef]));
+        assert_eq!(
+            (c.threads, c.opt_level, c.max_page_size),
+            (Some(3), 1, 0x200000)
+        );
+    }
+
+    #[test]
+    fn errors_name_the_option() {
+        assert_eq!(
+            p(&["--frobnicate"]).unwrap_err(),
+            "unknown argument '--frobnicate'"
+        );
+        assert_eq!(p(&["-o"]).unwrap_err(), "-o: missing argument");
+        assert!(p(&["-m", "elf_i386"]).unwrap_err().contains("elf_i386"));
+        assert!(p(&["-z", "bogus"]).unwrap_err().contains("bogus"));
+        assert!(p(&["--pop-state"]).unwrap_err().contains("--push-state"));
+        assert!(p(&["--build-id=0xabc"]).is_err());
+        assert!(p(&["-T", "script.ld"])
+            .unwrap_err()
+            .contains("linker scripts"));
+    }
+
+    #[test]
+    fn response_files() {
+        let d = std::env::temp_dir().join(format!("rivet-args-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let inner = d.join("inner.rsp");
+        std::fs::write(&inner, "-lm 'a b.o' \"c\\\"d.o\"").unwrap();
+        let outer = d.join("outer.rsp");
+        std::fs::write(&outer, format!("-o out\n@{}\n x.o", inner.display())).unwrap();
+        let c = p(&[&format!("@{}", outer.display())]).unwrap();
+        assert_eq!(c.output, PathBuf::from("out"));
+        let files: Vec<String> = c
+            .inputs
+            .iter()
+            .filter_map(|i| {
+                if let InputArg::File { path, .. } = i {
+                    Some(path.display().to_string())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert_eq!(files, ["a b.o", "c\"d.o", "x.o"]);
+        let looping = d.join("loop.rsp");
+        std::fs::write(&looping, format!("@{}", looping.display())).unwrap();
+        assert!(p(&[&format!("@{}", looping.display())])
+            .unwrap_err()
+            .contains("includes itself"));
+        assert!(p(&["@/nonexistent.rsp"])
+            .unwrap_err()
+            .contains("cannot open response file"));
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn response_text_never_panics() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        for _ in 0..3000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let s: String = (0..(seed % 24))
+                .map(|i| b"a '\"\\ \n-"[((seed >> (i * 2)) % 8) as usize] as char)
+                .collect();
+            let _ = split_response_text(&s);
+        }
+    }
 }

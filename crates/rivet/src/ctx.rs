@@ -76,14 +76,17 @@ impl<'a> Ctx<'a> {
         match t {
             Target::Local(f, s) => Some((f, &self.objects[f as usize].syms[s as usize])),
             Target::Global(id) => match self.symbols[id as usize].def {
-                Def::Defined { file, sym } | Def::Common { file, sym } => Some((file, &self.objects[file as usize].syms[sym as usize])),
+                Def::Defined { file, sym } | Def::Common { file, sym } => {
+                    Some((file, &self.objects[file as usize].syms[sym as usize]))
+                }
                 _ => None,
             },
         }
     }
 
     pub fn sym_type(&self, t: Target) -> u8 {
-        self.definition(t).map_or(elf::STT_NOTYPE, |(_, s)| s.st_info & 0xf)
+        self.definition(t)
+            .map_or(elf::STT_NOTYPE, |(_, s)| s.st_info & 0xf)
     }
 
     pub fn is_ifunc(&self, t: Target) -> bool {
@@ -93,8 +96,13 @@ impl<'a> Ctx<'a> {
     /// Undefined (weak) globals resolve to 0 in an executable without shared libraries.
     pub fn is_undefined(&self, t: Target) -> bool {
         match t {
-            Target::Global(id) => matches!(self.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }),
-            Target::Local(f, s) => self.objects[f as usize].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF,
+            Target::Global(id) => matches!(
+                self.symbols[id as usize].def,
+                Def::Undefined | Def::Lazy { .. }
+            ),
+            Target::Local(f, s) => {
+                self.objects[f as usize].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF
+            }
         }
     }
 
@@ -151,7 +159,9 @@ impl<'a> Ctx<'a> {
     }
 
     fn common_addr(&self, file: u32, sym: u32) -> u64 {
-        let Some(sec) = self.commons_section else { return 0 };
+        let Some(sec) = self.commons_section else {
+            return 0;
+        };
         for &(id, off) in &self.commons {
             if self.symbols[id as usize].def == (Def::Common { file, sym }) {
                 return self.sections[sec].addr + self.commons_base + off;

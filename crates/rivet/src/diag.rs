@@ -72,7 +72,10 @@ impl Diag {
     pub fn check(&self) -> Result<()> {
         match self.error_count() {
             0 => Ok(()),
-            n => Err(LinkError(format!("{n} error{} found; no output written", if n == 1 { "" } else { "s" }))),
+            n => Err(LinkError(format!(
+                "{n} error{} found; no output written",
+                if n == 1 { "" } else { "s" }
+            ))),
         }
     }
 }

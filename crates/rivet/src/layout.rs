@@ -73,7 +73,13 @@ pub fn allocate_commons(ctx: &mut Ctx) {
         Some(i) => i,
         None => {
             let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-            ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs));
+            ctx.sections.push(OutputSection::new(
+                ".bss",
+                elf::SHT_NOBITS,
+                flags,
+                1,
+                Content::Inputs,
+            ));
             ctx.sections.len() - 1
         }
     };
@@ -95,7 +101,11 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
         if ctx.sections[si].content != Content::Inputs {
             continue;
         }
-        let commons_size = if ctx.commons_section == Some(si) { ctx.sections[si].size } else { 0 };
+        let commons_size = if ctx.commons_section == Some(si) {
+            ctx.sections[si].size
+        } else {
+            0
+        };
         let mut off = 0u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
         for &(f, s) in &members {
@@ -118,7 +128,15 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
     }
 }
 
-fn add_section(ctx: &mut Ctx, name: &str, sh_type: u32, flags: u32, align: u64, content: Content, size: u64) -> usize {
+fn add_section(
+    ctx: &mut Ctx,
+    name: &str,
+    sh_type: u32,
+    flags: u32,
+    align: u64,
+    content: Content,
+    size: u64,
+) -> usize {
     let mut s = OutputSection::new(name, sh_type, flags as u64, align, content);
     s.size = size;
     ctx.sections.push(s);
@@ -127,32 +145,83 @@ fn add_section(ctx: &mut Ctx, name: &str, sh_type: u32, flags: u32, align: u64, 
 
 /// Creates the linker-made sections with their exact sizes. `symtab_size`: (.symtab, .strtab)
 /// bytes, or None when stripped. Returns the `.dynamic` entries (static-PIE).
-pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>) -> Vec<(i64, DynValue)> {
+pub fn create_synthetic_sections(
+    ctx: &mut Ctx,
+    symtab_size: Option<(u64, u64)>,
+) -> Vec<(i64, DynValue)> {
     use elf::*;
     let a = SHF_ALLOC;
     let aw = SHF_ALLOC | SHF_WRITE;
     if ctx.config.build_id != BuildId::None {
         let desc = build_id_len(&ctx.config.build_id);
-        add_section(ctx, ".note.gnu.build-id", SHT_NOTE, a, 4, Content::BuildId, 16 + desc);
+        add_section(
+            ctx,
+            ".note.gnu.build-id",
+            SHT_NOTE,
+            a,
+            4,
+            Content::BuildId,
+            16 + desc,
+        );
     }
     let nplt = ctx.got.plt.len() as u64;
     if !ctx.got.got.is_empty() {
-        ctx.got.got_sec = Some(add_section(ctx, ".got", SHT_PROGBITS, aw, 8, Content::Got, 8 * ctx.got.got.len() as u64));
+        ctx.got.got_sec = Some(add_section(
+            ctx,
+            ".got",
+            SHT_PROGBITS,
+            aw,
+            8,
+            Content::Got,
+            8 * ctx.got.got.len() as u64,
+        ));
     }
     if nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]) {
         let size = 8 * (GOTPLT_RESERVED + nplt);
-        ctx.got.gotplt_sec = Some(add_section(ctx, ".got.plt", SHT_PROGBITS, aw, 8, Content::GotPlt, size));
+        ctx.got.gotplt_sec = Some(add_section(
+            ctx,
+            ".got.plt",
+            SHT_PROGBITS,
+            aw,
+            8,
+            Content::GotPlt,
+            size,
+        ));
     }
     if nplt > 0 {
-        ctx.got.plt_sec = Some(add_section(ctx, ".plt", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, Content::Plt, PLT_ENTRY_SIZE * nplt));
+        ctx.got.plt_sec = Some(add_section(
+            ctx,
+            ".plt",
+            SHT_PROGBITS,
+            SHF_ALLOC | SHF_EXECINSTR,
+            16,
+            Content::Plt,
+            PLT_ENTRY_SIZE * nplt,
+        ));
         let flags = a | SHF_INFO_LINK;
-        ctx.got.relaplt_sec = Some(add_section(ctx, ".rela.plt", SHT_RELA, flags, 8, Content::RelaPlt, 24 * nplt));
+        ctx.got.relaplt_sec = Some(add_section(
+            ctx,
+            ".rela.plt",
+            SHT_RELA,
+            flags,
+            8,
+            Content::RelaPlt,
+            24 * nplt,
+        ));
         ctx.sections.last_mut().unwrap().entsize = 24;
     }
     if ctx.config.eh_frame_hdr {
         let fdes: u64 = ctx.eh.values().map(|e| e.fde_count as u64).sum();
         if ctx.sections.iter().any(|s| s.name == ".eh_frame") {
-            add_section(ctx, ".eh_frame_hdr", SHT_PROGBITS, a, 4, Content::EhFrameHdr, 12 + 8 * fdes);
+            add_section(
+                ctx,
+                ".eh_frame_hdr",
+                SHT_PROGBITS,
+                a,
+                4,
+                Content::EhFrameHdr,
+                12 + 8 * fdes,
+            );
         }
     }
     let mut dynamic = Vec::new();
@@ -182,7 +251,15 @@ pub fn build_id_len(b: &BuildId) -> u64 {
 fn create_static_pie_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     use elf::*;
     let a = SHF_ALLOC;
-    let gnu_hash = add_section(ctx, ".gnu.hash", SHT_GNU_HASH, a, 8, Content::GnuHash, 16 + 8 + 4);
+    let gnu_hash = add_section(
+        ctx,
+        ".gnu.hash",
+        SHT_GNU_HASH,
+        a,
+        8,
+        Content::GnuHash,
+        16 + 8 + 4,
+    );
     let dynsym = add_section(ctx, ".dynsym", SHT_DYNSYM, a, 8, Content::Dynsym, 24);
     ctx.sections[dynsym].entsize = 24;
     let dynstr = add_section(ctx, ".dynstr", SHT_STRTAB, a, 1, Content::Dynstr, 1);
@@ -196,7 +273,15 @@ fn create_static_pie_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
         (DT_DEBUG as i64, DynValue::Value(0)),
     ];
     if nrel > 0 {
-        let rela = add_section(ctx, ".rela.dyn", SHT_RELA, a, 8, Content::RelaDyn, 24 * nrel);
+        let rela = add_section(
+            ctx,
+            ".rela.dyn",
+            SHT_RELA,
+            a,
+            8,
+            Content::RelaDyn,
+            24 * nrel,
+        );
         ctx.sections[rela].entsize = 24;
         ctx.got.reladyn_sec = Some(rela);
         dynamic.push((DT_RELA as i64, DynValue::SectionAddr(rela)));
@@ -205,7 +290,10 @@ fn create_static_pie_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
         dynamic.push((DT_RELACOUNT as i64, DynValue::Value(nrel)));
     }
     if let Some(relaplt) = ctx.got.relaplt_sec {
-        dynamic.push((DT_PLTGOT as i64, DynValue::SectionAddr(ctx.got.gotplt_sec.unwrap())));
+        dynamic.push((
+            DT_PLTGOT as i64,
+            DynValue::SectionAddr(ctx.got.gotplt_sec.unwrap()),
+        ));
         dynamic.push((DT_PLTRELSZ as i64, DynValue::SectionSize(relaplt)));
         dynamic.push((DT_PLTREL as i64, DynValue::Value(DT_RELA as u64)));
         dynamic.push((DT_JMPREL as i64, DynValue::SectionAddr(relaplt)));
@@ -218,7 +306,15 @@ fn create_static_pie_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     dynamic.push((DT_FLAGS_1 as i64, DynValue::Value(flags_1)));
     dynamic.push((DT_NULL as i64, DynValue::Value(0)));
     let size = 16 * dynamic.len() as u64;
-    ctx.got.dynamic_sec = Some(add_section(ctx, ".dynamic", SHT_DYNAMIC, SHF_ALLOC | SHF_WRITE, 8, Content::Dynamic, size));
+    ctx.got.dynamic_sec = Some(add_section(
+        ctx,
+        ".dynamic",
+        SHT_DYNAMIC,
+        SHF_ALLOC | SHF_WRITE,
+        8,
+        Content::Dynamic,
+        size,
+    ));
     ctx.sections.last_mut().unwrap().entsize = 16;
     dynamic
 }
@@ -260,7 +356,11 @@ fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
         }
     };
     let mut current: Option<u8> = None;
-    loads.push(LoadPlan { sections: Vec::new(), flags: segment_of(CLASS_HEADERS).1, relro: false });
+    loads.push(LoadPlan {
+        sections: Vec::new(),
+        flags: segment_of(CLASS_HEADERS).1,
+        relro: false,
+    });
     current.replace(0);
     for &i in order {
         let s = &ctx.sections[i];
@@ -269,7 +369,11 @@ fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
         }
         let (seg, flags, is_relro) = segment_of(s.key.0);
         if current != Some(seg) {
-            loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro });
+            loads.push(LoadPlan {
+                sections: Vec::new(),
+                flags,
+                relro: is_relro,
+            });
             current = Some(seg);
         }
         loads.last_mut().unwrap().sections.push(i);
@@ -283,7 +387,11 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let loads = plan_loads(ctx, &order);
     let page = ctx.config.max_page_size.max(4096);
     let has = |c: Content| ctx.sections.iter().any(|s| s.content == c);
-    let tls_secs: Vec<usize> = order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
+    let tls_secs: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls())
+        .collect();
     let note_runs = note_runs(ctx, &order);
     let pie = ctx.kind == OutputKind::StaticPie;
     let nphdr = loads.len()
@@ -341,7 +449,15 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             }
         }
         let filesz = file_end - seg_off;
-        phdrs.push(Phdr { p_type: elf::PT_LOAD, flags: load.flags, offset: seg_off, vaddr: seg_va, filesz, memsz: va - seg_va, align: page });
+        phdrs.push(Phdr {
+            p_type: elf::PT_LOAD,
+            flags: load.flags,
+            offset: seg_off,
+            vaddr: seg_va,
+            filesz,
+            memsz: va - seg_va,
+            align: page,
+        });
         off = file_end;
         if load.relro {
             relro_range = Some((seg_off, seg_va, va - seg_va));
@@ -361,7 +477,11 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         }
     }
     let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
-    let shstr = ctx.sections.iter().position(|s| s.content == Content::Shstrtab).unwrap();
+    let shstr = ctx
+        .sections
+        .iter()
+        .position(|s| s.content == Content::Shstrtab)
+        .unwrap();
     ctx.sections[shstr].size = shstrtab.len() as u64;
     off += shstrtab.len() as u64;
     let shoff = align_up(off, 8);
@@ -370,52 +490,130 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
 
     if tls.0 != u64::MAX {
         let size = tls.1 - tls.0;
-        ctx.tls = Tls { start: tls.0, end: tls.0 + align_up(size, tls.2) };
+        ctx.tls = Tls {
+            start: tls.0,
+            end: tls.0 + align_up(size, tls.2),
+        };
     }
     let mut all = Vec::new();
     if pie {
-        all.push(Phdr { p_type: elf::PT_PHDR, flags: elf::PF_R, offset: EHDR_SIZE, vaddr: ctx.base + EHDR_SIZE, filesz: headers - EHDR_SIZE, memsz: headers - EHDR_SIZE, align: 8 });
+        all.push(Phdr {
+            p_type: elf::PT_PHDR,
+            flags: elf::PF_R,
+            offset: EHDR_SIZE,
+            vaddr: ctx.base + EHDR_SIZE,
+            filesz: headers - EHDR_SIZE,
+            memsz: headers - EHDR_SIZE,
+            align: 8,
+        });
     }
     all.extend(phdrs);
     if let Some(d) = ctx.got.dynamic_sec {
-        all.push(section_phdr(&ctx.sections[d], elf::PT_DYNAMIC, elf::PF_R | elf::PF_W));
+        all.push(section_phdr(
+            &ctx.sections[d],
+            elf::PT_DYNAMIC,
+            elf::PF_R | elf::PF_W,
+        ));
     }
     for run in &note_runs {
         let first = &ctx.sections[run[0]];
         let last = &ctx.sections[*run.last().unwrap()];
         let size = last.addr + last.size - first.addr;
-        all.push(Phdr { p_type: elf::PT_NOTE, flags: elf::PF_R, offset: first.offset, vaddr: first.addr, filesz: size, memsz: size, align: first.align });
+        all.push(Phdr {
+            p_type: elf::PT_NOTE,
+            flags: elf::PF_R,
+            offset: first.offset,
+            vaddr: first.addr,
+            filesz: size,
+            memsz: size,
+            align: first.align,
+        });
     }
     if tls.0 != u64::MAX {
         let first = &ctx.sections[tls_secs[0]];
         let filesz = tls.3.saturating_sub(first.offset);
-        all.push(Phdr { p_type: elf::PT_TLS, flags: elf::PF_R, offset: first.offset, vaddr: tls.0, filesz, memsz: tls.1 - tls.0, align: tls.2 });
+        all.push(Phdr {
+            p_type: elf::PT_TLS,
+            flags: elf::PF_R,
+            offset: first.offset,
+            vaddr: tls.0,
+            filesz,
+            memsz: tls.1 - tls.0,
+            align: tls.2,
+        });
     }
-    if let Some(h) = ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr) {
+    if let Some(h) = ctx
+        .sections
+        .iter()
+        .find(|s| s.content == Content::EhFrameHdr)
+    {
         all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));
     }
-    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
-    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, ..Default::default() });
+    let stack_flags = if ctx.config.execstack {
+        elf::PF_R | elf::PF_W | elf::PF_X
+    } else {
+        elf::PF_R | elf::PF_W
+    };
+    all.push(Phdr {
+        p_type: elf::PT_GNU_STACK,
+        flags: stack_flags,
+        align: 16,
+        ..Default::default()
+    });
     if let Some((offset, vaddr, memsz)) = relro_range {
         // Rounded up to the page: the next segment starts on a new page, so the whole tail of the
         // last RELRO page can be made read-only.
         let memsz = align_up(vaddr + memsz, page) - vaddr;
         let filesz = memsz.min(relro_file_size(ctx, &loads));
-        all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
+        all.push(Phdr {
+            p_type: elf::PT_GNU_RELRO,
+            flags: elf::PF_R,
+            offset,
+            vaddr,
+            filesz,
+            memsz,
+            align: 1,
+        });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout { phdrs: all, order, shoff, file_size, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
+    Layout {
+        phdrs: all,
+        order,
+        shoff,
+        file_size,
+        shstrtab,
+        sh_name,
+        dynamic,
+        symtab_first_global: 0,
+    }
 }
 
 fn relro_file_size(ctx: &Ctx, loads: &[LoadPlan]) -> u64 {
-    let Some(l) = loads.iter().find(|l| l.relro && !l.sections.is_empty()) else { return 0 };
+    let Some(l) = loads.iter().find(|l| l.relro && !l.sections.is_empty()) else {
+        return 0;
+    };
     let first = &ctx.sections[l.sections[0]];
-    let end = l.sections.iter().map(|&i| &ctx.sections[i]).filter(|s| !s.is_nobits()).map(|s| s.offset + s.size).max().unwrap_or(first.offset);
+    let end = l
+        .sections
+        .iter()
+        .map(|&i| &ctx.sections[i])
+        .filter(|s| !s.is_nobits())
+        .map(|s| s.offset + s.size)
+        .max()
+        .unwrap_or(first.offset);
     align_up(end, 4096) - first.offset
 }
 
 fn section_phdr(s: &OutputSection, p_type: u32, flags: u32) -> Phdr {
-    Phdr { p_type, flags, offset: s.offset, vaddr: s.addr, filesz: s.size, memsz: s.size, align: s.align }
+    Phdr {
+        p_type,
+        flags,
+        offset: s.offset,
+        vaddr: s.addr,
+        filesz: s.size,
+        memsz: s.size,
+        align: s.align,
+    }
 }
 
 /// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
@@ -489,7 +687,9 @@ pub fn is_reserved(name: &[u8], output_names: &[&str]) -> bool {
     if FIXED.contains(&name) {
         return true;
     }
-    let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
+    let section = name
+        .strip_prefix(b"__start_")
+        .or_else(|| name.strip_prefix(b"__stop_"));
     section.is_some_and(|s| output_names.iter().any(|n| n.as_bytes() == s))
 }
 
@@ -518,7 +718,9 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
     let mut values = vec![0u64; ctx.symbols.len()];
     for (id, s) in ctx.symbols.iter().enumerate() {
         values[id] = match s.def {
-            Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
+            Def::Defined { file, sym } | Def::Common { file, sym } => {
+                ctx.object_sym_value(file, sym as usize)
+            }
             Def::Synthetic => synthetic_value(ctx, s.name),
             Def::Undefined | Def::Lazy { .. } => 0,
         };
@@ -527,7 +729,10 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
 }
 
 fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {
-    ctx.sections.iter().find(|s| s.name == name && s.is_alloc()).map(|s| (s.addr, s.addr + s.size))
+    ctx.sections
+        .iter()
+        .find(|s| s.name == name && s.is_alloc())
+        .map(|s| (s.addr, s.addr + s.size))
 }
 
 fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
@@ -538,21 +743,45 @@ fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
         b"__ehdr_start" | b"__executable_start" => ctx.base,
         b"_GLOBAL_OFFSET_TABLE_" => ctx.got.gotplt_addr(&ctx.sections),
         b"_DYNAMIC" => ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr),
-        b"__rela_iplt_start" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr),
-        b"__rela_iplt_end" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr + ctx.sections[s].size),
+        b"__rela_iplt_start" => ctx
+            .got
+            .relaplt_sec
+            .map_or(ctx.base, |s| ctx.sections[s].addr),
+        b"__rela_iplt_end" => ctx
+            .got
+            .relaplt_sec
+            .map_or(ctx.base, |s| ctx.sections[s].addr + ctx.sections[s].size),
         b"__init_array_start" => start_or_base(".init_array"),
         b"__init_array_end" => end_or_base(".init_array"),
         b"__fini_array_start" => start_or_base(".fini_array"),
         b"__fini_array_end" => end_or_base(".fini_array"),
         b"__preinit_array_start" => start_or_base(".preinit_array"),
         b"__preinit_array_end" => end_or_base(".preinit_array"),
-        b"_end" | b"end" => alloc().filter(|s| !s.is_tls()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
-        b"_edata" | b"edata" => alloc().filter(|s| !s.is_nobits()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
-        b"__bss_start" => alloc().filter(|s| s.is_nobits() && !s.is_tls()).map(|s| s.addr).min().unwrap_or_else(|| synthetic_value(ctx, b"_edata")),
-        b"_etext" | b"etext" | b"__etext" => {
-            alloc().filter(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0).map(|s| s.addr + s.size).max().unwrap_or(ctx.base)
-        }
-        b"__GNU_EH_FRAME_HDR" => ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr).map_or(0, |s| s.addr),
+        b"_end" | b"end" => alloc()
+            .filter(|s| !s.is_tls())
+            .map(|s| s.addr + s.size)
+            .max()
+            .unwrap_or(ctx.base),
+        b"_edata" | b"edata" => alloc()
+            .filter(|s| !s.is_nobits())
+            .map(|s| s.addr + s.size)
+            .max()
+            .unwrap_or(ctx.base),
+        b"__bss_start" => alloc()
+            .filter(|s| s.is_nobits() && !s.is_tls())
+            .map(|s| s.addr)
+            .min()
+            .unwrap_or_else(|| synthetic_value(ctx, b"_edata")),
+        b"_etext" | b"etext" | b"__etext" => alloc()
+            .filter(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0)
+            .map(|s| s.addr + s.size)
+            .max()
+            .unwrap_or(ctx.base),
+        b"__GNU_EH_FRAME_HDR" => ctx
+            .sections
+            .iter()
+            .find(|s| s.content == Content::EhFrameHdr)
+            .map_or(0, |s| s.addr),
         b"_TLS_MODULE_BASE_" => ctx.tls.start,
         _ => {
             let (start, sec) = match name.strip_prefix(b"__start_") {
@@ -577,9 +806,16 @@ fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
 /// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of
 /// `.text` when the symbol is missing.
 pub fn entry_address(ctx: &Ctx) -> u64 {
-    let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
+    let name = ctx
+        .config
+        .entry
+        .clone()
+        .unwrap_or_else(|| "_start".to_string());
     if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
-        if !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }) {
+        if !matches!(
+            ctx.symbols[id as usize].def,
+            Def::Undefined | Def::Lazy { .. }
+        ) {
             return ctx.global_addr[id as usize];
         }
     }
@@ -587,7 +823,9 @@ pub fn entry_address(ctx: &Ctx) -> u64 {
         return v;
     }
     let text = section_range(ctx, ".text").map_or(0, |r| r.0);
-    ctx.diag.warn(format!("cannot find entry symbol {name}; defaulting to {text:#x}"));
+    ctx.diag.warn(format!(
+        "cannot find entry symbol {name}; defaulting to {text:#x}"
+    ));
     text
 }
 

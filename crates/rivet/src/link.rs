@@ -20,18 +20,26 @@ pub struct LinkReport {
     pub commit: rivet_io::CommitReport,
     pub inputs: usize,
     pub objects: usize,
+    /// `--stats`: (what, count) pairs.
+    pub stats: Vec<(&'static str, u64)>,
 }
 
 fn output_kind(config: &Config) -> Result<OutputKind> {
     if config.shared {
-        return Err(fatal!("-shared: shared libraries are not supported yet (dynamic linking is the next step)"));
+        return Err(fatal!(
+            "-shared: shared libraries are not supported yet (dynamic linking is the next step)"
+        ));
     }
     if !config.static_link {
         return Err(fatal!(
             "dynamic executables are not supported yet (dynamic linking is the next step); link with -static or -static-pie"
         ));
     }
-    Ok(if config.pie { OutputKind::StaticPie } else { OutputKind::Static })
+    Ok(if config.pie {
+        OutputKind::StaticPie
+    } else {
+        OutputKind::Static
+    })
 }
 
 /// Names that must be resolved even if no object mentions them: the entry point, `-u`,
@@ -57,22 +65,83 @@ fn report_all(diag: &Diag, errors: Vec<String>) -> crate::diag::LinkError {
     }
 }
 
+/// Options the command line accepts (they have a meaning rivet will implement) but this version
+/// does not implement yet: refusing them is honest; ignoring them would link something else than
+/// the user asked for.
+fn reject_unimplemented(config: &Config) -> Result<()> {
+    let mut missing: Vec<&str> = Vec::new();
+    let mut check = |set: bool, name: &'static str| {
+        if set {
+            missing.push(name);
+        }
+    };
+    check(
+        config.map_file.is_some() || config.print_map,
+        "-Map/--print-map",
+    );
+    check(config.reproduce.is_some(), "--reproduce");
+    check(!config.wrap.is_empty(), "--wrap");
+    check(!config.defsym.is_empty(), "--defsym");
+    check(!config.exclude_libs.is_empty(), "--exclude-libs");
+    check(config.icf.as_deref().is_some_and(|v| v != "none"), "--icf");
+    check(
+        config
+            .compress_debug_sections
+            .as_deref()
+            .is_some_and(|v| v != "none"),
+        "--compress-debug-sections",
+    );
+    check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
+    check(
+        config.discard.as_deref().is_some_and(|v| v != "none"),
+        "--discard-all/--discard-locals",
+    );
+    check(!config.dynamic_lists.is_empty(), "--dynamic-list");
+    check(
+        config.io_strategy.as_deref().is_some_and(|v| v != "auto"),
+        "--io-strategy",
+    );
+    check(
+        config.prefetch_inputs.is_some(),
+        "--prefetch-inputs/--no-prefetch-inputs",
+    );
+    check(
+        config.copy_method.as_deref().is_some_and(|v| v != "memcpy"),
+        "--copy-method",
+    );
+    match missing.as_slice() {
+        [] => Ok(()),
+        list => Err(fatal!("not supported yet: {}", list.join(", "))),
+    }
+}
+
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
+    reject_unimplemented(config)?;
     let kind = output_kind(config)?;
     let cache = InputCache::new();
     // Open and map every input named on the command line (and in linker-script stubs).
-    let loaded = timer.phase("open inputs", || input::load(config, &cache)).map_err(|e| report_all(diag, e))?;
+    let loaded = timer
+        .phase("open inputs", || input::load(config, &cache))
+        .map_err(|e| report_all(diag, e))?;
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
-    let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
+    let res = timer
+        .phase("resolve symbols", || resolve::resolve(&loaded, &roots))
+        .map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
     // Drop sections nothing reaches (--gc-sections), before anything is sized.
     if config.gc_sections {
-        let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));
+        let dropped = timer.phase("gc sections", || {
+            crate::sections::gc::collect(&mut ctx, &roots)
+        });
         if config.print_gc_sections {
             for (f, s) in dropped {
                 let obj = &ctx.objects[f as usize];
-                eprintln!("rivet: removing unused section '{}' in file '{}'", String::from_utf8_lossy(obj.sections[s as usize].name), obj.name);
+                eprintln!(
+                    "rivet: removing unused section '{}' in file '{}'",
+                    String::from_utf8_lossy(obj.sections[s as usize].name),
+                    obj.name
+                );
             }
         }
     }
@@ -92,9 +161,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
     ctx.got = timer.phase("scan relocations", || arch::x86_64::scan(&ctx));
     diag.check()?;
-    let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
+    let plan = timer.phase("plan symbol table", || {
+        (config.strip != Strip::All).then(|| symtab::plan(&ctx))
+    });
     let mut lay = timer.phase("layout", || {
-        let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab.len() as u64));
+        let sizes = plan
+            .as_ref()
+            .map(|p| (p.symtab_size(), p.strtab.len() as u64));
         let dynamic = layout::create_synthetic_sections(&mut ctx, sizes);
         let mut lay = layout::assign_addresses(&mut ctx, dynamic);
         layout::compute_symbol_values(&mut ctx);
@@ -104,12 +177,22 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     });
     diag.check()?;
     let (mode, mode_reason) = choose_output_mode(config);
-    let mut out = timer.phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true)).map_err(|e| fatal!("{e}"))?;
+    let mut out = timer
+        .phase("create output", || {
+            OutputFile::create(&config.output, lay.file_size, mode, true)
+        })
+        .map_err(|e| fatal!("{e}"))?;
     let actual_mode = out.mode();
-    timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), out.buf())).map_err(|e| fatal!("{e}"))?;
+    timer
+        .phase("write", || {
+            write::write(&ctx, &lay, plan.as_ref(), out.buf())
+        })
+        .map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
-    let commit = timer.phase("commit", || out.commit(config.fsync)).map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
+    let commit = timer
+        .phase("commit", || out.commit(config.fsync))
+        .map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
     let report = LinkReport {
         output_size: lay.file_size,
         mode: actual_mode,
@@ -117,6 +200,11 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         commit,
         inputs: loaded.len(),
         objects: ctx.objects.len(),
+        stats: if config.stats {
+            link_stats(&ctx)
+        } else {
+            Vec::new()
+        },
     };
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();
@@ -127,7 +215,42 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     Ok(report)
 }
 
-fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolve::Resolution<'a>) -> Ctx<'a> {
+/// Counts for `--stats`.
+fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
+    let live =
+        |o: &crate::input::object::ObjectFile| o.sections.iter().filter(|s| s.live).count() as u64;
+    let relocs = |o: &crate::input::object::ObjectFile| {
+        o.sections
+            .iter()
+            .filter(|s| s.live)
+            .map(|s| s.relas.len() as u64)
+            .sum::<u64>()
+    };
+    vec![
+        ("object files", ctx.objects.len() as u64),
+        ("input sections kept", ctx.objects.iter().map(live).sum()),
+        (
+            "output sections",
+            ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64,
+        ),
+        ("global symbols", ctx.symbols.len() as u64),
+        (
+            "local symbols",
+            ctx.objects.iter().map(|o| o.first_global as u64).sum(),
+        ),
+        ("relocations", ctx.objects.iter().map(relocs).sum()),
+        ("GOT entries", ctx.got.got.len() as u64),
+        ("IFUNC PLT entries", ctx.got.plt.len() as u64),
+        ("RELATIVE relocations", ctx.got.relative_count),
+    ]
+}
+
+fn new_ctx<'a>(
+    config: &'a Config,
+    diag: &'a Diag,
+    kind: OutputKind,
+    res: resolve::Resolution<'a>,
+) -> Ctx<'a> {
     let mut file_order: Vec<u32> = (0..res.objects.len() as u32).collect();
     file_order.sort_by_key(|&f| res.objects[f as usize].order);
     let nsyms = res.symbols.len();
@@ -159,9 +282,16 @@ fn check_symbols(ctx: &Ctx) -> Result<()> {
         ctx.diag.error(e);
     }
     for name in &ctx.config.require_defined {
-        let defined = ctx.by_name.get(name.as_bytes()).is_some_and(|&id| !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }));
+        let defined = ctx.by_name.get(name.as_bytes()).is_some_and(|&id| {
+            !matches!(
+                ctx.symbols[id as usize].def,
+                Def::Undefined | Def::Lazy { .. }
+            )
+        });
         if !defined {
-            ctx.diag.error(format!("required symbol '{name}' is not defined (--require-defined)"));
+            ctx.diag.error(format!(
+                "required symbol '{name}' is not defined (--require-defined)"
+            ));
         }
     }
     ctx.diag.check()
@@ -175,7 +305,9 @@ fn undefined_errors(ctx: &Ctx) -> Vec<String> {
         // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
         // `__tls_get_addr` is only called by general/local-dynamic TLS sequences, which an
         // executable relaxes away; a call outside such a sequence is an error when relocating.
-        undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr"
+        undefined_ok.contains(&name)
+            || (entry_default && name == b"_start")
+            || name == b"__tls_get_addr"
     })
 }
 
@@ -193,7 +325,8 @@ fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
                 match t {
                     crate::ctx::Target::Local(lf, ls) => {
                         let o = &ctx.objects[lf as usize];
-                        o.sym_shndx(ls as usize).is_none_or(|s| o.sections[s as usize].live)
+                        o.sym_shndx(ls as usize)
+                            .is_none_or(|s| o.sections[s as usize].live)
                     }
                     crate::ctx::Target::Global(_) => true,
                 }

@@ -15,7 +15,11 @@ mod write;
 
 use std::process::exit;
 
-const VERSION: &str = concat!("rivet ", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld)");
+const VERSION: &str = concat!(
+    "rivet ",
+    env!("CARGO_PKG_VERSION"),
+    " (compatible with GNU ld)"
+);
 
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
@@ -38,7 +42,9 @@ fn main() {
     }
     if let Some(n) = config.threads {
         // Only fails if a pool exists already, which cannot happen this early.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
     }
     let timer = timing::Timer::new();
     let diag = diag::Diag::new(config.fatal_warnings);
@@ -51,11 +57,18 @@ fn main() {
                 eprintln!(
                     "output: {} bytes, {} mode ({}), {} inputs, {} objects",
                     report.output_size,
-                    if report.mode == rivet_io::OutputMode::Mmap { "mmap" } else { "heap" },
+                    if report.mode == rivet_io::OutputMode::Mmap {
+                        "mmap"
+                    } else {
+                        "heap"
+                    },
                     report.mode_reason,
                     report.inputs,
                     report.objects
                 );
+            }
+            for (what, n) in &report.stats {
+                eprintln!("{what:>24}: {n}");
             }
             if let Some(trace) = &config.time_trace {
                 let path = trace.clone().unwrap_or_else(|| {

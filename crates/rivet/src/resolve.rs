@@ -16,11 +16,20 @@ use std::collections::{HashMap, VecDeque};
 pub enum Def {
     Undefined,
     /// Defined by symbol `sym` of object `file`.
-    Defined { file: u32, sym: u32 },
+    Defined {
+        file: u32,
+        sym: u32,
+    },
     /// A common symbol of object `file`; space is allocated in .bss by layout.
-    Common { file: u32, sym: u32 },
+    Common {
+        file: u32,
+        sym: u32,
+    },
     /// Defined by a member of an archive that has not been loaded (yet).
-    Lazy { archive: u32, member: u32 },
+    Lazy {
+        archive: u32,
+        member: u32,
+    },
     /// Defined by the linker itself (`_end`, `__start_foo`, ...); its value comes from layout.
     Synthetic,
 }
@@ -108,7 +117,11 @@ pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<
     if !r.errors.is_empty() {
         return Err(r.errors);
     }
-    Ok(Resolution { objects: r.objects, symbols: r.symbols, by_name: r.by_name })
+    Ok(Resolution {
+        objects: r.objects,
+        symbols: r.symbols,
+        by_name: r.by_name,
+    })
 }
 
 /// Names for `roots` must live as long as the symbol table; they are leaked (a handful of bytes,
@@ -128,7 +141,10 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
             match archive::parse(l.file.data()) {
                 Ok(a) => {
                     if !a.has_symbol_table && !a.members.is_empty() && !l.state.whole_archive {
-                        errors.push(format!("{}: archive has no symbol table (run ranlib on it)", l.name));
+                        errors.push(format!(
+                            "{}: archive has no symbol table (run ranlib on it)",
+                            l.name
+                        ));
                     }
                     Some(a)
                 }
@@ -143,12 +159,19 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
 }
 
 /// Objects named on the command line are all needed: parse them in parallel up front.
-fn parse_command_line_objects(loaded: &[Loaded]) -> Result<HashMap<u32, ObjectFile<'_>>, Vec<String>> {
+fn parse_command_line_objects(
+    loaded: &[Loaded],
+) -> Result<HashMap<u32, ObjectFile<'_>>, Vec<String>> {
     let results: Vec<(u32, Result<ObjectFile, String>)> = loaded
         .par_iter()
         .enumerate()
         .filter(|(_, l)| l.kind == Kind::Object)
-        .map(|(pos, l)| (pos as u32, object::parse(l.file.data(), l.name.clone(), (pos as u32, 0))))
+        .map(|(pos, l)| {
+            (
+                pos as u32,
+                object::parse(l.file.data(), l.name.clone(), (pos as u32, 0)),
+            )
+        })
         .collect();
     let mut map = HashMap::new();
     let mut errors = Vec::new();
@@ -192,7 +215,9 @@ impl<'a> Resolver<'a> {
     }
 
     fn add_archive(&mut self, pos: u32) {
-        let Some(ar) = &self.archives[pos as usize] else { return };
+        let Some(ar) = &self.archives[pos as usize] else {
+            return;
+        };
         if self.loaded[pos as usize].state.whole_archive {
             for m in 0..ar.members.len() as u32 {
                 self.queue.push_back((pos, m));
@@ -205,7 +230,12 @@ impl<'a> Resolver<'a> {
             let s = &mut self.symbols[id as usize];
             match s.def {
                 Def::Undefined if s.strong_ref => self.queue.push_back((pos, member as u32)),
-                Def::Undefined => s.def = Def::Lazy { archive: pos, member: member as u32 },
+                Def::Undefined => {
+                    s.def = Def::Lazy {
+                        archive: pos,
+                        member: member as u32,
+                    }
+                }
                 _ => {}
             }
         }
@@ -227,7 +257,9 @@ impl<'a> Resolver<'a> {
     /// Parses an archive member. Non-ELF members (an rlib's `lib.rmeta`) are skipped.
     fn load_member(&self, pos: u32, member: u32) -> Result<Option<ObjectFile<'a>>, String> {
         let l = &self.loaded[pos as usize];
-        let ar = self.archives[pos as usize].as_ref().expect("archive parsed");
+        let ar = self.archives[pos as usize]
+            .as_ref()
+            .expect("archive parsed");
         let m = &ar.members[member as usize];
         let member_name = String::from_utf8_lossy(m.name);
         let name = format!("{}({})", l.name, member_name);
@@ -279,14 +311,20 @@ impl<'a> Resolver<'a> {
         let name = obj.sym_name(sym)?;
         let bind = sym.st_info >> 4;
         if bind == elf::STB_LOCAL {
-            return Err(format!("{}: local symbol {} appears among the global symbols", obj.name, String::from_utf8_lossy(name)));
+            return Err(format!(
+                "{}: local symbol {} appears among the global symbols",
+                obj.name,
+                String::from_utf8_lossy(name)
+            ));
         }
         let id = self.intern(name);
         let weak = bind == elf::STB_WEAK;
         let shndx = sym.st_shndx.get(LE);
         let s = &mut self.symbols[id as usize];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
-        let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);
+        let in_dropped_section = obj
+            .sym_shndx(i)
+            .is_some_and(|sec| !obj.sections[sec as usize].live);
         if shndx == elf::SHN_UNDEF || in_dropped_section {
             s.referenced = true;
             if !weak {
@@ -297,7 +335,17 @@ impl<'a> Resolver<'a> {
             }
             return Ok(id);
         }
-        let new = if shndx == elf::SHN_COMMON { Def::Common { file, sym: i as u32 } } else { Def::Defined { file, sym: i as u32 } };
+        let new = if shndx == elf::SHN_COMMON {
+            Def::Common {
+                file,
+                sym: i as u32,
+            }
+        } else {
+            Def::Defined {
+                file,
+                sym: i as u32,
+            }
+        };
         match s.def {
             Def::Undefined | Def::Lazy { .. } | Def::Synthetic => {
                 s.def = new;
@@ -348,7 +396,11 @@ fn thin_data<'a>(f: &'a std::sync::Arc<rivet_io::InputFile>) -> &'a [u8] {
 
 /// lld-style "undefined symbol" errors: each undefined, strongly referenced symbol with up to
 /// three places that refer to it (`file:(function)`).
-pub fn undefined_symbol_errors_in(objects: &[ObjectFile], symbols: &[Symbol], ignore: &dyn Fn(&[u8]) -> bool) -> Vec<String> {
+pub fn undefined_symbol_errors_in(
+    objects: &[ObjectFile],
+    symbols: &[Symbol],
+    ignore: &dyn Fn(&[u8]) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (id, s) in symbols.iter().enumerate() {
         if s.def != Def::Undefined || !s.strong_ref || ignore(s.name) {
@@ -379,13 +431,19 @@ fn references_to(objects: &[ObjectFile], id: u32) -> Vec<String> {
             }
             for rel in sec.relas {
                 let sym = rel.r_sym(LE, false) as usize;
-                if sym < obj.first_global || obj.global_ids.get(sym - obj.first_global) != Some(&id) {
+                if sym < obj.first_global || obj.global_ids.get(sym - obj.first_global) != Some(&id)
+                {
                     continue;
                 }
                 let off = rel.r_offset.get(LE);
                 let place = match obj.enclosing_symbol(si as u32, off) {
                     Some(f) => format!("{}:({f})", obj.name),
-                    None => format!("{}:({}+{:#x})", obj.name, String::from_utf8_lossy(sec.name), off),
+                    None => format!(
+                        "{}:({}+{:#x})",
+                        obj.name,
+                        String::from_utf8_lossy(sec.name),
+                        off
+                    ),
                 };
                 if !out.contains(&place) {
                     out.push(place);

@@ -16,15 +16,25 @@ enum Job {
 
 /// Fills `out` (zeroed, `layout.file_size` bytes). Errors found while relocating are reported to
 /// `ctx.diag`; the caller checks it before committing.
-pub fn write(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, out: &mut [u8]) -> Result<(), String> {
+pub fn write(
+    ctx: &Ctx,
+    layout: &Layout,
+    plan: Option<&symtab::Plan>,
+    out: &mut [u8],
+) -> Result<(), String> {
     write_headers(ctx, layout, out);
     let jobs = collect_jobs(ctx);
     let dynrels = fill_parallel(ctx, layout, plan, jobs, out)?;
     if let Some(s) = ctx.got.reladyn_sec {
         let sec = &ctx.sections[s];
-        synth::rela_dyn(dynrels, &mut out[sec.offset as usize..(sec.offset + sec.size) as usize])?;
+        synth::rela_dyn(
+            dynrels,
+            &mut out[sec.offset as usize..(sec.offset + sec.size) as usize],
+        )?;
     } else if !dynrels.is_empty() {
-        return Err("internal error: RELATIVE relocations produced without a .rela.dyn section".into());
+        return Err(
+            "internal error: RELATIVE relocations produced without a .rela.dyn section".into(),
+        );
     }
     if let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) {
         let desc_off = b.offset as usize + 16;
@@ -73,7 +83,9 @@ fn fill_parallel(
     let mut cursor = 0u64;
     for (off, size, job) in jobs {
         if off < cursor {
-            return Err(format!("internal error: output pieces overlap at offset {off:#x}"));
+            return Err(format!(
+                "internal error: output pieces overlap at offset {off:#x}"
+            ));
         }
         let (_, tail) = std::mem::take(&mut rest).split_at_mut((off - cursor) as usize);
         let (piece, tail) = tail.split_at_mut(size as usize);
@@ -104,9 +116,14 @@ fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<(u64, u64)> {
                     continue;
                 }
                 let (src, dst) = (p.in_off as usize, p.out_off as usize);
-                buf[dst..dst + p.size as usize].copy_from_slice(&sec.data[src..src + p.size as usize]);
+                buf[dst..dst + p.size as usize]
+                    .copy_from_slice(&sec.data[src..src + p.size as usize]);
                 if let PieceKind::Fde { cie } = p.kind {
-                    let cie_out = eh.pieces.iter().find(|c| c.in_off == cie).map_or(0, |c| c.out_off);
+                    let cie_out = eh
+                        .pieces
+                        .iter()
+                        .find(|c| c.in_off == cie)
+                        .map_or(0, |c| c.out_off);
                     let ptr = (dst as u32 + 4).wrapping_sub(cie_out);
                     buf[dst + 4..dst + 8].copy_from_slice(&ptr.to_le_bytes());
                 }
@@ -117,7 +134,13 @@ fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<(u64, u64)> {
     crate::arch::x86_64::apply(ctx, f, s, buf)
 }
 
-fn write_synthetic(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, i: usize, buf: &mut [u8]) -> Result<Vec<(u64, u64)>, String> {
+fn write_synthetic(
+    ctx: &Ctx,
+    layout: &Layout,
+    plan: Option<&symtab::Plan>,
+    i: usize,
+    buf: &mut [u8],
+) -> Result<Vec<(u64, u64)>, String> {
     let sec = &ctx.sections[i];
     match sec.content {
         Content::Got => return Ok(synth::got(ctx, buf)),
@@ -139,7 +162,11 @@ fn write_synthetic(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, i: u
 
 fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
     let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
-    let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
+    let shstrndx = ctx
+        .sections
+        .iter()
+        .find(|s| s.content == Content::Shstrtab)
+        .map_or(0, |s| s.shndx);
     let e_type = match ctx.kind {
         OutputKind::Static => elf::ET_EXEC,
         OutputKind::StaticPie => elf::ET_DYN,
@@ -167,7 +194,10 @@ fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
         let e = &mut out[o..o + PHDR_SIZE as usize];
         e[0..4].copy_from_slice(&p.p_type.to_le_bytes());
         e[4..8].copy_from_slice(&p.flags.to_le_bytes());
-        for (k, v) in [p.offset, p.vaddr, p.vaddr, p.filesz, p.memsz, p.align].iter().enumerate() {
+        for (k, v) in [p.offset, p.vaddr, p.vaddr, p.filesz, p.memsz, p.align]
+            .iter()
+            .enumerate()
+        {
             e[8 + 8 * k..16 + 8 * k].copy_from_slice(&v.to_le_bytes());
         }
     }
@@ -175,7 +205,12 @@ fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
 }
 
 fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
-    let idx = |c: Content| ctx.sections.iter().find(|s| s.content == c).map_or(0, |s| s.shndx);
+    let idx = |c: Content| {
+        ctx.sections
+            .iter()
+            .find(|s| s.content == c)
+            .map_or(0, |s| s.shndx)
+    };
     for (i, s) in ctx.sections.iter().enumerate() {
         if s.shndx == 0 {
             continue;

@@ -127,7 +127,11 @@ pub fn scan(ctx: &Ctx) -> Tables {
         tables.need_gotplt |= n.gotplt;
     }
     if ctx.is_pie() {
-        tables.relative_count += tables.got.iter().filter(|(t, k)| *k == GotKind::Addr && !ctx.is_absolute(*t)).count() as u64;
+        tables.relative_count += tables
+            .got
+            .iter()
+            .filter(|(t, k)| *k == GotKind::Addr && !ctx.is_absolute(*t))
+            .count() as u64;
     }
     tables
 }
@@ -150,9 +154,15 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
             needs.plt.push(t);
         }
         match ty {
-            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
-            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX | R_X86_64_GOT32 | R_X86_64_GOT64
-            | R_X86_64_GOTPCREL64 | R_X86_64_GOTPLT64 => {
+            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX
+                if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
+            R_X86_64_GOTPCREL
+            | R_X86_64_GOTPCRELX
+            | R_X86_64_REX_GOTPCRELX
+            | R_X86_64_GOT32
+            | R_X86_64_GOT64
+            | R_X86_64_GOTPCREL64
+            | R_X86_64_GOTPLT64 => {
                 needs.got.push((t, GotKind::Addr));
                 needs.gotplt |= matches!(ty, R_X86_64_GOT32 | R_X86_64_GOT64 | R_X86_64_GOTPLT64);
             }
@@ -188,7 +198,11 @@ fn place_name(ctx: &Ctx, f: u32, si: u32, off: u64) -> String {
     let obj = &ctx.objects[f as usize];
     match obj.enclosing_symbol(si, off) {
         Some(func) => format!("{}:({func})", obj.name),
-        None => format!("{}:({}+{off:#x})", obj.name, String::from_utf8_lossy(obj.sections[si as usize].name)),
+        None => format!(
+            "{}:({}+{off:#x})",
+            obj.name,
+            String::from_utf8_lossy(obj.sections[si as usize].name)
+        ),
     }
 }
 
@@ -219,7 +233,16 @@ pub fn apply(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
             },
             None => in_off,
         };
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors: &errors };
+        let mut r = Reloc {
+            ctx,
+            f,
+            si,
+            rel,
+            buf: &mut *buf,
+            off,
+            place: base + off,
+            errors: &errors,
+        };
         skip_next = r.apply_one(alloc, &mut dynrels);
     }
     for e in errors.into_inner().unwrap() {
@@ -268,13 +291,20 @@ impl Reloc<'_, '_> {
         let off = self.off as usize;
         match self.buf.get_mut(off..off + width) {
             Some(dst) => dst.copy_from_slice(&value.to_le_bytes()[..width]),
-            None => self.error(format!("relocation at offset {:#x} is past the end of the section", self.off)),
+            None => self.error(format!(
+                "relocation at offset {:#x} is past the end of the section",
+                self.off
+            )),
         }
     }
 
     fn write_checked(&mut self, ty: u32, width: usize, value: i128, signed: bool) {
         let bits = width as u32 * 8;
-        let (lo, hi) = if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
         if value < lo || value > hi {
             let t = self.target();
             self.error(format!(
@@ -348,7 +378,9 @@ impl Reloc<'_, '_> {
             }
             R_X86_64_GOTPCREL64 => self.write(8, (got(GotKind::Addr) + a - p) as u64),
             R_X86_64_GOT32 => self.write_checked(ty, 4, got(GotKind::Addr) - gotplt + a, true),
-            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => self.write(8, (got(GotKind::Addr) - gotplt + a) as u64),
+            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => {
+                self.write(8, (got(GotKind::Addr) - gotplt + a) as u64)
+            }
             R_X86_64_GOTPC32 => self.write_checked(ty, 4, gotplt + a - p, true),
             R_X86_64_GOTPC64 => self.write(8, (gotplt + a - p) as u64),
             R_X86_64_GOTOFF64 => self.write(8, (s + a - gotplt) as u64),
@@ -365,7 +397,11 @@ impl Reloc<'_, '_> {
             R_X86_64_TLSLD => return self.relax_ld_to_le(),
             R_X86_64_GOTPC32_TLSDESC => self.relax_tlsdesc_to_le(t),
             R_X86_64_TLSDESC_CALL => self.relax_tlsdesc_call(),
-            _ => self.error(format!("unsupported relocation {} against '{}'", reloc_name(ty), ctx.name_of(t))),
+            _ => self.error(format!(
+                "unsupported relocation {} against '{}'",
+                reloc_name(ty),
+                ctx.name_of(t)
+            )),
         }
         false
     }
@@ -376,7 +412,9 @@ impl Reloc<'_, '_> {
     }
 
     fn sym_size(&self, t: Target) -> i128 {
-        self.ctx.definition(t).map_or(0, |(_, s)| s.st_size.get(LE) as i128)
+        self.ctx
+            .definition(t)
+            .map_or(0, |(_, s)| s.st_size.get(LE) as i128)
     }
 
     /// Debug and other non-allocated sections: absolute values, no dynamic relocations.
@@ -385,7 +423,11 @@ impl Reloc<'_, '_> {
         if self.target_dropped(t) {
             // lld's convention: .debug_loc/.debug_ranges use 1 (0 would end the list), others 0.
             let name = ctx.objects[self.f as usize].sections[self.si as usize].name;
-            let tomb = if name == b".debug_loc" || name == b".debug_ranges" { 1 } else { 0 };
+            let tomb = if name == b".debug_loc" || name == b".debug_ranges" {
+                1
+            } else {
+                0
+            };
             match ty {
                 R_X86_64_64 | R_X86_64_DTPOFF64 => self.write(8, tomb),
                 R_X86_64_32 | R_X86_64_32S | R_X86_64_DTPOFF32 => self.write(4, tomb),
@@ -405,7 +447,10 @@ impl Reloc<'_, '_> {
             R_X86_64_PC64 => self.write(8, (s + a - self.place as i128) as u64),
             R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
             R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
-            _ => self.error(format!("unsupported relocation {} in a non-allocated section", reloc_name(ty))),
+            _ => self.error(format!(
+                "unsupported relocation {} in a non-allocated section",
+                reloc_name(ty)
+            )),
         }
         false
     }
@@ -415,13 +460,21 @@ impl Reloc<'_, '_> {
     fn relax_gd_to_le(&mut self, t: Target) -> bool {
         let start = self.off as usize;
         let ok = self.bytes_before(4) == Some(&[0x66, 0x48, 0x8d, 0x3d])
-            && self.buf.get(start + 4..start + 8).is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..2] == [0x66, 0x48]);
+            && self
+                .buf
+                .get(start + 4..start + 8)
+                .is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..2] == [0x66, 0x48]);
         if !ok {
-            self.error("unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".to_string());
+            self.error(
+                "unrecognised general-dynamic TLS sequence; cannot relax it to local-exec"
+                    .to_string(),
+            );
             return false;
         }
         let tpoff = self.ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
-        let mut code = [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0];
+        let mut code = [
+            0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0,
+        ];
         let Ok(imm) = i32::try_from(tpoff) else {
             self.error("TLS offset does not fit in 32 bits".to_string());
             return false;
@@ -435,9 +488,13 @@ impl Reloc<'_, '_> {
     /// with prefixes; the `x@dtpoff(%rax)` uses that follow become thread-pointer offsets.
     fn relax_ld_to_le(&mut self) -> bool {
         let start = self.off as usize;
-        let ok = self.bytes_before(3) == Some(&[0x48, 0x8d, 0x3d]) && self.buf.get(start + 4) == Some(&0xe8);
+        let ok = self.bytes_before(3) == Some(&[0x48, 0x8d, 0x3d])
+            && self.buf.get(start + 4) == Some(&0xe8);
         if !ok {
-            self.error("unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".to_string());
+            self.error(
+                "unrecognised local-dynamic TLS sequence; cannot relax it to local-exec"
+                    .to_string(),
+            );
             return false;
         }
         let code = [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0];

@@ -53,7 +53,13 @@ struct Loader<'c> {
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
 /// collected so the user sees each one, not only the first.
 pub fn load(config: &Config, cache: &InputCache) -> Result<Vec<Loaded>, Vec<String>> {
-    let mut loader = Loader { config, cache, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
+    let mut loader = Loader {
+        config,
+        cache,
+        out: Vec::new(),
+        errors: Vec::new(),
+        script_stack: Vec::new(),
+    };
     for arg in &config.inputs {
         match arg {
             InputArg::File { path, state } => loader.add_path(path, *state),
@@ -73,10 +79,19 @@ pub fn load(config: &Config, cache: &InputCache) -> Result<Vec<Loaded>, Vec<Stri
 impl Loader<'_> {
     fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let sysroot = self.config.sysroot.clone();
-        self.config.lib_paths.iter().cloned().chain(DEFAULT_LIB_DIRS.iter().map(move |d| match &sysroot {
-            Some(root) => root.join(d.trim_start_matches('/')),
-            None => PathBuf::from(d),
-        }))
+        let defaults = if self.config.nostdlib {
+            &[][..]
+        } else {
+            DEFAULT_LIB_DIRS
+        };
+        self.config
+            .lib_paths
+            .iter()
+            .cloned()
+            .chain(defaults.iter().map(move |d| match &sysroot {
+                Some(root) => root.join(d.trim_start_matches('/')),
+                None => PathBuf::from(d),
+            }))
     }
 
     fn add_library(&mut self, name: &str, state: InputState) {
@@ -111,7 +126,13 @@ impl Loader<'_> {
         }
         let file = match self.cache.open(path) {
             Ok(f) => f,
-            Err(e) => return self.errors.push(format!("cannot open {}: {}", path.display(), strip_path(&e.to_string(), path))),
+            Err(e) => {
+                return self.errors.push(format!(
+                    "cannot open {}: {}",
+                    path.display(),
+                    strip_path(&e.to_string(), path)
+                ))
+            }
         };
         let name = path.display().to_string();
         let data = file.data();
@@ -120,12 +141,32 @@ impl Loader<'_> {
                 Ok(m) => m,
                 Err(e) => return self.errors.push(e),
             };
-            self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members });
+            self.out.push(Loaded {
+                file,
+                name,
+                kind: Kind::Archive,
+                state,
+                thin_members,
+            });
         } else if object::is_elf(data) {
             match object::check_header(data, &name) {
-                Ok(::object::elf::ET_REL) => self.out.push(Loaded { file, name, kind: Kind::Object, state, thin_members: vec![] }),
-                Ok(::object::elf::ET_DYN) => self.out.push(Loaded { file, name, kind: Kind::Shared, state, thin_members: vec![] }),
-                Ok(t) => self.errors.push(format!("{name}: cannot link an ELF file of type {t} (not an object or shared library)")),
+                Ok(::object::elf::ET_REL) => self.out.push(Loaded {
+                    file,
+                    name,
+                    kind: Kind::Object,
+                    state,
+                    thin_members: vec![],
+                }),
+                Ok(::object::elf::ET_DYN) => self.out.push(Loaded {
+                    file,
+                    name,
+                    kind: Kind::Shared,
+                    state,
+                    thin_members: vec![],
+                }),
+                Ok(t) => self.errors.push(format!(
+                    "{name}: cannot link an ELF file of type {t} (not an object or shared library)"
+                )),
                 Err(e) => self.errors.push(e),
             }
         } else if script::looks_like_script(data) {
@@ -138,11 +179,18 @@ impl Loader<'_> {
     fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState) {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.script_stack.contains(&canonical) {
-            return self.errors.push(format!("{}: linker script includes itself", path.display()));
+            return self
+                .errors
+                .push(format!("{}: linker script includes itself", path.display()));
         }
         let text = match std::str::from_utf8(file.data()) {
             Ok(t) => t,
-            Err(_) => return self.errors.push(format!("{}: linker script is not valid UTF-8", path.display())),
+            Err(_) => {
+                return self.errors.push(format!(
+                    "{}: linker script is not valid UTF-8",
+                    path.display()
+                ))
+            }
         };
         let stub = match script::parse(text) {
             Ok(s) => s,
@@ -150,13 +198,19 @@ impl Loader<'_> {
         };
         self.script_stack.push(canonical);
         for input in stub.inputs {
-            let st = InputState { as_needed: state.as_needed || input.as_needed, ..state };
+            let st = InputState {
+                as_needed: state.as_needed || input.as_needed,
+                ..state
+            };
             if let Some(lib) = input.name.strip_prefix("-l") {
                 self.add_library(lib, st);
             } else {
                 match self.find_script_input(&input.name, path) {
                     Some(p) => self.add_path(&p, st),
-                    None => self.errors.push(format!("{}: cannot find {}", path.display(), input.name)),
+                    None => {
+                        self.errors
+                            .push(format!("{}: cannot find {}", path.display(), input.name))
+                    }
                 }
             }
         }
@@ -188,7 +242,11 @@ impl Loader<'_> {
     }
 
     /// Opens the member files of a thin archive (paths relative to the archive's directory).
-    fn open_thin_members(&self, file: &InputFile, path: &Path) -> Result<Vec<Option<Arc<InputFile>>>, String> {
+    fn open_thin_members(
+        &self,
+        file: &InputFile,
+        path: &Path,
+    ) -> Result<Vec<Option<Arc<InputFile>>>, String> {
         if !file.data().starts_with(b"!<thin>\n") {
             return Ok(Vec::new());
         }
@@ -198,10 +256,14 @@ impl Loader<'_> {
         for m in &parsed.members {
             let rel = String::from_utf8_lossy(m.name).into_owned();
             let member_path = dir.join(&rel);
-            let f = self
-                .cache
-                .open(&member_path)
-                .map_err(|e| format!("{}: cannot open thin archive member {}: {}", path.display(), member_path.display(), e))?;
+            let f = self.cache.open(&member_path).map_err(|e| {
+                format!(
+                    "{}: cannot open thin archive member {}: {}",
+                    path.display(),
+                    member_path.display(),
+                    e
+                )
+            })?;
             members.push(Some(f));
         }
         Ok(members)
@@ -211,5 +273,6 @@ impl Loader<'_> {
 /// io errors from rivet-io already name the path; avoid saying it twice.
 fn strip_path(msg: &str, path: &Path) -> String {
     let p = path.display().to_string();
-    msg.replace(&format!("cannot open {p}: "), "").replace(&format!("{p}: "), "")
+    msg.replace(&format!("cannot open {p}: "), "")
+        .replace(&format!("{p}: "), "")
 }

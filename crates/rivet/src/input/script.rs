@@ -19,12 +19,23 @@ pub struct ScriptStub {
     pub output_format: Option<String>,
 }
 
-const COMMANDS: &[&str] = &["GROUP", "INPUT", "OUTPUT_FORMAT", "OUTPUT_ARCH", "AS_NEEDED", "SEARCH_DIR", "SECTIONS", "ENTRY"];
+const COMMANDS: &[&str] = &[
+    "GROUP",
+    "INPUT",
+    "OUTPUT_FORMAT",
+    "OUTPUT_ARCH",
+    "AS_NEEDED",
+    "SEARCH_DIR",
+    "SECTIONS",
+    "ENTRY",
+];
 
 /// True when `data` looks like a linker script (text, starts with a comment or a known command),
 /// so that the input loader can tell scripts from garbage.
 pub fn looks_like_script(data: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(&data[..data.len().min(4096)]) else { return false };
+    let Ok(text) = std::str::from_utf8(&data[..data.len().min(4096)]) else {
+        return false;
+    };
     let t = text.trim_start();
     t.starts_with("/*") || COMMANDS.iter().any(|c| t.starts_with(c))
 }
@@ -62,7 +73,10 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
             }
             _ => {
                 let start = i;
-                while i < b.len() && !b[i].is_ascii_whitespace() && !matches!(b[i], b'(' | b')' | b',' | b';' | b'"') {
+                while i < b.len()
+                    && !b[i].is_ascii_whitespace()
+                    && !matches!(b[i], b'(' | b')' | b',' | b';' | b'"')
+                {
                     if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
                         break;
                     }
@@ -108,12 +122,24 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn file_list(&mut self, cmd: &str, in_group: bool, as_needed: bool, out: &mut Vec<ScriptInput>) -> Result<(), String> {
+    fn file_list(
+        &mut self,
+        cmd: &str,
+        in_group: bool,
+        as_needed: bool,
+        out: &mut Vec<ScriptInput>,
+    ) -> Result<(), String> {
         self.expect_open(cmd)?;
         loop {
             match self.next() {
-                Some(Token::Word("AS_NEEDED")) => self.file_list("AS_NEEDED", in_group, true, out)?,
-                Some(Token::Word(w)) => out.push(ScriptInput { name: w.to_string(), as_needed, in_group }),
+                Some(Token::Word("AS_NEEDED")) => {
+                    self.file_list("AS_NEEDED", in_group, true, out)?
+                }
+                Some(Token::Word(w)) => out.push(ScriptInput {
+                    name: w.to_string(),
+                    as_needed,
+                    in_group,
+                }),
                 Some(Token::Close) => return Ok(()),
                 Some(Token::Open) => return Err(format!("unexpected '(' in {cmd}")),
                 None => return Err(format!("missing ')' after {cmd}")),
@@ -125,7 +151,10 @@ impl<'a> Parser<'a> {
 /// Parses a script stub. Supports comments `/* */`, `GROUP`, `INPUT`, `AS_NEEDED`, `OUTPUT_FORMAT`
 /// (1 or 3 args), `OUTPUT_ARCH`; commas or spaces between names.
 pub fn parse(text: &str) -> Result<ScriptStub, String> {
-    let mut p = Parser { tokens: tokenize(text)?, pos: 0 };
+    let mut p = Parser {
+        tokens: tokenize(text)?,
+        pos: 0,
+    };
     let mut stub = ScriptStub::default();
     while let Some(tok) = p.next() {
         match tok {
@@ -137,7 +166,10 @@ pub fn parse(text: &str) -> Result<ScriptStub, String> {
                     return Err("OUTPUT_FORMAT takes 1 or 3 names".into());
                 }
                 if !w[0].starts_with("elf64-x86-64") {
-                    return Err(format!("unsupported output format '{}' (rivet links elf64-x86-64)", w[0]));
+                    return Err(format!(
+                        "unsupported output format '{}' (rivet links elf64-x86-64)",
+                        w[0]
+                    ));
                 }
                 stub.output_format = Some(w[0].to_string());
             }
@@ -147,7 +179,11 @@ pub fn parse(text: &str) -> Result<ScriptStub, String> {
                     return Err(format!("unsupported architecture '{}'", w[0]));
                 }
             }
-            Token::Word(w) => return Err(format!("unsupported linker script command '{w}' (rivet reads only GROUP/INPUT stubs)")),
+            Token::Word(w) => {
+                return Err(format!(
+                    "unsupported linker script command '{w}' (rivet reads only GROUP/INPUT stubs)"
+                ))
+            }
             Token::Open | Token::Close => return Err("unexpected parenthesis".into()),
         }
     }
@@ -165,19 +201,33 @@ mod tests {
         assert_eq!(s.output_format.as_deref(), Some("elf64-x86-64"));
         assert_eq!(s.inputs.len(), 3);
         assert!(!s.inputs[0].as_needed && s.inputs[0].in_group);
-        assert_eq!(s.inputs[2], ScriptInput { name: "/lib64/ld-linux-x86-64.so.2".into(), as_needed: true, in_group: true });
+        assert_eq!(
+            s.inputs[2],
+            ScriptInput {
+                name: "/lib64/ld-linux-x86-64.so.2".into(),
+                as_needed: true,
+                in_group: true
+            }
+        );
     }
 
     #[test]
     fn every_installed_stub_parses() {
-        let Ok(dir) = std::fs::read_dir("/usr/lib/x86_64-linux-gnu") else { return };
+        let Ok(dir) = std::fs::read_dir("/usr/lib/x86_64-linux-gnu") else {
+            return;
+        };
         let mut seen = 0;
         for e in dir.flatten() {
             let p = e.path();
-            if p.extension().is_some_and(|x| x == "so") && p.metadata().is_ok_and(|m| m.len() < 4096) {
-                let Ok(data) = std::fs::read(&p) else { continue };
+            if p.extension().is_some_and(|x| x == "so")
+                && p.metadata().is_ok_and(|m| m.len() < 4096)
+            {
+                let Ok(data) = std::fs::read(&p) else {
+                    continue;
+                };
                 if looks_like_script(&data) {
-                    let s = parse(std::str::from_utf8(&data).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                    let s = parse(std::str::from_utf8(&data).unwrap())
+                        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                     assert!(!s.inputs.is_empty(), "{}", p.display());
                     seen += 1;
                 }
@@ -192,8 +242,12 @@ mod tests {
         let names: Vec<&str> = s.inputs.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["-lfoo", "my file.o", "bar.a"]);
         assert!(!s.inputs[0].in_group);
-        assert!(parse("SECTIONS { .text : { *(.text) } }").unwrap_err().contains("SECTIONS"));
-        assert!(parse("/* open").unwrap_err().contains("unterminated comment"));
+        assert!(parse("SECTIONS { .text : { *(.text) } }")
+            .unwrap_err()
+            .contains("SECTIONS"));
+        assert!(parse("/* open")
+            .unwrap_err()
+            .contains("unterminated comment"));
         assert!(parse("GROUP a.o").unwrap_err().contains("expected '('"));
         assert!(parse("GROUP ( a.o").unwrap_err().contains("missing ')'"));
         assert!(parse("OUTPUT_FORMAT(elf32-i386)").is_err());
@@ -203,7 +257,8 @@ mod tests {
 
     #[test]
     fn never_panics_on_mutations() {
-        let base = b"/* c */ OUTPUT_FORMAT(elf64-x86-64) GROUP ( a.so b.a AS_NEEDED ( c.so ) )".to_vec();
+        let base =
+            b"/* c */ OUTPUT_FORMAT(elf64-x86-64) GROUP ( a.so b.a AS_NEEDED ( c.so ) )".to_vec();
         let mut seed = 0x9e3779b97f4a7c15u64;
         for i in 0..5000 {
             seed ^= seed << 13;

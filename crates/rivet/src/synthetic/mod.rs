@@ -88,7 +88,11 @@ impl Tables {
 
     /// Adds a `.got` entry unless the target has one of that kind already.
     pub fn add_got(&mut self, t: Target, kind: GotKind) {
-        let k = if kind == GotKind::Addr { KIND_GOT } else { KIND_GOTTP };
+        let k = if kind == GotKind::Addr {
+            KIND_GOT
+        } else {
+            KIND_GOTTP
+        };
         if self.slot(t, k).is_none() {
             self.set_slot(t, k, self.got.len() as u32);
             self.got.push((t, kind));
@@ -107,7 +111,11 @@ impl Tables {
     }
 
     pub fn plt_entry_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
-        sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr + PLT_ENTRY_SIZE * i as u64
+        sections[self
+            .plt_sec
+            .expect("PLT section exists when PLT entries do")]
+        .addr
+            + PLT_ENTRY_SIZE * i as u64
     }
 
     pub fn gotplt_slot_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
@@ -122,8 +130,17 @@ impl Tables {
         }
     }
 
-    pub fn got_entry_addr(&self, sections: &[OutputSection], t: Target, kind: GotKind) -> Option<u64> {
-        let k = if kind == GotKind::Addr { KIND_GOT } else { KIND_GOTTP };
+    pub fn got_entry_addr(
+        &self,
+        sections: &[OutputSection],
+        t: Target,
+        kind: GotKind,
+    ) -> Option<u64> {
+        let k = if kind == GotKind::Addr {
+            KIND_GOT
+        } else {
+            KIND_GOTTP
+        };
         let i = self.slot(t, k)?;
         Some(sections[self.got_sec?].addr + 8 * i as u64)
     }

@@ -109,27 +109,42 @@ pub fn gnu_hash(buf: &mut [u8]) {
 /// `.eh_frame_hdr`: a pointer to `.eh_frame` and a table of (code address, FDE address) sorted by
 /// code address, both relative to the header, for the unwinder's binary search.
 pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), String> {
-    let eh_frame = ctx.sections.iter().find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
+    let eh_frame = ctx
+        .sections
+        .iter()
+        .find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
     let eh_addr = eh_frame.map_or(0, |s| s.addr);
     let mut table: Vec<(i64, i64)> = Vec::new();
     if let Some(os) = eh_frame {
         for &(f, s) in &os.members {
-            let (Some(eh), Some(sec_addr)) = (ctx.eh.get(&(f, s)), ctx.section_addr(f, s)) else { continue };
+            let (Some(eh), Some(sec_addr)) = (ctx.eh.get(&(f, s)), ctx.section_addr(f, s)) else {
+                continue;
+            };
             let relas = ctx.objects[f as usize].sections[s as usize].relas;
             for p in &eh.pieces {
-                let (Some(r), true) = (p.pc_rel, p.out_off != crate::sections::eh_frame::DROPPED) else { continue };
+                let (Some(r), true) = (p.pc_rel, p.out_off != crate::sections::eh_frame::DROPPED)
+                else {
+                    continue;
+                };
                 if !matches!(p.kind, crate::sections::eh_frame::PieceKind::Fde { .. }) {
                     continue;
                 }
                 let rel = &relas[r as usize];
                 let t: Target = ctx.target(f, rel.r_sym(object::LittleEndian, false));
                 let pc = ctx.value(t) as i64 + rel.r_addend.get(object::LittleEndian);
-                table.push((pc - hdr_addr as i64, (sec_addr + p.out_off as u64) as i64 - hdr_addr as i64));
+                table.push((
+                    pc - hdr_addr as i64,
+                    (sec_addr + p.out_off as u64) as i64 - hdr_addr as i64,
+                ));
             }
         }
     }
     if 12 + 8 * table.len() != buf.len() {
-        return Err(format!("internal error: .eh_frame_hdr has {} entries but room for {}", table.len(), (buf.len() - 12) / 8));
+        return Err(format!(
+            "internal error: .eh_frame_hdr has {} entries but room for {}",
+            table.len(),
+            (buf.len() - 12) / 8
+        ));
     }
     table.sort_unstable();
     buf[0..4].copy_from_slice(&[1, 0x1b, 0x03, 0x3b]);
@@ -154,7 +169,12 @@ pub fn build_id_header(buf: &mut [u8]) {
 
 /// Hashes the output in 1 MiB chunks in parallel and then hashes the chunk digests: the same
 /// bytes give the same id whatever the thread count.
-pub fn fill_build_id(style: &crate::args::BuildId, out: &mut [u8], desc_off: usize, desc_len: usize) -> Result<(), String> {
+pub fn fill_build_id(
+    style: &crate::args::BuildId,
+    out: &mut [u8],
+    desc_off: usize,
+    desc_len: usize,
+) -> Result<(), String> {
     use crate::args::BuildId;
     use rayon::prelude::*;
     let desc: Vec<u8> = match style {
@@ -171,7 +191,10 @@ pub fn fill_build_id(style: &crate::args::BuildId, out: &mut [u8], desc_off: usi
         }
         BuildId::Sha1 => {
             use sha1::Digest;
-            let digests: Vec<_> = out.par_chunks(1 << 20).map(|c| sha1::Sha1::digest(c)).collect();
+            let digests: Vec<_> = out
+                .par_chunks(1 << 20)
+                .map(|c| sha1::Sha1::digest(c))
+                .collect();
             let mut h = sha1::Sha1::new();
             for d in digests {
                 h.update(d);
@@ -180,7 +203,10 @@ pub fn fill_build_id(style: &crate::args::BuildId, out: &mut [u8], desc_off: usi
         }
         BuildId::Md5 => {
             use md5::Digest;
-            let digests: Vec<_> = out.par_chunks(1 << 20).map(|c| md5::Md5::digest(c)).collect();
+            let digests: Vec<_> = out
+                .par_chunks(1 << 20)
+                .map(|c| md5::Md5::digest(c))
+                .collect();
             let mut h = md5::Md5::new();
             for d in digests {
                 h.update(d);
