@@ -679,9 +679,11 @@ impl ArgParser {
                     one_of("--color-diagnostics", &v, &["auto", "always", "never"])? != "never",
                 )
             }
-            "T" | "script" => return Err(format!(
+            "T" | "script" => {
+                return Err(format!(
                 "-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)"
-            )),
+            ))
+            }
             "y" | "trace-symbol" => {
                 return Err(format!("-y {v}: --trace-symbol is not supported yet"))
             }

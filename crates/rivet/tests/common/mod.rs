@@ -1,0 +1,139 @@
+//! Shared test support: the linker under test, temp directories, running commands with a timeout.
+#![allow(dead_code)]
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The linker under test: rivet as built by cargo, or `RIVET_TEST_LINKER` (e.g. /usr/bin/ld.bfd to
+/// check the tests themselves, or a self-linked rivet).
+pub fn linker() -> PathBuf {
+    match std::env::var_os("RIVET_TEST_LINKER") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_rivet")),
+    }
+}
+
+/// True when the linker under test is rivet (messages are checked only then).
+pub fn testing_rivet() -> bool {
+    std::env::var_os("RIVET_TEST_LINKER").is_none()
+}
+
+/// A fresh directory under the system temp dir; removed by `finish` on success, kept on failure.
+pub struct TempDir {
+    pub path: PathBuf,
+}
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("rivet-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir { path }
+    }
+    pub fn join(&self, p: &str) -> PathBuf {
+        self.path.join(p)
+    }
+    pub fn finish(self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A directory holding `ld` → the linker under test, for `gcc -B DIR`. gcc 12's collect2 looks for
+/// `DIR/ld` first among the -B prefixes (checked by `gcc_runs_the_linker_under_test`).
+pub fn linker_dir(tmp: &TempDir) -> PathBuf {
+    let dir = tmp.join("linker");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ld = dir.join("ld");
+    if !ld.exists() {
+        std::os::unix::fs::symlink(linker(), &ld).unwrap();
+    }
+    dir
+}
+
+pub fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+/// A shell-quoted rendering of a command, for reproducing failures by hand.
+pub fn render(cmd: &Command) -> String {
+    let mut s = String::new();
+    if let Some(d) = cmd.get_current_dir() {
+        s.push_str(&format!("(cd {} && ", d.display()));
+    }
+    s.push_str(&cmd.get_program().to_string_lossy());
+    for a in cmd.get_args() {
+        let a = a.to_string_lossy();
+        if a.contains(' ') || a.is_empty() {
+            s.push_str(&format!(" '{a}'"));
+        } else {
+            s.push_str(&format!(" {a}"));
+        }
+    }
+    if cmd.get_current_dir().is_some() {
+        s.push(')');
+    }
+    s
+}
+
+/// Runs `cmd` with stdin from `input`, killing it after `limit`. Returns (output, timed out).
+pub fn run_with_timeout(cmd: &mut Command, input: &[u8], limit: Duration) -> (Output, bool) {
+    use std::io::Write;
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", render(cmd)));
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            timed_out = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    (out, timed_out)
+}
+
+/// Runs a command that must succeed; panics with its output and the command line otherwise.
+pub fn must(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", render(cmd)));
+    if !out.status.success() {
+        panic!(
+            "command failed ({}):\n{}\n--- stdout\n{}\n--- stderr\n{}",
+            out.status,
+            render(cmd),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out
+}
+
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}

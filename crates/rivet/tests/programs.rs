@@ -1,0 +1,353 @@
+//! Links real C and C++ programs with GNU ld (through plain gcc) and with the linker under test
+//! (through `gcc -B DIR`, `DIR/ld` → rivet), runs both, and compares stdout and exit status.
+//!
+//! Each program is one file in `tests/programs/`. Directives sit in `//` comments at the top:
+//! - `// modes: static static-pie` — link modes that apply (default: every mode in `MODES`);
+//! - `// cflags: …` / `// ldflags: …` — extra compiler / link flags;
+//! - `// args: …`, `// stdin: …`, `// expect-exit: N` — how to run it (the exit status is compared
+//!   with GNU ld's anyway; `expect-exit` also pins it);
+//! - `// prepare: CMD` — a shell command run in the build directory after compiling (build an
+//!   archive…); `// link: …` replaces the default link inputs (all objects);
+//! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`
+//!   — checks on the output linked by the linker under test.
+//! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
+//! marker are the first source, `main.c` or `main.cpp`).
+//!
+//! One `#[test]` per program, so a failure in one never hides another. Add a program: drop a file in
+//! `tests/programs/` and add its name to the `programs!` list at the bottom.
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The link modes, as gcc flags. Dynamic modes (`pie`, `no-pie`) join when rivet links dynamically;
+/// `RIVET_TEST_MODES=static,static-pie` overrides the list.
+const MODES: &[&str] = &["static", "static-pie"];
+
+struct Program {
+    name: String,
+    sources: Vec<(String, String)>,
+    modes: Vec<String>,
+    cflags: Vec<String>,
+    ldflags: Vec<String>,
+    args: Vec<String>,
+    stdin: String,
+    expect_exit: Option<i32>,
+    prepare: Vec<String>,
+    link: Option<Vec<String>>,
+    checks: Vec<Vec<String>>,
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+fn parse_program(name: &str, text: &str) -> Program {
+    let cpp = name.ends_with(".cpp");
+    let first = if cpp { "main.cpp" } else { "main.c" };
+    let mut sources = vec![(first.to_string(), String::new())];
+    for line in text.lines() {
+        match line.strip_prefix("//--- ") {
+            Some(file) => sources.push((file.trim().to_string(), String::new())),
+            None => {
+                let cur = &mut sources.last_mut().unwrap().1;
+                cur.push_str(line);
+                cur.push('\n');
+            }
+        }
+    }
+    let mut p = Program {
+        name: name.to_string(),
+        sources,
+        modes: env_modes(),
+        cflags: vec![],
+        ldflags: vec![],
+        args: vec![],
+        stdin: String::new(),
+        expect_exit: None,
+        prepare: vec![],
+        link: None,
+        checks: vec![],
+    };
+    for line in text
+        .lines()
+        .take_while(|l| l.starts_with("//") && !l.starts_with("//---"))
+    {
+        let Some((key, value)) = line[2..].trim().split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        match key.trim() {
+            "modes" => {
+                p.modes = words(value)
+                    .into_iter()
+                    .filter(|m| env_modes().contains(m))
+                    .collect()
+            }
+            "cflags" => p.cflags.extend(words(value)),
+            "ldflags" => p.ldflags.extend(words(value)),
+            "args" => p.args = words(value),
+            "stdin" => p.stdin = value.replace("\\n", "\n"),
+            "expect-exit" => {
+                p.expect_exit = Some(value.parse().expect("expect-exit takes a number"))
+            }
+            "prepare" => p.prepare.push(value.to_string()),
+            "link" => p.link = Some(words(value)),
+            "check" => p.checks.push(words(value)),
+            _ => {}
+        }
+    }
+    p
+}
+
+fn env_modes() -> Vec<String> {
+    match std::env::var("RIVET_TEST_MODES") {
+        Ok(v) => v.split(',').map(str::to_string).collect(),
+        Err(_) => MODES.iter().map(|m| m.to_string()).collect(),
+    }
+}
+
+fn mode_cflags(mode: &str) -> &'static [&'static str] {
+    match mode {
+        "static" | "no-pie" => &["-fno-pie"],
+        _ => &["-fPIE"],
+    }
+}
+
+fn mode_ldflags(mode: &str) -> &'static [&'static str] {
+    match mode {
+        "static" => &["-static"],
+        "static-pie" => &["-static-pie"],
+        "no-pie" => &["-no-pie"],
+        "pie" => &["-pie"],
+        other => panic!("unknown mode {other}"),
+    }
+}
+
+fn compiler(file: &str) -> &'static str {
+    if file.ends_with(".cpp") || file.ends_with(".cc") {
+        "g++"
+    } else {
+        "gcc"
+    }
+}
+
+/// Compiles, prepares and links one program in one mode with gcc (GNU ld) and with the linker under
+/// test. Returns the two executables.
+fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
+    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == "g++") {
+        "g++"
+    } else {
+        "gcc"
+    };
+    let mut objects = Vec::new();
+    for (file, text) in &p.sources {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    for (file, _) in &p.sources {
+        if !(file.ends_with(".c") || file.ends_with(".cpp")) {
+            continue;
+        }
+        let obj = format!("{}.o", file.rsplit_once('.').unwrap().0);
+        must(
+            Command::new(compiler(file))
+                .current_dir(dir)
+                .args(["-c", file, "-o", &obj])
+                .args(mode_cflags(mode))
+                .args(&p.cflags),
+        );
+        objects.push(obj);
+    }
+    for cmd in &p.prepare {
+        must(Command::new("sh").current_dir(dir).args(["-c", cmd]));
+    }
+    let inputs = p.link.clone().unwrap_or(objects);
+    let link = |out: &str, via: Option<&Path>| {
+        let mut cmd = Command::new(driver);
+        cmd.current_dir(dir);
+        if let Some(d) = via {
+            cmd.arg("-B").arg(d);
+        }
+        cmd.args(mode_ldflags(mode))
+            .args(&inputs)
+            .args(&p.ldflags)
+            .args(["-o", out]);
+        must(&mut cmd);
+        dir.join(out)
+    };
+    (link("ref", None), link("out", Some(ldir)))
+}
+
+fn run(exe: &Path, p: &Program) -> (String, Option<i32>, String) {
+    let mut cmd = Command::new(exe);
+    cmd.args(&p.args).current_dir(exe.parent().unwrap());
+    let (out, timed_out) = run_with_timeout(&mut cmd, p.stdin.as_bytes(), Duration::from_secs(10));
+    let code = if timed_out {
+        Some(-999)
+    } else {
+        out.status.code()
+    };
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        code,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn symbol_address(exe: &Path, sym: &str) -> String {
+    let out = must(Command::new("nm").arg(exe));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(2) == Some(sym))
+        .unwrap_or_else(|| panic!("{sym} not in nm output of {}", exe.display()));
+    line.split_whitespace().next().unwrap().to_string()
+}
+
+fn has_symbol(exe: &Path, sym: &str) -> bool {
+    let out = must(Command::new("nm").arg(exe));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.split_whitespace().last() == Some(sym))
+}
+
+fn check(exe: &Path, c: &[String]) -> Result<(), String> {
+    match c.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["addr2line", sym, want] => {
+            let addr = symbol_address(exe, sym);
+            let out = must(Command::new("addr2line").arg("-e").arg(exe).arg(&addr));
+            let got = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if got.ends_with(want) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "addr2line {sym} ({addr}) gave '{got}', want '*{want}'"
+                ))
+            }
+        }
+        ["nm-absent", sym] if has_symbol(exe, sym) => Err(format!("{sym} should not be linked in")),
+        ["nm-present", sym] if !has_symbol(exe, sym) => Err(format!("{sym} should be linked in")),
+        ["nm-absent" | "nm-present", _] => Ok(()),
+        other => Err(format!("unknown check {other:?}")),
+    }
+}
+
+fn run_program(file: &str) {
+    if !have("gcc") || !have("nm") {
+        eprintln!("skipped {file}: gcc or binutils missing");
+        return;
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs")
+        .join(file);
+    let p = parse_program(file, &std::fs::read_to_string(&src).unwrap());
+    let tmp = TempDir::new(&format!("prog-{}", p.name.replace('.', "-")));
+    let ldir = linker_dir(&tmp);
+    let mut failures = Vec::new();
+    for mode in &p.modes {
+        let dir = tmp.join(mode);
+        let (reference, ours) = build(&p, mode, &dir, &ldir);
+        let want = run(&reference, &p);
+        let got = run(&ours, &p);
+        if let Some(code) = p.expect_exit {
+            assert_eq!(
+                want.1,
+                Some(code),
+                "{file} [{mode}]: the GNU ld build itself exits {:?}, not {code}",
+                want.1
+            );
+        }
+        if (&want.0, want.1) != (&got.0, got.1) {
+            failures.push(format!(
+                "[{mode}] output differs\n--- GNU ld (exit {:?})\n{}--- linker under test (exit {:?})\n{}--- its stderr\n{}",
+                want.1, want.0, got.1, got.0, got.2
+            ));
+        }
+        for c in &p.checks {
+            if let Err(e) = check(&ours, c) {
+                failures.push(format!("[{mode}] check failed: {e}"));
+            }
+        }
+    }
+    if failures.is_empty() {
+        tmp.finish();
+    } else {
+        panic!(
+            "{file}: {} failure(s); files kept in {}\n{}",
+            failures.len(),
+            tmp.path.display(),
+            failures.join("\n")
+        );
+    }
+}
+
+/// gcc must really run the linker under test when given `-B DIR`.
+#[test]
+fn gcc_runs_the_linker_under_test() {
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("gcc-b");
+    let ldir = linker_dir(&tmp);
+    let out = must(
+        Command::new("gcc")
+            .arg("-B")
+            .arg(&ldir)
+            .arg("-Wl,--version"),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("rivet"), "gcc -B did not run rivet: {text}");
+    tmp.finish();
+}
+
+macro_rules! programs {
+    ($($name:ident => $file:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                run_program($file);
+            }
+        )*
+
+        /// Every file in tests/programs is listed above (a forgotten one would silently not run).
+        #[test]
+        fn every_program_is_listed() {
+            let listed = [$($file),*];
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+            for f in files_in(&dir) {
+                assert!(listed.contains(&f.as_str()), "tests/programs/{f} is not in the programs! list");
+            }
+        }
+    };
+}
+
+programs! {
+    alignment => "alignment.c",
+    archive => "archive.c",
+    big_bss => "big_bss.c",
+    callbacks => "callbacks.c",
+    common_symbols => "common_symbols.c",
+    ctors => "ctors.c",
+    cxx_exceptions => "cxx_exceptions.cpp",
+    debug_info => "debug_info.c",
+    environ => "environ.c",
+    exit_code => "exit_code.c",
+    gc_sections => "gc_sections.c",
+    groups => "groups.c",
+    hello => "hello.c",
+    ifunc => "ifunc.c",
+    jump_table => "jump_table.c",
+    libm => "libm.c",
+    multi_object => "multi_object.c",
+    optimized_debug => "optimized_debug.c",
+    setjmp => "setjmp.c",
+    start_stop => "start_stop.c",
+    stdio_buffering => "stdio_buffering.c",
+    strings => "strings.c",
+    thread_local_init => "thread_local_init.c",
+    tls_threads => "tls_threads.c",
+    weak => "weak.c",
+}

@@ -1,0 +1,20 @@
+// IFUNC: a resolver picks the implementation; direct calls, calls through a pointer taken in
+// another object, and pointer equality across objects.
+#include <stdio.h>
+#include <stdlib.h>
+static int impl_fast(int x) { return x * 2; }
+static int impl_slow(int x) { return x + x; }
+static void *resolve_double(void) { return getenv("RIVET_NO_SUCH_VAR") ? impl_slow : impl_fast; }
+int dbl(int) __attribute__((ifunc("resolve_double")));
+static int local_impl(void) { return 7; }
+static void *resolve_local(void) { return local_impl; }
+static int local_ifunc(void) __attribute__((ifunc("resolve_local")));
+int (*pointer_from_other(void))(int);
+int main(void) {
+    int (*p)(int) = dbl;
+    printf("%d %d %d same=%d local=%d\n", dbl(21), p(4), pointer_from_other()(5), p == pointer_from_other(), local_ifunc());
+    return 0;
+}
+//--- other.c
+int dbl(int);
+int (*pointer_from_other(void))(int) { return dbl; }
