@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs rivet's whole test suite: unit tests, and integration tests that compile C/C++ programs with
+# the system gcc, link them with GNU ld and with rivet, run both and compare. Extra arguments go to
+# `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+cargo test --workspace "$@"
