@@ -50,8 +50,6 @@ pub struct Ctx<'a> {
     pub commons: Vec<(u32, u64)>,
     pub commons_section: Option<usize>,
     pub commons_base: u64,
-    /// Linker-defined symbol values (symbol id → address), filled by layout.
-    pub synthetic: HashMap<u32, u64>,
     /// Final address of every global symbol, filled by layout.
     pub global_addr: Vec<u64>,
     pub got: crate::synthetic::Tables,

@@ -26,8 +26,6 @@ pub struct Phdr {
 
 pub struct Layout {
     pub phdrs: Vec<Phdr>,
-    /// Output section indices in address/file order (alloc first, then non-alloc).
-    pub order: Vec<usize>,
     pub shoff: u64,
     pub file_size: u64,
     pub shstrtab: Vec<u8>,
@@ -578,7 +576,6 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     debug_assert_eq!(all.len(), nphdr);
     Layout {
         phdrs: all,
-        order,
         shoff,
         file_size,
         shstrtab,

@@ -267,7 +267,6 @@ fn new_ctx<'a>(
         commons: Vec::new(),
         commons_section: None,
         commons_base: 0,
-        synthetic: Default::default(),
         global_addr: Vec::new(),
         got: crate::synthetic::Tables::new(nsyms),
         tls: Default::default(),

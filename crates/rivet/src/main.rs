@@ -66,6 +66,12 @@ fn main() {
                     report.inputs,
                     report.objects
                 );
+                eprintln!(
+                    "commit: {} bytes written in {:.3} ms, rename {:.3} ms",
+                    report.commit.bytes_written,
+                    report.commit.write_time.as_secs_f64() * 1000.0,
+                    report.commit.rename_time.as_secs_f64() * 1000.0
+                );
             }
             for (what, n) in &report.stats {
                 eprintln!("{what:>24}: {n}");

@@ -263,14 +263,19 @@ impl<'a> Resolver<'a> {
         let m = &ar.members[member as usize];
         let member_name = String::from_utf8_lossy(m.name);
         let name = format!("{}({})", l.name, member_name);
-        let data: &'a [u8] = match m.data {
-            Some(d) => d,
-            None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
-                // SAFETY-free lifetime: the thin member's file lives in `loaded`, which outlives 'a.
-                Some(f) => thin_data(f),
-                None => return Err(format!("{name}: thin archive member was not opened")),
-            },
-        };
+        let data: &'a [u8] =
+            match m.data {
+                Some(d) => d,
+                None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
+                    Some(f) if f.data().len() == m.size => f.data(),
+                    Some(f) => return Err(format!(
+                        "{name}: member file is {} bytes but the archive says {}; was it changed?",
+                        f.data().len(),
+                        m.size
+                    )),
+                    None => return Err(format!("{name}: thin archive member was not opened")),
+                },
+            };
         if !object::is_elf(data) {
             return Ok(None);
         }
@@ -388,10 +393,6 @@ impl<'a> Resolver<'a> {
             self.errors.push(msg);
         }
     }
-}
-
-fn thin_data<'a>(f: &'a std::sync::Arc<rivet_io::InputFile>) -> &'a [u8] {
-    f.data()
 }
 
 /// lld-style "undefined symbol" errors: each undefined, strongly referenced symbol with up to

@@ -53,10 +53,6 @@ impl Timer {
         });
     }
 
-    pub fn origin(&self) -> Instant {
-        self.origin
-    }
-
     pub fn total(&self) -> Duration {
         self.origin.elapsed()
     }

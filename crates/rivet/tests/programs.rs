@@ -10,6 +10,7 @@
 //!   archive…); `// link: …` replaces the default link inputs (all objects);
 //! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`
 //!   — checks on the output linked by the linker under test.
+//!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
 //!

@@ -305,7 +305,7 @@ mod tests {
                 m.truncate((seed as usize) % good.len());
             } else {
                 let pos = (seed as usize) % m.len();
-                m[pos] ^= 1 << (seed >> 60) as u8 % 8;
+                m[pos] ^= 1 << ((seed >> 60) as u8 % 8);
             }
             let _ = parse(&m);
         }

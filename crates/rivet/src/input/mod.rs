@@ -247,10 +247,10 @@ impl Loader<'_> {
         file: &InputFile,
         path: &Path,
     ) -> Result<Vec<Option<Arc<InputFile>>>, String> {
-        if !file.data().starts_with(b"!<thin>\n") {
+        let parsed = archive::parse(file.data()).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !parsed.thin {
             return Ok(Vec::new());
         }
-        let parsed = archive::parse(file.data()).map_err(|e| format!("{}: {e}", path.display()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut members = Vec::with_capacity(parsed.members.len());
         for m in &parsed.members {

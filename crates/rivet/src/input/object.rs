@@ -21,7 +21,6 @@ pub struct ObjSection<'a> {
     pub align: u64,
     pub size: u64,
     pub entsize: u64,
-    pub info: u32,
     /// The section's bytes (empty for SHT_NOBITS).
     pub data: &'a [u8],
     pub relas: &'a [Rela],
@@ -194,7 +193,6 @@ fn read_sections<'a>(
             align,
             size: sh.sh_size(LE),
             entsize: sh.sh_entsize(LE),
-            info: sh.sh_info(LE),
             data: bytes,
             relas: &[],
             live: i != 0 && is_content(sh_type, flags, sec_name),

@@ -178,7 +178,6 @@ mod tests {
             align: 8,
             size: data.len() as u64,
             entsize: 0,
-            info: 0,
             data,
             relas: &[],
             live: true,

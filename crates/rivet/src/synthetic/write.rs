@@ -191,10 +191,7 @@ pub fn fill_build_id(
         }
         BuildId::Sha1 => {
             use sha1::Digest;
-            let digests: Vec<_> = out
-                .par_chunks(1 << 20)
-                .map(|c| sha1::Sha1::digest(c))
-                .collect();
+            let digests: Vec<_> = out.par_chunks(1 << 20).map(sha1::Sha1::digest).collect();
             let mut h = sha1::Sha1::new();
             for d in digests {
                 h.update(d);
@@ -203,10 +200,7 @@ pub fn fill_build_id(
         }
         BuildId::Md5 => {
             use md5::Digest;
-            let digests: Vec<_> = out
-                .par_chunks(1 << 20)
-                .map(|c| md5::Md5::digest(c))
-                .collect();
+            let digests: Vec<_> = out.par_chunks(1 << 20).map(md5::Md5::digest).collect();
             let mut h = md5::Md5::new();
             for d in digests {
                 h.update(d);
