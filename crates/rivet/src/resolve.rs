@@ -263,19 +263,20 @@ impl<'a> Resolver<'a> {
         let m = &ar.members[member as usize];
         let member_name = String::from_utf8_lossy(m.name);
         let name = format!("{}({})", l.name, member_name);
-        let data: &'a [u8] =
-            match m.data {
-                Some(d) => d,
-                None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
-                    Some(f) if f.data().len() == m.size => f.data(),
-                    Some(f) => return Err(format!(
+        let data: &'a [u8] = match m.data {
+            Some(d) => d,
+            None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
+                Some(f) if f.data().len() == m.size => f.data(),
+                Some(f) => {
+                    return Err(format!(
                         "{name}: member file is {} bytes but the archive says {}; was it changed?",
                         f.data().len(),
                         m.size
-                    )),
-                    None => return Err(format!("{name}: thin archive member was not opened")),
-                },
-            };
+                    ))
+                }
+                None => return Err(format!("{name}: thin archive member was not opened")),
+            },
+        };
         if !object::is_elf(data) {
             return Ok(None);
         }

@@ -259,3 +259,20 @@ fn output_path_is_a_directory() {
     assert_eq!(files_in(&dir), vec!["a.out"]);
     c.tmp.finish();
 }
+
+#[test]
+fn lto_object_is_refused() {
+    let Some(c) = Case::new("lto") else { return };
+    let src = c.tmp.join("lto.c");
+    std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+    let o = c.tmp.join("lto.o");
+    must(
+        Command::new("gcc")
+            .args(["-flto", "-c"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&o),
+    );
+    c.fails(&[&o], &["lto.o", "LTO"]);
+    c.tmp.finish();
+}

@@ -147,3 +147,94 @@ fn unimplemented_options_are_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: --wrap"));
 }
+
+fn readelf(args: &[&str], exe: &Path) -> String {
+    let o = must(Command::new("readelf").args(args).arg(exe));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn build_id_styles() {
+    if !testing_rivet() || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-buildid");
+    if !prepare(&tmp) {
+        return;
+    }
+    let id_of = |out: &str, style: &str| -> Option<String> {
+        let (exe, _) = link(&tmp, out, &[style]);
+        runs(&exe);
+        let notes = readelf(&["-n"], &exe);
+        notes
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Build ID: ").map(str::to_string))
+    };
+    let sha1 = id_of("sha1", "--build-id=sha1").unwrap();
+    assert_eq!(sha1.len(), 40);
+    assert_eq!(
+        id_of("sha1b", "--build-id").unwrap(),
+        sha1,
+        "same input, same id"
+    );
+    assert_eq!(id_of("md5", "--build-id=md5").unwrap().len(), 32);
+    let u1 = id_of("uuid1", "--build-id=uuid").unwrap();
+    let u2 = id_of("uuid2", "--build-id=uuid").unwrap();
+    assert_eq!(u1.len(), 32);
+    assert_ne!(u1, u2, "uuids must differ");
+    assert_eq!(id_of("hex", "--build-id=0xCAFE1234").unwrap(), "cafe1234");
+    assert_eq!(id_of("none", "--build-id=none"), None);
+    tmp.finish();
+}
+
+#[test]
+fn program_headers() {
+    if !testing_rivet() || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-phdrs");
+    if !prepare(&tmp) {
+        return;
+    }
+    let segments = |out: &str, extra: &[&str]| -> String {
+        let (exe, _) = link(&tmp, out, extra);
+        runs(&exe);
+        readelf(&["-lW"], &exe)
+    };
+    let default = segments("default", &[]);
+    let stack = default
+        .lines()
+        .find(|l| l.trim_start().starts_with("GNU_STACK"))
+        .unwrap();
+    assert!(stack.contains("RW ") && !stack.contains("RWE"), "{stack}");
+    assert!(default.contains("GNU_RELRO"), "{default}");
+    assert!(default.contains(" TLS "), "{default}");
+    // The code segment is R E and nothing else is executable (-z separate-code).
+    let loads: Vec<&str> = default
+        .lines()
+        .filter(|l| l.trim_start().starts_with("LOAD"))
+        .collect();
+    assert_eq!(
+        loads.iter().filter(|l| l.contains(" R E ")).count(),
+        1,
+        "{default}"
+    );
+    let norelro = segments("norelro", &["-z", "norelro"]);
+    assert!(!norelro.contains("GNU_RELRO"), "{norelro}");
+    let exec = segments("execstack", &["-z", "execstack"]);
+    assert!(
+        exec.lines()
+            .any(|l| l.trim_start().starts_with("GNU_STACK") && l.contains("RWE")),
+        "{exec}"
+    );
+    let joined = segments("noseparate", &["-z", "noseparate-code"]);
+    assert!(
+        joined
+            .lines()
+            .filter(|l| l.trim_start().starts_with("LOAD"))
+            .count()
+            < loads.len(),
+        "{joined}"
+    );
+    tmp.finish();
+}

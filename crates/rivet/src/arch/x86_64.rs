@@ -78,15 +78,97 @@ fn got_relaxation(ctx: &Ctx, data: &[u8], off: u64, ty: u32, t: Target) -> Optio
     if ctx.is_ifunc(t) || ctx.is_undefined(t) || (ctx.is_pie() && ctx.is_absolute(t)) {
         return None;
     }
-    let off = off as usize;
+    got_relax_kind(data, off as usize, ty)
+}
+
+/// The range a `width`-byte field holds, signed or not.
+pub fn field_range(width: usize, signed: bool) -> (i128, i128) {
+    let bits = width as u32 * 8;
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// Decodes the instruction before a GOTPCRELX field (`off` is the field's offset in `data`).
+fn got_relax_kind(data: &[u8], off: usize, ty: u32) -> Option<GotRelax> {
     let op = *data.get(off.checked_sub(2)?)?;
     let modrm = *data.get(off - 1)?;
     match (ty, op, modrm) {
-        (_, 0x8b, _) if ty == R_X86_64_GOTPCRELX || off >= 3 => Some(GotRelax::MovToLea),
+        (R_X86_64_GOTPCRELX, 0x8b, _) => Some(GotRelax::MovToLea),
+        // REX_GOTPCRELX: the REX prefix stands before the opcode.
+        (R_X86_64_REX_GOTPCRELX, 0x8b, _) if off >= 3 => Some(GotRelax::MovToLea),
         (R_X86_64_GOTPCRELX, 0xff, 0x15) => Some(GotRelax::Call),
         (R_X86_64_GOTPCRELX, 0xff, 0x25) => Some(GotRelax::Jmp),
         _ => None,
     }
+}
+
+/// Rewrites the instruction before a GOTPCRELX field to reach the symbol directly.
+fn rewrite_got_access(buf: &mut [u8], off: usize, how: GotRelax) {
+    match how {
+        GotRelax::MovToLea => buf[off - 2] = 0x8d,
+        GotRelax::Call => buf[off - 2..off].copy_from_slice(&[0x67, 0xe8]),
+        GotRelax::Jmp => buf[off - 2..off].copy_from_slice(&[0x90, 0xe9]),
+    }
+}
+
+/// General-dynamic → local-exec: `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call
+/// __tls_get_addr` (16 bytes from `off - 4`; the call may also be `call *…@GOTPCREL(%rip)`) becomes
+/// `mov %fs:0,%rax; lea tpoff(%rax),%rax`.
+pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), String> {
+    let ok = off >= 4
+        && buf.get(off - 4..off) == Some(&[0x66, 0x48, 0x8d, 0x3d])
+        && buf
+            .get(off + 4..off + 8)
+            .is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..3] == [0x66, 0x48, 0xff]);
+    if !ok {
+        return Err(
+            "unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".into(),
+        );
+    }
+    let imm = i32::try_from(tpoff).map_err(|_| "TLS offset does not fit in 32 bits".to_string())?;
+    let mut code = [
+        0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0,
+    ];
+    code[12..].copy_from_slice(&imm.to_le_bytes());
+    buf[off - 4..off + 12].copy_from_slice(&code);
+    Ok(())
+}
+
+/// Local-dynamic → local-exec: `lea x@tlsld(%rip),%rdi; call __tls_get_addr` (12 bytes from
+/// `off - 3`) becomes `mov %fs:0,%rax` with prefixes; the `x@dtpoff(%rax)` uses that follow become
+/// thread-pointer offsets.
+pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<(), String> {
+    let ok = off >= 3
+        && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d])
+        && buf.get(off + 4) == Some(&0xe8);
+    if !ok {
+        return Err(
+            "unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".into(),
+        );
+    }
+    buf[off - 3..off + 9]
+        .copy_from_slice(&[0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]);
+    Ok(())
+}
+
+/// TLS descriptor → local-exec: `lea x@tlsdesc(%rip),%reg` becomes `mov $tpoff,%reg`.
+pub fn relax_tlsdesc_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), String> {
+    let bad = || "unrecognised TLS descriptor sequence".to_string();
+    let Some(&[rex, 0x8d, modrm]) = off.checked_sub(3).and_then(|s| buf.get(s..off)) else {
+        return Err(bad());
+    };
+    if modrm & 0xc7 != 0x05 || rex & 0xf8 != 0x48 {
+        return Err(bad());
+    }
+    let imm = i32::try_from(tpoff).map_err(|_| "TLS offset does not fit in 32 bits".to_string())?;
+    let reg = (modrm >> 3) & 7;
+    // The destination moves from ModRM.reg (REX.R) to ModRM.rm (REX.B).
+    buf[off - 3..off].copy_from_slice(&[0x48 | ((rex >> 2) & 1), 0xc7, 0xc0 | reg]);
+    buf[off..off + 4].copy_from_slice(&imm.to_le_bytes());
+    Ok(())
 }
 
 /// What one section's relocations need; merged in file order so the tables are deterministic.
@@ -299,12 +381,7 @@ impl Reloc<'_, '_> {
     }
 
     fn write_checked(&mut self, ty: u32, width: usize, value: i128, signed: bool) {
-        let bits = width as u32 * 8;
-        let (lo, hi) = if signed {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
+        let (lo, hi) = field_range(width, signed);
         if value < lo || value > hi {
             let t = self.target();
             self.error(format!(
@@ -365,12 +442,7 @@ impl Reloc<'_, '_> {
             R_X86_64_PC8 => self.write_checked(ty, 1, s + a - p, true),
             R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if self.relaxation(ty, t).is_some() => {
                 let how = self.relaxation(ty, t).unwrap();
-                let o = self.off as usize;
-                match how {
-                    GotRelax::MovToLea => self.buf[o - 2] = 0x8d,
-                    GotRelax::Call => self.buf[o - 2..o].copy_from_slice(&[0x67, 0xe8]),
-                    GotRelax::Jmp => self.buf[o - 2..o].copy_from_slice(&[0x90, 0xe9]),
-                }
+                rewrite_got_access(self.buf, self.off as usize, how);
                 self.write_checked(ty, 4, s + a - p, true)
             }
             R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {
@@ -393,9 +465,20 @@ impl Reloc<'_, '_> {
             // to it are thread-pointer offsets.
             R_X86_64_DTPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
             R_X86_64_DTPOFF64 => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
-            R_X86_64_TLSGD => return self.relax_gd_to_le(t),
-            R_X86_64_TLSLD => return self.relax_ld_to_le(),
-            R_X86_64_GOTPC32_TLSDESC => self.relax_tlsdesc_to_le(t),
+            R_X86_64_TLSGD => {
+                let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
+                let r = relax_gd_to_le(self.buf, self.off as usize, tpoff);
+                return self.relaxed(r);
+            }
+            R_X86_64_TLSLD => {
+                let r = relax_ld_to_le(self.buf, self.off as usize);
+                return self.relaxed(r);
+            }
+            R_X86_64_GOTPC32_TLSDESC => {
+                let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
+                let r = relax_tlsdesc_to_le(self.buf, self.off as usize, tpoff);
+                self.relaxed(r);
+            }
             R_X86_64_TLSDESC_CALL => self.relax_tlsdesc_call(),
             _ => self.error(format!(
                 "unsupported relocation {} against '{}'",
@@ -455,68 +538,15 @@ impl Reloc<'_, '_> {
         false
     }
 
-    /// `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call __tls_get_addr` (16 bytes) becomes
-    /// `mov %fs:0,%rax; lea x@tpoff(%rax),%rax`.
-    fn relax_gd_to_le(&mut self, t: Target) -> bool {
-        let start = self.off as usize;
-        let ok = self.bytes_before(4) == Some(&[0x66, 0x48, 0x8d, 0x3d])
-            && self
-                .buf
-                .get(start + 4..start + 8)
-                .is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..2] == [0x66, 0x48]);
-        if !ok {
-            self.error(
-                "unrecognised general-dynamic TLS sequence; cannot relax it to local-exec"
-                    .to_string(),
-            );
-            return false;
+    /// Reports a failed rewrite; true (skip the `__tls_get_addr` call's relocation) on success.
+    fn relaxed(&self, r: Result<(), String>) -> bool {
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                self.error(e);
+                false
+            }
         }
-        let tpoff = self.ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
-        let mut code = [
-            0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0,
-        ];
-        let Ok(imm) = i32::try_from(tpoff) else {
-            self.error("TLS offset does not fit in 32 bits".to_string());
-            return false;
-        };
-        code[12..].copy_from_slice(&imm.to_le_bytes());
-        self.buf[start - 4..start + 12].copy_from_slice(&code);
-        true
-    }
-
-    /// `lea x@tlsld(%rip),%rdi; call __tls_get_addr` (12 bytes) becomes `mov %fs:0,%rax` padded
-    /// with prefixes; the `x@dtpoff(%rax)` uses that follow become thread-pointer offsets.
-    fn relax_ld_to_le(&mut self) -> bool {
-        let start = self.off as usize;
-        let ok = self.bytes_before(3) == Some(&[0x48, 0x8d, 0x3d])
-            && self.buf.get(start + 4) == Some(&0xe8);
-        if !ok {
-            self.error(
-                "unrecognised local-dynamic TLS sequence; cannot relax it to local-exec"
-                    .to_string(),
-            );
-            return false;
-        }
-        let code = [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0];
-        self.buf[start - 3..start + 9].copy_from_slice(&code);
-        true
-    }
-
-    /// `lea x@tlsdesc(%rip),%rax` becomes `mov $x@tpoff,%rax`.
-    fn relax_tlsdesc_to_le(&mut self, t: Target) {
-        let start = self.off as usize;
-        let Some(&[rex, 0x8d, modrm]) = self.bytes_before(3) else {
-            return self.error("unrecognised TLS descriptor sequence".to_string());
-        };
-        if modrm & 0xc7 != 0x05 {
-            return self.error("unrecognised TLS descriptor sequence".to_string());
-        }
-        let reg = (modrm >> 3) & 7;
-        let new_rex = 0x48 | ((rex >> 2) & 1);
-        let tpoff = self.ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
-        self.buf[start - 3..start].copy_from_slice(&[new_rex, 0xc7, 0xc0 | reg]);
-        self.off = start as u64;
-        self.write_checked(R_X86_64_GOTPC32_TLSDESC, 4, tpoff as i128, true);
     }
 
     /// `call *x@tlsdesc(%rax)` becomes a two-byte nop.
@@ -532,6 +562,79 @@ impl Reloc<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(field_range(4, true), (i32::MIN as i128, i32::MAX as i128));
+        assert_eq!(field_range(4, false), (0, u32::MAX as i128));
+        assert_eq!(field_range(1, true), (-128, 127));
+        assert_eq!(field_range(2, false), (0, 65535));
+    }
+
+    #[test]
+    fn got_relaxation_decodes_instructions() {
+        // mov foo@GOTPCREL(%rip),%rax = 48 8b 05 <disp>
+        let mov = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
+        assert!(got_relax_kind(&mov, 3, R_X86_64_REX_GOTPCRELX) == Some(GotRelax::MovToLea));
+        // call *foo@GOTPCREL(%rip) = ff 15 <disp>; jmp * = ff 25
+        assert!(
+            got_relax_kind(&[0xff, 0x15, 0, 0, 0, 0], 2, R_X86_64_GOTPCRELX)
+                == Some(GotRelax::Call)
+        );
+        assert!(
+            got_relax_kind(&[0xff, 0x25, 0, 0, 0, 0], 2, R_X86_64_GOTPCRELX) == Some(GotRelax::Jmp)
+        );
+        // add foo@GOTPCREL(%rip),%rax = 48 03 05: not relaxed
+        assert!(
+            got_relax_kind(&[0x48, 0x03, 0x05, 0, 0, 0, 0], 3, R_X86_64_REX_GOTPCRELX).is_none()
+        );
+        assert!(got_relax_kind(&[0x15, 0, 0, 0, 0], 1, R_X86_64_GOTPCRELX).is_none());
+        let mut b = mov;
+        rewrite_got_access(&mut b, 3, GotRelax::MovToLea);
+        assert_eq!(b[..3], [0x48, 0x8d, 0x05]);
+        let mut c = [0xff, 0x15, 0, 0, 0, 0];
+        rewrite_got_access(&mut c, 2, GotRelax::Call);
+        assert_eq!(c[..2], [0x67, 0xe8]);
+    }
+
+    #[test]
+    fn gd_relaxes_to_le() {
+        // data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call __tls_get_addr@PLT
+        let mut b = vec![
+            0x66, 0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0x66, 0x66, 0x48, 0xe8, 5, 6, 7, 8,
+        ];
+        relax_gd_to_le(&mut b, 4, -16).unwrap();
+        assert_eq!(
+            b,
+            [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0xf0, 0xff, 0xff, 0xff]
+        );
+        let mut wrong = vec![0x90; 16];
+        assert!(relax_gd_to_le(&mut wrong, 4, 0).is_err());
+        assert!(relax_gd_to_le(&mut b.clone(), 2, 0).is_err());
+    }
+
+    #[test]
+    fn ld_relaxes_to_le() {
+        // lea x@tlsld(%rip),%rdi; call __tls_get_addr@PLT
+        let mut b = vec![0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0xe8, 5, 6, 7, 8];
+        relax_ld_to_le(&mut b, 3).unwrap();
+        assert_eq!(
+            b,
+            [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]
+        );
+        assert!(relax_ld_to_le(&mut vec![0u8; 12], 3).is_err());
+    }
+
+    #[test]
+    fn tlsdesc_relaxes_to_le() {
+        // lea x@tlsdesc(%rip),%rax = 48 8d 05; with %r9 (REX.R): 4c 8d 0d
+        let mut b = vec![0x48, 0x8d, 0x05, 0, 0, 0, 0];
+        relax_tlsdesc_to_le(&mut b, 3, -8).unwrap();
+        assert_eq!(b, [0x48, 0xc7, 0xc0, 0xf8, 0xff, 0xff, 0xff]);
+        let mut r9 = vec![0x4c, 0x8d, 0x0d, 0, 0, 0, 0];
+        relax_tlsdesc_to_le(&mut r9, 3, 16).unwrap();
+        assert_eq!(r9, [0x49, 0xc7, 0xc1, 16, 0, 0, 0]);
+    }
 
     #[test]
     fn names() {
