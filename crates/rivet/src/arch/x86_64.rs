@@ -394,11 +394,6 @@ impl Reloc<'_, '_> {
         self.write(width, value as u64);
     }
 
-    fn bytes_before(&self, n: usize) -> Option<&[u8]> {
-        let off = self.off as usize;
-        self.buf.get(off.checked_sub(n)?..off)
-    }
-
     /// Applies one relocation; returns true when the next one belongs to a rewritten TLS
     /// sequence (the call to `__tls_get_addr`) and must be skipped.
     fn apply_one(&mut self, alloc: bool, dynrels: &mut Vec<DynRel>) -> bool {
@@ -622,7 +617,7 @@ mod tests {
             b,
             [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]
         );
-        assert!(relax_ld_to_le(&mut vec![0u8; 12], 3).is_err());
+        assert!(relax_ld_to_le(&mut [0u8; 12], 3).is_err());
     }
 
     #[test]
