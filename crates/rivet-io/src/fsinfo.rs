@@ -23,20 +23,8 @@ pub struct FsInfo {
     pub free_bytes: u64,
 }
 
-const NETWORK_TYPES: &[&str] = &[
-    "nfs",
-    "nfs4",
-    "cifs",
-    "smb3",
-    "smbfs",
-    "9p",
-    "ceph",
-    "glusterfs",
-    "afs",
-    "fuse.sshfs",
-    "virtiofs",
-    "vboxsf",
-];
+const NETWORK_TYPES: &[&str] =
+    &["nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "glusterfs", "afs", "fuse.sshfs", "virtiofs", "vboxsf"];
 
 /// Describes the file system holding `dir`.
 pub fn for_path(dir: &Path) -> io::Result<FsInfo> {
@@ -53,11 +41,7 @@ pub fn for_path(dir: &Path) -> io::Result<FsInfo> {
     info.overlay = t == "overlay";
     info.fuse = t.starts_with("fuse");
     info.network = NETWORK_TYPES.contains(&t);
-    info.compressed = t == "btrfs"
-        && info
-            .mount_options
-            .split(',')
-            .any(|o| o.starts_with("compress"));
+    info.compressed = t == "btrfs" && info.mount_options.split(',').any(|o| o.starts_with("compress"));
     Ok(info)
 }
 
@@ -83,10 +67,7 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
             out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
             i += 4;
         } else {
@@ -110,9 +91,7 @@ fn find_mount(mountinfo: &str, path: &Path) -> Option<(PathBuf, String, String)>
         if !path.starts_with(&mount_point) {
             continue;
         }
-        let longer = best
-            .as_ref()
-            .is_none_or(|(b, _, _)| mount_point.as_os_str().len() >= b.as_os_str().len());
+        let longer = best.as_ref().is_none_or(|(b, _, _)| mount_point.as_os_str().len() >= b.as_os_str().len());
         if longer {
             let options = format!("{},{}", fields[5], fields.get(sep + 3).unwrap_or(&""));
             best = Some((mount_point, fields[sep + 1].to_string(), options));
@@ -152,12 +131,7 @@ pub fn memory() -> MemInfo {
             .map_or(0, |kb| kb * 1024)
     };
     let (cgroup_limit, cgroup_usage) = cgroup_memory();
-    MemInfo {
-        total: field("MemTotal:"),
-        available: field("MemAvailable:"),
-        cgroup_limit,
-        cgroup_usage,
-    }
+    MemInfo { total: field("MemTotal:"), available: field("MemAvailable:"), cgroup_limit, cgroup_usage }
 }
 
 fn read_number(path: &str) -> Option<u64> {
@@ -178,8 +152,7 @@ fn cgroup_memory() -> (Option<u64>, Option<u64>) {
         let parts: Vec<&str> = line.splitn(3, ':').collect();
         if parts.len() == 3 && parts[1].split(',').any(|c| c == "memory") {
             let base = format!("/sys/fs/cgroup/memory{}", parts[2]);
-            let limit =
-                read_number(&format!("{base}/memory.limit_in_bytes")).filter(|&l| l < (1 << 60));
+            let limit = read_number(&format!("{base}/memory.limit_in_bytes")).filter(|&l| l < (1 << 60));
             return (limit, read_number(&format!("{base}/memory.usage_in_bytes")));
         }
     }

@@ -141,12 +141,7 @@ impl InputCache {
     }
 
     pub fn paths(&self) -> Vec<PathBuf> {
-        self.order
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|f| f.path.clone())
-            .collect()
+        self.order.lock().unwrap().iter().map(|f| f.path.clone()).collect()
     }
 
     /// Every file opened, in the order first opened.
@@ -208,8 +203,7 @@ mod tests {
         // SAFETY: `c` is a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let writer_path = fifo.clone();
-        let writer =
-            std::thread::spawn(move || std::fs::write(writer_path, b"through a pipe").unwrap());
+        let writer = std::thread::spawn(move || std::fs::write(writer_path, b"through a pipe").unwrap());
         let f = InputFile::open(&fifo).unwrap();
         writer.join().unwrap();
         assert!(!f.is_mapped());
@@ -220,9 +214,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_path() {
-        let e = InputFile::open(Path::new("/nonexistent/rivet-input"))
-            .err()
-            .unwrap();
+        let e = InputFile::open(Path::new("/nonexistent/rivet-input")).err().unwrap();
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
         assert!(e.to_string().contains("/nonexistent/rivet-input"));
         let e = InputFile::open(Path::new("/tmp")).err().unwrap();

@@ -69,10 +69,7 @@ fn context(e: io::Error, what: &str, path: &Path) -> io::Error {
 
 fn temp_path(target: &Path) -> PathBuf {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "a.out".into());
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "a.out".into());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -102,12 +99,7 @@ impl OutputFile {
     /// Creates a temp file beside `target` (same directory, so rename is atomic), reserves `size`
     /// bytes with fallocate (a full disk fails here, before any byte is written), and prepares the
     /// buffer for `mode`. `executable`: the final file gets mode 0777 & !umask, else 0666 & !umask.
-    pub fn create(
-        target: &Path,
-        size: u64,
-        mode: OutputMode,
-        executable: bool,
-    ) -> io::Result<OutputFile> {
+    pub fn create(target: &Path, size: u64, mode: OutputMode, executable: bool) -> io::Result<OutputFile> {
         if target.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -140,16 +132,12 @@ impl OutputFile {
 
     fn prepare(&mut self, size: u64) -> io::Result<()> {
         let file = self.file.as_ref().unwrap();
-        file.set_len(size)
-            .map_err(|e| context(e, "size output file", &self.target))?;
+        file.set_len(size).map_err(|e| context(e, "size output file", &self.target))?;
         self.reserved = reserve(file, size).map_err(|e| {
             if e.raw_os_error() == Some(libc::ENOSPC) {
                 io::Error::new(
                     e.kind(),
-                    format!(
-                        "cannot write {}: no space left on device (needs {size} bytes)",
-                        self.target.display()
-                    ),
+                    format!("cannot write {}: no space left on device (needs {size} bytes)", self.target.display()),
                 )
             } else {
                 context(e, "reserve space for", &self.target)
@@ -159,9 +147,7 @@ impl OutputFile {
             // Writing through a mapping into space that was never reserved turns a full disk into
             // SIGBUS; a buffer written with write() turns it into an error.
             self.mode = OutputMode::Heap;
-            self.note = Some(
-                "mmap refused: the file system cannot reserve space (fallocate unsupported)".into(),
-            );
+            self.note = Some("mmap refused: the file system cannot reserve space (fallocate unsupported)".into());
         }
         if self.mode == OutputMode::Mmap && size == 0 {
             self.mode = OutputMode::Heap;
@@ -170,10 +156,9 @@ impl OutputFile {
         self.buffer = match self.mode {
             // SAFETY: the temp file was created by us with O_EXCL and is not shared; its size is
             // set and reserved, so page faults cannot hit ENOSPC. Nobody truncates it while mapped.
-            OutputMode::Mmap => Buffer::Map(
-                unsafe { MmapMut::map_mut(file) }
-                    .map_err(|e| context(e, "map output file", &self.target))?,
-            ),
+            OutputMode::Mmap => {
+                Buffer::Map(unsafe { MmapMut::map_mut(file) }.map_err(|e| context(e, "map output file", &self.target))?)
+            }
             OutputMode::Heap => Buffer::Heap(vec![0u8; size as usize]),
         };
         Ok(())
@@ -215,16 +200,14 @@ impl OutputFile {
             }
             Buffer::Heap(v) => {
                 for chunk in v.chunks(WRITE_CHUNK) {
-                    file.write_all(chunk)
-                        .map_err(|e| context(e, "write", &self.target))?;
+                    file.write_all(chunk).map_err(|e| context(e, "write", &self.target))?;
                 }
                 report.bytes_written = v.len() as u64;
                 std::mem::forget(v); // the process exits soon; freeing a big buffer only costs time
             }
         }
         if fsync {
-            file.sync_all()
-                .map_err(|e| context(e, "fsync", &self.target))?;
+            file.sync_all().map_err(|e| context(e, "fsync", &self.target))?;
         }
         let mode = if self.executable { 0o777 } else { 0o666 } & !umask();
         file.set_permissions(std::fs::Permissions::from_mode(mode))
@@ -233,8 +216,7 @@ impl OutputFile {
         let start = Instant::now();
         // rename replaces a symlink at the target path itself (not the file it points to), as GNU
         // ld and lld do when they write a new file at that path.
-        std::fs::rename(&self.temp, &self.target)
-            .map_err(|e| context(e, "rename output to", &self.target))?;
+        std::fs::rename(&self.temp, &self.target).map_err(|e| context(e, "rename output to", &self.target))?;
         self.committed = true;
         report.rename_time = start.elapsed();
         Ok(report)
@@ -263,10 +245,8 @@ mod tests {
     }
 
     fn entries(d: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }
@@ -321,14 +301,10 @@ mod tests {
     #[test]
     fn bad_targets_are_errors_and_create_nothing() {
         let d = tmpdir("bad");
-        let e = OutputFile::create(&d.join("missing/out"), 5, OutputMode::Heap, true)
-            .err()
-            .unwrap();
+        let e = OutputFile::create(&d.join("missing/out"), 5, OutputMode::Heap, true).err().unwrap();
         assert!(e.to_string().contains("missing/out"), "{e}");
         std::fs::create_dir(d.join("dir")).unwrap();
-        let e = OutputFile::create(&d.join("dir"), 5, OutputMode::Heap, true)
-            .err()
-            .unwrap();
+        let e = OutputFile::create(&d.join("dir"), 5, OutputMode::Heap, true).err().unwrap();
         assert!(e.to_string().contains("is a directory"), "{e}");
         assert_eq!(entries(&d), vec!["dir"]);
         std::fs::remove_dir_all(d).unwrap();
@@ -337,10 +313,7 @@ mod tests {
     #[test]
     fn empty_output_works() {
         let d = tmpdir("empty");
-        assert_eq!(
-            write_with(OutputMode::Mmap, &d.join("e"), b"", false),
-            OutputMode::Heap
-        );
+        assert_eq!(write_with(OutputMode::Mmap, &d.join("e"), b"", false), OutputMode::Heap);
         assert_eq!(std::fs::read(d.join("e")).unwrap(), b"");
         std::fs::remove_dir_all(d).unwrap();
     }

@@ -29,10 +29,7 @@ pub fn snapshot() -> IoSnapshot {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let io = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
     let field = |name: &str| -> u64 {
-        io.lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0)
+        io.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
     };
     IoSnapshot {
         minor_faults: ru.ru_minflt as u64,

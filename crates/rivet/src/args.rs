@@ -333,21 +333,13 @@ const WITH_VALUE: &[&str] = &[
 const OPTIONAL_VALUE: &[&str] = &["build-id", "time-trace", "color-diagnostics", "threads"];
 
 /// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
-const SHORT_GLUED: &[char] = &[
-    'o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F',
-];
+const SHORT_GLUED: &[char] = &['o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F'];
 
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
 pub fn parse(args: Vec<OsString>) -> Result<Config, String> {
     let args = expand_response_files(args, &mut Vec::new())?;
-    let mut p = ArgParser {
-        args,
-        pos: 0,
-        config: Config::default(),
-        state: InputState::default(),
-        stack: Vec::new(),
-    };
+    let mut p = ArgParser { args, pos: 0, config: Config::default(), state: InputState::default(), stack: Vec::new() };
     while p.pos < p.args.len() {
         let arg = p.args[p.pos].clone();
         p.pos += 1;
@@ -470,20 +462,13 @@ impl ArgParser {
         if let Some(v) = attached {
             return Ok(v);
         }
-        let v = self
-            .args
-            .get(self.pos)
-            .cloned()
-            .ok_or_else(|| format!("-{name}: missing argument"))?;
+        let v = self.args.get(self.pos).cloned().ok_or_else(|| format!("-{name}: missing argument"))?;
         self.pos += 1;
         Ok(v)
     }
 
     fn input(&mut self, path: &str) {
-        self.config.inputs.push(InputArg::File {
-            path: PathBuf::from(path),
-            state: self.state,
-        });
+        self.config.inputs.push(InputArg::File { path: PathBuf::from(path), state: self.state });
     }
 
     fn one(&mut self, arg: &str) -> Result<(), String> {
@@ -492,9 +477,7 @@ impl ArgParser {
             return Ok(());
         }
         let (name, attached) = split_option(arg);
-        if attached.is_some()
-            || WITH_VALUE.contains(&name.as_str()) && !OPTIONAL_VALUE.contains(&name.as_str())
-        {
+        if attached.is_some() || WITH_VALUE.contains(&name.as_str()) && !OPTIONAL_VALUE.contains(&name.as_str()) {
             let value = self.value(&name, attached)?;
             return self.with_value(&name, value);
         }
@@ -546,12 +529,7 @@ impl ArgParser {
             "whole-archive" => self.state.whole_archive = true,
             "no-whole-archive" => self.state.whole_archive = false,
             "push-state" => self.stack.push(self.state),
-            "pop-state" => {
-                self.state = self
-                    .stack
-                    .pop()
-                    .ok_or("--pop-state without a matching --push-state")?
-            }
+            "pop-state" => self.state = self.stack.pop().ok_or("--pop-state without a matching --push-state")?,
             "start-group" | "(" => c.inputs.push(InputArg::GroupStart),
             "end-group" | ")" => c.inputs.push(InputArg::GroupEnd),
             "no-undefined" => c.no_undefined = true,
@@ -585,17 +563,12 @@ impl ArgParser {
         let c = &mut self.config;
         match name {
             "o" | "output" => c.output = PathBuf::from(v),
-            "l" | "library" => c.inputs.push(InputArg::Library {
-                name: v,
-                state: self.state,
-            }),
+            "l" | "library" => c.inputs.push(InputArg::Library { name: v, state: self.state }),
             "L" | "library-path" => c.lib_paths.push(PathBuf::from(v)),
             "e" | "entry" => c.entry = Some(v),
             "m" => {
                 if v != "elf_x86_64" {
-                    return Err(format!(
-                        "unsupported emulation '{v}' (rivet links elf_x86_64 only)"
-                    ));
+                    return Err(format!("unsupported emulation '{v}' (rivet links elf_x86_64 only)"));
                 }
                 c.emulation = Some(v);
             }
@@ -611,37 +584,25 @@ impl ArgParser {
             "plugin" => c.plugin = Some(v),
             "plugin-opt" => c.plugin_opts.push(v),
             "O" => {
-                c.opt_level = v
-                    .parse()
-                    .ok()
-                    .filter(|&n| n <= 3)
-                    .ok_or_else(|| format!("-O: bad optimisation level '{v}'"))?
+                c.opt_level =
+                    v.parse().ok().filter(|&n| n <= 3).ok_or_else(|| format!("-O: bad optimisation level '{v}'"))?
             }
             "Map" => c.map_file = Some(PathBuf::from(v)),
             "sysroot" => c.sysroot = Some(PathBuf::from(v)),
             "reproduce" => c.reproduce = Some(PathBuf::from(v)),
             "wrap" => c.wrap.push(v),
             "defsym" => {
-                let (sym, expr) = v
-                    .split_once('=')
-                    .ok_or_else(|| format!("--defsym: expected SYMBOL=EXPRESSION, got '{v}'"))?;
+                let (sym, expr) =
+                    v.split_once('=').ok_or_else(|| format!("--defsym: expected SYMBOL=EXPRESSION, got '{v}'"))?;
                 c.defsym.push((sym.to_string(), expr.to_string()));
             }
-            "exclude-libs" => c
-                .exclude_libs
-                .extend(v.split([',', ':']).map(str::to_string)),
+            "exclude-libs" => c.exclude_libs.extend(v.split([',', ':']).map(str::to_string)),
             "icf" => c.icf = Some(one_of("--icf", &v, &["all", "safe", "none"])?),
             "compress-debug-sections" => {
-                c.compress_debug_sections = Some(one_of(
-                    "--compress-debug-sections",
-                    &v,
-                    &["none", "zlib", "zstd", "zlib-gabi"],
-                )?)
+                c.compress_debug_sections =
+                    Some(one_of("--compress-debug-sections", &v, &["none", "zlib", "zstd", "zlib-gabi"])?)
             }
-            "image-base" => {
-                c.image_base =
-                    Some(number(&v).ok_or_else(|| format!("--image-base: bad address '{v}'"))?)
-            }
+            "image-base" => c.image_base = Some(number(&v).ok_or_else(|| format!("--image-base: bad address '{v}'"))?),
             "Ttext" | "Tdata" | "Tbss" | "Ttext-segment" => {
                 let addr = number(&v).ok_or_else(|| format!("-{name}: bad address '{v}'"))?;
                 c.section_starts.push((name[1..].to_string(), addr));
@@ -651,47 +612,33 @@ impl ArgParser {
                     "sysv" => HashStyle::Sysv,
                     "gnu" => HashStyle::Gnu,
                     "both" => HashStyle::Both,
-                    _ => {
-                        return Err(format!(
-                            "--hash-style: unknown style '{v}' (sysv, gnu or both)"
-                        ))
-                    }
+                    _ => return Err(format!("--hash-style: unknown style '{v}' (sysv, gnu or both)")),
                 }
             }
             "io-strategy" => c.io_strategy = Some(v),
             "copy-method" => {
-                c.copy_method = Some(one_of(
-                    "--copy-method",
-                    &v,
-                    &["memcpy", "copy-file-range", "sendfile", "auto"],
-                )?)
+                c.copy_method = Some(one_of("--copy-method", &v, &["memcpy", "copy-file-range", "sendfile", "auto"])?)
             }
             "threads" => {
-                c.threads =
-                    Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
-                        format!("--threads: expected a positive number, got '{v}'")
-                    })?)
+                c.threads = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or_else(|| format!("--threads: expected a positive number, got '{v}'"))?,
+                )
             }
             "build-id" => c.build_id = build_id(&v)?,
             "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
             "color-diagnostics" => {
-                c.color_diagnostics = Some(
-                    one_of("--color-diagnostics", &v, &["auto", "always", "never"])? != "never",
-                )
+                c.color_diagnostics = Some(one_of("--color-diagnostics", &v, &["auto", "always", "never"])? != "never")
             }
             "T" | "script" => {
                 return Err(format!(
-                "-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)"
-            ))
-            }
-            "y" | "trace-symbol" => {
-                return Err(format!("-y {v}: --trace-symbol is not supported yet"))
-            }
-            "f" | "F" | "audit" => {
-                return Err(format!(
-                    "-{name}: auxiliary/filter libraries are not supported yet"
+                    "-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)"
                 ))
             }
+            "y" | "trace-symbol" => return Err(format!("-y {v}: --trace-symbol is not supported yet")),
+            "f" | "F" | "audit" => return Err(format!("-{name}: auxiliary/filter libraries are not supported yet")),
             _ => return Err(format!("unknown argument '-{name}'")),
         }
         Ok(())
@@ -735,10 +682,7 @@ fn one_of(opt: &str, v: &str, allowed: &[&str]) -> Result<String, String> {
     if allowed.contains(&v) {
         Ok(v.to_string())
     } else {
-        Err(format!(
-            "{opt}: unknown value '{v}' (expected one of: {})",
-            allowed.join(", ")
-        ))
+        Err(format!("{opt}: unknown value '{v}' (expected one of: {})", allowed.join(", ")))
     }
 }
 
@@ -763,27 +707,17 @@ fn build_id(v: &str) -> Result<BuildId, String> {
             if hex.is_empty() || hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(format!("--build-id: bad hex string '{v}'"));
             }
-            BuildId::Hex(
-                (0..hex.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                    .collect(),
-            )
+            BuildId::Hex((0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect())
         }
     })
 }
 
 /// Expands `@FILE` arguments in place, recursively; `active` holds the files being expanded so one
 /// that includes itself is an error instead of an endless loop.
-fn expand_response_files(
-    args: Vec<OsString>,
-    active: &mut Vec<PathBuf>,
-) -> Result<Vec<String>, String> {
+fn expand_response_files(args: Vec<OsString>, active: &mut Vec<PathBuf>) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for a in args {
-        let a = a
-            .into_string()
-            .map_err(|a| format!("argument is not valid UTF-8: {}", a.to_string_lossy()))?;
+        let a = a.into_string().map_err(|a| format!("argument is not valid UTF-8: {}", a.to_string_lossy()))?;
         let Some(file) = a.strip_prefix('@') else {
             out.push(a);
             continue;
@@ -793,14 +727,10 @@ fn expand_response_files(
         if active.contains(&canonical) {
             return Err(format!("response file {file} includes itself"));
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot open response file {file}: {e}"))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot open response file {file}: {e}"))?;
         active.push(canonical);
         let words = split_response_text(&text).map_err(|e| format!("response file {file}: {e}"))?;
-        out.extend(expand_response_files(
-            words.into_iter().map(OsString::from).collect(),
-            active,
-        )?);
+        out.extend(expand_response_files(words.into_iter().map(OsString::from).collect(), active)?);
         active.pop();
     }
     Ok(out)
@@ -909,37 +839,13 @@ mod tests {
         assert_eq!(c.build_id, BuildId::Sha1);
         assert_eq!(c.hash_style, HashStyle::Gnu);
         assert_eq!(c.output, PathBuf::from("out"));
-        assert_eq!(
-            c.dynamic_linker.as_deref(),
-            Some("/lib64/ld-linux-x86-64.so.2")
-        );
+        assert_eq!(c.dynamic_linker.as_deref(), Some("/lib64/ld-linux-x86-64.so.2"));
         assert_eq!(c.plugin_opts.len(), 2);
         assert_eq!(c.lib_paths, vec![PathBuf::from("/usr/lib")]);
-        let as_needed = InputState {
-            as_needed: true,
-            ..Default::default()
-        };
-        assert_eq!(
-            c.inputs[2],
-            InputArg::Library {
-                name: "gcc".into(),
-                state: as_needed
-            }
-        );
-        assert_eq!(
-            c.inputs[3],
-            InputArg::Library {
-                name: "gcc_s".into(),
-                state: as_needed
-            }
-        );
-        assert_eq!(
-            c.inputs[4],
-            InputArg::Library {
-                name: "c".into(),
-                state: as_needed
-            }
-        );
+        let as_needed = InputState { as_needed: true, ..Default::default() };
+        assert_eq!(c.inputs[2], InputArg::Library { name: "gcc".into(), state: as_needed });
+        assert_eq!(c.inputs[3], InputArg::Library { name: "gcc_s".into(), state: as_needed });
+        assert_eq!(c.inputs[4], InputArg::Library { name: "c".into(), state: as_needed });
     }
 
     #[test]
@@ -990,59 +896,29 @@ mod tests {
         let libs: Vec<&str> = c
             .inputs
             .iter()
-            .filter_map(|i| {
-                if let InputArg::Library { name, .. } = i {
-                    Some(name.as_str())
-                } else {
-                    None
-                }
-            })
+            .filter_map(|i| if let InputArg::Library { name, .. } = i { Some(name.as_str()) } else { None })
             .collect();
         assert_eq!(libs, ["c", "m", ":libz.a"]);
-        let c = p(&[
-            "-shared",
-            "-soname",
-            "libx.so.1",
-            "-rpath",
-            "/opt",
-            "-s",
-            "-gc-sections",
-            "--gc-sections",
-        ])
-        .unwrap();
+        let c =
+            p(&["-shared", "-soname", "libx.so.1", "-rpath", "/opt", "-s", "-gc-sections", "--gc-sections"]).unwrap();
         assert!(c.shared && c.gc_sections);
         assert_eq!(c.soname.as_deref(), Some("libx.so.1"));
         assert_eq!(c.rpath, vec!["/opt"]);
         assert_eq!(c.strip, Strip::All);
-        let c = p(&[
-            "--build-id=0xdeadBEEF",
-            "--threads=3",
-            "-O1",
-            "-z",
-            "max-page-size=0x200000",
-        ])
-        .unwrap();
+        let c = p(&["--build-id=0xdeadBEEF", "--threads=3", "-O1", "-z", "max-page-size=0x200000"]).unwrap();
         assert_eq!(c.build_id, BuildId::Hex(vec![0xde, 0xad, 0xbe, 0xef]));
-        assert_eq!(
-            (c.threads, c.opt_level, c.max_page_size),
-            (Some(3), 1, 0x200000)
-        );
+        assert_eq!((c.threads, c.opt_level, c.max_page_size), (Some(3), 1, 0x200000));
     }
 
     #[test]
     fn errors_name_the_option() {
-        assert_eq!(
-            p(&["--frobnicate"]).unwrap_err(),
-            "unknown argument '--frobnicate'"
-        );
+        assert_eq!(p(&["--frobnicate"]).unwrap_err(), "unknown argument '--frobnicate'");
         assert_eq!(p(&["-o"]).unwrap_err(), "-o: missing argument");
         assert!(p(&["-m", "elf_i386"]).unwrap_err().contains("elf_i386"));
         assert!(p(&["-z", "bogus"]).unwrap_err().contains("bogus"));
         assert!(p(&["--pop-state"]).unwrap_err().contains("--push-state"));
         assert!(p(&["--build-id=0xabc"]).is_err());
-        assert!(p(&["-T", "script.ld"])
-            .unwrap_err()
-            .contains("linker scripts"));
+        assert!(p(&["-T", "script.ld"]).unwrap_err().contains("linker scripts"));
     }
 
     #[test]
@@ -1058,23 +934,13 @@ mod tests {
         let files: Vec<String> = c
             .inputs
             .iter()
-            .filter_map(|i| {
-                if let InputArg::File { path, .. } = i {
-                    Some(path.display().to_string())
-                } else {
-                    None
-                }
-            })
+            .filter_map(|i| if let InputArg::File { path, .. } = i { Some(path.display().to_string()) } else { None })
             .collect();
         assert_eq!(files, ["a b.o", "c\"d.o", "x.o"]);
         let looping = d.join("loop.rsp");
         std::fs::write(&looping, format!("@{}", looping.display())).unwrap();
-        assert!(p(&[&format!("@{}", looping.display())])
-            .unwrap_err()
-            .contains("includes itself"));
-        assert!(p(&["@/nonexistent.rsp"])
-            .unwrap_err()
-            .contains("cannot open response file"));
+        assert!(p(&[&format!("@{}", looping.display())]).unwrap_err().contains("includes itself"));
+        assert!(p(&["@/nonexistent.rsp"]).unwrap_err().contains("cannot open response file"));
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -1085,9 +951,8 @@ mod tests {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            let s: String = (0..(seed % 24))
-                .map(|i| b"a '\"\\ \n-"[((seed >> (i * 2)) % 8) as usize] as char)
-                .collect();
+            let s: String =
+                (0..(seed % 24)).map(|i| b"a '\"\\ \n-"[((seed >> (i * 2)) % 8) as usize] as char).collect();
             let _ = split_response_text(&s);
         }
     }

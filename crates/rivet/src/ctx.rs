@@ -24,6 +24,26 @@ pub enum OutputKind {
     Static,
     /// `-static -pie`: ET_DYN at 0, relocates itself with R_X86_64_RELATIVE.
     StaticPie,
+    /// A dynamically linked executable at 0x400000 (`-no-pie`).
+    Exec,
+    /// A dynamically linked position-independent executable (gcc's default).
+    Pie,
+    /// A shared library (`-shared`).
+    Shared,
+}
+
+impl OutputKind {
+    /// Has a dynamic section, an interpreter (executables) and imports from shared libraries.
+    pub fn is_dynamic(self) -> bool {
+        matches!(self, OutputKind::Exec | OutputKind::Pie | OutputKind::Shared)
+    }
+    /// Loads at an address chosen at run time, so absolute addresses need RELATIVE relocations.
+    pub fn is_pic(self) -> bool {
+        matches!(self, OutputKind::StaticPie | OutputKind::Pie | OutputKind::Shared)
+    }
+    pub fn is_executable(self) -> bool {
+        self != OutputKind::Shared
+    }
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -39,6 +59,7 @@ pub struct Ctx<'a> {
     pub diag: &'a Diag,
     pub kind: OutputKind,
     pub objects: Vec<ObjectFile<'a>>,
+    pub shared: Vec<crate::resolve::SharedInput<'a>>,
     pub symbols: Vec<Symbol<'a>>,
     pub by_name: HashMap<&'a [u8], u32>,
     /// Object indices in command-line order (the order of output section contents).
@@ -53,6 +74,7 @@ pub struct Ctx<'a> {
     /// Final address of every global symbol, filled by layout.
     pub global_addr: Vec<u64>,
     pub got: crate::synthetic::Tables,
+    pub dynsym: crate::synthetic::dynamic::DynPlan,
     pub tls: Tls,
     pub base: u64,
     pub entry: u64,
@@ -82,9 +104,45 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The dynamic symbol of a shared library that a target resolves to.
+    pub fn shared_def(&self, t: Target) -> Option<&crate::input::shared::DynSym<'a>> {
+        match t {
+            Target::Global(id) => match self.symbols[id as usize].def {
+                Def::Shared { file, sym } => Some(&self.shared[file as usize].file.defined[sym as usize]),
+                _ => None,
+            },
+            Target::Local(..) => None,
+        }
+    }
+
     pub fn sym_type(&self, t: Target) -> u8 {
-        self.definition(t)
-            .map_or(elf::STT_NOTYPE, |(_, s)| s.st_info & 0xf)
+        if let Some(d) = self.shared_def(t) {
+            return d.sym_type;
+        }
+        self.definition(t).map_or(elf::STT_NOTYPE, |(_, s)| s.st_info & 0xf)
+    }
+
+    /// Defined by a shared library: the dynamic loader supplies the address.
+    pub fn is_imported(&self, t: Target) -> bool {
+        self.shared_def(t).is_some()
+    }
+
+    /// The address is only known at run time: imported symbols, and in a shared library its own
+    /// default-visibility definitions (another module may interpose them) and undefined weak ones.
+    pub fn is_preemptible(&self, t: Target) -> bool {
+        let Target::Global(id) = t else { return false };
+        let s = &self.symbols[id as usize];
+        match s.def {
+            Def::Shared { .. } => true,
+            Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared,
+            Def::Synthetic => false,
+            Def::Defined { .. } | Def::Common { .. } => {
+                self.kind == OutputKind::Shared
+                    && s.visibility == elf::STV_DEFAULT
+                    && !self.config.bsymbolic
+                    && !(self.config.bsymbolic_functions && self.sym_type(t) == elf::STT_FUNC)
+            }
+        }
     }
 
     pub fn is_ifunc(&self, t: Target) -> bool {
@@ -93,14 +151,12 @@ impl<'a> Ctx<'a> {
 
     /// Undefined (weak) globals resolve to 0 in an executable without shared libraries.
     pub fn is_undefined(&self, t: Target) -> bool {
+        if self.is_imported(t) {
+            return false;
+        }
         match t {
-            Target::Global(id) => matches!(
-                self.symbols[id as usize].def,
-                Def::Undefined | Def::Lazy { .. }
-            ),
-            Target::Local(f, s) => {
-                self.objects[f as usize].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF
-            }
+            Target::Global(id) => matches!(self.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }),
+            Target::Local(f, s) => self.objects[f as usize].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF,
         }
     }
 
@@ -108,6 +164,9 @@ impl<'a> Ctx<'a> {
     pub fn is_absolute(&self, t: Target) -> bool {
         if self.is_undefined(t) {
             return true;
+        }
+        if self.is_imported(t) {
+            return false;
         }
         match self.definition(t) {
             Some((_, s)) => s.st_shndx.get(LE) == elf::SHN_ABS,
@@ -168,12 +227,18 @@ impl<'a> Ctx<'a> {
         0
     }
 
-    /// The address a target resolves to, before any PLT redirection.
+    /// The address a target resolves to, before any PLT redirection (imported symbols: their copy
+    /// in this output, if they were copied, else 0: the loader fills in the address).
     pub fn raw_value(&self, t: Target) -> u64 {
         match t {
             Target::Local(f, s) => self.object_sym_value(f, s as usize),
             Target::Global(id) => self.global_addr[id as usize],
         }
+    }
+
+    /// The offset of a TLS symbol within this module's TLS block.
+    pub fn dtpoff(&self, t: Target) -> i64 {
+        self.raw_value(t).wrapping_sub(self.tls.start) as i64
     }
 
     /// The address code and data see: IFUNCs are represented by their PLT stub (the canonical
@@ -190,7 +255,7 @@ impl<'a> Ctx<'a> {
         self.raw_value(t).wrapping_sub(self.tls.end) as i64
     }
 
-    pub fn is_pie(&self) -> bool {
-        self.kind == OutputKind::StaticPie
+    pub fn is_pic(&self) -> bool {
+        self.kind.is_pic()
     }
 }

@@ -72,10 +72,7 @@ impl Diag {
     pub fn check(&self) -> Result<()> {
         match self.error_count() {
             0 => Ok(()),
-            n => Err(LinkError(format!(
-                "{n} error{} found; no output written",
-                if n == 1 { "" } else { "s" }
-            ))),
+            n => Err(LinkError(format!("{n} error{} found; no output written", if n == 1 { "" } else { "s" }))),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Layout: takes the output sections with their sizes and gives every section an address and a file
 //! offset, every segment its program header, and every global symbol its final value. Sizes are
 //! exact here, so the writer only fills slices that layout has measured.
-use crate::args::BuildId;
+use crate::args::{BuildId, HashStyle};
 use crate::ctx::{Ctx, OutputKind, Tls};
 use crate::resolve::Def;
 use crate::sections::output::{self, Content, OutputSection, *};
@@ -42,6 +42,8 @@ pub enum DynValue {
     Value(u64),
     SectionAddr(usize),
     SectionSize(usize),
+    /// A global symbol's address (DT_INIT = `_init`).
+    Symbol(u32),
 }
 
 pub fn align_up(v: u64, align: u64) -> u64 {
@@ -67,20 +69,7 @@ pub fn allocate_commons(ctx: &mut Ctx) {
         return;
     }
     commons.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
-    let sec = match ctx.sections.iter().position(|s| s.name == ".bss") {
-        Some(i) => i,
-        None => {
-            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-            ctx.sections.push(OutputSection::new(
-                ".bss",
-                elf::SHT_NOBITS,
-                flags,
-                1,
-                Content::Inputs,
-            ));
-            ctx.sections.len() - 1
-        }
-    };
+    let sec = ensure_bss(ctx);
     let mut off = 0;
     for (id, size, align) in commons {
         off = align_up(off, align);
@@ -88,7 +77,6 @@ pub fn allocate_commons(ctx: &mut Ctx) {
         off += size;
         ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
     }
-    ctx.commons_section = Some(sec);
     ctx.commons_base = 0; // fixed up by assign_member_offsets, after the input .bss members
     ctx.sections[sec].size = off; // the commons' size; members are added in front of it
 }
@@ -99,11 +87,7 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
         if ctx.sections[si].content != Content::Inputs {
             continue;
         }
-        let commons_size = if ctx.commons_section == Some(si) {
-            ctx.sections[si].size
-        } else {
-            0
-        };
+        let commons_size = if ctx.commons_section == Some(si) { ctx.sections[si].size } else { 0 };
         let mut off = 0u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
         for &(f, s) in &members {
@@ -126,15 +110,7 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
     }
 }
 
-fn add_section(
-    ctx: &mut Ctx,
-    name: &str,
-    sh_type: u32,
-    flags: u32,
-    align: u64,
-    content: Content,
-    size: u64,
-) -> usize {
+fn add_section(ctx: &mut Ctx, name: &str, sh_type: u32, flags: u32, align: u64, content: Content, size: u64) -> usize {
     let mut s = OutputSection::new(name, sh_type, flags as u64, align, content);
     s.size = size;
     ctx.sections.push(s);
@@ -143,88 +119,40 @@ fn add_section(
 
 /// Creates the linker-made sections with their exact sizes. `symtab_size`: (.symtab, .strtab)
 /// bytes, or None when stripped. Returns the `.dynamic` entries (static-PIE).
-pub fn create_synthetic_sections(
-    ctx: &mut Ctx,
-    symtab_size: Option<(u64, u64)>,
-) -> Vec<(i64, DynValue)> {
+pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>) -> Vec<(i64, DynValue)> {
     use elf::*;
     let a = SHF_ALLOC;
     let aw = SHF_ALLOC | SHF_WRITE;
     if ctx.config.build_id != BuildId::None {
         let desc = build_id_len(&ctx.config.build_id);
-        add_section(
-            ctx,
-            ".note.gnu.build-id",
-            SHT_NOTE,
-            a,
-            4,
-            Content::BuildId,
-            16 + desc,
-        );
+        add_section(ctx, ".note.gnu.build-id", SHT_NOTE, a, 4, Content::BuildId, 16 + desc);
     }
     let nplt = ctx.got.plt.len() as u64;
     if !ctx.got.got.is_empty() {
-        ctx.got.got_sec = Some(add_section(
-            ctx,
-            ".got",
-            SHT_PROGBITS,
-            aw,
-            8,
-            Content::Got,
-            8 * ctx.got.got.len() as u64,
-        ));
+        ctx.got.got_sec =
+            Some(add_section(ctx, ".got", SHT_PROGBITS, aw, 8, Content::Got, 8 * ctx.got.got.len() as u64));
     }
     if nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]) {
         let size = 8 * (GOTPLT_RESERVED + nplt);
-        ctx.got.gotplt_sec = Some(add_section(
-            ctx,
-            ".got.plt",
-            SHT_PROGBITS,
-            aw,
-            8,
-            Content::GotPlt,
-            size,
-        ));
+        ctx.got.gotplt_sec = Some(add_section(ctx, ".got.plt", SHT_PROGBITS, aw, 8, Content::GotPlt, size));
     }
     if nplt > 0 {
-        ctx.got.plt_sec = Some(add_section(
-            ctx,
-            ".plt",
-            SHT_PROGBITS,
-            SHF_ALLOC | SHF_EXECINSTR,
-            16,
-            Content::Plt,
-            PLT_ENTRY_SIZE * nplt,
-        ));
+        let size = ctx.got.plt_header + PLT_ENTRY_SIZE * nplt;
+        ctx.got.plt_sec =
+            Some(add_section(ctx, ".plt", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, Content::Plt, size));
         let flags = a | SHF_INFO_LINK;
-        ctx.got.relaplt_sec = Some(add_section(
-            ctx,
-            ".rela.plt",
-            SHT_RELA,
-            flags,
-            8,
-            Content::RelaPlt,
-            24 * nplt,
-        ));
+        ctx.got.relaplt_sec = Some(add_section(ctx, ".rela.plt", SHT_RELA, flags, 8, Content::RelaPlt, 24 * nplt));
         ctx.sections.last_mut().unwrap().entsize = 24;
     }
     if ctx.config.eh_frame_hdr {
         let fdes: u64 = ctx.eh.values().map(|e| e.fde_count as u64).sum();
         if ctx.sections.iter().any(|s| s.name == ".eh_frame") {
-            add_section(
-                ctx,
-                ".eh_frame_hdr",
-                SHT_PROGBITS,
-                a,
-                4,
-                Content::EhFrameHdr,
-                12 + 8 * fdes,
-            );
+            add_section(ctx, ".eh_frame_hdr", SHT_PROGBITS, a, 4, Content::EhFrameHdr, 12 + 8 * fdes);
         }
     }
     let mut dynamic = Vec::new();
-    if ctx.kind == OutputKind::StaticPie {
-        dynamic = create_static_pie_sections(ctx);
+    if ctx.kind.is_dynamic() || ctx.kind == OutputKind::StaticPie {
+        dynamic = create_dynamic_sections(ctx);
     }
     if let Some((symtab, strtab)) = symtab_size {
         add_section(ctx, ".symtab", SHT_SYMTAB, 0, 8, Content::Symtab, symtab);
@@ -244,77 +172,172 @@ pub fn build_id_len(b: &BuildId) -> u64 {
     }
 }
 
-/// A static PIE carries a minimal dynamic section so glibc's `_dl_relocate_static_pie` can find its
-/// RELATIVE (and IRELATIVE) relocations: empty `.dynsym`/`.dynstr`/`.gnu.hash` and `.dynamic`.
-fn create_static_pie_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
+/// The interpreter an executable names in PT_INTERP.
+pub fn interpreter(ctx: &Ctx) -> Option<String> {
+    if !ctx.kind.is_dynamic() || !ctx.kind.is_executable() || ctx.config.no_dynamic_linker {
+        return None;
+    }
+    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| "/lib64/ld-linux-x86-64.so.2".into()))
+}
+
+/// The dynamic symbol table and `.dynamic`. A static PIE gets a minimal one (an empty `.dynsym`)
+/// so glibc's `_dl_relocate_static_pie` finds its RELATIVE and IRELATIVE relocations.
+fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     use elf::*;
     let a = SHF_ALLOC;
-    let gnu_hash = add_section(
-        ctx,
-        ".gnu.hash",
-        SHT_GNU_HASH,
-        a,
-        8,
-        Content::GnuHash,
-        16 + 8 + 4,
-    );
-    let dynsym = add_section(ctx, ".dynsym", SHT_DYNSYM, a, 8, Content::Dynsym, 24);
+    let exe = ctx.kind.is_executable();
+    let dynamic_output = ctx.kind.is_dynamic();
+    if let Some(interp) = interpreter(ctx) {
+        add_section(ctx, ".interp", SHT_PROGBITS, a, 1, Content::Interp, interp.len() as u64 + 1);
+    }
+    let nsyms = ctx.dynsym.symbols.len() as u64 + 1;
+    let style = ctx.config.hash_style;
+    let mut dynamic: Vec<(i64, DynValue)> = Vec::new();
+    for &n in &ctx.dynsym.needed {
+        dynamic.push((DT_NEEDED as i64, DynValue::Value(n as u64)));
+    }
+    if let Some(so) = ctx.dynsym.soname {
+        dynamic.push((DT_SONAME as i64, DynValue::Value(so as u64)));
+    }
+    if let Some(rp) = ctx.dynsym.runpath {
+        let tag = if ctx.config.new_dtags { DT_RUNPATH } else { DT_RPATH };
+        dynamic.push((tag as i64, DynValue::Value(rp as u64)));
+    }
+    if dynamic_output {
+        for (name, tag) in [(&b"_init"[..], DT_INIT), (b"_fini", DT_FINI)] {
+            if let Some(&id) = ctx.by_name.get(name) {
+                if matches!(ctx.symbols[id as usize].def, Def::Defined { .. }) {
+                    dynamic.push((tag as i64, DynValue::Symbol(id)));
+                }
+            }
+        }
+        for (name, addr, size) in [
+            (".preinit_array", DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ),
+            (".init_array", DT_INIT_ARRAY, DT_INIT_ARRAYSZ),
+            (".fini_array", DT_FINI_ARRAY, DT_FINI_ARRAYSZ),
+        ] {
+            if name == ".preinit_array" && !exe {
+                continue;
+            }
+            if let Some(i) = ctx.sections.iter().position(|s| s.name == name && s.size > 0) {
+                dynamic.push((addr as i64, DynValue::SectionAddr(i)));
+                dynamic.push((size as i64, DynValue::SectionSize(i)));
+            }
+        }
+    }
+    if matches!(style, HashStyle::Sysv | HashStyle::Both) && dynamic_output {
+        let h = add_section(ctx, ".hash", SHT_HASH, a, 8, Content::Hash, 4 * (2 + 2 * nsyms));
+        ctx.sections[h].entsize = 4;
+        dynamic.push((DT_HASH as i64, DynValue::SectionAddr(h)));
+    }
+    if matches!(style, HashStyle::Gnu | HashStyle::Both) || !dynamic_output {
+        let size = ctx.dynsym.gnu_hash.len() as u64;
+        let h = add_section(ctx, ".gnu.hash", SHT_GNU_HASH, a, 8, Content::GnuHash, size);
+        dynamic.push((DT_GNU_HASH as i64, DynValue::SectionAddr(h)));
+    }
+    let dynsym = add_section(ctx, ".dynsym", SHT_DYNSYM, a, 8, Content::Dynsym, 24 * nsyms);
     ctx.sections[dynsym].entsize = 24;
-    let dynstr = add_section(ctx, ".dynstr", SHT_STRTAB, a, 1, Content::Dynstr, 1);
-    let nrel = ctx.got.relative_count;
-    let mut dynamic = vec![
-        (DT_GNU_HASH as i64, DynValue::SectionAddr(gnu_hash)),
-        (DT_STRTAB as i64, DynValue::SectionAddr(dynstr)),
-        (DT_SYMTAB as i64, DynValue::SectionAddr(dynsym)),
-        (DT_STRSZ as i64, DynValue::SectionSize(dynstr)),
-        (DT_SYMENT as i64, DynValue::Value(24)),
-        (DT_DEBUG as i64, DynValue::Value(0)),
-    ];
+    let dynstr = add_section(ctx, ".dynstr", SHT_STRTAB, a, 1, Content::Dynstr, ctx.dynsym.dynstr.len() as u64);
+    dynamic.push((DT_STRTAB as i64, DynValue::SectionAddr(dynstr)));
+    dynamic.push((DT_SYMTAB as i64, DynValue::SectionAddr(dynsym)));
+    dynamic.push((DT_STRSZ as i64, DynValue::SectionSize(dynstr)));
+    dynamic.push((DT_SYMENT as i64, DynValue::Value(24)));
+    if exe {
+        dynamic.push((DT_DEBUG as i64, DynValue::Value(0)));
+    }
+    let nplt = ctx.got.plt.len() as u64;
+    if let Some(relaplt) = ctx.got.relaplt_sec {
+        dynamic.push((DT_PLTGOT as i64, DynValue::SectionAddr(ctx.got.gotplt_sec.unwrap())));
+        dynamic.push((DT_PLTRELSZ as i64, DynValue::Value(24 * nplt)));
+        dynamic.push((DT_PLTREL as i64, DynValue::Value(DT_RELA as u64)));
+        dynamic.push((DT_JMPREL as i64, DynValue::SectionAddr(relaplt)));
+    }
+    let nrel = ctx.got.dynrel_count;
     if nrel > 0 {
-        let rela = add_section(
-            ctx,
-            ".rela.dyn",
-            SHT_RELA,
-            a,
-            8,
-            Content::RelaDyn,
-            24 * nrel,
-        );
+        let rela = add_section(ctx, ".rela.dyn", SHT_RELA, a, 8, Content::RelaDyn, 24 * nrel);
         ctx.sections[rela].entsize = 24;
         ctx.got.reladyn_sec = Some(rela);
         dynamic.push((DT_RELA as i64, DynValue::SectionAddr(rela)));
         dynamic.push((DT_RELASZ as i64, DynValue::SectionSize(rela)));
         dynamic.push((DT_RELAENT as i64, DynValue::Value(24)));
-        dynamic.push((DT_RELACOUNT as i64, DynValue::Value(nrel)));
     }
-    if let Some(relaplt) = ctx.got.relaplt_sec {
-        dynamic.push((
-            DT_PLTGOT as i64,
-            DynValue::SectionAddr(ctx.got.gotplt_sec.unwrap()),
-        ));
-        dynamic.push((DT_PLTRELSZ as i64, DynValue::SectionSize(relaplt)));
-        dynamic.push((DT_PLTREL as i64, DynValue::Value(DT_RELA as u64)));
-        dynamic.push((DT_JMPREL as i64, DynValue::SectionAddr(relaplt)));
-    }
-    let mut flags_1 = DF_1_PIE as u64;
+    let mut flags = 0;
+    let mut flags_1 = 0;
     if ctx.config.now {
-        dynamic.push((DT_FLAGS as i64, DynValue::Value(DF_BIND_NOW as u64)));
-        flags_1 |= DF_1_NOW as u64;
+        flags |= DF_BIND_NOW;
+        flags_1 |= DF_1_NOW;
     }
-    dynamic.push((DT_FLAGS_1 as i64, DynValue::Value(flags_1)));
+    if ctx.kind.is_pic() && exe {
+        flags_1 |= DF_1_PIE;
+    }
+    if flags != 0 {
+        dynamic.push((DT_FLAGS as i64, DynValue::Value(flags as u64)));
+    }
+    if flags_1 != 0 {
+        dynamic.push((DT_FLAGS_1 as i64, DynValue::Value(flags_1 as u64)));
+    }
+    if ctx.dynsym.verneed_count > 0 {
+        let vs = add_section(ctx, ".gnu.version", SHT_GNU_VERSYM, a, 2, Content::GnuVersion, 2 * nsyms);
+        ctx.sections[vs].entsize = 2;
+        let vr = add_section(
+            ctx,
+            ".gnu.version_r",
+            SHT_GNU_VERNEED,
+            a,
+            8,
+            Content::GnuVersionR,
+            ctx.dynsym.verneed.len() as u64,
+        );
+        dynamic.push((DT_VERSYM as i64, DynValue::SectionAddr(vs)));
+        dynamic.push((DT_VERNEED as i64, DynValue::SectionAddr(vr)));
+        dynamic.push((DT_VERNEEDNUM as i64, DynValue::Value(ctx.dynsym.verneed_count as u64)));
+    }
+    if ctx.got.relative_count > 0 {
+        dynamic.push((DT_RELACOUNT as i64, DynValue::Value(ctx.got.relative_count)));
+    }
     dynamic.push((DT_NULL as i64, DynValue::Value(0)));
     let size = 16 * dynamic.len() as u64;
-    ctx.got.dynamic_sec = Some(add_section(
-        ctx,
-        ".dynamic",
-        SHT_DYNAMIC,
-        SHF_ALLOC | SHF_WRITE,
-        8,
-        Content::Dynamic,
-        size,
-    ));
+    ctx.got.dynamic_sec =
+        Some(add_section(ctx, ".dynamic", SHT_DYNAMIC, SHF_ALLOC | SHF_WRITE, 8, Content::Dynamic, size));
     ctx.sections.last_mut().unwrap().entsize = 16;
     dynamic
+}
+
+/// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
+/// aligned them (the lowest set bit of their address, at most a page).
+pub fn allocate_copies(ctx: &mut Ctx) {
+    if ctx.got.copies.is_empty() {
+        return;
+    }
+    let sec = ensure_bss(ctx);
+    let mut off = ctx.sections[sec].size;
+    for i in 0..ctx.got.copies.len() {
+        let id = ctx.got.copies[i];
+        let d = ctx.shared_def(crate::ctx::Target::Global(id)).expect("copies are imports");
+        let (value, size) = (d.value, d.size);
+        let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        off = align_up(off, align);
+        ctx.got.copy_offset.insert(id, off);
+        off += size.max(1);
+        ctx.sections[sec].align = ctx.sections[sec].align.max(align);
+    }
+    ctx.sections[sec].size = off;
+}
+
+fn ensure_bss(ctx: &mut Ctx) -> usize {
+    if let Some(s) = ctx.commons_section {
+        return s;
+    }
+    let sec = match ctx.sections.iter().position(|s| s.name == ".bss") {
+        Some(i) => i,
+        None => {
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+            ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs));
+            ctx.sections.len() - 1
+        }
+    };
+    ctx.commons_section = Some(sec);
+    sec
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
@@ -354,11 +377,7 @@ fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
         }
     };
     let mut current: Option<u8> = None;
-    loads.push(LoadPlan {
-        sections: Vec::new(),
-        flags: segment_of(CLASS_HEADERS).1,
-        relro: false,
-    });
+    loads.push(LoadPlan { sections: Vec::new(), flags: segment_of(CLASS_HEADERS).1, relro: false });
     current.replace(0);
     for &i in order {
         let s = &ctx.sections[i];
@@ -367,11 +386,7 @@ fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
         }
         let (seg, flags, is_relro) = segment_of(s.key.0);
         if current != Some(seg) {
-            loads.push(LoadPlan {
-                sections: Vec::new(),
-                flags,
-                relro: is_relro,
-            });
+            loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro });
             current = Some(seg);
         }
         loads.last_mut().unwrap().sections.push(i);
@@ -385,15 +400,13 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let loads = plan_loads(ctx, &order);
     let page = ctx.config.max_page_size.max(4096);
     let has = |c: Content| ctx.sections.iter().any(|s| s.content == c);
-    let tls_secs: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls())
-        .collect();
+    let tls_secs: Vec<usize> =
+        order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
     let note_runs = note_runs(ctx, &order);
-    let pie = ctx.kind == OutputKind::StaticPie;
+    let pie = ctx.kind.is_pic();
     let nphdr = loads.len()
-        + pie as usize // PT_PHDR
+        + (pie || ctx.kind.is_dynamic()) as usize // PT_PHDR
+        + has(Content::Interp) as usize
         + has(Content::Dynamic) as usize
         + note_runs.len()
         + (!tls_secs.is_empty()) as usize
@@ -475,11 +488,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         }
     }
     let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
-    let shstr = ctx
-        .sections
-        .iter()
-        .position(|s| s.content == Content::Shstrtab)
-        .unwrap();
+    let shstr = ctx.sections.iter().position(|s| s.content == Content::Shstrtab).unwrap();
     ctx.sections[shstr].size = shstrtab.len() as u64;
     off += shstrtab.len() as u64;
     let shoff = align_up(off, 8);
@@ -488,13 +497,10 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
 
     if tls.0 != u64::MAX {
         let size = tls.1 - tls.0;
-        ctx.tls = Tls {
-            start: tls.0,
-            end: tls.0 + align_up(size, tls.2),
-        };
+        ctx.tls = Tls { start: tls.0, end: tls.0 + align_up(size, tls.2) };
     }
     let mut all = Vec::new();
-    if pie {
+    if pie || ctx.kind.is_dynamic() {
         all.push(Phdr {
             p_type: elf::PT_PHDR,
             flags: elf::PF_R,
@@ -505,13 +511,12 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             align: 8,
         });
     }
+    if let Some(i) = ctx.sections.iter().find(|s| s.content == Content::Interp) {
+        all.push(section_phdr(i, elf::PT_INTERP, elf::PF_R));
+    }
     all.extend(phdrs);
     if let Some(d) = ctx.got.dynamic_sec {
-        all.push(section_phdr(
-            &ctx.sections[d],
-            elf::PT_DYNAMIC,
-            elf::PF_R | elf::PF_W,
-        ));
+        all.push(section_phdr(&ctx.sections[d], elf::PT_DYNAMIC, elf::PF_R | elf::PF_W));
     }
     for run in &note_runs {
         let first = &ctx.sections[run[0]];
@@ -540,49 +545,20 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             align: tls.2,
         });
     }
-    if let Some(h) = ctx
-        .sections
-        .iter()
-        .find(|s| s.content == Content::EhFrameHdr)
-    {
+    if let Some(h) = ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr) {
         all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));
     }
-    let stack_flags = if ctx.config.execstack {
-        elf::PF_R | elf::PF_W | elf::PF_X
-    } else {
-        elf::PF_R | elf::PF_W
-    };
-    all.push(Phdr {
-        p_type: elf::PT_GNU_STACK,
-        flags: stack_flags,
-        align: 16,
-        ..Default::default()
-    });
+    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
+    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, ..Default::default() });
     if let Some((offset, vaddr, memsz)) = relro_range {
         // Rounded up to the page: the next segment starts on a new page, so the whole tail of the
         // last RELRO page can be made read-only.
         let memsz = align_up(vaddr + memsz, page) - vaddr;
         let filesz = memsz.min(relro_file_size(ctx, &loads));
-        all.push(Phdr {
-            p_type: elf::PT_GNU_RELRO,
-            flags: elf::PF_R,
-            offset,
-            vaddr,
-            filesz,
-            memsz,
-            align: 1,
-        });
+        all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout {
-        phdrs: all,
-        shoff,
-        file_size,
-        shstrtab,
-        sh_name,
-        dynamic,
-        symtab_first_global: 0,
-    }
+    Layout { phdrs: all, shoff, file_size, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
 }
 
 fn relro_file_size(ctx: &Ctx, loads: &[LoadPlan]) -> u64 {
@@ -602,15 +578,7 @@ fn relro_file_size(ctx: &Ctx, loads: &[LoadPlan]) -> u64 {
 }
 
 fn section_phdr(s: &OutputSection, p_type: u32, flags: u32) -> Phdr {
-    Phdr {
-        p_type,
-        flags,
-        offset: s.offset,
-        vaddr: s.addr,
-        filesz: s.size,
-        memsz: s.size,
-        align: s.align,
-    }
+    Phdr { p_type, flags, offset: s.offset, vaddr: s.addr, filesz: s.size, memsz: s.size, align: s.align }
 }
 
 /// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
@@ -684,9 +652,7 @@ pub fn is_reserved(name: &[u8], output_names: &[&str]) -> bool {
     if FIXED.contains(&name) {
         return true;
     }
-    let section = name
-        .strip_prefix(b"__start_")
-        .or_else(|| name.strip_prefix(b"__stop_"));
+    let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
     section.is_some_and(|s| output_names.iter().any(|n| n.as_bytes() == s))
 }
 
@@ -695,16 +661,17 @@ pub fn define_reserved_symbols(ctx: &mut Ctx) {
     let names: Vec<String> = ctx.sections.iter().map(|s| s.name.clone()).collect();
     let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
     let static_pie = ctx.kind == OutputKind::StaticPie;
+    let dynamic = ctx.kind.is_dynamic();
     for s in &mut ctx.symbols {
         if !matches!(s.def, Def::Undefined | Def::Lazy { .. }) || !s.referenced {
             continue;
         }
         // GNU ld defines the IRELATIVE bounds only for non-PIE static executables; a static PIE
         // applies its IRELATIVEs through DT_JMPREL, and libc must not apply them twice.
-        if static_pie && s.name.starts_with(b"__rela_iplt_") {
+        if (static_pie || dynamic) && s.name.starts_with(b"__rela_iplt_") {
             continue;
         }
-        if static_pie && s.name == b"_DYNAMIC" || is_reserved(s.name, &names) {
+        if (static_pie || dynamic) && s.name == b"_DYNAMIC" || is_reserved(s.name, &names) {
             s.def = Def::Synthetic;
         }
     }
@@ -715,10 +682,12 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
     let mut values = vec![0u64; ctx.symbols.len()];
     for (id, s) in ctx.symbols.iter().enumerate() {
         values[id] = match s.def {
-            Def::Defined { file, sym } | Def::Common { file, sym } => {
-                ctx.object_sym_value(file, sym as usize)
-            }
+            Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
             Def::Synthetic => synthetic_value(ctx, s.name),
+            Def::Shared { .. } => match ctx.got.copy_offset.get(&(id as u32)) {
+                Some(off) => ctx.sections[ctx.commons_section.expect("copies live in .bss")].addr + off,
+                None => 0,
+            },
             Def::Undefined | Def::Lazy { .. } => 0,
         };
     }
@@ -726,10 +695,7 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
 }
 
 fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {
-    ctx.sections
-        .iter()
-        .find(|s| s.name == name && s.is_alloc())
-        .map(|s| (s.addr, s.addr + s.size))
+    ctx.sections.iter().find(|s| s.name == name && s.is_alloc()).map(|s| (s.addr, s.addr + s.size))
 }
 
 fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
@@ -740,30 +706,16 @@ fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
         b"__ehdr_start" | b"__executable_start" => ctx.base,
         b"_GLOBAL_OFFSET_TABLE_" => ctx.got.gotplt_addr(&ctx.sections),
         b"_DYNAMIC" => ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr),
-        b"__rela_iplt_start" => ctx
-            .got
-            .relaplt_sec
-            .map_or(ctx.base, |s| ctx.sections[s].addr),
-        b"__rela_iplt_end" => ctx
-            .got
-            .relaplt_sec
-            .map_or(ctx.base, |s| ctx.sections[s].addr + ctx.sections[s].size),
+        b"__rela_iplt_start" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr),
+        b"__rela_iplt_end" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr + ctx.sections[s].size),
         b"__init_array_start" => start_or_base(".init_array"),
         b"__init_array_end" => end_or_base(".init_array"),
         b"__fini_array_start" => start_or_base(".fini_array"),
         b"__fini_array_end" => end_or_base(".fini_array"),
         b"__preinit_array_start" => start_or_base(".preinit_array"),
         b"__preinit_array_end" => end_or_base(".preinit_array"),
-        b"_end" | b"end" => alloc()
-            .filter(|s| !s.is_tls())
-            .map(|s| s.addr + s.size)
-            .max()
-            .unwrap_or(ctx.base),
-        b"_edata" | b"edata" => alloc()
-            .filter(|s| !s.is_nobits())
-            .map(|s| s.addr + s.size)
-            .max()
-            .unwrap_or(ctx.base),
+        b"_end" | b"end" => alloc().filter(|s| !s.is_tls()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
+        b"_edata" | b"edata" => alloc().filter(|s| !s.is_nobits()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
         b"__bss_start" => alloc()
             .filter(|s| s.is_nobits() && !s.is_tls())
             .map(|s| s.addr)
@@ -774,11 +726,7 @@ fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
             .map(|s| s.addr + s.size)
             .max()
             .unwrap_or(ctx.base),
-        b"__GNU_EH_FRAME_HDR" => ctx
-            .sections
-            .iter()
-            .find(|s| s.content == Content::EhFrameHdr)
-            .map_or(0, |s| s.addr),
+        b"__GNU_EH_FRAME_HDR" => ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr).map_or(0, |s| s.addr),
         b"_TLS_MODULE_BASE_" => ctx.tls.start,
         _ => {
             let (start, sec) = match name.strip_prefix(b"__start_") {
@@ -803,16 +751,9 @@ fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
 /// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of
 /// `.text` when the symbol is missing.
 pub fn entry_address(ctx: &Ctx) -> u64 {
-    let name = ctx
-        .config
-        .entry
-        .clone()
-        .unwrap_or_else(|| "_start".to_string());
+    let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
     if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
-        if !matches!(
-            ctx.symbols[id as usize].def,
-            Def::Undefined | Def::Lazy { .. }
-        ) {
+        if !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }) {
             return ctx.global_addr[id as usize];
         }
     }
@@ -820,9 +761,7 @@ pub fn entry_address(ctx: &Ctx) -> u64 {
         return v;
     }
     let text = section_range(ctx, ".text").map_or(0, |r| r.0);
-    ctx.diag.warn(format!(
-        "cannot find entry symbol {name}; defaulting to {text:#x}"
-    ));
+    ctx.diag.warn(format!("cannot find entry symbol {name}; defaulting to {text:#x}"));
     text
 }
 

@@ -25,20 +25,13 @@ pub struct LinkReport {
 }
 
 fn output_kind(config: &Config) -> Result<OutputKind> {
-    if config.shared {
-        return Err(fatal!(
-            "-shared: shared libraries are not supported yet (dynamic linking is the next step)"
-        ));
-    }
-    if !config.static_link {
-        return Err(fatal!(
-            "dynamic executables are not supported yet (dynamic linking is the next step); link with -static or -static-pie"
-        ));
-    }
-    Ok(if config.pie {
-        OutputKind::StaticPie
-    } else {
-        OutputKind::Static
+    Ok(match (config.shared, config.static_link, config.pie) {
+        (true, true, _) => return Err(fatal!("-shared and -static cannot be combined")),
+        (true, false, _) => OutputKind::Shared,
+        (false, true, true) => OutputKind::StaticPie,
+        (false, true, false) => OutputKind::Static,
+        (false, false, true) => OutputKind::Pie,
+        (false, false, false) => OutputKind::Exec,
     })
 }
 
@@ -75,40 +68,19 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
             missing.push(name);
         }
     };
-    check(
-        config.map_file.is_some() || config.print_map,
-        "-Map/--print-map",
-    );
+    check(config.map_file.is_some() || config.print_map, "-Map/--print-map");
     check(config.reproduce.is_some(), "--reproduce");
     check(!config.wrap.is_empty(), "--wrap");
     check(!config.defsym.is_empty(), "--defsym");
     check(!config.exclude_libs.is_empty(), "--exclude-libs");
     check(config.icf.as_deref().is_some_and(|v| v != "none"), "--icf");
-    check(
-        config
-            .compress_debug_sections
-            .as_deref()
-            .is_some_and(|v| v != "none"),
-        "--compress-debug-sections",
-    );
+    check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
     check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
-    check(
-        config.discard.as_deref().is_some_and(|v| v != "none"),
-        "--discard-all/--discard-locals",
-    );
+    check(config.discard.as_deref().is_some_and(|v| v != "none"), "--discard-all/--discard-locals");
     check(!config.dynamic_lists.is_empty(), "--dynamic-list");
-    check(
-        config.io_strategy.as_deref().is_some_and(|v| v != "auto"),
-        "--io-strategy",
-    );
-    check(
-        config.prefetch_inputs.is_some(),
-        "--prefetch-inputs/--no-prefetch-inputs",
-    );
-    check(
-        config.copy_method.as_deref().is_some_and(|v| v != "memcpy"),
-        "--copy-method",
-    );
+    check(config.io_strategy.as_deref().is_some_and(|v| v != "auto"), "--io-strategy");
+    check(config.prefetch_inputs.is_some(), "--prefetch-inputs/--no-prefetch-inputs");
+    check(config.copy_method.as_deref().is_some_and(|v| v != "memcpy"), "--copy-method");
     match missing.as_slice() {
         [] => Ok(()),
         list => Err(fatal!("not supported yet: {}", list.join(", "))),
@@ -120,20 +92,19 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let kind = output_kind(config)?;
     let cache = InputCache::new();
     // Open and map every input named on the command line (and in linker-script stubs).
-    let loaded = timer
-        .phase("open inputs", || input::load(config, &cache))
-        .map_err(|e| report_all(diag, e))?;
+    let loaded = timer.phase("open inputs", || input::load(config, &cache)).map_err(|e| report_all(diag, e))?;
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
-    let res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots))
-        .map_err(|e| report_all(diag, e))?;
+    let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
-    // Drop sections nothing reaches (--gc-sections), before anything is sized.
+    // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
+    // library or an -E executable exports is reachable from outside.
+    let mut roots = roots;
+    if kind == OutputKind::Shared || config.export_dynamic {
+        roots.extend(exported_names(&ctx));
+    }
     if config.gc_sections {
-        let dropped = timer.phase("gc sections", || {
-            crate::sections::gc::collect(&mut ctx, &roots)
-        });
+        let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));
         if config.print_gc_sections {
             for (f, s) in dropped {
                 let obj = &ctx.objects[f as usize];
@@ -159,15 +130,25 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         layout::assign_member_offsets(&mut ctx);
     });
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
-    ctx.got = timer.phase("scan relocations", || arch::x86_64::scan(&ctx));
-    diag.check()?;
-    let plan = timer.phase("plan symbol table", || {
-        (config.strip != Strip::All).then(|| symtab::plan(&ctx))
+    timer.phase("scan relocations", || {
+        ctx.got = arch::x86_64::scan(&ctx);
+        layout::allocate_copies(&mut ctx);
+        let mut tables = std::mem::take(&mut ctx.got);
+        arch::x86_64::count_table_relocations(&ctx, &mut tables);
+        ctx.got = tables;
     });
+    diag.check()?;
+    // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
+    ctx.dynsym = timer.phase("dynamic symbols", || {
+        if ctx.kind.is_dynamic() || ctx.kind == OutputKind::StaticPie {
+            crate::synthetic::dynamic::plan(&ctx)
+        } else {
+            Default::default()
+        }
+    });
+    let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
     let mut lay = timer.phase("layout", || {
-        let sizes = plan
-            .as_ref()
-            .map(|p| (p.symtab_size(), p.strtab.len() as u64));
+        let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab.len() as u64));
         let dynamic = layout::create_synthetic_sections(&mut ctx, sizes);
         let mut lay = layout::assign_addresses(&mut ctx, dynamic);
         layout::compute_symbol_values(&mut ctx);
@@ -178,16 +159,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     diag.check()?;
     let (mode, mode_reason) = choose_output_mode(config);
     let mut out = timer
-        .phase("create output", || {
-            OutputFile::create(&config.output, lay.file_size, mode, true)
-        })
+        .phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true))
         .map_err(|e| fatal!("{e}"))?;
     let actual_mode = out.mode();
-    timer
-        .phase("write", || {
-            write::write(&ctx, &lay, plan.as_ref(), out.buf())
-        })
-        .map_err(|e| fatal!("{e}"))?;
+    timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), out.buf())).map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     let commit = timer
@@ -200,11 +175,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         commit,
         inputs: loaded.len(),
         objects: ctx.objects.len(),
-        stats: if config.stats {
-            link_stats(&ctx)
-        } else {
-            Vec::new()
-        },
+        stats: if config.stats { link_stats(&ctx) } else { Vec::new() },
     };
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();
@@ -215,29 +186,27 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     Ok(report)
 }
 
+/// Default-visibility definitions: what a shared library (or an -E executable) exports.
+fn exported_names(ctx: &Ctx) -> Vec<String> {
+    ctx.symbols
+        .iter()
+        .filter(|s| matches!(s.def, Def::Defined { .. }) && matches!(s.visibility, 0 | 3))
+        .map(|s| s.display())
+        .collect()
+}
+
 /// Counts for `--stats`.
 fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
-    let live =
-        |o: &crate::input::object::ObjectFile| o.sections.iter().filter(|s| s.live).count() as u64;
+    let live = |o: &crate::input::object::ObjectFile| o.sections.iter().filter(|s| s.live).count() as u64;
     let relocs = |o: &crate::input::object::ObjectFile| {
-        o.sections
-            .iter()
-            .filter(|s| s.live)
-            .map(|s| s.relas.len() as u64)
-            .sum::<u64>()
+        o.sections.iter().filter(|s| s.live).map(|s| s.relas.len() as u64).sum::<u64>()
     };
     vec![
         ("object files", ctx.objects.len() as u64),
         ("input sections kept", ctx.objects.iter().map(live).sum()),
-        (
-            "output sections",
-            ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64,
-        ),
+        ("output sections", ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64),
         ("global symbols", ctx.symbols.len() as u64),
-        (
-            "local symbols",
-            ctx.objects.iter().map(|o| o.first_global as u64).sum(),
-        ),
+        ("local symbols", ctx.objects.iter().map(|o| o.first_global as u64).sum()),
         ("relocations", ctx.objects.iter().map(relocs).sum()),
         ("GOT entries", ctx.got.got.len() as u64),
         ("IFUNC PLT entries", ctx.got.plt.len() as u64),
@@ -245,20 +214,15 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
     ]
 }
 
-fn new_ctx<'a>(
-    config: &'a Config,
-    diag: &'a Diag,
-    kind: OutputKind,
-    res: resolve::Resolution<'a>,
-) -> Ctx<'a> {
+fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolve::Resolution<'a>) -> Ctx<'a> {
     let mut file_order: Vec<u32> = (0..res.objects.len() as u32).collect();
     file_order.sort_by_key(|&f| res.objects[f as usize].order);
-    let nsyms = res.symbols.len();
     Ctx {
         config,
         diag,
         kind,
         objects: res.objects,
+        shared: res.shared,
         symbols: res.symbols,
         by_name: res.by_name,
         file_order,
@@ -268,7 +232,8 @@ fn new_ctx<'a>(
         commons_section: None,
         commons_base: 0,
         global_addr: Vec::new(),
-        got: crate::synthetic::Tables::new(nsyms),
+        got: Default::default(),
+        dynsym: Default::default(),
         tls: Default::default(),
         base: 0,
         entry: 0,
@@ -281,22 +246,22 @@ fn check_symbols(ctx: &Ctx) -> Result<()> {
         ctx.diag.error(e);
     }
     for name in &ctx.config.require_defined {
-        let defined = ctx.by_name.get(name.as_bytes()).is_some_and(|&id| {
-            !matches!(
-                ctx.symbols[id as usize].def,
-                Def::Undefined | Def::Lazy { .. }
-            )
-        });
+        let defined = ctx
+            .by_name
+            .get(name.as_bytes())
+            .is_some_and(|&id| !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }));
         if !defined {
-            ctx.diag.error(format!(
-                "required symbol '{name}' is not defined (--require-defined)"
-            ));
+            ctx.diag.error(format!("required symbol '{name}' is not defined (--require-defined)"));
         }
     }
     ctx.diag.check()
 }
 
 fn undefined_errors(ctx: &Ctx) -> Vec<String> {
+    // A shared library may leave symbols for its users to define, unless -z defs.
+    if ctx.kind == OutputKind::Shared && !ctx.config.no_undefined {
+        return Vec::new();
+    }
     let undefined_ok: Vec<&[u8]> = ctx.config.undefined.iter().map(|s| s.as_bytes()).collect();
     let entry_default = ctx.config.entry.is_none();
     // A view of the resolution for the message builder, borrowing the context's tables.
@@ -304,9 +269,7 @@ fn undefined_errors(ctx: &Ctx) -> Vec<String> {
         // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
         // `__tls_get_addr` is only called by general/local-dynamic TLS sequences, which an
         // executable relaxes away; a call outside such a sequence is an error when relocating.
-        undefined_ok.contains(&name)
-            || (entry_default && name == b"_start")
-            || name == b"__tls_get_addr"
+        undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr"
     })
 }
 
@@ -324,8 +287,7 @@ fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
                 match t {
                     crate::ctx::Target::Local(lf, ls) => {
                         let o = &ctx.objects[lf as usize];
-                        o.sym_shndx(ls as usize)
-                            .is_none_or(|s| o.sections[s as usize].live)
+                        o.sym_shndx(ls as usize).is_none_or(|s| o.sections[s as usize].live)
                     }
                     crate::ctx::Target::Global(_) => true,
                 }

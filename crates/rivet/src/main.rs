@@ -15,11 +15,7 @@ mod write;
 
 use std::process::exit;
 
-const VERSION: &str = concat!(
-    "rivet ",
-    env!("CARGO_PKG_VERSION"),
-    " (compatible with GNU ld)"
-);
+const VERSION: &str = concat!("rivet ", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld)");
 
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
@@ -42,9 +38,7 @@ fn main() {
     }
     if let Some(n) = config.threads {
         // Only fails if a pool exists already, which cannot happen this early.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global();
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
     }
     let timer = timing::Timer::new();
     let diag = diag::Diag::new(config.fatal_warnings);
@@ -57,11 +51,7 @@ fn main() {
                 eprintln!(
                     "output: {} bytes, {} mode ({}), {} inputs, {} objects",
                     report.output_size,
-                    if report.mode == rivet_io::OutputMode::Mmap {
-                        "mmap"
-                    } else {
-                        "heap"
-                    },
+                    if report.mode == rivet_io::OutputMode::Mmap { "mmap" } else { "heap" },
                     report.mode_reason,
                     report.inputs,
                     report.objects

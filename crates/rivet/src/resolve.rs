@@ -6,6 +6,7 @@
 //! depend on how often a library is repeated.
 use crate::input::archive::{self, Archive};
 use crate::input::object::{self, ObjectFile};
+use crate::input::shared::{self, SharedFile};
 use crate::input::{Kind, Loaded};
 use ::object::elf;
 use ::object::LittleEndian as LE;
@@ -32,6 +33,11 @@ pub enum Def {
     },
     /// Defined by the linker itself (`_end`, `__start_foo`, ...); its value comes from layout.
     Synthetic,
+    /// Defined by dynamic symbol `sym` of shared library `file` (an index into `Resolution::shared`).
+    Shared {
+        file: u32,
+        sym: u32,
+    },
 }
 
 pub struct Symbol<'a> {
@@ -55,12 +61,21 @@ impl Symbol<'_> {
 
 pub struct Resolution<'a> {
     pub objects: Vec<ObjectFile<'a>>,
+    pub shared: Vec<SharedInput<'a>>,
     pub symbols: Vec<Symbol<'a>>,
     pub by_name: HashMap<&'a [u8], u32>,
 }
 
+/// A shared library in the link and whether the output needs it (DT_NEEDED).
+pub struct SharedInput<'a> {
+    pub file: SharedFile<'a>,
+    /// `--as-needed` was in force when it was named: needed only if it defines a referenced symbol.
+    pub as_needed: bool,
+}
+
 struct Resolver<'a> {
     loaded: &'a [Loaded],
+    shared: Vec<SharedInput<'a>>,
     archives: Vec<Option<Archive<'a>>>,
     objects: Vec<ObjectFile<'a>>,
     symbols: Vec<Symbol<'a>>,
@@ -85,6 +100,7 @@ pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<
         loaded,
         archives,
         objects: Vec::new(),
+        shared: Vec::new(),
         symbols: Vec::new(),
         by_name: HashMap::new(),
         fetched: Default::default(),
@@ -106,10 +122,7 @@ pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<
                 r.add_object(obj);
             }
             Kind::Archive => r.add_archive(pos as u32),
-            Kind::Shared => r.errors.push(format!(
-                "{}: shared libraries are not supported yet (dynamic linking is the next step); link with -static",
-                l.name
-            )),
+            Kind::Shared => r.add_shared(pos as u32),
         }
         r.drain_queue();
     }
@@ -117,11 +130,7 @@ pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<
     if !r.errors.is_empty() {
         return Err(r.errors);
     }
-    Ok(Resolution {
-        objects: r.objects,
-        symbols: r.symbols,
-        by_name: r.by_name,
-    })
+    Ok(Resolution { objects: r.objects, shared: r.shared, symbols: r.symbols, by_name: r.by_name })
 }
 
 /// Names for `roots` must live as long as the symbol table; they are leaked (a handful of bytes,
@@ -141,10 +150,7 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
             match archive::parse(l.file.data()) {
                 Ok(a) => {
                     if !a.has_symbol_table && !a.members.is_empty() && !l.state.whole_archive {
-                        errors.push(format!(
-                            "{}: archive has no symbol table (run ranlib on it)",
-                            l.name
-                        ));
+                        errors.push(format!("{}: archive has no symbol table (run ranlib on it)", l.name));
                     }
                     Some(a)
                 }
@@ -159,19 +165,12 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
 }
 
 /// Objects named on the command line are all needed: parse them in parallel up front.
-fn parse_command_line_objects(
-    loaded: &[Loaded],
-) -> Result<HashMap<u32, ObjectFile<'_>>, Vec<String>> {
+fn parse_command_line_objects(loaded: &[Loaded]) -> Result<HashMap<u32, ObjectFile<'_>>, Vec<String>> {
     let results: Vec<(u32, Result<ObjectFile, String>)> = loaded
         .par_iter()
         .enumerate()
         .filter(|(_, l)| l.kind == Kind::Object)
-        .map(|(pos, l)| {
-            (
-                pos as u32,
-                object::parse(l.file.data(), l.name.clone(), (pos as u32, 0)),
-            )
-        })
+        .map(|(pos, l)| (pos as u32, object::parse(l.file.data(), l.name.clone(), (pos as u32, 0))))
         .collect();
     let mut map = HashMap::new();
     let mut errors = Vec::new();
@@ -230,15 +229,35 @@ impl<'a> Resolver<'a> {
             let s = &mut self.symbols[id as usize];
             match s.def {
                 Def::Undefined if s.strong_ref => self.queue.push_back((pos, member as u32)),
-                Def::Undefined => {
-                    s.def = Def::Lazy {
-                        archive: pos,
-                        member: member as u32,
-                    }
-                }
+                Def::Undefined => s.def = Def::Lazy { archive: pos, member: member as u32 },
                 _ => {}
             }
         }
+    }
+
+    /// A shared library's default-version definitions satisfy references that no object defines.
+    /// Objects always win over shared libraries, and an archive symbol seen earlier stays lazy.
+    fn add_shared(&mut self, pos: u32) {
+        let l = &self.loaded[pos as usize];
+        let base =
+            std::path::Path::new(&l.name).file_name().map_or(l.name.clone(), |n| n.to_string_lossy().into_owned());
+        let file = match shared::parse(l.file.data(), l.name.clone(), &base) {
+            Ok(f) => f,
+            Err(e) => return self.errors.push(e),
+        };
+        let index = self.shared.len() as u32;
+        for (i, sym) in file.defined.iter().enumerate() {
+            if sym.hidden {
+                continue;
+            }
+            let id = self.intern(sym.name);
+            let s = &mut self.symbols[id as usize];
+            if s.def == Def::Undefined {
+                s.def = Def::Shared { file: index, sym: i as u32 };
+                s.weak = sym.weak;
+            }
+        }
+        self.shared.push(SharedInput { file, as_needed: l.state.as_needed });
     }
 
     fn drain_queue(&mut self) {
@@ -257,9 +276,7 @@ impl<'a> Resolver<'a> {
     /// Parses an archive member. Non-ELF members (an rlib's `lib.rmeta`) are skipped.
     fn load_member(&self, pos: u32, member: u32) -> Result<Option<ObjectFile<'a>>, String> {
         let l = &self.loaded[pos as usize];
-        let ar = self.archives[pos as usize]
-            .as_ref()
-            .expect("archive parsed");
+        let ar = self.archives[pos as usize].as_ref().expect("archive parsed");
         let m = &ar.members[member as usize];
         let member_name = String::from_utf8_lossy(m.name);
         let name = format!("{}({})", l.name, member_name);
@@ -328,9 +345,7 @@ impl<'a> Resolver<'a> {
         let shndx = sym.st_shndx.get(LE);
         let s = &mut self.symbols[id as usize];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
-        let in_dropped_section = obj
-            .sym_shndx(i)
-            .is_some_and(|sec| !obj.sections[sec as usize].live);
+        let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);
         if shndx == elf::SHN_UNDEF || in_dropped_section {
             s.referenced = true;
             if !weak {
@@ -342,18 +357,12 @@ impl<'a> Resolver<'a> {
             return Ok(id);
         }
         let new = if shndx == elf::SHN_COMMON {
-            Def::Common {
-                file,
-                sym: i as u32,
-            }
+            Def::Common { file, sym: i as u32 }
         } else {
-            Def::Defined {
-                file,
-                sym: i as u32,
-            }
+            Def::Defined { file, sym: i as u32 }
         };
         match s.def {
-            Def::Undefined | Def::Lazy { .. } | Def::Synthetic => {
+            Def::Undefined | Def::Lazy { .. } | Def::Synthetic | Def::Shared { .. } => {
                 s.def = new;
                 s.weak = weak;
             }
@@ -433,19 +442,13 @@ fn references_to(objects: &[ObjectFile], id: u32) -> Vec<String> {
             }
             for rel in sec.relas {
                 let sym = rel.r_sym(LE, false) as usize;
-                if sym < obj.first_global || obj.global_ids.get(sym - obj.first_global) != Some(&id)
-                {
+                if sym < obj.first_global || obj.global_ids.get(sym - obj.first_global) != Some(&id) {
                     continue;
                 }
                 let off = rel.r_offset.get(LE);
                 let place = match obj.enclosing_symbol(si as u32, off) {
                     Some(f) => format!("{}:({f})", obj.name),
-                    None => format!(
-                        "{}:({}+{:#x})",
-                        obj.name,
-                        String::from_utf8_lossy(sec.name),
-                        off
-                    ),
+                    None => format!("{}:({}+{:#x})", obj.name, String::from_utf8_lossy(sec.name), off),
                 };
                 if !out.contains(&place) {
                     out.push(place);

@@ -21,11 +21,7 @@ pub struct Timer {
 
 impl Timer {
     pub fn new() -> Timer {
-        Timer {
-            origin: Instant::now(),
-            spans: Mutex::new(Vec::new()),
-            depth: Mutex::new(0),
-        }
+        Timer { origin: Instant::now(), spans: Mutex::new(Vec::new()), depth: Mutex::new(0) }
     }
 
     /// Runs `f` as a named phase and records how long it took.
@@ -45,12 +41,7 @@ impl Timer {
 
     /// Records a span measured elsewhere (a file loaded on a worker thread, the commit).
     pub fn record(&self, name: &str, depth: usize, start: Duration, duration: Duration) {
-        self.spans.lock().unwrap().push(Span {
-            name: name.to_string(),
-            depth,
-            start,
-            duration,
-        });
+        self.spans.lock().unwrap().push(Span { name: name.to_string(), depth, start, duration });
     }
 
     pub fn total(&self) -> Duration {
@@ -66,18 +57,11 @@ impl Timer {
         let total_ms = total.as_secs_f64() * 1000.0;
         for s in spans.iter().filter(|s| s.depth <= 1) {
             let ms = s.duration.as_secs_f64() * 1000.0;
-            let pct = if total_ms > 0.0 {
-                100.0 * ms / total_ms
-            } else {
-                0.0
-            };
+            let pct = if total_ms > 0.0 { 100.0 * ms / total_ms } else { 0.0 };
             let name = format!("{}{}", "  ".repeat(s.depth), s.name);
             out.push_str(&format!("{name:<36} {ms:>10.3} {pct:>6.1}%\n"));
         }
-        out.push_str(&format!(
-            "{:<36} {:>10.3} {:>6.1}%\n",
-            "total", total_ms, 100.0
-        ));
+        out.push_str(&format!("{:<36} {:>10.3} {:>6.1}%\n", "total", total_ms, 100.0));
         out
     }
 
@@ -123,9 +107,7 @@ mod tests {
     #[test]
     fn phases_nest_and_report() {
         let t = Timer::new();
-        t.phase("outer", || {
-            t.phase("inner", || std::thread::sleep(Duration::from_millis(2)))
-        });
+        t.phase("outer", || t.phase("inner", || std::thread::sleep(Duration::from_millis(2))));
         let r = t.report(t.total());
         let outer = r.lines().position(|l| l.starts_with("outer")).unwrap();
         let inner = r.lines().position(|l| l.starts_with("  inner")).unwrap();

@@ -1,11 +1,11 @@
 //! Writing: takes the finished layout and fills the output buffer. The buffer is cut into disjoint
 //! slices, one per input section or linker-made section, which are filled and relocated in
 //! parallel without locks; what depends on everything else (`.rela.dyn`, the build-id) comes last.
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::Ctx;
 use crate::layout::{Layout, EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
 use crate::sections::eh_frame::{PieceKind, DROPPED};
 use crate::sections::output::Content;
-use crate::synthetic::{symtab, write as synth};
+use crate::synthetic::{symtab, write as synth, DynRel};
 use object::elf;
 use rayon::prelude::*;
 
@@ -16,25 +16,15 @@ enum Job {
 
 /// Fills `out` (zeroed, `layout.file_size` bytes). Errors found while relocating are reported to
 /// `ctx.diag`; the caller checks it before committing.
-pub fn write(
-    ctx: &Ctx,
-    layout: &Layout,
-    plan: Option<&symtab::Plan>,
-    out: &mut [u8],
-) -> Result<(), String> {
+pub fn write(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, out: &mut [u8]) -> Result<(), String> {
     write_headers(ctx, layout, out);
     let jobs = collect_jobs(ctx);
     let dynrels = fill_parallel(ctx, layout, plan, jobs, out)?;
     if let Some(s) = ctx.got.reladyn_sec {
         let sec = &ctx.sections[s];
-        synth::rela_dyn(
-            dynrels,
-            &mut out[sec.offset as usize..(sec.offset + sec.size) as usize],
-        )?;
+        synth::rela_dyn(ctx, dynrels, &mut out[sec.offset as usize..(sec.offset + sec.size) as usize])?;
     } else if !dynrels.is_empty() {
-        return Err(
-            "internal error: RELATIVE relocations produced without a .rela.dyn section".into(),
-        );
+        return Err("internal error: RELATIVE relocations produced without a .rela.dyn section".into());
     }
     if let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) {
         let desc_off = b.offset as usize + 16;
@@ -77,15 +67,13 @@ fn fill_parallel(
     plan: Option<&symtab::Plan>,
     jobs: Vec<(u64, u64, Job)>,
     out: &mut [u8],
-) -> Result<Vec<(u64, u64)>, String> {
+) -> Result<Vec<DynRel>, String> {
     let mut slices: Vec<(&mut [u8], Job)> = Vec::with_capacity(jobs.len());
     let mut rest: &mut [u8] = out;
     let mut cursor = 0u64;
     for (off, size, job) in jobs {
         if off < cursor {
-            return Err(format!(
-                "internal error: output pieces overlap at offset {off:#x}"
-            ));
+            return Err(format!("internal error: output pieces overlap at offset {off:#x}"));
         }
         let (_, tail) = std::mem::take(&mut rest).split_at_mut((off - cursor) as usize);
         let (piece, tail) = tail.split_at_mut(size as usize);
@@ -93,7 +81,7 @@ fn fill_parallel(
         rest = tail;
         cursor = off + size;
     }
-    let results: Vec<Result<Vec<(u64, u64)>, String>> = slices
+    let results: Vec<Result<Vec<DynRel>, String>> = slices
         .into_par_iter()
         .map(|(buf, job)| match job {
             Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
@@ -107,7 +95,7 @@ fn fill_parallel(
     Ok(dynrels)
 }
 
-fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<(u64, u64)> {
+fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[f as usize].sections[s as usize];
     match ctx.eh.get(&(f, s)) {
         Some(eh) => {
@@ -116,14 +104,9 @@ fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<(u64, u64)> {
                     continue;
                 }
                 let (src, dst) = (p.in_off as usize, p.out_off as usize);
-                buf[dst..dst + p.size as usize]
-                    .copy_from_slice(&sec.data[src..src + p.size as usize]);
+                buf[dst..dst + p.size as usize].copy_from_slice(&sec.data[src..src + p.size as usize]);
                 if let PieceKind::Fde { cie } = p.kind {
-                    let cie_out = eh
-                        .pieces
-                        .iter()
-                        .find(|c| c.in_off == cie)
-                        .map_or(0, |c| c.out_off);
+                    let cie_out = eh.pieces.iter().find(|c| c.in_off == cie).map_or(0, |c| c.out_off);
                     let ptr = (dst as u32 + 4).wrapping_sub(cie_out);
                     buf[dst + 4..dst + 8].copy_from_slice(&ptr.to_le_bytes());
                 }
@@ -140,16 +123,28 @@ fn write_synthetic(
     plan: Option<&symtab::Plan>,
     i: usize,
     buf: &mut [u8],
-) -> Result<Vec<(u64, u64)>, String> {
+) -> Result<Vec<DynRel>, String> {
     let sec = &ctx.sections[i];
     match sec.content {
         Content::Got => return Ok(synth::got(ctx, buf)),
         Content::GotPlt => synth::got_plt(ctx, buf),
         Content::Plt => synth::plt(ctx, buf),
-        Content::RelaPlt => synth::rela_plt(ctx, buf),
+        Content::RelaPlt => synth::rela_plt(ctx, buf)?,
         Content::Dynamic => synth::dynamic(ctx, layout, buf),
-        Content::GnuHash => synth::gnu_hash(buf),
-        Content::Dynsym | Content::Dynstr => {} // only the null symbol and the empty string
+        Content::GnuHash => buf.copy_from_slice(&ctx.dynsym.gnu_hash),
+        Content::Hash => synth::sysv_hash(ctx, buf),
+        Content::Dynsym => ctx.dynsym.write_dynsym(ctx, buf),
+        Content::Dynstr => buf.copy_from_slice(&ctx.dynsym.dynstr),
+        Content::GnuVersion => {
+            for (i, v) in ctx.dynsym.versym.iter().enumerate() {
+                buf[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        Content::GnuVersionR => buf.copy_from_slice(&ctx.dynsym.verneed),
+        Content::Interp => {
+            let interp = crate::layout::interpreter(ctx).unwrap_or_default();
+            buf[..interp.len()].copy_from_slice(interp.as_bytes());
+        }
         Content::EhFrameHdr => synth::eh_frame_hdr(ctx, sec.addr, buf)?,
         Content::BuildId => synth::build_id_header(buf),
         Content::Symtab => plan.expect("symtab planned").write(ctx, buf),
@@ -162,15 +157,8 @@ fn write_synthetic(
 
 fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
     let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
-    let shstrndx = ctx
-        .sections
-        .iter()
-        .find(|s| s.content == Content::Shstrtab)
-        .map_or(0, |s| s.shndx);
-    let e_type = match ctx.kind {
-        OutputKind::Static => elf::ET_EXEC,
-        OutputKind::StaticPie => elf::ET_DYN,
-    };
+    let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
+    let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
     let h = &mut out[..EHDR_SIZE as usize];
     h[0..4].copy_from_slice(&elf::ELFMAG);
     h[4] = elf::ELFCLASS64;
@@ -194,10 +182,7 @@ fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
         let e = &mut out[o..o + PHDR_SIZE as usize];
         e[0..4].copy_from_slice(&p.p_type.to_le_bytes());
         e[4..8].copy_from_slice(&p.flags.to_le_bytes());
-        for (k, v) in [p.offset, p.vaddr, p.vaddr, p.filesz, p.memsz, p.align]
-            .iter()
-            .enumerate()
-        {
+        for (k, v) in [p.offset, p.vaddr, p.vaddr, p.filesz, p.memsz, p.align].iter().enumerate() {
             e[8 + 8 * k..16 + 8 * k].copy_from_slice(&v.to_le_bytes());
         }
     }
@@ -205,12 +190,7 @@ fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
 }
 
 fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
-    let idx = |c: Content| {
-        ctx.sections
-            .iter()
-            .find(|s| s.content == c)
-            .map_or(0, |s| s.shndx)
-    };
+    let idx = |c: Content| ctx.sections.iter().find(|s| s.content == c).map_or(0, |s| s.shndx);
     for (i, s) in ctx.sections.iter().enumerate() {
         if s.shndx == 0 {
             continue;
@@ -218,8 +198,10 @@ fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
         let (link, info) = match s.content {
             Content::Symtab => (idx(Content::Strtab), layout.symtab_first_global),
             Content::RelaPlt => (idx(Content::Dynsym), idx(Content::GotPlt)),
-            Content::RelaDyn | Content::GnuHash => (idx(Content::Dynsym), 0),
+            Content::RelaDyn | Content::GnuHash | Content::Hash | Content::GnuVersion => (idx(Content::Dynsym), 0),
+            // Every .dynsym entry after the null one is global.
             Content::Dynsym => (idx(Content::Dynstr), 1),
+            Content::GnuVersionR => (idx(Content::Dynstr), ctx.dynsym.verneed_count),
             Content::Dynamic => (idx(Content::Dynstr), 0),
             _ => (0, 0),
         };

@@ -51,28 +51,15 @@ impl Case {
         cmd.args(args);
         let out = cmd.output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}: expected exit 1\n{stderr}",
-            render(&cmd)
-        );
+        assert_eq!(out.status.code(), Some(1), "{}: expected exit 1\n{stderr}", render(&cmd));
         if testing_rivet() {
             assert!(stderr.starts_with("rivet: error:"), "{stderr}");
             for n in names {
                 assert!(stderr.contains(n), "stderr does not name '{n}':\n{stderr}");
             }
         }
-        assert_eq!(
-            files_in(&self.tmp.join("out")),
-            vec!["a.out"],
-            "a temp file or new output was left behind"
-        );
-        assert_eq!(
-            std::fs::read(self.output()).unwrap(),
-            OLD,
-            "the existing output was changed"
-        );
+        assert_eq!(files_in(&self.tmp.join("out")), vec!["a.out"], "a temp file or new output was left behind");
+        assert_eq!(std::fs::read(self.output()).unwrap(), OLD, "the existing output was changed");
         stderr
     }
 }
@@ -130,22 +117,9 @@ fn corrupt_archive_header() {
 #[test]
 fn undefined_symbol() {
     let Some(c) = Case::new("undef") else { return };
-    let o = c.object(
-        "caller",
-        "int missing_fn(void);\nint main(void) { return missing_fn(); }\n",
-    );
-    let err = c.fails(
-        &[&o],
-        &[
-            "undefined symbol: missing_fn",
-            ">>> referenced by",
-            "caller.o:(main)",
-        ],
-    );
-    assert!(
-        !testing_rivet() || !err.contains("_start"),
-        "the missing default entry must not be an error:\n{err}"
-    );
+    let o = c.object("caller", "int missing_fn(void);\nint main(void) { return missing_fn(); }\n");
+    let err = c.fails(&[&o], &["undefined symbol: missing_fn", ">>> referenced by", "caller.o:(main)"]);
+    assert!(!testing_rivet() || !err.contains("_start"), "the missing default entry must not be an error:\n{err}");
     c.tmp.finish();
 }
 
@@ -163,14 +137,8 @@ fn missing_input_and_library() {
     let Some(c) = Case::new("missing") else {
         return;
     };
-    c.fails(
-        &[Path::new("/nonexistent/input.o")],
-        &["/nonexistent/input.o"],
-    );
-    c.fails(
-        &[Path::new("-lrivet_no_such_library")],
-        &["-lrivet_no_such_library"],
-    );
+    c.fails(&[Path::new("/nonexistent/input.o")], &["/nonexistent/input.o"]);
+    c.fails(&[Path::new("-lrivet_no_such_library")], &["-lrivet_no_such_library"]);
     c.tmp.finish();
 }
 
@@ -193,47 +161,26 @@ fn output_directory_missing_or_read_only() {
     let o = c.object("ok", "int main(void) { return 0; }\n");
     let missing = c.tmp.join("no/such/dir/a.out");
     let mut cmd = Command::new(linker());
-    cmd.args(["-static", "-e", "main", "-o"])
-        .arg(&missing)
-        .arg(&o);
+    cmd.args(["-static", "-e", "main", "-o"]).arg(&missing).arg(&o);
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !testing_rivet() || stderr.contains("no/such/dir/a.out"),
-        "{stderr}"
-    );
+    assert!(!testing_rivet() || stderr.contains("no/such/dir/a.out"), "{stderr}");
     assert!(!c.tmp.join("no").exists());
     // Root ignores directory permissions; a read-only mount refuses even root.
     let ro = c.tmp.join("ro");
     std::fs::create_dir_all(&ro).unwrap();
     std::fs::write(ro.join("a.out"), OLD).unwrap();
-    let mounted = Command::new("mount")
-        .args(["--bind"])
-        .arg(&ro)
-        .arg(&ro)
-        .status()
-        .is_ok_and(|s| s.success())
-        && Command::new("mount")
-            .args(["-o", "remount,bind,ro"])
-            .arg(&ro)
-            .status()
-            .is_ok_and(|s| s.success());
+    let mounted = Command::new("mount").args(["--bind"]).arg(&ro).arg(&ro).status().is_ok_and(|s| s.success())
+        && Command::new("mount").args(["-o", "remount,bind,ro"]).arg(&ro).status().is_ok_and(|s| s.success());
     if mounted {
         let mut cmd = Command::new(linker());
-        cmd.args(["-static", "-e", "main", "-o"])
-            .arg(ro.join("a.out"))
-            .arg(&o);
+        cmd.args(["-static", "-e", "main", "-o"]).arg(ro.join("a.out")).arg(&o);
         let out = cmd.output().unwrap();
         let listing = files_in(&ro);
         let content = std::fs::read(ro.join("a.out")).unwrap();
         let _ = Command::new("umount").arg(&ro).status();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(listing, vec!["a.out"]);
         assert_eq!(content, OLD);
     } else {
@@ -266,13 +213,7 @@ fn lto_object_is_refused() {
     let src = c.tmp.join("lto.c");
     std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
     let o = c.tmp.join("lto.o");
-    must(
-        Command::new("gcc")
-            .args(["-flto", "-c"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&o),
-    );
+    must(Command::new("gcc").args(["-flto", "-c"]).arg(&src).arg("-o").arg(&o));
     c.fails(&[&o], &["lto.o", "LTO"]);
     c.tmp.finish();
 }

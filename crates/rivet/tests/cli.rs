@@ -17,29 +17,19 @@ fn prepare(tmp: &TempDir) -> bool {
         "#include <iostream>\n#include <stdexcept>\nint main(int c, char**) { try { if (c > 0) throw std::runtime_error(\"x\"); } catch (std::exception &e) { std::cout << e.what() << std::endl; } }\n",
     )
     .unwrap();
-    must(
-        Command::new("g++")
-            .current_dir(&tmp.path)
-            .args(["-c", "-g", "p.cpp"]),
-    );
+    must(Command::new("g++").current_dir(&tmp.path).args(["-c", "-g", "p.cpp"]));
     true
 }
 
 /// Links p.o statically through `g++ -B` with the linker under test; `extra` go to the linker.
 fn link(tmp: &TempDir, out: &str, extra: &[&str]) -> (PathBuf, String) {
     let mut cmd = Command::new("g++");
-    cmd.current_dir(&tmp.path)
-        .arg("-B")
-        .arg(linker_dir(tmp))
-        .args(["-static", "p.o", "-o", out]);
+    cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(tmp)).args(["-static", "p.o", "-o", out]);
     for e in extra {
         cmd.arg(format!("-Wl,{e}"));
     }
     let o = must(&mut cmd);
-    (
-        tmp.join(out),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    (tmp.join(out), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
 fn runs(exe: &Path) {
@@ -61,19 +51,11 @@ fn output_modes_and_thread_counts_give_identical_bytes() {
     let (one, _) = link(&tmp, "one", &["--threads=1"]);
     let reference = std::fs::read(&mmap).unwrap();
     for other in [&heap, &one] {
-        assert!(
-            std::fs::read(other).unwrap() == reference,
-            "{} differs from {}",
-            other.display(),
-            mmap.display()
-        );
+        assert!(std::fs::read(other).unwrap() == reference, "{} differs from {}", other.display(), mmap.display());
     }
     for _ in 0..3 {
         let (again, _) = link(&tmp, "again", &[]);
-        assert!(
-            std::fs::read(&again).unwrap() == reference,
-            "a repeated link gave different bytes"
-        );
+        assert!(std::fs::read(&again).unwrap() == reference, "a repeated link gave different bytes");
     }
     runs(&mmap);
     runs(&heap);
@@ -90,33 +72,13 @@ fn timing_report_and_trace_show_the_phases() {
         return;
     }
     let trace = tmp.join("trace.json");
-    let (exe, stderr) = link(
-        &tmp,
-        "timed",
-        &[
-            "--print-timing",
-            &format!("--time-trace={}", trace.display()),
-        ],
-    );
+    let (exe, stderr) = link(&tmp, "timed", &["--print-timing", &format!("--time-trace={}", trace.display())]);
     runs(&exe);
-    for phase in [
-        "open inputs",
-        "resolve symbols",
-        "layout",
-        "write",
-        "commit",
-        "total",
-    ] {
-        assert!(
-            stderr.contains(phase),
-            "no '{phase}' in the timing report:\n{stderr}"
-        );
+    for phase in ["open inputs", "resolve symbols", "layout", "write", "commit", "total"] {
+        assert!(stderr.contains(phase), "no '{phase}' in the timing report:\n{stderr}");
     }
     let json = std::fs::read_to_string(&trace).unwrap();
-    assert!(
-        json.starts_with("{\"traceEvents\":[") && json.trim_end().ends_with('}'),
-        "{json}"
-    );
+    assert!(json.starts_with("{\"traceEvents\":[") && json.trim_end().ends_with('}'), "{json}");
     assert!(json.contains("\"name\":\"resolve symbols\""), "{json}");
     tmp.finish();
 }
@@ -125,10 +87,7 @@ fn timing_report_and_trace_show_the_phases() {
 fn version_and_help() {
     let v = must(Command::new(linker()).arg("--version"));
     let text = String::from_utf8_lossy(&v.stdout);
-    assert!(
-        text.contains("compatible with GNU ld") || !testing_rivet(),
-        "{text}"
-    );
+    assert!(text.contains("compatible with GNU ld") || !testing_rivet(), "{text}");
     if testing_rivet() {
         let h = must(Command::new(linker()).arg("--help"));
         assert!(String::from_utf8_lossy(&h.stdout).contains("--no-mmap-output-file"));
@@ -140,10 +99,7 @@ fn unimplemented_options_are_refused() {
     if !testing_rivet() {
         return;
     }
-    let out = Command::new(linker())
-        .args(["-static", "--wrap=malloc", "x.o"])
-        .output()
-        .unwrap();
+    let out = Command::new(linker()).args(["-static", "--wrap=malloc", "x.o"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: --wrap"));
 }
@@ -166,17 +122,11 @@ fn build_id_styles() {
         let (exe, _) = link(&tmp, out, &[style]);
         runs(&exe);
         let notes = readelf(&["-n"], &exe);
-        notes
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("Build ID: ").map(str::to_string))
+        notes.lines().find_map(|l| l.trim().strip_prefix("Build ID: ").map(str::to_string))
     };
     let sha1 = id_of("sha1", "--build-id=sha1").unwrap();
     assert_eq!(sha1.len(), 40);
-    assert_eq!(
-        id_of("sha1b", "--build-id").unwrap(),
-        sha1,
-        "same input, same id"
-    );
+    assert_eq!(id_of("sha1b", "--build-id").unwrap(), sha1, "same input, same id");
     assert_eq!(id_of("md5", "--build-id=md5").unwrap().len(), 32);
     let u1 = id_of("uuid1", "--build-id=uuid").unwrap();
     let u2 = id_of("uuid2", "--build-id=uuid").unwrap();
@@ -202,39 +152,18 @@ fn program_headers() {
         readelf(&["-lW"], &exe)
     };
     let default = segments("default", &[]);
-    let stack = default
-        .lines()
-        .find(|l| l.trim_start().starts_with("GNU_STACK"))
-        .unwrap();
+    let stack = default.lines().find(|l| l.trim_start().starts_with("GNU_STACK")).unwrap();
     assert!(stack.contains("RW ") && !stack.contains("RWE"), "{stack}");
     assert!(default.contains("GNU_RELRO"), "{default}");
     assert!(default.contains(" TLS "), "{default}");
     // The code segment is R E and nothing else is executable (-z separate-code).
-    let loads: Vec<&str> = default
-        .lines()
-        .filter(|l| l.trim_start().starts_with("LOAD"))
-        .collect();
-    assert_eq!(
-        loads.iter().filter(|l| l.contains(" R E ")).count(),
-        1,
-        "{default}"
-    );
+    let loads: Vec<&str> = default.lines().filter(|l| l.trim_start().starts_with("LOAD")).collect();
+    assert_eq!(loads.iter().filter(|l| l.contains(" R E ")).count(), 1, "{default}");
     let norelro = segments("norelro", &["-z", "norelro"]);
     assert!(!norelro.contains("GNU_RELRO"), "{norelro}");
     let exec = segments("execstack", &["-z", "execstack"]);
-    assert!(
-        exec.lines()
-            .any(|l| l.trim_start().starts_with("GNU_STACK") && l.contains("RWE")),
-        "{exec}"
-    );
+    assert!(exec.lines().any(|l| l.trim_start().starts_with("GNU_STACK") && l.contains("RWE")), "{exec}");
     let joined = segments("noseparate", &["-z", "noseparate-code"]);
-    assert!(
-        joined
-            .lines()
-            .filter(|l| l.trim_start().starts_with("LOAD"))
-            .count()
-            < loads.len(),
-        "{joined}"
-    );
+    assert!(joined.lines().filter(|l| l.trim_start().starts_with("LOAD")).count() < loads.len(), "{joined}");
     tmp.finish();
 }

@@ -72,28 +72,18 @@ fn parse_program(name: &str, text: &str) -> Program {
         link: None,
         checks: vec![],
     };
-    for line in text
-        .lines()
-        .take_while(|l| l.starts_with("//") && !l.starts_with("//---"))
-    {
+    for line in text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//---")) {
         let Some((key, value)) = line[2..].trim().split_once(':') else {
             continue;
         };
         let value = value.trim();
         match key.trim() {
-            "modes" => {
-                p.modes = words(value)
-                    .into_iter()
-                    .filter(|m| env_modes().contains(m))
-                    .collect()
-            }
+            "modes" => p.modes = words(value).into_iter().filter(|m| env_modes().contains(m)).collect(),
             "cflags" => p.cflags.extend(words(value)),
             "ldflags" => p.ldflags.extend(words(value)),
             "args" => p.args = words(value),
             "stdin" => p.stdin = value.replace("\\n", "\n"),
-            "expect-exit" => {
-                p.expect_exit = Some(value.parse().expect("expect-exit takes a number"))
-            }
+            "expect-exit" => p.expect_exit = Some(value.parse().expect("expect-exit takes a number")),
             "prepare" => p.prepare.push(value.to_string()),
             "link" => p.link = Some(words(value)),
             "check" => p.checks.push(words(value)),
@@ -139,11 +129,7 @@ fn compiler(file: &str) -> &'static str {
 /// test. Returns the two executables.
 fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
-    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == "g++") {
-        "g++"
-    } else {
-        "gcc"
-    };
+    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == "g++") { "g++" } else { "gcc" };
     let mut objects = Vec::new();
     for (file, text) in &p.sources {
         std::fs::write(dir.join(file), text).unwrap();
@@ -172,10 +158,7 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         if let Some(d) = via {
             cmd.arg("-B").arg(d);
         }
-        cmd.args(mode_ldflags(mode))
-            .args(&inputs)
-            .args(&p.ldflags)
-            .args(["-o", out]);
+        cmd.args(mode_ldflags(mode)).args(&inputs).args(&p.ldflags).args(["-o", out]);
         must(&mut cmd);
         dir.join(out)
     };
@@ -186,16 +169,8 @@ fn run(exe: &Path, p: &Program) -> (String, Option<i32>, String) {
     let mut cmd = Command::new(exe);
     cmd.args(&p.args).current_dir(exe.parent().unwrap());
     let (out, timed_out) = run_with_timeout(&mut cmd, p.stdin.as_bytes(), Duration::from_secs(10));
-    let code = if timed_out {
-        Some(-999)
-    } else {
-        out.status.code()
-    };
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        code,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let code = if timed_out { Some(-999) } else { out.status.code() };
+    (String::from_utf8_lossy(&out.stdout).into_owned(), code, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn symbol_address(exe: &Path, sym: &str) -> String {
@@ -210,9 +185,7 @@ fn symbol_address(exe: &Path, sym: &str) -> String {
 
 fn has_symbol(exe: &Path, sym: &str) -> bool {
     let out = must(Command::new("nm").arg(exe));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .any(|l| l.split_whitespace().last() == Some(sym))
+    String::from_utf8_lossy(&out.stdout).lines().any(|l| l.split_whitespace().last() == Some(sym))
 }
 
 fn check(exe: &Path, c: &[String]) -> Result<(), String> {
@@ -224,9 +197,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
             if got.ends_with(want) {
                 Ok(())
             } else {
-                Err(format!(
-                    "addr2line {sym} ({addr}) gave '{got}', want '*{want}'"
-                ))
+                Err(format!("addr2line {sym} ({addr}) gave '{got}', want '*{want}'"))
             }
         }
         ["nm-absent", sym] if has_symbol(exe, sym) => Err(format!("{sym} should not be linked in")),
@@ -241,9 +212,7 @@ fn run_program(file: &str) {
         eprintln!("skipped {file}: gcc or binutils missing");
         return;
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/programs")
-        .join(file);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs").join(file);
     let p = parse_program(file, &std::fs::read_to_string(&src).unwrap());
     let tmp = TempDir::new(&format!("prog-{}", p.name.replace('.', "-")));
     let ldir = linker_dir(&tmp);
@@ -254,12 +223,7 @@ fn run_program(file: &str) {
         let want = run(&reference, &p);
         let got = run(&ours, &p);
         if let Some(code) = p.expect_exit {
-            assert_eq!(
-                want.1,
-                Some(code),
-                "{file} [{mode}]: the GNU ld build itself exits {:?}, not {code}",
-                want.1
-            );
+            assert_eq!(want.1, Some(code), "{file} [{mode}]: the GNU ld build itself exits {:?}, not {code}", want.1);
         }
         if (&want.0, want.1) != (&got.0, got.1) {
             failures.push(format!(
@@ -276,12 +240,7 @@ fn run_program(file: &str) {
     if failures.is_empty() {
         tmp.finish();
     } else {
-        panic!(
-            "{file}: {} failure(s); files kept in {}\n{}",
-            failures.len(),
-            tmp.path.display(),
-            failures.join("\n")
-        );
+        panic!("{file}: {} failure(s); files kept in {}\n{}", failures.len(), tmp.path.display(), failures.join("\n"));
     }
 }
 
@@ -293,12 +252,7 @@ fn gcc_runs_the_linker_under_test() {
     }
     let tmp = TempDir::new("gcc-b");
     let ldir = linker_dir(&tmp);
-    let out = must(
-        Command::new("gcc")
-            .arg("-B")
-            .arg(&ldir)
-            .arg("-Wl,--version"),
-    );
+    let out = must(Command::new("gcc").arg("-B").arg(&ldir).arg("-Wl,--version"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("rivet"), "gcc -B did not run rivet: {text}");
     tmp.finish();

@@ -5,7 +5,7 @@
 //! thread-local offset, and static glibc has no `__tls_get_addr`).
 use crate::ctx::{Ctx, Target};
 use crate::input::object::{ObjSection, Rela};
-use crate::synthetic::{GotKind, Tables};
+use crate::synthetic::{DynRel, GotKind, Tables, NO_SYM, PLT_HEADER_SIZE};
 use object::elf::*;
 use object::LittleEndian as LE;
 use std::sync::Mutex;
@@ -75,7 +75,7 @@ fn got_relaxation(ctx: &Ctx, data: &[u8], off: u64, ty: u32, t: Target) -> Optio
     }
     // IFUNCs keep their GOT entry (it holds the PLT stub); a PIE cannot reach an absolute or
     // undefined symbol PC-relatively.
-    if ctx.is_ifunc(t) || ctx.is_undefined(t) || (ctx.is_pie() && ctx.is_absolute(t)) {
+    if ctx.is_ifunc(t) || ctx.is_undefined(t) || ctx.is_preemptible(t) || (ctx.is_pic() && ctx.is_absolute(t)) {
         return None;
     }
     got_relax_kind(data, off as usize, ty)
@@ -120,20 +120,25 @@ fn rewrite_got_access(buf: &mut [u8], off: usize, how: GotRelax) {
 pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), String> {
     let ok = off >= 4
         && buf.get(off - 4..off) == Some(&[0x66, 0x48, 0x8d, 0x3d])
-        && buf
-            .get(off + 4..off + 8)
-            .is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..3] == [0x66, 0x48, 0xff]);
+        && buf.get(off + 4..off + 8).is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..3] == [0x66, 0x48, 0xff]);
     if !ok {
-        return Err(
-            "unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".into(),
-        );
+        return Err("unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".into());
     }
     let imm = i32::try_from(tpoff).map_err(|_| "TLS offset does not fit in 32 bits".to_string())?;
-    let mut code = [
-        0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0,
-    ];
+    let mut code = [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0];
     code[12..].copy_from_slice(&imm.to_le_bytes());
     buf[off - 4..off + 12].copy_from_slice(&code);
+    Ok(())
+}
+
+/// General-dynamic → initial-exec (an executable using a shared library's variable): the same 16
+/// bytes become `mov %fs:0,%rax; add x@gottpoff(%rip),%rax`; `got_rel` is the GOT entry's address
+/// minus the end of the sequence.
+pub fn relax_gd_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<(), String> {
+    relax_gd_to_le(buf, off, 0)?;
+    let disp = i32::try_from(got_rel).map_err(|_| "GOT entry out of reach".to_string())?;
+    buf[off + 5..off + 8].copy_from_slice(&[0x48, 0x03, 0x05]);
+    buf[off + 8..off + 12].copy_from_slice(&disp.to_le_bytes());
     Ok(())
 }
 
@@ -141,16 +146,11 @@ pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), Stri
 /// `off - 3`) becomes `mov %fs:0,%rax` with prefixes; the `x@dtpoff(%rax)` uses that follow become
 /// thread-pointer offsets.
 pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<(), String> {
-    let ok = off >= 3
-        && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d])
-        && buf.get(off + 4) == Some(&0xe8);
+    let ok = off >= 3 && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d]) && buf.get(off + 4) == Some(&0xe8);
     if !ok {
-        return Err(
-            "unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".into(),
-        );
+        return Err("unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".into());
     }
-    buf[off - 3..off + 9]
-        .copy_from_slice(&[0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]);
+    buf[off - 3..off + 9].copy_from_slice(&[0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]);
     Ok(())
 }
 
@@ -171,17 +171,21 @@ pub fn relax_tlsdesc_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(),
     Ok(())
 }
 
-/// What one section's relocations need; merged in file order so the tables are deterministic.
+/// What one file's relocations need; merged in file order so the tables are deterministic.
 #[derive(Default)]
 struct Needs {
     got: Vec<(Target, GotKind)>,
     plt: Vec<Target>,
+    canonical: Vec<u32>,
+    copies: Vec<u32>,
+    dynrels: u64,
     relative: u64,
     gotplt: bool,
 }
 
-/// Walks every relocation of every live allocated section and sizes the GOT, PLT and RELATIVE
-/// tables. Errors (a 32-bit absolute relocation in a PIE, an unknown type) go to `ctx.diag`.
+/// Walks every relocation of every live allocated section and sizes the GOT, PLT, copy relocations
+/// and dynamic relocations. Errors (a 32-bit absolute relocation in a PIE, a non-PIC reference in a
+/// shared object, an unknown type) go to `ctx.diag`.
 pub fn scan(ctx: &Ctx) -> Tables {
     use rayon::prelude::*;
     let per_file: Vec<Needs> = ctx
@@ -197,7 +201,8 @@ pub fn scan(ctx: &Ctx) -> Tables {
             needs
         })
         .collect();
-    let mut tables = Tables::new(ctx.symbols.len());
+    let mut tables = Tables::default();
+    tables.plt_header = if ctx.kind.is_dynamic() { PLT_HEADER_SIZE } else { 0 };
     for n in per_file {
         for (t, k) in n.got {
             tables.add_got(t, k);
@@ -205,22 +210,37 @@ pub fn scan(ctx: &Ctx) -> Tables {
         for t in n.plt {
             tables.add_plt(t);
         }
+        for id in n.canonical {
+            tables.add_plt(Target::Global(id));
+            tables.canonical.insert(id);
+        }
+        for id in n.copies {
+            if !tables.copies.contains(&id) {
+                tables.copies.push(id);
+            }
+        }
+        tables.dynrel_count += n.dynrels;
         tables.relative_count += n.relative;
         tables.need_gotplt |= n.gotplt;
     }
-    if ctx.is_pie() {
-        tables.relative_count += tables
-            .got
-            .iter()
-            .filter(|(t, k)| *k == GotKind::Addr && !ctx.is_absolute(*t))
-            .count() as u64;
-    }
     tables
+}
+
+/// Counts the dynamic relocations of the GOT and the copies (needs the finished tables).
+pub fn count_table_relocations(ctx: &Ctx, tables: &mut Tables) {
+    for &(t, kind, _) in &tables.got {
+        for (_, ty, _, _) in crate::synthetic::got_entry(ctx, t, kind, false).1 {
+            tables.dynrel_count += 1;
+            tables.relative_count += (ty == R_X86_64_RELATIVE) as u64;
+        }
+    }
+    tables.dynrel_count += tables.copies.len() as u64;
 }
 
 fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs) {
     let obj = &ctx.objects[f as usize];
     let writable = sec.flags & SHF_WRITE as u64 != 0;
+    let exe = ctx.kind.is_executable();
     let mut skip_next = false;
     for rel in sec.relas {
         if std::mem::take(&mut skip_next) {
@@ -231,65 +251,113 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
         if matches!(t, Target::Global(u32::MAX)) {
             continue; // The symbol failed to resolve; resolution reported it.
         }
-        let ifunc = ctx.is_ifunc(t);
-        if ifunc {
+        let pre = ctx.is_preemptible(t);
+        let place = || place_name(ctx, f, si, rel.r_offset.get(LE));
+        if ctx.is_ifunc(t) && !pre {
             needs.plt.push(t);
         }
         match ty {
-            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX
-                if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
-            R_X86_64_GOTPCREL
-            | R_X86_64_GOTPCRELX
-            | R_X86_64_REX_GOTPCRELX
-            | R_X86_64_GOT32
-            | R_X86_64_GOT64
-            | R_X86_64_GOTPCREL64
-            | R_X86_64_GOTPLT64 => {
+            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
+            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX | R_X86_64_GOT32 | R_X86_64_GOT64
+            | R_X86_64_GOTPCREL64 | R_X86_64_GOTPLT64 => {
                 needs.got.push((t, GotKind::Addr));
                 needs.gotplt |= matches!(ty, R_X86_64_GOT32 | R_X86_64_GOT64 | R_X86_64_GOTPLT64);
             }
             R_X86_64_GOTTPOFF => needs.got.push((t, GotKind::TpOff)),
-            R_X86_64_TLSGD | R_X86_64_TLSLD => skip_next = true,
+            R_X86_64_TLSGD if exe => {
+                skip_next = true;
+                if pre {
+                    needs.got.push((t, GotKind::TpOff)); // general-dynamic becomes initial-exec
+                }
+            }
+            R_X86_64_TLSLD if exe => skip_next = true,
+            R_X86_64_TLSGD => needs.got.push((t, GotKind::TlsGd)),
+            R_X86_64_TLSLD => needs.got.push((t, GotKind::TlsLd)),
+            R_X86_64_GOTPC32_TLSDESC | R_X86_64_TLSDESC_CALL if !exe || pre => ctx.diag.error(format!(
+                "{}: TLS descriptors (-mtls-dialect=gnu2) are only supported in executables for their own variables; recompile with -mtls-dialect=gnu",
+                place()
+            )),
+            R_X86_64_TPOFF32 | R_X86_64_TPOFF64 if !exe || pre => ctx.diag.error(format!(
+                "{}: local-exec TLS relocation {} against '{}' cannot be used {}; recompile with -fPIC",
+                place(),
+                reloc_name(ty),
+                ctx.name_of(t),
+                if exe { "for a variable of a shared library" } else { "in a shared object" }
+            )),
             R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => needs.gotplt = true,
-            R_X86_64_64 if ctx.is_pie() && !ctx.is_absolute(t) => {
-                if !writable {
+            R_X86_64_PLT32 if pre => needs.plt.push(t),
+            R_X86_64_64 => {
+                let needs_runtime = pre || (ctx.is_pic() && !ctx.is_absolute(t));
+                let fixed_in_executable = pre && exe && !ctx.is_pic() && ctx.is_imported(t);
+                if !writable && needs_runtime && !fixed_in_executable {
+                    text_relocation(ctx, obj, sec, t);
+                } else if pre && writable {
+                    needs.dynrels += 1;
+                } else if pre {
+                    address_in_executable(ctx, t, needs);
+                } else if needs_runtime {
+                    needs.dynrels += 1;
+                    needs.relative += 1;
+                }
+            }
+            R_X86_64_PC32 | R_X86_64_32 | R_X86_64_32S | R_X86_64_PC64 | R_X86_64_16 | R_X86_64_PC16 | R_X86_64_8
+            | R_X86_64_PC8 | R_X86_64_SIZE32 | R_X86_64_SIZE64 => {
+                if matches!(ty, R_X86_64_SIZE32 | R_X86_64_SIZE64) {
+                    continue;
+                }
+                if pre && exe {
+                    address_in_executable(ctx, t, needs);
+                } else if pre {
                     ctx.diag.error(format!(
-                        "{}: relocation R_X86_64_64 against '{}' in read-only section {}; recompile with -fPIE (text relocations are not supported)",
-                        obj.name,
+                        "relocation {} against symbol '{}' can not be used when making a shared object; recompile with -fPIC\n>>> referenced by {}",
+                        reloc_name(ty),
                         ctx.name_of(t),
-                        String::from_utf8_lossy(sec.name)
+                        place()
+                    ));
+                } else if matches!(ty, R_X86_64_32 | R_X86_64_32S) && ctx.is_pic() && !ctx.is_absolute(t) {
+                    ctx.diag.error(format!(
+                        "relocation {} cannot be used against symbol '{}'; recompile with -fPIE\n>>> defined in {}\n>>> referenced by {}",
+                        reloc_name(ty),
+                        ctx.name_of(t),
+                        obj.name,
+                        place()
                     ));
                 }
-                needs.relative += 1;
-            }
-            R_X86_64_32 | R_X86_64_32S if ctx.is_pie() && !ctx.is_absolute(t) => {
-                let place = place_name(ctx, f, si, rel.r_offset.get(LE));
-                ctx.diag.error(format!(
-                    "relocation {} cannot be used against symbol '{}'; recompile with -fPIE\n>>> defined in {}\n>>> referenced by {place}",
-                    reloc_name(ty),
-                    ctx.name_of(t),
-                    obj.name
-                ));
             }
             _ => {}
         }
     }
 }
 
+/// An executable that takes the address of an imported symbol without the GOT must give it an
+/// address of its own: a canonical PLT stub for a function, a copy (R_X86_64_COPY) for data.
+fn address_in_executable(ctx: &Ctx, t: Target, needs: &mut Needs) {
+    let Target::Global(id) = t else { return };
+    if !ctx.is_imported(t) {
+        return;
+    }
+    match ctx.sym_type(t) {
+        STT_FUNC | STT_GNU_IFUNC => needs.canonical.push(id),
+        _ => needs.copies.push(id),
+    }
+}
+
+fn text_relocation(ctx: &Ctx, obj: &crate::input::object::ObjectFile, sec: &ObjSection, t: Target) {
+    ctx.diag.error(format!(
+        "{}: relocation R_X86_64_64 against '{}' in read-only section {}; recompile with -fPIC (text relocations are not supported)",
+        obj.name,
+        ctx.name_of(t),
+        String::from_utf8_lossy(sec.name)
+    ));
+}
+
 fn place_name(ctx: &Ctx, f: u32, si: u32, off: u64) -> String {
     let obj = &ctx.objects[f as usize];
     match obj.enclosing_symbol(si, off) {
         Some(func) => format!("{}:({func})", obj.name),
-        None => format!(
-            "{}:({}+{off:#x})",
-            obj.name,
-            String::from_utf8_lossy(obj.sections[si as usize].name)
-        ),
+        None => format!("{}:({}+{off:#x})", obj.name, String::from_utf8_lossy(obj.sections[si as usize].name)),
     }
 }
-
-/// A RELATIVE relocation the output needs at `offset` (an address) with `addend`.
-pub type DynRel = (u64, u64);
 
 /// Patches the relocations of input section `si` of file `f`, whose bytes are already in `buf`
 /// (for `.eh_frame`, the surviving pieces, rearranged). Returns the RELATIVE relocations a
@@ -315,16 +383,7 @@ pub fn apply(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
             },
             None => in_off,
         };
-        let mut r = Reloc {
-            ctx,
-            f,
-            si,
-            rel,
-            buf: &mut *buf,
-            off,
-            place: base + off,
-            errors: &errors,
-        };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors: &errors };
         skip_next = r.apply_one(alloc, &mut dynrels);
     }
     for e in errors.into_inner().unwrap() {
@@ -373,10 +432,7 @@ impl Reloc<'_, '_> {
         let off = self.off as usize;
         match self.buf.get_mut(off..off + width) {
             Some(dst) => dst.copy_from_slice(&value.to_le_bytes()[..width]),
-            None => self.error(format!(
-                "relocation at offset {:#x} is past the end of the section",
-                self.off
-            )),
+            None => self.error(format!("relocation at offset {:#x} is past the end of the section", self.off)),
         }
     }
 
@@ -408,7 +464,9 @@ impl Reloc<'_, '_> {
         if let Target::Global(id) = t {
             let sym = &ctx.symbols[id as usize];
             if sym.name == b"__tls_get_addr" && ctx.is_undefined(t) {
-                self.error("undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)".into());
+                self.error(
+                    "undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)".into(),
+                );
                 return false;
             }
         }
@@ -419,12 +477,24 @@ impl Reloc<'_, '_> {
         let secs = &ctx.sections;
         let got = |kind| ctx.got.got_entry_addr(secs, t, kind).unwrap_or(0) as i128;
         let gotplt = ctx.got.gotplt_addr(secs) as i128;
+        let exe = ctx.kind.is_executable();
         match ty {
             R_X86_64_NONE => {}
             R_X86_64_64 => {
-                self.write(8, (s + a) as u64);
-                if ctx.is_pie() && !ctx.is_absolute(t) {
-                    dynrels.push((self.place, (s + a) as u64));
+                let writable = ctx.objects[self.f as usize].sections[self.si as usize].flags & SHF_WRITE as u64 != 0;
+                if ctx.is_preemptible(t) && writable {
+                    let Target::Global(id) = t else { unreachable!("only globals are preemptible") };
+                    dynrels.push(DynRel { offset: self.place, ty: R_X86_64_64, sym: id, addend: a as i64 });
+                } else {
+                    self.write(8, (s + a) as u64);
+                    if !ctx.is_preemptible(t) && ctx.is_pic() && !ctx.is_absolute(t) {
+                        dynrels.push(DynRel {
+                            offset: self.place,
+                            ty: R_X86_64_RELATIVE,
+                            sym: NO_SYM,
+                            addend: (s + a) as i64,
+                        });
+                    }
                 }
             }
             R_X86_64_PC32 | R_X86_64_PLT32 => self.write_checked(ty, 4, s + a - p, true),
@@ -445,9 +515,7 @@ impl Reloc<'_, '_> {
             }
             R_X86_64_GOTPCREL64 => self.write(8, (got(GotKind::Addr) + a - p) as u64),
             R_X86_64_GOT32 => self.write_checked(ty, 4, got(GotKind::Addr) - gotplt + a, true),
-            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => {
-                self.write(8, (got(GotKind::Addr) - gotplt + a) as u64)
-            }
+            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => self.write(8, (got(GotKind::Addr) - gotplt + a) as u64),
             R_X86_64_GOTPC32 => self.write_checked(ty, 4, gotplt + a - p, true),
             R_X86_64_GOTPC64 => self.write(8, (gotplt + a - p) as u64),
             R_X86_64_GOTOFF64 => self.write(8, (s + a - gotplt) as u64),
@@ -456,30 +524,37 @@ impl Reloc<'_, '_> {
             R_X86_64_TPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
             R_X86_64_TPOFF64 => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
             R_X86_64_GOTTPOFF => self.write_checked(ty, 4, got(GotKind::TpOff) + a - p, true),
-            // After local-dynamic is relaxed, %rax holds the thread pointer, so the offsets added
-            // to it are thread-pointer offsets.
-            R_X86_64_DTPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
-            R_X86_64_DTPOFF64 => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
-            R_X86_64_TLSGD => {
+            // In an executable local-dynamic is relaxed: %rax holds the thread pointer, so the
+            // offsets added to it are thread-pointer offsets. A shared object keeps the offsets
+            // within its TLS block.
+            R_X86_64_DTPOFF32 if exe => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
+            R_X86_64_DTPOFF64 if exe => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
+            R_X86_64_DTPOFF32 => self.write_checked(ty, 4, ctx.dtpoff(t) as i128 + a, true),
+            R_X86_64_DTPOFF64 => self.write(8, (ctx.dtpoff(t) as i128 + a) as u64),
+            R_X86_64_TLSGD if exe && ctx.is_preemptible(t) => {
+                // general-dynamic → initial-exec: the GOT entry holds the offset (TPOFF64).
+                let got_ie = got(GotKind::TpOff) - (p + 12);
+                let r = relax_gd_to_ie(self.buf, self.off as usize, got_ie as i64);
+                return self.relaxed(r);
+            }
+            R_X86_64_TLSGD if exe => {
                 let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_gd_to_le(self.buf, self.off as usize, tpoff);
                 return self.relaxed(r);
             }
-            R_X86_64_TLSLD => {
+            R_X86_64_TLSLD if exe => {
                 let r = relax_ld_to_le(self.buf, self.off as usize);
                 return self.relaxed(r);
             }
+            R_X86_64_TLSGD => self.write_checked(ty, 4, got(GotKind::TlsGd) + a - p, true),
+            R_X86_64_TLSLD => self.write_checked(ty, 4, got(GotKind::TlsLd) + a - p, true),
             R_X86_64_GOTPC32_TLSDESC => {
                 let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_tlsdesc_to_le(self.buf, self.off as usize, tpoff);
                 self.relaxed(r);
             }
             R_X86_64_TLSDESC_CALL => self.relax_tlsdesc_call(),
-            _ => self.error(format!(
-                "unsupported relocation {} against '{}'",
-                reloc_name(ty),
-                ctx.name_of(t)
-            )),
+            _ => self.error(format!("unsupported relocation {} against '{}'", reloc_name(ty), ctx.name_of(t))),
         }
         false
     }
@@ -490,9 +565,7 @@ impl Reloc<'_, '_> {
     }
 
     fn sym_size(&self, t: Target) -> i128 {
-        self.ctx
-            .definition(t)
-            .map_or(0, |(_, s)| s.st_size.get(LE) as i128)
+        self.ctx.definition(t).map_or(0, |(_, s)| s.st_size.get(LE) as i128)
     }
 
     /// Debug and other non-allocated sections: absolute values, no dynamic relocations.
@@ -501,11 +574,7 @@ impl Reloc<'_, '_> {
         if self.target_dropped(t) {
             // lld's convention: .debug_loc/.debug_ranges use 1 (0 would end the list), others 0.
             let name = ctx.objects[self.f as usize].sections[self.si as usize].name;
-            let tomb = if name == b".debug_loc" || name == b".debug_ranges" {
-                1
-            } else {
-                0
-            };
+            let tomb = if name == b".debug_loc" || name == b".debug_ranges" { 1 } else { 0 };
             match ty {
                 R_X86_64_64 | R_X86_64_DTPOFF64 => self.write(8, tomb),
                 R_X86_64_32 | R_X86_64_32S | R_X86_64_DTPOFF32 => self.write(4, tomb),
@@ -525,10 +594,7 @@ impl Reloc<'_, '_> {
             R_X86_64_PC64 => self.write(8, (s + a - self.place as i128) as u64),
             R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
             R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
-            _ => self.error(format!(
-                "unsupported relocation {} in a non-allocated section",
-                reloc_name(ty)
-            )),
+            _ => self.error(format!("unsupported relocation {} in a non-allocated section", reloc_name(ty))),
         }
         false
     }
@@ -572,17 +638,10 @@ mod tests {
         let mov = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
         assert!(got_relax_kind(&mov, 3, R_X86_64_REX_GOTPCRELX) == Some(GotRelax::MovToLea));
         // call *foo@GOTPCREL(%rip) = ff 15 <disp>; jmp * = ff 25
-        assert!(
-            got_relax_kind(&[0xff, 0x15, 0, 0, 0, 0], 2, R_X86_64_GOTPCRELX)
-                == Some(GotRelax::Call)
-        );
-        assert!(
-            got_relax_kind(&[0xff, 0x25, 0, 0, 0, 0], 2, R_X86_64_GOTPCRELX) == Some(GotRelax::Jmp)
-        );
+        assert!(got_relax_kind(&[0xff, 0x15, 0, 0, 0, 0], 2, R_X86_64_GOTPCRELX) == Some(GotRelax::Call));
+        assert!(got_relax_kind(&[0xff, 0x25, 0, 0, 0, 0], 2, R_X86_64_GOTPCRELX) == Some(GotRelax::Jmp));
         // add foo@GOTPCREL(%rip),%rax = 48 03 05: not relaxed
-        assert!(
-            got_relax_kind(&[0x48, 0x03, 0x05, 0, 0, 0, 0], 3, R_X86_64_REX_GOTPCRELX).is_none()
-        );
+        assert!(got_relax_kind(&[0x48, 0x03, 0x05, 0, 0, 0, 0], 3, R_X86_64_REX_GOTPCRELX).is_none());
         assert!(got_relax_kind(&[0x15, 0, 0, 0, 0], 1, R_X86_64_GOTPCRELX).is_none());
         let mut b = mov;
         rewrite_got_access(&mut b, 3, GotRelax::MovToLea);
@@ -595,14 +654,9 @@ mod tests {
     #[test]
     fn gd_relaxes_to_le() {
         // data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call __tls_get_addr@PLT
-        let mut b = vec![
-            0x66, 0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0x66, 0x66, 0x48, 0xe8, 5, 6, 7, 8,
-        ];
+        let mut b = vec![0x66, 0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0x66, 0x66, 0x48, 0xe8, 5, 6, 7, 8];
         relax_gd_to_le(&mut b, 4, -16).unwrap();
-        assert_eq!(
-            b,
-            [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0xf0, 0xff, 0xff, 0xff]
-        );
+        assert_eq!(b, [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0xf0, 0xff, 0xff, 0xff]);
         let mut wrong = vec![0x90; 16];
         assert!(relax_gd_to_le(&mut wrong, 4, 0).is_err());
         assert!(relax_gd_to_le(&mut b.clone(), 2, 0).is_err());
@@ -613,10 +667,7 @@ mod tests {
         // lea x@tlsld(%rip),%rdi; call __tls_get_addr@PLT
         let mut b = vec![0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0xe8, 5, 6, 7, 8];
         relax_ld_to_le(&mut b, 3).unwrap();
-        assert_eq!(
-            b,
-            [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]
-        );
+        assert_eq!(b, [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]);
         assert!(relax_ld_to_le(&mut [0u8; 12], 3).is_err());
     }
 

@@ -39,22 +39,13 @@ struct RawHeader<'a> {
 }
 
 fn parse_header(data: &[u8], off: usize) -> Result<RawHeader<'_>, String> {
-    let h = data
-        .get(off..off + HEADER_SIZE)
-        .ok_or_else(|| format!("truncated member header at offset {off}"))?;
+    let h = data.get(off..off + HEADER_SIZE).ok_or_else(|| format!("truncated member header at offset {off}"))?;
     if &h[58..60] != b"`\n" {
         return Err(format!("bad member header at offset {off} (no end marker)"));
     }
-    let size_text = std::str::from_utf8(&h[48..58])
-        .map_err(|_| format!("bad member size at offset {off}"))?
-        .trim_end();
-    let size = size_text
-        .parse::<usize>()
-        .map_err(|_| format!("bad member size '{size_text}' at offset {off}"))?;
-    Ok(RawHeader {
-        name: &h[..16],
-        size,
-    })
+    let size_text = std::str::from_utf8(&h[48..58]).map_err(|_| format!("bad member size at offset {off}"))?.trim_end();
+    let size = size_text.parse::<usize>().map_err(|_| format!("bad member size '{size_text}' at offset {off}"))?;
+    Ok(RawHeader { name: &h[..16], size })
 }
 
 /// Parses an archive. Supports the GNU 32-bit symbol table (`/`) and the 64-bit one (`/SYM64/`)
@@ -74,20 +65,12 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
         }
         let h = parse_header(data, off)?;
         let body = off + HEADER_SIZE;
-        let special = h.name.starts_with(b"/ ")
-            || h.name.starts_with(b"// ")
-            || h.name.starts_with(b"/SYM64/");
+        let special = h.name.starts_with(b"/ ") || h.name.starts_with(b"// ") || h.name.starts_with(b"/SYM64/");
         // Thin archives store only the symbol and name tables; members live in their own files.
         let stored = if thin && !special { 0 } else { h.size };
-        let bytes = data
-            .get(body..body.checked_add(stored).ok_or("member size overflows")?)
-            .ok_or_else(|| {
-                format!(
-                    "member at offset {off} claims {} bytes but the archive ends at {}",
-                    h.size,
-                    data.len()
-                )
-            })?;
+        let bytes = data.get(body..body.checked_add(stored).ok_or("member size overflows")?).ok_or_else(|| {
+            format!("member at offset {off} claims {} bytes but the archive ends at {}", h.size, data.len())
+        })?;
         if h.name.starts_with(b"/ ") {
             symtab = Some((bytes, false));
         } else if h.name.starts_with(b"/SYM64/") {
@@ -96,12 +79,7 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
             long_names = bytes;
         } else {
             let name = member_name(h.name, long_names, off)?;
-            members.push(Member {
-                name,
-                data: (!thin).then_some(bytes),
-                header_offset: off,
-                size: h.size,
-            });
+            members.push(Member { name, data: (!thin).then_some(bytes), header_offset: off, size: h.size });
         }
         off = body + stored;
         off += off & 1;
@@ -110,28 +88,19 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
         Some((table, wide)) => read_symbol_table(table, wide, &members)?,
         None => Vec::new(),
     };
-    Ok(Archive {
-        thin,
-        members,
-        symbols,
-        has_symbol_table: symtab.is_some(),
-    })
+    Ok(Archive { thin, members, symbols, has_symbol_table: symtab.is_some() })
 }
 
 fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'a [u8], String> {
     if raw.starts_with(b"#1/") {
-        return Err(format!(
-            "BSD-style member name at offset {off} is not supported"
-        ));
+        return Err(format!("BSD-style member name at offset {off} is not supported"));
     }
     if raw[0] == b'/' && raw.get(1).is_some_and(|c| c.is_ascii_digit()) {
         let text = std::str::from_utf8(&raw[1..]).unwrap_or("").trim_end();
-        let start: usize = text
-            .parse()
-            .map_err(|_| format!("bad long-name reference at offset {off}"))?;
-        let rest = long_names.get(start..).ok_or_else(|| {
-            format!("long-name offset {start} at offset {off} is past the name table")
-        })?;
+        let start: usize = text.parse().map_err(|_| format!("bad long-name reference at offset {off}"))?;
+        let rest = long_names
+            .get(start..)
+            .ok_or_else(|| format!("long-name offset {start} at offset {off} is past the name table"))?;
         let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
         let name = &rest[..end];
         return Ok(name.strip_suffix(b"/").unwrap_or(name));
@@ -144,11 +113,7 @@ fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'
 }
 
 /// The symbol table: a big-endian count, that many member-header offsets, then NUL-terminated names.
-fn read_symbol_table<'a>(
-    table: &'a [u8],
-    wide: bool,
-    members: &[Member],
-) -> Result<Vec<(&'a [u8], usize)>, String> {
+fn read_symbol_table<'a>(table: &'a [u8], wide: bool, members: &[Member]) -> Result<Vec<(&'a [u8], usize)>, String> {
     let w = if wide { 8 } else { 4 };
     let read = |pos: usize| -> Result<usize, String> {
         let b = table.get(pos..pos + w).ok_or("symbol table is truncated")?;
@@ -173,17 +138,10 @@ fn read_symbol_table<'a>(
             Some((o, m)) if o == offset => m,
             _ => members
                 .binary_search_by_key(&offset, |m| m.header_offset)
-                .map_err(|_| {
-                    format!(
-                        "symbol table entry {i} points at offset {offset}, where no member starts"
-                    )
-                })?,
+                .map_err(|_| format!("symbol table entry {i} points at offset {offset}, where no member starts"))?,
         };
         last = Some((offset, member));
-        let end = names
-            .iter()
-            .position(|&c| c == 0)
-            .ok_or("symbol table names are truncated")?;
+        let end = names.iter().position(|&c| c == 0).ok_or("symbol table names are truncated")?;
         out.push((&names[..end], member));
         names = &names[end + 1..];
     }
@@ -204,23 +162,10 @@ mod tests {
             eprintln!("skipped: cc or ar missing");
             return None;
         }
-        std::fs::write(
-            dir.join("a.c"),
-            "int alpha(void){return 1;}\nint shared_name;\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join("a_member_with_a_long_name.c"),
-            "int beta(void){return 2;}\n",
-        )
-        .unwrap();
+        std::fs::write(dir.join("a.c"), "int alpha(void){return 1;}\nint shared_name;\n").unwrap();
+        std::fs::write(dir.join("a_member_with_a_long_name.c"), "int beta(void){return 2;}\n").unwrap();
         for f in ["a.c", "a_member_with_a_long_name.c"] {
-            assert!(Command::new("cc")
-                .args(["-c", f])
-                .current_dir(dir)
-                .status()
-                .unwrap()
-                .success());
+            assert!(Command::new("cc").args(["-c", f]).current_dir(dir).status().unwrap().success());
         }
         let flags = if thin { "rcsT" } else { "rcs" };
         let out = if thin { "libt.a" } else { "libx.a" };

@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod object;
 pub mod script;
+pub mod shared;
 
 use crate::args::{Config, InputArg, InputState};
 use rivet_io::{InputCache, InputFile};
@@ -53,13 +54,7 @@ struct Loader<'c> {
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
 /// collected so the user sees each one, not only the first.
 pub fn load(config: &Config, cache: &InputCache) -> Result<Vec<Loaded>, Vec<String>> {
-    let mut loader = Loader {
-        config,
-        cache,
-        out: Vec::new(),
-        errors: Vec::new(),
-        script_stack: Vec::new(),
-    };
+    let mut loader = Loader { config, cache, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
     for arg in &config.inputs {
         match arg {
             InputArg::File { path, state } => loader.add_path(path, *state),
@@ -79,19 +74,11 @@ pub fn load(config: &Config, cache: &InputCache) -> Result<Vec<Loaded>, Vec<Stri
 impl Loader<'_> {
     fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let sysroot = self.config.sysroot.clone();
-        let defaults = if self.config.nostdlib {
-            &[][..]
-        } else {
-            DEFAULT_LIB_DIRS
-        };
-        self.config
-            .lib_paths
-            .iter()
-            .cloned()
-            .chain(defaults.iter().map(move |d| match &sysroot {
-                Some(root) => root.join(d.trim_start_matches('/')),
-                None => PathBuf::from(d),
-            }))
+        let defaults = if self.config.nostdlib { &[][..] } else { DEFAULT_LIB_DIRS };
+        self.config.lib_paths.iter().cloned().chain(defaults.iter().map(move |d| match &sysroot {
+            Some(root) => root.join(d.trim_start_matches('/')),
+            None => PathBuf::from(d),
+        }))
     }
 
     fn add_library(&mut self, name: &str, state: InputState) {
@@ -141,56 +128,37 @@ impl Loader<'_> {
                 Ok(m) => m,
                 Err(e) => return self.errors.push(e),
             };
-            self.out.push(Loaded {
-                file,
-                name,
-                kind: Kind::Archive,
-                state,
-                thin_members,
-            });
+            self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members });
         } else if object::is_elf(data) {
             match object::check_header(data, &name) {
-                Ok(::object::elf::ET_REL) => self.out.push(Loaded {
-                    file,
-                    name,
-                    kind: Kind::Object,
-                    state,
-                    thin_members: vec![],
-                }),
-                Ok(::object::elf::ET_DYN) => self.out.push(Loaded {
-                    file,
-                    name,
-                    kind: Kind::Shared,
-                    state,
-                    thin_members: vec![],
-                }),
-                Ok(t) => self.errors.push(format!(
-                    "{name}: cannot link an ELF file of type {t} (not an object or shared library)"
-                )),
+                Ok(::object::elf::ET_REL) => {
+                    self.out.push(Loaded { file, name, kind: Kind::Object, state, thin_members: vec![] })
+                }
+                Ok(::object::elf::ET_DYN) => {
+                    self.out.push(Loaded { file, name, kind: Kind::Shared, state, thin_members: vec![] })
+                }
+                Ok(t) => self
+                    .errors
+                    .push(format!("{name}: cannot link an ELF file of type {t} (not an object or shared library)")),
                 Err(e) => self.errors.push(e),
             }
         } else if script::looks_like_script(data) {
             self.add_script(path, &file, state);
         } else {
-            self.errors.push(format!("{name}: unknown file type (not an ELF object, archive, shared library or linker script)"));
+            self.errors.push(format!(
+                "{name}: unknown file type (not an ELF object, archive, shared library or linker script)"
+            ));
         }
     }
 
     fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState) {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.script_stack.contains(&canonical) {
-            return self
-                .errors
-                .push(format!("{}: linker script includes itself", path.display()));
+            return self.errors.push(format!("{}: linker script includes itself", path.display()));
         }
         let text = match std::str::from_utf8(file.data()) {
             Ok(t) => t,
-            Err(_) => {
-                return self.errors.push(format!(
-                    "{}: linker script is not valid UTF-8",
-                    path.display()
-                ))
-            }
+            Err(_) => return self.errors.push(format!("{}: linker script is not valid UTF-8", path.display())),
         };
         let stub = match script::parse(text) {
             Ok(s) => s,
@@ -198,19 +166,13 @@ impl Loader<'_> {
         };
         self.script_stack.push(canonical);
         for input in stub.inputs {
-            let st = InputState {
-                as_needed: state.as_needed || input.as_needed,
-                ..state
-            };
+            let st = InputState { as_needed: state.as_needed || input.as_needed, ..state };
             if let Some(lib) = input.name.strip_prefix("-l") {
                 self.add_library(lib, st);
             } else {
                 match self.find_script_input(&input.name, path) {
                     Some(p) => self.add_path(&p, st),
-                    None => {
-                        self.errors
-                            .push(format!("{}: cannot find {}", path.display(), input.name))
-                    }
+                    None => self.errors.push(format!("{}: cannot find {}", path.display(), input.name)),
                 }
             }
         }
@@ -242,11 +204,7 @@ impl Loader<'_> {
     }
 
     /// Opens the member files of a thin archive (paths relative to the archive's directory).
-    fn open_thin_members(
-        &self,
-        file: &InputFile,
-        path: &Path,
-    ) -> Result<Vec<Option<Arc<InputFile>>>, String> {
+    fn open_thin_members(&self, file: &InputFile, path: &Path) -> Result<Vec<Option<Arc<InputFile>>>, String> {
         let parsed = archive::parse(file.data()).map_err(|e| format!("{}: {e}", path.display()))?;
         if !parsed.thin {
             return Ok(Vec::new());
@@ -257,12 +215,7 @@ impl Loader<'_> {
             let rel = String::from_utf8_lossy(m.name).into_owned();
             let member_path = dir.join(&rel);
             let f = self.cache.open(&member_path).map_err(|e| {
-                format!(
-                    "{}: cannot open thin archive member {}: {}",
-                    path.display(),
-                    member_path.display(),
-                    e
-                )
+                format!("{}: cannot open thin archive member {}: {}", path.display(), member_path.display(), e)
             })?;
             members.push(Some(f));
         }
@@ -273,6 +226,5 @@ impl Loader<'_> {
 /// io errors from rivet-io already name the path; avoid saying it twice.
 fn strip_path(msg: &str, path: &Path) -> String {
     let p = path.display().to_string();
-    msg.replace(&format!("cannot open {p}: "), "")
-        .replace(&format!("{p}: "), "")
+    msg.replace(&format!("cannot open {p}: "), "").replace(&format!("{p}: "), "")
 }

@@ -68,28 +68,18 @@ pub fn is_elf(data: &[u8]) -> bool {
 /// The ELF type (ET_REL, ET_DYN, ...) after checking that the file is ELF64 little-endian x86-64.
 pub fn check_header(data: &[u8], name: &str) -> Result<u16, String> {
     if data.len() < 64 {
-        return Err(format!(
-            "{name}: file is too short to be an ELF object ({} bytes)",
-            data.len()
-        ));
+        return Err(format!("{name}: file is too short to be an ELF object ({} bytes)", data.len()));
     }
     if data[4] != elf::ELFCLASS64 {
-        return Err(format!(
-            "{name}: is a 32-bit ELF file; rivet links x86-64 (ELF64) only"
-        ));
+        return Err(format!("{name}: is a 32-bit ELF file; rivet links x86-64 (ELF64) only"));
     }
     if data[5] != elf::ELFDATA2LSB {
-        return Err(format!(
-            "{name}: is a big-endian ELF file; rivet links x86-64 only"
-        ));
+        return Err(format!("{name}: is a big-endian ELF file; rivet links x86-64 only"));
     }
     let header = Header::parse(data).map_err(err(name, "bad ELF header"))?;
     let machine = header.e_machine(LE);
     if machine != elf::EM_X86_64 {
-        return Err(format!(
-            "{name}: is for machine {} ({machine}), not x86-64",
-            machine_name(machine)
-        ));
+        return Err(format!("{name}: is for machine {} ({machine}), not x86-64", machine_name(machine)));
     }
     Ok(header.e_type(LE))
 }
@@ -107,34 +97,22 @@ fn machine_name(m: u16) -> &'static str {
 }
 
 /// Parses a relocatable object. `order` places it on the command line.
-pub fn parse<'a>(
-    data: &'a [u8],
-    name: String,
-    order: (u32, u32),
-) -> Result<ObjectFile<'a>, String> {
+pub fn parse<'a>(data: &'a [u8], name: String, order: (u32, u32)) -> Result<ObjectFile<'a>, String> {
     let kind = check_header(data, &name)?;
     if kind != elf::ET_REL {
-        return Err(format!(
-            "{name}: not a relocatable object (ELF type {kind})"
-        ));
+        return Err(format!("{name}: not a relocatable object (ELF type {kind})"));
     }
     let header = Header::parse(data).map_err(err(&name, "bad ELF header"))?;
-    let table = header
-        .sections(LE, data)
-        .map_err(err(&name, "bad section header table"))?;
+    let table = header.sections(LE, data).map_err(err(&name, "bad section header table"))?;
     let mut sections = read_sections(&table, data, &name)?;
-    let symtab = table
-        .symbols(LE, data, elf::SHT_SYMTAB)
-        .map_err(err(&name, "bad symbol table"))?;
+    let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).map_err(err(&name, "bad symbol table"))?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
         None => 0,
     };
     let syms = symtab.symbols();
     if first_global > syms.len() {
-        return Err(format!(
-            "{name}: symbol table's first global index {first_global} is past its end"
-        ));
+        return Err(format!("{name}: symbol table's first global index {first_global} is past its end"));
     }
     attach_relocations(&table, data, &name, &mut sections, syms.len())?;
     let mut file = ObjectFile {
@@ -161,9 +139,7 @@ fn read_sections<'a>(
 ) -> Result<Vec<ObjSection<'a>>, String> {
     let mut out = Vec::with_capacity(table.len());
     for (i, sh) in table.iter().enumerate() {
-        let sec_name = table
-            .section_name(LE, sh)
-            .map_err(|e| format!("{name}: section {i}: bad name: {e}"))?;
+        let sec_name = table.section_name(LE, sh).map_err(|e| format!("{name}: section {i}: bad name: {e}"))?;
         let sh_type = sh.sh_type(LE);
         let bytes: &[u8] = if sh_type == elf::SHT_NOBITS {
             &[]
@@ -218,9 +194,7 @@ fn is_content(sh_type: u32, flags: u64, name: &[u8]) -> bool {
     // .note.GNU-stack only says "no executable stack"; .note.gnu.property notes would have to be
     // merged (AND of feature bits) to be correct, so they are dropped rather than concatenated into
     // a malformed note (the output then claims no CET features, which is always safe).
-    let dropped = name == b".note.GNU-stack"
-        || name == b".note.gnu.property"
-        || flags & elf::SHF_EXCLUDE as u64 != 0;
+    let dropped = name == b".note.GNU-stack" || name == b".note.gnu.property" || flags & elf::SHF_EXCLUDE as u64 != 0;
     !metadata && !dropped
 }
 
@@ -233,27 +207,16 @@ fn attach_relocations<'a>(
 ) -> Result<(), String> {
     for (i, sh) in table.iter().enumerate() {
         match sh.sh_type(LE) {
-            elf::SHT_REL => {
-                return Err(format!(
-                    "{name}: section {i}: SHT_REL relocations are not used on x86-64"
-                ))
-            }
+            elf::SHT_REL => return Err(format!("{name}: section {i}: SHT_REL relocations are not used on x86-64")),
             elf::SHT_RELA => {}
             _ => continue,
         }
         let target = sh.sh_info(LE) as usize;
         if target == 0 || target >= sections.len() {
-            return Err(format!(
-                "{name}: relocation section {i} applies to section {target}, which does not exist"
-            ));
+            return Err(format!("{name}: relocation section {i} applies to section {target}, which does not exist"));
         }
-        let relas: &[Rela] = sh
-            .data_as_array(LE, data)
-            .map_err(|e| format!("{name}: relocation section {i}: {e}"))?;
-        if let Some(bad) = relas
-            .iter()
-            .find(|r| r.r_sym(LE, false) as usize >= nsyms.max(1))
-        {
+        let relas: &[Rela] = sh.data_as_array(LE, data).map_err(|e| format!("{name}: relocation section {i}: {e}"))?;
+        if let Some(bad) = relas.iter().find(|r| r.r_sym(LE, false) as usize >= nsyms.max(1)) {
             return Err(format!(
                 "{name}: relocation in section {} refers to symbol {}, but the file has {nsyms}",
                 String::from_utf8_lossy(sections[target].name),
@@ -275,9 +238,8 @@ fn read_groups<'a>(
         if sh.sh_type(LE) != elf::SHT_GROUP {
             continue;
         }
-        let words: &[object::U32<LE>] = sh
-            .data_as_array(LE, data)
-            .map_err(|e| format!("{}: group section {i}: {e}", file.name))?;
+        let words: &[object::U32<LE>] =
+            sh.data_as_array(LE, data).map_err(|e| format!("{}: group section {i}: {e}", file.name))?;
         let Some((flags, members)) = words.split_first() else {
             return Err(format!("{}: group section {i} is empty", file.name));
         };
@@ -285,28 +247,20 @@ fn read_groups<'a>(
             continue; // A non-COMDAT group only ties sections together; nothing to deduplicate.
         }
         let sym_index = sh.sh_info(LE) as usize;
-        let sym = file.syms.get(sym_index).ok_or_else(|| {
-            format!(
-                "{}: group section {i}: signature symbol {sym_index} does not exist",
-                file.name
-            )
-        })?;
+        let sym = file
+            .syms
+            .get(sym_index)
+            .ok_or_else(|| format!("{}: group section {i}: signature symbol {sym_index} does not exist", file.name))?;
         let signature = file.sym_name(sym)?;
         let mut list = Vec::with_capacity(members.len());
         for m in members {
             let idx = m.get(LE);
             if idx as usize >= file.sections.len() || idx == 0 {
-                return Err(format!(
-                    "{}: group section {i} names section {idx}, which does not exist",
-                    file.name
-                ));
+                return Err(format!("{}: group section {i} names section {idx}, which does not exist", file.name));
             }
             list.push(idx);
         }
-        groups.push(ComdatGroup {
-            signature,
-            members: list,
-        });
+        groups.push(ComdatGroup { signature, members: list });
     }
     Ok(groups)
 }
@@ -316,10 +270,7 @@ fn check_symbols(file: &ObjectFile) -> Result<(), String> {
         let shndx = file.sym_shndx(i);
         if let Some(sec) = shndx {
             if sec as usize >= file.sections.len() {
-                return Err(format!(
-                    "{}: symbol {i} is in section {sec}, which does not exist",
-                    file.name
-                ));
+                return Err(format!("{}: symbol {i} is in section {sec}, which does not exist", file.name));
             }
         }
     }
@@ -327,10 +278,7 @@ fn check_symbols(file: &ObjectFile) -> Result<(), String> {
 }
 
 fn reject_lto(file: &ObjectFile) -> Result<(), String> {
-    let lto_section = file
-        .sections
-        .iter()
-        .any(|s| s.name.starts_with(b".gnu.lto_") || s.name == b".llvm.lto");
+    let lto_section = file.sections.iter().any(|s| s.name.starts_with(b".gnu.lto_") || s.name == b".llvm.lto");
     if lto_section {
         return Err(format!(
             "{}: is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild without -flto",
@@ -344,11 +292,7 @@ impl<'a> ObjectFile<'a> {
     pub fn sym_name(&self, sym: &Sym) -> Result<&'a [u8], String> {
         use object::read::elf::Sym as _;
         sym.name(LE, self.strtab).map_err(|_| {
-            format!(
-                "{}: symbol name offset {:#x} is past the string table",
-                self.name,
-                sym.st_name.get(LE)
-            )
+            format!("{}: symbol name offset {:#x} is past the string table", self.name, sym.st_name.get(LE))
         })
     }
 
@@ -358,11 +302,7 @@ impl<'a> ObjectFile<'a> {
         let shndx = sym.st_shndx.get(LE);
         match shndx {
             elf::SHN_UNDEF | elf::SHN_ABS | elf::SHN_COMMON => None,
-            elf::SHN_XINDEX => Some(
-                self.symtab
-                    .shndx(LE, object::SymbolIndex(index))
-                    .unwrap_or(u32::MAX),
-            ),
+            elf::SHN_XINDEX => Some(self.symtab.shndx(LE, object::SymbolIndex(index)).unwrap_or(u32::MAX)),
             s if s >= elf::SHN_LORESERVE => None,
             s => Some(s as u32),
         }
@@ -397,10 +337,7 @@ impl<'a> ObjectFile<'a> {
             }
             let value = sym.st_value.get(LE);
             let size = sym.st_size.get(LE);
-            if value <= offset
-                && (offset < value + size || size == 0)
-                && best.is_none_or(|(v, _)| value > v)
-            {
+            if value <= offset && (offset < value + size || size == 0) && best.is_none_or(|(v, _)| value > v) {
                 best = Some((value, i));
             }
         }

@@ -19,16 +19,8 @@ pub struct ScriptStub {
     pub output_format: Option<String>,
 }
 
-const COMMANDS: &[&str] = &[
-    "GROUP",
-    "INPUT",
-    "OUTPUT_FORMAT",
-    "OUTPUT_ARCH",
-    "AS_NEEDED",
-    "SEARCH_DIR",
-    "SECTIONS",
-    "ENTRY",
-];
+const COMMANDS: &[&str] =
+    &["GROUP", "INPUT", "OUTPUT_FORMAT", "OUTPUT_ARCH", "AS_NEEDED", "SEARCH_DIR", "SECTIONS", "ENTRY"];
 
 /// True when `data` looks like a linker script (text, starts with a comment or a known command),
 /// so that the input loader can tell scripts from garbage.
@@ -73,10 +65,7 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
             }
             _ => {
                 let start = i;
-                while i < b.len()
-                    && !b[i].is_ascii_whitespace()
-                    && !matches!(b[i], b'(' | b')' | b',' | b';' | b'"')
-                {
+                while i < b.len() && !b[i].is_ascii_whitespace() && !matches!(b[i], b'(' | b')' | b',' | b';' | b'"') {
                     if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
                         break;
                     }
@@ -132,14 +121,8 @@ impl<'a> Parser<'a> {
         self.expect_open(cmd)?;
         loop {
             match self.next() {
-                Some(Token::Word("AS_NEEDED")) => {
-                    self.file_list("AS_NEEDED", in_group, true, out)?
-                }
-                Some(Token::Word(w)) => out.push(ScriptInput {
-                    name: w.to_string(),
-                    as_needed,
-                    in_group,
-                }),
+                Some(Token::Word("AS_NEEDED")) => self.file_list("AS_NEEDED", in_group, true, out)?,
+                Some(Token::Word(w)) => out.push(ScriptInput { name: w.to_string(), as_needed, in_group }),
                 Some(Token::Close) => return Ok(()),
                 Some(Token::Open) => return Err(format!("unexpected '(' in {cmd}")),
                 None => return Err(format!("missing ')' after {cmd}")),
@@ -151,10 +134,7 @@ impl<'a> Parser<'a> {
 /// Parses a script stub. Supports comments `/* */`, `GROUP`, `INPUT`, `AS_NEEDED`, `OUTPUT_FORMAT`
 /// (1 or 3 args), `OUTPUT_ARCH`; commas or spaces between names.
 pub fn parse(text: &str) -> Result<ScriptStub, String> {
-    let mut p = Parser {
-        tokens: tokenize(text)?,
-        pos: 0,
-    };
+    let mut p = Parser { tokens: tokenize(text)?, pos: 0 };
     let mut stub = ScriptStub::default();
     while let Some(tok) = p.next() {
         match tok {
@@ -166,10 +146,7 @@ pub fn parse(text: &str) -> Result<ScriptStub, String> {
                     return Err("OUTPUT_FORMAT takes 1 or 3 names".into());
                 }
                 if !w[0].starts_with("elf64-x86-64") {
-                    return Err(format!(
-                        "unsupported output format '{}' (rivet links elf64-x86-64)",
-                        w[0]
-                    ));
+                    return Err(format!("unsupported output format '{}' (rivet links elf64-x86-64)", w[0]));
                 }
                 stub.output_format = Some(w[0].to_string());
             }
@@ -180,9 +157,7 @@ pub fn parse(text: &str) -> Result<ScriptStub, String> {
                 }
             }
             Token::Word(w) => {
-                return Err(format!(
-                    "unsupported linker script command '{w}' (rivet reads only GROUP/INPUT stubs)"
-                ))
+                return Err(format!("unsupported linker script command '{w}' (rivet reads only GROUP/INPUT stubs)"))
             }
             Token::Open | Token::Close => return Err("unexpected parenthesis".into()),
         }
@@ -203,11 +178,7 @@ mod tests {
         assert!(!s.inputs[0].as_needed && s.inputs[0].in_group);
         assert_eq!(
             s.inputs[2],
-            ScriptInput {
-                name: "/lib64/ld-linux-x86-64.so.2".into(),
-                as_needed: true,
-                in_group: true
-            }
+            ScriptInput { name: "/lib64/ld-linux-x86-64.so.2".into(), as_needed: true, in_group: true }
         );
     }
 
@@ -219,15 +190,13 @@ mod tests {
         let mut seen = 0;
         for e in dir.flatten() {
             let p = e.path();
-            if p.extension().is_some_and(|x| x == "so")
-                && p.metadata().is_ok_and(|m| m.len() < 4096)
-            {
+            if p.extension().is_some_and(|x| x == "so") && p.metadata().is_ok_and(|m| m.len() < 4096) {
                 let Ok(data) = std::fs::read(&p) else {
                     continue;
                 };
                 if looks_like_script(&data) {
-                    let s = parse(std::str::from_utf8(&data).unwrap())
-                        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                    let s =
+                        parse(std::str::from_utf8(&data).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                     assert!(!s.inputs.is_empty(), "{}", p.display());
                     seen += 1;
                 }
@@ -242,12 +211,8 @@ mod tests {
         let names: Vec<&str> = s.inputs.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["-lfoo", "my file.o", "bar.a"]);
         assert!(!s.inputs[0].in_group);
-        assert!(parse("SECTIONS { .text : { *(.text) } }")
-            .unwrap_err()
-            .contains("SECTIONS"));
-        assert!(parse("/* open")
-            .unwrap_err()
-            .contains("unterminated comment"));
+        assert!(parse("SECTIONS { .text : { *(.text) } }").unwrap_err().contains("SECTIONS"));
+        assert!(parse("/* open").unwrap_err().contains("unterminated comment"));
         assert!(parse("GROUP a.o").unwrap_err().contains("expected '('"));
         assert!(parse("GROUP ( a.o").unwrap_err().contains("missing ')'"));
         assert!(parse("OUTPUT_FORMAT(elf32-i386)").is_err());
@@ -257,8 +222,7 @@ mod tests {
 
     #[test]
     fn never_panics_on_mutations() {
-        let base =
-            b"/* c */ OUTPUT_FORMAT(elf64-x86-64) GROUP ( a.so b.a AS_NEEDED ( c.so ) )".to_vec();
+        let base = b"/* c */ OUTPUT_FORMAT(elf64-x86-64) GROUP ( a.so b.a AS_NEEDED ( c.so ) )".to_vec();
         let mut seed = 0x9e3779b97f4a7c15u64;
         for i in 0..5000 {
             seed ^= seed << 13;

@@ -36,17 +36,12 @@ pub struct EhSection {
 }
 
 fn read_u32(data: &[u8], off: usize) -> Option<u32> {
-    data.get(off..off + 4)
-        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    data.get(off..off + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
 }
 
 /// Splits `sec` into records and decides which survive. `target_live(rela)` says whether the code
 /// an FDE's initial-location relocation points at is in the output.
-pub fn split(
-    sec: &ObjSection,
-    file: &str,
-    target_live: impl Fn(&Rela) -> bool,
-) -> Result<EhSection, String> {
+pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) -> Result<EhSection, String> {
     let data = sec.data;
     let mut pieces = Vec::new();
     let mut off = 0usize;
@@ -54,13 +49,7 @@ pub fn split(
         let bad = |what: &str| format!("{file}: .eh_frame: {what} at offset {off:#x}");
         let len = read_u32(data, off).ok_or_else(|| bad("truncated record length"))? as usize;
         if len == 0 {
-            pieces.push(Piece {
-                in_off: off as u32,
-                size: 4,
-                kind: PieceKind::Terminator,
-                out_off: 0,
-                pc_rel: None,
-            });
+            pieces.push(Piece { in_off: off as u32, size: 4, kind: PieceKind::Terminator, out_off: 0, pc_rel: None });
             off += 4;
             continue;
         }
@@ -75,24 +64,14 @@ pub fn split(
         let kind = if id == 0 {
             PieceKind::Cie
         } else {
-            let cie = (off + 4)
-                .checked_sub(id as usize)
-                .ok_or_else(|| bad("FDE's CIE pointer points before the section"))?;
-            if !pieces
-                .iter()
-                .any(|p: &Piece| p.in_off as usize == cie && p.kind == PieceKind::Cie)
-            {
+            let cie =
+                (off + 4).checked_sub(id as usize).ok_or_else(|| bad("FDE's CIE pointer points before the section"))?;
+            if !pieces.iter().any(|p: &Piece| p.in_off as usize == cie && p.kind == PieceKind::Cie) {
                 return Err(bad("FDE's CIE pointer does not point at a CIE"));
             }
             PieceKind::Fde { cie: cie as u32 }
         };
-        pieces.push(Piece {
-            in_off: off as u32,
-            size: size as u32,
-            kind,
-            out_off: 0,
-            pc_rel: None,
-        });
+        pieces.push(Piece { in_off: off as u32, size: size as u32, kind, out_off: 0, pc_rel: None });
         off += size;
     }
     attach_pc_relocations(&mut pieces, sec.relas);
@@ -114,11 +93,7 @@ pub fn split(
             p.out_off = DROPPED;
         }
     }
-    Ok(EhSection {
-        pieces,
-        size: out as u64,
-        fde_count,
-    })
+    Ok(EhSection { pieces, size: out as u64, fde_count })
 }
 
 /// The relocation at FDE offset +8 gives the FDE's initial location (the code it describes).
@@ -127,10 +102,7 @@ fn attach_pc_relocations(pieces: &mut [Piece], relas: &[Rela]) {
         let off = r.r_offset.get(LE);
         if let Some(p) = piece_at(pieces, off) {
             let p = &mut pieces[p];
-            if matches!(p.kind, PieceKind::Fde { .. })
-                && off == p.in_off as u64 + 8
-                && p.pc_rel.is_none()
-            {
+            if matches!(p.kind, PieceKind::Fde { .. }) && off == p.in_off as u64 + 8 && p.pc_rel.is_none() {
                 p.pc_rel = Some(i as u32);
             }
         }

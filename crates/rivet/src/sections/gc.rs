@@ -14,29 +14,18 @@ type Live = Vec<Vec<bool>>;
 
 fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
     const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
-    let prefix_root = [
-        &b".init_array"[..],
-        b".fini_array",
-        b".preinit_array",
-        b".ctors.",
-        b".dtors.",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p));
+    let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."]
+        .iter()
+        .any(|p| name.starts_with(p));
     KEEP.contains(&name)
         || prefix_root
-        || matches!(
-            sh_type,
-            elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY
-        )
+        || matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
         || flags & elf::SHF_GNU_RETAIN as u64 != 0
         || is_c_identifier(name)
 }
 
 pub fn is_c_identifier(name: &[u8]) -> bool {
-    !name.is_empty()
-        && !name[0].is_ascii_digit()
-        && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+    !name.is_empty() && !name[0].is_ascii_digit() && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 struct Marker<'c, 'a> {
@@ -111,11 +100,7 @@ impl Marker<'_, '_> {
                     let fde = (p.in_off as u64, (p.in_off + p.size) as u64);
                     self.mark_relocations(f as u32, s as u32, Some(fde));
                     if let Some(c) = eh.pieces.iter().find(|c| c.in_off == cie) {
-                        self.mark_relocations(
-                            f as u32,
-                            s as u32,
-                            Some((c.in_off as u64, (c.in_off + c.size) as u64)),
-                        );
+                        self.mark_relocations(f as u32, s as u32, Some((c.in_off as u64, (c.in_off + c.size) as u64)));
                     }
                 }
             }
@@ -140,25 +125,14 @@ impl Marker<'_, '_> {
 
 /// Marks and sweeps. Returns the dropped sections as (file, section) for `--print-gc-sections`.
 pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
-    let live: Live = ctx
-        .objects
-        .iter()
-        .map(|o| vec![false; o.sections.len()])
-        .collect();
-    let mut m = Marker {
-        ctx,
-        live,
-        stack: Vec::new(),
-    };
+    let live: Live = ctx.objects.iter().map(|o| vec![false; o.sections.len()]).collect();
+    let mut m = Marker { ctx, live, stack: Vec::new() };
     for (f, obj) in ctx.objects.iter().enumerate() {
         for (s, sec) in obj.sections.iter().enumerate() {
             let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
             // Non-allocated sections (debug info) are never collected, and their references keep
             // nothing alive; .eh_frame is handled by follow_eh_frames.
-            if sec.live
-                && sec.name != b".eh_frame"
-                && (!alloc || is_root(sec.name, sec.sh_type, sec.flags))
-            {
+            if sec.live && sec.name != b".eh_frame" && (!alloc || is_root(sec.name, sec.sh_type, sec.flags)) {
                 m.live[f][s] = true;
                 if alloc {
                     m.stack.push((f as u32, s as u32));
@@ -200,11 +174,7 @@ mod tests {
         assert!(is_root(b"my_section", elf::SHT_PROGBITS, 2));
         assert!(is_root(b".note.ABI-tag", elf::SHT_NOTE, 2));
         assert!(!is_root(b".text.unused", elf::SHT_PROGBITS, 6));
-        assert!(is_root(
-            b".text.kept",
-            elf::SHT_PROGBITS,
-            6 | elf::SHF_GNU_RETAIN as u64
-        ));
+        assert!(is_root(b".text.kept", elf::SHT_PROGBITS, 6 | elf::SHF_GNU_RETAIN as u64));
         assert!(!is_c_identifier(b".data"));
         assert!(!is_c_identifier(b"1abc"));
     }

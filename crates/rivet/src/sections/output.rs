@@ -18,6 +18,10 @@ pub enum Content {
     GotPlt,
     EhFrameHdr,
     Dynamic,
+    Interp,
+    Hash,
+    GnuVersion,
+    GnuVersionR,
     Dynsym,
     Dynstr,
     GnuHash,
@@ -46,13 +50,7 @@ pub struct OutputSection {
 }
 
 impl OutputSection {
-    pub fn new(
-        name: &str,
-        sh_type: u32,
-        flags: u64,
-        align: u64,
-        content: Content,
-    ) -> OutputSection {
+    pub fn new(name: &str, sh_type: u32, flags: u64, align: u64, content: Content) -> OutputSection {
         OutputSection {
             name: name.to_string(),
             sh_type,
@@ -121,14 +119,8 @@ pub fn output_name(name: &[u8]) -> &[u8] {
 
 fn is_relro(name: &str, flags: u64, sh_type: u32) -> bool {
     flags & elf::SHF_TLS as u64 != 0
-        || matches!(
-            sh_type,
-            elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY
-        )
-        || matches!(
-            name,
-            ".data.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array"
-        )
+        || matches!(sh_type, elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
+        || matches!(name, ".data.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array")
 }
 
 /// The (class, rank) of an output section: the class picks the segment, the rank the place in it,
@@ -162,7 +154,10 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
     if flags & elf::SHF_WRITE as u64 == 0 {
         return match name {
             ".interp" => (CLASS_HEADERS, 0),
+            ".hash" => (CLASS_HEADERS, 2),
             ".gnu.hash" => (CLASS_HEADERS, 2),
+            ".gnu.version" => (CLASS_HEADERS, 5),
+            ".gnu.version_r" => (CLASS_HEADERS, 6),
             ".dynsym" => (CLASS_HEADERS, 3),
             ".dynstr" => (CLASS_HEADERS, 4),
             ".rela.dyn" => (CLASS_HEADERS, 7),
@@ -203,11 +198,7 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
 
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
-pub fn build(
-    objects: &mut [ObjectFile],
-    file_order: &[u32],
-    strip_debug: bool,
-) -> Vec<OutputSection> {
+pub fn build(objects: &mut [ObjectFile], file_order: &[u32], strip_debug: bool) -> Vec<OutputSection> {
     let mut out: Vec<OutputSection> = Vec::new();
     let mut by_name: std::collections::HashMap<Vec<u8>, usize> = Default::default();
     for &f in file_order {
@@ -216,10 +207,7 @@ pub fn build(
             if !sec.live {
                 continue;
             }
-            if strip_debug
-                && sec.flags & elf::SHF_ALLOC as u64 == 0
-                && sec.name.starts_with(b".debug")
-            {
+            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
                 sec.live = false;
                 continue;
             }
@@ -242,10 +230,7 @@ pub fn build(
         }
     }
     for os in &mut out {
-        if matches!(
-            os.name.as_str(),
-            ".init_array" | ".fini_array" | ".preinit_array"
-        ) {
+        if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
         }
     }
@@ -267,8 +252,7 @@ fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
     }
     // SHF_MERGE/SHF_STRINGS only hold if every member has them (with the same entry size).
     let keep_merge = os.flags & flags & (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
-    os.flags = ((os.flags | flags) & !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64) | keep_merge)
-        & !INPUT_ONLY_FLAGS;
+    os.flags = ((os.flags | flags) & !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64) | keep_merge) & !INPUT_ONLY_FLAGS;
 }
 
 /// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`
@@ -276,15 +260,8 @@ fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
 fn sort_by_priority(os: &mut OutputSection, objects: &[ObjectFile]) {
     let priority = |&(f, s): &(u32, u32)| -> u32 {
         let name = objects[f as usize].sections[s as usize].name;
-        let suffix = name
-            .iter()
-            .rposition(|&c| c == b'.')
-            .map(|p| &name[p + 1..])
-            .unwrap_or(b"");
-        match std::str::from_utf8(suffix)
-            .ok()
-            .and_then(|s| s.parse::<u32>().ok())
-        {
+        let suffix = name.iter().rposition(|&c| c == b'.').map(|p| &name[p + 1..]).unwrap_or(b"");
+        match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u32>().ok()) {
             Some(p) if name != os.name.as_bytes() => p,
             _ => 65536,
         }
@@ -317,26 +294,11 @@ mod tests {
         let t = elf::SHF_TLS as u64;
         assert_eq!(class_rank(".text", a | x, elf::SHT_PROGBITS).0, CLASS_TEXT);
         assert_eq!(class_rank(".rodata", a, elf::SHT_PROGBITS).0, CLASS_RODATA);
-        assert_eq!(
-            class_rank(".tbss", a | w | t, elf::SHT_NOBITS),
-            (CLASS_RELRO, 1)
-        );
-        assert_eq!(
-            class_rank(".init_array", a | w, elf::SHT_INIT_ARRAY),
-            (CLASS_RELRO, 3)
-        );
-        assert_eq!(
-            class_rank(".data", a | w, elf::SHT_PROGBITS),
-            (CLASS_DATA, 1)
-        );
+        assert_eq!(class_rank(".tbss", a | w | t, elf::SHT_NOBITS), (CLASS_RELRO, 1));
+        assert_eq!(class_rank(".init_array", a | w, elf::SHT_INIT_ARRAY), (CLASS_RELRO, 3));
+        assert_eq!(class_rank(".data", a | w, elf::SHT_PROGBITS), (CLASS_DATA, 1));
         assert_eq!(class_rank(".bss", a | w, elf::SHT_NOBITS), (CLASS_BSS, 0));
-        assert_eq!(
-            class_rank(".debug_info", 0, elf::SHT_PROGBITS).0,
-            CLASS_NONALLOC
-        );
-        assert_eq!(
-            class_rank(".note.ABI-tag", a, elf::SHT_NOTE).0,
-            CLASS_HEADERS
-        );
+        assert_eq!(class_rank(".debug_info", 0, elf::SHT_PROGBITS).0, CLASS_NONALLOC);
+        assert_eq!(class_rank(".note.ABI-tag", a, elf::SHT_NOTE).0, CLASS_HEADERS);
     }
 }

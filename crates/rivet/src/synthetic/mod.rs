@@ -1,120 +1,111 @@
-//! Linker-made sections: the GOT and the IFUNC PLT (`Tables`, sized by the relocation scan), and
-//! the writers of every synthetic section's bytes (`write`): `.got`, `.got.plt`, `.plt`,
-//! `.rela.plt`, `.rela.dyn`, `.dynamic`, `.eh_frame_hdr`, build-id note, `.symtab`.
+//! Linker-made sections: the GOT and PLT (`Tables`, sized by the relocation scan), the dynamic
+//! symbol table and its companions (`dynamic`), and the writers of every synthetic section's bytes
+//! (`write`).
+pub mod dynamic;
 pub mod symtab;
 pub mod write;
 
-use crate::ctx::Target;
+use crate::ctx::{Ctx, Target};
 use crate::sections::output::OutputSection;
+use object::elf;
 use std::collections::HashMap;
 
-pub const NONE: u32 = u32::MAX;
 /// `.got.plt` starts with three words the dynamic loader owns (`_DYNAMIC`, link map, resolver).
 pub const GOTPLT_RESERVED: u64 = 3;
 pub const PLT_ENTRY_SIZE: u64 = 16;
+/// The lazy-binding PLT header of dynamic outputs (push link map; jmp resolver).
+pub const PLT_HEADER_SIZE: u64 = 16;
+/// Marks a dynamic relocation that names no symbol.
+pub const NO_SYM: u32 = u32::MAX;
 
 /// What a `.got` entry holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GotKind {
     /// The symbol's address.
     Addr,
     /// The symbol's offset from the thread pointer (initial-exec TLS).
     TpOff,
+    /// Module id and offset (general-dynamic TLS): two words.
+    TlsGd,
+    /// This module's id and 0 (local-dynamic TLS): two words, one per output.
+    TlsLd,
+}
+
+impl GotKind {
+    pub fn words(self) -> u64 {
+        match self {
+            GotKind::TlsGd | GotKind::TlsLd => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A relocation for the dynamic loader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DynRel {
+    pub offset: u64,
+    pub ty: u32,
+    /// Global symbol id, or NO_SYM.
+    pub sym: u32,
+    pub addend: i64,
 }
 
 #[derive(Default)]
 pub struct Tables {
-    /// `.got` entries in order.
-    pub got: Vec<(Target, GotKind)>,
-    /// IFUNCs that have a PLT stub and a `.got.plt` slot, in order.
+    /// `.got` entries in order, with their first word's index.
+    pub got: Vec<(Target, GotKind, u32)>,
+    pub got_words: u32,
+    index: HashMap<(Target, GotKind), u32>,
+    /// Symbols with a PLT stub and a `.got.plt` slot, in order.
     pub plt: Vec<Target>,
-    global_got: Vec<u32>,
-    global_gottp: Vec<u32>,
-    global_plt: Vec<u32>,
-    local: HashMap<(Target, u8), u32>,
+    plt_index: HashMap<Target, u32>,
+    /// Imported functions whose PLT stub is their address in this executable (the address was taken
+    /// with a non-GOT relocation, so every module must agree on it).
+    pub canonical: std::collections::HashSet<u32>,
+    /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
+    pub copies: Vec<u32>,
+    /// Offsets of the copies from the start of the copy area.
+    pub copy_offset: HashMap<u32, u64>,
     pub got_sec: Option<usize>,
     pub gotplt_sec: Option<usize>,
     pub plt_sec: Option<usize>,
     pub relaplt_sec: Option<usize>,
     pub reladyn_sec: Option<usize>,
     pub dynamic_sec: Option<usize>,
-    /// Static-PIE: R_X86_64_RELATIVE relocations counted by the scan (sections and GOT).
+    /// Entries of `.rela.dyn` (sections, GOT, copies), and how many of them are RELATIVE.
+    pub dynrel_count: u64,
     pub relative_count: u64,
-    /// `_GLOBAL_OFFSET_TABLE_` or GOT-relative relocations need `.got.plt` even without IFUNCs.
+    /// `_GLOBAL_OFFSET_TABLE_` or GOT-relative relocations need `.got.plt` even without a PLT.
     pub need_gotplt: bool,
+    /// A dynamic output's PLT starts with the lazy-binding header.
+    pub plt_header: u64,
 }
 
-const KIND_GOT: u8 = 0;
-const KIND_GOTTP: u8 = 1;
-const KIND_PLT: u8 = 2;
-
 impl Tables {
-    pub fn new(nsyms: usize) -> Tables {
-        Tables {
-            global_got: vec![NONE; nsyms],
-            global_gottp: vec![NONE; nsyms],
-            global_plt: vec![NONE; nsyms],
-            ..Default::default()
-        }
-    }
-
-    fn slot(&self, t: Target, kind: u8) -> Option<u32> {
-        let v = match t {
-            Target::Global(id) => match kind {
-                KIND_GOT => self.global_got[id as usize],
-                KIND_GOTTP => self.global_gottp[id as usize],
-                _ => self.global_plt[id as usize],
-            },
-            Target::Local(..) => *self.local.get(&(t, kind))?,
-        };
-        (v != NONE).then_some(v)
-    }
-
-    fn set_slot(&mut self, t: Target, kind: u8, v: u32) {
-        match t {
-            Target::Global(id) => {
-                let table = match kind {
-                    KIND_GOT => &mut self.global_got,
-                    KIND_GOTTP => &mut self.global_gottp,
-                    _ => &mut self.global_plt,
-                };
-                table[id as usize] = v;
-            }
-            Target::Local(..) => {
-                self.local.insert((t, kind), v);
-            }
-        }
-    }
-
     /// Adds a `.got` entry unless the target has one of that kind already.
     pub fn add_got(&mut self, t: Target, kind: GotKind) {
-        let k = if kind == GotKind::Addr {
-            KIND_GOT
-        } else {
-            KIND_GOTTP
-        };
-        if self.slot(t, k).is_none() {
-            self.set_slot(t, k, self.got.len() as u32);
-            self.got.push((t, kind));
+        let key = if kind == GotKind::TlsLd { (Target::Local(0, 0), kind) } else { (t, kind) };
+        if !self.index.contains_key(&key) {
+            self.index.insert(key, self.got.len() as u32);
+            self.got.push((key.0, kind, self.got_words));
+            self.got_words += kind.words() as u32;
         }
     }
 
     pub fn add_plt(&mut self, t: Target) {
-        if self.slot(t, KIND_PLT).is_none() {
-            self.set_slot(t, KIND_PLT, self.plt.len() as u32);
+        if !self.plt_index.contains_key(&t) {
+            self.plt_index.insert(t, self.plt.len() as u32);
             self.plt.push(t);
         }
     }
 
     pub fn plt_index(&self, t: Target) -> Option<u32> {
-        self.slot(t, KIND_PLT)
+        self.plt_index.get(&t).copied()
     }
 
     pub fn plt_entry_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
-        sections[self
-            .plt_sec
-            .expect("PLT section exists when PLT entries do")]
-        .addr
+        sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr
+            + self.plt_header
             + PLT_ENTRY_SIZE * i as u64
     }
 
@@ -130,18 +121,62 @@ impl Tables {
         }
     }
 
-    pub fn got_entry_addr(
-        &self,
-        sections: &[OutputSection],
-        t: Target,
-        kind: GotKind,
-    ) -> Option<u64> {
-        let k = if kind == GotKind::Addr {
-            KIND_GOT
-        } else {
-            KIND_GOTTP
-        };
-        let i = self.slot(t, k)?;
-        Some(sections[self.got_sec?].addr + 8 * i as u64)
+    pub fn got_entry_addr(&self, sections: &[OutputSection], t: Target, kind: GotKind) -> Option<u64> {
+        let key = if kind == GotKind::TlsLd { (Target::Local(0, 0), kind) } else { (t, kind) };
+        let i = *self.index.get(&key)?;
+        Some(sections[self.got_sec?].addr + 8 * self.got[i as usize].2 as u64)
+    }
+}
+
+/// The words of one GOT entry and the dynamic relocations that complete them. Used both to count
+/// `.rela.dyn` before layout (`addresses` false: values are left 0) and to write it, so the two
+/// cannot disagree.
+pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64; 2], Vec<(u64, u32, u32, i64)>) {
+    let value = |t| if addresses { ctx.value(t) } else { 0 };
+    let tpoff = |t| if addresses { ctx.tpoff(t) } else { 0 };
+    let dtpoff = |t| if addresses { ctx.dtpoff(t) } else { 0 };
+    let sym = |t: Target| match t {
+        Target::Global(id) => id,
+        Target::Local(..) => NO_SYM,
+    };
+    let shared_output = ctx.kind == crate::ctx::OutputKind::Shared;
+    match kind {
+        GotKind::Addr => {
+            if ctx.is_preemptible(t) {
+                ([0, 0], vec![(0, elf::R_X86_64_GLOB_DAT, sym(t), 0)])
+            } else if ctx.is_pic() && !ctx.is_absolute(t) {
+                let v = value(t);
+                ([v, 0], vec![(0, elf::R_X86_64_RELATIVE, NO_SYM, v as i64)])
+            } else {
+                ([value(t), 0], vec![])
+            }
+        }
+        GotKind::TpOff => {
+            if ctx.is_preemptible(t) {
+                ([0, 0], vec![(0, elf::R_X86_64_TPOFF64, sym(t), 0)])
+            } else if shared_output {
+                // The module's TLS offset is only known at load time.
+                ([0, 0], vec![(0, elf::R_X86_64_TPOFF64, NO_SYM, dtpoff(t))])
+            } else {
+                ([tpoff(t) as u64, 0], vec![])
+            }
+        }
+        GotKind::TlsGd => {
+            if ctx.is_preemptible(t) {
+                ([0, 0], vec![(0, elf::R_X86_64_DTPMOD64, sym(t), 0), (8, elf::R_X86_64_DTPOFF64, sym(t), 0)])
+            } else if shared_output {
+                ([0, dtpoff(t) as u64], vec![(0, elf::R_X86_64_DTPMOD64, NO_SYM, 0)])
+            } else {
+                // An executable is module 1.
+                ([1, dtpoff(t) as u64], vec![])
+            }
+        }
+        GotKind::TlsLd => {
+            if shared_output {
+                ([0, 0], vec![(0, elf::R_X86_64_DTPMOD64, NO_SYM, 0)])
+            } else {
+                ([1, 0], vec![])
+            }
+        }
     }
 }

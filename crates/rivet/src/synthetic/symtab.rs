@@ -39,11 +39,10 @@ fn keep_global(ctx: &Ctx, id: usize) -> bool {
     match s.def {
         Def::Defined { file, sym } => {
             let obj = &ctx.objects[file as usize];
-            obj.sym_shndx(sym as usize)
-                .is_none_or(|sec| obj.sections[sec as usize].live)
+            obj.sym_shndx(sym as usize).is_none_or(|sec| obj.sections[sec as usize].live)
         }
         Def::Common { .. } | Def::Synthetic => true,
-        Def::Undefined | Def::Lazy { .. } => s.referenced,
+        Def::Undefined | Def::Lazy { .. } | Def::Shared { .. } => s.referenced,
     }
 }
 
@@ -64,52 +63,25 @@ pub fn plan(ctx: &Ctx) -> Plan {
         for i in 1..obj.first_global {
             if keep_local(ctx, f, i) {
                 let name = obj.sym_name(&obj.syms[i]).unwrap_or(b"");
-                add(
-                    &mut entries,
-                    Source::Local {
-                        file: f,
-                        sym: i as u32,
-                    },
-                    name,
-                );
+                add(&mut entries, Source::Local { file: f, sym: i as u32 }, name);
             }
         }
     }
-    let globals: Vec<usize> = (0..ctx.symbols.len())
-        .filter(|&id| keep_global(ctx, id))
-        .collect();
+    let globals: Vec<usize> = (0..ctx.symbols.len()).filter(|&id| keep_global(ctx, id)).collect();
     for &id in &globals {
         let s = &ctx.symbols[id];
         if is_local_visibility(s.visibility) && s.def != Def::Undefined {
-            add(
-                &mut entries,
-                Source::Global {
-                    id: id as u32,
-                    local: true,
-                },
-                s.name,
-            );
+            add(&mut entries, Source::Global { id: id as u32, local: true }, s.name);
         }
     }
     let first_global = entries.len() as u32 + 1;
     for &id in &globals {
         let s = &ctx.symbols[id];
         if !(is_local_visibility(s.visibility) && s.def != Def::Undefined) {
-            add(
-                &mut entries,
-                Source::Global {
-                    id: id as u32,
-                    local: false,
-                },
-                s.name,
-            );
+            add(&mut entries, Source::Global { id: id as u32, local: false }, s.name);
         }
     }
-    Plan {
-        entries,
-        first_global,
-        strtab,
-    }
+    Plan { entries, first_global, strtab }
 }
 
 impl Plan {
@@ -151,11 +123,7 @@ fn local_entry(ctx: &Ctx, file: u32, i: usize) -> (u8, u8, u16, u64, u64) {
         Some(sec) => out_shndx(ctx, file, sec),
         None => elf::SHN_ABS,
     };
-    let value = if sym.st_info & 0xf == elf::STT_FILE {
-        0
-    } else {
-        ctx.object_sym_value(file, i)
-    };
+    let value = if sym.st_info & 0xf == elf::STT_FILE { 0 } else { ctx.object_sym_value(file, i) };
     (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
 }
 
@@ -176,39 +144,18 @@ fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
             let obj = &ctx.objects[file as usize];
             let esym = &obj.syms[sym as usize];
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
-                (Def::Common { .. }, _) => ctx
-                    .commons_section
-                    .map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
+                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
                 (_, Some(sec)) => out_shndx(ctx, file, sec),
                 _ => elf::SHN_ABS,
             };
             let ty = esym.st_info & 0xf;
-            let ty = if ty == elf::STT_COMMON {
-                elf::STT_OBJECT
-            } else {
-                ty
-            };
-            (
-                (bind(s.weak) << 4) | ty,
-                s.visibility,
-                shndx,
-                value,
-                esym.st_size.get(LE),
-            )
+            let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
+            ((bind(s.weak) << 4) | ty, s.visibility, shndx, value, esym.st_size.get(LE))
         }
-        Def::Synthetic => (
-            (bind(false) << 4) | elf::STT_NOTYPE,
-            s.visibility,
-            elf::SHN_ABS,
-            value,
-            0,
-        ),
-        Def::Undefined | Def::Lazy { .. } => (
-            (bind(true) << 4) | elf::STT_NOTYPE,
-            s.visibility,
-            elf::SHN_UNDEF,
-            0,
-            0,
-        ),
+        Def::Synthetic => ((bind(false) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_ABS, value, 0),
+        Def::Undefined | Def::Lazy { .. } => ((bind(true) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_UNDEF, 0, 0),
+        Def::Shared { .. } => {
+            ((bind(s.weak) << 4) | ctx.sym_type(crate::ctx::Target::Global(id)), 0, elf::SHN_UNDEF, 0, 0)
+        }
     }
 }

@@ -3,7 +3,7 @@
 use crate::ctx::{Ctx, Target};
 use crate::layout::{DynValue, Layout};
 use crate::sections::output::Content;
-use crate::synthetic::{GotKind, GOTPLT_RESERVED};
+use crate::synthetic::{got_entry, DynRel, GOTPLT_RESERVED, NO_SYM};
 use object::elf;
 
 fn put64(buf: &mut [u8], off: usize, v: u64) {
@@ -14,74 +14,114 @@ fn put32(buf: &mut [u8], off: usize, v: u32) {
     buf[off..off + 4].copy_from_slice(&v.to_le_bytes());
 }
 
-/// `.got`: addresses (IFUNCs: their PLT stub, the canonical address) or thread-pointer offsets.
-/// Returns the RELATIVE relocations a static PIE needs for address entries.
-pub fn got(ctx: &Ctx, buf: &mut [u8]) -> Vec<(u64, u64)> {
+/// `.got`: each entry's words and the dynamic relocations that complete them (`got_entry`).
+pub fn got(ctx: &Ctx, buf: &mut [u8]) -> Vec<DynRel> {
     let base = ctx.sections[ctx.got.got_sec.unwrap()].addr;
     let mut rels = Vec::new();
-    for (i, &(t, kind)) in ctx.got.got.iter().enumerate() {
-        let v = match kind {
-            GotKind::Addr => ctx.value(t),
-            GotKind::TpOff => ctx.tpoff(t) as u64,
-        };
-        put64(buf, 8 * i, v);
-        if kind == GotKind::Addr && ctx.is_pie() && !ctx.is_absolute(t) {
-            rels.push((base + 8 * i as u64, v));
+    for &(t, kind, word) in &ctx.got.got {
+        let (values, relocs) = got_entry(ctx, t, kind, true);
+        let off = 8 * word as usize;
+        for (i, v) in values.iter().take(kind.words() as usize).enumerate() {
+            put64(buf, off + 8 * i, *v);
+        }
+        for (delta, ty, sym, addend) in relocs {
+            rels.push(DynRel { offset: base + off as u64 + delta, ty, sym, addend });
         }
     }
     rels
 }
 
-/// `.got.plt`: `_DYNAMIC` in the first word, then one slot per IFUNC holding its resolver until
-/// the IRELATIVE relocation replaces it with the chosen implementation.
+/// `.got.plt`: `_DYNAMIC` in the first word, then one slot per PLT entry. An import's slot starts at
+/// its stub's `push` (lazy binding: the first call goes to the resolver); an IFUNC's slot holds its
+/// resolver until the IRELATIVE relocation replaces it.
 pub fn got_plt(ctx: &Ctx, buf: &mut [u8]) {
     let dynamic = ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr);
     put64(buf, 0, dynamic);
     for (i, &t) in ctx.got.plt.iter().enumerate() {
-        put64(buf, 8 * (GOTPLT_RESERVED as usize + i), ctx.raw_value(t));
+        let v =
+            if ctx.is_preemptible(t) { ctx.got.plt_entry_addr(&ctx.sections, i as u32) + 6 } else { ctx.raw_value(t) };
+        put64(buf, 8 * (GOTPLT_RESERVED as usize + i), v);
     }
 }
 
-/// `.plt` for IFUNCs: `jmp *slot(%rip)` padded with a multi-byte nop to 16 bytes.
+/// `.plt`: in dynamic outputs a header (`push GOT[1]; jmp *GOT[2]`) and lazy stubs
+/// (`jmp *slot; push index; jmp header`); in static ones only `jmp *slot` stubs for IFUNCs.
 pub fn plt(ctx: &Ctx, buf: &mut [u8]) {
+    let plt_addr = ctx.sections[ctx.got.plt_sec.unwrap()].addr;
+    let gotplt = ctx.got.gotplt_addr(&ctx.sections);
+    let rel32 = |target: u64, next_insn: u64| ((target as i64 - next_insn as i64) as i32).to_le_bytes();
+    let header = ctx.got.plt_header as usize;
+    if header > 0 {
+        buf[0..2].copy_from_slice(&[0xff, 0x35]);
+        buf[2..6].copy_from_slice(&rel32(gotplt + 8, plt_addr + 6));
+        buf[6..8].copy_from_slice(&[0xff, 0x25]);
+        buf[8..12].copy_from_slice(&rel32(gotplt + 16, plt_addr + 12));
+        buf[12..16].copy_from_slice(&[0x0f, 0x1f, 0x40, 0x00]);
+    }
     for i in 0..ctx.got.plt.len() {
         let stub = ctx.got.plt_entry_addr(&ctx.sections, i as u32);
         let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
-        let rel = (slot as i64 - (stub as i64 + 6)) as i32;
-        let e = &mut buf[16 * i..16 * i + 16];
+        let e = &mut buf[header + 16 * i..header + 16 * i + 16];
         e[0..2].copy_from_slice(&[0xff, 0x25]);
-        e[2..6].copy_from_slice(&rel.to_le_bytes());
-        e[6..16].copy_from_slice(&[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0]);
+        e[2..6].copy_from_slice(&rel32(slot, stub + 6));
+        if header > 0 {
+            e[6] = 0x68;
+            e[7..11].copy_from_slice(&(i as u32).to_le_bytes());
+            e[11] = 0xe9;
+            e[12..16].copy_from_slice(&rel32(plt_addr, stub + 16));
+        } else {
+            e[6..16].copy_from_slice(&[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0]);
+        }
     }
 }
 
-fn rela(buf: &mut [u8], i: usize, offset: u64, ty: u32, addend: u64) {
+fn rela(buf: &mut [u8], i: usize, offset: u64, info: u64, addend: i64) {
     put64(buf, 24 * i, offset);
-    put64(buf, 24 * i + 8, ty as u64);
-    put64(buf, 24 * i + 16, addend);
+    put64(buf, 24 * i + 8, info);
+    put64(buf, 24 * i + 16, addend as u64);
 }
 
-/// `.rela.plt`: one IRELATIVE per IFUNC slot, the resolver's address as addend.
-pub fn rela_plt(ctx: &Ctx, buf: &mut [u8]) {
+fn info(ctx: &Ctx, r: &DynRel) -> Result<u64, String> {
+    if r.sym == NO_SYM {
+        return Ok(r.ty as u64);
+    }
+    match ctx.dynsym.index.get(&r.sym) {
+        Some(&i) => Ok(((i as u64) << 32) | r.ty as u64),
+        None => Err(format!(
+            "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
+            ctx.symbols[r.sym as usize].display()
+        )),
+    }
+}
+
+/// `.rela.plt`: JUMP_SLOT for imports, IRELATIVE (the resolver as addend) for IFUNCs.
+pub fn rela_plt(ctx: &Ctx, buf: &mut [u8]) -> Result<(), String> {
     for (i, &t) in ctx.got.plt.iter().enumerate() {
         let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
-        rela(buf, i, slot, elf::R_X86_64_IRELATIVE, ctx.raw_value(t));
+        let r = match t {
+            Target::Global(id) if ctx.is_preemptible(t) => {
+                DynRel { offset: slot, ty: elf::R_X86_64_JUMP_SLOT, sym: id, addend: 0 }
+            }
+            _ => DynRel { offset: slot, ty: elf::R_X86_64_IRELATIVE, sym: NO_SYM, addend: ctx.raw_value(t) as i64 },
+        };
+        rela(buf, i, r.offset, info(ctx, &r)?, r.addend);
     }
+    Ok(())
 }
 
-/// `.rela.dyn`: RELATIVE relocations sorted by address (deterministic whatever the thread count,
-/// and the order glibc's DT_RELACOUNT fast path expects).
-pub fn rela_dyn(mut rels: Vec<(u64, u64)>, buf: &mut [u8]) -> Result<(), String> {
-    rels.sort_unstable();
+/// `.rela.dyn`: RELATIVE relocations first (DT_RELACOUNT lets the loader apply them in a tight
+/// loop), each group sorted by address: deterministic whatever the thread count.
+pub fn rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), String> {
+    rels.sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
     if rels.len() * 24 != buf.len() {
         return Err(format!(
-            "internal error: {} RELATIVE relocations were written but {} were counted",
+            "internal error: {} dynamic relocations were written but {} were counted",
             rels.len(),
             buf.len() / 24
         ));
     }
-    for (i, &(off, addend)) in rels.iter().enumerate() {
-        rela(buf, i, off, elf::R_X86_64_RELATIVE, addend);
+    for (i, r) in rels.iter().enumerate() {
+        rela(buf, i, r.offset, info(ctx, r)?, r.addend);
     }
     Ok(())
 }
@@ -92,27 +132,35 @@ pub fn dynamic(ctx: &Ctx, layout: &Layout, buf: &mut [u8]) {
             DynValue::Value(v) => v,
             DynValue::SectionAddr(s) => ctx.sections[s].addr,
             DynValue::SectionSize(s) => ctx.sections[s].size,
+            DynValue::Symbol(id) => ctx.global_addr[id as usize],
         };
         put64(buf, 16 * i, tag as u64);
         put64(buf, 16 * i + 8, value);
     }
 }
 
-/// An empty GNU hash table: one bucket, no symbols (symoffset 1 skips the null symbol).
-pub fn gnu_hash(buf: &mut [u8]) {
-    put32(buf, 0, 1); // nbuckets
-    put32(buf, 4, 1); // symoffset
-    put32(buf, 8, 1); // bloom size
-    put32(buf, 12, 6); // bloom shift
+/// `.hash` (SysV): one bucket per symbol, chains linking symbols that share a bucket.
+pub fn sysv_hash(ctx: &Ctx, buf: &mut [u8]) {
+    let n = ctx.dynsym.symbols.len() + 1;
+    let nbucket = n.max(1);
+    put32(buf, 0, nbucket as u32);
+    put32(buf, 4, n as u32);
+    let mut buckets = vec![0u32; nbucket];
+    let mut chains = vec![0u32; n];
+    for (i, &id) in ctx.dynsym.symbols.iter().enumerate() {
+        let b = crate::synthetic::dynamic::elf_hash(ctx.symbols[id as usize].name) as usize % nbucket;
+        chains[i + 1] = buckets[b];
+        buckets[b] = i as u32 + 1;
+    }
+    for (i, v) in buckets.iter().chain(chains.iter()).enumerate() {
+        put32(buf, 8 + 4 * i, *v);
+    }
 }
 
 /// `.eh_frame_hdr`: a pointer to `.eh_frame` and a table of (code address, FDE address) sorted by
 /// code address, both relative to the header, for the unwinder's binary search.
 pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), String> {
-    let eh_frame = ctx
-        .sections
-        .iter()
-        .find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
+    let eh_frame = ctx.sections.iter().find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
     let eh_addr = eh_frame.map_or(0, |s| s.addr);
     let mut table: Vec<(i64, i64)> = Vec::new();
     if let Some(os) = eh_frame {
@@ -122,8 +170,7 @@ pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), Stri
             };
             let relas = ctx.objects[f as usize].sections[s as usize].relas;
             for p in &eh.pieces {
-                let (Some(r), true) = (p.pc_rel, p.out_off != crate::sections::eh_frame::DROPPED)
-                else {
+                let (Some(r), true) = (p.pc_rel, p.out_off != crate::sections::eh_frame::DROPPED) else {
                     continue;
                 };
                 if !matches!(p.kind, crate::sections::eh_frame::PieceKind::Fde { .. }) {
@@ -132,10 +179,7 @@ pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), Stri
                 let rel = &relas[r as usize];
                 let t: Target = ctx.target(f, rel.r_sym(object::LittleEndian, false));
                 let pc = ctx.value(t) as i64 + rel.r_addend.get(object::LittleEndian);
-                table.push((
-                    pc - hdr_addr as i64,
-                    (sec_addr + p.out_off as u64) as i64 - hdr_addr as i64,
-                ));
+                table.push((pc - hdr_addr as i64, (sec_addr + p.out_off as u64) as i64 - hdr_addr as i64));
             }
         }
     }

@@ -51,12 +51,7 @@ pub fn linker_dir(tmp: &TempDir) -> PathBuf {
 }
 
 pub fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
+    Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
 /// A shell-quoted rendering of a command, for reproducing failures by hand.
@@ -83,12 +78,8 @@ pub fn render(cmd: &Command) -> String {
 /// Runs `cmd` with stdin from `input`, killing it after `limit`. Returns (output, timed out).
 pub fn run_with_timeout(cmd: &mut Command, input: &[u8], limit: Duration) -> (Output, bool) {
     use std::io::Write;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", render(cmd)));
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {}: {e}", render(cmd)));
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     let writer = std::thread::spawn(move || {
@@ -114,9 +105,7 @@ pub fn run_with_timeout(cmd: &mut Command, input: &[u8], limit: Duration) -> (Ou
 
 /// Runs a command that must succeed; panics with its output and the command line otherwise.
 pub fn must(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", render(cmd)));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", render(cmd)));
     if !out.status.success() {
         panic!(
             "command failed ({}):\n{}\n--- stdout\n{}\n--- stderr\n{}",
@@ -130,10 +119,8 @@ pub fn must(cmd: &mut Command) -> Output {
 }
 
 pub fn files_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }

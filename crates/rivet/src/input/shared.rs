@@ -1,0 +1,109 @@
+//! Shared libraries (ET_DYN inputs). Takes a `.so`'s bytes and gives what linking against it needs:
+//! its DT_SONAME, its dynamic symbols with their versions, and the names it leaves undefined (an
+//! executable exports its own definitions of those, so the library binds to them at run time).
+use object::elf;
+use object::read::elf::{Dyn as _, FileHeader, Sym as _};
+use object::LittleEndian as LE;
+
+type Header = elf::FileHeader64<LE>;
+
+#[derive(Clone, Debug)]
+pub struct DynSym<'a> {
+    pub name: &'a [u8],
+    /// The version name (`GLIBC_2.2.5`), None for unversioned symbols.
+    pub version: Option<&'a [u8]>,
+    /// A non-default version (`foo@V`, not `foo@@V`): only a reference naming that version binds.
+    pub hidden: bool,
+    pub value: u64,
+    pub size: u64,
+    pub sym_type: u8,
+    pub weak: bool,
+}
+
+pub struct SharedFile<'a> {
+    /// The path or name as given, for messages.
+    pub name: String,
+    /// What DT_NEEDED records: DT_SONAME, or the file name when there is none.
+    pub needed_name: String,
+    /// Defined dynamic symbols.
+    pub defined: Vec<DynSym<'a>>,
+    /// Names the library refers to but does not define.
+    pub undefined: Vec<&'a [u8]>,
+}
+
+pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<SharedFile<'a>, String> {
+    let err = |what: &str| format!("{name}: {what}");
+    let header = Header::parse(data).map_err(|e| err(&format!("bad ELF header: {e}")))?;
+    let sections = header.sections(LE, data).map_err(|e| err(&format!("bad section headers: {e}")))?;
+    let symtab =
+        sections.symbols(LE, data, elf::SHT_DYNSYM).map_err(|e| err(&format!("bad dynamic symbol table: {e}")))?;
+    let versions = sections.versions(LE, data).map_err(|e| err(&format!("bad symbol versions: {e}")))?;
+    let mut soname = None;
+    if let Some((dyns, link)) = sections.dynamic(LE, data).map_err(|e| err(&format!("bad dynamic section: {e}")))? {
+        let strings = sections.strings(LE, data, link).map_err(|e| err(&format!("bad dynamic strings: {e}")))?;
+        for d in dyns {
+            if d.d_tag(LE) == elf::DT_SONAME as u64 {
+                soname = d.string(LE, strings).ok();
+            }
+        }
+    }
+    let strings = symtab.strings();
+    let mut defined = Vec::new();
+    let mut undefined = Vec::new();
+    for (i, sym) in symtab.symbols().iter().enumerate().skip(1) {
+        let bind = sym.st_bind();
+        if bind == elf::STB_LOCAL {
+            continue;
+        }
+        let sym_name = sym.name(LE, strings).map_err(|_| err("dynamic symbol name is past the string table"))?;
+        if sym.st_shndx(LE) == elf::SHN_UNDEF {
+            undefined.push(sym_name);
+            continue;
+        }
+        let (version, hidden) = match &versions {
+            Some(v) => {
+                let idx = v.version_index(LE, object::SymbolIndex(i));
+                let ver =
+                    v.version(idx).map_err(|e| err(&format!("symbol {}: {e}", String::from_utf8_lossy(sym_name))))?;
+                (ver.map(|v| v.name()), idx.is_hidden())
+            }
+            None => (None, false),
+        };
+        defined.push(DynSym {
+            name: sym_name,
+            version,
+            hidden,
+            value: sym.st_value(LE),
+            size: sym.st_size(LE),
+            sym_type: sym.st_type(),
+            weak: bind == elf::STB_WEAK,
+        });
+    }
+    let needed_name = match soname {
+        Some(s) => String::from_utf8_lossy(s).into_owned(),
+        None => base_name.to_string(),
+    };
+    Ok(SharedFile { name, needed_name, defined, undefined })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_libc() {
+        let Ok(data) = std::fs::read("/lib/x86_64-linux-gnu/libc.so.6") else {
+            eprintln!("skipped: no libc.so.6");
+            return;
+        };
+        let so = parse(&data, "libc.so.6".into(), "libc.so.6").unwrap();
+        assert_eq!(so.needed_name, "libc.so.6");
+        let printf = so.defined.iter().find(|s| s.name == b"printf" && !s.hidden).unwrap();
+        assert_eq!(printf.version, Some(&b"GLIBC_2.2.5"[..]));
+        assert_eq!(printf.sym_type, elf::STT_FUNC);
+        // memcpy has an old hidden version and a newer default one.
+        let memcpys: Vec<_> = so.defined.iter().filter(|s| s.name == b"memcpy").collect();
+        assert!(memcpys.iter().any(|s| s.hidden) && memcpys.iter().any(|s| !s.hidden), "{memcpys:?}");
+        assert!(so.undefined.iter().any(|n| n.starts_with(b"_dl_")), "libc imports from ld.so");
+    }
+}

@@ -1,0 +1,296 @@
+//! The dynamic symbol table and its companions. Takes the resolved symbols and the relocation scan's
+//! tables and gives `.dynsym` (imports first, then the hashed definitions in bucket order), `.dynstr`,
+//! `.gnu.hash`, `.gnu.version`, `.gnu.version_r` and the DT_NEEDED list. Everything here depends only
+//! on names, so it is built (and sized) before layout; addresses are filled in when writing.
+use crate::ctx::{Ctx, OutputKind, Target};
+use crate::resolve::Def;
+use object::elf;
+use std::collections::HashMap;
+
+#[derive(Default)]
+pub struct DynPlan {
+    /// Global symbol ids in `.dynsym` order (entry `i + 1`).
+    pub symbols: Vec<u32>,
+    pub index: HashMap<u32, u32>,
+    /// The first symbol `.gnu.hash` covers (imports without an address come before it).
+    pub first_hashed: u32,
+    pub dynstr: Vec<u8>,
+    pub name_off: Vec<u32>,
+    /// DT_NEEDED names (offsets in `.dynstr`), in command-line order.
+    pub needed: Vec<u32>,
+    pub soname: Option<u32>,
+    pub runpath: Option<u32>,
+    pub versym: Vec<u16>,
+    pub verneed: Vec<u8>,
+    pub verneed_count: u32,
+    pub gnu_hash: Vec<u8>,
+}
+
+/// The ELF SysV hash of a version name (`vna_hash`).
+pub fn elf_hash(name: &[u8]) -> u32 {
+    let mut h: u32 = 0;
+    for &c in name {
+        h = (h << 4).wrapping_add(c as u32);
+        let g = h & 0xf000_0000;
+        if g != 0 {
+            h ^= g >> 24;
+        }
+        h &= !g;
+    }
+    h
+}
+
+pub fn gnu_hash(name: &[u8]) -> u32 {
+    name.iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(c as u32))
+}
+
+struct Strings {
+    bytes: Vec<u8>,
+    seen: HashMap<Vec<u8>, u32>,
+}
+
+impl Strings {
+    fn add(&mut self, s: &[u8]) -> u32 {
+        if let Some(&o) = self.seen.get(s) {
+            return o;
+        }
+        let o = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(s);
+        self.bytes.push(0);
+        self.seen.insert(s.to_vec(), o);
+        o
+    }
+}
+
+/// Shared libraries that must be DT_NEEDED: all but `--as-needed` ones nobody uses.
+fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
+    let mut used = vec![false; ctx.shared.len()];
+    for s in &ctx.symbols {
+        if let Def::Shared { file, .. } = s.def {
+            if s.referenced {
+                used[file as usize] = true;
+            }
+        }
+    }
+    ctx.shared.iter().zip(used).map(|(lib, u)| u || !lib.as_needed).collect()
+}
+
+fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSet<&[u8]>) -> bool {
+    let s = &ctx.symbols[id];
+    if !matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+        || s.visibility == elf::STV_HIDDEN
+        || s.visibility == elf::STV_INTERNAL
+    {
+        return false;
+    }
+    if let Def::Defined { file, sym } = s.def {
+        let obj = &ctx.objects[file as usize];
+        if obj.sym_shndx(sym as usize).is_some_and(|sec| !obj.sections[sec as usize].live) {
+            return false;
+        }
+    }
+    ctx.kind == OutputKind::Shared || ctx.config.export_dynamic || wanted_by_libraries.contains(s.name)
+}
+
+pub fn plan(ctx: &Ctx) -> DynPlan {
+    let mut strings = Strings { bytes: vec![0], seen: HashMap::new() };
+    let mut p = DynPlan::default();
+    let needed = needed_libraries(ctx);
+    for (i, lib) in ctx.shared.iter().enumerate() {
+        let off = strings.add(lib.file.needed_name.as_bytes());
+        if needed[i] && !p.needed.contains(&off) {
+            p.needed.push(off);
+        }
+    }
+    if let Some(so) = &ctx.config.soname {
+        p.soname = Some(strings.add(so.as_bytes()));
+    }
+    if !ctx.config.rpath.is_empty() {
+        p.runpath = Some(strings.add(ctx.config.rpath.join(":").as_bytes()));
+    }
+    let wanted: std::collections::HashSet<&[u8]> =
+        ctx.shared.iter().flat_map(|l| l.file.undefined.iter().copied()).collect();
+    let mut unhashed = Vec::new();
+    let mut hashed = Vec::new();
+    for (id, s) in ctx.symbols.iter().enumerate() {
+        let t = Target::Global(id as u32);
+        let has_address = ctx.got.canonical.contains(&(id as u32)) || ctx.got.copy_offset.contains_key(&(id as u32));
+        match s.def {
+            Def::Shared { .. } if s.referenced || has_address => {
+                if has_address {
+                    hashed.push(id as u32);
+                } else {
+                    unhashed.push(id as u32);
+                }
+            }
+            Def::Undefined if s.referenced && ctx.kind == OutputKind::Shared => unhashed.push(id as u32),
+            _ if exported(ctx, id, &wanted) => hashed.push(id as u32),
+            _ => {}
+        }
+        let _ = t;
+    }
+    let nbuckets = (hashed.len() as u32 / 4).max(1);
+    hashed.sort_by_key(|&id| (gnu_hash(ctx.symbols[id as usize].name) % nbuckets, id));
+    p.first_hashed = 1 + unhashed.len() as u32;
+    p.symbols = unhashed.into_iter().chain(hashed).collect();
+    for (i, &id) in p.symbols.iter().enumerate() {
+        p.index.insert(id, i as u32 + 1);
+        p.name_off.push(strings.add(ctx.symbols[id as usize].name));
+    }
+    build_versions(ctx, &mut p, &mut strings);
+    p.gnu_hash = build_gnu_hash(ctx, &p, nbuckets);
+    p.dynstr = strings.bytes;
+    p
+}
+
+/// `.gnu.version` and `.gnu.version_r`: every import that its library versions names that version
+/// (`printf@GLIBC_2.2.5`), so the loader binds the version the program was linked against.
+fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
+    p.versym = vec![elf::VER_NDX_LOCAL; p.symbols.len() + 1];
+    // (library, version name) → index, in first-use order per library.
+    let mut per_lib: Vec<Vec<(&[u8], u16)>> = vec![Vec::new(); ctx.shared.len()];
+    let mut next: u16 = 2;
+    for (i, &id) in p.symbols.iter().enumerate() {
+        let s = &ctx.symbols[id as usize];
+        p.versym[i + 1] = elf::VER_NDX_GLOBAL;
+        let Def::Shared { file, sym } = s.def else { continue };
+        let Some(ver) = ctx.shared[file as usize].file.defined[sym as usize].version else { continue };
+        let list = &mut per_lib[file as usize];
+        let index = match list.iter().find(|(n, _)| *n == ver) {
+            Some(&(_, ix)) => ix,
+            None => {
+                list.push((ver, next));
+                next += 1;
+                next - 1
+            }
+        };
+        p.versym[i + 1] = index;
+    }
+    let libs: Vec<usize> = (0..ctx.shared.len()).filter(|&l| !per_lib[l].is_empty()).collect();
+    for (n, &l) in libs.iter().enumerate() {
+        let versions = &per_lib[l];
+        let file = strings.add(ctx.shared[l].file.needed_name.as_bytes());
+        let last = n + 1 == libs.len();
+        // Elf64_Verneed: version, count, file, aux offset, next offset.
+        p.verneed.extend_from_slice(&1u16.to_le_bytes());
+        p.verneed.extend_from_slice(&(versions.len() as u16).to_le_bytes());
+        p.verneed.extend_from_slice(&file.to_le_bytes());
+        p.verneed.extend_from_slice(&16u32.to_le_bytes());
+        let next_off = if last { 0 } else { 16 + 16 * versions.len() as u32 };
+        p.verneed.extend_from_slice(&next_off.to_le_bytes());
+        for (k, &(name, index)) in versions.iter().enumerate() {
+            // Elf64_Vernaux: hash, flags, other (the index), name, next.
+            p.verneed.extend_from_slice(&elf_hash(name).to_le_bytes());
+            p.verneed.extend_from_slice(&0u16.to_le_bytes());
+            p.verneed.extend_from_slice(&index.to_le_bytes());
+            p.verneed.extend_from_slice(&strings.add(name).to_le_bytes());
+            let next_aux: u32 = if k + 1 == versions.len() { 0 } else { 16 };
+            p.verneed.extend_from_slice(&next_aux.to_le_bytes());
+        }
+    }
+    p.verneed_count = libs.len() as u32;
+}
+
+/// `.gnu.hash`: buckets, a Bloom filter and hash chains over the symbols from `first_hashed` on.
+fn build_gnu_hash(ctx: &Ctx, p: &DynPlan, nbuckets: u32) -> Vec<u8> {
+    const SHIFT: u32 = 26;
+    let hashed: Vec<u32> =
+        p.symbols[p.first_hashed as usize - 1..].iter().map(|&id| gnu_hash(ctx.symbols[id as usize].name)).collect();
+    let bloom_words = ((hashed.len() / 8).max(1)).next_power_of_two();
+    let mut bloom = vec![0u64; bloom_words];
+    for &h in &hashed {
+        let w = (h as usize / 64) % bloom_words;
+        bloom[w] |= (1 << (h % 64)) | (1 << ((h >> SHIFT) % 64));
+    }
+    let mut buckets = vec![0u32; nbuckets as usize];
+    let mut chains = vec![0u32; hashed.len()];
+    for (i, &h) in hashed.iter().enumerate() {
+        let b = (h % nbuckets) as usize;
+        if buckets[b] == 0 {
+            buckets[b] = p.first_hashed + i as u32;
+        }
+        let last = hashed.get(i + 1).is_none_or(|&n| n % nbuckets != h % nbuckets);
+        chains[i] = (h & !1) | last as u32;
+    }
+    let mut out = Vec::new();
+    for v in [nbuckets, p.first_hashed, bloom_words as u32, SHIFT] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for w in bloom {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for v in buckets.into_iter().chain(chains) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+impl DynPlan {
+    /// Fills `.dynsym` (after layout): addresses of definitions, copies and canonical PLT stubs.
+    pub fn write_dynsym(&self, ctx: &Ctx, out: &mut [u8]) {
+        for (i, &id) in self.symbols.iter().enumerate() {
+            let s = &ctx.symbols[id as usize];
+            let t = Target::Global(id);
+            let e = &mut out[24 * (i + 1)..24 * (i + 2)];
+            let bind = if s.weak { elf::STB_WEAK } else { elf::STB_GLOBAL };
+            let mut ty = ctx.sym_type(t);
+            if ty == elf::STT_COMMON {
+                ty = elf::STT_OBJECT;
+            }
+            let (shndx, value, size) = dynsym_place(ctx, id);
+            e[0..4].copy_from_slice(&self.name_off[i].to_le_bytes());
+            e[4] = (bind << 4) | ty;
+            e[5] = if s.visibility == elf::STV_PROTECTED { elf::STV_PROTECTED } else { elf::STV_DEFAULT };
+            e[6..8].copy_from_slice(&shndx.to_le_bytes());
+            e[8..16].copy_from_slice(&value.to_le_bytes());
+            e[16..24].copy_from_slice(&size.to_le_bytes());
+        }
+    }
+}
+
+/// (section index, value, size) of a dynamic symbol.
+fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
+    let t = Target::Global(id);
+    let s = &ctx.symbols[id as usize];
+    match s.def {
+        Def::Shared { .. } => {
+            let size = ctx.shared_def(t).map_or(0, |d| d.size);
+            if let Some(&off) = ctx.got.copy_offset.get(&id) {
+                let bss = ctx.commons_section.expect("copies live in .bss");
+                let _ = off;
+                (ctx.sections[bss].shndx as u16, ctx.raw_value(t), size)
+            } else if ctx.got.canonical.contains(&id) {
+                (elf::SHN_UNDEF, ctx.value(t), 0)
+            } else {
+                (elf::SHN_UNDEF, 0, 0)
+            }
+        }
+        Def::Defined { file, sym } | Def::Common { file, sym } => {
+            let obj = &ctx.objects[file as usize];
+            let size = obj.syms[sym as usize].st_size.get(object::LittleEndian);
+            let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
+                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
+                (_, Some(sec)) => {
+                    let out = obj.sections[sec as usize].out;
+                    ctx.sections.get(out as usize).map_or(elf::SHN_ABS, |o| o.shndx as u16)
+                }
+                _ => elf::SHN_ABS,
+            };
+            (shndx, ctx.raw_value(t), size)
+        }
+        _ => (elf::SHN_UNDEF, 0, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_match_the_specs() {
+        // Values from the gABI and the GNU hash description.
+        assert_eq!(elf_hash(b"GLIBC_2.2.5"), 0x09691a75);
+        assert_eq!(gnu_hash(b""), 5381);
+        assert_eq!(gnu_hash(b"printf"), 0x156b2bb8);
+    }
+}
