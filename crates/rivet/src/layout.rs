@@ -318,10 +318,56 @@ pub fn allocate_copies(ctx: &mut Ctx) {
         let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
         off = align_up(off, align);
         ctx.got.copy_offset.insert(id, off);
+        // Other names the library gives the same variable (`environ`, `__environ`) must resolve
+        // to the copy too, or the library keeps using its own stale original under those names.
+        for alias in aliases_of(ctx, id) {
+            ctx.got.copy_offset.insert(alias, off);
+        }
         off += size.max(1);
         ctx.sections[sec].align = ctx.sections[sec].align.max(align);
     }
     ctx.sections[sec].size = off;
+}
+
+/// Symbols of the same library defined at the same address as `id`, added to the symbol table.
+fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
+    let Def::Shared { file, sym } = ctx.symbols[id as usize].def else { return Vec::new() };
+    let lib = &ctx.shared[file as usize].file;
+    let value = lib.defined[sym as usize].value;
+    let others: Vec<(u32, &[u8])> = lib
+        .defined
+        .iter()
+        .enumerate()
+        .filter(|(i, d)| *i as u32 != sym && d.value == value && !d.hidden && d.sym_type == elf::STT_OBJECT)
+        .map(|(i, d)| (i as u32, d.name))
+        .collect();
+    let mut ids = Vec::new();
+    for (i, name) in others {
+        let alias = match ctx.by_name.get(name) {
+            Some(&a) => a,
+            None => {
+                ctx.symbols.push(crate::resolve::Symbol {
+                    name,
+                    def: Def::Shared { file, sym: i },
+                    weak: lib_weak(ctx, file, i),
+                    strong_ref: false,
+                    referenced: false,
+                    visibility: elf::STV_DEFAULT,
+                });
+                let a = ctx.symbols.len() as u32 - 1;
+                ctx.by_name.insert(name, a);
+                a
+            }
+        };
+        if ctx.symbols[alias as usize].def == (Def::Shared { file, sym: i }) && alias != id {
+            ids.push(alias);
+        }
+    }
+    ids
+}
+
+fn lib_weak(ctx: &Ctx, file: u32, sym: u32) -> bool {
+    ctx.shared[file as usize].file.defined[sym as usize].weak
 }
 
 fn ensure_bss(ctx: &mut Ctx) -> usize {

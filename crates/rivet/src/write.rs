@@ -19,7 +19,12 @@ enum Job {
 pub fn write(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, out: &mut [u8]) -> Result<(), String> {
     write_headers(ctx, layout, out);
     let jobs = collect_jobs(ctx);
-    let dynrels = fill_parallel(ctx, layout, plan, jobs, out)?;
+    let mut dynrels = fill_parallel(ctx, layout, plan, jobs, out)?;
+    // The loader fills each copy with the library's initial bytes.
+    for &id in &ctx.got.copies {
+        let offset = ctx.global_addr[id as usize];
+        dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: id, addend: 0 });
+    }
     if let Some(s) = ctx.got.reladyn_sec {
         let sec = &ctx.sections[s];
         synth::rela_dyn(ctx, dynrels, &mut out[sec.offset as usize..(sec.offset + sec.size) as usize])?;

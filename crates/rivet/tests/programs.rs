@@ -2,7 +2,8 @@
 //! (through `gcc -B DIR`, `DIR/ld` → rivet), runs both, and compares stdout and exit status.
 //!
 //! Each program is one file in `tests/programs/`. Directives sit in `//` comments at the top:
-//! - `// modes: static static-pie` — link modes that apply (default: every mode in `MODES`);
+//! - `// modes: static static-pie` — link modes that apply (default: every mode in `MODES`; the
+//!   dynamic ones, `pie` and `no-pie`, also run with `LD_BIND_NOW=1`);
 //! - `// cflags: …` / `// ldflags: …` — extra compiler / link flags;
 //! - `// args: …`, `// stdin: …`, `// expect-exit: N` — how to run it (the exit status is compared
 //!   with GNU ld's anyway; `expect-exit` also pins it);
@@ -23,9 +24,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-/// The link modes, as gcc flags. Dynamic modes (`pie`, `no-pie`) join when rivet links dynamically;
-/// `RIVET_TEST_MODES=static,static-pie` overrides the list.
-const MODES: &[&str] = &["static", "static-pie"];
+/// The link modes: gcc's default (a dynamic PIE), `-no-pie`, `-static`, `-static-pie`.
+/// `RIVET_TEST_MODES=static,pie` narrows the list.
+const MODES: &[&str] = &["pie", "no-pie", "static", "static-pie"];
 
 struct Program {
     name: String,
@@ -165,9 +166,12 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
     (link("ref", None), link("out", Some(ldir)))
 }
 
-fn run(exe: &Path, p: &Program) -> (String, Option<i32>, String) {
+fn run(exe: &Path, p: &Program, bind_now: bool) -> (String, Option<i32>, String) {
     let mut cmd = Command::new(exe);
     cmd.args(&p.args).current_dir(exe.parent().unwrap());
+    if bind_now {
+        cmd.env("LD_BIND_NOW", "1");
+    }
     let (out, timed_out) = run_with_timeout(&mut cmd, p.stdin.as_bytes(), Duration::from_secs(10));
     let code = if timed_out { Some(-999) } else { out.status.code() };
     (String::from_utf8_lossy(&out.stdout).into_owned(), code, String::from_utf8_lossy(&out.stderr).into_owned())
@@ -220,8 +224,8 @@ fn run_program(file: &str) {
     for mode in &p.modes {
         let dir = tmp.join(mode);
         let (reference, ours) = build(&p, mode, &dir, &ldir);
-        let want = run(&reference, &p);
-        let got = run(&ours, &p);
+        let want = run(&reference, &p, false);
+        let got = run(&ours, &p, false);
         if let Some(code) = p.expect_exit {
             assert_eq!(want.1, Some(code), "{file} [{mode}]: the GNU ld build itself exits {:?}, not {code}", want.1);
         }
@@ -230,6 +234,16 @@ fn run_program(file: &str) {
                 "[{mode}] output differs\n--- GNU ld (exit {:?})\n{}--- linker under test (exit {:?})\n{}--- its stderr\n{}",
                 want.1, want.0, got.1, got.0, got.2
             ));
+        }
+        // Dynamic outputs also run with every symbol bound at start-up (no lazy PLT).
+        if matches!(mode.as_str(), "pie" | "no-pie") {
+            let now = run(&ours, &p, true);
+            if (&want.0, want.1) != (&now.0, now.1) {
+                failures.push(format!(
+                    "[{mode}, LD_BIND_NOW=1] output differs\n--- GNU ld\n{}--- linker under test (exit {:?})\n{}--- its stderr\n{}",
+                    want.0, now.1, now.0, now.2
+                ));
+            }
         }
         for c in &p.checks {
             if let Err(e) = check(&ours, c) {
@@ -294,6 +308,7 @@ programs! {
     groups => "groups.c",
     hello => "hello.c",
     ifunc => "ifunc.c",
+    ifunc_calls => "ifunc_calls.c",
     jump_table => "jump_table.c",
     libm => "libm.c",
     linker_symbols => "linker_symbols.c",

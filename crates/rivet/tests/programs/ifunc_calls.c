@@ -1,0 +1,16 @@
+// IFUNC calls in every mode (no pointer comparison): direct, through a pointer, from another object.
+#include <stdio.h>
+#include <stdlib.h>
+static long sum_plain(long n) { long s = 0; for (long i = 1; i <= n; i++) s += i; return s; }
+static long sum_formula(long n) { return n * (n + 1) / 2; }
+static void *pick(void) { return getenv("RIVET_NO_SUCH_VAR") ? sum_plain : sum_formula; }
+long sum_to(long) __attribute__((ifunc("pick")));
+long call_from_other(long);
+int main(void) {
+    long (*p)(long) = sum_to;
+    printf("%ld %ld %ld\n", sum_to(10), p(100), call_from_other(1000));
+    return 0;
+}
+//--- other.c
+long sum_to(long);
+long call_from_other(long n) { return sum_to(n); }
