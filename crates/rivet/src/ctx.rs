@@ -236,6 +236,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A symbol's value as symbol tables record it: TLS symbols by their offset in the TLS block.
+    pub fn symbol_table_value(&self, t: Target) -> u64 {
+        if self.sym_type(t) == elf::STT_TLS {
+            self.dtpoff(t) as u64
+        } else {
+            self.raw_value(t)
+        }
+    }
+
     /// The offset of a TLS symbol within this module's TLS block.
     pub fn dtpoff(&self, t: Target) -> i64 {
         self.raw_value(t).wrapping_sub(self.tls.start) as i64

@@ -130,7 +130,7 @@ pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>)
     let nplt = ctx.got.plt.len() as u64;
     if !ctx.got.got.is_empty() {
         ctx.got.got_sec =
-            Some(add_section(ctx, ".got", SHT_PROGBITS, aw, 8, Content::Got, 8 * ctx.got.got.len() as u64));
+            Some(add_section(ctx, ".got", SHT_PROGBITS, aw, 8, Content::Got, 8 * ctx.got.got_words as u64));
     }
     if nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]) {
         let size = 8 * (GOTPLT_RESERVED + nplt);
@@ -805,6 +805,10 @@ pub fn entry_address(ctx: &Ctx) -> u64 {
     }
     if let Some(v) = parse_number(&name) {
         return v;
+    }
+    // A shared library needs no entry point unless one was asked for.
+    if ctx.kind == OutputKind::Shared && ctx.config.entry.is_none() {
+        return 0;
     }
     let text = section_range(ctx, ".text").map_or(0, |r| r.0);
     ctx.diag.warn(format!("cannot find entry symbol {name}; defaulting to {text:#x}"));

@@ -39,8 +39,9 @@ fn output_kind(config: &Config) -> Result<OutputKind> {
 /// `--require-defined`.
 fn root_symbols(config: &Config) -> Vec<String> {
     let mut roots = Vec::new();
-    let entry = config.entry.clone().unwrap_or_else(|| "_start".into());
-    if layout::parse_number(&entry).is_none() {
+    // A shared library has no entry point unless -e names one.
+    let entry = config.entry.clone().or_else(|| (!config.shared).then(|| "_start".into()));
+    if let Some(entry) = entry.filter(|e| layout::parse_number(e).is_none()) {
         roots.push(entry);
     }
     roots.extend(config.undefined.iter().cloned());

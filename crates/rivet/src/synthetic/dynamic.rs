@@ -232,7 +232,16 @@ impl DynPlan {
             let s = &ctx.symbols[id as usize];
             let t = Target::Global(id);
             let e = &mut out[24 * (i + 1)..24 * (i + 2)];
-            let bind = if s.weak { elf::STB_WEAK } else { elf::STB_GLOBAL };
+            // A reference-only symbol is weak when every reference to it is weak (crti.o's
+            // `__gmon_start__`), so the loader does not insist on finding it.
+            let weak = match s.def {
+                Def::Undefined | Def::Lazy { .. } => !s.strong_ref,
+                Def::Shared { .. } if !ctx.got.copy_offset.contains_key(&id) && !ctx.got.canonical.contains(&id) => {
+                    !s.strong_ref
+                }
+                _ => s.weak,
+            };
+            let bind = if weak { elf::STB_WEAK } else { elf::STB_GLOBAL };
             let mut ty = ctx.sym_type(t);
             if ty == elf::STT_COMMON {
                 ty = elf::STT_OBJECT;
@@ -276,7 +285,7 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
                 }
                 _ => elf::SHN_ABS,
             };
-            (shndx, ctx.raw_value(t), size)
+            (shndx, ctx.symbol_table_value(t), size)
         }
         _ => (elf::SHN_UNDEF, 0, 0),
     }

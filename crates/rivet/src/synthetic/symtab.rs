@@ -123,13 +123,21 @@ fn local_entry(ctx: &Ctx, file: u32, i: usize) -> (u8, u8, u16, u64, u64) {
         Some(sec) => out_shndx(ctx, file, sec),
         None => elf::SHN_ABS,
     };
-    let value = if sym.st_info & 0xf == elf::STT_FILE { 0 } else { ctx.object_sym_value(file, i) };
+    let value = match sym.st_info & 0xf {
+        elf::STT_FILE => 0,
+        elf::STT_TLS => ctx.symbol_table_value(crate::ctx::Target::Local(file, i as u32)),
+        _ => ctx.object_sym_value(file, i),
+    };
     (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
 }
 
 fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
     let s = &ctx.symbols[id as usize];
-    let value = ctx.global_addr[id as usize];
+    let value = if matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+        ctx.symbol_table_value(crate::ctx::Target::Global(id))
+    } else {
+        ctx.global_addr[id as usize]
+    };
     let bind = |weak: bool| {
         if local {
             elf::STB_LOCAL
