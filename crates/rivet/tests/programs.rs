@@ -9,6 +9,10 @@
 //!   with GNU ld's anyway; `expect-exit` also pins it);
 //! - `// prepare: CMD` — a shell command run in the build directory after compiling (build an
 //!   archive…); `// link: …` replaces the default link inputs (all objects);
+//! - `// shared: libNAME.so a.c b.c [-- LDFLAGS]` — a shared library built from those sources (compiled
+//!   with -fPIC, left out of the executable) by the same linker as the executable; the executable
+//!   finds it through `-L` and `$ORIGIN`. GNU ld's and the tested linker's builds each live in
+//!   their own directory;
 //! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`
 //!   — checks on the output linked by the linker under test.
 //!
@@ -39,6 +43,7 @@ struct Program {
     expect_exit: Option<i32>,
     prepare: Vec<String>,
     link: Option<Vec<String>>,
+    shared: Vec<(String, Vec<String>, Vec<String>)>,
     checks: Vec<Vec<String>>,
 }
 
@@ -71,6 +76,7 @@ fn parse_program(name: &str, text: &str) -> Program {
         expect_exit: None,
         prepare: vec![],
         link: None,
+        shared: vec![],
         checks: vec![],
     };
     for line in text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//---")) {
@@ -88,6 +94,12 @@ fn parse_program(name: &str, text: &str) -> Program {
             "prepare" => p.prepare.push(value.to_string()),
             "link" => p.link = Some(words(value)),
             "check" => p.checks.push(words(value)),
+            "shared" => {
+                let (files, flags) = value.split_once(" -- ").unwrap_or((value, ""));
+                let mut w = words(files);
+                let lib = w.remove(0);
+                p.shared.push((lib, w, words(flags)));
+            }
             _ => {}
         }
     }
@@ -127,41 +139,62 @@ fn compiler(file: &str) -> &'static str {
 }
 
 /// Compiles, prepares and links one program in one mode with gcc (GNU ld) and with the linker under
-/// test. Returns the two executables.
+/// test, each into its own directory (`ref/`, `out/`). Returns the two executables.
 fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
     let driver = if p.sources.iter().any(|(f, _)| compiler(f) == "g++") { "g++" } else { "gcc" };
-    let mut objects = Vec::new();
     for (file, text) in &p.sources {
         std::fs::write(dir.join(file), text).unwrap();
     }
+    let in_library = |f: &str| p.shared.iter().any(|(_, srcs, _)| srcs.iter().any(|s| s == f));
+    let object_name =
+        |f: &str, pic: bool| format!("{}{}.o", f.rsplit_once('.').unwrap().0, if pic { ".pic" } else { "" });
+    let mut objects = Vec::new();
     for (file, _) in &p.sources {
         if !(file.ends_with(".c") || file.ends_with(".cpp")) {
             continue;
         }
-        let obj = format!("{}.o", file.rsplit_once('.').unwrap().0);
-        must(
-            Command::new(compiler(file))
-                .current_dir(dir)
-                .args(["-c", file, "-o", &obj])
-                .args(mode_cflags(mode))
-                .args(&p.cflags),
-        );
-        objects.push(obj);
+        let pic = in_library(file);
+        let obj = object_name(file, pic);
+        let mut cc = Command::new(compiler(file));
+        cc.current_dir(dir).args(["-c", file, "-o", &obj]).args(&p.cflags);
+        if pic {
+            cc.arg("-fPIC");
+        } else {
+            cc.args(mode_cflags(mode));
+            objects.push(obj);
+        }
+        must(&mut cc);
     }
     for cmd in &p.prepare {
         must(Command::new("sh").current_dir(dir).args(["-c", cmd]));
     }
     let inputs = p.link.clone().unwrap_or(objects);
-    let link = |out: &str, via: Option<&Path>| {
+    let link = |variant: &str, via: Option<&Path>| {
+        let out_dir = dir.join(variant);
+        std::fs::create_dir_all(&out_dir).unwrap();
+        for (lib, srcs, flags) in &p.shared {
+            let mut cmd = Command::new(driver);
+            cmd.current_dir(dir);
+            if let Some(d) = via {
+                cmd.arg("-B").arg(d);
+            }
+            cmd.arg("-shared").args(srcs.iter().map(|f| object_name(f, true))).args(flags);
+            cmd.arg("-o").arg(out_dir.join(lib));
+            must(&mut cmd);
+        }
         let mut cmd = Command::new(driver);
         cmd.current_dir(dir);
         if let Some(d) = via {
             cmd.arg("-B").arg(d);
         }
-        cmd.args(mode_ldflags(mode)).args(&inputs).args(&p.ldflags).args(["-o", out]);
+        cmd.args(mode_ldflags(mode)).args(&inputs);
+        if !p.shared.is_empty() {
+            cmd.arg(format!("-L{}", out_dir.display())).arg("-Wl,-rpath,$ORIGIN");
+        }
+        cmd.args(&p.ldflags).arg("-o").arg(out_dir.join("prog"));
         must(&mut cmd);
-        dir.join(out)
+        out_dir.join("prog")
     };
     (link("ref", None), link("out", Some(ldir)))
 }
@@ -301,7 +334,9 @@ programs! {
     common_symbols => "common_symbols.c",
     ctors => "ctors.c",
     cxx_exceptions => "cxx_exceptions.cpp",
+    cxx_shared => "cxx_shared.cpp",
     debug_info => "debug_info.c",
+    dlopen_plugin => "dlopen_plugin.c",
     environ => "environ.c",
     exit_code => "exit_code.c",
     gc_sections => "gc_sections.c",
@@ -315,6 +350,7 @@ programs! {
     multi_object => "multi_object.c",
     optimized_debug => "optimized_debug.c",
     setjmp => "setjmp.c",
+    shared_library => "shared_library.c",
     start_stop => "start_stop.c",
     stdio_buffering => "stdio_buffering.c",
     strings => "strings.c",
