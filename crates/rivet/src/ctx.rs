@@ -75,6 +75,7 @@ pub struct Ctx<'a> {
     pub global_addr: Vec<u64>,
     pub got: crate::synthetic::Tables,
     pub dynsym: crate::synthetic::dynamic::DynPlan,
+    pub versions: crate::synthetic::dynamic::Versions,
     pub tls: Tls,
     pub base: u64,
     pub entry: u64,

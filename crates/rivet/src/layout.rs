@@ -276,19 +276,20 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     if flags_1 != 0 {
         dynamic.push((DT_FLAGS_1 as i64, DynValue::Value(flags_1 as u64)));
     }
-    if ctx.dynsym.verneed_count > 0 {
+    if ctx.dynsym.verneed_count > 0 || ctx.dynsym.verdef_count > 0 {
         let vs = add_section(ctx, ".gnu.version", SHT_GNU_VERSYM, a, 2, Content::GnuVersion, 2 * nsyms);
         ctx.sections[vs].entsize = 2;
-        let vr = add_section(
-            ctx,
-            ".gnu.version_r",
-            SHT_GNU_VERNEED,
-            a,
-            8,
-            Content::GnuVersionR,
-            ctx.dynsym.verneed.len() as u64,
-        );
         dynamic.push((DT_VERSYM as i64, DynValue::SectionAddr(vs)));
+    }
+    if ctx.dynsym.verdef_count > 0 {
+        let size = ctx.dynsym.verdef.len() as u64;
+        let vd = add_section(ctx, ".gnu.version_d", SHT_GNU_VERDEF, a, 8, Content::GnuVersionD, size);
+        dynamic.push((DT_VERDEF as i64, DynValue::SectionAddr(vd)));
+        dynamic.push((DT_VERDEFNUM as i64, DynValue::Value(ctx.dynsym.verdef_count as u64)));
+    }
+    if ctx.dynsym.verneed_count > 0 {
+        let size = ctx.dynsym.verneed.len() as u64;
+        let vr = add_section(ctx, ".gnu.version_r", SHT_GNU_VERNEED, a, 8, Content::GnuVersionR, size);
         dynamic.push((DT_VERNEED as i64, DynValue::SectionAddr(vr)));
         dynamic.push((DT_VERNEEDNUM as i64, DynValue::Value(ctx.dynsym.verneed_count as u64)));
     }
@@ -353,6 +354,7 @@ fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
                     strong_ref: false,
                     referenced: false,
                     visibility: elf::STV_DEFAULT,
+                    version: None,
                 });
                 let a = ctx.symbols.len() as u32 - 1;
                 ctx.by_name.insert(name, a);

@@ -98,6 +98,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let roots = root_symbols(config);
     let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
+    // Version scripts decide what is exported and at which version, before anything depends on it.
+    timer.phase("version scripts", || apply_version_scripts(&mut ctx))?;
     // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
     // library or an -E executable exports is reachable from outside.
     let mut roots = roots;
@@ -187,6 +189,75 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     Ok(report)
 }
 
+/// Reads `--version-script` files: symbols they make local become hidden; exported ones get the
+/// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
+fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
+    use crate::input::version_script::{self, Matcher, Verdict};
+    let mut nodes = Vec::new();
+    for path in &ctx.config.version_scripts {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| fatal!("cannot read version script {}: {e}", path.display()))?;
+        nodes.extend(version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
+    }
+    let matcher = Matcher { nodes };
+    ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
+    let named = |i: usize| matcher.nodes[i].name.is_some();
+    let mut errors = Vec::new();
+    for id in 0..ctx.symbols.len() {
+        let s = &ctx.symbols[id];
+        if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+            continue;
+        }
+        let explicit = match (s.version, s.name.iter().position(|&c| c == b'@')) {
+            (Some(v), _) => Some((v, false)),
+            (None, Some(at)) => Some((&s.name[at + 1..], true)),
+            (None, None) => None,
+        };
+        if let Some((v, hidden)) = explicit {
+            match ctx.versions.index_of(v) {
+                Some(ix) => {
+                    ctx.versions.of_symbol.insert(id as u32, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
+                }
+                None => {
+                    errors.push(format!("symbol {} has undefined version {}", s.display(), String::from_utf8_lossy(v)))
+                }
+            }
+            continue;
+        }
+        if matcher.nodes.is_empty() {
+            continue;
+        }
+        match matcher.verdict(s.name) {
+            Verdict::Local => ctx.symbols[id].visibility = object::elf::STV_HIDDEN,
+            Verdict::Global(n) if named(n) => {
+                let name = matcher.nodes[n].name.as_ref().unwrap();
+                let ix = ctx.versions.index_of(name.as_bytes()).unwrap();
+                ctx.versions.of_symbol.insert(id as u32, ix);
+            }
+            Verdict::Global(_) | Verdict::Unmentioned => {}
+        }
+    }
+    if ctx.config.no_undefined_version {
+        for (p, node) in matcher.exact_names() {
+            let defined = ctx.symbols.iter().any(|s| {
+                matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+                    && if p.cxx { version_script::demangle(s.name) == p.text } else { s.name == p.text.as_bytes() }
+            });
+            if !defined {
+                errors.push(format!(
+                    "version script assignment of '{}' to symbol '{}' failed: symbol not defined",
+                    node.name.as_deref().unwrap_or("global"),
+                    p.text
+                ));
+            }
+        }
+    }
+    for e in errors {
+        ctx.diag.error(e);
+    }
+    ctx.diag.check()
+}
+
 /// Default-visibility definitions: what a shared library (or an -E executable) exports.
 fn exported_names(ctx: &Ctx) -> Vec<String> {
     ctx.symbols
@@ -235,6 +306,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         global_addr: Vec::new(),
         got: Default::default(),
         dynsym: Default::default(),
+        versions: Default::default(),
         tls: Default::default(),
         base: 0,
         entry: 0,

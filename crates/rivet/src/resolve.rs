@@ -51,6 +51,8 @@ pub struct Symbol<'a> {
     pub referenced: bool,
     /// The most constraining visibility seen (STV_*).
     pub visibility: u8,
+    /// `.symver foo, foo@@V`: the default version an object gives its definition.
+    pub version: Option<&'a [u8]>,
 }
 
 impl Symbol<'_> {
@@ -208,6 +210,7 @@ impl<'a> Resolver<'a> {
                 strong_ref: false,
                 referenced: false,
                 visibility: elf::STV_DEFAULT,
+                version: None,
             });
         }
         id
@@ -340,9 +343,18 @@ impl<'a> Resolver<'a> {
                 String::from_utf8_lossy(name)
             ));
         }
-        let id = self.intern(name);
-        let weak = bind == elf::STB_WEAK;
         let shndx = sym.st_shndx.get(LE);
+        // `foo@@V` (from `.symver`) defines `foo` at its default version V; `foo@V` stays a symbol
+        // of its own, a non-default version only a reference naming it can bind to.
+        let (name, default_version) = match name.windows(2).position(|w| w == b"@@") {
+            Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
+            _ => (name, None),
+        };
+        let id = self.intern(name);
+        if default_version.is_some() {
+            self.symbols[id as usize].version = default_version;
+        }
+        let weak = bind == elf::STB_WEAK;
         let s = &mut self.symbols[id as usize];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
         let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);

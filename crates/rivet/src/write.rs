@@ -146,6 +146,7 @@ fn write_synthetic(
             }
         }
         Content::GnuVersionR => buf.copy_from_slice(&ctx.dynsym.verneed),
+        Content::GnuVersionD => buf.copy_from_slice(&ctx.dynsym.verdef),
         Content::Interp => {
             let interp = crate::layout::interpreter(ctx).unwrap_or_default();
             buf[..interp.len()].copy_from_slice(interp.as_bytes());
@@ -207,6 +208,7 @@ fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
             // Every .dynsym entry after the null one is global.
             Content::Dynsym => (idx(Content::Dynstr), 1),
             Content::GnuVersionR => (idx(Content::Dynstr), ctx.dynsym.verneed_count),
+            Content::GnuVersionD => (idx(Content::Dynstr), ctx.dynsym.verdef_count),
             Content::Dynamic => (idx(Content::Dynstr), 0),
             _ => (0, 0),
         };

@@ -13,8 +13,8 @@
 //!   with -fPIC, left out of the executable) by the same linker as the executable; the executable
 //!   finds it through `-L` and `$ORIGIN`. GNU ld's and the tested linker's builds each live in
 //!   their own directory;
-//! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`
-//!   — checks on the output linked by the linker under test.
+//! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`,
+//!   `// check: needed LIB`, `// check: not-needed LIB` — checks on the output of the tested linker.
 //!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
@@ -240,6 +240,16 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         ["nm-absent", sym] if has_symbol(exe, sym) => Err(format!("{sym} should not be linked in")),
         ["nm-present", sym] if !has_symbol(exe, sym) => Err(format!("{sym} should be linked in")),
         ["nm-absent" | "nm-present", _] => Ok(()),
+        ["needed" | "not-needed", lib] => {
+            let out = must(Command::new("readelf").arg("-d").arg(exe));
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let has = text.lines().any(|l| l.contains("(NEEDED)") && l.contains(&format!("[{lib}]")));
+            match (c[0].as_str(), has) {
+                ("needed", false) => Err(format!("{lib} is not DT_NEEDED")),
+                ("not-needed", true) => Err(format!("{lib} is DT_NEEDED but unused")),
+                _ => Ok(()),
+            }
+        }
         other => Err(format!("unknown check {other:?}")),
     }
 }
@@ -329,6 +339,7 @@ macro_rules! programs {
 programs! {
     alignment => "alignment.c",
     archive => "archive.c",
+    as_needed => "as_needed.c",
     big_bss => "big_bss.c",
     callbacks => "callbacks.c",
     common_symbols => "common_symbols.c",
@@ -354,10 +365,12 @@ programs! {
     start_stop => "start_stop.c",
     stdio_buffering => "stdio_buffering.c",
     strings => "strings.c",
+    symbolic => "symbolic.c",
     thin_archive => "thin_archive.c",
     thread_local_init => "thread_local_init.c",
     tls_descriptors => "tls_descriptors.c",
     tls_threads => "tls_threads.c",
+    versioned_library => "versioned_library.c",
     weak => "weak.c",
     whole_archive => "whole_archive.c",
 }

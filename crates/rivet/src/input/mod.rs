@@ -5,6 +5,7 @@ pub mod archive;
 pub mod object;
 pub mod script;
 pub mod shared;
+pub mod version_script;
 
 use crate::args::{Config, InputArg, InputState};
 use rivet_io::{InputCache, InputFile};

@@ -23,6 +23,8 @@ pub struct DynPlan {
     pub versym: Vec<u16>,
     pub verneed: Vec<u8>,
     pub verneed_count: u32,
+    pub verdef: Vec<u8>,
+    pub verdef_count: u32,
     pub gnu_hash: Vec<u8>,
 }
 
@@ -108,8 +110,13 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     if !ctx.config.rpath.is_empty() {
         p.runpath = Some(strings.add(ctx.config.rpath.join(":").as_bytes()));
     }
-    let wanted: std::collections::HashSet<&[u8]> =
-        ctx.shared.iter().flat_map(|l| l.file.undefined.iter().copied()).collect();
+    // An executable exports what a shared library refers to, and also what a library defines too:
+    // the library's own references then bind to the executable's definition (interposition).
+    let wanted: std::collections::HashSet<&[u8]> = ctx
+        .shared
+        .iter()
+        .flat_map(|l| l.file.undefined.iter().copied().chain(l.file.defined.iter().map(|d| d.name)))
+        .collect();
     let mut unhashed = Vec::new();
     let mut hashed = Vec::new();
     for (id, s) in ctx.symbols.iter().enumerate() {
@@ -130,12 +137,12 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
         let _ = t;
     }
     let nbuckets = (hashed.len() as u32 / 4).max(1);
-    hashed.sort_by_key(|&id| (gnu_hash(ctx.symbols[id as usize].name) % nbuckets, id));
+    hashed.sort_by_key(|&id| (gnu_hash(dynamic_name(ctx.symbols[id as usize].name)) % nbuckets, id));
     p.first_hashed = 1 + unhashed.len() as u32;
     p.symbols = unhashed.into_iter().chain(hashed).collect();
     for (i, &id) in p.symbols.iter().enumerate() {
         p.index.insert(id, i as u32 + 1);
-        p.name_off.push(strings.add(ctx.symbols[id as usize].name));
+        p.name_off.push(strings.add(dynamic_name(ctx.symbols[id as usize].name)));
     }
     build_versions(ctx, &mut p, &mut strings);
     p.gnu_hash = build_gnu_hash(ctx, &p, nbuckets);
@@ -149,10 +156,11 @@ fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
     p.versym = vec![elf::VER_NDX_LOCAL; p.symbols.len() + 1];
     // (library, version name) → index, in first-use order per library.
     let mut per_lib: Vec<Vec<(&[u8], u16)>> = vec![Vec::new(); ctx.shared.len()];
-    let mut next: u16 = 2;
+    // Indices 2.. belong to this output's own version definitions; imported versions follow.
+    let mut next: u16 = 2 + ctx.versions.nodes.len() as u16;
     for (i, &id) in p.symbols.iter().enumerate() {
         let s = &ctx.symbols[id as usize];
-        p.versym[i + 1] = elf::VER_NDX_GLOBAL;
+        p.versym[i + 1] = ctx.versions.of_symbol.get(&id).copied().unwrap_or(elf::VER_NDX_GLOBAL);
         let Def::Shared { file, sym } = s.def else { continue };
         let Some(ver) = ctx.shared[file as usize].file.defined[sym as usize].version else { continue };
         let list = &mut per_lib[file as usize];
@@ -189,13 +197,53 @@ fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
         }
     }
     p.verneed_count = libs.len() as u32;
+    build_verdefs(ctx, p, strings);
+}
+
+/// `.gnu.version_d`: the base version (the library's own name) and one entry per version-script
+/// node, each naming its parent.
+fn build_verdefs(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
+    if ctx.versions.nodes.is_empty() {
+        return;
+    }
+    let base = match &ctx.config.soname {
+        Some(s) => s.clone(),
+        None => ctx.config.output.file_name().map_or_else(|| "a.out".into(), |n| n.to_string_lossy().into_owned()),
+    };
+    let mut defs: Vec<(u16, u16, Vec<&str>)> = vec![(elf::VER_FLG_BASE, 1, vec![base.as_str()])];
+    for (i, (name, parent)) in ctx.versions.nodes.iter().enumerate() {
+        let mut names = vec![name.as_str()];
+        names.extend(parent.as_deref());
+        defs.push((0, i as u16 + 2, names));
+    }
+    for (n, (flags, index, names)) in defs.iter().enumerate() {
+        let last = n + 1 == defs.len();
+        // Elf64_Verdef: version, flags, index, aux count, hash, aux offset, next offset.
+        p.verdef.extend_from_slice(&1u16.to_le_bytes());
+        p.verdef.extend_from_slice(&flags.to_le_bytes());
+        p.verdef.extend_from_slice(&index.to_le_bytes());
+        p.verdef.extend_from_slice(&(names.len() as u16).to_le_bytes());
+        p.verdef.extend_from_slice(&elf_hash(names[0].as_bytes()).to_le_bytes());
+        p.verdef.extend_from_slice(&20u32.to_le_bytes());
+        let next: u32 = if last { 0 } else { 20 + 8 * names.len() as u32 };
+        p.verdef.extend_from_slice(&next.to_le_bytes());
+        for (k, name) in names.iter().enumerate() {
+            // Elf64_Verdaux: name, next.
+            p.verdef.extend_from_slice(&strings.add(name.as_bytes()).to_le_bytes());
+            let next: u32 = if k + 1 == names.len() { 0 } else { 8 };
+            p.verdef.extend_from_slice(&next.to_le_bytes());
+        }
+    }
+    p.verdef_count = defs.len() as u32;
 }
 
 /// `.gnu.hash`: buckets, a Bloom filter and hash chains over the symbols from `first_hashed` on.
 fn build_gnu_hash(ctx: &Ctx, p: &DynPlan, nbuckets: u32) -> Vec<u8> {
     const SHIFT: u32 = 26;
-    let hashed: Vec<u32> =
-        p.symbols[p.first_hashed as usize - 1..].iter().map(|&id| gnu_hash(ctx.symbols[id as usize].name)).collect();
+    let hashed: Vec<u32> = p.symbols[p.first_hashed as usize - 1..]
+        .iter()
+        .map(|&id| gnu_hash(dynamic_name(ctx.symbols[id as usize].name)))
+        .collect();
     let bloom_words = ((hashed.len() / 8).max(1)).next_power_of_two();
     let mut bloom = vec![0u64; bloom_words];
     for &h in &hashed {
@@ -301,5 +349,29 @@ mod tests {
         assert_eq!(elf_hash(b"GLIBC_2.2.5"), 0x09691a75);
         assert_eq!(gnu_hash(b""), 5381);
         assert_eq!(gnu_hash(b"printf"), 0x156b2bb8);
+    }
+}
+
+/// Version definitions of this output (from `--version-script`): node names, parents, and the
+/// version each exported symbol carries.
+#[derive(Default)]
+pub struct Versions {
+    /// Named nodes in script order: (name, parent); node `i` is version index `i + 2`.
+    pub nodes: Vec<(String, Option<String>)>,
+    /// Symbol id → version index (VERSYM_HIDDEN set for `foo@V` non-default versions).
+    pub of_symbol: HashMap<u32, u16>,
+}
+
+impl Versions {
+    pub fn index_of(&self, name: &[u8]) -> Option<u16> {
+        self.nodes.iter().position(|(n, _)| n.as_bytes() == name).map(|i| i as u16 + 2)
+    }
+}
+
+/// The name a symbol has in `.dynsym`: `foo@V1` is exported as `foo` (its version says V1).
+pub fn dynamic_name(name: &[u8]) -> &[u8] {
+    match name.iter().position(|&c| c == b'@') {
+        Some(at) if at > 0 => &name[..at],
+        _ => name,
     }
 }

@@ -1,0 +1,373 @@
+//! Version scripts (`--version-script`): takes the script's text and gives its version nodes, each
+//! with `global:` and `local:` patterns (globs, optionally `extern "C++"` demangled names) and the
+//! node it inherits from; `Matcher` then answers, for a symbol name, which node claims it and whether
+//! it stays global. Precedence follows GNU ld and lld: an exact name beats a wildcard, and among
+//! wildcards `global` beats `local`.
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    pub text: String,
+    /// Inside `extern "C++" { ... }`: matched against the demangled name.
+    pub cxx: bool,
+}
+
+impl Pattern {
+    fn is_glob(&self) -> bool {
+        self.text.contains(['*', '?', '['])
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VersionNode {
+    /// None for the anonymous node (`{ global: ...; local: *; };`).
+    pub name: Option<String>,
+    pub parent: Option<String>,
+    pub global: Vec<Pattern>,
+    pub local: Vec<Pattern>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    Str(String),
+    Punct(char),
+}
+
+fn tokenize(text: &str) -> Result<Vec<Tok>, String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c == b'#' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = text[i + 2..].find("*/").ok_or("unterminated comment")?;
+            i += end + 4;
+        } else if matches!(c, b'{' | b'}' | b';' | b':') {
+            out.push(Tok::Punct(c as char));
+            i += 1;
+        } else if c == b'"' {
+            let end = text[i + 1..].find('"').ok_or("unterminated string")?;
+            out.push(Tok::Str(text[i + 1..i + 1 + end].to_string()));
+            i += end + 2;
+        } else {
+            let start = i;
+            while i < b.len() && !b[i].is_ascii_whitespace() && !matches!(b[i], b'{' | b'}' | b';' | b'"') {
+                // `global:` — the colon ends the word unless it is part of a C++ name (`ns::f`).
+                if b[i] == b':' && b.get(i + 1) != Some(&b':') && (i == 0 || b[i - 1] != b':') {
+                    break;
+                }
+                i += 1;
+            }
+            out.push(Tok::Word(text[start..i].to_string()));
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).map(|t| match t {
+            Tok::Word(w) => Tok::Word(w.clone()),
+            Tok::Str(s) => Tok::Str(s.clone()),
+            Tok::Punct(c) => Tok::Punct(*c),
+        });
+        self.pos += 1;
+        t
+    }
+    fn expect(&mut self, c: char) -> Result<(), String> {
+        match self.next() {
+            Some(Tok::Punct(p)) if p == c => Ok(()),
+            other => Err(format!("expected '{c}', found {}", describe(other.as_ref()))),
+        }
+    }
+
+    /// `{ global: a; b; local: *; }` — the body of a node or of an `extern "C++"` block.
+    fn body(&mut self, node: &mut VersionNode, cxx: bool) -> Result<(), String> {
+        self.expect('{')?;
+        let mut local = false;
+        loop {
+            match self.next() {
+                Some(Tok::Punct('}')) => return Ok(()),
+                Some(Tok::Word(w)) if (w == "global" || w == "local") && self.peek() == Some(&Tok::Punct(':')) => {
+                    self.pos += 1;
+                    local = w == "local";
+                }
+                Some(Tok::Word(w)) if w == "extern" => {
+                    let lang = match self.next() {
+                        Some(Tok::Str(s)) => s,
+                        other => {
+                            return Err(format!("expected a language after extern, found {}", describe(other.as_ref())))
+                        }
+                    };
+                    if lang != "C++" && lang != "C" {
+                        return Err(format!("unsupported language \"{lang}\" in extern"));
+                    }
+                    let mut inner = VersionNode::default();
+                    self.body(&mut inner, lang == "C++")?;
+                    let target = if local { &mut node.local } else { &mut node.global };
+                    target.extend(inner.global);
+                    self.skip_semicolon();
+                }
+                Some(Tok::Word(w)) | Some(Tok::Str(w)) => {
+                    let p = Pattern { text: w, cxx };
+                    if local {
+                        node.local.push(p);
+                    } else {
+                        node.global.push(p);
+                    }
+                    self.skip_semicolon();
+                }
+                Some(Tok::Punct(';')) => {}
+                other => return Err(format!("unexpected {} in version node", describe(other.as_ref()))),
+            }
+        }
+    }
+
+    fn skip_semicolon(&mut self) {
+        if self.peek() == Some(&Tok::Punct(';')) {
+            self.pos += 1;
+        }
+    }
+}
+
+fn describe(t: Option<&Tok>) -> String {
+    match t {
+        None => "end of file".into(),
+        Some(Tok::Word(w)) => format!("'{w}'"),
+        Some(Tok::Str(s)) => format!("\"{s}\""),
+        Some(Tok::Punct(c)) => format!("'{c}'"),
+    }
+}
+
+pub fn parse(text: &str) -> Result<Vec<VersionNode>, String> {
+    let mut p = Parser { toks: tokenize(text)?, pos: 0 };
+    let mut nodes = Vec::new();
+    while p.peek().is_some() {
+        let mut node = VersionNode::default();
+        if let Some(Tok::Word(name)) = p.peek() {
+            node.name = Some(name.clone());
+            p.pos += 1;
+        }
+        p.body(&mut node, false)?;
+        if let Some(Tok::Word(parent)) = p.peek() {
+            node.parent = Some(parent.clone());
+            p.pos += 1;
+        }
+        p.expect(';')?;
+        nodes.push(node);
+    }
+    if nodes.iter().filter(|n| n.name.is_none()).count() > 0 && nodes.len() > 1 {
+        return Err("an anonymous version node must be the only node".into());
+    }
+    for n in &nodes {
+        if let Some(parent) = &n.parent {
+            if !nodes.iter().any(|m| m.name.as_ref() == Some(parent)) {
+                return Err(format!(
+                    "version node {} inherits from undefined version {parent}",
+                    n.name.as_deref().unwrap_or("")
+                ));
+            }
+        }
+    }
+    Ok(nodes)
+}
+
+/// Shell-style glob: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`.
+pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let (mut star_p, mut star_t) = (usize::MAX, 0);
+    while t < text.len() {
+        if p < pattern.len() {
+            match pattern[p] {
+                b'*' => {
+                    star_p = p;
+                    star_t = t;
+                    p += 1;
+                    continue;
+                }
+                b'?' => {
+                    p += 1;
+                    t += 1;
+                    continue;
+                }
+                b'[' => {
+                    if let Some((matched, len)) = class_match(&pattern[p..], text[t]) {
+                        if matched {
+                            p += len;
+                            t += 1;
+                            continue;
+                        }
+                    } else if text[t] == b'[' {
+                        p += 1;
+                        t += 1;
+                        continue;
+                    }
+                }
+                c if c == text[t] => {
+                    p += 1;
+                    t += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        if star_p == usize::MAX {
+            return false;
+        }
+        p = star_p + 1;
+        star_t += 1;
+        t = star_t;
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+/// Matches `[...]` at the start of `pat` against `c`: (matched, length of the class).
+fn class_match(pat: &[u8], c: u8) -> Option<(bool, usize)> {
+    let end = pat.iter().skip(2).position(|&x| x == b']')? + 2;
+    let body = &pat[1..end];
+    let (negate, body) = match body.first() {
+        Some(b'!') | Some(b'^') => (true, &body[1..]),
+        _ => (false, body),
+    };
+    let mut hit = false;
+    let mut i = 0;
+    while i < body.len() {
+        if i + 2 < body.len() && body[i + 1] == b'-' {
+            hit |= body[i] <= c && c <= body[i + 2];
+            i += 3;
+        } else {
+            hit |= body[i] == c;
+            i += 1;
+        }
+    }
+    Some((hit != negate, end + 1))
+}
+
+/// What a version script says about one symbol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Not mentioned: global, unversioned.
+    Unmentioned,
+    /// Global in node `n` (an index into the nodes).
+    Global(usize),
+    /// Made local (not exported).
+    Local,
+}
+
+pub struct Matcher {
+    pub nodes: Vec<VersionNode>,
+}
+
+impl Matcher {
+    pub fn verdict(&self, name: &[u8]) -> Verdict {
+        let demangled = std::cell::OnceCell::new();
+        let text = |p: &Pattern| -> Vec<u8> {
+            if p.cxx {
+                demangled.get_or_init(|| demangle(name)).clone().into_bytes()
+            } else {
+                name.to_vec()
+            }
+        };
+        let exact = |p: &Pattern| !p.is_glob() && text(p) == p.text.as_bytes();
+        let wild = |p: &Pattern| p.is_glob() && glob_match(p.text.as_bytes(), &text(p));
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.global.iter().any(exact) {
+                return Verdict::Global(i);
+            }
+        }
+        if self.nodes.iter().any(|n| n.local.iter().any(exact)) {
+            return Verdict::Local;
+        }
+        for (i, n) in self.nodes.iter().enumerate().rev() {
+            if n.global.iter().any(wild) {
+                return Verdict::Global(i);
+            }
+        }
+        if self.nodes.iter().any(|n| n.local.iter().any(wild)) {
+            return Verdict::Local;
+        }
+        Verdict::Unmentioned
+    }
+
+    /// Exact (non-wildcard) global names, for `--no-undefined-version`.
+    pub fn exact_names(&self) -> impl Iterator<Item = (&Pattern, &VersionNode)> {
+        self.nodes.iter().flat_map(|n| n.global.iter().filter(|p| !p.is_glob()).map(move |p| (p, n)))
+    }
+}
+
+/// A C++ symbol's demangled name (the name itself when it does not demangle).
+pub fn demangle(name: &[u8]) -> String {
+    cpp_demangle::Symbol::new(name)
+        .ok()
+        .and_then(|s| s.demangle().ok())
+        .unwrap_or_else(|| String::from_utf8_lossy(name).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nodes_inheritance_and_cxx() {
+        let text = "# comment\nV1 { global: foo; bar*; extern \"C++\" { ns::f*; \"ns::g(int)\"; }; local: *; };\nV2 { global: foo2; } V1;\n";
+        let nodes = parse(text).unwrap();
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(nodes[0].name.as_deref(), Some("V1"));
+        assert_eq!(nodes[0].global.len(), 4);
+        assert!(nodes[0].global[2].cxx && nodes[0].global[2].text == "ns::f*");
+        assert_eq!(nodes[0].local, vec![Pattern { text: "*".into(), cxx: false }]);
+        assert_eq!(nodes[1].parent.as_deref(), Some("V1"));
+        let anon = parse("{ global: api_*; local: *; };").unwrap();
+        assert_eq!(anon[0].name, None);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse("V1 { global: foo; } NOPE;").unwrap_err().contains("NOPE"));
+        assert!(parse("V1 { global: foo;").is_err());
+        assert!(parse("V1 { global: foo; }").unwrap_err().contains("expected ';'"));
+        assert!(parse("/* open").is_err());
+    }
+
+    #[test]
+    fn verdicts_follow_precedence() {
+        let m = Matcher {
+            nodes: parse("V1 { global: foo; api_*; local: *; }; V2 { global: bar; local: api_internal; } V1;").unwrap(),
+        };
+        assert_eq!(m.verdict(b"foo"), Verdict::Global(0));
+        assert_eq!(m.verdict(b"bar"), Verdict::Global(1));
+        assert_eq!(m.verdict(b"api_open"), Verdict::Global(0));
+        assert_eq!(m.verdict(b"api_internal"), Verdict::Local, "exact local beats a global wildcard");
+        assert_eq!(m.verdict(b"other"), Verdict::Local);
+        let cxx = Matcher { nodes: parse("V { global: extern \"C++\" { ns::*; }; local: *; };").unwrap() };
+        assert_eq!(cxx.verdict(b"_ZN2ns3fooEv"), Verdict::Global(0));
+        assert_eq!(cxx.verdict(b"_Z3barv"), Verdict::Local);
+        let open = Matcher { nodes: parse("{ global: x; };").unwrap() };
+        assert_eq!(open.verdict(b"y"), Verdict::Unmentioned);
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match(b"foo*", b"foobar"));
+        assert!(glob_match(b"*", b""));
+        assert!(glob_match(b"f?o", b"fao"));
+        assert!(!glob_match(b"f?o", b"fo"));
+        assert!(glob_match(b"[a-c]x", b"bx"));
+        assert!(!glob_match(b"[!a-c]x", b"bx"));
+        assert!(glob_match(b"*_v[0-9]", b"lib_v3"));
+    }
+}
