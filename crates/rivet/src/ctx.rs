@@ -76,6 +76,8 @@ pub struct Ctx<'a> {
     pub got: crate::synthetic::Tables,
     pub dynsym: crate::synthetic::dynamic::DynPlan,
     pub versions: crate::synthetic::dynamic::Versions,
+    /// Symbols named by `--dynamic-list`.
+    pub dynamic_list: std::collections::HashSet<u32>,
     pub tls: Tls,
     pub base: u64,
     pub entry: u64,
@@ -140,6 +142,7 @@ impl<'a> Ctx<'a> {
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
+                    && (self.config.dynamic_lists.is_empty() || self.dynamic_list.contains(&id))
                     && !self.config.bsymbolic
                     && !(self.config.bsymbolic_functions && self.sym_type(t) == elf::STT_FUNC)
             }

@@ -78,7 +78,9 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
     check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
     check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
     check(config.discard.as_deref().is_some_and(|v| v != "none"), "--discard-all/--discard-locals");
-    check(!config.dynamic_lists.is_empty(), "--dynamic-list");
+    // Both need the libraries' own dependencies loaded, which rivet does not do yet.
+    check(!config.rpath_link.is_empty(), "-rpath-link");
+    check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
     check(config.io_strategy.as_deref().is_some_and(|v| v != "auto"), "--io-strategy");
     check(config.prefetch_inputs.is_some(), "--prefetch-inputs/--no-prefetch-inputs");
     check(config.copy_method.as_deref().is_some_and(|v| v != "memcpy"), "--copy-method");
@@ -99,7 +101,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
     // Version scripts decide what is exported and at which version, before anything depends on it.
-    timer.phase("version scripts", || apply_version_scripts(&mut ctx))?;
+    timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
     // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
     // library or an -E executable exports is reachable from outside.
     let mut roots = roots;
@@ -258,6 +260,31 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     ctx.diag.check()
 }
 
+/// `--dynamic-list`: an executable exports the listed symbols; in a shared library only the listed
+/// ones stay preemptible (the rest bind inside the library, as with -Bsymbolic).
+fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
+    use crate::input::version_script::{self, Matcher, Verdict};
+    if ctx.config.dynamic_lists.is_empty() {
+        return Ok(());
+    }
+    let mut nodes = Vec::new();
+    for path in &ctx.config.dynamic_lists {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| fatal!("cannot read dynamic list {}: {e}", path.display()))?;
+        nodes.extend(version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
+    }
+    let matcher = Matcher { nodes };
+    for id in 0..ctx.symbols.len() as u32 {
+        let s = &ctx.symbols[id as usize];
+        if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+            && matches!(matcher.verdict(s.name), Verdict::Global(_))
+        {
+            ctx.dynamic_list.insert(id);
+        }
+    }
+    Ok(())
+}
+
 /// Default-visibility definitions: what a shared library (or an -E executable) exports.
 fn exported_names(ctx: &Ctx) -> Vec<String> {
     ctx.symbols
@@ -307,6 +334,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         got: Default::default(),
         dynsym: Default::default(),
         versions: Default::default(),
+        dynamic_list: Default::default(),
         tls: Default::default(),
         base: 0,
         entry: 0,

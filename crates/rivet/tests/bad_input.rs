@@ -217,3 +217,21 @@ fn lto_object_is_refused() {
     c.fails(&[&o], &["lto.o", "LTO"]);
     c.tmp.finish();
 }
+
+#[test]
+fn shared_library_undefined_with_z_defs() {
+    let Some(c) = Case::new("zdefs") else { return };
+    let src = c.tmp.join("lib.c");
+    std::fs::write(&src, "int missing_in_lib(void);\nint api(void) { return missing_in_lib(); }\n").unwrap();
+    let o = c.tmp.join("lib.o");
+    must(Command::new("gcc").args(["-fPIC", "-c"]).arg(&src).arg("-o").arg(&o));
+    let out = Command::new(linker()).args(["-shared", "-z", "defs", "-o"]).arg(c.output()).arg(&o).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    if testing_rivet() {
+        assert!(stderr.contains("undefined symbol: missing_in_lib") && stderr.contains("lib.o:(api)"), "{stderr}");
+    }
+    assert_eq!(std::fs::read(c.output()).unwrap(), OLD);
+    assert_eq!(files_in(&c.tmp.join("out")), vec!["a.out"]);
+    c.tmp.finish();
+}

@@ -167,3 +167,39 @@ fn program_headers() {
     assert!(joined.lines().filter(|l| l.trim_start().starts_with("LOAD")).count() < loads.len(), "{joined}");
     tmp.finish();
 }
+
+/// readelf finds nothing to complain about in rivet's dynamic outputs (executables and a shared
+/// library), and their dynamic sections carry what glibc's loader needs.
+#[test]
+fn readelf_accepts_dynamic_outputs() {
+    if !testing_rivet() || !have("readelf") || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-readelf");
+    std::fs::write(tmp.join("lib.c"), "__thread int t; int lib(void) { return ++t; }\n").unwrap();
+    std::fs::write(
+        tmp.join("main.c"),
+        "#include <stdio.h>\nint lib(void);\nint main(void) { printf(\"%d\\n\", lib()); return 0; }\n",
+    )
+    .unwrap();
+    let ldir = linker_dir(&tmp);
+    let gcc = |args: &[&str]| must(Command::new("gcc").current_dir(&tmp.path).arg("-B").arg(&ldir).args(args));
+    gcc(&["-shared", "-fPIC", "lib.c", "-o", "liblib.so"]);
+    gcc(&["main.c", "-L.", "-llib", "-Wl,-rpath,$ORIGIN", "-o", "pie"]);
+    gcc(&["-no-pie", "main.c", "-L.", "-llib", "-Wl,-rpath,$ORIGIN", "-o", "nopie"]);
+    for f in ["liblib.so", "pie", "nopie"] {
+        let out = must(Command::new("readelf").args(["-a", "-W", "-V", "--dyn-syms"]).arg(tmp.join(f)));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.trim().is_empty(), "readelf complains about {f}:\n{stderr}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        for needed in ["(NEEDED)", "(STRTAB)", "(SYMTAB)", "(GNU_HASH)", "(VERNEED)"] {
+            assert!(text.contains(needed), "{f} lacks {needed}");
+        }
+        if f != "liblib.so" {
+            assert!(text.contains("Requesting program interpreter: /lib64/ld-linux-x86-64.so.2"), "{f}: no PT_INTERP");
+            let o = must(&mut Command::new(tmp.join(f)));
+            assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n");
+        }
+    }
+    tmp.finish();
+}

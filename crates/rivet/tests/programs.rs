@@ -348,6 +348,7 @@ programs! {
     cxx_shared => "cxx_shared.cpp",
     debug_info => "debug_info.c",
     dlopen_plugin => "dlopen_plugin.c",
+    dynamic_list => "dynamic_list.c",
     environ => "environ.c",
     exit_code => "exit_code.c",
     gc_sections => "gc_sections.c",

@@ -74,7 +74,18 @@ fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
             }
         }
     }
-    ctx.shared.iter().zip(used).map(|(lib, u)| u || !lib.as_needed).collect()
+    let needed: Vec<bool> = ctx.shared.iter().zip(used).map(|(lib, u)| u || !lib.as_needed).collect();
+    if ctx.config.verbose {
+        for (lib, &n) in ctx.shared.iter().zip(&needed) {
+            if !n {
+                eprintln!(
+                    "rivet: {}: not recorded in DT_NEEDED (--as-needed and no symbol of it is used)",
+                    lib.file.name
+                );
+            }
+        }
+    }
+    needed
 }
 
 fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSet<&[u8]>) -> bool {
@@ -91,7 +102,10 @@ fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSe
             return false;
         }
     }
-    ctx.kind == OutputKind::Shared || ctx.config.export_dynamic || wanted_by_libraries.contains(s.name)
+    ctx.kind == OutputKind::Shared
+        || ctx.config.export_dynamic
+        || wanted_by_libraries.contains(s.name)
+        || ctx.dynamic_list.contains(&(id as u32))
 }
 
 pub fn plan(ctx: &Ctx) -> DynPlan {

@@ -131,7 +131,10 @@ impl Tables {
 /// The words of one GOT entry and the dynamic relocations that complete them. Used both to count
 /// `.rela.dyn` before layout (`addresses` false: values are left 0) and to write it, so the two
 /// cannot disagree.
-pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64; 2], Vec<(u64, u32, u32, i64)>) {
+/// A GOT entry's dynamic relocation: (byte offset in the entry, type, symbol id or NO_SYM, addend).
+pub type GotReloc = (u64, u32, u32, i64);
+
+pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64; 2], Vec<GotReloc>) {
     let value = |t| if addresses { ctx.value(t) } else { 0 };
     let tpoff = |t| if addresses { ctx.tpoff(t) } else { 0 };
     let dtpoff = |t| if addresses { ctx.dtpoff(t) } else { 0 };
