@@ -6,7 +6,10 @@
 pub mod fsinfo;
 pub mod input;
 pub mod output;
+pub mod policy;
+pub mod prefetch;
 pub mod stats;
 
 pub use input::{InputCache, InputFile};
 pub use output::{CommitReport, OutputFile, OutputMode};
+pub use prefetch::{PrefetchStats, Prefetcher};

@@ -17,6 +17,14 @@ pub struct LinkReport {
     pub output_size: u64,
     pub mode: OutputMode,
     pub mode_reason: String,
+    pub prefetch_reason: String,
+    pub prefetch: Option<rivet_io::PrefetchStats>,
+    /// The output directory's file system, as the report shows it.
+    pub output_fs: String,
+    /// (bytes of all inputs, bytes of them mapped).
+    pub input_bytes: (u64, u64),
+    /// I/O counters over the whole link.
+    pub io: rivet_io::stats::IoSnapshot,
     pub commit: rivet_io::CommitReport,
     pub inputs: usize,
     pub objects: usize,
@@ -82,7 +90,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
     check(!config.rpath_link.is_empty(), "-rpath-link");
     check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
     check(config.io_strategy.as_deref().is_some_and(|v| v != "auto"), "--io-strategy");
-    check(config.prefetch_inputs.is_some(), "--prefetch-inputs/--no-prefetch-inputs");
     check(config.copy_method.as_deref().is_some_and(|v| v != "memcpy"), "--copy-method");
     match missing.as_slice() {
         [] => Ok(()),
@@ -93,12 +100,21 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     reject_unimplemented(config)?;
     let kind = output_kind(config)?;
+    let io_start = rivet_io::stats::snapshot();
+    let memory = rivet_io::fsinfo::memory();
     let cache = InputCache::new();
+    // Ask the kernel to read inputs ahead from a background thread as soon as they are known.
+    let prefetch_choice = rivet_io::policy::choose_prefetch(config.prefetch_inputs, &memory);
+    let prefetcher = prefetch_choice.enabled.then(|| rivet_io::Prefetcher::start(prefetch_choice.budget));
     // Open and map every input named on the command line (and in linker-script stubs).
-    let loaded = timer.phase("open inputs", || input::load(config, &cache)).map_err(|e| report_all(diag, e))?;
+    let loaded = timer
+        .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref()))
+        .map_err(|e| report_all(diag, e))?;
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
-    let res = timer.phase("resolve symbols", || resolve::resolve(&loaded, &roots)).map_err(|e| report_all(diag, e))?;
+    let res = timer
+        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, prefetcher.as_ref()))
+        .map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
@@ -162,11 +178,25 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         lay
     });
     diag.check()?;
-    let (mode, mode_reason) = choose_output_mode(config);
+    // Mmap or a buffer written sequentially: decided from the output's file system and memory.
+    let output_dir = match config.output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let fs = rivet_io::fsinfo::for_path(&output_dir).ok();
+    let choice = rivet_io::policy::choose_output(config.mmap_output, fs.as_ref(), &memory, lay.file_size);
+    if config.verbose {
+        eprintln!("rivet: output mode {:?}: {}", choice.mode, choice.reason);
+        eprintln!("rivet: prefetch: {}", prefetch_choice.reason);
+    }
+    let (mode, mut mode_reason) = (choice.mode, choice.reason);
     let mut out = timer
         .phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true))
         .map_err(|e| fatal!("{e}"))?;
     let actual_mode = out.mode();
+    if let Some(note) = out.mode_note() {
+        mode_reason = format!("{mode_reason}; {note}");
+    }
     timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), out.buf())).map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
@@ -177,6 +207,11 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         output_size: lay.file_size,
         mode: actual_mode,
         mode_reason,
+        prefetch_reason: prefetch_choice.reason,
+        prefetch: prefetcher.as_ref().map(|p| p.stats()),
+        output_fs: fs.map_or_else(|| "unknown".into(), |f| describe_fs(&f)),
+        input_bytes: cache.totals(),
+        io: rivet_io::stats::snapshot().delta(&io_start),
         commit,
         inputs: loaded.len(),
         objects: ctx.objects.len(),
@@ -411,12 +446,11 @@ fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
     ctx.diag.check()
 }
 
-/// The output mode: the explicit flag wins; otherwise mmap (the automatic policy that looks at the
-/// file system and memory comes with the I/O layer).
-fn choose_output_mode(config: &Config) -> (OutputMode, String) {
-    match config.mmap_output {
-        Some(true) => (OutputMode::Mmap, "--mmap-output-file".into()),
-        Some(false) => (OutputMode::Heap, "--no-mmap-output-file".into()),
-        None => (OutputMode::Mmap, "default".into()),
+fn describe_fs(f: &rivet_io::fsinfo::FsInfo) -> String {
+    let mut s = format!("{} at {}", f.fs_type, f.mount_point.display());
+    if f.compressed {
+        s.push_str(", compressed");
     }
+    s.push_str(&format!(", {} free", rivet_io::policy::human(f.free_bytes)));
+    s
 }

@@ -17,6 +17,49 @@ use std::process::exit;
 
 const VERSION: &str = concat!("rivet ", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld)");
 
+/// The I/O block of `--print-timing`: what rivet chose and why, and what the link cost in I/O.
+fn io_report(r: &link::LinkReport) -> String {
+    use rivet_io::policy::human;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let mode = if r.mode == rivet_io::OutputMode::Mmap { "mmap" } else { "heap (sequential write)" };
+    let mut s = String::from("I/O\n");
+    s.push_str(&format!("  output mode      {mode}: {}\n", r.mode_reason));
+    s.push_str(&format!("  output fs        {}\n", r.output_fs));
+    s.push_str(&format!("  prefetch         {}\n", r.prefetch_reason));
+    if let Some(p) = r.prefetch {
+        s.push_str(&format!(
+            "                   {} requests, {} advised, {} already cached\n",
+            p.requests,
+            human(p.bytes_advised),
+            human(p.bytes_resident)
+        ));
+    }
+    s.push_str(&format!(
+        "  inputs           {} ({} mapped), {} files, {} objects linked\n",
+        human(r.input_bytes.0),
+        human(r.input_bytes.1),
+        r.inputs,
+        r.objects
+    ));
+    s.push_str(&format!("  read from disk   {}\n", human(r.io.read_bytes)));
+    s.push_str(&format!("  page faults      {} minor, {} major\n", r.io.minor_faults, r.io.major_faults));
+    s.push_str(&format!(
+        "  output           {}, {} written, commit {:.3} ms (write {:.3} ms, rename {:.3} ms)\n",
+        human(r.output_size),
+        human(r.commit.bytes_written),
+        ms(r.commit.write_time) + ms(r.commit.rename_time),
+        ms(r.commit.write_time),
+        ms(r.commit.rename_time)
+    ));
+    s.push_str(&format!(
+        "  cpu              user {:.3} ms, sys {:.3} ms, peak RSS {} KiB\n",
+        ms(r.io.user_time),
+        ms(r.io.sys_time),
+        r.io.max_rss_kb
+    ));
+    s
+}
+
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let config = match args::parse(argv) {
@@ -48,20 +91,7 @@ fn main() {
         Ok(report) => {
             if config.print_timing {
                 eprint!("{}", timer.report(total));
-                eprintln!(
-                    "output: {} bytes, {} mode ({}), {} inputs, {} objects",
-                    report.output_size,
-                    if report.mode == rivet_io::OutputMode::Mmap { "mmap" } else { "heap" },
-                    report.mode_reason,
-                    report.inputs,
-                    report.objects
-                );
-                eprintln!(
-                    "commit: {} bytes written in {:.3} ms, rename {:.3} ms",
-                    report.commit.bytes_written,
-                    report.commit.write_time.as_secs_f64() * 1000.0,
-                    report.commit.rename_time.as_secs_f64() * 1000.0
-                );
+                eprint!("{}", io_report(&report));
             }
             for (what, n) in &report.stats {
                 eprintln!("{what:>24}: {n}");

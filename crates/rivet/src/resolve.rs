@@ -75,8 +75,9 @@ pub struct SharedInput<'a> {
     pub as_needed: bool,
 }
 
-struct Resolver<'a> {
+struct Resolver<'a, 'p> {
     loaded: &'a [Loaded],
+    prefetch: Option<&'p rivet_io::Prefetcher>,
     shared: Vec<SharedInput<'a>>,
     archives: Vec<Option<Archive<'a>>>,
     objects: Vec<ObjectFile<'a>>,
@@ -92,7 +93,11 @@ struct Resolver<'a> {
 
 /// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
 /// (the entry point, `-u`).
-pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<'a>, Vec<String>> {
+pub fn resolve<'a>(
+    loaded: &'a [Loaded],
+    roots: &[String],
+    prefetch: Option<&rivet_io::Prefetcher>,
+) -> Result<Resolution<'a>, Vec<String>> {
     let (archives, errors) = parse_archives(loaded);
     if !errors.is_empty() {
         return Err(errors);
@@ -100,6 +105,7 @@ pub fn resolve<'a>(loaded: &'a [Loaded], roots: &[String]) -> Result<Resolution<
     let mut direct = parse_command_line_objects(loaded)?;
     let mut r = Resolver {
         loaded,
+        prefetch,
         archives,
         objects: Vec::new(),
         shared: Vec::new(),
@@ -198,7 +204,7 @@ fn merge_visibility(a: u8, b: u8) -> u8 {
     }
 }
 
-impl<'a> Resolver<'a> {
+impl<'a> Resolver<'a, '_> {
     fn intern(&mut self, name: &'a [u8]) -> u32 {
         let next = self.symbols.len() as u32;
         let id = *self.by_name.entry(name).or_insert(next);
@@ -284,7 +290,14 @@ impl<'a> Resolver<'a> {
         let member_name = String::from_utf8_lossy(m.name);
         let name = format!("{}({})", l.name, member_name);
         let data: &'a [u8] = match m.data {
-            Some(d) => d,
+            Some(d) => {
+                // The member's sections are read again when writing: start reading them now.
+                if let Some(p) = self.prefetch {
+                    let offset = d.as_ptr() as u64 - l.file.data().as_ptr() as u64;
+                    p.request(&l.file, offset, d.len() as u64);
+                }
+                d
+            }
             None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
                 Some(f) if f.data().len() == m.size => f.data(),
                 Some(f) => {

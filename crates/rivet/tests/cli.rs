@@ -74,12 +74,42 @@ fn timing_report_and_trace_show_the_phases() {
     let trace = tmp.join("trace.json");
     let (exe, stderr) = link(&tmp, "timed", &["--print-timing", &format!("--time-trace={}", trace.display())]);
     runs(&exe);
-    for phase in ["open inputs", "resolve symbols", "layout", "write", "commit", "total"] {
+    for phase in [
+        "open inputs",
+        "resolve symbols",
+        "layout",
+        "write",
+        "commit",
+        "total",
+        "I/O",
+        "output mode",
+        "prefetch",
+        "read from disk",
+        "page faults",
+    ] {
         assert!(stderr.contains(phase), "no '{phase}' in the timing report:\n{stderr}");
     }
     let json = std::fs::read_to_string(&trace).unwrap();
     assert!(json.starts_with("{\"traceEvents\":[") && json.trim_end().ends_with('}'), "{json}");
     assert!(json.contains("\"name\":\"resolve symbols\""), "{json}");
+    tmp.finish();
+}
+
+#[test]
+fn io_flags_change_the_reported_strategy() {
+    if !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("cli-io");
+    if !prepare(&tmp) {
+        return;
+    }
+    let (_, heap) = link(&tmp, "heap", &["--no-mmap-output-file", "--no-prefetch-inputs", "--print-timing"]);
+    assert!(heap.contains("output mode      heap (sequential write): --no-mmap-output-file"), "{heap}");
+    assert!(heap.contains("prefetch         --no-prefetch-inputs"), "{heap}");
+    let (_, mmap) = link(&tmp, "mmap", &["--mmap-output-file", "--prefetch-inputs", "--print-timing"]);
+    assert!(mmap.contains("output mode      mmap: --mmap-output-file"), "{mmap}");
+    assert!(mmap.contains("requests"), "{mmap}");
     tmp.finish();
 }
 

@@ -46,6 +46,7 @@ const DEFAULT_LIB_DIRS: &[&str] = &[
 struct Loader<'c> {
     config: &'c Config,
     cache: &'c InputCache,
+    prefetch: Option<&'c rivet_io::Prefetcher>,
     out: Vec<Loaded>,
     errors: Vec<String>,
     /// Script stubs being expanded, to refuse one that includes itself.
@@ -54,8 +55,14 @@ struct Loader<'c> {
 
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
 /// collected so the user sees each one, not only the first.
-pub fn load(config: &Config, cache: &InputCache) -> Result<Vec<Loaded>, Vec<String>> {
-    let mut loader = Loader { config, cache, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
+/// `prefetch`: objects and shared libraries are read ahead as soon as they are opened (archive
+/// members later, when resolution picks them).
+pub fn load(
+    config: &Config,
+    cache: &InputCache,
+    prefetch: Option<&rivet_io::Prefetcher>,
+) -> Result<Vec<Loaded>, Vec<String>> {
+    let mut loader = Loader { config, cache, prefetch, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
     for arg in &config.inputs {
         match arg {
             InputArg::File { path, state } => loader.add_path(path, *state),
@@ -131,6 +138,9 @@ impl Loader<'_> {
             };
             self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members });
         } else if object::is_elf(data) {
+            if let Some(p) = self.prefetch {
+                p.request(&file, 0, file.size());
+            }
             match object::check_header(data, &name) {
                 Ok(::object::elf::ET_REL) => {
                     self.out.push(Loaded { file, name, kind: Kind::Object, state, thin_members: vec![] })
@@ -218,6 +228,9 @@ impl Loader<'_> {
             let f = self.cache.open(&member_path).map_err(|e| {
                 format!("{}: cannot open thin archive member {}: {}", path.display(), member_path.display(), e)
             })?;
+            if let Some(p) = self.prefetch {
+                p.request(&f, 0, f.size());
+            }
             members.push(Some(f));
         }
         Ok(members)

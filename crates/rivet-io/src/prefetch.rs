@@ -1,0 +1,120 @@
+//! Read-ahead for mapped inputs. The linker names byte ranges as soon as it knows it will read
+//! them; a background thread asks the kernel to start reading them (`madvise(MADV_WILLNEED)`), so
+//! disk reads overlap parsing instead of happening one page fault at a time.
+//!
+//! Measured on this kind of machine (DESIGN.md): cold reads of 2 GB over 2000 files took 3.5–7.7 s
+//! touching pages in order, 1.7–2.1 s with WILLNEED issued from a background thread, 2.4–3.6 s with
+//! readahead(2) from a background thread, and 3.2–3.6 s with all WILLNEEDs issued from the main thread
+//! (the madvise calls themselves block): hence madvise, from a thread of its own.
+use crate::input::InputFile;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// What the prefetcher did, for the I/O report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrefetchStats {
+    pub requests: u64,
+    pub bytes_advised: u64,
+    /// Ranges skipped because their pages were already in the page cache.
+    pub bytes_resident: u64,
+}
+
+struct Request {
+    file: Arc<InputFile>,
+    offset: u64,
+    len: u64,
+}
+
+pub struct Prefetcher {
+    tx: Option<Sender<Request>>,
+    worker: Option<JoinHandle<()>>,
+    stats: Arc<[AtomicU64; 3]>,
+    /// Requests stop once this many bytes were asked for.
+    budget: u64,
+    requested: AtomicU64,
+}
+
+impl Prefetcher {
+    /// Starts the background thread; at most `budget` bytes will be requested.
+    pub fn start(budget: u64) -> Prefetcher {
+        let (tx, rx) = channel::<Request>();
+        let stats: Arc<[AtomicU64; 3]> = Arc::new(Default::default());
+        let s = stats.clone();
+        let worker = std::thread::Builder::new()
+            .name("rivet-prefetch".into())
+            .spawn(move || {
+                for r in rx {
+                    s[0].fetch_add(1, Ordering::Relaxed);
+                    if r.file.resident_fraction(r.offset, r.len) >= 0.9 {
+                        s[2].fetch_add(r.len, Ordering::Relaxed);
+                        continue;
+                    }
+                    r.file.advise_willneed(r.offset, r.len);
+                    s[1].fetch_add(r.len, Ordering::Relaxed);
+                }
+            })
+            .ok();
+        Prefetcher { tx: worker.as_ref().map(|_| tx), worker, stats, budget, requested: AtomicU64::new(0) }
+    }
+
+    /// Asks for `len` bytes at `offset` of `file` to be read ahead (whole file: `0, file.size()`).
+    pub fn request(&self, file: &Arc<InputFile>, offset: u64, len: u64) {
+        if !file.is_mapped() || len == 0 {
+            return; // read() inputs are already in memory
+        }
+        if self.requested.fetch_add(len, Ordering::Relaxed).saturating_add(len) > self.budget {
+            return;
+        }
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(Request { file: file.clone(), offset, len });
+        }
+    }
+
+    pub fn stats(&self) -> PrefetchStats {
+        PrefetchStats {
+            requests: self.stats[0].load(Ordering::Relaxed),
+            bytes_advised: self.stats[1].load(Ordering::Relaxed),
+            bytes_resident: self.stats[2].load(Ordering::Relaxed),
+        }
+    }
+
+    /// Stops accepting requests and waits for the queue to drain (for tests and reports; the
+    /// linker itself never waits for read-ahead).
+    pub fn finish(mut self) -> PrefetchStats {
+        self.tx.take();
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+        self.stats()
+    }
+}
+
+impl Drop for Prefetcher {
+    fn drop(&mut self) {
+        // Dropping the sender ends the thread once its queue is empty; nobody waits for it.
+        self.tx.take();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advises_and_respects_the_budget() {
+        let dir = std::env::temp_dir().join(format!("rivet-prefetch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        std::fs::write(&path, vec![3u8; 256 << 10]).unwrap();
+        let f = Arc::new(InputFile::open(&path).unwrap());
+        let p = Prefetcher::start(300 << 10);
+        p.request(&f, 0, 256 << 10);
+        p.request(&f, 0, 256 << 10); // over budget: dropped
+        let stats = p.finish();
+        assert_eq!(stats.requests, 1);
+        assert_eq!(stats.bytes_advised + stats.bytes_resident, 256 << 10);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
