@@ -36,6 +36,8 @@ pub struct OutputFile {
     reserved: bool,
     note: Option<String>,
     committed: bool,
+    /// Write-behind: everything but these (offset, len) ranges is already in the file.
+    written_except: Option<Vec<(u64, u64)>>,
 }
 
 /// What commit did and how long it took.
@@ -124,6 +126,7 @@ impl OutputFile {
             reserved: false,
             note: None,
             committed: false,
+            written_except: None,
         };
         // From here on, an error drops `out`, which removes the temp file.
         out.prepare(size)?;
@@ -186,6 +189,21 @@ impl OutputFile {
         }
     }
 
+    /// Heap mode: the buffer and the file at once, so finished regions can be written (`pwrite`)
+    /// while later ones are still being filled. None in Mmap mode.
+    pub fn split_heap(&mut self) -> Option<(&mut [u8], &File)> {
+        match (&mut self.buffer, &self.file) {
+            (Buffer::Heap(v), Some(f)) => Some((&mut v[..], f)),
+            _ => None,
+        }
+    }
+
+    /// Declares that every byte except the `pending` ranges was already written through
+    /// `split_heap`'s file; commit then writes only those ranges.
+    pub fn set_written_except(&mut self, pending: Vec<(u64, u64)>) {
+        self.written_except = Some(pending);
+    }
+
     /// Writes (Heap) or unmaps (Mmap) the data, sets permissions and renames the temp file over the
     /// target. No fsync unless `fsync` is true.
     pub fn commit(mut self, fsync: bool) -> io::Result<CommitReport> {
@@ -199,8 +217,19 @@ impl OutputFile {
                 drop(m); // munmap: the page cache holds the data; no msync, nobody asked for durability
             }
             Buffer::Heap(v) => {
-                for chunk in v.chunks(WRITE_CHUNK) {
-                    file.write_all(chunk).map_err(|e| context(e, "write", &self.target))?;
+                match self.written_except.take() {
+                    Some(pending) => {
+                        use std::os::unix::fs::FileExt;
+                        for (off, len) in pending {
+                            let range = &v[off as usize..(off + len) as usize];
+                            file.write_all_at(range, off).map_err(|e| context(e, "write", &self.target))?;
+                        }
+                    }
+                    None => {
+                        for chunk in v.chunks(WRITE_CHUNK) {
+                            file.write_all(chunk).map_err(|e| context(e, "write", &self.target))?;
+                        }
+                    }
                 }
                 report.bytes_written = v.len() as u64;
                 std::mem::forget(v); // the process exits soon; freeing a big buffer only costs time
@@ -351,6 +380,27 @@ mod tests {
         write_with(OutputMode::Mmap, &d.join("single"), b"newer", true);
         assert_eq!(std::fs::read(d.join("single")).unwrap(), b"newer");
         assert_eq!(entries(&d), vec!["out", "second-name", "single"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn write_behind_then_pending_ranges() {
+        use std::os::unix::fs::FileExt;
+        let d = tmpdir("behind");
+        let mut out = OutputFile::create(&d.join("o"), 100, OutputMode::Heap, false).unwrap();
+        let (buf, file) = out.split_heap().unwrap();
+        buf.fill(1);
+        file.write_all_at(&buf[..50], 0).unwrap();
+        file.write_all_at(&buf[60..], 60).unwrap();
+        buf[50..60].fill(2); // finished last: written at commit
+        out.set_written_except(vec![(50, 10)]);
+        out.commit(false).unwrap();
+        let got = std::fs::read(d.join("o")).unwrap();
+        assert_eq!(&got[..50], &[1u8; 50][..]);
+        assert_eq!(&got[50..60], &[2u8; 10][..]);
+        assert_eq!(&got[60..], &[1u8; 40][..]);
+        let mut m = OutputFile::create(&d.join("m"), 10, OutputMode::Mmap, false).unwrap();
+        assert!(m.split_heap().is_none());
         std::fs::remove_dir_all(d).unwrap();
     }
 

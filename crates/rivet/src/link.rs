@@ -197,7 +197,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if let Some(note) = out.mode_note() {
         mode_reason = format!("{mode_reason}; {note}");
     }
-    timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), out.buf())).map_err(|e| fatal!("{e}"))?;
+    timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out)).map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     let commit = timer

@@ -14,12 +14,49 @@ enum Job {
     Synthetic(usize),
 }
 
-/// Fills `out` (zeroed, `layout.file_size` bytes). Errors found while relocating are reported to
-/// `ctx.diag`; the caller checks it before committing.
-pub fn write(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, out: &mut [u8]) -> Result<(), String> {
-    write_headers(ctx, layout, out);
-    let jobs = collect_jobs(ctx);
-    let mut dynrels = fill_parallel(ctx, layout, plan, jobs, out)?;
+/// Write-behind hands the writer thread windows of at least this many bytes: large sequential
+/// writes, while the next window is being relocated.
+const WINDOW: u64 = 32 << 20;
+
+/// Fills the output. In Mmap mode the whole mapping is filled in parallel and the kernel writes it
+/// back; in Heap mode the output is filled window by window in file order and each finished window
+/// is written by a writer thread while the next is relocated (write-behind), so every byte reaches
+/// the file once, in order. Errors found while relocating are reported to `ctx.diag`; the caller
+/// checks it before committing.
+pub fn write(
+    ctx: &Ctx,
+    layout: &Layout,
+    plan: Option<&symtab::Plan>,
+    out: &mut rivet_io::OutputFile,
+) -> Result<(), String> {
+    let late = late_ranges(ctx);
+    let dynrels = match out.split_heap() {
+        Some((buf, file)) => {
+            write_headers(ctx, layout, buf);
+            let dynrels = fill_behind(ctx, layout, plan, collect_jobs(ctx), buf, file, &late)?;
+            out.set_written_except(late);
+            dynrels
+        }
+        None => {
+            let buf = out.buf();
+            write_headers(ctx, layout, buf);
+            fill_parallel(ctx, layout, plan, collect_jobs(ctx), buf)?
+        }
+    };
+    finish(ctx, dynrels, out.buf())
+}
+
+/// Ranges that are final only when everything else is: `.rela.dyn` (its entries come from every
+/// section) and the build-id note (a hash of all other bytes).
+fn late_ranges(ctx: &Ctx) -> Vec<(u64, u64)> {
+    let mut late: Vec<(u64, u64)> =
+        ctx.got.reladyn_sec.map(|s| (ctx.sections[s].offset, ctx.sections[s].size)).into_iter().collect();
+    late.extend(ctx.sections.iter().filter(|s| s.content == Content::BuildId).map(|s| (s.offset, s.size)));
+    late.sort_unstable();
+    late
+}
+
+fn finish(ctx: &Ctx, mut dynrels: Vec<DynRel>, out: &mut [u8]) -> Result<(), String> {
     // The loader fills each copy with the library's initial bytes.
     for &id in &ctx.got.copies {
         let offset = ctx.global_addr[id as usize];
@@ -36,6 +73,86 @@ pub fn write(ctx: &Ctx, layout: &Layout, plan: Option<&symtab::Plan>, out: &mut 
         synth::fill_build_id(&ctx.config.build_id, out, desc_off, b.size as usize - 16)?;
     }
     Ok(())
+}
+
+/// Splits the jobs into windows that tile the file: each at least WINDOW bytes, never cutting a job.
+fn windows(jobs: Vec<(u64, u64, Job)>, file_size: u64) -> Vec<(u64, u64, Vec<(u64, u64, Job)>)> {
+    let mut out = Vec::new();
+    let mut jobs = jobs.into_iter().peekable();
+    let mut start = 0;
+    while start < file_size {
+        let mut end = (start + WINDOW).min(file_size);
+        let mut mine = Vec::new();
+        while let Some(j) = jobs.next_if(|j| j.0 < end) {
+            end = end.max(j.0 + j.1);
+            mine.push(j);
+        }
+        out.push((start, end, mine));
+        start = end;
+    }
+    out
+}
+
+fn fill_behind(
+    ctx: &Ctx,
+    layout: &Layout,
+    plan: Option<&symtab::Plan>,
+    jobs: Vec<(u64, u64, Job)>,
+    buf: &mut [u8],
+    file: &std::fs::File,
+    late: &[(u64, u64)],
+) -> Result<Vec<DynRel>, String> {
+    use std::os::unix::fs::FileExt;
+    let file_size = buf.len() as u64;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, &[u8])>();
+        let writer = scope.spawn(move || -> std::io::Result<()> {
+            for (start, bytes) in rx {
+                for (off, len) in outside(start, bytes.len() as u64, late) {
+                    file.write_all_at(&bytes[(off - start) as usize..(off - start + len) as usize], off)?;
+                }
+            }
+            Ok(())
+        });
+        let mut dynrels = Vec::new();
+        let mut rest: &mut [u8] = buf;
+        for (start, end, jobs) in windows(jobs, file_size) {
+            let (window, tail) = std::mem::take(&mut rest).split_at_mut((end - start) as usize);
+            rest = tail;
+            let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
+            dynrels.extend(fill_parallel(ctx, layout, plan, shifted, window)?);
+            if tx.send((start, window)).is_err() {
+                break; // the writer failed; its error is reported below
+            }
+        }
+        drop(tx);
+        writer
+            .join()
+            .map_err(|_| "the output writer thread panicked".to_string())?
+            .map_err(|e| format!("cannot write the output: {e}"))?;
+        Ok(dynrels)
+    })
+}
+
+/// The parts of `start..start+len` outside the (sorted) `late` ranges.
+fn outside(start: u64, len: u64, late: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let end = start + len;
+    let mut parts = Vec::new();
+    let mut cur = start;
+    for &(l, n) in late {
+        let (ls, le) = (l.max(start), (l + n).min(end));
+        if ls >= le {
+            continue;
+        }
+        if ls > cur {
+            parts.push((cur, ls - cur));
+        }
+        cur = cur.max(le);
+    }
+    if cur < end {
+        parts.push((cur, end - cur));
+    }
+    parts
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.
@@ -224,5 +341,36 @@ fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
         e[44..48].copy_from_slice(&info.to_le_bytes());
         e[48..56].copy_from_slice(&s.align.to_le_bytes());
         e[56..64].copy_from_slice(&s.entsize.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outside_skips_late_ranges() {
+        assert_eq!(outside(0, 100, &[]), vec![(0, 100)]);
+        assert_eq!(outside(0, 100, &[(10, 5), (50, 60)]), vec![(0, 10), (15, 35)]);
+        assert_eq!(outside(100, 50, &[(0, 10)]), vec![(100, 50)]);
+        assert_eq!(outside(100, 50, &[(90, 100)]), Vec::<(u64, u64)>::new());
+    }
+
+    #[test]
+    fn windows_tile_the_file_without_cutting_jobs() {
+        let jobs = vec![
+            (0, 10, Job::Synthetic(0)),
+            (WINDOW - 5, 20, Job::Synthetic(1)),
+            (WINDOW + 100, 10, Job::Synthetic(2)),
+        ];
+        let w = windows(jobs, 3 * WINDOW);
+        assert_eq!(w[0].0, 0);
+        assert_eq!(w[0].1, WINDOW + 15, "the job crossing the boundary stays whole");
+        assert_eq!(w[0].2.len(), 2);
+        assert_eq!(w[1].0, WINDOW + 15);
+        assert_eq!(w.last().unwrap().1, 3 * WINDOW);
+        for pair in w.windows(2) {
+            assert_eq!(pair[0].1, pair[1].0);
+        }
     }
 }
