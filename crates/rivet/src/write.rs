@@ -14,6 +14,11 @@ enum Job {
     Synthetic(usize),
 }
 
+/// A piece of the output to fill: (file offset, size, what fills it).
+type Piece = (u64, u64, Job);
+/// A write-behind window: (start, end, its pieces).
+type Window = (u64, u64, Vec<Piece>);
+
 /// Write-behind hands the writer thread windows of at least this many bytes: large sequential
 /// writes, while the next window is being relocated.
 const WINDOW: u64 = 32 << 20;
@@ -76,7 +81,7 @@ fn finish(ctx: &Ctx, mut dynrels: Vec<DynRel>, out: &mut [u8]) -> Result<(), Str
 }
 
 /// Splits the jobs into windows that tile the file: each at least WINDOW bytes, never cutting a job.
-fn windows(jobs: Vec<(u64, u64, Job)>, file_size: u64) -> Vec<(u64, u64, Vec<(u64, u64, Job)>)> {
+fn windows(jobs: Vec<Piece>, file_size: u64) -> Vec<Window> {
     let mut out = Vec::new();
     let mut jobs = jobs.into_iter().peekable();
     let mut start = 0;
@@ -97,7 +102,7 @@ fn fill_behind(
     ctx: &Ctx,
     layout: &Layout,
     plan: Option<&symtab::Plan>,
-    jobs: Vec<(u64, u64, Job)>,
+    jobs: Vec<Piece>,
     buf: &mut [u8],
     file: &std::fs::File,
     late: &[(u64, u64)],
@@ -156,7 +161,7 @@ fn outside(start: u64, len: u64, late: &[(u64, u64)]) -> Vec<(u64, u64)> {
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.
-fn collect_jobs(ctx: &Ctx) -> Vec<(u64, u64, Job)> {
+fn collect_jobs(ctx: &Ctx) -> Vec<Piece> {
     let mut jobs = Vec::new();
     for (i, os) in ctx.sections.iter().enumerate() {
         if os.is_nobits() || os.shndx == 0 {
@@ -187,7 +192,7 @@ fn fill_parallel(
     ctx: &Ctx,
     layout: &Layout,
     plan: Option<&symtab::Plan>,
-    jobs: Vec<(u64, u64, Job)>,
+    jobs: Vec<Piece>,
     out: &mut [u8],
 ) -> Result<Vec<DynRel>, String> {
     let mut slices: Vec<(&mut [u8], Job)> = Vec::with_capacity(jobs.len());
