@@ -184,6 +184,8 @@ pub struct Config {
     pub io_strategy: Option<String>,
     pub prefetch_inputs: Option<bool>,
     pub copy_method: Option<String>,
+    /// The command line after response-file expansion (for `--reproduce`).
+    pub raw_args: Vec<String>,
 }
 
 impl Default for Config {
@@ -257,6 +259,7 @@ impl Default for Config {
             io_strategy: None,
             prefetch_inputs: None,
             copy_method: None,
+            raw_args: Vec::new(),
         }
     }
 }
@@ -335,11 +338,21 @@ const OPTIONAL_VALUE: &[&str] = &["build-id", "time-trace", "color-diagnostics",
 /// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
 const SHORT_GLUED: &[char] = &['o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F'];
 
+/// True when `arg` is an option whose value is the next argument (`-o FILE`, `-dynamic-linker P`).
+pub fn takes_separate_value(arg: &str) -> bool {
+    if !arg.starts_with('-') || arg.contains('=') {
+        return false;
+    }
+    let name = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+    WITH_VALUE.contains(&name) && !OPTIONAL_VALUE.contains(&name)
+}
+
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
 pub fn parse(args: Vec<OsString>) -> Result<Config, String> {
     let args = expand_response_files(args, &mut Vec::new())?;
-    let mut p = ArgParser { args, pos: 0, config: Config::default(), state: InputState::default(), stack: Vec::new() };
+    let config = Config { raw_args: args.clone(), ..Config::default() };
+    let mut p = ArgParser { args, pos: 0, config, state: InputState::default(), stack: Vec::new() };
     while p.pos < p.args.len() {
         let arg = p.args[p.pos].clone();
         p.pos += 1;

@@ -78,7 +78,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
         }
     };
     check(config.map_file.is_some() || config.print_map, "-Map/--print-map");
-    check(config.reproduce.is_some(), "--reproduce");
     check(!config.wrap.is_empty(), "--wrap");
     check(!config.defsym.is_empty(), "--defsym");
     check(!config.exclude_libs.is_empty(), "--exclude-libs");
@@ -110,6 +109,14 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let loaded = timer
         .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref()))
         .map_err(|e| report_all(diag, e))?;
+    // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
+    if config.reproduce.is_some() {
+        let files: Vec<_> = cache.files();
+        let inputs: Vec<_> = files.iter().map(|f| (f.path().to_path_buf(), f.data())).collect();
+        timer
+            .phase("reproduce", || crate::reproduce::write(config, &inputs))
+            .map_err(|e| fatal!("cannot write {}: {e}", config.reproduce.as_ref().unwrap().display()))?;
+    }
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
     let res = timer

@@ -7,6 +7,7 @@ mod diag;
 mod input;
 mod layout;
 mod link;
+mod reproduce;
 mod resolve;
 mod sections;
 mod synthetic;

@@ -233,3 +233,27 @@ fn readelf_accepts_dynamic_outputs() {
     }
     tmp.finish();
 }
+
+/// `--reproduce` writes a tarball that replays the link with rivet and with GNU ld.
+#[test]
+fn reproduce_tarball_replays() {
+    if !testing_rivet() || !have("tar") || !have("ld.bfd") {
+        return;
+    }
+    let tmp = TempDir::new("cli-reproduce");
+    if !prepare(&tmp) {
+        return;
+    }
+    let tar = tmp.join("job.tar");
+    let (exe, _) = link(&tmp, "orig", &[&format!("--reproduce={}", tar.display())]);
+    runs(&exe);
+    must(Command::new("tar").arg("xf").arg(&tar).current_dir(&tmp.path));
+    let job = tmp.join("job");
+    let response = std::fs::read_to_string(job.join("response.txt")).unwrap();
+    assert!(!response.contains("--reproduce") && !response.contains("-plugin"), "{response}");
+    must(Command::new(linker()).arg("@response.txt").current_dir(&job));
+    runs(&job.join("orig"));
+    must(Command::new("ld.bfd").args(["@response.txt", "-o", "by-bfd"]).current_dir(&job));
+    runs(&job.join("by-bfd"));
+    tmp.finish();
+}
