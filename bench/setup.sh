@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what the benchmark tool needs: the other linkers, btrfs tools for the compressed
+# scenario, and matplotlib for the plots.
+set -euo pipefail
+need=()
+command -v ld.lld-19 >/dev/null || need+=(lld-19)
+command -v mold >/dev/null || need+=(mold)
+command -v mkfs.btrfs >/dev/null || need+=(btrfs-progs)
+if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib
+cd "$(dirname "$0")/.." && cargo build --release --quiet
