@@ -80,7 +80,12 @@ fn finish(ctx: &Ctx, mut dynrels: Vec<DynRel>, out: &mut [u8]) -> Result<(), Str
     Ok(())
 }
 
-/// Splits the jobs into windows that tile the file: each at least WINDOW bytes, never cutting a job.
+/// Windows end on this boundary (the common file-system block size), so every write but the last
+/// is block-aligned.
+const BLOCK: u64 = 4096;
+
+/// Splits the jobs into windows that tile the file: each at least WINDOW bytes, ending on a block
+/// boundary, never cutting a job.
 fn windows(jobs: Vec<Piece>, file_size: u64) -> Vec<Window> {
     let mut out = Vec::new();
     let mut jobs = jobs.into_iter().peekable();
@@ -88,9 +93,21 @@ fn windows(jobs: Vec<Piece>, file_size: u64) -> Vec<Window> {
     while start < file_size {
         let mut end = (start + WINDOW).min(file_size);
         let mut mine = Vec::new();
-        while let Some(j) = jobs.next_if(|j| j.0 < end) {
-            end = end.max(j.0 + j.1);
-            mine.push(j);
+        loop {
+            while let Some(j) = jobs.next_if(|j| j.0 < end) {
+                end = end.max(j.0 + j.1);
+                mine.push(j);
+            }
+            let aligned = end.div_ceil(BLOCK) * BLOCK;
+            if aligned >= file_size {
+                end = file_size;
+            } else if aligned != end {
+                end = aligned;
+                continue; // a job may start inside the padding up to the boundary
+            }
+            if jobs.peek().is_none_or(|j| j.0 >= end) {
+                break;
+            }
         }
         out.push((start, end, mine));
         start = end;
@@ -370,12 +387,13 @@ mod tests {
         ];
         let w = windows(jobs, 3 * WINDOW);
         assert_eq!(w[0].0, 0);
-        assert_eq!(w[0].1, WINDOW + 15, "the job crossing the boundary stays whole");
-        assert_eq!(w[0].2.len(), 2);
-        assert_eq!(w[1].0, WINDOW + 15);
+        assert_eq!(w[0].1, WINDOW + BLOCK, "the job crossing the boundary stays whole; the window ends on a block");
+        assert_eq!(w[0].2.len(), 3, "the job starting in the padding joins the window");
+        assert_eq!(w[1].0, WINDOW + BLOCK);
         assert_eq!(w.last().unwrap().1, 3 * WINDOW);
         for pair in w.windows(2) {
             assert_eq!(pair[0].1, pair[1].0);
+            assert_eq!(pair[0].1 % BLOCK, 0);
         }
     }
 }

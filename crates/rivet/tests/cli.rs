@@ -49,8 +49,10 @@ fn output_modes_and_thread_counts_give_identical_bytes() {
     let (mmap, _) = link(&tmp, "mmap", &["--mmap-output-file"]);
     let (heap, _) = link(&tmp, "heap", &["--no-mmap-output-file"]);
     let (one, _) = link(&tmp, "one", &["--threads=1"]);
+    let (no_prefetch, _) = link(&tmp, "noprefetch", &["--no-prefetch-inputs", "--no-mmap-output-file"]);
+    let (prefetch, _) = link(&tmp, "prefetch", &["--prefetch-inputs", "--mmap-output-file"]);
     let reference = std::fs::read(&mmap).unwrap();
-    for other in [&heap, &one] {
+    for other in [&heap, &one, &no_prefetch, &prefetch] {
         assert!(std::fs::read(other).unwrap() == reference, "{} differs from {}", other.display(), mmap.display());
     }
     for _ in 0..3 {
@@ -255,5 +257,12 @@ fn reproduce_tarball_replays() {
     runs(&job.join("orig"));
     must(Command::new("ld.bfd").args(["@response.txt", "-o", "by-bfd"]).current_dir(&job));
     runs(&job.join("by-bfd"));
+    for lld in ["ld.lld-19", "ld.lld"] {
+        if have(lld) {
+            must(Command::new(lld).args(["@response.txt", "-o", "by-lld"]).current_dir(&job));
+            runs(&job.join("by-lld"));
+            break;
+        }
+    }
     tmp.finish();
 }
