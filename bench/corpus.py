@@ -20,7 +20,8 @@ DEFAULT_CACHE = Path(os.environ.get("RIVET_BENCH_CACHE", Path.home() / ".cache" 
 
 
 def sh(cmd, **kw):
-    print("+", " ".join(map(str, cmd)) if isinstance(cmd, list) else cmd, flush=True)
+    text = " ".join(map(str, cmd)) if isinstance(cmd, list) else cmd
+    print("+", text if len(text) < 300 else text[:300] + f" ... ({len(cmd)} arguments)", flush=True)
     subprocess.run(cmd, check=True, **kw)
 
 

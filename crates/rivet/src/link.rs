@@ -107,7 +107,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let prefetcher = prefetch_choice.enabled.then(|| rivet_io::Prefetcher::start(prefetch_choice.budget));
     // Open and map every input named on the command line (and in linker-script stubs).
     let loaded = timer
-        .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref()))
+        .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref(), timer))
         .map_err(|e| report_all(diag, e))?;
     // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
     if config.reproduce.is_some() {
@@ -120,7 +120,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
     let res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, prefetcher.as_ref()))
+        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, prefetcher.as_ref(), timer))
         .map_err(|e| report_all(diag, e))?;
     let mut ctx = new_ctx(config, diag, kind, res);
     // Version scripts decide what is exported and at which version, before anything depends on it.

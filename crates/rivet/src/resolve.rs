@@ -97,12 +97,13 @@ pub fn resolve<'a>(
     loaded: &'a [Loaded],
     roots: &[String],
     prefetch: Option<&rivet_io::Prefetcher>,
+    timer: &crate::timing::Timer,
 ) -> Result<Resolution<'a>, Vec<String>> {
     let (archives, errors) = parse_archives(loaded);
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut direct = parse_command_line_objects(loaded)?;
+    let mut direct = parse_command_line_objects(loaded, timer)?;
     let mut r = Resolver {
         loaded,
         prefetch,
@@ -173,12 +174,21 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
 }
 
 /// Objects named on the command line are all needed: parse them in parallel up front.
-fn parse_command_line_objects(loaded: &[Loaded]) -> Result<HashMap<u32, ObjectFile<'_>>, Vec<String>> {
+fn parse_command_line_objects<'a>(
+    loaded: &'a [Loaded],
+    timer: &crate::timing::Timer,
+) -> Result<HashMap<u32, ObjectFile<'a>>, Vec<String>> {
     let results: Vec<(u32, Result<ObjectFile, String>)> = loaded
         .par_iter()
         .enumerate()
         .filter(|(_, l)| l.kind == Kind::Object)
-        .map(|(pos, l)| (pos as u32, object::parse(l.file.data(), l.name.clone(), (pos as u32, 0))))
+        .map(|(pos, l)| {
+            // One trace span per input file (depth 2: in --time-trace, not in the table).
+            let start = timer.origin_elapsed();
+            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0));
+            timer.record(&format!("parse {}", l.name), 2, start, timer.origin_elapsed() - start);
+            (pos as u32, parsed)
+        })
         .collect();
     let mut map = HashMap::new();
     let mut errors = Vec::new();

@@ -44,6 +44,11 @@ impl Timer {
         self.spans.lock().unwrap().push(Span { name: name.to_string(), depth, start, duration });
     }
 
+    /// Time since the timer started (the start of a span recorded with `record`).
+    pub fn origin_elapsed(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
     pub fn total(&self) -> Duration {
         self.origin.elapsed()
     }

@@ -94,6 +94,7 @@ fn timing_report_and_trace_show_the_phases() {
     let json = std::fs::read_to_string(&trace).unwrap();
     assert!(json.starts_with("{\"traceEvents\":[") && json.trim_end().ends_with('}'), "{json}");
     assert!(json.contains("\"name\":\"resolve symbols\""), "{json}");
+    assert!(json.contains("\"name\":\"open ") && json.contains("\"name\":\"parse "), "no per-file spans: {json}");
     tmp.finish();
 }
 

@@ -45,6 +45,7 @@ const DEFAULT_LIB_DIRS: &[&str] = &[
 
 struct Loader<'c> {
     config: &'c Config,
+    timer: &'c crate::timing::Timer,
     cache: &'c InputCache,
     prefetch: Option<&'c rivet_io::Prefetcher>,
     out: Vec<Loaded>,
@@ -61,8 +62,10 @@ pub fn load(
     config: &Config,
     cache: &InputCache,
     prefetch: Option<&rivet_io::Prefetcher>,
+    timer: &crate::timing::Timer,
 ) -> Result<Vec<Loaded>, Vec<String>> {
-    let mut loader = Loader { config, cache, prefetch, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
+    let mut loader =
+        Loader { config, timer, cache, prefetch, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
     for arg in &config.inputs {
         match arg {
             InputArg::File { path, state } => loader.add_path(path, *state),
@@ -119,6 +122,12 @@ impl Loader<'_> {
         if self.config.trace {
             eprintln!("{}", path.display());
         }
+        let start = self.timer.origin_elapsed();
+        self.add_path_untimed(path, state);
+        self.timer.record(&format!("open {}", path.display()), 2, start, self.timer.origin_elapsed() - start);
+    }
+
+    fn add_path_untimed(&mut self, path: &Path, state: InputState) {
         let file = match self.cache.open(path) {
             Ok(f) => f,
             Err(e) => {
