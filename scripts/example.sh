@@ -12,7 +12,7 @@ mkdir "$work/bin"
 ln -s "$(cd "$target/release" && pwd)/rivet" "$work/bin/ld"   # gcc -B DIR runs DIR/ld
 gcc -c examples/hello/main.c -o "$work/main.o"
 gcc -c examples/hello/greet.c -o "$work/greet.o"
-echo "== linking with rivet (gcc -static -B $work/bin), timing report:"
-gcc -static -B "$work/bin" "$work/main.o" "$work/greet.o" -o "$work/hello" -Wl,--print-timing
+echo "== linking with rivet (gcc -B $work/bin: a dynamic PIE), timing and I/O report:"
+gcc -B "$work/bin" "$work/main.o" "$work/greet.o" -o "$work/hello" -Wl,--print-timing
 echo "== running the program:"
 "$work/hello"
