@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -104,12 +105,16 @@ impl InputFile {
         Some((unsafe { m.as_ptr().add(start as usize) }, (end - start) as usize))
     }
 
-    /// Tells the kernel these bytes will be needed soon (read-ahead starts in the background).
+    /// Tells the kernel these bytes will be needed soon: read-ahead into the page cache starts in
+    /// the background. Through the file descriptor (`posix_fadvise`), not the mapping: madvise and
+    /// mincore take the process's mmap lock, which the linker's own mmap calls and page faults then
+    /// wait for (measured: prefetching through madvise made warm synth-1 links 0.092 s -> 0.163 s).
     pub fn advise_willneed(&self, offset: u64, len: u64) {
-        if let Some((ptr, n)) = self.mapped_range(offset, len) {
-            // SAFETY: (ptr, n) is a page-aligned sub-range of a live mapping we own; WILLNEED only
-            // starts I/O and never changes the mapping's contents.
-            unsafe { libc::madvise(ptr as *mut libc::c_void, n, libc::MADV_WILLNEED) };
+        if let Some(f) = &self.file {
+            // SAFETY: fadvise on an fd we own; it only schedules reads into the page cache.
+            unsafe {
+                libc::posix_fadvise(f.as_raw_fd(), offset as libc::off_t, len as libc::off_t, libc::POSIX_FADV_WILLNEED)
+            };
         }
     }
 

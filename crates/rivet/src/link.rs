@@ -109,6 +109,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let loaded = timer
         .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref(), timer))
         .map_err(|e| report_all(diag, e))?;
+    if let Some(p) = &prefetcher {
+        p.flush();
+    }
     // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
     if config.reproduce.is_some() {
         let files: Vec<_> = cache.files();
@@ -122,6 +125,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let res = timer
         .phase("resolve symbols", || resolve::resolve(&loaded, &roots, prefetcher.as_ref(), timer))
         .map_err(|e| report_all(diag, e))?;
+    // The archive members resolution picked are read again when writing.
+    if let Some(p) = &prefetcher {
+        p.flush();
+    }
     let mut ctx = new_ctx(config, diag, kind, res);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
