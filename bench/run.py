@@ -85,16 +85,25 @@ def teardown_btrfs(dev, img):
 
 
 def setup_cgroup(limit_bytes):
+    """A memory cgroup with the given limit: cgroup v2 if the memory controller is there, else v1
+    (this machine mounts the v1 memory hierarchy at /sys/fs/cgroup/memory). Returns its directory;
+    a process joins it by writing its pid to cgroup.procs in both versions."""
     root = Path("/sys/fs/cgroup")
-    controllers = (root / "cgroup.controllers").read_text()
-    if "memory" not in controllers:
-        raise OSError("no memory controller in cgroup v2")
-    sub = (root / "cgroup.subtree_control").read_text()
-    if "memory" not in sub:
-        (root / "cgroup.subtree_control").write_text("+memory")
-    CGROUP.mkdir(exist_ok=True)
-    (CGROUP / "memory.max").write_text(str(limit_bytes))
-    return CGROUP
+    v2 = root / "cgroup.controllers"
+    if v2.exists() and "memory" in v2.read_text():
+        if "memory" not in (root / "cgroup.subtree_control").read_text():
+            (root / "cgroup.subtree_control").write_text("+memory")
+        cg = root / "rivet-bench"
+        cg.mkdir(exist_ok=True)
+        (cg / "memory.max").write_text(str(limit_bytes))
+        return cg
+    v1 = root / "memory"
+    if (v1 / "memory.limit_in_bytes").exists():
+        cg = v1 / "rivet-bench"
+        cg.mkdir(exist_ok=True)
+        (cg / "memory.limit_in_bytes").write_text(str(limit_bytes))
+        return cg
+    raise OSError("no memory cgroup controller (v1 or v2) available")
 
 
 def measure(cmd, cwd, cgroup=None):
@@ -229,13 +238,13 @@ def main():
                 return
         results = bench(jobs, lks, a.runs, a.scenario, work, cgroup, device)
     finally:
-        if img:
-            teardown_btrfs(device, img)
         if cgroup:
             try:
                 cgroup.rmdir()
             except OSError:
                 pass
+        if img:
+            teardown_btrfs(device, img)
         if a.scenario != "compressed":
             shutil.rmtree(work, ignore_errors=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M")

@@ -241,6 +241,9 @@ impl OutputFile {
         let mode = if self.executable { 0o777 } else { 0o666 } & !umask();
         file.set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(|e| context(e, "set permissions of", &self.target))?;
+        // Closed before the rename: the child that releases the replaced output copies our file
+        // table, and must not hold the new output open for writing (exec would fail with ETXTBSY).
+        drop(file);
         report.write_time = start.elapsed();
         let start = Instant::now();
         let old = hold_old_target(&self.target);

@@ -12,6 +12,10 @@ use rayon::prelude::*;
 enum Job {
     Input(u32, u32),
     Synthetic(usize),
+    /// The ELF header and the program headers.
+    FileHeader,
+    /// The section header table.
+    SectionHeaders,
 }
 
 /// A piece of the output to fill: (file offset, size, what fills it).
@@ -22,33 +26,33 @@ type Window = (u64, u64, Vec<Piece>);
 /// Write-behind hands the writer thread windows of at least this many bytes: large sequential
 /// writes, while the next window is being relocated.
 const WINDOW: u64 = 32 << 20;
+/// Windows end on build-id chunk boundaries (1 MiB, a multiple of every file-system block size),
+/// so each window's chunks can be hashed on their own and every write but the last is aligned.
+const BLOCK: u64 = synth::BUILD_ID_CHUNK as u64;
 
-/// Fills the output. In Mmap mode the whole mapping is filled in parallel and the kernel writes it
-/// back; in Heap mode the output is filled window by window in file order and each finished window
-/// is written by a writer thread while the next is relocated (write-behind), so every byte reaches
-/// the file once, in order. Errors found while relocating are reported to `ctx.diag`; the caller
-/// checks it before committing.
+/// Fills the output. Mmap mode: the whole mapping is filled in parallel and the kernel writes it
+/// back. Heap mode (write-behind): the output is filled window by window in file order, each window
+/// in a buffer of its own that a writer thread writes and frees while the next window is relocated;
+/// memory stays bounded by a few windows whatever the output size, and every byte reaches the file
+/// once, in order. Errors found while relocating are reported to `ctx.diag`; the caller checks it
+/// before committing.
 pub fn write(
     ctx: &Ctx,
     layout: &Layout,
     plan: Option<&symtab::Plan>,
     out: &mut rivet_io::OutputFile,
 ) -> Result<(), String> {
-    let late = late_ranges(ctx);
-    let dynrels = match out.split_heap() {
-        Some((buf, file)) => {
-            write_headers(ctx, layout, buf);
-            let dynrels = fill_behind(ctx, layout, plan, collect_jobs(ctx), buf, file, &late)?;
-            out.set_written_except(late);
-            dynrels
-        }
-        None => {
-            let buf = out.buf();
-            write_headers(ctx, layout, buf);
-            fill_parallel(ctx, layout, plan, collect_jobs(ctx), buf)?
-        }
-    };
-    finish(ctx, dynrels, out.buf())
+    let jobs = collect_jobs(ctx, layout);
+    if let Some((_, file)) = out.split_heap() {
+        write_behind(ctx, layout, plan, jobs, file)?;
+        out.set_written_except(Vec::new());
+        return Ok(());
+    }
+    let buf = out.buf();
+    let dynrels = fill_parallel(ctx, layout, plan, jobs, buf)?;
+    finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
+    let digests = synth::chunk_digests(&ctx.config.build_id, buf);
+    patch_build_id(ctx, &digests, buf, 0)
 }
 
 /// Ranges that are final only when everything else is: `.rela.dyn` (its entries come from every
@@ -57,34 +61,45 @@ fn late_ranges(ctx: &Ctx) -> Vec<(u64, u64)> {
     let mut late: Vec<(u64, u64)> =
         ctx.got.reladyn_sec.map(|s| (ctx.sections[s].offset, ctx.sections[s].size)).into_iter().collect();
     late.extend(ctx.sections.iter().filter(|s| s.content == Content::BuildId).map(|s| (s.offset, s.size)));
-    late.sort_unstable();
     late
 }
 
-fn finish(ctx: &Ctx, mut dynrels: Vec<DynRel>, out: &mut [u8]) -> Result<(), String> {
-    // The loader fills each copy with the library's initial bytes.
+/// The loader fills each copy relocation's space with the library's initial bytes.
+fn with_copies(ctx: &Ctx, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
     for &id in &ctx.got.copies {
         let offset = ctx.global_addr[id as usize];
         dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: id, addend: 0 });
     }
-    if let Some(s) = ctx.got.reladyn_sec {
-        let sec = &ctx.sections[s];
-        synth::rela_dyn(ctx, dynrels, &mut out[sec.offset as usize..(sec.offset + sec.size) as usize])?;
-    } else if !dynrels.is_empty() {
-        return Err("internal error: RELATIVE relocations produced without a .rela.dyn section".into());
+    dynrels
+}
+
+/// Writes `.rela.dyn` into `buf` if the section lies in it (`buf` starts at file offset `base`).
+fn finish_window(ctx: &Ctx, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<(), String> {
+    match ctx.got.reladyn_sec {
+        Some(s) => {
+            let sec = &ctx.sections[s];
+            let Some(start) = sec.offset.checked_sub(base).filter(|&o| o + sec.size <= buf.len() as u64) else {
+                return Ok(());
+            };
+            synth::rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + sec.size) as usize])
+        }
+        None if dynrels.is_empty() => Ok(()),
+        None => Err("internal error: dynamic relocations produced without a .rela.dyn section".into()),
     }
-    if let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) {
-        let desc_off = b.offset as usize + 16;
-        synth::fill_build_id(&ctx.config.build_id, out, desc_off, b.size as usize - 16)?;
-    }
+}
+
+/// Puts the build-id (from every chunk's digest) into the note if it lies in `buf`.
+fn patch_build_id(ctx: &Ctx, digests: &[Vec<u8>], buf: &mut [u8], base: u64) -> Result<(), String> {
+    let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) else { return Ok(()) };
+    let Some(start) = b.offset.checked_sub(base).filter(|&o| o + b.size <= buf.len() as u64) else { return Ok(()) };
+    let desc = synth::build_id(&ctx.config.build_id, digests)?;
+    let len = b.size as usize - 16;
+    let at = start as usize + 16;
+    buf[at..at + len].copy_from_slice(&desc[..len]);
     Ok(())
 }
 
-/// Windows end on this boundary (the common file-system block size), so every write but the last
-/// is block-aligned.
-const BLOCK: u64 = 4096;
-
-/// Splits the jobs into windows that tile the file: each at least WINDOW bytes, ending on a block
+/// Splits the jobs into windows that tile the file: each at least WINDOW bytes, ending on a BLOCK
 /// boundary, never cutting a job.
 fn windows(jobs: Vec<Piece>, file_size: u64) -> Vec<Window> {
     let mut out = Vec::new();
@@ -115,35 +130,48 @@ fn windows(jobs: Vec<Piece>, file_size: u64) -> Vec<Window> {
     out
 }
 
-fn fill_behind(
+fn overlaps(start: u64, end: u64, ranges: &[(u64, u64)]) -> bool {
+    ranges.iter().any(|&(o, n)| o < end && o + n > start)
+}
+
+/// Heap mode: windows filled in their own buffers and handed to a writer thread that writes and
+/// frees them (at most one queued), their build-id chunks hashed first. Windows holding `.rela.dyn`
+/// or the build-id note wait until everything else is known.
+fn write_behind(
     ctx: &Ctx,
     layout: &Layout,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
-    buf: &mut [u8],
     file: &std::fs::File,
-    late: &[(u64, u64)],
-) -> Result<Vec<DynRel>, String> {
+) -> Result<(), String> {
     use std::os::unix::fs::FileExt;
-    let file_size = buf.len() as u64;
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<(u64, &[u8])>();
+    let file_size = layout.file_size;
+    let late = late_ranges(ctx);
+    let mut digests: Vec<Vec<u8>> = vec![Vec::new(); file_size.div_ceil(BLOCK) as usize];
+    let mut kept: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut dynrels = Vec::new();
+    let style = &ctx.config.build_id;
+    std::thread::scope(|scope| -> Result<(), String> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Vec<u8>)>(1);
         let writer = scope.spawn(move || -> std::io::Result<()> {
             for (start, bytes) in rx {
-                for (off, len) in outside(start, bytes.len() as u64, late) {
-                    file.write_all_at(&bytes[(off - start) as usize..(off - start + len) as usize], off)?;
-                }
+                file.write_all_at(&bytes, start)?;
             }
             Ok(())
         });
-        let mut dynrels = Vec::new();
-        let mut rest: &mut [u8] = buf;
         for (start, end, jobs) in windows(jobs, file_size) {
-            let (window, tail) = std::mem::take(&mut rest).split_at_mut((end - start) as usize);
-            rest = tail;
+            let mut buf = vec![0u8; (end - start) as usize];
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, layout, plan, shifted, window)?);
-            if tx.send((start, window)).is_err() {
+            dynrels.extend(fill_parallel(ctx, layout, plan, shifted, &mut buf)?);
+            if overlaps(start, end, &late) {
+                kept.push((start, buf));
+                continue;
+            }
+            let first = (start / BLOCK) as usize;
+            for (i, d) in synth::chunk_digests(style, &buf).into_iter().enumerate() {
+                digests[first + i] = d;
+            }
+            if tx.send((start, buf)).is_err() {
                 break; // the writer failed; its error is reported below
             }
         }
@@ -151,41 +179,46 @@ fn fill_behind(
         writer
             .join()
             .map_err(|_| "the output writer thread panicked".to_string())?
-            .map_err(|e| format!("cannot write the output: {e}"))?;
-        Ok(dynrels)
-    })
-}
-
-/// The parts of `start..start+len` outside the (sorted) `late` ranges.
-fn outside(start: u64, len: u64, late: &[(u64, u64)]) -> Vec<(u64, u64)> {
-    let end = start + len;
-    let mut parts = Vec::new();
-    let mut cur = start;
-    for &(l, n) in late {
-        let (ls, le) = (l.max(start), (l + n).min(end));
-        if ls >= le {
-            continue;
+            .map_err(|e| format!("cannot write the output: {e}"))
+    })?;
+    let dynrels = with_copies(ctx, dynrels);
+    let mut dynrels = Some(dynrels);
+    for (start, buf) in &mut kept {
+        let holds_reladyn = ctx.got.reladyn_sec.is_some_and(|s| {
+            let sec = &ctx.sections[s];
+            sec.offset >= *start && sec.offset + sec.size <= *start + buf.len() as u64
+        });
+        if holds_reladyn || ctx.got.reladyn_sec.is_none() {
+            finish_window(ctx, dynrels.take().unwrap_or_default(), buf, *start)?;
         }
-        if ls > cur {
-            parts.push((cur, ls - cur));
+    }
+    if dynrels.is_some_and(|d| !d.is_empty()) {
+        return Err("internal error: no window holds .rela.dyn".into());
+    }
+    for (start, buf) in &kept {
+        let first = (*start / BLOCK) as usize;
+        for (i, d) in synth::chunk_digests(style, buf).into_iter().enumerate() {
+            digests[first + i] = d;
         }
-        cur = cur.max(le);
     }
-    if cur < end {
-        parts.push((cur, end - cur));
+    for (start, buf) in &mut kept {
+        patch_build_id(ctx, &digests, buf, *start)?;
+        file.write_all_at(buf, *start).map_err(|e| format!("cannot write the output: {e}"))?;
     }
-    parts
+    Ok(())
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.
-fn collect_jobs(ctx: &Ctx) -> Vec<Piece> {
-    let mut jobs = Vec::new();
+fn collect_jobs(ctx: &Ctx, layout: &Layout) -> Vec<Piece> {
+    let mut jobs = vec![(0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader)];
+    let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
+    jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
     for (i, os) in ctx.sections.iter().enumerate() {
         if os.is_nobits() || os.shndx == 0 {
             continue;
         }
         if os.content != Content::Inputs {
-            if os.size > 0 && os.content != Content::RelaDyn {
+            if os.size > 0 {
                 jobs.push((os.offset, os.size, Job::Synthetic(i)));
             }
             continue;
@@ -230,6 +263,14 @@ fn fill_parallel(
         .map(|(buf, job)| match job {
             Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
             Job::Synthetic(i) => write_synthetic(ctx, layout, plan, i, buf),
+            Job::FileHeader => {
+                write_file_header(ctx, layout, buf);
+                Ok(Vec::new())
+            }
+            Job::SectionHeaders => {
+                write_section_headers(ctx, layout, buf);
+                Ok(Vec::new())
+            }
         })
         .collect();
     let mut dynrels = Vec::new();
@@ -300,7 +341,8 @@ fn write_synthetic(
     Ok(Vec::new())
 }
 
-fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
+/// The ELF header and program headers (`out` starts at file offset 0).
+fn write_file_header(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
     let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
     let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
@@ -331,9 +373,9 @@ fn write_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
             e[8 + 8 * k..16 + 8 * k].copy_from_slice(&v.to_le_bytes());
         }
     }
-    write_section_headers(ctx, layout, out);
 }
 
+/// The section header table (`out` starts at `layout.shoff`).
 fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
     let idx = |c: Content| ctx.sections.iter().find(|s| s.content == c).map_or(0, |s| s.shndx);
     for (i, s) in ctx.sections.iter().enumerate() {
@@ -351,7 +393,7 @@ fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
             Content::Dynamic => (idx(Content::Dynstr), 0),
             _ => (0, 0),
         };
-        let o = (layout.shoff + SHDR_SIZE * s.shndx as u64) as usize;
+        let o = (SHDR_SIZE * s.shndx as u64) as usize;
         let e = &mut out[o..o + SHDR_SIZE as usize];
         e[0..4].copy_from_slice(&layout.sh_name[i].to_le_bytes());
         e[4..8].copy_from_slice(&s.sh_type.to_le_bytes());
@@ -371,11 +413,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn outside_skips_late_ranges() {
-        assert_eq!(outside(0, 100, &[]), vec![(0, 100)]);
-        assert_eq!(outside(0, 100, &[(10, 5), (50, 60)]), vec![(0, 10), (15, 35)]);
-        assert_eq!(outside(100, 50, &[(0, 10)]), vec![(100, 50)]);
-        assert_eq!(outside(100, 50, &[(90, 100)]), Vec::<(u64, u64)>::new());
+    fn overlap_of_ranges() {
+        assert!(overlaps(0, 100, &[(50, 10)]));
+        assert!(!overlaps(0, 100, &[(100, 10)]));
+        assert!(overlaps(90, 110, &[(0, 95)]));
+        assert!(!overlaps(0, 100, &[]));
     }
 
     #[test]

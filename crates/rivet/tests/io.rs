@@ -87,3 +87,32 @@ fn relinking_a_running_executable() {
     assert_eq!(String::from_utf8_lossy(&now.stdout), "v2\n");
     tmp.finish();
 }
+
+/// The replaced output is released by a child process; it must never hold the new output open for
+/// writing, or executing it right after the link fails with ETXTBSY ("Text file busy").
+#[test]
+fn new_output_runs_immediately_after_replacing_the_old_one() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-txtbsy");
+    let obj = compile(&tmp, "p", "int main(void) { return 7; }\n");
+    let exe = tmp.join("p");
+    for mode in ["--mmap-output-file", "--no-mmap-output-file"] {
+        for _ in 0..8 {
+            must(
+                Command::new("gcc")
+                    .arg("-B")
+                    .arg(linker_dir(&tmp))
+                    .arg(&obj)
+                    .arg(format!("-Wl,{mode}"))
+                    .arg("-o")
+                    .arg(&exe),
+            );
+            let status =
+                Command::new(&exe).status().unwrap_or_else(|e| panic!("{mode}: cannot run the new output: {e}"));
+            assert_eq!(status.code(), Some(7), "{mode}");
+        }
+    }
+    tmp.finish();
+}

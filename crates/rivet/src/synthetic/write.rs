@@ -211,18 +211,33 @@ pub fn build_id_header(buf: &mut [u8]) {
     buf[12..16].copy_from_slice(b"GNU\0");
 }
 
-/// Hashes the output in 1 MiB chunks in parallel and then hashes the chunk digests: the same
-/// bytes give the same id whatever the thread count.
-pub fn fill_build_id(
-    style: &crate::args::BuildId,
-    out: &mut [u8],
-    desc_off: usize,
-    desc_len: usize,
-) -> Result<(), String> {
+/// Build-ids hash the output in chunks of this size, then hash the chunk digests in order: the same
+/// bytes give the same id whatever the thread count, and a window can be hashed (and freed) as soon
+/// as it is final.
+pub const BUILD_ID_CHUNK: usize = 1 << 20;
+
+/// The digests of consecutive chunks (`data` starts on a chunk boundary).
+pub fn chunk_digests(style: &crate::args::BuildId, data: &[u8]) -> Vec<Vec<u8>> {
     use crate::args::BuildId;
     use rayon::prelude::*;
-    let desc: Vec<u8> = match style {
-        BuildId::None => return Ok(()),
+    match style {
+        BuildId::Sha1 => {
+            use sha1::Digest;
+            data.par_chunks(BUILD_ID_CHUNK).map(|c| sha1::Sha1::digest(c).to_vec()).collect()
+        }
+        BuildId::Md5 => {
+            use md5::Digest;
+            data.par_chunks(BUILD_ID_CHUNK).map(|c| md5::Md5::digest(c).to_vec()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The build-id descriptor from the chunk digests of the whole file (in order).
+pub fn build_id(style: &crate::args::BuildId, digests: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    use crate::args::BuildId;
+    Ok(match style {
+        BuildId::None => Vec::new(),
         BuildId::Hex(h) => h.clone(),
         BuildId::Uuid => {
             let mut b = [0u8; 16];
@@ -235,23 +250,15 @@ pub fn fill_build_id(
         }
         BuildId::Sha1 => {
             use sha1::Digest;
-            let digests: Vec<_> = out.par_chunks(1 << 20).map(sha1::Sha1::digest).collect();
             let mut h = sha1::Sha1::new();
-            for d in digests {
-                h.update(d);
-            }
+            digests.iter().for_each(|d| h.update(d));
             h.finalize().to_vec()
         }
         BuildId::Md5 => {
             use md5::Digest;
-            let digests: Vec<_> = out.par_chunks(1 << 20).map(md5::Md5::digest).collect();
             let mut h = md5::Md5::new();
-            for d in digests {
-                h.update(d);
-            }
+            digests.iter().for_each(|d| h.update(d));
             h.finalize().to_vec()
         }
-    };
-    out[desc_off..desc_off + desc_len].copy_from_slice(&desc[..desc_len]);
-    Ok(())
+    })
 }
