@@ -240,17 +240,21 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     Ok(report)
 }
 
+/// Parses version scripts or dynamic lists (the same syntax) into one matcher.
+fn read_version_nodes(paths: &[std::path::PathBuf], what: &str) -> Result<crate::input::version_script::Matcher> {
+    let mut nodes = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path).map_err(|e| fatal!("cannot read {what} {}: {e}", path.display()))?;
+        nodes.extend(crate::input::version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
+    }
+    Ok(crate::input::version_script::Matcher { nodes })
+}
+
 /// Reads `--version-script` files: symbols they make local become hidden; exported ones get the
 /// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
 fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
-    use crate::input::version_script::{self, Matcher, Verdict};
-    let mut nodes = Vec::new();
-    for path in &ctx.config.version_scripts {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| fatal!("cannot read version script {}: {e}", path.display()))?;
-        nodes.extend(version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
-    }
-    let matcher = Matcher { nodes };
+    use crate::input::version_script::{self, Verdict};
+    let matcher = read_version_nodes(&ctx.config.version_scripts, "version script")?;
     ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
     let named = |i: usize| matcher.nodes[i].name.is_some();
     let mut errors = Vec::new();
@@ -312,17 +316,11 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
 /// `--dynamic-list`: an executable exports the listed symbols; in a shared library only the listed
 /// ones stay preemptible (the rest bind inside the library, as with -Bsymbolic).
 fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
-    use crate::input::version_script::{self, Matcher, Verdict};
+    use crate::input::version_script::Verdict;
     if ctx.config.dynamic_lists.is_empty() {
         return Ok(());
     }
-    let mut nodes = Vec::new();
-    for path in &ctx.config.dynamic_lists {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| fatal!("cannot read dynamic list {}: {e}", path.display()))?;
-        nodes.extend(version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
-    }
-    let matcher = Matcher { nodes };
+    let matcher = read_version_nodes(&ctx.config.dynamic_lists, "dynamic list")?;
     for id in 0..ctx.symbols.len() as u32 {
         let s = &ctx.symbols[id as usize];
         if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
