@@ -112,6 +112,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if let Some(p) = &prefetcher {
         p.flush();
     }
+    refuse_output_as_input(config, &cache)?;
     // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
     if config.reproduce.is_some() {
         let files: Vec<_> = cache.files();
@@ -214,6 +215,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out)).map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
+    // An input rewritten while we read it (a parallel build step) gives an output built from torn
+    // bytes: refuse to commit it, as wild does.
+    timer.phase("check inputs", || inputs_unchanged(&cache))?;
     let commit = timer
         .phase("commit", || out.commit(config.fsync))
         .map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
@@ -238,6 +242,33 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     std::mem::forget(loaded);
     std::mem::forget(cache);
     Ok(report)
+}
+
+/// Linking an input over itself would destroy the input on success: refuse, naming it.
+fn refuse_output_as_input(config: &Config, cache: &InputCache) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(out) = std::fs::metadata(&config.output) else { return Ok(()) };
+    for path in cache.paths() {
+        if let Ok(m) = std::fs::metadata(&path) {
+            if (m.dev(), m.ino()) == (out.dev(), out.ino()) {
+                return Err(fatal!(
+                    "output file {} is also an input ({}); refusing to overwrite it",
+                    config.output.display(),
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn inputs_unchanged(cache: &InputCache) -> Result<()> {
+    for f in cache.files() {
+        if f.changed_since_open().unwrap_or(true) {
+            return Err(fatal!("{} changed while it was being linked; output not written", f.path().display()));
+        }
+    }
+    Ok(())
 }
 
 /// Parses version scripts or dynamic lists (the same syntax) into one matcher.

@@ -235,3 +235,18 @@ fn shared_library_undefined_with_z_defs() {
     assert_eq!(files_in(&c.tmp.join("out")), vec!["a.out"]);
     c.tmp.finish();
 }
+
+#[test]
+fn output_that_is_also_an_input_is_refused() {
+    let Some(c) = Case::new("outinput") else { return };
+    let o = c.object("self", "int main(void) { return 0; }\n");
+    let before = std::fs::read(&o).unwrap();
+    let out = Command::new(linker()).args(["-static", "-e", "main", "-o"]).arg(&o).arg(&o).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    if testing_rivet() {
+        assert!(stderr.contains("is also an input"), "{stderr}");
+    }
+    assert_eq!(std::fs::read(&o).unwrap(), before, "the input was overwritten");
+    c.tmp.finish();
+}

@@ -116,3 +116,34 @@ fn new_output_runs_immediately_after_replacing_the_old_one() {
     }
     tmp.finish();
 }
+
+/// Hundreds of mapped inputs link under `ulimit -n 32`: no descriptor is kept per input.
+#[test]
+fn many_inputs_with_few_file_descriptors() {
+    if !have("gcc") || !have("as") || !have("sh") {
+        return;
+    }
+    let tmp = TempDir::new("io-fds");
+    let mut objs = Vec::new();
+    for i in 0..150 {
+        // 24 KiB each: above the 16 KiB threshold, so the input is mapped.
+        let s = tmp.join(&format!("f{i}.s"));
+        std::fs::write(&s, format!(".text\n.globl f{i}\nf{i}:\n  ret\n.data\n.fill 24576,1,{}\n", i % 200)).unwrap();
+        let o = tmp.join(&format!("f{i}.o"));
+        must(Command::new("as").arg(&s).arg("-o").arg(&o));
+        objs.push(o.display().to_string());
+    }
+    let main = compile(&tmp, "main", "void f0(void); void f149(void); int main(void) { f0(); f149(); return 5; }\n");
+    let exe = tmp.join("prog");
+    let ldir = linker_dir(&tmp);
+    let script = format!(
+        "ulimit -n 32 && exec gcc -B {} {} {} -o {}",
+        ldir.display(),
+        main.display(),
+        objs.join(" "),
+        exe.display()
+    );
+    must(Command::new("sh").arg("-c").arg(&script));
+    assert_eq!(Command::new(&exe).status().unwrap().code(), Some(5));
+    tmp.finish();
+}
