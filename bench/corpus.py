@@ -11,6 +11,8 @@ Jobs are cached in ~/.cache/rivet-bench/jobs/NAME (never in the repository):
                (~100 MB of inputs per N), for the scale and I/O scenarios
   c-debug      SQLite (the amalgamation bundled in the libsqlite3-sys crate) with -g -O2 and a main
   rust-debug   a Rust binary with regex/serde_json/clap from crates.io, debug build
+  cxx-big      bench/cxx_big.cpp (LLVM's O2 pipeline and x86 code generation) linked statically
+               against Debian's LLVM 19 libraries (llvm-19-dev)
 """
 import argparse, json, os, random, shutil, subprocess, sys, tarfile, tempfile
 from pathlib import Path
@@ -185,10 +187,23 @@ fn main() {
     capture("rust-debug", cache, lambda _tar: ["true"], proj, description="regex + serde_json + clap, debug build")
 
 
+def job_cxx_big(cache, tmp):
+    lc = "/usr/lib/llvm-19/bin/llvm-config"
+    if not Path(lc).exists():
+        sys.exit("cxx-big needs llvm-19-dev (bench/setup.sh installs it)")
+    out = lambda *a: subprocess.run([lc, *a], check=True, capture_output=True, text=True).stdout.split()
+    sh(["g++", "-c", "-O1", *out("--cxxflags"), str(ROOT / "bench" / "cxx_big.cpp"), "-o", "cxx_big.o"], cwd=tmp)
+    libs = [*out("--ldflags"), *out("--link-static", "--libs", "core", "support", "passes", "x86codegen", "x86asmparser",
+                                    "x86desc", "x86info"), *out("--link-static", "--system-libs")]
+    ld = linker_dir(tmp)
+    capture("cxx-big", cache, lambda tar: ["g++", "-B", str(ld), "cxx_big.o", *libs, "-o", "cxx-big", f"-Wl,--reproduce={tar}"],
+            tmp, description="LLVM 19 static libraries (O2 pipeline + x86 codegen)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["build", "list"])
-    ap.add_argument("--jobs", default="c-hello,synth-1,c-debug,rust-debug")
+    ap.add_argument("--jobs", default="c-hello,synth-1,c-debug,rust-debug,cxx-big")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     a = ap.parse_args()
     if a.command == "list":
@@ -206,6 +221,8 @@ def main():
                 job_c_debug(a.cache, tmp)
             elif job == "rust-debug":
                 job_rust_debug(a.cache, tmp)
+            elif job == "cxx-big":
+                job_cxx_big(a.cache, tmp)
             else:
                 sys.exit(f"unknown job {job}")
 

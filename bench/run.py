@@ -243,7 +243,7 @@ def machine_header():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--jobs", default="c-hello,synth-1,c-debug,rust-debug")
+    ap.add_argument("--jobs", default="c-hello,synth-1,c-debug,rust-debug,cxx-big")
     ap.add_argument("--scenario", default="warm", choices=["warm", "cold", "scale", "compressed", "slow-disk"])
     ap.add_argument("--linkers", default="bfd,gold,lld,mold,wild,rivet,rivet-mmap,rivet-heap,rivet-noprefetch")
     ap.add_argument("--runs", type=int, default=5)

@@ -6,6 +6,8 @@ need=()
 command -v ld.lld-19 >/dev/null || need+=(lld-19)
 command -v mold >/dev/null || need+=(mold)
 command -v mkfs.btrfs >/dev/null || need+=(btrfs-progs)
+[ -x /usr/lib/llvm-19/bin/llvm-config ] || need+=(llvm-19-dev)
+[ -f /usr/include/zstd.h ] || need+=(libzstd-dev zlib1g-dev libxml2-dev)
 if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
