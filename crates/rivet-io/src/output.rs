@@ -299,13 +299,22 @@ fn release_in_background(old: File) {
             args.as_mut_ptr() as *mut libc::c_void,
         )
     };
-    drop(old); // not the last reference when the child was created
-               // SAFETY: closing the pipe ends we own; the child then sees EOF and closes the old file.
+    // With the child running this is not the last reference; if clone failed, the old file's
+    // blocks are freed here, synchronously, as a plain rename would have done.
+    drop(old);
+    if pid < 0 {
+        // SAFETY: no child exists; close both pipe ends ourselves.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+        return;
+    }
+    // SAFETY: closing the pipe ends we own; the child then sees EOF and closes the old file.
     unsafe {
         libc::close(fds[0]);
         libc::close(fds[1]);
     }
-    let _ = pid;
 }
 
 extern "C" fn release_child(arg: *mut libc::c_void) -> libc::c_int {

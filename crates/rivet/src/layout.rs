@@ -4,8 +4,8 @@
 use crate::args::{BuildId, HashStyle};
 use crate::ctx::{Ctx, OutputKind, Tls};
 use crate::resolve::Def;
-use crate::sections::output::{self, Content, OutputSection, *};
-use crate::synthetic::{self, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
+use crate::sections::output::{Content, OutputSection, *};
+use crate::synthetic::{GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -823,9 +823,6 @@ pub fn parse_number(s: &str) -> Option<u64> {
         None => s.parse().ok(),
     }
 }
-
-#[allow(dead_code)]
-fn _uses(_: &synthetic::Tables, _: output::Content) {}
 
 #[cfg(test)]
 mod tests {

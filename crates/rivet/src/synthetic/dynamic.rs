@@ -134,7 +134,6 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     let mut unhashed = Vec::new();
     let mut hashed = Vec::new();
     for (id, s) in ctx.symbols.iter().enumerate() {
-        let t = Target::Global(id as u32);
         let has_address = ctx.got.canonical.contains(&(id as u32)) || ctx.got.copy_offset.contains_key(&(id as u32));
         match s.def {
             Def::Shared { .. } if s.referenced || has_address => {
@@ -148,7 +147,6 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
             _ if exported(ctx, id, &wanted) => hashed.push(id as u32),
             _ => {}
         }
-        let _ = t;
     }
     let nbuckets = (hashed.len() as u32 / 4).max(1);
     hashed.sort_by_key(|&id| (gnu_hash(dynamic_name(ctx.symbols[id as usize].name)) % nbuckets, id));
@@ -326,9 +324,8 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
     match s.def {
         Def::Shared { .. } => {
             let size = ctx.shared_def(t).map_or(0, |d| d.size);
-            if let Some(&off) = ctx.got.copy_offset.get(&id) {
+            if ctx.got.copy_offset.contains_key(&id) {
                 let bss = ctx.commons_section.expect("copies live in .bss");
-                let _ = off;
                 (ctx.sections[bss].shndx as u16, ctx.raw_value(t), size)
             } else if ctx.got.canonical.contains(&id) {
                 (elf::SHN_UNDEF, ctx.value(t), 0)
