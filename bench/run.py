@@ -30,7 +30,7 @@ def linkers(names):
         "gold": ["ld.gold"],
         "lld": ["ld.lld-19"] if shutil.which("ld.lld-19") else ["ld.lld"],
         "mold": ["mold", "--no-fork"],
-        "wild": ["wild"],
+        "wild": ["wild", "--no-fork"],
         "rivet": [rivet],
         "rivet-mmap": [rivet, "--mmap-output-file"],
         "rivet-heap": [rivet, "--no-mmap-output-file"],
