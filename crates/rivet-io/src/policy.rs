@@ -80,7 +80,7 @@ pub fn choose_prefetch(explicit: Option<bool>, mem: &MemInfo) -> PrefetchChoice 
         None => PrefetchChoice {
             enabled: true,
             budget,
-            reason: format!("auto: read ahead from a background thread, up to {} (half the available memory), skipping cached pages", human(budget)),
+            reason: format!("auto: posix_fadvise from a background thread once inputs are mapped, up to {} (half the available memory)", human(budget)),
         },
     }
 }

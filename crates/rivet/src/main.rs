@@ -28,12 +28,7 @@ fn io_report(r: &link::LinkReport) -> String {
     s.push_str(&format!("  output fs        {}\n", r.output_fs));
     s.push_str(&format!("  prefetch         {}\n", r.prefetch_reason));
     if let Some(p) = r.prefetch {
-        s.push_str(&format!(
-            "                   {} requests, {} advised, {} already cached\n",
-            p.requests,
-            human(p.bytes_advised),
-            human(p.bytes_resident)
-        ));
+        s.push_str(&format!("                   {} requests, {} advised\n", p.requests, human(p.bytes_advised)));
     }
     s.push_str(&format!(
         "  inputs           {} ({} mapped), {} files, {} objects linked\n",
