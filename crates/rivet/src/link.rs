@@ -454,7 +454,7 @@ fn undefined_errors(ctx: &Ctx) -> Vec<String> {
 
 /// Splits every live `.eh_frame` input section into records, dropping FDEs of dropped code.
 fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
-    let mut eh = std::collections::HashMap::new();
+    let mut eh = rustc_hash::FxHashMap::default();
     for &f in &ctx.file_order {
         let obj = &ctx.objects[f as usize];
         for (si, sec) in obj.sections.iter().enumerate() {

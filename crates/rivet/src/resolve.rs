@@ -11,7 +11,8 @@ use crate::input::{Kind, Loaded};
 use ::object::elf;
 use ::object::LittleEndian as LE;
 use rayon::prelude::*;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Def {
@@ -111,9 +112,9 @@ pub fn resolve<'a>(
         objects: Vec::new(),
         shared: Vec::new(),
         symbols: Vec::new(),
-        by_name: HashMap::new(),
+        by_name: HashMap::default(),
         fetched: Default::default(),
-        comdat_owner: HashMap::new(),
+        comdat_owner: HashMap::default(),
         queue: VecDeque::new(),
         errors: Vec::new(),
         duplicates: Vec::new(),
@@ -190,7 +191,7 @@ fn parse_command_line_objects<'a>(
             (pos as u32, parsed)
         })
         .collect();
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     let mut errors = Vec::new();
     for (pos, r) in results {
         match r {

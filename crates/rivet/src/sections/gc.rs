@@ -77,30 +77,31 @@ impl Marker<'_, '_> {
     }
 
     /// Follows live FDEs (and their CIEs) to the LSDAs and personality routines they name.
-    /// Returns true when that made anything new alive.
-    fn follow_eh_frames(&mut self) -> bool {
+    /// `eh` holds every `.eh_frame`, split once; each round is one pass over their relocations,
+    /// each mapped to its record by binary search (scanning all relocations once per FDE made
+    /// this 17% of a rust-debug link). Returns true when that made anything new alive.
+    fn follow_eh_frames(&mut self, eh: &[(u32, u32, eh_frame::EhSection)]) -> bool {
         let before = self.stack.len();
         let ctx = self.ctx;
-        for (f, obj) in ctx.objects.iter().enumerate() {
-            for (s, sec) in obj.sections.iter().enumerate() {
-                if !sec.live || sec.name != b".eh_frame" {
-                    continue;
-                }
-                let Ok(eh) = eh_frame::split(sec, &obj.name, |_| true) else {
-                    continue;
-                };
-                for p in &eh.pieces {
-                    let (PieceKind::Fde { cie }, Some(r)) = (p.kind, p.pc_rel) else {
-                        continue;
-                    };
-                    let t = ctx.target(f as u32, sec.relas[r as usize].r_sym(LE, false));
-                    if !self.target_live(t) {
-                        continue;
+        for (f, s, split) in eh {
+            let relas = ctx.objects[*f as usize].sections[*s as usize].relas;
+            // Which records are reached: live FDEs and the CIEs they use.
+            let mut reached = vec![false; split.pieces.len()];
+            for (i, p) in split.pieces.iter().enumerate() {
+                let (PieceKind::Fde { cie }, Some(r)) = (p.kind, p.pc_rel) else { continue };
+                if self.target_live(ctx.target(*f, relas[r as usize].r_sym(LE, false))) {
+                    reached[i] = true;
+                    if let Some(c) = split.pieces.iter().position(|c| c.in_off == cie) {
+                        reached[c] = true;
                     }
-                    let fde = (p.in_off as u64, (p.in_off + p.size) as u64);
-                    self.mark_relocations(f as u32, s as u32, Some(fde));
-                    if let Some(c) = eh.pieces.iter().find(|c| c.in_off == cie) {
-                        self.mark_relocations(f as u32, s as u32, Some((c.in_off as u64, (c.in_off + c.size) as u64)));
+                }
+            }
+            for rel in relas {
+                let Some(i) = eh_frame::piece_at(&split.pieces, rel.r_offset.get(LE)) else { continue };
+                if reached[i] {
+                    let t = ctx.target(*f, rel.r_sym(LE, false));
+                    if !matches!(t, Target::Global(u32::MAX)) {
+                        self.mark_target(t);
                     }
                 }
             }
@@ -145,9 +146,19 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
             m.mark_target(Target::Global(id));
         }
     }
+    let eh: Vec<(u32, u32, eh_frame::EhSection)> = ctx
+        .objects
+        .iter()
+        .enumerate()
+        .flat_map(|(f, obj)| {
+            obj.sections.iter().enumerate().filter(|(_, sec)| sec.live && sec.name == b".eh_frame").filter_map(
+                move |(s, sec)| eh_frame::split(sec, &obj.name, |_| true).ok().map(|e| (f as u32, s as u32, e)),
+            )
+        })
+        .collect();
     loop {
         m.drain();
-        if !m.follow_eh_frames() {
+        if !m.follow_eh_frames(&eh) {
             break;
         }
     }

@@ -8,7 +8,7 @@ pub mod write;
 use crate::ctx::{Ctx, Target};
 use crate::sections::output::OutputSection;
 use object::elf;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// `.got.plt` starts with three words the dynamic loader owns (`_DYNAMIC`, link map, resolver).
 pub const GOTPLT_RESERVED: u64 = 3;
