@@ -119,6 +119,12 @@ pub fn resolve<'a>(
         errors: Vec::new(),
         duplicates: Vec::new(),
     };
+    // The archives' symbol tables and the objects' global symbols bound the table's size: reserving
+    // it up front saves rehashing while interning (6% of a cxx-big link).
+    let expected = r.archives.iter().flatten().map(|a| a.symbols.len()).sum::<usize>()
+        + direct.values().map(|o| o.syms.len() - o.first_global).sum::<usize>();
+    r.by_name.reserve(expected);
+    r.symbols.reserve(expected);
     for name in roots {
         let id = r.intern(name_bytes(loaded, name));
         let s = &mut r.symbols[id as usize];
