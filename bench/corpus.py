@@ -1,33 +1,59 @@
 #!/usr/bin/env python3
-"""Builds rivet's benchmark corpus: replayable link jobs (inputs + response.txt, lld's --reproduce
-layout), captured with rivet's own --reproduce while the real compiler drives the link.
+"""Builds rivet's benchmark corpus: replayable link jobs captured while the real compiler and GNU ld
+do a real build.
 
-    python3 bench/corpus.py build [--jobs c-hello,synth-1,c-debug,rust-debug] [--cache DIR]
+    python3 bench/corpus.py build [--jobs c-hello,synth-1,c-debug,rust-debug,cxx-big] [--force]
     python3 bench/corpus.py list
 
-Jobs are cached in ~/.cache/rivet-bench/jobs/NAME (never in the repository):
-  c-hello      the README's two-file example (smoke tests)
-  synth-N      generated assembly: N x 1000 files with code, data, relocations and debug-like sections
-               (~100 MB of inputs per N), for the scale and I/O scenarios
-  c-debug      SQLite (the amalgamation bundled in the libsqlite3-sys crate) with -g -O2 and a main
-  rust-debug   a Rust binary with regex/serde_json/clap from crates.io, debug build
-  cxx-big      bench/cxx_big.cpp (LLVM's O2 pipeline and x86 code generation) linked statically
-               against Debian's LLVM 19 libraries (llvm-19-dev)
+A job is a directory (cached in ~/.cache/rivet-bench/jobs/NAME, or $RIVET_BENCH_CACHE/jobs/NAME;
+never committed) holding
+  response.txt   the link's arguments, one per line, paths relative to the job directory, no -o:
+                 replay with `cd JOB && LINKER @response.txt -o OUT`
+  build/, ext/   the copied inputs (build/ from the build tree, ext/ from elsewhere, under their
+                 absolute path); system .so files and linker-script stubs are named by absolute path
+  job.json       name, description, kind (exe/shared), mode (pie, no-pie, static, static-pie,
+                 shared), input_bytes (everything the link reads), copied_bytes, input_files,
+                 output_bytes (GNU ld's output), run_args (how to run the output for the check)
+  capture.json   the capture's details: every input, the original command line and directory
+
+Capture: the compiler driver finds bench/capture_ld.py as its `ld` (gcc -B DIR / rustc
+-C link-arg=-BDIR); it runs the real GNU ld with -t, copies what the link read and writes the
+response file (see capture_ld.py). Jobs:
+  c-hello      examples/hello (two files, -g), dynamic PIE; for smoke tests
+  synth-N      generated C: N x 1000 functions in N x 250 files (-g -O0, every file includes a
+               header of 300 struct types and keeps them with -fno-eliminate-unused-debug-types,
+               like C++ headers do), plus a 90 KB .rodata blob per file (.incbin: half random,
+               half regular bytes); ~105 MB of inputs per N, linear in N
+  c-debug      OpenSSL 3 (the sources bundled in the openssl-src crate) built with -g -O2: the
+               `openssl` program linked from its objects and libssl.a + libcrypto.a (~1150 files)
+  rust-debug   a Rust program using regex, serde_json and clap (derive), debug build; the final
+               link of the binary is captured
+  cxx-big      bench/cxx_big.cpp (LLVM's O2 pipeline + x86 code generation) linked statically
+               against Debian's LLVM 19 libraries (llvm-19-dev) and libstdc++
 """
-import argparse, json, os, random, shutil, subprocess, sys, tarfile, tempfile
+import argparse, concurrent.futures, json, os, random, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
 DEFAULT_CACHE = Path(os.environ.get("RIVET_BENCH_CACHE", Path.home() / ".cache" / "rivet-bench"))
+ALL_JOBS = "c-hello,synth-1,c-debug,rust-debug,cxx-big"
+JOBS_CPU = max(1, os.cpu_count() or 1)
 
 
-def sh(cmd, **kw):
+def sh(cmd, quiet=False, **kw):
     text = " ".join(map(str, cmd)) if isinstance(cmd, list) else cmd
     print("+", text if len(text) < 300 else text[:300] + f" ... ({len(cmd)} arguments)", flush=True)
-    subprocess.run(cmd, check=True, **kw)
+    if quiet:
+        r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+        if r.returncode != 0:
+            sys.exit(f"failed ({r.returncode}): {text[:300]}\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+        return r
+    return subprocess.run(cmd, check=True, **kw)
 
 
 def rivet_bin():
+    """target/release/rivet (or $CARGO_TARGET_DIR/release/rivet), built if missing."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
     exe = target / "release" / "rivet"
     if not exe.exists():
@@ -35,69 +61,139 @@ def rivet_bin():
     return exe
 
 
-def linker_dir(tmp):
-    d = Path(tmp) / "ld-dir"
-    d.mkdir(exist_ok=True)
-    (d / "ld").unlink(missing_ok=True)
-    (d / "ld").symlink_to(rivet_bin())
-    return d
+def parallel(cmds, cwd):
+    """Runs commands on every core; stops at the first failure."""
+    def one(cmd):
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}\n{r.stderr[-2000:]}")
+    with concurrent.futures.ThreadPoolExecutor(JOBS_CPU) as ex:
+        for f in [ex.submit(one, c) for c in cmds]:
+            f.result()
 
 
-def capture(name, cache, link_cmd, cwd, kind="exe", run_args=None, description=""):
-    """Runs `link_cmd` (a gcc/rustc command that links) with rivet and --reproduce, then unpacks the
-    tarball into cache/jobs/name."""
-    jobs = cache / "jobs"
-    jobs.mkdir(parents=True, exist_ok=True)
-    tar = Path(cwd) / f"{name}.tar"
-    env = dict(os.environ)
-    cmd = link_cmd(tar)
-    sh(cmd, cwd=cwd, env=env)
-    dest = jobs / name
-    shutil.rmtree(dest, ignore_errors=True)
-    with tempfile.TemporaryDirectory() as t:
-        with tarfile.open(tar) as tf:
-            tf.extractall(t, filter="fully_trusted")
-        inner = next(Path(t).iterdir())
-        shutil.move(str(inner), dest)
-    size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())
-    meta = {"name": name, "description": description, "kind": kind, "input_bytes": size, "run_args": run_args or []}
-    (dest / "job.json").write_text(json.dumps(meta, indent=2))
-    print(f"job {name}: {size / 1e6:.1f} MB of inputs in {dest}")
-    return dest
+class Capture:
+    """A wrapper directory whose `ld` is capture_ld.py, and the environment that tells it where to
+    put the job. `env` goes to the build command; `gcc_flag` / `rust_flags` put the wrapper first."""
+
+    def __init__(self, name, cache, tmp, match="*", build_root=None):
+        self.name, self.cache = name, cache
+        self.wrap = Path(tmp) / "capture-ld"
+        self.wrap.mkdir(exist_ok=True)
+        (self.wrap / "ld").unlink(missing_ok=True)
+        (self.wrap / "ld").symlink_to(BENCH / "capture_ld.py")
+        self.staging = cache / "jobs" / f".{name}.partial"
+        shutil.rmtree(self.staging, ignore_errors=True)
+        self.env = dict(os.environ, RIVET_BENCH_JOB_DIR=str(self.staging), RIVET_BENCH_CAPTURE_MATCH=match,
+                        RIVET_BENCH_BUILD_ROOT=str(build_root or tmp))
+        self.gcc_flag = f"-B{self.wrap}"
+
+    def finish(self, description, run_args=()):
+        if not (self.staging / "response.txt").exists():
+            sys.exit(f"{self.name}: the build finished but no link matched the capture (nothing in {self.staging})")
+        cap = json.loads((self.staging / "capture.json").read_text())
+        also = [p for p in cap["also_read"] if os.path.isfile(p)]
+        meta = {
+            "name": self.name,
+            "description": description,
+            "kind": cap["kind"],
+            "mode": cap["mode"],
+            "input_bytes": sum(i["bytes"] for i in cap["inputs"]) + sum(os.path.getsize(p) for p in also),
+            "copied_bytes": sum(i["bytes"] for i in cap["inputs"] if i["copied"]),
+            "input_files": len(cap["inputs"]) + len(also),
+            "output_bytes": cap["output_bytes"],
+            "run_args": list(run_args),
+            "captured_with": cap["real_ld"],
+        }
+        (self.staging / "job.json").write_text(json.dumps(meta, indent=2) + "\n")
+        dest = self.cache / "jobs" / self.name
+        shutil.rmtree(dest, ignore_errors=True)
+        self.staging.rename(dest)
+        print(f"job {self.name}: {meta['input_files']} inputs, {meta['input_bytes'] / 1e6:.1f} MB "
+              f"({meta['copied_bytes'] / 1e6:.1f} MB copied), output {meta['output_bytes'] / 1e6:.1f} MB -> {dest}")
+        return dest
 
 
 def job_c_hello(cache, tmp):
-    ld = linker_dir(tmp)
+    cap = Capture("c-hello", cache, tmp)
     for f in ["main.c", "greet.c"]:
-        sh(["gcc", "-c", "-g", str(ROOT / "examples/hello" / f), "-o", f"{tmp}/{f}.o"])
-    capture("c-hello", cache, lambda tar: ["gcc", "-B", str(ld), f"{tmp}/main.c.o", f"{tmp}/greet.c.o", "-o", "c-hello",
-                                           f"-Wl,--reproduce={tar}"], tmp, description="examples/hello, dynamic PIE")
+        sh(["gcc", "-c", "-g", str(ROOT / "examples/hello" / f), "-o", f"{tmp}/{f[:-2]}.o"])
+    sh(["gcc", cap.gcc_flag, "main.o", "greet.o", "-o", "c-hello"], cwd=tmp, env=cap.env)
+    cap.finish("examples/hello (2 files, -g), dynamic PIE")
 
 
-SYNTH_FILES = 1000
+# synth-N ---------------------------------------------------------------------------------------
+SYNTH_FILES = 250        # per N
+SYNTH_FUNCS = 4          # per file: N x 1000 functions
+SYNTH_TYPES = 300        # struct types in the shared header
+SYNTH_BLOB = 90 * 1024   # .rodata bytes per file
+PRIMS = ["int", "unsigned long", "double", "const char *", "short", "unsigned char", "float", "long long"]
 
 
-def synth_file(i, n_files, rng):
-    """One assembly file: 20 functions calling into other files, a 48 KiB .rodata blob, a .data
-    table of pointers (RELATIVE relocations in a PIE) and .debug_info/.debug_str-like sections
-    full of absolute relocations, like -g output."""
-    out = [f"# synth file {i}", ".text"]
-    for f in range(20):
-        callee = f"s{rng.randrange(n_files)}_f{rng.randrange(20)}"
-        out += [f".globl s{i}_f{f}", f".type s{i}_f{f}, @function", f"s{i}_f{f}:", "  push %rbp", "  mov %rsp, %rbp",
-                f"  lea s{i}_table(%rip), %rax", "  mov (%rax), %rax",
-                f"  test %rdi, %rdi", f"  jz 1f", "  dec %rdi", f"  call {callee}@PLT", "1:",
-                "  pop %rbp", "  ret", f".size s{i}_f{f}, .-s{i}_f{f}"]
-    out += [".section .rodata", f"s{i}_blob:"]
-    words = [str(rng.getrandbits(32)) for _ in range(48 * 1024 // 4)]
-    for k in range(0, len(words), 16):
-        out.append("  .long " + ",".join(words[k:k + 16]))
-    out += [".data", ".p2align 3", f"s{i}_table:"] + [f"  .quad s{i}_f{f}" for f in range(20)]
-    out += [".section .debug_str,\"MS\",@progbits,1"] + [f"  .asciz \"s{i}_f{f} in synthetic unit {i}\"" for f in range(20)]
-    out += [".section .debug_info,\"\",@progbits"]
-    for rep in range(40):
-        out += [f"  .quad s{i}_f{f}" for f in range(20)] + ["  .long 0x12345678, 0x9abcdef0"]
-    return "\n".join(out) + "\n"
+def synth_header(rng):
+    h = ["/* generated by bench/corpus.py */", "#pragma once", "#include <stddef.h>"]
+    for t in range(SYNTH_TYPES):
+        h.append(f"enum synth_kind_{t} {{ " + ", ".join(f"SYNTH_KIND_{t}_{k}" for k in range(8)) + " };")
+        mem = []
+        for m in range(12):
+            r = rng.random()
+            if t and r < 0.2:
+                mem.append(f"struct synth_record_{rng.randrange(t)} *link_{m};")
+            elif t and r < 0.3:
+                mem.append(f"int (*callback_{m})(struct synth_record_{rng.randrange(t)} *, void *);")
+            elif r < 0.4:
+                mem.append(f"{rng.choice(PRIMS)} values_{m}[{rng.randrange(2, 16)}];")
+            elif r < 0.45:
+                mem.append(f"enum synth_kind_{t} kind_{m};")
+            else:
+                mem.append(f"{rng.choice(PRIMS)} field_{m}_{rng.choice(['count', 'offset', 'size', 'name', 'flags', 'state'])};")
+        h.append(f"struct synth_record_{t} {{ " + " ".join(mem) + " };")
+        h.append(f"typedef struct synth_record_{t} synth_record_{t}_t;")
+    return "\n".join(h) + "\n"
+
+
+def synth_blob(rng, size):
+    """Half random 4 KiB blocks, half regular ones (a table of counters), so a compressing file
+    system has something to do but not everything."""
+    out = bytearray()
+    for b in range(size // 4096):
+        out += rng.randbytes(4096) if b % 2 else b"".join((b * 1024 + k).to_bytes(4, "little") for k in range(1024))
+    return bytes(out)
+
+
+def synth_file(i, files, rng):
+    nxt = (i + 7) % files
+    c = ['#include "synth_types.h"', "#include <string.h>", f"extern long synth_counter_{(i + 1) % files};"]
+    c += [f"long synth_{nxt}_{f}(long, const char *);" for f in range(SYNTH_FUNCS)]
+    c.append(f"long synth_counter_{i} = {i};")
+    off = (i * 3 * 4096) % (4 * 1024 * 1024 - SYNTH_BLOB) // 4096 * 4096
+    c.append(f'__asm__(".section .rodata.synth_blob_{i},\\"a\\"\\n\\t.incbin \\"blob.bin\\", {off}, {SYNTH_BLOB}\\n\\t.text");')
+    for f in range(SYNTH_FUNCS):
+        t = rng.randrange(SYNTH_TYPES)
+        c.append(f"""long synth_{i}_{f}(long depth, const char *tag) {{
+    struct synth_record_{t} rec;
+    long acc = depth * {rng.randrange(1, 100)};
+    memset(&rec, 0, sizeof rec);
+    static const char *const names[] = {{ "synth {i}.{f} alpha", "synth {i}.{f} beta", "shared name", "unit {i}" }};
+    switch (depth & 7) {{
+    case 0: acc += 11; break;
+    case 1: acc ^= 0x{rng.getrandbits(16):x}; break;
+    case 2: acc -= (long)strlen(tag); break;
+    case 3: acc += names[depth & 3][0]; break;
+    case 4: acc *= 3; break;
+    case 5: acc += synth_counter_{(i + 1) % files}; break;
+    case 6: acc += (long)sizeof rec; break;
+    default: acc = ~acc; break;
+    }}
+    for (int k = 0; k < (int)(depth & 3); k++)
+        acc += k * (long)names[k][1];
+    if (depth > 0)
+        acc += synth_{nxt}_{f}(depth - 1, names[depth & 3]);
+    return acc;
+}}""")
+    c.append(f"long (*const synth_table_{i}[])(long, const char *) = {{ "
+             + ", ".join(f"synth_{i}_{f}" for f in range(SYNTH_FUNCS)) + " };")
+    return "\n".join(c) + "\n"
 
 
 def job_synth(n, cache, tmp):
@@ -105,36 +201,32 @@ def job_synth(n, cache, tmp):
     files = SYNTH_FILES * n
     src = Path(tmp) / f"synth-{n}"
     src.mkdir()
+    (src / "synth_types.h").write_text(synth_header(random.Random(0)))
+    (src / "blob.bin").write_bytes(synth_blob(random.Random(1), 4 * 1024 * 1024))
     for i in range(files):
-        (src / f"s{i}.s").write_text(synth_file(i, files, rng))
-    main = ["#include <stdio.h>", *[f"void s{i}_f0(long);" for i in range(0, files, 97)], "int main(void) {"]
-    main += [f"  s{i}_f0(3);" for i in range(0, files, 97)] + ['  puts("synth ok");', "  return 0;", "}"]
+        (src / f"s{i}.c").write_text(synth_file(i, files, rng))
+    picks = list(range(0, files, 37))
+    main = ["#include <stdio.h>", *[f"extern long (*const synth_table_{i}[])(long, const char *);" for i in picks],
+            "int main(void) {", "    long sum = 0;"]
+    main += [f'    sum += synth_table_{i}[{i % SYNTH_FUNCS}]({i % 5 + 2}, "main");' for i in picks]
+    main += ['    printf("synth-%d: %ld\\n", ' + str(n) + ', sum);', "    return 0;", "}"]
     (src / "main.c").write_text("\n".join(main) + "\n")
-    objs = []
-    procs = []
-    for i in range(files):
-        procs.append(subprocess.Popen(["as", f"s{i}.s", "-o", f"s{i}.o"], cwd=src))
-        objs.append(f"s{i}.o")
-        if len(procs) >= 8:
-            for p in procs:
-                if p.wait() != 0:
-                    sys.exit(f"as failed on synth file")
-            procs = []
-    for p in procs:
-        p.wait()
-    sh(["gcc", "-c", "main.c", "-o", "main.o"], cwd=src)
-    for i in range(files):
-        (src / f"s{i}.s").unlink()
-    ld = linker_dir(tmp)
-    capture(f"synth-{n}", cache, lambda tar: ["gcc", "-B", str(ld), "main.o", *objs, "-o", f"synth-{n}", f"-Wl,--reproduce={tar}"],
-            src, description=f"{files} generated objects")
+    flags = ["-g", "-O0", "-fno-eliminate-unused-debug-types"]
+    print(f"+ gcc -c {' '.join(flags)} s0.c ... s{files - 1}.c ({JOBS_CPU} at a time)", flush=True)
+    parallel([["gcc", "-c", *flags, f"s{i}.c", "-o", f"s{i}.o"] for i in range(files)] +
+             [["gcc", "-c", *flags, "main.c", "-o", "main.o"]], src)
+    cap = Capture(f"synth-{n}", cache, tmp, build_root=src)
+    sh(["gcc", cap.gcc_flag, "main.o", *[f"s{i}.o" for i in range(files)], "-o", f"synth-{n}"], cwd=src, env=cap.env)
+    cap.finish(f"generated C: {files * SYNTH_FUNCS} functions in {files} files, -g -O0, dynamic PIE")
 
 
+# real programs ---------------------------------------------------------------------------------
 def cargo_registry_source(crate_dep, glob):
-    """Lets cargo fetch a crate from crates.io and returns the paths matching `glob` in its source."""
+    """Lets cargo fetch a crate from crates.io (a throwaway project depending on it) and returns the
+    paths matching `glob` in ~/.cargo/registry/src."""
     with tempfile.TemporaryDirectory() as t:
         proj = Path(t) / "fetch"
-        sh(["cargo", "new", "-q", "--vcs", "none", str(proj)])
+        sh(["cargo", "new", "-q", "--vcs", "none", "--name", "fetch", str(proj)])
         with open(proj / "Cargo.toml", "a") as f:
             f.write(f"{crate_dep}\n")
         sh(["cargo", "fetch", "-q"], cwd=proj)
@@ -143,26 +235,37 @@ def cargo_registry_source(crate_dep, glob):
 
 
 def job_c_debug(cache, tmp):
-    found = cargo_registry_source('libsqlite3-sys = { version = "0.30", features = ["bundled"] }', "*/libsqlite3-sys-*/sqlite3/sqlite3.c")
+    found = cargo_registry_source('openssl-src = "300"', "*/openssl-src-300.*/openssl")
     if not found:
-        sys.exit("c-debug: the SQLite amalgamation was not found after cargo fetch")
-    sqlite = found[-1]
-    (Path(tmp) / "main.c").write_text(r'''#include <stdio.h>
-#include "sqlite3.h"
-static int row(void *u, int n, char **v, char **c) { (void)u; (void)c; for (int i = 0; i < n; i++) printf("%s ", v[i]); puts(""); return 0; }
-int main(void) {
-    sqlite3 *db; char *err = 0;
-    sqlite3_open(":memory:", &db);
-    sqlite3_exec(db, "create table t(a,b); insert into t values(1,'one'),(2,'two'); select a,b,length(b) from t order by a;", row, 0, &err);
-    sqlite3_close(db);
-    return 0;
+        sys.exit("c-debug: OpenSSL's sources were not found after cargo fetch of openssl-src")
+    src = Path(tmp) / "openssl"
+    shutil.copytree(found[-1], src, symlinks=True)
+    sh(["perl", "Configure", "linux-x86_64", "no-asm", "no-shared", "no-tests", "no-docs", "no-module", "-g", "-O2"],
+       quiet=True, cwd=src)
+    sh(["make", f"-j{JOBS_CPU}", "build_generated"], quiet=True, cwd=src)
+    # Everything apps/openssl needs (about 1150 objects with -g -O2): a few minutes on 2 cores.
+    sh(["make", f"-j{JOBS_CPU}", "apps/openssl"], quiet=True, cwd=src)
+    # The final link again, through the capturing wrapper (make's own link used the system ld).
+    (src / "apps" / "openssl").unlink()
+    cap = Capture("c-debug", cache, tmp, match="openssl", build_root=src)
+    sh(["make", "apps/openssl", f"CC=gcc {cap.gcc_flag}"], quiet=True, cwd=src, env=cap.env)
+    cap.finish("OpenSSL 3 `openssl` program: apps objects + libssl.a + libcrypto.a, -g -O2 (openssl-src crate)",
+               run_args=["list", "-digest-algorithms"])
+
+
+RUST_MAIN = r'''use clap::Parser;
+#[derive(Parser)]
+struct Args {
+    #[arg(default_value = "a1b22c333")]
+    text: String,
 }
-''')
-    sh(["gcc", "-c", "-g", "-O2", f"-I{sqlite.parent}", str(sqlite), "-o", "sqlite3.o"], cwd=tmp)
-    sh(["gcc", "-c", "-g", "-O2", f"-I{sqlite.parent}", "main.c", "-o", "main.o"], cwd=tmp)
-    ld = linker_dir(tmp)
-    capture("c-debug", cache, lambda tar: ["gcc", "-B", str(ld), "main.o", "sqlite3.o", "-lm", "-o", "c-debug", f"-Wl,--reproduce={tar}"],
-            tmp, description="SQLite amalgamation, -g -O2")
+fn main() {
+    let args = Args::parse();
+    let re = regex::Regex::new(r"[0-9]+").unwrap();
+    let nums: Vec<&str> = re.find_iter(&args.text).map(|m| m.as_str()).collect();
+    println!("{}", serde_json::json!({ "numbers": nums }));
+}
+'''
 
 
 def job_rust_debug(cache, tmp):
@@ -170,21 +273,15 @@ def job_rust_debug(cache, tmp):
     sh(["cargo", "new", "-q", "--vcs", "none", "--name", "rustjob", str(proj)])
     with open(proj / "Cargo.toml", "a") as f:
         f.write('regex = "1"\nserde_json = "1"\nclap = { version = "4", features = ["derive"] }\n')
-    (proj / "src" / "main.rs").write_text(r'''use clap::Parser;
-#[derive(Parser)]
-struct Args { #[arg(default_value = "a1b22c333")] text: String }
-fn main() {
-    let args = Args::parse();
-    let re = regex::Regex::new(r"[0-9]+").unwrap();
-    let nums: Vec<&str> = re.find_iter(&args.text).map(|m| m.as_str()).collect();
-    println!("{}", serde_json::json!({ "numbers": nums }));
-}
-''')
-    ld = linker_dir(tmp)
-    tar = proj / "rust-debug.tar"
-    env = dict(os.environ, RUSTFLAGS=f"-C linker-features=-lld -C link-arg=-B{ld} -C link-arg=-Wl,--reproduce={tar}")
-    sh(["cargo", "build", "-q"], cwd=proj, env=env)
-    capture("rust-debug", cache, lambda _tar: ["true"], proj, description="regex + serde_json + clap, debug build")
+    (proj / "src" / "main.rs").write_text(RUST_MAIN)
+    # Dependencies first with the normal linker, then only the binary's link through the wrapper
+    # (cargo rebuilds the binary because RUSTFLAGS changed; build scripts and proc macros are
+    # built for the host with the same flags, so the wrapper only captures `rustjob-*`).
+    cap = Capture("rust-debug", cache, tmp, match="rustjob-*", build_root=proj)
+    env = dict(cap.env, RUSTFLAGS=f"-C linker-features=-lld -C link-arg={cap.gcc_flag}",
+               CARGO_TARGET_DIR=str(proj / "target"))
+    sh(["cargo", "build", "-q", f"-j{JOBS_CPU}"], cwd=proj, env=env)
+    cap.finish("Rust: regex + serde_json + clap (derive), debug build, dynamic PIE")
 
 
 def job_cxx_big(cache, tmp):
@@ -192,39 +289,45 @@ def job_cxx_big(cache, tmp):
     if not Path(lc).exists():
         sys.exit("cxx-big needs llvm-19-dev (bench/setup.sh installs it)")
     out = lambda *a: subprocess.run([lc, *a], check=True, capture_output=True, text=True).stdout.split()
-    sh(["g++", "-c", "-O1", *out("--cxxflags"), str(ROOT / "bench" / "cxx_big.cpp"), "-o", "cxx_big.o"], cwd=tmp)
+    sh(["g++", "-c", "-O1", *out("--cxxflags"), str(BENCH / "cxx_big.cpp"), "-o", "cxx_big.o"], cwd=tmp)
     libs = [*out("--ldflags"), *out("--link-static", "--libs", "core", "support", "passes", "x86codegen", "x86asmparser",
                                     "x86desc", "x86info"), *out("--link-static", "--system-libs")]
-    ld = linker_dir(tmp)
-    capture("cxx-big", cache, lambda tar: ["g++", "-B", str(ld), "cxx_big.o", *libs, "-o", "cxx-big", f"-Wl,--reproduce={tar}"],
-            tmp, description="LLVM 19 static libraries (O2 pipeline + x86 codegen)")
+    cap = Capture("cxx-big", cache, tmp)
+    sh(["g++", cap.gcc_flag, "cxx_big.o", *libs, "-o", "cxx-big"], cwd=tmp, env=cap.env)
+    cap.finish("C++: LLVM 19 static libraries (O2 pipeline + x86 codegen), dynamic PIE against libstdc++.so")
+
+
+BUILDERS = {"c-hello": job_c_hello, "c-debug": job_c_debug, "rust-debug": job_rust_debug, "cxx-big": job_cxx_big}
+
+
+def build(job, cache, force=False):
+    if not force and (cache / "jobs" / job / "capture.json").exists():
+        print(f"job {job}: cached in {cache / 'jobs' / job} (--force rebuilds)")
+        return
+    with tempfile.TemporaryDirectory(prefix=f"rivet-corpus-{job}-", dir=os.environ.get("RIVET_BENCH_TMP")) as tmp:
+        if job.startswith("synth-") and job[6:].isdigit():
+            job_synth(int(job[6:]), cache, tmp)
+        elif job in BUILDERS:
+            BUILDERS[job](cache, tmp)
+        else:
+            sys.exit(f"unknown job {job} (known: c-hello, synth-N, c-debug, rust-debug, cxx-big)")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["build", "list"])
-    ap.add_argument("--jobs", default="c-hello,synth-1,c-debug,rust-debug,cxx-big")
+    ap.add_argument("--jobs", default=ALL_JOBS, help=f"comma-separated (default {ALL_JOBS})")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--force", action="store_true", help="rebuild jobs that are already cached")
     a = ap.parse_args()
     if a.command == "list":
         for d in sorted((a.cache / "jobs").glob("*/job.json")):
-            meta = json.loads(d.read_text())
-            print(f"{meta['name']:<12} {meta['input_bytes'] / 1e6:9.1f} MB  {meta['description']}")
+            m = json.loads(d.read_text())
+            print(f"{m['name']:<12} {m['input_bytes'] / 1e6:9.1f} MB {m.get('input_files', '?'):>6} files  "
+                  f"{m.get('mode', m['kind']):<10} {m['description']}")
         return
     for job in a.jobs.split(","):
-        with tempfile.TemporaryDirectory(prefix=f"rivet-corpus-{job}-") as tmp:
-            if job == "c-hello":
-                job_c_hello(a.cache, tmp)
-            elif job.startswith("synth-"):
-                job_synth(int(job.split("-")[1]), a.cache, tmp)
-            elif job == "c-debug":
-                job_c_debug(a.cache, tmp)
-            elif job == "rust-debug":
-                job_rust_debug(a.cache, tmp)
-            elif job == "cxx-big":
-                job_cxx_big(a.cache, tmp)
-            else:
-                sys.exit(f"unknown job {job}")
+        build(job, a.cache, a.force)
 
 
 if __name__ == "__main__":

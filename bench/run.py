@@ -1,26 +1,66 @@
 #!/usr/bin/env python3
-"""Runs link jobs from the corpus with several linkers, side by side and interleaved, and writes a
-markdown table, a JSON file and (with matplotlib) a PNG plot.
+"""Replays corpus link jobs with several linkers, side by side and interleaved, and writes a markdown
+table, a JSON file and a PNG plot to bench/results/SCENARIO-DATE.{md,json,png}.
 
-    python3 bench/run.py --jobs synth-1,c-debug --scenario warm --runs 5
-    python3 bench/run.py --scenario scale            # synth-1,2,4,8
-    python3 bench/run.py --scenario cold             # drop_caches before every run (root)
+    python3 bench/run.py --jobs synth-1,c-debug --scenario warm --linkers bfd,gold,lld,mold,rivet --runs 5
+    python3 bench/run.py --scenario scale            # synth-1,2,4,8 (build them first), log-log plot
+    python3 bench/run.py --scenario cold             # sync + drop_caches before every run (root)
     python3 bench/run.py --scenario compressed       # output on compress-force=zstd btrfs, memory cgroup
-    python3 bench/run.py --scenario slow-disk        # output on a loop device throttled to 30 MB/s (cgroup v2 io.max)
+    python3 bench/run.py --scenario slow-disk        # output on a loop device throttled to 30 MB/s
 
-Linkers (--linkers): bfd, gold, lld, mold, wild, and rivet in each I/O setting: rivet (automatic),
-rivet-mmap, rivet-heap, rivet-noprefetch. Missing linkers are skipped with a message. Every output
-that is an executable is run and its output compared with the first linker's.
+Linkers (--linkers, comma-separated): bfd, gold, lld, mold, wild, rivet (automatic I/O choices) and
+rivet's forced I/O modes: rivet-mmap (--mmap-output-file), rivet-heap (--no-mmap-output-file),
+rivet-prefetch / rivet-noprefetch (--[no-]prefetch-inputs), rivet-copy-METHOD (--copy-method=METHOD
+for memcpy, copy-file-range, sendfile); `rivet-all` is rivet plus every mode this rivet supports
+(probed with a tiny link). mold and wild run with --no-fork so the measured process does the whole
+link. Missing linkers and unsupported modes are skipped with a message.
+
+Each job is first linked once with ld.bfd (untimed) for the reference output. Then one warm-up round
+and --runs measured rounds, round-robin over the linkers (the starting linker rotates). Each run:
+wall time, user+sys CPU and peak RSS from wait4(); the output, if an executable, is run and its exit
+status and stdout compared with the reference. Outputs are deleted before each run (every linker
+writes a new file).
 """
-import argparse, datetime, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, datetime, hashlib, json, os, platform, shlex, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import DEFAULT_CACHE, rivet_bin  # noqa: E402
 
-BTRFS_MOUNT = Path("/mnt/rivet-bench-btrfs")
-CGROUP = Path("/sys/fs/cgroup/rivet-bench")
+SCENARIOS = ["warm", "cold", "compressed", "slow-disk", "scale"]
+DEFAULT_JOBS = "c-hello,synth-1,c-debug,rust-debug,cxx-big"
+DEFAULT_LINKERS = "bfd,gold,lld,mold,wild,rivet-all"
+MOUNT = Path("/mnt/rivet-bench")
+CGROUP_NAME = "rivet-bench"
+SLOW_DISK_MBPS = 30
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# linkers ---------------------------------------------------------------------------------------
+def rivet_modes(rivet):
+    """rivet's forced I/O modes, each (column name, flags), for the flags this rivet accepts and
+    implements: the flag must appear in --help or be accepted by a tiny link that uses it."""
+    helptext = subprocess.run([rivet, "--help"], capture_output=True, text=True).stdout
+    candidates = [("rivet-mmap", ["--mmap-output-file"]), ("rivet-heap", ["--no-mmap-output-file"]),
+                  ("rivet-prefetch", ["--prefetch-inputs"]), ("rivet-noprefetch", ["--no-prefetch-inputs"])]
+    candidates += [(f"rivet-copy-{m}", [f"--copy-method={m}"]) for m in ("memcpy", "copy-file-range", "sendfile")]
+    modes = {}
+    with tempfile.TemporaryDirectory() as t:
+        (Path(t) / "tiny.s").write_text(".globl _start\n_start:\n  ret\n")
+        subprocess.run(["as", "tiny.s", "-o", "tiny.o"], cwd=t, check=True)
+        for name, flags in candidates:
+            r = subprocess.run([rivet, *flags, "tiny.o", "-o", "tiny"], cwd=t, capture_output=True, text=True)
+            if r.returncode == 0:
+                modes[name] = flags
+            else:
+                why = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
+                where = "listed in --help" if flags[0].split("=")[0] in helptext else "not in --help"
+                log(f"skipping {name}: rivet {' '.join(flags)} does not link ({where}): {why}")
+    return modes
 
 
 def linkers(names):
@@ -32,276 +72,485 @@ def linkers(names):
         "mold": ["mold", "--no-fork"],
         "wild": ["wild", "--no-fork"],
         "rivet": [rivet],
-        "rivet-mmap": [rivet, "--mmap-output-file"],
-        "rivet-heap": [rivet, "--no-mmap-output-file"],
-        "rivet-noprefetch": [rivet, "--no-prefetch-inputs"],
     }
-    out = {}
+    wanted = []  # "rivet-all" is rivet, then every supported mode ("@modes")
     for n in names:
+        wanted += ["rivet", "@modes"] if n == "rivet-all" else [n]
+    modes = rivet_modes(rivet) if any(n.startswith("rivet-") or n == "@modes" for n in wanted) else {}
+    for m, flags in modes.items():
+        table[m] = [rivet, *flags]
+    out = {}
+    for n in wanted:
+        if n == "@modes":
+            out.update({m: table[m] for m in modes})
+            continue
         if n not in table:
-            sys.exit(f"unknown linker {n}")
+            if n.startswith("rivet-"):
+                continue  # unsupported mode, already reported
+            sys.exit(f"unknown linker {n} (known: bfd, gold, lld, mold, wild, rivet, rivet-all, rivet-MODE)")
         if shutil.which(table[n][0]) is None:
-            print(f"skipping {n}: {table[n][0]} is not installed", file=sys.stderr)
+            hint = " (cargo install wild-linker)" if n == "wild" else " (bench/setup.sh installs it)"
+            log(f"skipping {n}: {table[n][0]} is not installed{hint}")
             continue
         out[n] = table[n]
     return out
 
 
+def linker_version(cmd):
+    exe = cmd[0]
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    return (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else "?"
+
+
+# the machine -----------------------------------------------------------------------------------
+def fs_type(path):
+    r = subprocess.run(["findmnt", "-no", "FSTYPE,OPTIONS", "--target", str(path)], capture_output=True, text=True)
+    parts = r.stdout.split()
+    if not parts:
+        return "?"
+    opts = [o for o in (parts[1].split(",") if len(parts) > 1 else []) if o.startswith("compress")]
+    return parts[0] + (f" ({','.join(opts)})" if opts else "")
+
+
+def machine(cache, out_dir):
+    mem_kb = int(next(l for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal")).split()[1])
+    git = lambda *a: subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "crates", "Cargo.toml", "Cargo.lock")
+    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
+                if l.startswith("model name")), "?")
+    return {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "commit": git("rev-parse", "--short", "HEAD"),
+            "rivet_source_modified": bool(dirty), "nproc": os.cpu_count(), "cpu": cpu, "ram_gb": round(mem_kb / 1024 / 1024, 1),
+            "kernel": platform.release(), "corpus_fs": fs_type(cache), "output_fs": fs_type(out_dir)}
+
+
+def header_text(m, scenario, runs, linker_versions, setup_note):
+    lines = [f"Measured {m['date']} at commit {m['commit']}" + (" (rivet sources modified)" if m["rivet_source_modified"] else "")
+             + f"; {m['nproc']} cores ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; "
+             f"corpus on {m['corpus_fs']}, outputs on {m['output_fs']}.",
+             f"Scenario `{scenario}`: {setup_note} Median of {runs} interleaved runs after a warm-up run; "
+             "ratio = median / fastest median for the job.",
+             "Linkers: " + "; ".join(f"{n}: {v}" for n, v in linker_versions.items()) + "."]
+    return "\n".join(lines)
+
+
+# scenarios: caches, loop devices, cgroups --------------------------------------------------------
 def drop_caches():
     subprocess.run(["sync"], check=True)
     Path("/proc/sys/vm/drop_caches").write_text("3\n")
 
 
-def can_drop_caches():
-    try:
-        drop_caches()
-        return True
-    except OSError as e:
-        print(f"cold scenario skipped: cannot drop caches ({e})", file=sys.stderr)
-        return False
+def loop_bytes_written(dev):
+    """Bytes written to a block device so far (/sys/block/X/stat field 7: sectors written x 512)."""
+    return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[6]) * 512
 
 
-def loop_stat_written(dev):
-    """Bytes written to a block device so far (/sys/block/X/stat, sectors written × 512)."""
-    fields = Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()
-    return int(fields[6]) * 512
+def cgroup_roots():
+    """(v2 root, v1 controller roots) as mounted here; v2 may be /sys/fs/cgroup or .../unified."""
+    v2 = None
+    for line in Path("/proc/mounts").read_text().splitlines():
+        dev, mnt, fstype = line.split()[:3]
+        if fstype == "cgroup2" and v2 is None:
+            v2 = Path(mnt)
+    return v2, Path("/sys/fs/cgroup")
 
 
-def setup_btrfs(size_gb):
-    img = Path("/var/tmp/rivet-bench-btrfs.img")
-    subprocess.run(["umount", str(BTRFS_MOUNT)], capture_output=True)
-    img.unlink(missing_ok=True)
-    subprocess.run(["truncate", "-s", f"{size_gb}G", str(img)], check=True)
-    subprocess.run(["mkfs.btrfs", "-q", "-f", str(img)], check=True, capture_output=True)
-    BTRFS_MOUNT.mkdir(parents=True, exist_ok=True)
-    dev = subprocess.run(["losetup", "--find", "--show", str(img)], check=True, capture_output=True, text=True).stdout.strip()
-    subprocess.run(["mount", "-o", "compress-force=zstd", dev, str(BTRFS_MOUNT)], check=True)
-    return dev, img
+def v2_has(v2, controller):
+    return v2 is not None and controller in (v2 / "cgroup.controllers").read_text().split()
 
 
-def teardown_btrfs(dev, img):
-    subprocess.run(["umount", str(BTRFS_MOUNT)], capture_output=True)
-    subprocess.run(["losetup", "-d", dev], capture_output=True)
-    img.unlink(missing_ok=True)
+class Cgroup:
+    """The cgroup the measured linker runs in (it joins by writing its pid to cgroup.procs from
+    preexec_fn). cgroup v2 if the controller is there, else cgroup v1 (this machine kind mounts the
+    v1 memory and blkio hierarchies and an empty v2 hierarchy at /sys/fs/cgroup/unified)."""
+
+    def __init__(self):
+        self.dirs = []
+        self.notes = []
+
+    def _v2_dir(self, v2, controller):
+        if controller not in (v2 / "cgroup.subtree_control").read_text().split():
+            (v2 / "cgroup.subtree_control").write_text(f"+{controller}")
+        d = v2 / CGROUP_NAME
+        d.mkdir(exist_ok=True)
+        if d not in self.dirs:
+            self.dirs.append(d)
+        return d
+
+    def limit_memory(self, limit):
+        v2, v1 = cgroup_roots()
+        if v2_has(v2, "memory"):
+            d = self._v2_dir(v2, "memory")
+            (d / "memory.max").write_text(str(limit))
+            if (d / "memory.swap.max").exists():
+                (d / "memory.swap.max").write_text("0")
+            return f"cgroup v2 memory.max = {limit / 2**20:.0f} MiB"
+        if (v1 / "memory" / "memory.limit_in_bytes").exists():
+            d = v1 / "memory" / CGROUP_NAME
+            d.mkdir(exist_ok=True)
+            if d not in self.dirs:
+                self.dirs.append(d)
+            (d / "memory.limit_in_bytes").write_text(str(limit))
+            return f"cgroup v1 memory.limit_in_bytes = {limit / 2**20:.0f} MiB (no v2 memory controller here)"
+        raise OSError("no memory cgroup controller (v1 or v2)")
+
+    def procs_files(self):
+        return [d / "cgroup.procs" for d in self.dirs]
+
+    def remove(self):
+        for d in reversed(self.dirs):
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
 
 
-def setup_cgroup(limit_bytes):
-    """A memory cgroup with the given limit: cgroup v2 if the memory controller is there, else v1
-    (this machine mounts the v1 memory hierarchy at /sys/fs/cgroup/memory). Returns its directory;
-    a process joins it by writing its pid to cgroup.procs in both versions."""
-    root = Path("/sys/fs/cgroup")
-    v2 = root / "cgroup.controllers"
-    if v2.exists() and "memory" in v2.read_text():
-        if "memory" not in (root / "cgroup.subtree_control").read_text():
-            (root / "cgroup.subtree_control").write_text("+memory")
-        cg = root / "rivet-bench"
-        cg.mkdir(exist_ok=True)
-        (cg / "memory.max").write_text(str(limit_bytes))
-        return cg
-    v1 = root / "memory"
-    if (v1 / "memory.limit_in_bytes").exists():
-        cg = v1 / "rivet-bench"
-        cg.mkdir(exist_ok=True)
-        (cg / "memory.limit_in_bytes").write_text(str(limit_bytes))
-        return cg
-    raise OSError("no memory cgroup controller (v1 or v2) available")
+class LoopFs:
+    """A file system on a loop device over an image in /var/tmp, mounted at MOUNT."""
+
+    def __init__(self, fstype, size_gb, mount_opts):
+        self.img = Path(f"/var/tmp/rivet-bench-{fstype}.img")
+        subprocess.run(["umount", str(MOUNT)], capture_output=True)
+        self.img.unlink(missing_ok=True)
+        subprocess.run(["truncate", "-s", f"{size_gb}G", str(self.img)], check=True)
+        self.dev = subprocess.run(["losetup", "--find", "--show", str(self.img)], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+        self.mounted = False
+        mkfs = {"btrfs": ["mkfs.btrfs", "-q", "-f"], "ext4": ["mkfs.ext4", "-q", "-F"]}[fstype]
+        if shutil.which(mkfs[0]) is None:
+            self.remove()
+            raise OSError(f"{mkfs[0]} is not installed (bench/setup.sh installs btrfs-progs)")
+        subprocess.run([*mkfs, self.dev], check=True, capture_output=True)
+        MOUNT.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mount", *(["-o", mount_opts] if mount_opts else []), self.dev, str(MOUNT)], check=True)
+        self.mounted = True
+        self.majmin = Path(f"/sys/block/{Path(self.dev).name}/dev").read_text().strip()
+        self.throttle = None
+
+    def throttle_writes(self, bps):
+        """Throttles writes to this loop device: cgroup v2 io.max where the io controller is
+        available, else cgroup v1 blkio.throttle.write_bps_device on the root blkio group, scoped to
+        this device only (writeback is issued from the root cgroup in v1, so a rule on the linker's
+        own cgroup would not see buffered writes)."""
+        v2, v1 = cgroup_roots()
+        if v2_has(v2, "io"):
+            raise OSError("cgroup v2 io controller present: use io.max (not implemented: this machine kind has none)")
+        f = v1 / "blkio" / "blkio.throttle.write_bps_device"
+        if not f.exists():
+            raise OSError("no blkio throttling (neither cgroup v2 io nor v1 blkio.throttle)")
+        f.write_text(f"{self.majmin} {bps}")
+        self.throttle = f
+        return f"writes to {self.dev} throttled to {bps / 1e6:.0f} MB/s (cgroup v1 blkio.throttle.write_bps_device, root group)"
+
+    def remove(self):
+        if self.throttle:
+            try:
+                self.throttle.write_text(f"{self.majmin} 0")
+            except OSError:
+                pass
+        if getattr(self, "mounted", False):
+            subprocess.run(["umount", str(MOUNT)], capture_output=True)
+        subprocess.run(["losetup", "-d", self.dev], capture_output=True)
+        self.img.unlink(missing_ok=True)
 
 
-TIMEOUT = 300
+# measuring -------------------------------------------------------------------------------------
+def spawn_helper(cache):
+    """bench/spawn_rusage.c built once (static) into the cache; rebuilt when the source changes."""
+    src = Path(__file__).resolve().parent / "spawn_rusage.c"
+    tag = hashlib.sha1(src.read_bytes()).hexdigest()[:12]
+    exe = cache / "bin" / f"spawn-rusage-{tag}"
+    if not exe.exists():
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["gcc", "-O2", "-static", str(src), "-o", str(exe)], check=True)
+    return exe
 
 
-def setup_slow_disk(mbps):
-    """An ext4 loop device whose writes a cgroup v2 `io.max` throttles. Buffered writes are charged to
-    the writer's cgroup only in cgroup v2; without its io controller (cgroup v1 blkio throttles
-    direct I/O only) or device-mapper's delay target, this machine cannot build a slow disk."""
-    root = Path("/sys/fs/cgroup")
-    v2 = root / "cgroup.controllers"
-    if not (v2.exists() and "io" in v2.read_text().split()):
-        raise OSError("no cgroup v2 io controller here (cgroup v1 blkio cannot throttle buffered writeback, "
-                      "and the kernel has no device-mapper delay target): cannot build a throttled disk")
-    img = Path("/var/tmp/rivet-bench-slow.img")
-    img.unlink(missing_ok=True)
-    subprocess.run(["truncate", "-s", "8G", str(img)], check=True)
-    subprocess.run(["mkfs.ext4", "-q", "-F", str(img)], check=True)
-    dev = subprocess.run(["losetup", "--find", "--show", str(img)], check=True, capture_output=True, text=True).stdout.strip()
-    BTRFS_MOUNT.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", dev, str(BTRFS_MOUNT)], check=True)
-    if "io" not in (root / "cgroup.subtree_control").read_text():
-        (root / "cgroup.subtree_control").write_text("+io")
-    cg = root / "rivet-bench"
-    cg.mkdir(exist_ok=True)
-    major_minor = Path(f"/sys/block/{Path(dev).name}/dev").read_text().strip()
-    (cg / "io.max").write_text(f"{major_minor} wbps={mbps * 1000 * 1000}")
-    return dev, img, cg
-
-
-def measure(cmd, cwd, cgroup=None):
-    """Runs one link; a link still running after TIMEOUT seconds is killed and counted as failed."""
+def measure(helper, cmd, cwd, procs_files, timeout):
+    """One link, through the spawn helper: wall time from just before fork to after wait4, user+sys
+    CPU and peak RSS from wait4's rusage. The helper joins the cgroup first (the linker inherits)."""
     def enter():
-        if cgroup is not None:
-            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=enter)
-    timer = __import__("threading").Timer(TIMEOUT, p.kill)
-    timer.start()
-    _, status, ru = os.wait4(p.pid, 0)
-    timer.cancel()
-    wall = time.perf_counter() - start
-    if wall >= TIMEOUT:
-        return {"ok": False, "wall": wall, "cpu": 0, "rss_kb": 0, "stderr": f"killed after {TIMEOUT} s"}
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    return {"ok": os.waitstatus_to_exitcode(status) == 0, "wall": wall, "cpu": ru.ru_utime + ru.ru_stime,
-            "rss_kb": ru.ru_maxrss, "stderr": err[-2000:]}
+        for f in procs_files:
+            with open(f, "w") as fh:
+                fh.write(str(os.getpid()))
+    with tempfile.NamedTemporaryFile(prefix="rusage-") as res:
+        p = subprocess.Popen([str(helper), res.name, *cmd], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=enter if procs_files else None, start_new_session=True)
+        try:
+            _, err = p.communicate(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            _, err = p.communicate()
+            timed_out = True
+        fields = Path(res.name).read_text().split()
+    if timed_out or len(fields) != 5:
+        return {"ok": False, "wall": timeout, "cpu": 0, "rss_mb": 0, "exit": None,
+                "error": f"killed after the {timeout} s timeout" if timed_out else err.decode(errors="replace")[-1500:]}
+    wall, user, sys_, rss_kb, status = float(fields[0]), float(fields[1]), float(fields[2]), int(fields[3]), int(fields[4])
+    code = os.waitstatus_to_exitcode(status)
+    m = {"ok": code == 0, "wall": wall, "cpu": user + sys_, "rss_mb": rss_kb / 1024, "exit": code}
+    if not m["ok"]:
+        text = err.decode(errors="replace").strip()
+        if code == -9:
+            text = (text + "\n" if text else "") + "killed by SIGKILL (memory limit?)"
+        m["error"] = text[-1500:] or f"exit status {code}"
+    return m
 
 
 def run_output(path, args):
     try:
-        r = subprocess.run([str(path), *args], capture_output=True, timeout=30)
-        return r.returncode, r.stdout
+        r = subprocess.run([str(path), *args], capture_output=True, timeout=60)
+        return [r.returncode, r.stdout.decode(errors="replace")]
     except (OSError, subprocess.TimeoutExpired) as e:
-        return None, str(e).encode()
+        return [None, f"could not run: {e}"]
 
 
-def bench(jobs, lks, runs, scenario, out_dir, cgroup=None, device=None):
-    cache_jobs = DEFAULT_CACHE / "jobs"
-    results = []
-    for job in jobs:
-        jd = cache_jobs / job
-        if not (jd / "response.txt").exists():
-            print(f"skipping job {job}: not built (python3 bench/corpus.py build --jobs {job})", file=sys.stderr)
-            continue
-        meta = json.loads((jd / "job.json").read_text())
-        samples = {n: [] for n in lks}
-        expected = None
-        order = list(lks)
-        for r in range(runs + 1):  # round 0 is the warm-up
-            order = order[1:] + order[:1]
-            for n in order:
-                out = out_dir / f"{job}.{n}.out"
-                out.unlink(missing_ok=True)
-                if scenario == "cold":
-                    drop_caches()
-                before = loop_stat_written(device) if device else 0
-                m = measure([*lks[n], "@response.txt", "-o", str(out)], jd, cgroup)
-                if device:
-                    subprocess.run(["sync", "-f", str(out_dir)], check=False)
-                    m["device_written"] = loop_stat_written(device) - before
-                if not m["ok"]:
-                    print(f"{job}/{n}: link failed: {m['stderr'].strip()[:500]}", file=sys.stderr)
-                elif meta["kind"] == "exe" and r == 0:
+def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loopfs, timeout):
+    job = meta["name"]
+    ref_out = out_dir / f"{job}.reference"
+    ref_out.unlink(missing_ok=True)
+    r = subprocess.run(["ld.bfd", "@response.txt", "-o", str(ref_out)], cwd=jd, capture_output=True, text=True)
+    expected = None
+    if r.returncode != 0:
+        log(f"{job}: the reference link with ld.bfd failed, outputs are not checked:\n{r.stderr[-1000:]}")
+    elif meta["kind"] == "exe":
+        expected = run_output(ref_out, meta.get("run_args", []))
+        if expected[0] != 0:
+            log(f"{job}: the reference output exits with {expected[0]}")
+    ref_out.unlink(missing_ok=True)
+    samples = {n: [] for n in lks}
+    order = list(lks)
+    for rnd in range(runs + 1):  # round 0 is the warm-up
+        for n in order:
+            out = out_dir / f"{job}.{n}.out"
+            if out.exists():
+                out.unlink()
+                if loopfs:
+                    subprocess.run(["sync", "-f", str(out_dir)])
+            if scenario == "cold":
+                drop_caches()
+            before = loop_bytes_written(loopfs.dev) if loopfs else 0
+            m = measure(helper, [*lks[n], "@response.txt", "-o", str(out)], jd, cgroup_files, timeout)
+            if loopfs:
+                t = time.perf_counter()
+                subprocess.run(["sync", "-f", str(out_dir)])
+                m["synced"] = m["wall"] + time.perf_counter() - t
+                m["device_mb"] = (loop_bytes_written(loopfs.dev) - before) / 1e6
+            if m["ok"]:
+                m["output_mb"] = out.stat().st_size / 1e6
+                if expected is not None:
                     got = run_output(out, meta.get("run_args", []))
-                    if expected is None:
-                        expected = got
                     m["output_ok"] = got == expected
                     if got != expected:
-                        print(f"{job}/{n}: output differs from the first linker's", file=sys.stderr)
-                if r > 0:
-                    samples[n].append(m)
-                out.unlink(missing_ok=True)
-        for n, ms in samples.items():
-            ok = [m for m in ms if m["ok"]]
-            if not ok:
-                results.append({"job": job, "linker": n, "failed": True})
-                continue
+                        log(f"{job}/{n}: the output does not behave like ld.bfd's: exit {got[0]} vs {expected[0]}, "
+                            f"stdout {got[1][:200]!r} vs {expected[1][:200]!r}")
+            else:
+                log(f"{job}/{n}: link failed: {m['error'][:600]}")
+            m["round"] = rnd
+            samples[n].append(m)
+            log(f"  {job:<12} {'warm-up' if rnd == 0 else f'run {rnd}':<8} {n:<18} "
+                + (f"{m['wall']:8.3f} s" if m["ok"] else "failed"))
+        order = order[1:] + order[:1]
+    if out_dir.exists():
+        for f in out_dir.glob(f"{job}.*.out"):
+            f.unlink()
+    results = []
+    for n, ms in samples.items():
+        measured = [m for m in ms if m["round"] > 0]
+        ok = [m for m in measured if m["ok"]]
+        entry = {"job": job, "linker": n, "command": lks[n], "input_mb": meta["input_bytes"] / 1e6, "samples": ms}
+        if len(ok) < len(measured) or not ok:
+            entry["failed"] = True
+            entry["error"] = next(m["error"] for m in ms if not m["ok"])
+        if ok:
             walls = [m["wall"] for m in ok]
-            entry = {"job": job, "linker": n, "input_mb": meta["input_bytes"] / 1e6, "median": statistics.median(walls),
-                     "min": min(walls), "max": max(walls), "cpu": statistics.median(m["cpu"] for m in ok),
-                     "rss_mb": max(m["rss_kb"] for m in ok) / 1024, "runs": len(ok)}
-            if device:
-                entry["device_mb"] = statistics.median(m["device_written"] for m in ok) / 1e6
-            results.append(entry)
+            entry.update(median=statistics.median(walls), min=min(walls), max=max(walls),
+                         cpu=statistics.median(m["cpu"] for m in ok), rss_mb=max(m["rss_mb"] for m in ok),
+                         output_mb=statistics.median(m["output_mb"] for m in ok), runs=len(ok))
+            checked = [m["output_ok"] for m in ms if "output_ok" in m]
+            entry["output_ok"] = all(checked) if checked else None
+            if loopfs:
+                entry["synced"] = statistics.median(m["synced"] for m in ok)
+                entry["device_mb"] = statistics.median(m["device_mb"] for m in ok)
+        results.append(entry)
     return results
 
 
-def markdown(results, scenario, header):
-    lines = [f"# {scenario}", "", header, "", "| job | linker | median s | min–max s | ratio to fastest | CPU s | peak RSS MB |"
-             + (" device written MB |" if any("device_mb" in r for r in results) else ""),
-             "|---|---|---|---|---|---|---|" + ("---|" if any("device_mb" in r for r in results) else "")]
-    for job in dict.fromkeys(r["job"] for r in results):
-        rows = [r for r in results if r["job"] == job and not r.get("failed")]
-        best = min(r["median"] for r in rows) if rows else 1
+# reporting -------------------------------------------------------------------------------------
+def fmt_s(x):
+    return f"{x:.3f}" if x < 10 else f"{x:.2f}"
+
+
+def fmt_mb(x):
+    return f"{x:.2f}" if x < 10 else f"{x:.0f}"
+
+
+def markdown(data):
+    res, jobs_meta = data["results"], data["jobs"]
+    lks = list(dict.fromkeys(r["linker"] for r in res))
+    jobs = list(dict.fromkeys(r["job"] for r in res))
+    io = any("synced" in r for r in res)
+    lines = [f"# {data['scenario']} ({data['machine']['date']})", "", data["header"], ""]
+    # Summary: one row per job, one column per linker.
+    lines += ["Median wall time in seconds (ratio to the fastest):", "",
+              "| job | inputs | " + " | ".join(lks) + " |", "|---|---|" + "---|" * len(lks)]
+    for job in jobs:
+        rows = {r["linker"]: r for r in res if r["job"] == job}
+        best = min((r["median"] for r in rows.values() if not r.get("failed")), default=None)
+        cells = []
+        for l in lks:
+            r = rows.get(l)
+            if r is None:
+                cells.append("")
+            elif r.get("failed"):
+                cells.append("failed")
+            else:
+                c = f"{fmt_s(r['median'])} ({r['median'] / best:.2f})"
+                cells.append(f"**{c}**" if r["median"] == best else c)
+        jm = jobs_meta.get(job, {})
+        lines.append(f"| {job} | {jm.get('input_bytes', 0) / 1e6:.0f} MB, {jm.get('input_files', '?')} files | "
+                     + " | ".join(cells) + " |")
+    lines += ["", "Details (sorted by median wall time; CPU = user+sys median, RSS = peak, output checked = the "
+              "linked program ran like ld.bfd's):", ""]
+    head = "| job | linker | median s | min–max s | ratio | CPU s | peak RSS MB | output MB | output checked |"
+    sep = "|---|---|---|---|---|---|---|---|---|"
+    if io:
+        head += " on disk (+sync) s | device written MB |"
+        sep += "---|---|"
+    lines += [head, sep]
+    for job in jobs:
+        rows = [r for r in res if r["job"] == job and not r.get("failed")]
+        best = min((r["median"] for r in rows), default=1)
         for r in sorted(rows, key=lambda r: r["median"]):
-            line = (f"| {job} | {r['linker']} | {r['median']:.3f} | {r['min']:.3f}–{r['max']:.3f} | {r['median'] / best:.2f} |"
-                    f" {r['cpu']:.3f} | {r['rss_mb']:.0f} |")
-            if "device_mb" in r:
-                line += f" {r['device_mb']:.0f} |"
+            chk = {True: "yes", False: "**NO**", None: "n/a"}[r.get("output_ok")]
+            line = (f"| {job} | {r['linker']} | {fmt_s(r['median'])} | {fmt_s(r['min'])}–{fmt_s(r['max'])} | "
+                    f"{r['median'] / best:.2f} | {fmt_s(r['cpu'])} | {r['rss_mb']:.0f} | {fmt_mb(r['output_mb'])} | {chk} |")
+            if io:
+                line += f" {fmt_s(r['synced'])} | {r['device_mb']:.0f} |"
             lines.append(line)
-        for r in results:
+        for r in res:
             if r["job"] == job and r.get("failed"):
-                lines.append(f"| {job} | {r['linker']} | failed | | | | |")
+                err = r.get("error", "").replace("\n", " ").replace("|", "\\|")[:200]
+                lines.append(f"| {job} | {r['linker']} | failed | | | | | | {err} |" + (" | |" if io else ""))
+    lines += ["", "Jobs: " + "; ".join(f"{j} = {m.get('description', '')} ({m.get('mode', m.get('kind'))}, "
+                                      f"output {fmt_mb(m.get('output_bytes', 0) / 1e6)} MB)" for j, m in jobs_meta.items()) + "."]
     return "\n".join(lines) + "\n"
-
-
-def machine_header():
-    mem = next(l for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal"))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    fs = subprocess.run(["findmnt", "-no", "FSTYPE", "--target", str(ROOT)], capture_output=True, text=True).stdout.strip()
-    return (f"Measured {datetime.date.today()} at commit {commit} on {os.cpu_count()} cores, {mem.split()[1]} kB RAM, "
-            f"Linux {platform.release()}, repository on {fs}. Medians of interleaved runs after a warm-up run.")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--jobs", default="c-hello,synth-1,c-debug,rust-debug,cxx-big")
-    ap.add_argument("--scenario", default="warm", choices=["warm", "cold", "scale", "compressed", "slow-disk"])
-    ap.add_argument("--linkers", default="bfd,gold,lld,mold,wild,rivet,rivet-mmap,rivet-heap,rivet-noprefetch")
+    ap.add_argument("--jobs", default=DEFAULT_JOBS)
+    ap.add_argument("--scenario", default="warm", choices=SCENARIOS)
+    ap.add_argument("--linkers", default=DEFAULT_LINKERS)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results", help="where results go")
+    ap.add_argument("--name", default=None, help="results file name prefix (default: the scenario)")
+    ap.add_argument("--memory-fraction", type=float, default=0.5,
+                    help="compressed/slow-disk: the memory cgroup limit as a fraction of the job's inputs + output "
+                         "(default 0.5; 0 = no limit)")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds before a link is killed")
     ap.add_argument("--no-plot", action="store_true")
     a = ap.parse_args()
+
+    jobs = ["synth-1", "synth-2", "synth-4", "synth-8"] if a.scenario == "scale" else a.jobs.split(",")
+    metas = {}
+    for j in jobs:
+        f = a.cache / "jobs" / j / "job.json"
+        if f.exists() and (f.parent / "capture.json").exists():
+            metas[j] = json.loads(f.read_text())
+        else:
+            log(f"skipping job {j}: not built (python3 bench/corpus.py build --jobs {j})")
+    if not metas:
+        sys.exit("no jobs to run")
+    if a.scenario in ("cold", "compressed", "slow-disk") and os.geteuid() != 0:
+        log(f"{a.scenario} scenario skipped: it needs root (drop_caches, loop devices, cgroups)")
+        return
     lks = linkers(a.linkers.split(","))
-    jobs = a.jobs.split(",")
-    if a.scenario == "scale":
-        jobs = ["synth-1", "synth-2", "synth-4", "synth-8"]
-    a.out.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="rivet-bench-"))
-    cgroup = device = img = None
+    if not lks:
+        sys.exit("no linkers to run")
+    versions = {n: linker_version(c) for n, c in lks.items() if n in ("bfd", "gold", "lld", "mold", "wild", "rivet")}
+
+    helper = spawn_helper(a.cache)
+    cg = Cgroup()
+    loopfs = None
+    out_dir = None
+    notes = {"warm": "inputs in the page cache (warm-up run), output on the local disk.",
+             "scale": "synthetic jobs of 1x, 2x, 4x, 8x size, warm page cache, output on the local disk.",
+             "cold": "`sync; echo 3 > /proc/sys/vm/drop_caches` before every run (inputs, linker binaries and "
+                     "libraries all come from disk).",
+             "compressed": "output on a loop-mounted btrfs with compress-force=zstd; the linker runs in a memory cgroup "
+                           "smaller than inputs + output, so dirty output pages must be written back during the link; "
+                           "`on disk` = link + `sync -f`.",
+             "slow-disk": f"output on an ext4 loop device whose writes are throttled to {SLOW_DISK_MBPS} MB/s, the linker "
+                          "in a memory cgroup smaller than inputs + output; `on disk` = link + `sync -f`."}
+    setup = notes[a.scenario]
+    results = []
     try:
-        if a.scenario == "cold" and not can_drop_caches():
-            return
-        if a.scenario == "compressed":
+        if a.scenario == "cold":
             try:
-                device, img = setup_btrfs(16)
-                work = BTRFS_MOUNT / "work"
-                work.mkdir()
-                biggest = max(json.loads((DEFAULT_CACHE / "jobs" / j / "job.json").read_text())["input_bytes"] for j in jobs
-                              if (DEFAULT_CACHE / "jobs" / j / "job.json").exists())
-                # Smaller than inputs + output, as DESIGN.md's scenario asks: dirty output pages
-                # must be written back while the link runs.
-                cgroup = setup_cgroup(int(biggest))
-            except (OSError, subprocess.CalledProcessError) as e:
-                print(f"compressed scenario skipped: {e}", file=sys.stderr)
+                drop_caches()
+            except OSError as e:
+                log(f"cold scenario skipped: cannot drop caches ({e})")
                 return
-        if a.scenario == "slow-disk":
+        if a.scenario in ("compressed", "slow-disk"):
             try:
-                device, img, cgroup = setup_slow_disk(30)
-                work = BTRFS_MOUNT / "work"
-                work.mkdir()
+                if a.scenario == "compressed":
+                    loopfs = LoopFs("btrfs", 16, "compress-force=zstd")
+                else:
+                    loopfs = LoopFs("ext4", 16, None)
+                    setup += " " + loopfs.throttle_writes(SLOW_DISK_MBPS * 10**6) + "."
             except (OSError, subprocess.CalledProcessError) as e:
-                print(f"slow-disk scenario skipped: {e}", file=sys.stderr)
+                log(f"{a.scenario} scenario skipped: cannot set up the loop file system: {e}")
+                if loopfs:
+                    loopfs.remove()
                 return
-        results = bench(jobs, lks, a.runs, a.scenario, work, cgroup, device)
+            out_dir = MOUNT / "out"
+            out_dir.mkdir()
+        else:
+            (a.cache / "out").mkdir(parents=True, exist_ok=True)
+            out_dir = Path(tempfile.mkdtemp(prefix=f"{a.scenario}-", dir=a.cache / "out"))
+        mach = machine(a.cache, out_dir)
+        limits = []
+        for j, meta in metas.items():
+            files = []
+            if loopfs and a.memory_fraction > 0:
+                limit = max(64 << 20, int((meta["input_bytes"] + meta["output_bytes"]) * a.memory_fraction))
+                try:
+                    limits.append(f"{j}: " + cg.limit_memory(limit))
+                    files = cg.procs_files()
+                except OSError as e:
+                    log(f"{a.scenario}: no memory limit ({e})")
+            log(f"{j}: {meta['input_bytes'] / 1e6:.0f} MB of inputs, {len(lks)} linkers, {a.runs} runs")
+            results += bench_job(helper, a.cache / "jobs" / j, meta, lks, a.runs, a.scenario, out_dir, files, loopfs, a.timeout)
+        if limits:
+            setup += " Memory limits: " + "; ".join(limits) + "."
     finally:
-        if cgroup:
-            try:
-                cgroup.rmdir()
-            except OSError:
-                pass
-        if img:
-            teardown_btrfs(device, img)
-        if a.scenario not in ("compressed", "slow-disk"):
-            shutil.rmtree(work, ignore_errors=True)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M")
-    base = a.out / f"{a.scenario}-{stamp}"
-    header = machine_header()
-    base.with_suffix(".json").write_text(json.dumps({"scenario": a.scenario, "header": header, "results": results}, indent=2))
-    base.with_suffix(".md").write_text(markdown(results, a.scenario, header))
-    print(markdown(results, a.scenario, header))
+        cg.remove()
+        if loopfs:
+            loopfs.remove()
+        elif out_dir:
+            shutil.rmtree(out_dir, ignore_errors=True)
+
+    header = header_text(mach, a.scenario, a.runs, versions, setup)
+    data = {"scenario": a.scenario, "machine": mach, "header": header, "runs": a.runs, "linkers": lks,
+            "jobs": metas, "results": results}
+    a.out.mkdir(parents=True, exist_ok=True)
+    base = a.out / f"{a.name or a.scenario}-{datetime.datetime.now().strftime('%Y%m%d-%H%M')}"
+    base.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
+    text = markdown(data)
+    base.with_suffix(".md").write_text(text)
+    print(text)
+    print(f"results: {base}.md, {base}.json", file=sys.stderr)
     if not a.no_plot:
-        from plot import plot
-        plot(base.with_suffix(".json"), base.with_suffix(".png"))
-        print(f"plot: {base.with_suffix('.png')}")
+        try:
+            from plot import plot
+            plot(base.with_suffix(".json"), base.with_suffix(".png"))
+            print(f"plot: {base}.png", file=sys.stderr)
+        except ImportError as e:
+            log(f"no plot: {e} (pip install matplotlib)")
 
 
 if __name__ == "__main__":
