@@ -167,7 +167,9 @@ def synth_file(i, files, rng):
     c += [f"long synth_{nxt}_{f}(long, const char *);" for f in range(SYNTH_FUNCS)]
     c.append(f"long synth_counter_{i} = {i};")
     off = (i * 3 * 4096) % (4 * 1024 * 1024 - SYNTH_BLOB) // 4096 * 4096
-    c.append(f'__asm__(".section .rodata.synth_blob_{i},\\"a\\"\\n\\t.incbin \\"blob.bin\\", {off}, {SYNTH_BLOB}\\n\\t.text");')
+    c.append(f'__asm__(".section .rodata.synth_blob_{i},\\"a\\"\\n\\t.globl synth_blob_{i}\\n\\t.hidden synth_blob_{i}\\n'
+             f'synth_blob_{i}:\\n\\t.incbin \\"blob.bin\\", {off}, {SYNTH_BLOB}\\n\\t.text");')
+    c.append(f'extern const unsigned char synth_blob_{i}[] __attribute__((visibility("hidden")));')
     for f in range(SYNTH_FUNCS):
         t = rng.randrange(SYNTH_TYPES)
         c.append(f"""long synth_{i}_{f}(long depth, const char *tag) {{
@@ -182,7 +184,7 @@ def synth_file(i, files, rng):
     case 3: acc += names[depth & 3][0]; break;
     case 4: acc *= 3; break;
     case 5: acc += synth_counter_{(i + 1) % files}; break;
-    case 6: acc += (long)sizeof rec; break;
+    case 6: acc += (long)sizeof rec + synth_blob_{i}[(depth * 4093) % {SYNTH_BLOB}]; break;
     default: acc = ~acc; break;
     }}
     for (int k = 0; k < (int)(depth & 3); k++)
