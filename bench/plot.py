@@ -29,7 +29,7 @@ def colors(linkers):
 
 def title(data):
     m = data["machine"]
-    return (f"{data['scenario']}: median of {data['runs']} runs; {m['date']}, commit {m['commit']}, "
+    return (f"{data['scenario']}: median of {data['runs']} runs; {m['date']}, commit {m['commit']}\n"
             f"{m['nproc']} cores, {m['ram_gb']} GB RAM, Linux {m['kernel']}, output on {m['output_fs']}")
 
 
@@ -116,7 +116,7 @@ def plot(json_path, png_path):
         panels = [("median", "wall time / fastest (log; lower is better)")]
         if io:
             panels.append(("synced", "on disk (link + sync) / fastest"))
-        width = max(8, 1.0 + len(jobs) * (0.35 + 0.17 * len(linkers)))
+        width = max(9, 1.0 + len(jobs) * (0.35 + 0.17 * len(linkers)))
         fig, axes = plt.subplots(len(panels), 1, figsize=(width, 4.6 * len(panels)), squeeze=False)
         for ax, (key, label) in zip(axes[:, 0], panels):
             bars(ax, rows, jobs, linkers, col, key, label, {j: m["input_bytes"] for j, m in data["jobs"].items()})
