@@ -38,6 +38,9 @@ pub struct OutputFile {
     committed: bool,
     /// Write-behind: everything but these (offset, len) ranges is already in the file.
     written_except: Option<Vec<(u64, u64)>>,
+    /// Free the replaced output's blocks in a child process (the default, for a process about to
+    /// exit); false frees them in `commit`, for callers that go on running (no child to reap).
+    release_in_child: bool,
 }
 
 /// What commit did and how long it took.
@@ -127,6 +130,7 @@ impl OutputFile {
             note: None,
             committed: false,
             written_except: None,
+            release_in_child: true,
         };
         // From here on, an error drops `out`, which removes the temp file.
         out.prepare(size)?;
@@ -165,6 +169,12 @@ impl OutputFile {
             OutputMode::Heap => Buffer::Heap(vec![0u8; size as usize]),
         };
         Ok(())
+    }
+
+    /// Frees the replaced output in `commit` itself instead of in a short-lived child process: for
+    /// callers that link many times in one process (the child is never reaped by them).
+    pub fn release_old_in_process(&mut self) {
+        self.release_in_child = false;
     }
 
     pub fn mode(&self) -> OutputMode {
@@ -252,7 +262,9 @@ impl OutputFile {
         std::fs::rename(&self.temp, &self.target).map_err(|e| context(e, "rename output to", &self.target))?;
         self.committed = true;
         if let Some(old) = old {
-            release_in_background(old);
+            if self.release_in_child {
+                release_in_background(old);
+            }
         }
         report.rename_time = start.elapsed();
         Ok(report)

@@ -184,6 +184,10 @@ pub struct Config {
     pub io_strategy: Option<String>,
     pub prefetch_inputs: Option<bool>,
     pub copy_method: Option<String>,
+    /// Free the link's tables and mappings when `link` returns. The `rivet` binary leaves them to
+    /// the kernel at exit (faster); in-process callers that link many times (the fuzz targets) set
+    /// this. No command-line option sets it.
+    pub free_memory: bool,
     /// The command line after response-file expansion (for `--reproduce`).
     pub raw_args: Vec<String>,
 }
@@ -260,6 +264,7 @@ impl Default for Config {
             prefetch_inputs: None,
             copy_method: None,
             raw_args: Vec::new(),
+            free_memory: false,
         }
     }
 }
@@ -751,7 +756,7 @@ fn expand_response_files(args: Vec<OsString>, active: &mut Vec<PathBuf>) -> Resu
 
 /// gcc/GNU ld response-file quoting: whitespace separates; single and double quotes group;
 /// a backslash escapes the next character.
-fn split_response_text(text: &str) -> Result<Vec<String>, String> {
+pub fn split_response_text(text: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;

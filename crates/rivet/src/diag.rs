@@ -32,6 +32,8 @@ pub struct Diag {
     out: Mutex<()>,
     /// Stop printing after this many errors (lld's --error-limit default is 20).
     error_limit: usize,
+    /// Count without printing (in-process callers such as the fuzz targets).
+    silent: bool,
 }
 
 impl Diag {
@@ -42,11 +44,20 @@ impl Diag {
             fatal_warnings,
             out: Mutex::new(()),
             error_limit: 20,
+            silent: false,
         }
+    }
+
+    /// Counts errors and warnings without printing them.
+    pub fn quiet() -> Diag {
+        Diag { silent: true, ..Diag::new(false) }
     }
 
     pub fn error(&self, msg: impl fmt::Display) {
         let n = self.errors.fetch_add(1, Ordering::Relaxed);
+        if self.silent {
+            return;
+        }
         let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
         if n < self.error_limit {
             eprintln!("rivet: error: {msg}");
@@ -60,6 +71,9 @@ impl Diag {
             return self.error(msg);
         }
         self.warnings.fetch_add(1, Ordering::Relaxed);
+        if self.silent {
+            return;
+        }
         let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
         eprintln!("rivet: warning: {msg}");
     }

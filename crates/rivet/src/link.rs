@@ -135,7 +135,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
     // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
     // library or an -E executable exports is reachable from outside.
-    let mut roots = roots;
+    let mut roots = roots.clone();
     if kind == OutputKind::Shared || config.export_dynamic {
         roots.extend(exported_names(&ctx));
     }
@@ -208,6 +208,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let mut out = timer
         .phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true))
         .map_err(|e| fatal!("{e}"))?;
+    if config.free_memory {
+        out.release_old_in_process();
+    }
     let actual_mode = out.mode();
     if let Some(note) = out.mode_note() {
         mode_reason = format!("{mode_reason}; {note}");
@@ -237,10 +240,12 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     };
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();
-    std::mem::forget(ctx);
-    std::mem::forget(plan);
-    std::mem::forget(loaded);
-    std::mem::forget(cache);
+    if !config.free_memory {
+        std::mem::forget(ctx);
+        std::mem::forget(plan);
+        std::mem::forget(loaded);
+        std::mem::forget(cache);
+    }
     Ok(report)
 }
 

@@ -1,18 +1,6 @@
 //! rivet: an x86-64 ELF linker. `main` parses the command line, runs the link, prints the reports
 //! asked for and exits (without freeing what the link built: the kernel does that faster).
-mod arch;
-mod args;
-mod ctx;
-mod diag;
-mod input;
-mod layout;
-mod link;
-mod reproduce;
-mod resolve;
-mod sections;
-mod synthetic;
-mod timing;
-mod write;
+use rivet::{args, diag, link, timing};
 
 use std::process::exit;
 

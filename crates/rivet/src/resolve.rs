@@ -96,7 +96,7 @@ struct Resolver<'a, 'p> {
 /// (the entry point, `-u`).
 pub fn resolve<'a>(
     loaded: &'a [Loaded],
-    roots: &[String],
+    roots: &'a [String],
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
 ) -> Result<Resolution<'a>, Vec<String>> {
@@ -126,7 +126,7 @@ pub fn resolve<'a>(
     r.by_name.reserve(expected);
     r.symbols.reserve(expected);
     for name in roots {
-        let id = r.intern(name_bytes(loaded, name));
+        let id = r.intern(name.as_bytes());
         let s = &mut r.symbols[id as usize];
         s.strong_ref = true;
         s.referenced = true;
@@ -147,12 +147,6 @@ pub fn resolve<'a>(
         return Err(r.errors);
     }
     Ok(Resolution { objects: r.objects, shared: r.shared, symbols: r.symbols, by_name: r.by_name })
-}
-
-/// Names for `roots` must live as long as the symbol table; they are leaked (a handful of bytes,
-/// once per link) rather than threading another lifetime through resolution.
-fn name_bytes<'a>(_loaded: &'a [Loaded], name: &str) -> &'a [u8] {
-    Box::leak(name.as_bytes().to_vec().into_boxed_slice())
 }
 
 fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) {

@@ -19,6 +19,12 @@ pub struct Timer {
     depth: Mutex<usize>,
 }
 
+impl Default for Timer {
+    fn default() -> Timer {
+        Timer::new()
+    }
+}
+
 impl Timer {
     pub fn new() -> Timer {
         Timer { origin: Instant::now(), spans: Mutex::new(Vec::new()), depth: Mutex::new(0) }

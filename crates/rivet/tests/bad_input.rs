@@ -44,7 +44,7 @@ impl Case {
 
     fn fails_with(&self, args: &[&Path], names: &[&str], add_output: bool) -> String {
         let mut cmd = Command::new(linker());
-        cmd.arg("-static");
+        cmd.args(["-static", "-e", "main"]);
         if add_output {
             cmd.arg("-o").arg(self.output());
         }
@@ -248,5 +248,221 @@ fn output_that_is_also_an_input_is_refused() {
         assert!(stderr.contains("is also an input"), "{stderr}");
     }
     assert_eq!(std::fs::read(&o).unwrap(), before, "the input was overwritten");
+    c.tmp.finish();
+}
+
+/// A compiled object opened for surgery: its section headers by name, fields patched in place.
+struct Elf {
+    bytes: Vec<u8>,
+}
+
+impl Elf {
+    fn open(path: &Path) -> Elf {
+        Elf { bytes: std::fs::read(path).unwrap() }
+    }
+
+    fn u16_at(&self, off: usize) -> usize {
+        u16::from_le_bytes(self.bytes[off..off + 2].try_into().unwrap()) as usize
+    }
+
+    fn u32_at(&self, off: usize) -> u64 {
+        u32::from_le_bytes(self.bytes[off..off + 4].try_into().unwrap()) as u64
+    }
+
+    fn u64_at(&self, off: usize) -> u64 {
+        u64::from_le_bytes(self.bytes[off..off + 8].try_into().unwrap())
+    }
+
+    /// File offset of the header of the section called `name`.
+    fn header(&self, name: &str) -> usize {
+        let shoff = self.u64_at(0x28) as usize;
+        let (num, strndx) = (self.u16_at(0x3c), self.u16_at(0x3e));
+        let strtab = self.u64_at(shoff + strndx * 64 + 24) as usize;
+        (0..num)
+            .map(|i| shoff + i * 64)
+            .find(|&h| {
+                let n = strtab + self.u32_at(h) as usize;
+                let end = n + self.bytes[n..].iter().position(|&b| b == 0).unwrap();
+                &self.bytes[n..end] == name.as_bytes()
+            })
+            .unwrap_or_else(|| panic!("no section {name}"))
+    }
+
+    /// Patches field `field` (byte offset inside the section header: 24 offset, 32 size, 40 link,
+    /// 44 info, 48 addralign) of section `name`.
+    fn set(&mut self, name: &str, field: usize, value: u64) -> &mut Elf {
+        let at = self.header(name) + field;
+        match field {
+            40 | 44 | 0 | 4 => self.bytes[at..at + 4].copy_from_slice(&(value as u32).to_le_bytes()),
+            _ => self.bytes[at..at + 8].copy_from_slice(&value.to_le_bytes()),
+        }
+        self
+    }
+
+    /// Byte offset of section `name`'s contents in the file.
+    fn contents(&self, name: &str) -> usize {
+        self.u64_at(self.header(name) + 24) as usize
+    }
+
+    fn write(&self, path: &Path) -> PathBuf {
+        std::fs::write(path, &self.bytes).unwrap();
+        path.to_path_buf()
+    }
+}
+
+/// Calls `g`, which it defines itself (so the link gets as far as relocation).
+const CALLER: &str = "int g(int x) { return x * 2; }\nint data = 5;\nint main(void) { return g(data); }\n";
+/// Calls `g`, which an archive defines.
+const NEEDS_G: &str = "extern int g(int);\nint data = 5;\nint main(void) { return g(data); }\n";
+
+#[test]
+fn section_contents_past_the_end_of_the_file() {
+    let Some(c) = Case::new("secpast") else { return };
+    let o = c.object("caller", CALLER);
+    let mut e = Elf::open(&o);
+    let len = e.bytes.len() as u64;
+    let bad = e.set(".text", 24, len - 4).write(&c.tmp.join("past.o"));
+    c.fails(&[&bad], &["past.o", ".text", "past the end of the file"]);
+    let mut e = Elf::open(&o);
+    let bad = e.set(".data", 32, 1 << 40).write(&c.tmp.join("huge.o"));
+    c.fails(&[&bad], &["huge.o", ".data", "past the end of the file"]);
+    c.tmp.finish();
+}
+
+#[test]
+fn overlapping_and_misaligned_sections() {
+    let Some(c) = Case::new("overlap") else { return };
+    let o = c.object("caller", CALLER);
+    let mut e = Elf::open(&o);
+    let text = e.contents(".text") as u64;
+    let bad = e.set(".data", 24, text).write(&c.tmp.join("overlap.o"));
+    c.fails(&[&bad], &["overlap.o", ".data", "overlaps", ".text"]);
+    let mut e = Elf::open(&o);
+    let bad = e.set(".text", 48, 12).write(&c.tmp.join("align.o"));
+    c.fails(&[&bad], &["align.o", ".text", "not a power of two"]);
+    // A relocation table whose size is not a whole number of entries.
+    let mut e = Elf::open(&o);
+    let size = e.u64_at(e.header(".rela.text") + 32);
+    let bad = e.set(".rela.text", 32, size - 3).write(&c.tmp.join("relsize.o"));
+    c.fails(&[&bad], &["relsize.o", "relocation section"]);
+    c.tmp.finish();
+}
+
+#[test]
+fn bad_symbol_and_relocation_indices() {
+    let Some(c) = Case::new("indices") else { return };
+    let o = c.object("caller", CALLER);
+    // The first relocation of .text names symbol 9999.
+    let mut e = Elf::open(&o);
+    let r = e.contents(".rela.text");
+    e.bytes[r + 12..r + 16].copy_from_slice(&9999u32.to_le_bytes());
+    let bad = e.write(&c.tmp.join("relsym.o"));
+    c.fails(&[&bad], &["relsym.o", ".text", "symbol 9999"]);
+    // ... and points far outside .text.
+    let mut e = Elf::open(&o);
+    let r = e.contents(".rela.text");
+    e.bytes[r..r + 8].copy_from_slice(&0x10_0000u64.to_le_bytes());
+    let bad = e.write(&c.tmp.join("reloff.o"));
+    c.fails(&[&bad], &["reloff.o", ".text", "past the end of the section"]);
+    // The symbol table claims no local symbols (symbol 0 is always local).
+    let mut e = Elf::open(&o);
+    let bad = e.set(".symtab", 44, 0).write(&c.tmp.join("info0.o"));
+    c.fails(&[&bad], &["info0.o", "first global index"]);
+    // The symbol table's first global is past its end.
+    let mut e = Elf::open(&o);
+    let bad = e.set(".symtab", 44, 5000).write(&c.tmp.join("info.o"));
+    c.fails(&[&bad], &["info.o", "first global index 5000"]);
+    // The symbol table's string table is a section that does not exist.
+    let mut e = Elf::open(&o);
+    let bad = e.set(".symtab", 40, 999).write(&c.tmp.join("link.o"));
+    c.fails(&[&bad], &["link.o", "symbol table"]);
+    c.tmp.finish();
+}
+
+#[test]
+fn bad_string_table_offsets() {
+    let Some(c) = Case::new("strtab") else { return };
+    let o = c.object("caller", CALLER);
+    // Every symbol name offset points past the end of .strtab: shrink .strtab to one byte.
+    let mut e = Elf::open(&o);
+    let bad = e.set(".strtab", 32, 1).write(&c.tmp.join("symname.o"));
+    c.fails(&[&bad], &["symname.o", "name"]);
+    // A section name offset past the end of .shstrtab.
+    let mut e = Elf::open(&o);
+    let bad = e.set(".data", 0, 0x7fff_0000).write(&c.tmp.join("secname.o"));
+    c.fails(&[&bad], &["secname.o", "bad name"]);
+    c.tmp.finish();
+}
+
+#[test]
+fn archives_with_bad_sizes_or_a_lying_symbol_table() {
+    let Some(c) = Case::new("badar") else { return };
+    let member = c.object("member", "int g(int x) { return x + 1; }\n");
+    let other = c.object("other", "int unrelated(void) { return 7; }\n");
+    let main = c.object("main", NEEDS_G);
+    let lib = c.tmp.join("libgood.a");
+    must(Command::new("ar").arg("rcs").arg(&lib).arg(&member).arg(&other));
+    let good = std::fs::read(&lib).unwrap();
+    // The first member (the symbol table) claims to be larger than the archive.
+    let mut bytes = good.clone();
+    bytes[8 + 48..8 + 58].copy_from_slice(format!("{:<10}", good.len() * 2).as_bytes());
+    let big = c.tmp.join("libbig.a");
+    std::fs::write(&big, &bytes).unwrap();
+    c.fails(&[&main, &big], &["libbig.a", "bytes but the archive ends"]);
+    // The symbol table sends `g` to an offset inside a member's body instead of a header.
+    let mut bytes = good.clone();
+    let count = u32::from_be_bytes(bytes[68..72].try_into().unwrap()) as usize;
+    assert!(count >= 2);
+    for i in 0..count {
+        let at = 72 + 4 * i;
+        let off = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+        bytes[at..at + 4].copy_from_slice(&(off + 7).to_be_bytes());
+    }
+    let lying = c.tmp.join("liblying.a");
+    std::fs::write(&lying, &bytes).unwrap();
+    c.fails(&[&main, &lying], &["liblying.a"]);
+    // The symbol table sends `g` to a member that does not define it: like lld, the member is
+    // loaded and `g` stays undefined.
+    let mut bytes = good.clone();
+    let names_at = 72 + 4 * count;
+    let names: Vec<&[u8]> = bytes[names_at..].split(|&b| b == 0).take(count).collect();
+    let gi = names.iter().position(|n| *n == b"g").expect("g in the symbol table");
+    let ui = names.iter().position(|n| *n == b"unrelated").expect("unrelated in the symbol table");
+    let u_off: [u8; 4] = bytes[72 + 4 * ui..76 + 4 * ui].try_into().unwrap();
+    bytes[72 + 4 * gi..76 + 4 * gi].copy_from_slice(&u_off);
+    let wrong = c.tmp.join("libwrong.a");
+    std::fs::write(&wrong, &bytes).unwrap();
+    c.fails(&[&main, &wrong], &["undefined symbol: g", "main.o:(main)"]);
+    c.tmp.finish();
+}
+
+#[test]
+fn recursive_or_missing_group_entries() {
+    let Some(c) = Case::new("groups") else { return };
+    let main = c.object("main", CALLER);
+    let script = c.tmp.join("libloop.so");
+    std::fs::write(&script, format!("GROUP ( {} )\n", script.display())).unwrap();
+    c.fails(&[&main, &script], &["libloop.so", "includes itself"]);
+    // Two scripts naming each other.
+    let (a, b) = (c.tmp.join("liba.so"), c.tmp.join("libb.so"));
+    std::fs::write(&a, format!("INPUT ( {} )\n", b.display())).unwrap();
+    std::fs::write(&b, format!("GROUP ( {} )\n", a.display())).unwrap();
+    c.fails(&[&main, &a], &["liba.so", "includes itself"]);
+    let missing = c.tmp.join("libmissing.so");
+    std::fs::write(&missing, "GROUP ( /nonexistent/libnothing.so.1 AS_NEEDED ( -lnothing_at_all ) )\n").unwrap();
+    c.fails(&[&main, &missing], &["libmissing.so", "/nonexistent/libnothing.so.1"]);
+    c.tmp.finish();
+}
+
+#[test]
+fn response_files_that_include_each_other() {
+    let Some(c) = Case::new("rsp") else { return };
+    let (a, b) = (c.tmp.join("a.rsp"), c.tmp.join("b.rsp"));
+    std::fs::write(&a, format!("-e main @{}\n", b.display())).unwrap();
+    std::fs::write(&b, format!("--gc-sections @{}\n", a.display())).unwrap();
+    let at = PathBuf::from(format!("@{}", a.display()));
+    c.fails(&[&at], &["a.rsp", "includes itself"]);
+    let at = PathBuf::from("@/nonexistent/args.rsp");
+    c.fails(&[&at], &["/nonexistent/args.rsp"]);
     c.tmp.finish();
 }

@@ -185,6 +185,7 @@ impl Loader<'_> {
             Err(e) => return self.errors.push(format!("{}: {e}", path.display())),
         };
         self.script_stack.push(canonical);
+        let first_error = self.errors.len();
         for input in stub.inputs {
             let st = InputState { as_needed: state.as_needed || input.as_needed, ..state };
             if let Some(lib) = input.name.strip_prefix("-l") {
@@ -197,6 +198,12 @@ impl Loader<'_> {
             }
         }
         self.script_stack.pop();
+        // Say which script named the inputs that failed (nested scripts add their own names).
+        for e in &mut self.errors[first_error..] {
+            if !e.starts_with(&format!("{}: ", path.display())) {
+                *e = format!("{}: {e}", path.display());
+            }
+        }
     }
 
     /// A name in a script: absolute (under the sysroot if the script is), else relative to the

@@ -114,6 +114,10 @@ pub fn parse<'a>(data: &'a [u8], name: String, order: (u32, u32)) -> Result<Obje
     if first_global > syms.len() {
         return Err(format!("{name}: symbol table's first global index {first_global} is past its end"));
     }
+    // Symbol 0 (the null symbol) is always local, so a symbol table says at least 1 here.
+    if first_global == 0 && !syms.is_empty() {
+        return Err(format!("{name}: symbol table's first global index is 0 (symbol 0 must be local)"));
+    }
     attach_relocations(&table, data, &name, &mut sections, syms.len())?;
     let mut file = ObjectFile {
         name,
@@ -176,7 +180,31 @@ fn read_sections<'a>(
             offset: 0,
         });
     }
+    check_overlaps(table, &out, name)?;
     Ok(out)
+}
+
+/// Two sections whose bytes share part of the file mean a corrupt (or crafted) object: the same
+/// bytes would reach the output twice or be read as two different things.
+fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection], name: &str) -> Result<(), String> {
+    let mut ranges: Vec<(u64, u64, usize)> = table
+        .iter()
+        .enumerate()
+        .filter(|(_, sh)| sh.sh_type(LE) != elf::SHT_NOBITS && sh.sh_size(LE) > 0)
+        .map(|(i, sh)| (sh.sh_offset(LE), sh.sh_offset(LE) + sh.sh_size(LE), i))
+        .collect();
+    ranges.sort_unstable();
+    for w in ranges.windows(2) {
+        let ((_, end_a, a), (start_b, _, b)) = (w[0], w[1]);
+        if start_b < end_a {
+            return Err(format!(
+                "{name}: section {} ({b}) overlaps section {} ({a}) in the file",
+                String::from_utf8_lossy(sections[b].name),
+                String::from_utf8_lossy(sections[a].name)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Sections that carry bytes into the output (everything else is metadata the linker consumes).
@@ -216,7 +244,7 @@ fn attach_relocations<'a>(
             return Err(format!("{name}: relocation section {i} applies to section {target}, which does not exist"));
         }
         let relas: &[Rela] = sh.data_as_array(LE, data).map_err(|e| format!("{name}: relocation section {i}: {e}"))?;
-        if let Some(bad) = relas.iter().find(|r| r.r_sym(LE, false) as usize >= nsyms.max(1)) {
+        if let Some(bad) = relas.iter().find(|r| r.r_sym(LE, false) as usize >= nsyms) {
             return Err(format!(
                 "{name}: relocation in section {} refers to symbol {}, but the file has {nsyms}",
                 String::from_utf8_lossy(sections[target].name),

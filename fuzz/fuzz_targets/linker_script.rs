@@ -1,0 +1,10 @@
+//! Linker-script stubs (`GROUP ( ... )`, `INPUT`, `AS_NEEDED`, comments), as Debian's libc.so.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = rivet::input::script::looks_like_script(data);
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = rivet::input::script::parse(text);
+    }
+});
