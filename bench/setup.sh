@@ -11,5 +11,6 @@ command -v mkfs.btrfs >/dev/null || need+=(btrfs-progs)
 if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
+command -v wild >/dev/null || cargo install wild-linker --version 0.10.0 --locked --quiet  # 0.11 needs rustc 1.99
 python3 -c 'import matplotlib' 2>/dev/null || pip install -q matplotlib
 cd "$(dirname "$0")/.." && cargo build --release --quiet

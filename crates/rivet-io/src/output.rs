@@ -27,7 +27,14 @@ enum Buffer {
 }
 
 pub struct OutputFile {
+    /// The path as given (for messages).
     target: PathBuf,
+    /// Where the output goes: `target` with symbolic links followed, so that a link at the output
+    /// path keeps pointing at the new output, as after GNU ld (which writes through the link).
+    dest: PathBuf,
+    /// The output path names something other than a regular file (`/dev/null`, a FIFO): written in
+    /// place, since renaming over it would replace the device node with a file.
+    in_place: bool,
     temp: PathBuf,
     file: Option<File>,
     buffer: Buffer,
@@ -38,9 +45,10 @@ pub struct OutputFile {
     committed: bool,
     /// Write-behind: everything but these (offset, len) ranges is already in the file.
     written_except: Option<Vec<(u64, u64)>>,
-    /// Free the replaced output's blocks in a child process (the default, for a process about to
-    /// exit); false frees them in `commit`, for callers that go on running (no child to reap).
-    release_in_child: bool,
+    /// The process exits right after the link (the default): the replaced output's blocks are freed
+    /// in a child process and the output buffer is never freed. False for callers that go on
+    /// running (no child to reap, no leak).
+    exiting: bool,
 }
 
 /// What commit did and how long it took.
@@ -83,6 +91,21 @@ fn temp_path(target: &Path) -> PathBuf {
     dir.join(format!(".{name}.rivet-tmp.{}.{n}", std::process::id()))
 }
 
+/// `path` with symbolic links at its end followed (a relative link is read from the link's own
+/// directory), so the link survives the rename and points at the new output. A dangling link gives
+/// the path it points to, which the output then creates, as writing through the link would.
+fn follow_symlinks(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&p) {
+            Ok(next) if next.is_absolute() => p = next,
+            Ok(next) => p = p.parent().map_or_else(|| next.clone(), |d| d.join(&next)),
+            Err(_) => break,
+        }
+    }
+    p
+}
+
 /// Reserves `size` bytes. Ok(false): the file system cannot (EOPNOTSUPP), nothing is reserved.
 fn reserve(file: &File, size: u64) -> io::Result<bool> {
     if size == 0 {
@@ -111,18 +134,27 @@ impl OutputFile {
                 format!("output path {} is a directory", target.display()),
             ));
         }
-        let temp = temp_path(target);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)
-            .map_err(|e| context(e, "create output file", target))?;
+        let dest = follow_symlinks(target);
+        let in_place = std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let temp = if in_place { PathBuf::new() } else { temp_path(&dest) };
+        let file = if in_place {
+            None
+        } else {
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&temp)
+                .map_err(|e| context(e, "create output file", target))?;
+            Some(f)
+        };
         let mut out = OutputFile {
             target: target.to_path_buf(),
+            dest,
+            in_place,
             temp,
-            file: Some(file),
+            file,
             buffer: Buffer::Heap(Vec::new()),
             mode,
             executable,
@@ -130,7 +162,7 @@ impl OutputFile {
             note: None,
             committed: false,
             written_except: None,
-            release_in_child: true,
+            exiting: true,
         };
         // From here on, an error drops `out`, which removes the temp file.
         out.prepare(size)?;
@@ -138,6 +170,13 @@ impl OutputFile {
     }
 
     fn prepare(&mut self, size: u64) -> io::Result<()> {
+        if self.in_place {
+            self.mode = OutputMode::Heap;
+            self.note = Some("the output is not a regular file: written in place".into());
+            self.buffer = Buffer::Heap(vec![0u8; size as usize]);
+            self.committed = true; // nothing to remove on failure
+            return Ok(());
+        }
         let file = self.file.as_ref().unwrap();
         file.set_len(size).map_err(|e| context(e, "size output file", &self.target))?;
         self.reserved = reserve(file, size).map_err(|e| {
@@ -171,10 +210,11 @@ impl OutputFile {
         Ok(())
     }
 
-    /// Frees the replaced output in `commit` itself instead of in a short-lived child process: for
-    /// callers that link many times in one process (the child is never reaped by them).
-    pub fn release_old_in_process(&mut self) {
-        self.release_in_child = false;
+    /// For callers that link many times in one process: `commit` frees the output buffer and the
+    /// replaced output itself instead of leaving them to process exit (and to a child process that
+    /// such a caller would never reap).
+    pub fn caller_keeps_running(&mut self) {
+        self.exiting = false;
     }
 
     pub fn mode(&self) -> OutputMode {
@@ -220,6 +260,15 @@ impl OutputFile {
         let mut report = CommitReport::default();
         let start = Instant::now();
         let buffer = std::mem::replace(&mut self.buffer, Buffer::Heap(Vec::new()));
+        if self.in_place {
+            let Buffer::Heap(v) = buffer else { unreachable!("in-place outputs are always Heap") };
+            let mut f =
+                OpenOptions::new().write(true).open(&self.dest).map_err(|e| context(e, "open", &self.target))?;
+            f.write_all(&v).map_err(|e| context(e, "write", &self.target))?;
+            report.bytes_written = v.len() as u64;
+            report.write_time = start.elapsed();
+            return Ok(report);
+        }
         let mut file = self.file.take().unwrap();
         match buffer {
             Buffer::Map(m) => {
@@ -242,7 +291,9 @@ impl OutputFile {
                     }
                 }
                 report.bytes_written = v.len() as u64;
-                std::mem::forget(v); // the process exits soon; freeing a big buffer only costs time
+                if self.exiting {
+                    std::mem::forget(v); // the process exits soon; freeing a big buffer only costs time
+                }
             }
         }
         if fsync {
@@ -256,13 +307,14 @@ impl OutputFile {
         drop(file);
         report.write_time = start.elapsed();
         let start = Instant::now();
-        let old = hold_old_target(&self.target);
-        // rename replaces a symlink at the target path itself (not the file it points to), as GNU
-        // ld and lld do when they write a new file at that path.
-        std::fs::rename(&self.temp, &self.target).map_err(|e| context(e, "rename output to", &self.target))?;
+        let old = hold_old_target(&self.dest);
+        // `dest` is the file a symbolic link at the output path points to: the link stays and the
+        // file behind it is replaced atomically. A hard-linked output gets a new inode at this
+        // path; the other names keep the old contents (GNU ld unlinks the path and does the same).
+        std::fs::rename(&self.temp, &self.dest).map_err(|e| context(e, "rename output to", &self.target))?;
         self.committed = true;
         if let Some(old) = old {
-            if self.release_in_child {
+            if self.exiting {
                 release_in_background(old);
             }
         }
@@ -438,6 +490,57 @@ mod tests {
         assert_eq!(mode("data"), 0o666 & !umask());
         assert_eq!(mode("data") & 0o111, 0);
         std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn symlinked_output_keeps_the_link_and_replaces_its_target() {
+        use std::os::unix::fs::symlink;
+        let d = tmpdir("symlink");
+        std::fs::create_dir_all(d.join("real")).unwrap();
+        std::fs::write(d.join("real/prog"), b"old").unwrap();
+        symlink("real/prog", d.join("prog")).unwrap(); // relative, read from the link's directory
+        symlink(d.join("prog"), d.join("chain")).unwrap(); // a link to the link
+        let mut out = OutputFile::create(&d.join("chain"), 3, OutputMode::Heap, true).unwrap();
+        out.buf().copy_from_slice(b"new");
+        out.commit(false).unwrap();
+        assert!(std::fs::symlink_metadata(d.join("chain")).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(d.join("prog")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(d.join("real/prog")).unwrap(), b"new");
+        assert_eq!(entries(&d.join("real")), vec!["prog"]);
+        // A dangling link: the file it names is created.
+        symlink("real/fresh", d.join("dangling")).unwrap();
+        let mut out = OutputFile::create(&d.join("dangling"), 2, OutputMode::Mmap, false).unwrap();
+        out.buf().copy_from_slice(b"ok");
+        out.commit(false).unwrap();
+        assert_eq!(std::fs::read(d.join("real/fresh")).unwrap(), b"ok");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn hard_linked_output_gets_a_new_inode() {
+        let d = tmpdir("hardlink");
+        std::fs::write(d.join("out"), b"old").unwrap();
+        std::fs::hard_link(d.join("out"), d.join("other")).unwrap();
+        let mut out = OutputFile::create(&d.join("out"), 3, OutputMode::Mmap, true).unwrap();
+        out.buf().copy_from_slice(b"new");
+        out.commit(false).unwrap();
+        assert_eq!(std::fs::read(d.join("out")).unwrap(), b"new");
+        assert_eq!(std::fs::read(d.join("other")).unwrap(), b"old");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn device_output_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        if !std::fs::metadata(null).is_ok_and(|m| m.file_type().is_char_device()) {
+            return;
+        }
+        let mut out = OutputFile::create(null, 4096, OutputMode::Mmap, true).unwrap();
+        assert_eq!(out.mode(), OutputMode::Heap);
+        out.buf()[0] = 1;
+        out.commit(false).unwrap();
+        assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "/dev/null was replaced");
     }
 
     #[test]

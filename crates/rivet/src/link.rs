@@ -209,7 +209,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         .phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true))
         .map_err(|e| fatal!("{e}"))?;
     if config.free_memory {
-        out.release_old_in_process();
+        out.caller_keeps_running();
     }
     let actual_mode = out.mode();
     if let Some(note) = out.mode_note() {

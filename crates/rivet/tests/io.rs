@@ -147,3 +147,232 @@ fn many_inputs_with_few_file_descriptors() {
     assert_eq!(Command::new(&exe).status().unwrap().code(), Some(5));
     tmp.finish();
 }
+
+fn gcc_link(tmp: &TempDir, objs: &[&std::path::Path], out: &std::path::Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new("gcc");
+    cmd.arg("-B").arg(linker_dir(tmp)).args(objs).args(extra).arg("-o").arg(out);
+    cmd
+}
+
+/// Several links racing to the same output: every one succeeds or fails cleanly, and what is left
+/// is one complete output from one of them, with no temp files.
+#[test]
+fn concurrent_links_to_the_same_output() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-concurrent");
+    let objs: Vec<_> = (0..4)
+        .map(|i| {
+            compile(
+                &tmp,
+                &format!("v{i}"),
+                &format!("#include <stdio.h>\nint main(void) {{ puts(\"v{i}\"); return 0; }}\n"),
+            )
+        })
+        .collect();
+    let outdir = tmp.join("out");
+    std::fs::create_dir_all(&outdir).unwrap();
+    let exe = outdir.join("prog");
+    for round in 0..5 {
+        let children: Vec<_> = objs
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let mode = if i % 2 == 0 { "-Wl,--mmap-output-file" } else { "-Wl,--no-mmap-output-file" };
+                gcc_link(&tmp, &[o], &exe, &[mode]).stderr(std::process::Stdio::piped()).spawn().unwrap()
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        assert_eq!(files_in(&outdir), vec!["prog"], "round {round}: temp files left");
+        let run = must(&mut Command::new(&exe));
+        let text = String::from_utf8_lossy(&run.stdout).into_owned();
+        assert!((0..4).any(|i| text == format!("v{i}\n")), "round {round}: the output printed {text:?}");
+    }
+    tmp.finish();
+}
+
+/// `-o LINK` where LINK is a symbolic link: the link stays and points at the new output (as after
+/// GNU ld); `-o /dev/null` writes into the device instead of replacing it with a file.
+#[test]
+fn symlinked_and_device_outputs() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-symlink");
+    let obj = compile(&tmp, "p", "int main(void) { return 9; }\n");
+    std::fs::create_dir_all(tmp.join("bin")).unwrap();
+    std::fs::write(tmp.join("bin/prog-1.0"), b"old").unwrap();
+    std::os::unix::fs::symlink("bin/prog-1.0", tmp.join("prog")).unwrap();
+    must(&mut gcc_link(&tmp, &[&obj], &tmp.join("prog"), &[]));
+    assert!(std::fs::symlink_metadata(tmp.join("prog")).unwrap().file_type().is_symlink(), "the link was replaced");
+    assert_eq!(Command::new(tmp.join("bin/prog-1.0")).status().unwrap().code(), Some(9));
+    assert_eq!(files_in(&tmp.join("bin")), vec!["prog-1.0"]);
+    use std::os::unix::fs::FileTypeExt;
+    let null = std::path::Path::new("/dev/null");
+    if std::fs::metadata(null).is_ok_and(|m| m.file_type().is_char_device()) {
+        must(&mut gcc_link(&tmp, &[&obj], null, &[]));
+        assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "/dev/null is no longer a device");
+    }
+    tmp.finish();
+}
+
+/// A shared library that running processes have loaded is relinked: they keep running on the old
+/// mapping, and a new process gets the new library.
+#[test]
+fn relinking_a_loaded_shared_library() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-loaded-so");
+    let lib_src = |v: u32| {
+        format!("int version(void) {{ return {v}; }}\nint twice(int x) {{ return 2 * x + version() - {v}; }}\n")
+    };
+    let c = tmp.join("lib.c");
+    let so = tmp.join("libv.so");
+    let build_lib = |v: u32| {
+        std::fs::write(&c, lib_src(v)).unwrap();
+        must(Command::new("gcc").arg("-B").arg(linker_dir(&tmp)).args(["-shared", "-fPIC"]).arg(&c).arg("-o").arg(&so));
+    };
+    build_lib(1);
+    let main = compile(
+        &tmp,
+        "main",
+        "#include <stdio.h>\n#include <unistd.h>\nint version(void); int twice(int);\n\
+         int main(void) { printf(\"%d\\n\", version()); fflush(stdout); usleep(700000);\n\
+         printf(\"%d %d\\n\", version(), twice(21)); return 0; }\n",
+    );
+    let exe = tmp.join("prog");
+    let rpath = format!("-Wl,-rpath,{}", tmp.path.display());
+    must(&mut gcc_link(&tmp, &[&main], &exe, &[&format!("-L{}", tmp.path.display()), "-lv", &rpath]));
+    let running = Command::new(&exe).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    build_lib(2);
+    let out = running.wait_with_output().unwrap();
+    assert!(out.status.success(), "the running process died: {:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n1 42\n");
+    assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(&exe)).stdout), "2\n2 42\n");
+    tmp.finish();
+}
+
+/// An input rewritten while the link runs (a parallel build step) must not give an output built from
+/// torn bytes: the link fails naming the input, and the old output stays. strace holds the link
+/// inside `fallocate` (after every input was read) while the test rewrites an input.
+#[test]
+fn input_changed_during_the_link_is_refused() {
+    if !have("gcc") || !have("strace") || !testing_rivet() {
+        eprintln!("skipped: needs gcc and strace");
+        return;
+    }
+    let tmp = TempDir::new("io-changed");
+    let a = compile(&tmp, "a", "int f(void) { return 1; }\n");
+    let main = compile(&tmp, "main", "int f(void); int main(void) { return f(); }\n");
+    let outdir = tmp.join("out");
+    std::fs::create_dir_all(&outdir).unwrap();
+    std::fs::write(outdir.join("prog"), b"old output").unwrap();
+    let probe = Command::new("strace").args(["-o", "/dev/null", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: strace cannot trace here");
+        return;
+    }
+    let child = Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "-e", "trace=fallocate", "-e", "inject=fallocate:delay_enter=3000000"])
+        .arg(linker())
+        .args(["-static", "-e", "main", "-o"])
+        .arg(outdir.join("prog"))
+        .arg(&main)
+        .arg(&a)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The temp output appears right before fallocate: the inputs have been read by then.
+    let start = std::time::Instant::now();
+    while files_in(&outdir).len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(20), "the link never created its temp output");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut bytes = std::fs::read(&a).unwrap();
+    bytes.extend_from_slice(&[0; 64]);
+    std::fs::write(&a, bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("a.o") && stderr.contains("changed"), "{stderr}");
+    assert_eq!(files_in(&outdir), vec!["prog"]);
+    assert_eq!(std::fs::read(outdir.join("prog")).unwrap(), b"old output");
+    tmp.finish();
+}
+
+/// Inside a memory cgroup limited to half of the link's usual peak, the link completes (rivet
+/// picks a lower-memory strategy and the kernel reclaims mapped input pages) or fails with a clear
+/// message; it is never killed without a word.
+#[test]
+fn link_in_a_memory_cgroup_of_half_its_peak() {
+    use std::os::unix::process::ExitStatusExt;
+    if !have("g++") || !testing_rivet() {
+        return;
+    }
+    let (v1, v2) =
+        (std::path::Path::new("/sys/fs/cgroup/memory"), std::path::Path::new("/sys/fs/cgroup/cgroup.controllers"));
+    let tmp = TempDir::new("io-cgroup");
+    let group = if v2.exists() {
+        std::path::Path::new("/sys/fs/cgroup").join(format!("rivet-test-{}", std::process::id()))
+    } else {
+        v1.join(format!("rivet-test-{}", std::process::id()))
+    };
+    if std::fs::create_dir(&group).is_err() {
+        eprintln!("skipped: cannot create a memory cgroup here");
+        return;
+    }
+    let src = tmp.join("big.cpp");
+    std::fs::write(
+        &src,
+        "#include <iostream>\n#include <map>\n#include <string>\n#include <regex>\n\
+         int main() { std::map<std::string, int> m; std::regex r(\"a+b\"); m[\"x\"] = std::regex_match(\"aab\", r);\n\
+         std::cout << m[\"x\"] << std::endl; return 0; }\n",
+    )
+    .unwrap();
+    let obj = tmp.join("big.o");
+    must(Command::new("g++").args(["-c", "-g"]).arg(&src).arg("-o").arg(&obj));
+    // The usual peak: rivet's own report of a plain link.
+    let free_exe = tmp.join("free");
+    let out = must(gcc_link(&tmp, &[&obj], &free_exe, &["-static", "-Wl,--print-timing"]).arg("-lstdc++"));
+    let report = String::from_utf8_lossy(&out.stderr).into_owned();
+    let peak_kb: u64 = report
+        .split("peak RSS ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no peak RSS in the report:\n{report}"));
+    let limit = peak_kb * 1024 / 2;
+    let (limit_file, procs) =
+        if v2.exists() { ("memory.max", "cgroup.procs") } else { ("memory.limit_in_bytes", "cgroup.procs") };
+    std::fs::write(group.join(limit_file), limit.to_string()).unwrap();
+    let exe = tmp.join("limited");
+    let script = format!(
+        "echo $$ > {}/{procs} && exec {} -B {} {} -static -lstdc++ -o {}",
+        group.display(),
+        "g++",
+        linker_dir(&tmp).display(),
+        obj.display(),
+        exe.display()
+    );
+    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let _ = std::fs::remove_dir(&group);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), None, "killed by a signal under a {limit}-byte limit: {stderr}");
+    if out.status.success() {
+        assert_eq!(std::fs::read(&exe).unwrap(), std::fs::read(&free_exe).unwrap(), "a different output");
+        assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(&exe)).stdout), "1\n");
+    } else {
+        assert!(stderr.contains("rivet: error:") && stderr.contains("memory"), "unclear failure: {stderr}");
+    }
+    eprintln!(
+        "peak {peak_kb} KiB unconstrained; under {limit} bytes: {}",
+        if out.status.success() { "linked" } else { "refused" }
+    );
+    tmp.finish();
+}
