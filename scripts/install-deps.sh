@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what rivet's example and tests need on a fresh Debian 12 machine: gcc/g++ with the static
-# C and C++ libraries, binutils (the reference GNU ld, nm, addr2line, ar). Rust comes with the machine.
+# C and C++ libraries, binutils (the reference GNU ld, nm, addr2line, ar), strace (holds a link still
+# while a test changes its input). Rust comes with the machine.
 set -euo pipefail
 need=()
 command -v gcc >/dev/null || need+=(gcc)
@@ -8,6 +9,7 @@ command -v g++ >/dev/null || need+=(g++)
 command -v ar >/dev/null && command -v addr2line >/dev/null || need+=(binutils)
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
 ls /usr/lib/gcc/x86_64-linux-gnu/*/libstdc++.a >/dev/null 2>&1 || need+=(libstdc++-12-dev)
+command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
