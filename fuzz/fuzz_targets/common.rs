@@ -12,8 +12,24 @@ pub fn scratch() -> PathBuf {
     dir
 }
 
+/// A fuzzed file can ask for an output of many gigabytes (huge alignments, sizes): files are
+/// limited to 256 MiB, so writing more fails with EFBIG (SIGXFSZ ignored) and rivet must report
+/// it as an error, like a full disk.
+fn limit_file_size() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let lim = libc::rlimit { rlim_cur: 256 << 20, rlim_max: 256 << 20 };
+        // SAFETY: plain system calls on this process's own limits and signal disposition.
+        unsafe {
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        }
+    });
+}
+
 /// Links with `args` (paths already written); errors are expected and ignored.
 pub fn link(args: &[OsString]) {
+    limit_file_size();
     let Ok(mut config) = rivet::args::parse(args.to_vec()) else { return };
     config.free_memory = true;
     let timer = rivet::timing::Timer::new();

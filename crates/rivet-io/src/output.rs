@@ -45,6 +45,8 @@ pub struct OutputFile {
     committed: bool,
     /// Write-behind: everything but these (offset, len) ranges is already in the file.
     written_except: Option<Vec<(u64, u64)>>,
+    /// The output's size in bytes.
+    size: u64,
     /// The process exits right after the link (the default): the replaced output's blocks are freed
     /// in a child process and the output buffer is never freed. False for callers that go on
     /// running (no child to reap, no leak).
@@ -162,6 +164,7 @@ impl OutputFile {
             note: None,
             committed: false,
             written_except: None,
+            size,
             exiting: true,
         };
         // From here on, an error drops `out`, which removes the temp file.
@@ -173,7 +176,7 @@ impl OutputFile {
         if self.in_place {
             self.mode = OutputMode::Heap;
             self.note = Some("the output is not a regular file: written in place".into());
-            self.buffer = Buffer::Heap(vec![0u8; size as usize]);
+            self.buffer = Buffer::Heap(Vec::new());
             self.committed = true; // nothing to remove on failure
             return Ok(());
         }
@@ -205,7 +208,8 @@ impl OutputFile {
             OutputMode::Mmap => {
                 Buffer::Map(unsafe { MmapMut::map_mut(file) }.map_err(|e| context(e, "map output file", &self.target))?)
             }
-            OutputMode::Heap => Buffer::Heap(vec![0u8; size as usize]),
+            // Allocated by the first `buf()`: write-behind never needs the whole output in memory.
+            OutputMode::Heap => Buffer::Heap(Vec::new()),
         };
         Ok(())
     }
@@ -231,25 +235,36 @@ impl OutputFile {
         self.reserved
     }
 
-    /// The whole output, zero-filled at first.
+    /// The temp file the output is being built in (None when written in place).
+    pub fn file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
+    /// The whole output, zero-filled at first (in Heap mode, allocated by the first call).
     pub fn buf(&mut self) -> &mut [u8] {
         match &mut self.buffer {
             Buffer::Map(m) => &mut m[..],
-            Buffer::Heap(v) => &mut v[..],
+            Buffer::Heap(v) => {
+                if v.len() as u64 != self.size {
+                    *v = vec![0u8; self.size as usize];
+                }
+                &mut v[..]
+            }
         }
     }
 
-    /// Heap mode: the buffer and the file at once, so finished regions can be written (`pwrite`)
-    /// while later ones are still being filled. None in Mmap mode.
-    pub fn split_heap(&mut self) -> Option<(&mut [u8], &File)> {
-        match (&mut self.buffer, &self.file) {
-            (Buffer::Heap(v), Some(f)) => Some((&mut v[..], f)),
+    /// Heap mode: the file, so finished regions can be written (`pwrite`) while later ones are still
+    /// being filled in buffers of the caller's (write-behind); the whole-output buffer is then never
+    /// allocated. None in Mmap mode and for outputs written in place.
+    pub fn heap_file(&self) -> Option<&File> {
+        match (&self.buffer, &self.file) {
+            (Buffer::Heap(_), Some(f)) => Some(f),
             _ => None,
         }
     }
 
     /// Declares that every byte except the `pending` ranges was already written through
-    /// `split_heap`'s file; commit then writes only those ranges.
+    /// `heap_file`; commit then writes only those ranges.
     pub fn set_written_except(&mut self, pending: Vec<(u64, u64)>) {
         self.written_except = Some(pending);
     }
@@ -464,11 +479,10 @@ mod tests {
         use std::os::unix::fs::FileExt;
         let d = tmpdir("behind");
         let mut out = OutputFile::create(&d.join("o"), 100, OutputMode::Heap, false).unwrap();
-        let (buf, file) = out.split_heap().unwrap();
-        buf.fill(1);
-        file.write_all_at(&buf[..50], 0).unwrap();
-        file.write_all_at(&buf[60..], 60).unwrap();
-        buf[50..60].fill(2); // finished last: written at commit
+        let file = out.heap_file().unwrap();
+        file.write_all_at(&[1u8; 50], 0).unwrap();
+        file.write_all_at(&[1u8; 40], 60).unwrap();
+        out.buf()[50..60].fill(2); // finished last: written at commit
         out.set_written_except(vec![(50, 10)]);
         out.commit(false).unwrap();
         let got = std::fs::read(d.join("o")).unwrap();
@@ -476,7 +490,7 @@ mod tests {
         assert_eq!(&got[50..60], &[2u8; 10][..]);
         assert_eq!(&got[60..], &[1u8; 40][..]);
         let mut m = OutputFile::create(&d.join("m"), 10, OutputMode::Mmap, false).unwrap();
-        assert!(m.split_heap().is_none());
+        assert!(m.heap_file().is_none());
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -85,6 +85,29 @@ pub fn choose_prefetch(explicit: Option<bool>, mem: &MemInfo) -> PrefetchChoice 
     }
 }
 
+#[derive(Clone, Debug)]
+pub struct CopyChoice {
+    pub method: crate::copy::CopyMethod,
+    pub reason: String,
+}
+
+/// How sections that reach the output unchanged are copied. `explicit` is `--copy-method`'s value
+/// (`auto` or absent: decide here).
+pub fn choose_copy(explicit: Option<&str>, fs: Option<&FsInfo>) -> CopyChoice {
+    use crate::copy::CopyMethod::*;
+    let pick = |method, reason: &str| CopyChoice { method, reason: reason.to_string() };
+    match explicit {
+        Some("memcpy") => return pick(Memcpy, "--copy-method=memcpy"),
+        Some("copy-file-range") => return pick(CopyFileRange, "--copy-method=copy-file-range"),
+        Some("sendfile") => return pick(Sendfile, "--copy-method=sendfile"),
+        _ => {}
+    }
+    if fs.is_some_and(|f| f.network || f.fuse) {
+        return pick(Memcpy, "auto: network/FUSE output: no in-kernel copies");
+    }
+    pick(Memcpy, "auto: memcpy (in-kernel copies measured no faster on the corpus)")
+}
+
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = bytes as f64;

@@ -17,6 +17,10 @@ pub struct LinkReport {
     pub output_size: u64,
     pub mode: OutputMode,
     pub mode_reason: String,
+    pub copy_method: rivet_io::CopyMethod,
+    pub copy_reason: String,
+    /// What the in-kernel copies did (zero with memcpy).
+    pub copy: write::CopyStats,
     pub prefetch_reason: String,
     pub prefetch: Option<rivet_io::PrefetchStats>,
     /// The output directory's file system, as the report shows it.
@@ -89,7 +93,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
     check(!config.rpath_link.is_empty(), "-rpath-link");
     check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
     check(config.io_strategy.as_deref().is_some_and(|v| v != "auto"), "--io-strategy");
-    check(config.copy_method.as_deref().is_some_and(|v| v != "memcpy"), "--copy-method");
     match missing.as_slice() {
         [] => Ok(()),
         list => Err(fatal!("not supported yet: {}", list.join(", "))),
@@ -215,7 +218,16 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if let Some(note) = out.mode_note() {
         mode_reason = format!("{mode_reason}; {note}");
     }
-    timer.phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out)).map_err(|e| fatal!("{e}"))?;
+    // Sections that reach the output unchanged may be copied file to file by the kernel.
+    let copy_choice = rivet_io::policy::choose_copy(config.copy_method.as_deref(), fs.as_ref());
+    if config.verbose {
+        eprintln!("rivet: copy method {}: {}", copy_choice.method.name(), copy_choice.reason);
+    }
+    let kernel = (copy_choice.method != rivet_io::CopyMethod::Memcpy)
+        .then(|| write::KernelCopy::new(copy_choice.method, cache.files()));
+    let copy_stats = timer
+        .phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out, kernel.as_ref()))
+        .map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     // An input rewritten while we read it (a parallel build step) gives an output built from torn
@@ -228,6 +240,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         output_size: lay.file_size,
         mode: actual_mode,
         mode_reason,
+        copy_method: copy_choice.method,
+        copy_reason: copy_choice.reason,
+        copy: copy_stats,
         prefetch_reason: prefetch_choice.reason,
         prefetch: prefetcher.as_ref().map(|p| p.stats()),
         output_fs: fs.map_or_else(|| "unknown".into(), |f| describe_fs(&f)),

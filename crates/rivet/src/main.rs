@@ -14,6 +14,17 @@ fn io_report(r: &link::LinkReport) -> String {
     let mut s = String::from("I/O\n");
     s.push_str(&format!("  output mode      {mode}: {}\n", r.mode_reason));
     s.push_str(&format!("  output fs        {}\n", r.output_fs));
+    s.push_str(&format!("  copy method      {}: {}\n", r.copy_method.name(), r.copy_reason));
+    if r.copy_method != rivet_io::CopyMethod::Memcpy {
+        s.push_str(&format!(
+            "                   {} sections, {} copied in the kernel\n",
+            r.copy.sections,
+            human(r.copy.bytes)
+        ));
+        if let Some(why) = &r.copy.fallback {
+            s.push_str(&format!("                   {why}\n"));
+        }
+    }
     s.push_str(&format!("  prefetch         {}\n", r.prefetch_reason));
     if let Some(p) = r.prefetch {
         s.push_str(&format!("                   {} requests, {} advised\n", p.requests, human(p.bytes_advised)));

@@ -462,7 +462,19 @@ pub fn undefined_symbol_errors_in(
             msg.push_str(&format!("\n>>> referenced {} more times", refs.len() - 3));
         }
         if refs.is_empty() {
-            msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
+            // No relocation uses it: name the files whose symbol tables ask for it, as lld does.
+            let files: Vec<&str> = objects
+                .iter()
+                .filter(|o| o.global_ids.contains(&(id as u32)))
+                .map(|o| o.name.as_str())
+                .take(3)
+                .collect();
+            if files.is_empty() {
+                msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
+            }
+            for f in files {
+                msg.push_str(&format!("\n>>> referenced by {f}"));
+            }
         }
         out.push(msg);
     }

@@ -8,9 +8,14 @@ use crate::sections::output::Content;
 use crate::synthetic::{symtab, write as synth, DynRel};
 use object::elf;
 use rayon::prelude::*;
+use rivet_io::CopyMethod;
 
 enum Job {
     Input(u32, u32),
+    /// An input section that reaches the output unchanged, copied from its file by the kernel
+    /// (`--copy-method`): the fill leaves its bytes alone. The piece covers the section's bytes from
+    /// the third field on (write-behind splits a large section at window boundaries).
+    Kernel(u32, u32, u64),
     Synthetic(usize),
     /// The ELF header and the program headers.
     FileHeader,
@@ -41,18 +46,137 @@ pub fn write(
     layout: &Layout,
     plan: Option<&symtab::Plan>,
     out: &mut rivet_io::OutputFile,
-) -> Result<(), String> {
-    let jobs = collect_jobs(ctx, layout);
-    if let Some((_, file)) = out.split_heap() {
-        write_behind(ctx, layout, plan, jobs, file)?;
+    kernel: Option<&KernelCopy>,
+) -> Result<CopyStats, String> {
+    let kernel = kernel.filter(|k| k.method != CopyMethod::Memcpy && out.file().is_some());
+    let jobs = collect_jobs(ctx, layout, kernel.is_some());
+    let mut stats = CopyStats::default();
+    if let Some(file) = out.heap_file() {
+        write_behind(ctx, layout, plan, jobs, file, kernel, &mut stats)?;
         out.set_written_except(Vec::new());
-        return Ok(());
+        return Ok(stats);
+    }
+    let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
+    let dynrels = fill_parallel(ctx, layout, plan, jobs, out.buf(), true)?;
+    if let (Some(k), Some(file)) = (kernel, out.file()) {
+        // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
+        k.run(&copies, file, &mut stats)?;
     }
     let buf = out.buf();
-    let dynrels = fill_parallel(ctx, layout, plan, jobs, buf)?;
     finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
     let digests = synth::chunk_digests(&ctx.config.build_id, buf);
-    patch_build_id(ctx, &digests, buf, 0)
+    patch_build_id(ctx, &digests, buf, 0)?;
+    Ok(stats)
+}
+
+/// The output offset and input bytes of a `Job::Kernel` piece.
+fn kernel_piece<'a>(ctx: &Ctx<'a>, piece: &Piece) -> Option<(u64, &'a [u8])> {
+    match piece.2 {
+        Job::Kernel(f, s, from) => {
+            let data: &'a [u8] = ctx.objects[f as usize].sections[s as usize].data;
+            Some((piece.0, &data[from as usize..(from + piece.1) as usize]))
+        }
+        _ => None,
+    }
+}
+
+/// Input sections smaller than this are copied with memcpy whatever the method: a system call costs
+/// about what copying 64 KiB through the cache does.
+const MIN_KERNEL_COPY: u64 = 64 << 10;
+
+/// The copies from one input file: (output offset, input offset, bytes).
+type Batch<'a> = Vec<(u64, u64, &'a [u8])>;
+
+/// In-kernel copies of input sections that reach the output unchanged (`--copy-method`).
+pub struct KernelCopy {
+    pub method: CopyMethod,
+    /// Every input file by the address range of its bytes, to find where a section's bytes live.
+    files: Vec<(usize, usize, std::sync::Arc<rivet_io::InputFile>)>,
+}
+
+/// What the in-kernel copies did, for the I/O report.
+#[derive(Default, Debug, Clone)]
+pub struct CopyStats {
+    pub sections: u64,
+    pub bytes: u64,
+    /// Set when the kernel refused (another file system, an old kernel) and rivet wrote the bytes.
+    pub fallback: Option<String>,
+}
+
+impl KernelCopy {
+    pub fn new(method: CopyMethod, files: Vec<std::sync::Arc<rivet_io::InputFile>>) -> KernelCopy {
+        let mut files: Vec<_> = files.into_iter().map(|f| (f.data().as_ptr() as usize, f.data().len(), f)).collect();
+        files.sort_by_key(|f| f.0);
+        KernelCopy { method, files }
+    }
+
+    /// The input file holding `data` and its offset there.
+    fn source(&self, data: &[u8]) -> Option<(&rivet_io::InputFile, u64)> {
+        let p = data.as_ptr() as usize;
+        let i = self.files.partition_point(|f| f.0 <= p).checked_sub(1)?;
+        let (start, len, file) = &self.files[i];
+        (p + data.len() <= start + len).then(|| (&**file, (p - start) as u64))
+    }
+
+    /// Copies each (output offset, file, section) from its input file into `dst`; the sections of
+    /// one input go in one batch (one open), batches in parallel for copy_file_range.
+    fn run(&self, copies: &[(u64, &[u8])], dst: &std::fs::File, stats: &mut CopyStats) -> Result<(), String> {
+        use std::os::unix::fs::FileExt;
+        let mut by_file: rustc_hash::FxHashMap<usize, Batch> = Default::default();
+        for &(out_off, data) in copies {
+            let Some((file, in_off)) = self.source(data) else {
+                return Err(format!(
+                    "internal error: bytes to copy at output offset {out_off:#x} are in no input file"
+                ));
+            };
+            by_file.entry(file as *const _ as usize).or_default().push((out_off, in_off, data));
+        }
+        let batches: Vec<(&rivet_io::InputFile, Batch)> =
+            by_file.into_values().map(|v| (self.source(v[0].2).unwrap().0, v)).collect();
+        let one = |(file, list): &(&rivet_io::InputFile, Batch)| -> Result<(u64, Option<String>), String> {
+            let write_all = |why: Option<String>| -> Result<(u64, Option<String>), String> {
+                for (out_off, _, data) in list {
+                    dst.write_all_at(data, *out_off).map_err(|e| format!("cannot write the output: {e}"))?;
+                }
+                Ok((0, why))
+            };
+            let src = match std::fs::File::open(file.path()) {
+                Ok(f) => f,
+                Err(e) => return write_all(Some(format!("cannot reopen {}: {e}", file.path().display()))),
+            };
+            let mut done = 0;
+            for (i, (out_off, in_off, data)) in list.iter().enumerate() {
+                match rivet_io::copy::copy_range(self.method, &src, *in_off, dst, *out_off, data.len() as u64) {
+                    Ok(()) => done += data.len() as u64,
+                    Err(e) if rivet_io::copy::unsupported(&e) => {
+                        for (out_off, _, data) in &list[i..] {
+                            dst.write_all_at(data, *out_off).map_err(|e| format!("cannot write the output: {e}"))?;
+                        }
+                        return Ok((
+                            done,
+                            Some(format!("{} refused ({e}); the bytes were written instead", self.method.name())),
+                        ));
+                    }
+                    Err(e) => return Err(format!("cannot copy {} into the output: {e}", file.path().display())),
+                }
+            }
+            Ok((done, None))
+        };
+        let results: Vec<_> = if self.method == CopyMethod::CopyFileRange {
+            batches.par_iter().map(one).collect()
+        } else {
+            batches.iter().map(one).collect() // sendfile moves the output's file position
+        };
+        stats.sections += copies.len() as u64;
+        for r in results {
+            let (bytes, why) = r?;
+            stats.bytes += bytes;
+            if stats.fallback.is_none() {
+                stats.fallback = why;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Ranges that are final only when everything else is: `.rela.dyn` (its entries come from every
@@ -100,28 +224,31 @@ fn patch_build_id(ctx: &Ctx, digests: &[Vec<u8>], buf: &mut [u8], base: u64) -> 
 }
 
 /// Splits the jobs into windows that tile the file: each at least WINDOW bytes, ending on a BLOCK
-/// boundary, never cutting a job.
-fn windows(jobs: Vec<Piece>, file_size: u64) -> Vec<Window> {
+/// boundary. A job that crosses the boundary stays whole and the window grows to the next boundary
+/// after it, except for in-kernel copies, which are cut at the boundary (without that, a run of
+/// contiguous sections crossing every boundary would make one window of the whole file).
+///
+/// A window also ends at the first boundary after each of the `late` ranges (`.rela.dyn`, the
+/// build-id note), so the windows held back until the end are small.
+fn windows(jobs: Vec<Piece>, file_size: u64, late: &[(u64, u64)]) -> Vec<Window> {
+    let align = |x: u64| (x.div_ceil(BLOCK) * BLOCK).min(file_size);
     let mut out = Vec::new();
-    let mut jobs = jobs.into_iter().peekable();
+    let mut jobs: std::collections::VecDeque<Piece> = jobs.into();
     let mut start = 0;
     while start < file_size {
-        let mut end = (start + WINDOW).min(file_size);
+        let cut = late.iter().map(|&(o, n)| align(o + n)).filter(|&b| b > start).min();
+        let mut end = align(start + WINDOW).min(cut.unwrap_or(u64::MAX));
         let mut mine = Vec::new();
-        loop {
-            while let Some(j) = jobs.next_if(|j| j.0 < end) {
-                end = end.max(j.0 + j.1);
-                mine.push(j);
-            }
-            let aligned = end.div_ceil(BLOCK) * BLOCK;
-            if aligned >= file_size {
-                end = file_size;
-            } else if aligned != end {
-                end = aligned;
-                continue; // a job may start inside the padding up to the boundary
-            }
-            if jobs.peek().is_none_or(|j| j.0 >= end) {
-                break;
+        while jobs.front().is_some_and(|j| j.0 < end) {
+            let (off, size, job) = jobs.pop_front().unwrap();
+            if off + size <= end {
+                mine.push((off, size, job));
+            } else if let Job::Kernel(f, s, from) = job {
+                mine.push((off, end - off, Job::Kernel(f, s, from)));
+                jobs.push_front((end, off + size - end, Job::Kernel(f, s, from + (end - off))));
+            } else {
+                end = align(off + size);
+                mine.push((off, size, job));
             }
         }
         out.push((start, end, mine));
@@ -143,6 +270,8 @@ fn write_behind(
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
     file: &std::fs::File,
+    kernel: Option<&KernelCopy>,
+    stats: &mut CopyStats,
 ) -> Result<(), String> {
     use std::os::unix::fs::FileExt;
     let file_size = layout.file_size;
@@ -152,34 +281,52 @@ fn write_behind(
     let mut dynrels = Vec::new();
     let style = &ctx.config.build_id;
     std::thread::scope(|scope| -> Result<(), String> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Vec<u8>)>(1);
-        let writer = scope.spawn(move || -> std::io::Result<()> {
-            for (start, bytes) in rx {
-                file.write_all_at(&bytes, start)?;
+        // (window start, its bytes, its in-kernel copies as (output offset, file, section)).
+        type Sent<'b> = (u64, Vec<u8>, Vec<(u64, &'b [u8])>);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Sent>(1);
+        let writer = scope.spawn(move || -> Result<CopyStats, String> {
+            let mut stats = CopyStats::default();
+            for (start, bytes, copies) in rx {
+                // The window's bytes around its copies, then the copies.
+                let mut at = 0;
+                for &(off, data) in &copies {
+                    let rel = (off - start) as usize;
+                    file.write_all_at(&bytes[at..rel], start + at as u64)
+                        .map_err(|e| format!("cannot write the output: {e}"))?;
+                    at = rel + data.len();
+                }
+                file.write_all_at(&bytes[at..], start + at as u64)
+                    .map_err(|e| format!("cannot write the output: {e}"))?;
+                if let Some(k) = kernel.filter(|_| !copies.is_empty()) {
+                    k.run(&copies, file, &mut stats)?;
+                }
             }
-            Ok(())
+            Ok(stats)
         });
-        for (start, end, jobs) in windows(jobs, file_size) {
+        for (start, end, jobs) in windows(jobs, file_size, &late) {
             let mut buf = vec![0u8; (end - start) as usize];
+            // Windows written last (they hold .rela.dyn or the build-id) copy with memcpy.
+            let late_window = overlaps(start, end, &late);
+            let copies: Vec<(u64, &[u8])> =
+                if late_window { Vec::new() } else { jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect() };
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, layout, plan, shifted, &mut buf)?);
-            if overlaps(start, end, &late) {
+            dynrels.extend(fill_parallel(ctx, layout, plan, shifted, &mut buf, !late_window)?);
+            if late_window {
                 kept.push((start, buf));
                 continue;
             }
             let first = (start / BLOCK) as usize;
-            for (i, d) in synth::chunk_digests(style, &buf).into_iter().enumerate() {
+            let patches: Vec<(u64, &[u8])> = copies.iter().map(|&(off, data)| (off - start, data)).collect();
+            for (i, d) in synth::chunk_digests_patched(style, &buf, &patches).into_iter().enumerate() {
                 digests[first + i] = d;
             }
-            if tx.send((start, buf)).is_err() {
+            if tx.send((start, buf, copies)).is_err() {
                 break; // the writer failed; its error is reported below
             }
         }
         drop(tx);
-        writer
-            .join()
-            .map_err(|_| "the output writer thread panicked".to_string())?
-            .map_err(|e| format!("cannot write the output: {e}"))
+        *stats = writer.join().map_err(|_| "the output writer thread panicked".to_string())??;
+        Ok(())
     })?;
     let dynrels = with_copies(ctx, dynrels);
     let mut dynrels = Some(dynrels);
@@ -209,7 +356,8 @@ fn write_behind(
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.
-fn collect_jobs(ctx: &Ctx, layout: &Layout) -> Vec<Piece> {
+/// `kernel`: sections that reach the output unchanged and are large enough become `Job::Kernel`.
+fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
     let mut jobs = vec![(0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader)];
     let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
     jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
@@ -229,7 +377,10 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout) -> Vec<Piece> {
                 continue;
             }
             let size = ctx.eh.get(&(f, s)).map_or(sec.size, |e| e.size);
-            if size > 0 {
+            let verbatim = sec.relas.is_empty() && !ctx.eh.contains_key(&(f, s)) && size == sec.data.len() as u64;
+            if kernel && verbatim && size >= MIN_KERNEL_COPY {
+                jobs.push((os.offset + sec.offset, size, Job::Kernel(f, s, 0)));
+            } else if size > 0 {
                 jobs.push((os.offset + sec.offset, size, Job::Input(f, s)));
             }
         }
@@ -244,6 +395,7 @@ fn fill_parallel(
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
     out: &mut [u8],
+    kernel_copies: bool,
 ) -> Result<Vec<DynRel>, String> {
     let mut slices: Vec<(&mut [u8], Job)> = Vec::with_capacity(jobs.len());
     let mut rest: &mut [u8] = out;
@@ -262,6 +414,12 @@ fn fill_parallel(
         .into_par_iter()
         .map(|(buf, job)| match job {
             Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
+            Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
+            Job::Kernel(f, s, from) => {
+                let data = ctx.objects[f as usize].sections[s as usize].data;
+                buf.copy_from_slice(&data[from as usize..from as usize + buf.len()]);
+                Ok(Vec::new())
+            }
             Job::Synthetic(i) => write_synthetic(ctx, layout, plan, i, buf),
             Job::FileHeader => {
                 write_file_header(ctx, layout, buf);
@@ -427,7 +585,7 @@ mod tests {
             (WINDOW - 5, 20, Job::Synthetic(1)),
             (WINDOW + 100, 10, Job::Synthetic(2)),
         ];
-        let w = windows(jobs, 3 * WINDOW);
+        let w = windows(jobs, 3 * WINDOW, &[]);
         assert_eq!(w[0].0, 0);
         assert_eq!(w[0].1, WINDOW + BLOCK, "the job crossing the boundary stays whole; the window ends on a block");
         assert_eq!(w[0].2.len(), 3, "the job starting in the padding joins the window");
@@ -437,5 +595,26 @@ mod tests {
             assert_eq!(pair[0].1, pair[1].0);
             assert_eq!(pair[0].1 % BLOCK, 0);
         }
+    }
+
+    #[test]
+    fn kernel_copies_are_cut_at_window_boundaries_and_late_ranges_end_windows() {
+        // Contiguous 1,000,000-byte in-kernel copies: every boundary falls inside one.
+        let jobs: Vec<Piece> = (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Kernel(i as u32, 1, 0))).collect();
+        let w = windows(jobs, 40_000_000, &[(100, 24)]);
+        assert_eq!((w[0].0, w[0].1), (0, BLOCK), "the window holding a late range ends at the next boundary");
+        assert_eq!(w[1].1, BLOCK + WINDOW);
+        assert!(w.len() >= 3);
+        let mut covered = 0;
+        for (start, end, pieces) in &w {
+            for (off, size, job) in pieces {
+                assert!(*off >= *start && off + size <= *end);
+                assert_eq!(*off, covered, "pieces tile the input");
+                let Job::Kernel(f, _, from) = job else { unreachable!() };
+                assert_eq!(*off, *f as u64 * 1_000_000 + from);
+                covered += size;
+            }
+        }
+        assert_eq!(covered, 40_000_000);
     }
 }

@@ -340,6 +340,10 @@ fn overlapping_and_misaligned_sections() {
     let mut e = Elf::open(&o);
     let bad = e.set(".text", 48, 12).write(&c.tmp.join("align.o"));
     c.fails(&[&bad], &["align.o", ".text", "not a power of two"]);
+    // Found by fuzzing: an 8 GiB alignment made a 17 GB output from a 60 KB object.
+    let mut e = Elf::open(&o);
+    let bad = e.set(".data", 48, 1 << 33).write(&c.tmp.join("hugealign.o"));
+    c.fails(&[&bad], &["hugealign.o", ".data", "too large"]);
     // A relocation table whose size is not a whole number of entries.
     let mut e = Elf::open(&o);
     let size = e.u64_at(e.header(".rela.text") + 32);

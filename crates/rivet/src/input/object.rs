@@ -159,6 +159,13 @@ fn read_sections<'a>(
             })?
         };
         let align = sh.sh_addralign(LE).max(1);
+        // lld's limit too: larger alignments only pad the output to absurd sizes.
+        if align > 1 << 32 {
+            return Err(format!(
+                "{name}: section {}: alignment {align:#x} is too large (more than 4 GiB)",
+                String::from_utf8_lossy(sec_name)
+            ));
+        }
         if !align.is_power_of_two() {
             return Err(format!(
                 "{name}: section {}: alignment {align} is not a power of two",

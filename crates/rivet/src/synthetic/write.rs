@@ -233,6 +233,51 @@ pub fn chunk_digests(style: &crate::args::BuildId, data: &[u8]) -> Vec<Vec<u8>> 
     }
 }
 
+/// `chunk_digests` of `data` with the `patches` (offset, bytes) in place of what `data` holds there
+/// (sections the kernel copies into the file, absent from the buffer). Patches are sorted and
+/// disjoint.
+pub fn chunk_digests_patched(style: &crate::args::BuildId, data: &[u8], patches: &[(u64, &[u8])]) -> Vec<Vec<u8>> {
+    use crate::args::BuildId;
+    use rayon::prelude::*;
+    if patches.is_empty() || !matches!(style, BuildId::Sha1 | BuildId::Md5) {
+        return chunk_digests(style, data);
+    }
+    let chunks = data.len().div_ceil(BUILD_ID_CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let (start, end) = (c * BUILD_ID_CHUNK, ((c + 1) * BUILD_ID_CHUNK).min(data.len()));
+            let mut segments: Vec<&[u8]> = Vec::new();
+            let mut at = start;
+            for &(off, bytes) in patches {
+                let (p_start, p_end) = (off as usize, off as usize + bytes.len());
+                if p_end <= start || p_start >= end {
+                    continue;
+                }
+                let (from, to) = (p_start.max(start), p_end.min(end));
+                segments.push(&data[at..from]);
+                segments.push(&bytes[from - p_start..to - p_start]);
+                at = to;
+            }
+            segments.push(&data[at..end]);
+            match style {
+                BuildId::Sha1 => {
+                    use sha1::Digest;
+                    let mut h = sha1::Sha1::new();
+                    segments.iter().for_each(|s| h.update(s));
+                    h.finalize().to_vec()
+                }
+                _ => {
+                    use md5::Digest;
+                    let mut h = md5::Md5::new();
+                    segments.iter().for_each(|s| h.update(s));
+                    h.finalize().to_vec()
+                }
+            }
+        })
+        .collect()
+}
+
 /// The build-id descriptor from the chunk digests of the whole file (in order).
 pub fn build_id(style: &crate::args::BuildId, digests: &[Vec<u8>]) -> Result<Vec<u8>, String> {
     use crate::args::BuildId;
