@@ -489,7 +489,7 @@ mod tests {
         assert_eq!(&got[..50], &[1u8; 50][..]);
         assert_eq!(&got[50..60], &[2u8; 10][..]);
         assert_eq!(&got[60..], &[1u8; 40][..]);
-        let mut m = OutputFile::create(&d.join("m"), 10, OutputMode::Mmap, false).unwrap();
+        let m = OutputFile::create(&d.join("m"), 10, OutputMode::Mmap, false).unwrap();
         assert!(m.heap_file().is_none());
         std::fs::remove_dir_all(d).unwrap();
     }
