@@ -13,9 +13,17 @@ pub fn linker() -> PathBuf {
     }
 }
 
-/// True when the linker under test is rivet (messages are checked only then).
+/// True when the linker under test is rivet (messages are checked only then): the one cargo built,
+/// or a `RIVET_TEST_LINKER` that says it is rivet (a self-linked rivet).
 pub fn testing_rivet() -> bool {
-    std::env::var_os("RIVET_TEST_LINKER").is_none()
+    static IS_RIVET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *IS_RIVET.get_or_init(|| match std::env::var_os("RIVET_TEST_LINKER") {
+        None => true,
+        Some(p) => Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("rivet ")),
+    })
 }
 
 /// A fresh directory under the system temp dir; removed by `finish` on success, kept on failure.

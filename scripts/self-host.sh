@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Self-hosting: builds rivet with rivet as its linker (cargo → rustc → cc → rivet), checks that the
+# binary really was linked by rivet, then runs the whole test suite against that self-linked binary
+# (RIVET_TEST_LINKER; the tests recognise it as rivet and check its messages too).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+stage=$(mktemp -d /tmp/rivet-self-host.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+cp target/release/rivet "$stage/rivet-stage1"
+mkdir -p "$stage/bin" && ln -s "$stage/rivet-stage1" "$stage/bin/ld"
+target="${CARGO_TARGET_DIR:-$PWD/target}/self-host"
+# -C linker-features=-lld: rustc ≥ 1.90 would otherwise link with its bundled rust-lld.
+RUSTFLAGS="-C linker-features=-lld -C link-arg=-B$stage/bin -C link-arg=-Wl,--reproduce=$stage/self.tar" \
+    CARGO_TARGET_DIR="$target" cargo build --release --quiet --bin rivet
+self="$target/release/rivet"
+# rivet's --reproduce archive exists only if rivet did the link.
+tar tf "$stage/self.tar" | grep -q 'response.txt$' || { echo "self-host: rivet did not link $self" >&2; exit 1; }
+echo "self-host: $self linked by rivet ($(stat -c %s "$self") bytes); running the suite with it"
+"$self" --version
+RIVET_TEST_LINKER="$self" cargo test --release --workspace --quiet "$@"
