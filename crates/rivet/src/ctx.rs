@@ -140,7 +140,7 @@ impl<'a> Ctx<'a> {
         match s.def {
             Def::Shared { .. } => true,
             Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared,
-            Def::Synthetic => false,
+            Def::Synthetic | Def::Absolute(_) => false,
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
@@ -173,6 +173,11 @@ impl<'a> Ctx<'a> {
         }
         if self.is_imported(t) {
             return false;
+        }
+        if let Target::Global(id) = t {
+            if matches!(self.symbols[id as usize].def, Def::Absolute(_)) {
+                return true;
+            }
         }
         match self.definition(t) {
             Some((_, s)) => s.st_shndx.get(LE) == elf::SHN_ABS,

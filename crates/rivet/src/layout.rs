@@ -732,6 +732,7 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
         values[id] = match s.def {
             Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
             Def::Synthetic => synthetic_value(ctx, s.name),
+            Def::Absolute(v) => v,
             Def::Shared { .. } => match ctx.got.copy_offset.get(&(id as u32)) {
                 Some(off) => ctx.sections[ctx.commons_section.expect("copies live in .bss")].addr + off,
                 None => 0,

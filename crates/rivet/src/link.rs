@@ -57,6 +57,8 @@ fn root_symbols(config: &Config) -> Vec<String> {
         roots.push(entry);
     }
     roots.extend(config.undefined.iter().cloned());
+    // A --defsym alias needs its target: archive members defining it are loaded.
+    roots.extend(config.defsym.iter().filter(|(_, e)| layout::parse_number(e).is_none()).map(|(_, e)| e.clone()));
     roots.extend(config.require_defined.iter().cloned());
     roots
 }
@@ -82,8 +84,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
         }
     };
     check(config.map_file.is_some() || config.print_map, "-Map/--print-map");
-    check(!config.wrap.is_empty(), "--wrap");
-    check(!config.defsym.is_empty(), "--defsym");
     check(!config.exclude_libs.is_empty(), "--exclude-libs");
     check(config.icf.as_deref().is_some_and(|v| v != "none"), "--icf");
     check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
@@ -126,13 +126,20 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
+    let renames: Vec<(String, String)> = config
+        .wrap
+        .iter()
+        .flat_map(|w| [(w.clone(), format!("__wrap_{w}")), (format!("__real_{w}"), w.clone())])
+        .collect();
     let res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, prefetcher.as_ref(), timer))
+        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer))
         .map_err(|e| report_all(diag, e))?;
     // The archive members resolution picked are read again when writing.
     if let Some(p) = &prefetcher {
         p.flush();
     }
+    let mut res = res;
+    apply_defsyms(config, &mut res)?;
     let mut ctx = new_ctx(config, diag, kind, res);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
@@ -409,6 +416,49 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
         ("IFUNC PLT entries", ctx.got.plt.len() as u64),
         ("RELATIVE relocations", ctx.got.relative_count),
     ]
+}
+
+/// `--defsym=SYM=NUMBER` makes SYM absolute; `--defsym=SYM=OTHER` makes SYM an alias of OTHER's
+/// definition (same section and value). Either replaces any definition from the inputs, as in lld.
+/// Other expressions are refused: rivet has no linker-script expression evaluator yet.
+fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<()> {
+    use resolve::{Def, Symbol};
+    for (name, expr) in &config.defsym {
+        let def = if let Some(n) = layout::parse_number(expr) {
+            Def::Absolute(n)
+        } else if !expr.is_empty() && expr.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.$@".contains(&b)) {
+            let target = res.by_name.get(expr.as_bytes()).map(|&id| res.symbols[id as usize].def);
+            match target {
+                Some(d @ (Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))) => d,
+                _ => return Err(fatal!("--defsym={name}={expr}: {expr} is not defined by any object")),
+            }
+        } else {
+            return Err(fatal!(
+                "--defsym={name}={expr}: not supported yet: only a number or a symbol name (expressions need a linker-script evaluator)"
+            ));
+        };
+        let id = match res.by_name.get(name.as_bytes()) {
+            Some(&id) => id,
+            None => {
+                let id = res.symbols.len() as u32;
+                res.by_name.insert(name.as_bytes(), id);
+                res.symbols.push(Symbol {
+                    name: name.as_bytes(),
+                    def: Def::Undefined,
+                    weak: false,
+                    strong_ref: false,
+                    referenced: false,
+                    visibility: ::object::elf::STV_DEFAULT,
+                    version: None,
+                });
+                id
+            }
+        };
+        let s = &mut res.symbols[id as usize];
+        s.def = def;
+        s.weak = false;
+    }
+    Ok(())
 }
 
 fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolve::Resolution<'a>) -> Ctx<'a> {

@@ -34,6 +34,8 @@ pub enum Def {
     },
     /// Defined by the linker itself (`_end`, `__start_foo`, ...); its value comes from layout.
     Synthetic,
+    /// An absolute value (`--defsym=SYM=NUMBER`).
+    Absolute(u64),
     /// Defined by dynamic symbol `sym` of shared library `file` (an index into `Resolution::shared`).
     Shared {
         file: u32,
@@ -90,6 +92,9 @@ struct Resolver<'a, 'p> {
     errors: Vec<String>,
     /// Pairs (symbol, other file) for duplicate definitions, reported once each.
     duplicates: Vec<(u32, u32, u32)>,
+    /// `--wrap`: undefined references to a name bind to another (`foo` → `__wrap_foo`,
+    /// `__real_foo` → `foo`).
+    renames: HashMap<&'a [u8], &'a [u8]>,
 }
 
 /// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
@@ -97,6 +102,7 @@ struct Resolver<'a, 'p> {
 pub fn resolve<'a>(
     loaded: &'a [Loaded],
     roots: &'a [String],
+    renames: &'a [(String, String)],
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
 ) -> Result<Resolution<'a>, Vec<String>> {
@@ -118,6 +124,7 @@ pub fn resolve<'a>(
         queue: VecDeque::new(),
         errors: Vec::new(),
         duplicates: Vec::new(),
+        renames: renames.iter().map(|(from, to)| (from.as_bytes(), to.as_bytes())).collect(),
     };
     // The archives' symbol tables and the objects' global symbols bound the table's size: reserving
     // it up front saves rehashing while interning (6% of a cxx-big link).
@@ -374,6 +381,11 @@ impl<'a> Resolver<'a, '_> {
             Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
             _ => (name, None),
         };
+        // --wrap renames undefined references only, as GNU ld does: a definition keeps its name.
+        let name = match self.renames.get(name) {
+            Some(&to) if shndx == elf::SHN_UNDEF => to,
+            _ => name,
+        };
         let id = self.intern(name);
         if default_version.is_some() {
             self.symbols[id as usize].version = default_version;
@@ -402,6 +414,8 @@ impl<'a> Resolver<'a, '_> {
                 s.def = new;
                 s.weak = weak;
             }
+            // --defsym is applied after resolution; nothing is absolute yet.
+            Def::Absolute(_) => {}
             Def::Common { file: cf, sym: cs } => match new {
                 Def::Common { .. } => {
                     let old_size = self.objects[cf as usize].syms[cs as usize].st_size.get(LE);

@@ -470,3 +470,12 @@ fn response_files_that_include_each_other() {
     c.fails(&[&at], &["/nonexistent/args.rsp"]);
     c.tmp.finish();
 }
+
+#[test]
+fn defsym_expressions_rivet_cannot_evaluate() {
+    let Some(c) = Case::new("defsym") else { return };
+    let o = c.object("main", "int main(void) { return 0; }\n");
+    c.fails(&[Path::new("--defsym=x=main+4"), &o], &["--defsym=x=main+4", "not supported yet"]);
+    c.fails(&[Path::new("--defsym=x=nowhere"), &o], &["--defsym=x=nowhere", "not defined"]);
+    c.tmp.finish();
+}

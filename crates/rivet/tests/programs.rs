@@ -347,6 +347,7 @@ programs! {
     cxx_exceptions => "cxx_exceptions.cpp",
     cxx_shared => "cxx_shared.cpp",
     debug_info => "debug_info.c",
+    defsym => "defsym.c",
     dlopen_plugin => "dlopen_plugin.c",
     dynamic_list => "dynamic_list.c",
     environ => "environ.c",
@@ -374,4 +375,5 @@ programs! {
     versioned_library => "versioned_library.c",
     weak => "weak.c",
     whole_archive => "whole_archive.c",
+    wrap => "wrap.c",
 }

@@ -90,7 +90,7 @@ fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
 
 fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSet<&[u8]>) -> bool {
     let s = &ctx.symbols[id];
-    if !matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+    if !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))
         || s.visibility == elf::STV_HIDDEN
         || s.visibility == elf::STV_INTERNAL
     {
@@ -346,6 +346,7 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
             };
             (shndx, ctx.symbol_table_value(t), size)
         }
+        Def::Absolute(v) => (elf::SHN_ABS, v, 0),
         _ => (elf::SHN_UNDEF, 0, 0),
     }
 }

@@ -41,7 +41,7 @@ fn keep_global(ctx: &Ctx, id: usize) -> bool {
             let obj = &ctx.objects[file as usize];
             obj.sym_shndx(sym as usize).is_none_or(|sec| obj.sections[sec as usize].live)
         }
-        Def::Common { .. } | Def::Synthetic => true,
+        Def::Common { .. } | Def::Synthetic | Def::Absolute(_) => true,
         Def::Undefined | Def::Lazy { .. } | Def::Shared { .. } => s.referenced,
     }
 }
@@ -160,7 +160,9 @@ fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
             let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
             ((bind(s.weak) << 4) | ty, s.visibility, shndx, value, esym.st_size.get(LE))
         }
-        Def::Synthetic => ((bind(false) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_ABS, value, 0),
+        Def::Synthetic | Def::Absolute(_) => {
+            ((bind(false) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_ABS, value, 0)
+        }
         Def::Undefined | Def::Lazy { .. } => ((bind(true) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_UNDEF, 0, 0),
         Def::Shared { .. } => {
             ((bind(s.weak) << 4) | ctx.sym_type(crate::ctx::Target::Global(id)), 0, elf::SHN_UNDEF, 0, 0)
