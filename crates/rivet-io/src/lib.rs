@@ -3,6 +3,7 @@
 //! atomically (`output`), for facts about where the output goes (`fsinfo`) and for counters that say
 //! what the link cost in I/O (`stats`).
 
+pub mod arena;
 pub mod copy;
 pub mod fsinfo;
 pub mod input;
@@ -11,6 +12,7 @@ pub mod policy;
 pub mod prefetch;
 pub mod stats;
 
+pub use arena::ByteArena;
 pub use copy::CopyMethod;
 pub use input::{InputCache, InputFile};
 pub use output::{CommitReport, OutputFile, OutputMode};

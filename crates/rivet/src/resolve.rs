@@ -193,7 +193,7 @@ fn parse_command_line_objects<'a>(
         .map(|(pos, l)| {
             // One trace span per input file (depth 2: in --time-trace, not in the table).
             let start = timer.origin_elapsed();
-            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0));
+            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0), &l.arena);
             timer.record(&format!("parse {}", l.name), 2, start, timer.origin_elapsed() - start);
             (pos as u32, parsed)
         })
@@ -331,7 +331,7 @@ impl<'a> Resolver<'a, '_> {
         if !object::is_elf(data) {
             return Ok(None);
         }
-        object::parse(data, name, (pos, member + 1)).map(Some)
+        object::parse(data, name, (pos, member + 1), &l.arena).map(Some)
     }
 
     fn add_object(&mut self, mut obj: ObjectFile<'a>) {

@@ -377,7 +377,10 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                 continue;
             }
             let size = ctx.eh.get(&(f, s)).map_or(sec.size, |e| e.size);
-            let verbatim = sec.relas.is_empty() && !ctx.eh.contains_key(&(f, s)) && size == sec.data.len() as u64;
+            let verbatim = sec.relas.is_empty()
+                && !sec.decompressed
+                && !ctx.eh.contains_key(&(f, s))
+                && size == sec.data.len() as u64;
             if kernel && verbatim && size >= MIN_KERNEL_COPY {
                 jobs.push((os.offset + sec.offset, size, Job::Kernel(f, s, 0)));
             } else if size > 0 {

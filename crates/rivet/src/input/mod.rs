@@ -28,6 +28,8 @@ pub struct Loaded {
     pub state: InputState,
     /// Members of a thin archive, opened from their own files, by member index.
     pub thin_members: Vec<Option<Arc<InputFile>>>,
+    /// Decompressed sections of this file (and its members) live here.
+    pub arena: rivet_io::ByteArena,
 }
 
 /// Directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs on Debian x86-64).
@@ -145,18 +147,28 @@ impl Loader<'_> {
                 Ok(m) => m,
                 Err(e) => return self.errors.push(e),
             };
-            self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members });
+            self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members, arena: Default::default() });
         } else if object::is_elf(data) {
             if let Some(p) = self.prefetch {
                 p.request(&file, 0, file.size());
             }
             match object::check_header(data, &name) {
-                Ok(::object::elf::ET_REL) => {
-                    self.out.push(Loaded { file, name, kind: Kind::Object, state, thin_members: vec![] })
-                }
-                Ok(::object::elf::ET_DYN) => {
-                    self.out.push(Loaded { file, name, kind: Kind::Shared, state, thin_members: vec![] })
-                }
+                Ok(::object::elf::ET_REL) => self.out.push(Loaded {
+                    file,
+                    name,
+                    kind: Kind::Object,
+                    state,
+                    thin_members: vec![],
+                    arena: Default::default(),
+                }),
+                Ok(::object::elf::ET_DYN) => self.out.push(Loaded {
+                    file,
+                    name,
+                    kind: Kind::Shared,
+                    state,
+                    thin_members: vec![],
+                    arena: Default::default(),
+                }),
                 Ok(t) => self
                     .errors
                     .push(format!("{name}: cannot link an ELF file of type {t} (not an object or shared library)")),

@@ -30,6 +30,8 @@ pub struct ObjSection<'a> {
     /// Set by layout: the output section and the offset within it.
     pub out: u32,
     pub offset: u64,
+    /// The bytes were decompressed into memory (not in the input file: no in-kernel copy).
+    pub decompressed: bool,
 }
 
 pub struct ComdatGroup<'a> {
@@ -97,14 +99,20 @@ fn machine_name(m: u16) -> &'static str {
 }
 
 /// Parses a relocatable object. `order` places it on the command line.
-pub fn parse<'a>(data: &'a [u8], name: String, order: (u32, u32)) -> Result<ObjectFile<'a>, String> {
+/// `arena` keeps the decompressed bytes of `SHF_COMPRESSED` (and `.zdebug_*`) sections.
+pub fn parse<'a>(
+    data: &'a [u8],
+    name: String,
+    order: (u32, u32),
+    arena: &'a rivet_io::ByteArena,
+) -> Result<ObjectFile<'a>, String> {
     let kind = check_header(data, &name)?;
     if kind != elf::ET_REL {
         return Err(format!("{name}: not a relocatable object (ELF type {kind})"));
     }
     let header = Header::parse(data).map_err(err(&name, "bad ELF header"))?;
     let table = header.sections(LE, data).map_err(err(&name, "bad section header table"))?;
-    let mut sections = read_sections(&table, data, &name)?;
+    let mut sections = read_sections(&table, data, &name, arena)?;
     let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).map_err(err(&name, "bad symbol table"))?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
@@ -140,6 +148,7 @@ fn read_sections<'a>(
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
     name: &str,
+    arena: &'a rivet_io::ByteArena,
 ) -> Result<Vec<ObjSection<'a>>, String> {
     let mut out = Vec::with_capacity(table.len());
     for (i, sh) in table.iter().enumerate() {
@@ -172,23 +181,87 @@ fn read_sections<'a>(
                 String::from_utf8_lossy(sec_name)
             ));
         }
-        let flags = sh.sh_flags(LE);
+        let mut flags = sh.sh_flags(LE);
+        let (mut sec_name, mut bytes, mut align, mut size) = (sec_name, bytes, align, sh.sh_size(LE));
+        let gnu_style = sec_name.starts_with(b".zdebug") && bytes.starts_with(b"ZLIB");
+        let decompressed = flags & elf::SHF_COMPRESSED as u64 != 0 || gnu_style;
+        if decompressed {
+            let what = format!("{name}: section {}", String::from_utf8_lossy(sec_name));
+            let (plain, plain_align) = decompress(bytes, gnu_style, &what)?;
+            if gnu_style {
+                // .zdebug_info holds what .debug_info would have.
+                sec_name = table.section_name(LE, sh).ok().and_then(|n| n.get(2..)).map_or(sec_name, |rest| {
+                    let mut full = b".".to_vec();
+                    full.extend_from_slice(rest);
+                    arena.keep(full)
+                });
+            } else {
+                align = plain_align.max(1);
+            }
+            flags &= !(elf::SHF_COMPRESSED as u64);
+            size = plain.len() as u64;
+            bytes = arena.keep(plain);
+        }
         out.push(ObjSection {
             name: sec_name,
             sh_type,
             flags,
             align,
-            size: sh.sh_size(LE),
+            size,
             entsize: sh.sh_entsize(LE),
             data: bytes,
             relas: &[],
             live: i != 0 && is_content(sh_type, flags, sec_name),
             out: NO_OUTPUT,
             offset: 0,
+            decompressed,
         });
     }
     check_overlaps(table, &out, name)?;
     Ok(out)
+}
+
+/// Decompressed sizes above this are refused (a lying header must not exhaust memory).
+const MAX_DECOMPRESSED: u64 = 4 << 30;
+
+/// The contents of a compressed section and the alignment its header gives: ELF `SHF_COMPRESSED`
+/// (an Elf64_Chdr then a zlib or zstd stream, gcc `-gz=zlib|zstd`) or the older GNU `.zdebug_*`
+/// form ("ZLIB", a big-endian 64-bit size, a zlib stream; gcc `-gz=zlib-gnu`).
+fn decompress(bytes: &[u8], gnu_style: bool, what: &str) -> Result<(Vec<u8>, u64), String> {
+    let (kind, size, align, payload) = if gnu_style {
+        let size = bytes.get(4..12).map(|b| u64::from_be_bytes(b.try_into().unwrap()));
+        let size = size.ok_or_else(|| format!("{what}: truncated .zdebug header"))?;
+        (elf::ELFCOMPRESS_ZLIB, size, 1, &bytes[12..])
+    } else {
+        let Some(h) = bytes.get(..24) else {
+            return Err(format!("{what}: compressed section is too small for its header"));
+        };
+        let word = |at: usize| u64::from_le_bytes(h[at..at + 8].try_into().unwrap());
+        (u32::from_le_bytes(h[0..4].try_into().unwrap()), word(8), word(16), &bytes[24..])
+    };
+    if size > MAX_DECOMPRESSED {
+        return Err(format!("{what}: claims {size} bytes uncompressed (more than 4 GiB)"));
+    }
+    let plain = match kind {
+        elf::ELFCOMPRESS_ZLIB => miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(payload, size as usize)
+            .map_err(|e| format!("{what}: corrupt zlib data ({:?})", e.status))?,
+        elf::ELFCOMPRESS_ZSTD => {
+            use std::io::Read;
+            let mut out = Vec::with_capacity(size as usize);
+            let decoder = ruzstd::decoding::StreamingDecoder::new(payload)
+                .map_err(|e| format!("{what}: corrupt zstd data ({e})"))?;
+            decoder.take(size + 1).read_to_end(&mut out).map_err(|e| format!("{what}: corrupt zstd data ({e})"))?;
+            out
+        }
+        other => return Err(format!("{what}: unknown compression type {other}")),
+    };
+    if plain.len() as u64 != size {
+        return Err(format!("{what}: decompressed to {} bytes but the header says {size}", plain.len()));
+    }
+    if align != 0 && !align.is_power_of_two() {
+        return Err(format!("{what}: alignment {align} in the compression header is not a power of two"));
+    }
+    Ok((plain, align))
 }
 
 /// Two sections whose bytes share part of the file mean a corrupt (or crafted) object: the same
@@ -377,5 +450,50 @@ impl<'a> ObjectFile<'a> {
             }
         }
         best.map(|(_, i)| self.display_sym(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chdr(kind: u32, size: u64, align: u64) -> Vec<u8> {
+        let mut h = kind.to_le_bytes().to_vec();
+        h.extend_from_slice(&[0; 4]);
+        h.extend_from_slice(&size.to_le_bytes());
+        h.extend_from_slice(&align.to_le_bytes());
+        h
+    }
+
+    #[test]
+    fn compressed_sections_decompress_and_lies_are_errors() {
+        let plain: Vec<u8> = (0..5000u32).map(|i| (i % 13) as u8).collect();
+        let z = miniz_oxide::deflate::compress_to_vec_zlib(&plain, 6);
+        let mut gabi = chdr(elf::ELFCOMPRESS_ZLIB, plain.len() as u64, 8);
+        gabi.extend_from_slice(&z);
+        assert_eq!(decompress(&gabi, false, "x").unwrap(), (plain.clone(), 8));
+        let mut gnu = b"ZLIB".to_vec();
+        gnu.extend_from_slice(&(plain.len() as u64).to_be_bytes());
+        gnu.extend_from_slice(&z);
+        assert_eq!(decompress(&gnu, true, "x").unwrap().0, plain);
+        // The header lies about the size, either way.
+        let mut short = chdr(elf::ELFCOMPRESS_ZLIB, 100, 1);
+        short.extend_from_slice(&z);
+        assert!(decompress(&short, false, "f.o: section .debug_info")
+            .unwrap_err()
+            .contains("f.o: section .debug_info"));
+        let mut long = chdr(elf::ELFCOMPRESS_ZLIB, 9000, 1);
+        long.extend_from_slice(&z);
+        assert!(decompress(&long, false, "x").unwrap_err().contains("header says 9000"));
+        let mut huge = chdr(elf::ELFCOMPRESS_ZLIB, 1 << 40, 1);
+        huge.extend_from_slice(&z);
+        assert!(decompress(&huge, false, "x").unwrap_err().contains("more than 4 GiB"));
+        let mut unknown = chdr(7, 10, 1);
+        unknown.extend_from_slice(&z);
+        assert!(decompress(&unknown, false, "x").unwrap_err().contains("unknown compression type 7"));
+        assert!(decompress(&[1, 0, 0], false, "x").unwrap_err().contains("too small"));
+        let mut garbage = chdr(elf::ELFCOMPRESS_ZSTD, 10, 1);
+        garbage.extend_from_slice(b"not zstd at all");
+        assert!(decompress(&garbage, false, "x").unwrap_err().contains("corrupt zstd"));
     }
 }

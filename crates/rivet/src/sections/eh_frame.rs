@@ -155,6 +155,7 @@ mod tests {
             live: true,
             out: 0,
             offset: 0,
+            decompressed: false,
         }
     }
 
