@@ -145,7 +145,7 @@ pub struct Config {
     pub plugin_opts: Vec<String>,
     /// `-m EMULATION`: only elf_x86_64 is accepted (checked by the parser).
     pub emulation: Option<String>,
-    /// `-O N` (0..=3, default 0).
+    /// `-O N` (0..=3, default 1 as in lld): 0 turns off merging of SHF_MERGE sections.
     pub opt_level: u8,
     /// `-Map FILE` / `-Map=FILE` / `--Map=FILE`.
     pub map_file: Option<PathBuf>,
@@ -243,7 +243,7 @@ impl Default for Config {
             plugin: None,
             plugin_opts: Vec::new(),
             emulation: None,
-            opt_level: 0,
+            opt_level: 1,
             map_file: None,
             fatal_warnings: false,
             color_diagnostics: None,

@@ -69,6 +69,8 @@ pub struct Ctx<'a> {
     pub sections: Vec<OutputSection>,
     /// Split `.eh_frame` input sections, by (file, section).
     pub eh: HashMap<(u32, u32), EhSection>,
+    /// Merged `SHF_MERGE` input sections.
+    pub merges: crate::sections::merge::Merges,
     /// Common symbols allocated at the end of `.bss`: (symbol id, offset from `commons_base`).
     pub commons: Vec<(u32, u64)>,
     pub commons_section: Option<usize>,
@@ -201,13 +203,35 @@ impl<'a> Ctx<'a> {
         Some(self.sections[s.out as usize].addr + s.offset)
     }
 
-    /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping).
+    /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping, and for
+    /// merged sections to the copy of the piece that was kept).
     pub fn input_addr(&self, file: u32, sec: u32, off: u64) -> Option<u64> {
+        if let Some(m) = self.merges.at(self.objects[file as usize].sections[sec as usize].merge_index) {
+            let ((of, os), o) = self.merges.map(m, off)?;
+            return self.section_addr(of, os).map(|b| b + o);
+        }
         let base = self.section_addr(file, sec)?;
         match self.eh.get(&(file, sec)) {
             Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
             None => Some(base + off),
         }
+    }
+
+    /// A relocation against the section symbol of a merged section refers to the piece at
+    /// (symbol value + addend), which may have moved independently of its neighbours: the value to
+    /// use with the addend is that piece's address minus the addend (lld's rule). None for other
+    /// targets.
+    pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<i128> {
+        let Target::Local(f, s) = t else { return None };
+        let obj = &self.objects[f as usize];
+        let sym = &obj.syms[s as usize];
+        if sym.st_info & 0xf != elf::STT_SECTION {
+            return None;
+        }
+        let sec = obj.sym_shndx(s as usize)?;
+        self.merges.at(obj.sections[sec as usize].merge_index)?;
+        let off = sym.st_value.get(LE).wrapping_add(addend as u64);
+        self.input_addr(f, sec, off).map(|a| a as i128 - addend as i128)
     }
 
     /// The value of a symbol defined in an object (not through PLT redirection).

@@ -171,6 +171,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("check symbols", || check_symbols(&ctx))?;
     // Split .eh_frame so frames of dropped COMDAT code go too; allocate common symbols.
     timer.phase("eh_frame", || split_eh_frames(&mut ctx))?;
+    // Deduplicate SHF_MERGE strings and constants (not with -O0).
+    timer.phase("merge sections", || crate::sections::merge::merge(&mut ctx));
     timer.phase("input offsets", || {
         layout::allocate_commons(&mut ctx);
         layout::assign_member_offsets(&mut ctx);
@@ -415,6 +417,8 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
         ("GOT entries", ctx.got.got.len() as u64),
         ("IFUNC PLT entries", ctx.got.plt.len() as u64),
         ("RELATIVE relocations", ctx.got.relative_count),
+        ("merged input sections", ctx.merges.sections.len() as u64),
+        ("bytes merged away", ctx.merges.saved),
     ]
 }
 
@@ -475,6 +479,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         file_order,
         sections: Vec::new(),
         eh: Default::default(),
+        merges: Default::default(),
         commons: Vec::new(),
         commons_section: None,
         commons_base: 0,

@@ -376,8 +376,14 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             if sec.sh_type == elf::SHT_NOBITS {
                 continue;
             }
-            let size = ctx.eh.get(&(f, s)).map_or(sec.size, |e| e.size);
+            let merged = ctx.merges.at(sec.merge_index);
+            let size = match (ctx.eh.get(&(f, s)), merged) {
+                (Some(e), _) => e.size,
+                (None, Some(m)) => m.size,
+                (None, None) => sec.size,
+            };
             let verbatim = sec.relas.is_empty()
+                && merged.is_none()
                 && !sec.decompressed
                 && !ctx.eh.contains_key(&(f, s))
                 && size == sec.data.len() as u64;
@@ -443,6 +449,15 @@ fn fill_parallel(
 
 fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[f as usize].sections[s as usize];
+    if let Some(m) = ctx.merges.at(sec.merge_index) {
+        // Only the pieces this section owns; merged sections have no relocations of their own.
+        let me = sec.merge_index;
+        for p in m.pieces.iter().filter(|p| p.owner == me) {
+            let (src, dst, len) = (p.in_off as usize, p.out_off as usize, p.len as usize);
+            buf[dst..dst + len].copy_from_slice(&sec.data[src..src + len]);
+        }
+        return Vec::new();
+    }
     match ctx.eh.get(&(f, s)) {
         Some(eh) => {
             for p in &eh.pieces {

@@ -348,3 +348,41 @@ fn copy_methods_give_identical_bytes() {
     }
     tmp.finish();
 }
+
+/// String merging is on by default (the same literal in two files is one copy, --stats counts what
+/// was merged away) and `-O0` turns it off, as in lld.
+#[test]
+fn string_merging_and_o0() {
+    if !testing_rivet() || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-merge");
+    std::fs::write(
+        tmp.join("a.c"),
+        "#include <stdio.h>\nconst char *b(void);\nconst char *a(void) { return \"the same literal\"; }\n\
+         int main(void) { printf(\"%d\\n\", a() == b()); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("b.c"), "const char *b(void) { return \"the same literal\"; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-g", "-O1", "a.c", "b.c"]));
+    let build = |out: &str, extra: &[&str]| {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["a.o", "b.o", "-o", out]).args(extra);
+        let o = must(&mut cmd);
+        let run = must(&mut Command::new(tmp.join(out)));
+        let size = std::fs::metadata(tmp.join(out)).unwrap().len();
+        (String::from_utf8_lossy(&run.stdout).into_owned(), size, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (merged, merged_size, stats) = build("merged", &["-Wl,--stats"]);
+    let (plain, plain_size, _) = build("plain", &["-Wl,-O0"]);
+    assert_eq!(merged, "1\n", "identical literals from two files should be one copy");
+    assert_eq!(plain, "0\n", "-O0 should keep every copy");
+    assert!(merged_size < plain_size, "merged {merged_size} bytes, unmerged {plain_size}");
+    let saved: u64 = stats
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("bytes merged away: "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no merge statistics: {stats}"));
+    assert!(saved >= "the same literal".len() as u64, "{stats}");
+    tmp.finish();
+}

@@ -363,6 +363,7 @@ programs! {
     jump_table => "jump_table.c",
     libm => "libm.c",
     linker_symbols => "linker_symbols.c",
+    merge_strings => "merge_strings.c",
     multi_object => "multi_object.c",
     optimized_debug => "optimized_debug.c",
     setjmp => "setjmp.c",

@@ -473,7 +473,7 @@ impl Reloc<'_, '_> {
         if !alloc {
             return self.apply_nonalloc(ty, t, a);
         }
-        let s = ctx.value(t) as i128;
+        let s = ctx.merged_section_value(t, a as i64).unwrap_or_else(|| ctx.value(t) as i128);
         let secs = &ctx.sections;
         let got = |kind| ctx.got.got_entry_addr(secs, t, kind).unwrap_or(0) as i128;
         let gotplt = ctx.got.gotplt_addr(secs) as i128;
@@ -582,7 +582,7 @@ impl Reloc<'_, '_> {
             }
             return false;
         }
-        let s = ctx.raw_value(t) as i128;
+        let s = ctx.merged_section_value(t, a as i64).unwrap_or_else(|| ctx.raw_value(t) as i128);
         match ty {
             R_X86_64_NONE => {}
             R_X86_64_64 => self.write(8, (s + a) as u64),

@@ -32,6 +32,8 @@ pub struct ObjSection<'a> {
     pub offset: u64,
     /// The bytes were decompressed into memory (not in the input file: no in-kernel copy).
     pub decompressed: bool,
+    /// Set by merging: the index of this section in `Merges` (u32::MAX: not merged).
+    pub merge_index: u32,
 }
 
 pub struct ComdatGroup<'a> {
@@ -215,6 +217,7 @@ fn read_sections<'a>(
             out: NO_OUTPUT,
             offset: 0,
             decompressed,
+            merge_index: u32::MAX,
         });
     }
     check_overlaps(table, &out, name)?;

@@ -156,6 +156,7 @@ mod tests {
             out: 0,
             offset: 0,
             decompressed: false,
+            merge_index: u32::MAX,
         }
     }
 

@@ -232,6 +232,10 @@ pub fn build(objects: &mut [ObjectFile], file_order: &[u32], strip_debug: bool) 
         }
     }
     for os in &mut out {
+        // Members with different entry sizes: the output is not one table of mergeable entries.
+        if os.entsize == 0 {
+            os.flags &= !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64);
+        }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
         }

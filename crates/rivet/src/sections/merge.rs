@@ -1,0 +1,310 @@
+//! `SHF_MERGE` sections: strings (`.rodata.str1.1`, `.debug_str`, `.debug_line_str`, `.comment`)
+//! and fixed-size constants (`.rodata.cst8`, `.rodata.cst16`) are cut into pieces, and a piece
+//! whose bytes (and output section and entry size) another piece already has is not written again:
+//! references to it go to the first copy, in command-line order, so the output is the same whatever
+//! the thread count. `-O0` turns merging off, as in lld.
+//!
+//! Each input section keeps its place in its output section but holds only the pieces it owns (the
+//! first copies), like `.eh_frame` holds only its live pieces; `map` turns an input offset into
+//! (owning input section, offset within that section's output bytes).
+//!
+//! Work is parallel: pieces are cut and hashed per section, deduplicated in 64 shards (by hash),
+//! each shard visiting sections in output order, and the owned pieces laid out per section.
+use crate::ctx::Ctx;
+use crate::input::object::NO_OUTPUT;
+use object::elf;
+use rayon::prelude::*;
+
+const SHARDS: usize = 64;
+
+/// A piece's identity for deduplication: output section, entry size and bytes; hashed by the hash
+/// computed when the piece was cut (so the bytes are hashed once).
+struct Key<'a> {
+    hash: u64,
+    out: u32,
+    entsize: u64,
+    bytes: &'a [u8],
+}
+
+impl std::hash::Hash for Key<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.hash == o.hash && self.out == o.out && self.entsize == o.entsize && self.bytes == o.bytes
+    }
+}
+
+impl Eq for Key<'_> {}
+
+/// Passes a precomputed 64-bit hash through.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("Key hashes with write_u64 only")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// One piece of a merged input section.
+#[derive(Clone, Copy, Debug)]
+pub struct Piece {
+    pub in_off: u32,
+    pub len: u32,
+    /// The candidate (index into `Merges::sections`) whose output bytes hold this piece.
+    pub owner: u32,
+    /// Offset of the piece within the owner's output bytes.
+    pub out_off: u32,
+}
+
+/// A merged input section: its pieces, sorted by input offset, and the size of what it owns.
+pub struct MergedSection {
+    pub pieces: Vec<Piece>,
+    pub size: u64,
+}
+
+/// Every merged input section of the link.
+#[derive(Default)]
+pub struct Merges {
+    /// (file, section) of each merged input section; `Piece::owner` indexes this.
+    pub sections: Vec<(u32, u32)>,
+    pub merged: Vec<MergedSection>,
+    /// Bytes of input merged away (for --stats and the closing report).
+    pub saved: u64,
+}
+
+impl Merges {
+    /// The merged section at `index` (an `ObjSection::merge_index`), if it is one.
+    pub fn at(&self, index: u32) -> Option<&MergedSection> {
+        self.merged.get(index as usize)
+    }
+
+    /// Where input offset `off` of merged section `m` went: ((file, section) holding it, offset
+    /// within that section's output bytes). An offset at or past the end maps past the last piece.
+    pub fn map(&self, m: &MergedSection, off: u64) -> Option<((u32, u32), u64)> {
+        let i = m.pieces.partition_point(|p| p.in_off as u64 <= off).checked_sub(1)?;
+        let p = m.pieces[i];
+        Some((self.sections[p.owner as usize], p.out_off as u64 + (off - p.in_off as u64)))
+    }
+}
+
+/// The pieces of a mergeable section, as (input offset, length), or None when it cannot be merged
+/// (a string without its terminator, a size that is not a whole number of entries).
+pub fn split(data: &[u8], entsize: usize, strings: bool) -> Option<Vec<(u32, u32)>> {
+    if entsize == 0 || !data.len().is_multiple_of(entsize) || data.len() > u32::MAX as usize {
+        return None;
+    }
+    if !strings {
+        return Some((0..data.len() / entsize).map(|i| ((i * entsize) as u32, entsize as u32)).collect());
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let mut end = start;
+        loop {
+            let unit = data.get(end..end + entsize)?; // no terminator: not mergeable
+            end += entsize;
+            if unit.iter().all(|&b| b == 0) {
+                break;
+            }
+        }
+        out.push((start as u32, (end - start) as u32));
+        start = end;
+    }
+    Some(out)
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(bytes);
+    h.finish()
+}
+
+/// Cuts, deduplicates and lays out every mergeable input section; fills `ctx.merges`. Sections with
+/// relocations of their own, or that cannot be cut, are left as they are.
+pub fn merge(ctx: &mut Ctx) {
+    if ctx.config.opt_level == 0 {
+        return;
+    }
+    // Candidates in output order: (file, section, output section, entsize).
+    let mut cands: Vec<(u32, u32, u32, u64)> = Vec::new();
+    for (si, os) in ctx.sections.iter().enumerate() {
+        for &(f, s) in &os.members {
+            let sec = &ctx.objects[f as usize].sections[s as usize];
+            let mergeable = sec.flags & elf::SHF_MERGE as u64 != 0
+                && sec.sh_type == elf::SHT_PROGBITS
+                && sec.entsize > 0
+                && sec.relas.is_empty()
+                && sec.live
+                && sec.out != NO_OUTPUT
+                && !ctx.eh.contains_key(&(f, s));
+            if mergeable {
+                cands.push((f, s, si as u32, sec.entsize));
+            }
+        }
+    }
+    let objects = &ctx.objects;
+    // Cut and hash each section's pieces (None: leave the section alone).
+    // Each piece: (input offset, length, hash); plus the piece indices grouped by shard
+    // (`by_shard[starts[k]..starts[k + 1]]` are shard k's, in input order).
+    type Cut = (Vec<(u32, u32, u64)>, Vec<u32>, [u32; SHARDS + 1]);
+    let cut: Vec<Option<Cut>> = cands
+        .par_iter()
+        .map(|&(f, s, _, entsize)| {
+            let sec = &objects[f as usize].sections[s as usize];
+            let strings = sec.flags & elf::SHF_STRINGS as u64 != 0;
+            let pieces = split(sec.data, entsize as usize, strings)?;
+            let data = sec.data;
+            let pieces: Vec<(u32, u32, u64)> =
+                pieces.into_iter().map(|(o, l)| (o, l, hash(&data[o as usize..(o + l) as usize]))).collect();
+            let mut starts = [0u32; SHARDS + 1];
+            for p in &pieces {
+                starts[(p.2 as usize) % SHARDS + 1] += 1;
+            }
+            for k in 0..SHARDS {
+                starts[k + 1] += starts[k];
+            }
+            let mut fill = starts;
+            let mut by_shard = vec![0u32; pieces.len()];
+            for (i, p) in pieces.iter().enumerate() {
+                let k = (p.2 as usize) % SHARDS;
+                by_shard[fill[k] as usize] = i as u32;
+                fill[k] += 1;
+            }
+            Some((pieces, by_shard, starts))
+        })
+        .collect();
+    let keep: Vec<usize> = (0..cands.len()).filter(|&i| cut[i].is_some()).collect();
+    let cands: Vec<(u32, u32, u32, u64)> = keep.iter().map(|&i| cands[i]).collect();
+    let cut: Vec<Cut> = cut.into_iter().flatten().collect();
+    if cands.is_empty() {
+        return;
+    }
+    // Deduplicate by shard: each shard sees the pieces whose hash falls in it, sections in output
+    // order, so the first copy in output order owns the bytes. Result: for each piece, its owner
+    // as (candidate, piece index).
+    let data_of = |c: usize, p: &(u32, u32, u64)| -> &[u8] {
+        let (f, s, _, _) = cands[c];
+        &objects[f as usize].sections[s as usize].data[p.0 as usize..(p.0 + p.1) as usize]
+    };
+    let dups: Vec<Vec<(u32, u32, u32, u32)>> = (0..SHARDS)
+        .into_par_iter()
+        .map(|shard| {
+            let expected: usize = cut.iter().map(|c| (c.2[shard + 1] - c.2[shard]) as usize).sum();
+            let mut seen: std::collections::HashMap<Key, (u32, u32), std::hash::BuildHasherDefault<PassThrough>> =
+                std::collections::HashMap::with_capacity_and_hasher(expected, Default::default());
+            let mut dups = Vec::new();
+            for (c, (pieces, by_shard, starts)) in cut.iter().enumerate() {
+                let (_, _, out, entsize) = cands[c];
+                for &pi in &by_shard[starts[shard] as usize..starts[shard + 1] as usize] {
+                    let p = &pieces[pi as usize];
+                    let key = Key { hash: p.2, out, entsize, bytes: data_of(c, p) };
+                    let owner = *seen.entry(key).or_insert((c as u32, pi));
+                    if owner != (c as u32, pi) {
+                        dups.push((c as u32, pi, owner.0, owner.1));
+                    }
+                }
+            }
+            dups
+        })
+        .collect();
+    // Each piece's owner (candidate, piece): itself unless a shard found an earlier copy.
+    let mut owner_of: Vec<Vec<(u32, u32)>> =
+        cut.iter().enumerate().map(|(c, ps)| (0..ps.0.len() as u32).map(|pi| (c as u32, pi)).collect()).collect();
+    for shard in &dups {
+        for &(c, pi, oc, op) in shard {
+            owner_of[c as usize][pi as usize] = (oc, op);
+        }
+    }
+    // Lay out each section's owned pieces, each keeping the alignment its input offset had.
+    let layouts: Vec<(Vec<u32>, u64)> = cut
+        .par_iter()
+        .enumerate()
+        .map(|(c, (pieces, _, _))| {
+            let (f, s, _, _) = cands[c];
+            let align = objects[f as usize].sections[s as usize].align.max(1);
+            let mut offs = vec![u32::MAX; pieces.len()];
+            let mut at = 0u64;
+            for (pi, p) in pieces.iter().enumerate() {
+                if owner_of[c][pi] != (c as u32, pi as u32) {
+                    continue;
+                }
+                let natural = if p.0 == 0 { align } else { (1u64 << p.0.trailing_zeros()).min(align) };
+                at = at.div_ceil(natural) * natural;
+                offs[pi] = at as u32;
+                at += p.1 as u64;
+            }
+            (offs, at)
+        })
+        .collect();
+    let mut merges = Merges::default();
+    let mut saved = 0u64;
+    for (c, (pieces, _, _)) in cut.iter().enumerate() {
+        let (f, s, _, _) = cands[c];
+        let list: Vec<Piece> = pieces
+            .iter()
+            .enumerate()
+            .map(|(pi, p)| {
+                let (oc, op) = owner_of[c][pi];
+                Piece { in_off: p.0, len: p.1, owner: oc, out_off: layouts[oc as usize].0[op as usize] }
+            })
+            .collect();
+        let size = layouts[c].1;
+        saved += objects[f as usize].sections[s as usize].size.saturating_sub(size);
+        merges.sections.push((f, s));
+        merges.merged.push(MergedSection { pieces: list, size });
+    }
+    merges.saved = saved;
+    for (c, &(f, s, _, _)) in cands.iter().enumerate() {
+        ctx.objects[f as usize].sections[s as usize].merge_index = c as u32;
+    }
+    ctx.merges = merges;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_constants_split() {
+        assert_eq!(split(b"ab\0\0c\0", 1, true), Some(vec![(0, 3), (3, 1), (4, 2)]));
+        assert_eq!(split(b"ab\0cd", 1, true), None, "the last string has no terminator");
+        // Two-byte characters: the terminator is a whole zero unit on a unit boundary.
+        assert_eq!(split(&[b'a', 0, 0, 0, b'b', 0, 0, 0], 2, true), Some(vec![(0, 4), (4, 4)]));
+        assert_eq!(
+            split(&[b'a', 0, 0, b'b', 0, 0], 2, true),
+            Some(vec![(0, 6)]),
+            "a zero byte inside a unit is not a terminator"
+        );
+        assert_eq!(split(&[1, 2, 3, 4, 5, 6, 7, 8], 4, false), Some(vec![(0, 4), (4, 4)]));
+        assert_eq!(split(&[1, 2, 3], 4, false), None);
+        assert_eq!(split(b"", 1, true), Some(vec![]));
+    }
+
+    #[test]
+    fn map_finds_the_piece_holding_an_offset() {
+        let merges = Merges { sections: vec![(0, 1), (2, 3)], ..Default::default() };
+        let m = MergedSection {
+            pieces: vec![
+                Piece { in_off: 0, len: 4, owner: 0, out_off: 0 },
+                Piece { in_off: 4, len: 6, owner: 1, out_off: 10 },
+            ],
+            size: 4,
+        };
+        assert_eq!(merges.map(&m, 0), Some(((0, 1), 0)));
+        assert_eq!(merges.map(&m, 3), Some(((0, 1), 3)));
+        assert_eq!(merges.map(&m, 5), Some(((2, 3), 11)));
+        assert_eq!(merges.map(&m, 10), Some(((2, 3), 16)), "one past the end");
+    }
+}
