@@ -105,7 +105,13 @@ pub fn choose_copy(explicit: Option<&str>, fs: Option<&FsInfo>) -> CopyChoice {
     if fs.is_some_and(|f| f.network || f.fuse) {
         return pick(Memcpy, "auto: network/FUSE output: no in-kernel copies");
     }
-    pick(Memcpy, "auto: memcpy (in-kernel copies measured no faster on the corpus)")
+    // Measured with the benchmark tool (docs/benchmarks, 2026-11-23, medians, 2 cores): warm, the
+    // three methods are within noise of each other on synth-1, c-debug, rust-debug and cxx-big
+    // (0.271-0.292 s on cxx-big, 0.080-0.091 s on c-debug); on the I/O-bound scenarios in-kernel
+    // copies lose badly: synth-2 on compressed btrfs in a 143 MiB cgroup took 0.59 s with memcpy,
+    // 0.67 s with sendfile, 0.84 s with copy_file_range; on the 30 MB/s slow disk 0.60 s, 3.6 s
+    // and 2.9 s (the copies dirty page-cache pages the writeback throttle then waits on).
+    pick(Memcpy, "auto: memcpy (in-kernel copies were no faster warm and up to 6x slower on slow or compressed disks)")
 }
 
 pub fn human(bytes: u64) -> String {
