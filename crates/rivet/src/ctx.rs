@@ -206,9 +206,13 @@ impl<'a> Ctx<'a> {
     /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping, and for
     /// merged sections to the copy of the piece that was kept).
     pub fn input_addr(&self, file: u32, sec: u32, off: u64) -> Option<u64> {
-        if let Some(m) = self.merges.at(self.objects[file as usize].sections[sec as usize].merge_index) {
-            let ((of, os), o) = self.merges.map(m, off)?;
-            return self.section_addr(of, os).map(|b| b + o);
+        let s = &self.objects[file as usize].sections[sec as usize];
+        if let Some(m) = self.merges.at(s.merge_index) {
+            if !s.live {
+                return None;
+            }
+            let (out, o) = self.merges.place(m, off)?;
+            return Some(self.sections[out as usize].addr + o);
         }
         let base = self.section_addr(file, sec)?;
         match self.eh.get(&(file, sec)) {

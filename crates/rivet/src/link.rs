@@ -176,6 +176,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("input offsets", || {
         layout::allocate_commons(&mut ctx);
         layout::assign_member_offsets(&mut ctx);
+        ctx.merges.finalize(&ctx.objects);
     });
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
     timer.phase("scan relocations", || {
