@@ -273,7 +273,6 @@ impl Default for Config {
 /// outputs rivet writes (the README lists them).
 pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
     ("-plugin, -plugin-opt", "the LTO plugin only matters for LTO objects, which rivet rejects with an error"),
-    ("-O0..-O3", "GNU ld's -O only tunes dynamic hash-table sizes; rivet's output is the same at every level"),
     ("--no-warn-mismatch", "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says"),
     ("-z common-page-size=N", "GNU ld uses it to pad RELRO; rivet pads RELRO to the maximum page size"),
     ("--color-diagnostics, --no-color-diagnostics", "rivet's messages are plain text"),
