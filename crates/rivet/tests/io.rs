@@ -125,7 +125,7 @@ fn many_inputs_with_few_file_descriptors() {
     }
     let tmp = TempDir::new("io-fds");
     let mut objs = Vec::new();
-    for i in 0..150 {
+    for i in 0..250 {
         // 24 KiB each: above the 16 KiB threshold, so the input is mapped.
         let s = tmp.join(&format!("f{i}.s"));
         std::fs::write(&s, format!(".text\n.globl f{i}\nf{i}:\n  ret\n.data\n.fill 24576,1,{}\n", i % 200)).unwrap();
@@ -133,7 +133,7 @@ fn many_inputs_with_few_file_descriptors() {
         must(Command::new("as").arg(&s).arg("-o").arg(&o));
         objs.push(o.display().to_string());
     }
-    let main = compile(&tmp, "main", "void f0(void); void f149(void); int main(void) { f0(); f149(); return 5; }\n");
+    let main = compile(&tmp, "main", "void f0(void); void f249(void); int main(void) { f0(); f249(); return 5; }\n");
     let exe = tmp.join("prog");
     let ldir = linker_dir(&tmp);
     let script = format!(
