@@ -261,7 +261,7 @@ pub fn merge(ctx: &mut Ctx) {
         .collect();
     // Each piece's owner (candidate, piece): itself unless a shard found an earlier copy.
     let mut owner_of: Vec<Vec<(u32, u32)>> =
-        cut.iter().enumerate().map(|(c, ps)| (0..ps.0.len() as u32).map(|pi| (c as u32, pi)).collect()).collect();
+        cut.par_iter().enumerate().map(|(c, ps)| (0..ps.0.len() as u32).map(|pi| (c as u32, pi)).collect()).collect();
     for shard in &dups {
         for &(c, pi, oc, op) in shard {
             owner_of[c as usize][pi as usize] = (oc, op);
@@ -288,35 +288,41 @@ pub fn merge(ctx: &mut Ctx) {
             (offs, at)
         })
         .collect();
-    let mut merges = Merges::default();
-    let mut saved = 0u64;
-    for (c, (pieces, _, _)) in cut.iter().enumerate() {
-        let (f, s, _, _) = cands[c];
-        let list: Vec<Piece> = pieces
-            .iter()
-            .enumerate()
-            .map(|(pi, p)| {
-                let (oc, op) = owner_of[c][pi];
-                Piece { in_off: p.0, len: p.1, owner: oc, out_off: layouts[oc as usize].0[op as usize] }
-            })
-            .collect();
-        let size = layouts[c].1;
-        saved += objects[f as usize].sections[s as usize].size.saturating_sub(size);
-        merges.sections.push((f, s));
-        let starts: Vec<u32> = list.iter().map(|p| p.in_off).collect();
-        let len = objects[f as usize].sections[s as usize].size;
-        let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
-        let mut i = 0usize;
-        for b in 0..len.div_ceil(BLOCK).max(1) {
-            while i + 1 < starts.len() && starts[i + 1] as u64 <= b * BLOCK {
-                i += 1;
+    let built: Vec<(MergedSection, u64)> = cut
+        .par_iter()
+        .enumerate()
+        .map(|(c, (pieces, _, _))| {
+            let (f, s, _, _) = cands[c];
+            let list: Vec<Piece> = pieces
+                .iter()
+                .enumerate()
+                .map(|(pi, p)| {
+                    let (oc, op) = owner_of[c][pi];
+                    Piece { in_off: p.0, len: p.1, owner: oc, out_off: layouts[oc as usize].0[op as usize] }
+                })
+                .collect();
+            let size = layouts[c].1;
+            let saved = objects[f as usize].sections[s as usize].size.saturating_sub(size);
+            let starts: Vec<u32> = list.iter().map(|p| p.in_off).collect();
+            let len = objects[f as usize].sections[s as usize].size;
+            let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
+            let mut i = 0usize;
+            for b in 0..len.div_ceil(BLOCK).max(1) {
+                while i + 1 < starts.len() && starts[i + 1] as u64 <= b * BLOCK {
+                    i += 1;
+                }
+                blocks.push(i as u32);
             }
-            blocks.push(i as u32);
-        }
-        let out = cands[c].2;
-        merges.merged.push(MergedSection { starts, blocks, placed: Vec::new(), out, pieces: list, size });
+            let out = cands[c].2;
+            (MergedSection { starts, blocks, placed: Vec::new(), out, pieces: list, size }, saved)
+        })
+        .collect();
+    let mut merges = Merges::default();
+    for (c, (m, saved)) in built.into_iter().enumerate() {
+        merges.sections.push((cands[c].0, cands[c].1));
+        merges.merged.push(m);
+        merges.saved += saved;
     }
-    merges.saved = saved;
     for (c, &(f, s, _, _)) in cands.iter().enumerate() {
         ctx.objects[f as usize].sections[s as usize].merge_index = c as u32;
     }
