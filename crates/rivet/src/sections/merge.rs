@@ -147,6 +147,14 @@ pub fn split(data: &[u8], entsize: usize, strings: bool) -> Option<Vec<(u32, u32
     }
     let mut out = Vec::new();
     let mut start = 0;
+    if entsize == 1 {
+        // Byte strings (nearly all of them): memchr finds each terminator with SIMD.
+        for end in memchr::memchr_iter(0, data) {
+            out.push((start as u32, (end + 1 - start) as u32));
+            start = end + 1;
+        }
+        return (start == data.len()).then_some(out);
+    }
     while start < data.len() {
         let mut end = start;
         loop {
