@@ -197,6 +197,9 @@ impl<'a> Ctx<'a> {
     /// The output address of input section `sec` of `file` (None: not in the output).
     pub fn section_addr(&self, file: u32, sec: u32) -> Option<u64> {
         let s = &self.objects[file as usize].sections[sec as usize];
+        if let Some((kf, ks)) = s.folded_into {
+            return self.section_addr(kf, ks);
+        }
         if !s.live || s.out == crate::input::object::NO_OUTPUT {
             return None;
         }

@@ -85,7 +85,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
     };
     check(config.map_file.is_some() || config.print_map, "-Map/--print-map");
     check(!config.exclude_libs.is_empty(), "--exclude-libs");
-    check(config.icf.as_deref().is_some_and(|v| v != "none"), "--icf");
     check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
     check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
     check(config.discard.as_deref().is_some_and(|v| v != "none"), "--discard-all/--discard-locals");
@@ -160,6 +159,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
                     obj.name
                 );
             }
+        }
+    }
+    // Fold identical code (--icf=all|safe) before anything is laid out or split.
+    if let Some(mode) = config.icf.as_deref().filter(|m| *m != "none") {
+        let n = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, mode == "safe"));
+        if config.verbose {
+            eprintln!("rivet: --icf={mode}: {n} sections folded");
         }
     }
     // Group live input sections into output sections by name.
@@ -419,6 +425,10 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
         ("IFUNC PLT entries", ctx.got.plt.len() as u64),
         ("RELATIVE relocations", ctx.got.relative_count),
         ("merged input sections", ctx.merges.sections.len() as u64),
+        (
+            "sections folded (ICF)",
+            ctx.objects.iter().flat_map(|o| &o.sections).filter(|s| s.folded_into.is_some()).count() as u64,
+        ),
         ("bytes merged away", ctx.merges.saved),
     ]
 }

@@ -386,3 +386,57 @@ fn string_merging_and_o0() {
     assert!(saved >= "the same literal".len() as u64, "{stats}");
     tmp.finish();
 }
+
+/// `--icf=all` folds identical template instantiations (the output is smaller and behaves the same,
+/// except that distinct functions may share an address); `--icf=safe` keeps address-taken
+/// functions distinct.
+#[test]
+fn identical_code_folding() {
+    if !testing_rivet() || !have("g++") {
+        return;
+    }
+    let tmp = TempDir::new("cli-icf");
+    let mut src = String::from(
+        "#include <cstdio>\ntemplate <int N> struct W { int v; };\n\
+         template <class T> __attribute__((noinline)) long churn(T *p, int n) {\n\
+           long s = 0; for (int i = 0; i < n; i++) { s = s * 31 + p[i].v; if (s % 7 == 3) s ^= i; s += (s >> 3) * (i | 1); }\n\
+           return s; }\n\
+         __attribute__((noinline)) int twin_a(int x) { return x * 5 + 1; }\n\
+         __attribute__((noinline)) int twin_b(int x) { return x * 5 + 1; }\n\
+         int (*volatile pa)(int) = twin_a;\nint (*volatile pb)(int) = twin_b;\nint main() {\n  long t = 0;\n",
+    );
+    for i in 0..150 {
+        src.push_str(&format!("  {{ W<{i}> w[4] = {{{{1}}, {{2}}, {{{i}}}, {{4}}}}; t += churn(w, 4); }}\n"));
+    }
+    src.push_str("  std::printf(\"%ld %d\\n\", t, twin_a(2) + twin_b(3));\n  std::printf(\"same address: %d\\n\", pa == pb);\n  return 0;\n}\n");
+    std::fs::write(tmp.join("t.cpp"), src).unwrap();
+    must(Command::new("g++").current_dir(&tmp.path).args(["-c", "-O2", "-ffunction-sections", "t.cpp"]));
+    let build = |mode: &str| {
+        let out = format!("t-{mode}");
+        let mut cmd = Command::new("g++");
+        cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["t.o", "-o", &out]);
+        cmd.arg(format!("-Wl,--icf={mode}")).arg("-Wl,--stats");
+        let o = must(&mut cmd);
+        let stats = String::from_utf8_lossy(&o.stderr).into_owned();
+        let folded: u64 = stats
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("sections folded (ICF): "))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no ICF statistics: {stats}"));
+        let run = String::from_utf8_lossy(&must(&mut Command::new(tmp.join(&out))).stdout).into_owned();
+        (folded, std::fs::metadata(tmp.join(&out)).unwrap().len(), run)
+    };
+    let (none_folded, none_size, none_run) = build("none");
+    let (safe_folded, _, safe_run) = build("safe");
+    let (all_folded, all_size, all_run) = build("all");
+    assert_eq!(none_folded, 0);
+    assert!(safe_folded >= 149, "the 150 identical instantiations should fold: {safe_folded}");
+    assert_eq!(all_folded, safe_folded + 1, "all also folds the address-taken twins");
+    assert!(all_size < none_size, "--icf=all {all_size} bytes, none {none_size}");
+    let first_line = |s: &str| s.lines().next().unwrap_or_default().to_string();
+    assert_eq!(first_line(&all_run), first_line(&none_run));
+    assert_eq!(first_line(&safe_run), first_line(&none_run));
+    assert!(none_run.ends_with("same address: 0\n") && safe_run.ends_with("same address: 0\n"), "{safe_run}");
+    assert!(all_run.ends_with("same address: 1\n"), "{all_run}");
+    tmp.finish();
+}

@@ -138,6 +138,14 @@ fn compiler(file: &str) -> &'static str {
     }
 }
 
+/// `RIVET_TEST_EXTRA_LDFLAGS`: driver flags added to the linker under test's links only (for
+/// example `-Wl,--icf=all -Wl,--gc-sections`: the programs must still behave like GNU ld's build).
+fn extra_flags() -> Vec<String> {
+    std::env::var("RIVET_TEST_EXTRA_LDFLAGS")
+        .map(|v| v.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
 /// Compiles, prepares and links one program in one mode with gcc (GNU ld) and with the linker under
 /// test, each into its own directory (`ref/`, `out/`). Returns the two executables.
 fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
@@ -193,6 +201,9 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
             cmd.arg(format!("-L{}", out_dir.display())).arg("-Wl,-rpath,$ORIGIN");
         }
         cmd.args(&p.ldflags).arg("-o").arg(out_dir.join("prog"));
+        if via.is_some() {
+            cmd.args(extra_flags());
+        }
         must(&mut cmd);
         out_dir.join("prog")
     };

@@ -420,7 +420,7 @@ impl Reloc<'_, '_> {
             Target::Local(f, s) => {
                 let obj = &self.ctx.objects[f as usize];
                 match obj.sym_shndx(s as usize) {
-                    Some(sec) => !obj.sections[sec as usize].live,
+                    Some(sec) => !obj.sections[sec as usize].live && obj.sections[sec as usize].folded_into.is_none(),
                     None => false,
                 }
             }

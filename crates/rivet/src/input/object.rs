@@ -34,6 +34,9 @@ pub struct ObjSection<'a> {
     pub decompressed: bool,
     /// Set by merging: the index of this section in `Merges` (u32::MAX: not merged).
     pub merge_index: u32,
+    /// Set by identical code folding: the section this one was folded into (it is not written;
+    /// addresses in it are addresses in that section).
+    pub folded_into: Option<(u32, u32)>,
 }
 
 pub struct ComdatGroup<'a> {
@@ -218,6 +221,7 @@ fn read_sections<'a>(
             offset: 0,
             decompressed,
             merge_index: u32::MAX,
+            folded_into: None,
         });
     }
     check_overlaps(table, &out, name)?;

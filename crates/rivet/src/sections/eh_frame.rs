@@ -157,6 +157,7 @@ mod tests {
             offset: 0,
             decompressed: false,
             merge_index: u32::MAX,
+            folded_into: None,
         }
     }
 

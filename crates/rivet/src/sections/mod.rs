@@ -3,5 +3,6 @@
 //! `SHF_MERGE` strings and constants (`merge`).
 pub mod eh_frame;
 pub mod gc;
+pub mod icf;
 pub mod merge;
 pub mod output;

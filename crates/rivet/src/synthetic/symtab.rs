@@ -39,7 +39,8 @@ fn keep_global(ctx: &Ctx, id: usize) -> bool {
     match s.def {
         Def::Defined { file, sym } => {
             let obj = &ctx.objects[file as usize];
-            obj.sym_shndx(sym as usize).is_none_or(|sec| obj.sections[sec as usize].live)
+            obj.sym_shndx(sym as usize)
+                .is_none_or(|sec| obj.sections[sec as usize].live || obj.sections[sec as usize].folded_into.is_some())
         }
         Def::Common { .. } | Def::Synthetic | Def::Absolute(_) => true,
         Def::Undefined | Def::Lazy { .. } | Def::Shared { .. } => s.referenced,
