@@ -7,6 +7,7 @@ pub mod diag;
 pub mod input;
 pub mod layout;
 pub mod link;
+pub mod map;
 pub mod reproduce;
 pub mod resolve;
 pub mod sections;

@@ -83,7 +83,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
             missing.push(name);
         }
     };
-    check(config.map_file.is_some() || config.print_map, "-Map/--print-map");
     check(!config.exclude_libs.is_empty(), "--exclude-libs");
     check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
     check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
@@ -252,6 +251,16 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let commit = timer
         .phase("commit", || out.commit(config.fsync))
         .map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
+    // The link map, once the output exists (lld writes it too when asked, at the end).
+    if config.map_file.is_some() || config.print_map {
+        let text = timer.phase("map", || crate::map::render(&ctx));
+        if let Some(p) = &config.map_file {
+            std::fs::write(p, &text).map_err(|e| fatal!("cannot write map file {}: {e}", p.display()))?;
+        }
+        if config.print_map {
+            print!("{text}");
+        }
+    }
     let report = LinkReport {
         output_size: lay.file_size,
         mode: actual_mode,

@@ -133,9 +133,9 @@ fn unimplemented_options_are_refused() {
     if !testing_rivet() {
         return;
     }
-    let out = Command::new(linker()).args(["-static", "-Map=out.map", "x.o"]).output().unwrap();
+    let out = Command::new(linker()).args(["-static", "-Ttext=0x400000", "x.o"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: -Map"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: -Ttext"));
 }
 
 fn readelf(args: &[&str], exe: &Path) -> String {
@@ -438,5 +438,37 @@ fn identical_code_folding() {
     assert_eq!(first_line(&safe_run), first_line(&none_run));
     assert!(none_run.ends_with("same address: 0\n") && safe_run.ends_with("same address: 0\n"), "{safe_run}");
     assert!(all_run.ends_with("same address: 1\n"), "{all_run}");
+    tmp.finish();
+}
+
+/// `-Map=FILE` writes the link map: output sections, their input sections and the symbols defined
+/// there, at the addresses the output really has (checked against nm).
+#[test]
+fn link_map() {
+    if !testing_rivet() || !have("gcc") || !have("nm") {
+        return;
+    }
+    let tmp = TempDir::new("cli-map");
+    std::fs::write(tmp.join("m.c"), "int counter = 3;\nint main(void) { return counter - 3; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "m.c"]));
+    let mut cmd = Command::new("gcc");
+    cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["m.o", "-o", "m", "-Wl,-Map=m.map"]);
+    must(&mut cmd);
+    let map = std::fs::read_to_string(tmp.join("m.map")).unwrap();
+    let nm = String::from_utf8_lossy(&must(Command::new("nm").arg(tmp.join("m"))).stdout).into_owned();
+    for sym in ["main", "counter"] {
+        let addr = nm
+            .lines()
+            .find_map(|l| l.strip_suffix(&format!(" {sym}")).and_then(|l| l.split_whitespace().next()))
+            .map(|a| u64::from_str_radix(a, 16).unwrap())
+            .unwrap_or_else(|| panic!("{sym} not in nm output"));
+        let line = map
+            .lines()
+            .find(|l| l.split_whitespace().last() == Some(sym))
+            .unwrap_or_else(|| panic!("{sym} not in map:\n{map}"));
+        assert_eq!(u64::from_str_radix(line.split_whitespace().next().unwrap(), 16).unwrap(), addr, "{line}");
+    }
+    assert!(map.lines().any(|l| l.ends_with(" .text")), "{map}");
+    assert!(map.contains("m.o:(.text)") && map.contains("m.o:(.data)"), "{map}");
     tmp.finish();
 }

@@ -1,0 +1,91 @@
+//! The link map (`-Map=FILE`, `-M`/`--print-map`), in lld's layout: one line per output section,
+//! then its input sections (`file:(section)`) and the global symbols each defines, with addresses,
+//! sizes and alignments. Merged and folded input sections are marked; linker-made sections show
+//! as `<internal>`.
+use crate::ctx::Ctx;
+use crate::resolve::Def;
+use crate::sections::output::Content;
+use std::fmt::Write;
+
+pub fn render(ctx: &Ctx) -> String {
+    // Global symbols by the input section that defines them, in address order.
+    let mut defined: rustc_hash::FxHashMap<(u32, u32), Vec<(u64, &[u8])>> = Default::default();
+    for (id, s) in ctx.symbols.iter().enumerate() {
+        if let Def::Defined { file, sym } = s.def {
+            if let Some(sec) = ctx.objects[file as usize].sym_shndx(sym as usize) {
+                defined.entry((file, sec)).or_default().push((ctx.global_addr[id], s.name));
+            }
+        }
+    }
+    for v in defined.values_mut() {
+        v.sort();
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "{:>16} {:>16} {:>8} {:>5} Out     In      Symbol", "VMA", "LMA", "Size", "Align");
+    let mut order: Vec<usize> = (0..ctx.sections.len()).filter(|&i| ctx.sections[i].shndx != 0).collect();
+    order.sort_by_key(|&i| (ctx.sections[i].addr == 0, ctx.sections[i].addr, ctx.sections[i].offset));
+    for i in order {
+        let os = &ctx.sections[i];
+        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", os.addr, os.addr, os.size, os.align, os.name);
+        if os.content != Content::Inputs {
+            let _ = writeln!(
+                out,
+                "{:>16x} {:>16x} {:>8x} {:>5}         <internal>:({})",
+                os.addr, os.addr, os.size, os.align, os.name
+            );
+            continue;
+        }
+        for &(f, s) in &os.members {
+            let obj = &ctx.objects[f as usize];
+            let sec = &obj.sections[s as usize];
+            let size = match (ctx.eh.get(&(f, s)), ctx.merges.at(sec.merge_index)) {
+                (Some(e), _) => e.size,
+                (None, Some(m)) => m.size,
+                (None, None) => sec.size,
+            };
+            let addr = os.addr + sec.offset;
+            let note = if sec.merge_index != u32::MAX { " (merged)" } else { "" };
+            let _ = writeln!(
+                out,
+                "{:>16x} {:>16x} {:>8x} {:>5}         {}:({}){note}",
+                addr,
+                addr,
+                size,
+                sec.align,
+                obj.name,
+                String::from_utf8_lossy(sec.name)
+            );
+            for (a, name) in defined.get(&(f, s)).map(|v| v.as_slice()).unwrap_or_default() {
+                let _ = writeln!(
+                    out,
+                    "{:>16x} {:>16x} {:>8} {:>5}                 {}",
+                    a,
+                    a,
+                    0,
+                    0,
+                    String::from_utf8_lossy(name)
+                );
+            }
+        }
+    }
+    // Sections folded by --icf, after the layout they were folded out of.
+    for obj in &ctx.objects {
+        for sec in obj.sections.iter().filter(|s| s.folded_into.is_some()) {
+            let (kf, ks) = sec.folded_into.unwrap();
+            let kept = &ctx.objects[kf as usize];
+            let _ = writeln!(
+                out,
+                "{:>16} {:>16} {:>8x} {:>5} <folded> {}:({}) into {}:({})",
+                "-",
+                "-",
+                sec.size,
+                sec.align,
+                obj.name,
+                String::from_utf8_lossy(sec.name),
+                kept.name,
+                String::from_utf8_lossy(kept.sections[ks as usize].name)
+            );
+        }
+    }
+    out
+}
