@@ -7,9 +7,12 @@ use crate::resolve::Def;
 use crate::sections::output::Content;
 use std::fmt::Write;
 
+/// (address, name) of the global symbols an input section defines.
+type Defined<'a> = rustc_hash::FxHashMap<(u32, u32), Vec<(u64, &'a [u8])>>;
+
 pub fn render(ctx: &Ctx) -> String {
     // Global symbols by the input section that defines them, in address order.
-    let mut defined: rustc_hash::FxHashMap<(u32, u32), Vec<(u64, &[u8])>> = Default::default();
+    let mut defined: Defined = Default::default();
     for (id, s) in ctx.symbols.iter().enumerate() {
         if let Def::Defined { file, sym } = s.def {
             if let Some(sec) = ctx.objects[file as usize].sym_shndx(sym as usize) {
