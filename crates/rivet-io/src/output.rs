@@ -93,6 +93,23 @@ fn temp_path(target: &Path) -> PathBuf {
     dir.join(format!(".{name}.rivet-tmp.{}.{n}", std::process::id()))
 }
 
+/// Starts writeback of `len` bytes at `offset` of `file` without waiting for it (no durability is
+/// promised or awaited: `SYNC_FILE_RANGE_WRITE` alone). Write-behind calls it after each window so
+/// the dirty pages it leaves stay few: under a cgroup v1 memory limit, dirty page cache is not
+/// throttled per group, and a link that dirtied its whole output was OOM-killed (synth-1, write-
+/// behind, 76 MiB limit) where one that starts writeback per window completes.
+pub fn start_writeback(file: &File, offset: u64, len: u64) {
+    // SAFETY: sync_file_range on a descriptor we own; it only schedules I/O.
+    unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            offset as libc::off64_t,
+            len as libc::off64_t,
+            libc::SYNC_FILE_RANGE_WRITE,
+        );
+    }
+}
+
 /// `path` with symbolic links at its end followed (a relative link is read from the link's own
 /// directory), so the link survives the rename and points at the new output. A dangling link gives
 /// the path it points to, which the output then creates, as writing through the link would.

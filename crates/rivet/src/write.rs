@@ -30,7 +30,7 @@ type Window = (u64, u64, Vec<Piece>);
 
 /// Write-behind hands the writer thread windows of at least this many bytes: large sequential
 /// writes, while the next window is being relocated.
-const WINDOW: u64 = 32 << 20;
+const WINDOW: u64 = 8 << 20;
 /// Windows end on build-id chunk boundaries (1 MiB, a multiple of every file-system block size),
 /// so each window's chunks can be hashed on their own and every write but the last is aligned.
 const BLOCK: u64 = synth::BUILD_ID_CHUNK as u64;
@@ -300,6 +300,7 @@ fn write_behind(
                 if let Some(k) = kernel.filter(|_| !copies.is_empty()) {
                     k.run(&copies, file, &mut stats)?;
                 }
+                rivet_io::output::start_writeback(file, start, bytes.len() as u64);
             }
             Ok(stats)
         });
