@@ -83,10 +83,8 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
             missing.push(name);
         }
     };
-    check(!config.exclude_libs.is_empty(), "--exclude-libs");
     check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
     check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
-    check(config.discard.as_deref().is_some_and(|v| v != "none"), "--discard-all/--discard-locals");
     // Both need the libraries' own dependencies loaded, which rivet does not do yet.
     check(!config.rpath_link.is_empty(), "-rpath-link");
     check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
@@ -138,6 +136,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     let mut res = res;
     apply_defsyms(config, &mut res)?;
+    exclude_libs(config, &loaded, &mut res);
     let mut ctx = new_ctx(config, diag, kind, res);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
@@ -440,6 +439,28 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
         ),
         ("bytes merged away", ctx.merges.saved),
     ]
+}
+
+/// `--exclude-libs=LIB,...|ALL`: symbols defined by members of those archives (matched by file
+/// name, `libfoo.a`) are not exported: they become hidden, as lld and GNU ld make them local.
+fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut resolve::Resolution) {
+    if config.exclude_libs.is_empty() {
+        return;
+    }
+    let all = config.exclude_libs.iter().any(|l| l == "ALL");
+    let excluded = |pos: u32| {
+        let l = &loaded[pos as usize];
+        let base = std::path::Path::new(&l.name).file_name().map(|n| n.to_string_lossy().into_owned());
+        l.kind == crate::input::Kind::Archive
+            && (all || base.is_some_and(|b| config.exclude_libs.contains(&b)))
+    };
+    for s in &mut res.symbols {
+        if let resolve::Def::Defined { file, .. } | resolve::Def::Common { file, .. } = s.def {
+            if excluded(res.objects[file as usize].order.0) {
+                s.visibility = ::object::elf::STV_HIDDEN;
+            }
+        }
+    }
 }
 
 /// `--defsym=SYM=NUMBER` makes SYM absolute; `--defsym=SYM=OTHER` makes SYM an alias of OTHER's

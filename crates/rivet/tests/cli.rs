@@ -472,3 +472,44 @@ fn link_map() {
     assert!(map.contains("m.o:(.text)") && map.contains("m.o:(.data)"), "{map}");
     tmp.finish();
 }
+
+/// `-x` drops every local symbol from .symtab, `-X` (the default) only `.L` temporaries, and
+/// `--discard-none` keeps those too, as GNU ld does.
+#[test]
+fn discarding_local_symbols() {
+    if !testing_rivet() || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-discard");
+    std::fs::write(
+        tmp.join("d.c"),
+        "#include <stdio.h>\n__attribute__((noinline)) static int helper(int x) { return x + 1; }\n\
+         __attribute__((noinline)) const char *s(void) { return \"lit\"; }\n\
+         int main(void) { printf(\"%d %s\\n\", helper(1), s()); return 0; }\n",
+    )
+    .unwrap();
+    // At -O1 the literal goes to .rodata.str1.1 and GNU as keeps its .LC0 label as a symbol.
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-O1", "d.c"]));
+    let locals = |flag: &str| -> Vec<String> {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["d.o", "-o", "d"]);
+        if !flag.is_empty() {
+            cmd.arg(format!("-Wl,{flag}"));
+        }
+        must(&mut cmd);
+        let out = readelf(&["-sW"], &tmp.join("d"));
+        out.lines()
+            .filter(|l| l.contains(" LOCAL "))
+            .filter_map(|l| l.split_whitespace().nth(7).map(String::from))
+            .collect()
+    };
+    let default = locals("");
+    assert!(default.iter().any(|n| n == "helper"), "{default:?}");
+    assert!(!default.iter().any(|n| n.starts_with(".L")), "{default:?}");
+    assert_eq!(locals("-X"), default);
+    let all = locals("-x");
+    assert!(!all.iter().any(|n| n == "helper" || n == "d.c"), "{all:?}");
+    let none = locals("--discard-none");
+    assert!(none.iter().any(|n| n.starts_with(".L")), "{none:?}");
+    tmp.finish();
+}

@@ -363,6 +363,7 @@ programs! {
     dlopen_plugin => "dlopen_plugin.c",
     dynamic_list => "dynamic_list.c",
     environ => "environ.c",
+    exclude_libs => "exclude_libs.c",
     exit_code => "exit_code.c",
     gc_sections => "gc_sections.c",
     groups => "groups.c",

@@ -18,7 +18,13 @@ pub struct Plan {
     pub strtab: Vec<u8>,
 }
 
+/// Local symbols in .symtab: all but section symbols and those of dropped sections; `.L` temporaries
+/// only with `--discard-none` (GNU ld's default is `-X`, `--discard-locals`); none with `-x`.
 fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
+    let discard = ctx.config.discard.as_deref();
+    if discard == Some("all") {
+        return false;
+    }
     let obj = &ctx.objects[file as usize];
     let sym = &obj.syms[i];
     let ty = sym.st_info & 0xf;
@@ -31,7 +37,7 @@ fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
             return false;
         }
     }
-    !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
+    discard == Some("none") || !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
 }
 
 fn keep_global(ctx: &Ctx, id: usize) -> bool {
