@@ -232,6 +232,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if let Some(note) = out.mode_note() {
         mode_reason = format!("{mode_reason}; {note}");
     }
+    // Write-behind paces itself to the device (waits for old windows' writeback and drops them from
+    // the cache) only when the output could not sit in memory twice over: under a cgroup limit that
+    // is what keeps dirty pages from getting the link killed.
+    let paced = lay.file_size.saturating_mul(2) > memory.effective_available();
     // Sections that reach the output unchanged may be copied file to file by the kernel.
     let copy_choice = rivet_io::policy::choose_copy(config.copy_method.as_deref(), fs.as_ref());
     if config.verbose {
@@ -240,7 +244,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let kernel = (copy_choice.method != rivet_io::CopyMethod::Memcpy)
         .then(|| write::KernelCopy::new(copy_choice.method, cache.files()));
     let copy_stats = timer
-        .phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out, kernel.as_ref()))
+        .phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out, kernel.as_ref(), paced))
         .map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
@@ -451,8 +455,7 @@ fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut reso
     let excluded = |pos: u32| {
         let l = &loaded[pos as usize];
         let base = std::path::Path::new(&l.name).file_name().map(|n| n.to_string_lossy().into_owned());
-        l.kind == crate::input::Kind::Archive
-            && (all || base.is_some_and(|b| config.exclude_libs.contains(&b)))
+        l.kind == crate::input::Kind::Archive && (all || base.is_some_and(|b| config.exclude_libs.contains(&b)))
     };
     for s in &mut res.symbols {
         if let resolve::Def::Defined { file, .. } | resolve::Def::Common { file, .. } = s.def {

@@ -10,8 +10,14 @@ use object::elf;
 use rayon::prelude::*;
 use rivet_io::CopyMethod;
 
+#[derive(Clone, Copy)]
 enum Job {
     Input(u32, u32),
+    /// Bytes `from..from + piece size` of input section (f, s), whose output size is `whole`: an
+    /// input section cut at a write-behind window boundary. Each part relocates the whole section
+    /// into a scratch buffer and keeps its share (the first part also reports its dynamic
+    /// relocations).
+    Part(u32, u32, u64, u64),
     /// An input section that reaches the output unchanged, copied from its file by the kernel
     /// (`--copy-method`): the fill leaves its bytes alone. The piece covers the section's bytes from
     /// the third field on (write-behind splits a large section at window boundaries).
@@ -31,6 +37,9 @@ type Window = (u64, u64, Vec<Piece>);
 /// Write-behind hands the writer thread windows of at least this many bytes: large sequential
 /// writes, while the next window is being relocated.
 const WINDOW: u64 = 8 << 20;
+/// The window size when memory is tight (`paced`): fewer bytes in flight (about three windows
+/// are alive at once: being filled, queued, being written).
+const PACED_WINDOW: u64 = 2 << 20;
 /// Windows end on build-id chunk boundaries (1 MiB, a multiple of every file-system block size),
 /// so each window's chunks can be hashed on their own and every write but the last is aligned.
 const BLOCK: u64 = synth::BUILD_ID_CHUNK as u64;
@@ -47,12 +56,13 @@ pub fn write(
     plan: Option<&symtab::Plan>,
     out: &mut rivet_io::OutputFile,
     kernel: Option<&KernelCopy>,
+    paced: bool,
 ) -> Result<CopyStats, String> {
     let kernel = kernel.filter(|k| k.method != CopyMethod::Memcpy && out.file().is_some());
     let jobs = collect_jobs(ctx, layout, kernel.is_some());
     let mut stats = CopyStats::default();
     if let Some(file) = out.heap_file() {
-        write_behind(ctx, layout, plan, jobs, file, kernel, &mut stats)?;
+        let stats = write_behind(ctx, layout, plan, jobs, file, kernel, paced)?;
         out.set_written_except(Vec::new());
         return Ok(stats);
     }
@@ -224,20 +234,21 @@ fn patch_build_id(ctx: &Ctx, digests: &[Vec<u8>], buf: &mut [u8], base: u64) -> 
 }
 
 /// Splits the jobs into windows that tile the file: each at least WINDOW bytes, ending on a BLOCK
-/// boundary. A job that crosses the boundary stays whole and the window grows to the next boundary
-/// after it, except for in-kernel copies, which are cut at the boundary (without that, a run of
-/// contiguous sections crossing every boundary would make one window of the whole file).
+/// boundary. Input sections and in-kernel copies that cross the boundary are cut there (without
+/// that, a run of contiguous sections crossing every boundary made one window of the whole file:
+/// synth-1's write-behind held its whole 45 MB output); a linker-made section that crosses it stays
+/// whole and the window grows to the next boundary after it.
 ///
 /// A window also ends at the first boundary after each of the `late` ranges (`.rela.dyn`, the
 /// build-id note), so the windows held back until the end are small.
-fn windows(jobs: Vec<Piece>, file_size: u64, late: &[(u64, u64)]) -> Vec<Window> {
+fn windows(jobs: Vec<Piece>, file_size: u64, late: &[(u64, u64)], window: u64) -> Vec<Window> {
     let align = |x: u64| (x.div_ceil(BLOCK) * BLOCK).min(file_size);
     let mut out = Vec::new();
     let mut jobs: std::collections::VecDeque<Piece> = jobs.into();
     let mut start = 0;
     while start < file_size {
         let cut = late.iter().map(|&(o, n)| align(o + n)).filter(|&b| b > start).min();
-        let mut end = align(start + WINDOW).min(cut.unwrap_or(u64::MAX));
+        let mut end = align(start + window).min(cut.unwrap_or(u64::MAX));
         let mut mine = Vec::new();
         while jobs.front().is_some_and(|j| j.0 < end) {
             let (off, size, job) = jobs.pop_front().unwrap();
@@ -246,6 +257,13 @@ fn windows(jobs: Vec<Piece>, file_size: u64, late: &[(u64, u64)]) -> Vec<Window>
             } else if let Job::Kernel(f, s, from) = job {
                 mine.push((off, end - off, Job::Kernel(f, s, from)));
                 jobs.push_front((end, off + size - end, Job::Kernel(f, s, from + (end - off))));
+            } else if let Job::Input(f, s) | Job::Part(f, s, _, _) = job {
+                let (from, whole) = match job {
+                    Job::Part(_, _, from, whole) => (from, whole),
+                    _ => (0, size),
+                };
+                mine.push((off, end - off, Job::Part(f, s, from, whole)));
+                jobs.push_front((end, off + size - end, Job::Part(f, s, from + (end - off), whole)));
             } else {
                 end = align(off + size);
                 mine.push((off, size, job));
@@ -271,9 +289,10 @@ fn write_behind(
     jobs: Vec<Piece>,
     file: &std::fs::File,
     kernel: Option<&KernelCopy>,
-    stats: &mut CopyStats,
-) -> Result<(), String> {
+    paced: bool,
+) -> Result<CopyStats, String> {
     use std::os::unix::fs::FileExt;
+    let mut stats = CopyStats::default();
     let file_size = layout.file_size;
     let late = late_ranges(ctx);
     let mut digests: Vec<Vec<u8>> = vec![Vec::new(); file_size.div_ceil(BLOCK) as usize];
@@ -286,6 +305,8 @@ fn write_behind(
         let (tx, rx) = std::sync::mpsc::sync_channel::<Sent>(1);
         let writer = scope.spawn(move || -> Result<CopyStats, String> {
             let mut stats = CopyStats::default();
+            // The last two windows written: (start, len).
+            let mut recent: std::collections::VecDeque<(u64, u64)> = Default::default();
             for (start, bytes, copies) in rx {
                 // The window's bytes around its copies, then the copies.
                 let mut at = 0;
@@ -301,10 +322,18 @@ fn write_behind(
                     k.run(&copies, file, &mut stats)?;
                 }
                 rivet_io::output::start_writeback(file, start, bytes.len() as u64);
+                recent.push_back((start, bytes.len() as u64));
+                if recent.len() > 2 {
+                    let (old, len) = recent.pop_front().unwrap();
+                    if paced {
+                        rivet_io::output::settle_written(file, old, len);
+                    }
+                }
             }
             Ok(stats)
         });
-        for (start, end, jobs) in windows(jobs, file_size, &late) {
+        let window = if paced { PACED_WINDOW } else { WINDOW };
+        for (start, end, jobs) in windows(jobs, file_size, &late, window) {
             let mut buf = vec![0u8; (end - start) as usize];
             // Windows written last (they hold .rela.dyn or the build-id) copy with memcpy.
             let late_window = overlaps(start, end, &late);
@@ -326,7 +355,7 @@ fn write_behind(
             }
         }
         drop(tx);
-        *stats = writer.join().map_err(|_| "the output writer thread panicked".to_string())??;
+        stats = writer.join().map_err(|_| "the output writer thread panicked".to_string())??;
         Ok(())
     })?;
     let dynrels = with_copies(ctx, dynrels);
@@ -353,7 +382,7 @@ fn write_behind(
         patch_build_id(ctx, &digests, buf, *start)?;
         file.write_all_at(buf, *start).map_err(|e| format!("cannot write the output: {e}"))?;
     }
-    Ok(())
+    Ok(stats)
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.
@@ -424,6 +453,12 @@ fn fill_parallel(
         .into_par_iter()
         .map(|(buf, job)| match job {
             Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
+            Job::Part(f, s, from, whole) => {
+                let mut scratch = vec![0u8; whole as usize];
+                let dynrels = write_input(ctx, f, s, &mut scratch);
+                buf.copy_from_slice(&scratch[from as usize..from as usize + buf.len()]);
+                Ok(if from == 0 { dynrels } else { Vec::new() })
+            }
             Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
             Job::Kernel(f, s, from) => {
                 let data = ctx.objects[f as usize].sections[s as usize].data;
@@ -452,9 +487,8 @@ fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[f as usize].sections[s as usize];
     if let Some(m) = ctx.merges.at(sec.merge_index) {
         // Only the pieces this section owns; merged sections have no relocations of their own.
-        let me = sec.merge_index;
-        for p in m.pieces.iter().filter(|p| p.owner == me) {
-            let (src, dst, len) = (p.in_off as usize, p.out_off as usize, p.len as usize);
+        for &(src, len, dst) in &m.owned {
+            let (src, dst, len) = (src as usize, dst as usize, len as usize);
             buf[dst..dst + len].copy_from_slice(&sec.data[src..src + len]);
         }
         return Vec::new();
@@ -604,7 +638,7 @@ mod tests {
             (WINDOW - 5, 20, Job::Synthetic(1)),
             (WINDOW + 100, 10, Job::Synthetic(2)),
         ];
-        let w = windows(jobs, 3 * WINDOW, &[]);
+        let w = windows(jobs, 3 * WINDOW, &[], WINDOW);
         assert_eq!(w[0].0, 0);
         assert_eq!(w[0].1, WINDOW + BLOCK, "the job crossing the boundary stays whole; the window ends on a block");
         assert_eq!(w[0].2.len(), 3, "the job starting in the padding joins the window");
@@ -617,10 +651,35 @@ mod tests {
     }
 
     #[test]
+    fn contiguous_input_sections_are_cut_at_window_boundaries() {
+        let jobs: Vec<Piece> = (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Input(i as u32, 1))).collect();
+        let w = windows(jobs, 40_000_000, &[], WINDOW);
+        assert!(w.len() >= 4, "{} windows for 40 MB", w.len());
+        let mut covered = 0;
+        for (start, end, pieces) in &w {
+            assert!(end - start <= WINDOW + BLOCK, "a window of {} bytes", end - start);
+            for (off, size, job) in pieces {
+                assert_eq!(*off, covered);
+                let f = match job {
+                    Job::Input(f, _) => *f as u64 * 1_000_000,
+                    Job::Part(f, _, from, whole) => {
+                        assert_eq!(*whole, 1_000_000);
+                        *f as u64 * 1_000_000 + from
+                    }
+                    _ => unreachable!(),
+                };
+                assert_eq!(*off, f);
+                covered += size;
+            }
+        }
+        assert_eq!(covered, 40_000_000);
+    }
+
+    #[test]
     fn kernel_copies_are_cut_at_window_boundaries_and_late_ranges_end_windows() {
         // Contiguous 1,000,000-byte in-kernel copies: every boundary falls inside one.
         let jobs: Vec<Piece> = (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Kernel(i as u32, 1, 0))).collect();
-        let w = windows(jobs, 40_000_000, &[(100, 24)]);
+        let w = windows(jobs, 40_000_000, &[(100, 24)], WINDOW);
         assert_eq!((w[0].0, w[0].1), (0, BLOCK), "the window holding a late range ends at the next boundary");
         assert_eq!(w[1].1, BLOCK + WINDOW);
         assert!(w.len() >= 3);

@@ -58,14 +58,11 @@ impl std::hash::Hasher for PassThrough {
     }
 }
 
-/// One piece of a merged input section.
-#[derive(Clone, Copy, Debug)]
-pub struct Piece {
-    pub in_off: u32,
-    pub len: u32,
-    /// The candidate (index into `Merges::sections`) whose output bytes hold this piece.
+/// Where a piece's bytes are: the candidate (index into `Merges::sections`) that owns them and
+/// their offset within that section's output bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner {
     pub owner: u32,
-    /// Offset of the piece within the owner's output bytes.
     pub out_off: u32,
 }
 
@@ -83,7 +80,11 @@ pub struct MergedSection {
     pub placed: Vec<u64>,
     /// The output section all of this section's pieces are in.
     pub out: u32,
-    pub pieces: Vec<Piece>,
+    /// Each piece's owner, until `finalize` turns them into `placed` (then empty: 8 bytes a piece
+    /// less for the rest of the link).
+    pub owners: Vec<Owner>,
+    /// The pieces this section itself writes: (input offset, length, offset in its output bytes).
+    pub owned: Vec<(u32, u32, u32)>,
     pub size: u64,
 }
 
@@ -115,9 +116,11 @@ impl Merges {
 
     /// Where input offset `off` of merged section `m` went: ((file, section) holding it, offset
     /// within that section's output bytes). An offset at or past the end maps past the last piece.
+    /// Only before `finalize`.
     pub fn map(&self, m: &MergedSection, off: u64) -> Option<((u32, u32), u64)> {
-        let p = m.pieces[Self::piece(m, off)?];
-        Some((self.sections[p.owner as usize], p.out_off as u64 + (off - p.in_off as u64)))
+        let i = Self::piece(m, off)?;
+        let o = m.owners.get(i)?;
+        Some((self.sections[o.owner as usize], o.out_off as u64 + (off - m.starts[i] as u64)))
     }
 
     /// (output section, offset in it) of input offset `off` of `m`; needs `finalize`.
@@ -131,7 +134,8 @@ impl Merges {
         let base: Vec<u64> =
             self.sections.iter().map(|&(f, s)| objects[f as usize].sections[s as usize].offset).collect();
         self.merged.par_iter_mut().for_each(|m| {
-            m.placed = m.pieces.iter().map(|p| base[p.owner as usize] + p.out_off as u64).collect();
+            m.placed = m.owners.iter().map(|o| base[o.owner as usize] + o.out_off as u64).collect();
+            m.owners = Vec::new();
         });
     }
 }
@@ -267,9 +271,11 @@ pub fn merge(ctx: &mut Ctx) {
             dups
         })
         .collect();
+    // The shard lists are done with.
+    let cut: Vec<Vec<(u32, u32, u64)>> = cut.into_iter().map(|(pieces, _, _)| pieces).collect();
     // Each piece's owner (candidate, piece): itself unless a shard found an earlier copy.
     let mut owner_of: Vec<Vec<(u32, u32)>> =
-        cut.par_iter().enumerate().map(|(c, ps)| (0..ps.0.len() as u32).map(|pi| (c as u32, pi)).collect()).collect();
+        cut.par_iter().enumerate().map(|(c, ps)| (0..ps.len() as u32).map(|pi| (c as u32, pi)).collect()).collect();
     for shard in &dups {
         for &(c, pi, oc, op) in shard {
             owner_of[c as usize][pi as usize] = (oc, op);
@@ -279,7 +285,7 @@ pub fn merge(ctx: &mut Ctx) {
     let layouts: Vec<(Vec<u32>, u64)> = cut
         .par_iter()
         .enumerate()
-        .map(|(c, (pieces, _, _))| {
+        .map(|(c, pieces)| {
             let (f, s, _, _) = cands[c];
             let align = objects[f as usize].sections[s as usize].align.max(1);
             let mut offs = vec![u32::MAX; pieces.len()];
@@ -299,19 +305,23 @@ pub fn merge(ctx: &mut Ctx) {
     let built: Vec<(MergedSection, u64)> = cut
         .par_iter()
         .enumerate()
-        .map(|(c, (pieces, _, _))| {
+        .map(|(c, pieces)| {
             let (f, s, _, _) = cands[c];
-            let list: Vec<Piece> = pieces
-                .iter()
-                .enumerate()
-                .map(|(pi, p)| {
+            let owners: Vec<Owner> = (0..pieces.len())
+                .map(|pi| {
                     let (oc, op) = owner_of[c][pi];
-                    Piece { in_off: p.0, len: p.1, owner: oc, out_off: layouts[oc as usize].0[op as usize] }
+                    Owner { owner: oc, out_off: layouts[oc as usize].0[op as usize] }
                 })
+                .collect();
+            let owned: Vec<(u32, u32, u32)> = pieces
+                .iter()
+                .zip(&owners)
+                .filter(|(_, o)| o.owner == c as u32)
+                .map(|(p, o)| (p.0, p.1, o.out_off))
                 .collect();
             let size = layouts[c].1;
             let saved = objects[f as usize].sections[s as usize].size.saturating_sub(size);
-            let starts: Vec<u32> = list.iter().map(|p| p.in_off).collect();
+            let starts: Vec<u32> = pieces.iter().map(|p| p.0).collect();
             let len = objects[f as usize].sections[s as usize].size;
             let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
             let mut i = 0usize;
@@ -322,7 +332,7 @@ pub fn merge(ctx: &mut Ctx) {
                 blocks.push(i as u32);
             }
             let out = cands[c].2;
-            (MergedSection { starts, blocks, placed: Vec::new(), out, pieces: list, size }, saved)
+            (MergedSection { starts, blocks, placed: Vec::new(), out, owners, owned, size }, saved)
         })
         .collect();
     let mut merges = Merges::default();
@@ -365,10 +375,8 @@ mod tests {
             blocks: vec![0],
             placed: vec![100, 200],
             out: 7,
-            pieces: vec![
-                Piece { in_off: 0, len: 4, owner: 0, out_off: 0 },
-                Piece { in_off: 4, len: 6, owner: 1, out_off: 10 },
-            ],
+            owners: vec![Owner { owner: 0, out_off: 0 }, Owner { owner: 1, out_off: 10 }],
+            owned: vec![(0, 4, 0)],
             size: 4,
         };
         assert_eq!(merges.map(&m, 0), Some(((0, 1), 0)));
