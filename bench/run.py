@@ -440,6 +440,10 @@ def markdown(data):
 
 
 def main():
+    # A SIGTERM (timeout, kill) must still tear down mounts, loop devices, cgroups and the blkio
+    # throttle: turn it into SystemExit so the finally blocks run.
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(f"{sys.argv[0]}: terminated"))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", default=DEFAULT_JOBS)
     ap.add_argument("--scenario", default="warm", choices=SCENARIOS)
