@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 cargo build --release --quiet
 stage=$(mktemp -d /tmp/rivet-self-host.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
-cp target/release/rivet "$stage/rivet-stage1"
+cp "${CARGO_TARGET_DIR:-$PWD/target}/release/rivet" "$stage/rivet-stage1"
 mkdir -p "$stage/bin" && ln -s "$stage/rivet-stage1" "$stage/bin/ld"
 target="${CARGO_TARGET_DIR:-$PWD/target}/self-host"
 # -C linker-features=-lld: rustc ≥ 1.90 would otherwise link with its bundled rust-lld.

@@ -162,6 +162,18 @@ impl OutputFile {
     /// bytes with fallocate (a full disk fails here, before any byte is written), and prepares the
     /// buffer for `mode`. `executable`: the final file gets mode 0777 & !umask, else 0666 & !umask.
     pub fn create(target: &Path, size: u64, mode: OutputMode, executable: bool) -> io::Result<OutputFile> {
+        OutputFile::create_with(target, size, mode, executable, true)
+    }
+
+    /// `create`, choosing whether to reserve the space first. Without the reservation the output
+    /// is written with write() (Heap), whose ENOSPC is an error, never a SIGBUS.
+    pub fn create_with(
+        target: &Path,
+        size: u64,
+        mode: OutputMode,
+        executable: bool,
+        reserve_space: bool,
+    ) -> io::Result<OutputFile> {
         if target.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -200,11 +212,11 @@ impl OutputFile {
             exiting: true,
         };
         // From here on, an error drops `out`, which removes the temp file.
-        out.prepare(size)?;
+        out.prepare(size, reserve_space)?;
         Ok(out)
     }
 
-    fn prepare(&mut self, size: u64) -> io::Result<()> {
+    fn prepare(&mut self, size: u64, reserve_space: bool) -> io::Result<()> {
         if self.in_place {
             self.mode = OutputMode::Heap;
             self.note = Some("the output is not a regular file: written in place".into());
@@ -214,6 +226,11 @@ impl OutputFile {
         }
         let file = self.file.as_ref().unwrap();
         file.set_len(size).map_err(|e| context(e, "size output file", &self.target))?;
+        if !reserve_space {
+            self.mode = OutputMode::Heap;
+            self.buffer = Buffer::Heap(Vec::new());
+            return Ok(());
+        }
         self.reserved = reserve(file, size).map_err(|e| {
             if e.raw_os_error() == Some(libc::ENOSPC) {
                 io::Error::new(

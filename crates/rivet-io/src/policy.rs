@@ -9,11 +9,13 @@ use crate::output::OutputMode;
 pub struct OutputChoice {
     pub mode: OutputMode,
     pub reason: String,
+    /// Reserve the space with fallocate before writing (false only where preallocation hurts).
+    pub reserve: bool,
 }
 
 /// Chooses Mmap or Heap for an output of `size` bytes going to the file system `fs`.
 pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo, size: u64) -> OutputChoice {
-    let pick = |mode, reason: &str| OutputChoice { mode, reason: reason.to_string() };
+    let pick = |mode, reason: &str| OutputChoice { mode, reason: reason.to_string(), reserve: true };
     match explicit {
         Some(true) => return pick(OutputMode::Mmap, "--mmap-output-file"),
         Some(false) => return pick(OutputMode::Heap, "--no-mmap-output-file"),
@@ -28,6 +30,7 @@ pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo,
         return OutputChoice {
             mode: OutputMode::Heap,
             reason: format!("{} is a network/FUSE file system: write sequentially", fs.fs_type),
+            reserve: true,
         };
     }
     let available = mem.effective_available();
@@ -44,12 +47,28 @@ pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo,
                 human(size),
                 human(available)
             ),
+            reserve: !fs.compressed,
+        };
+    }
+    if fs.compressed {
+        // btrfs stores preallocated (fallocate) extents uncompressed: on compress-force=zstd,
+        // synth-1's 45 MB output put 52 MB on the device through fallocate + mmap (lld, which
+        // does not preallocate, 24 MB; docs/benchmarks compressed-final-20261123-0203). Written
+        // with write() into unreserved space it compresses, and a full disk is a write error.
+        return OutputChoice {
+            mode: OutputMode::Heap,
+            reason: format!(
+                "compressed {}: written with write() and no preallocation, so it is stored compressed",
+                fs.fs_type
+            ),
+            reserve: false,
         };
     }
     if fs.tmpfs {
         return OutputChoice {
             mode: OutputMode::Mmap,
             reason: "tmpfs: the output lives in memory anyway; mmap avoids a copy".into(),
+            reserve: true,
         };
     }
     // lld's --no-mmap-output-file cost +50% on ext4 for a 1.2 GB output (DESIGN.md); here, warm
@@ -58,6 +77,7 @@ pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo,
     OutputChoice {
         mode: OutputMode::Mmap,
         reason: format!("{what}, output fits in memory ({} available): mmap", human(available)),
+        reserve: true,
     }
 }
 
@@ -155,8 +175,14 @@ mod tests {
         assert_eq!(choose_output(None, Some(&fs("nfs")), &mem(16), 1 << 20).mode, OutputMode::Heap);
         let btrfs = FsInfo { compressed: true, ..fs("btrfs") };
         let c = choose_output(None, Some(&btrfs), &mem(16), 1 << 20);
-        assert_eq!(c.mode, OutputMode::Mmap, "an output that fits in memory is mapped, even on btrfs");
+        assert_eq!(c.mode, OutputMode::Heap, "compressed btrfs: written, not mapped");
+        assert!(!c.reserve, "no preallocation: preallocated extents are stored uncompressed");
         assert!(c.reason.contains("compressed btrfs"), "{}", c.reason);
+        assert!(
+            choose_output(Some(true), Some(&btrfs), &mem(16), 1 << 20).reserve,
+            "a forced mmap keeps its reservation"
+        );
+        assert!(choose_output(None, Some(&fs("ext4")), &mem(16), 1 << 20).reserve);
         assert_eq!(choose_output(None, Some(&fs("ext4")), &mem(16), 1 << 20).mode, OutputMode::Mmap);
         assert_eq!(choose_output(None, Some(&fs("tmpfs")), &mem(16), 1 << 20).mode, OutputMode::Mmap);
     }

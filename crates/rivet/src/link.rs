@@ -223,7 +223,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     let (mode, mut mode_reason) = (choice.mode, choice.reason);
     let mut out = timer
-        .phase("create output", || OutputFile::create(&config.output, lay.file_size, mode, true))
+        .phase("create output", || OutputFile::create_with(&config.output, lay.file_size, mode, true, choice.reserve))
         .map_err(|e| fatal!("{e}"))?;
     if config.free_memory {
         out.caller_keeps_running();
