@@ -241,6 +241,17 @@ impl<'a> Ctx<'a> {
         self.input_addr(f, sec, off).map(|a| a as i128 - addend as i128)
     }
 
+    /// How many bytes input section `sec` of `file` takes in its output section: its live
+    /// `.eh_frame` pieces, the string pieces it owns after merging, or its whole size.
+    pub fn member_size(&self, file: u32, sec: u32) -> u64 {
+        let s = &self.objects[file as usize].sections[sec as usize];
+        match (self.eh.get(&(file, sec)), self.merges.at(s.merge_index)) {
+            (Some(eh), _) => eh.size,
+            (None, Some(m)) => m.size,
+            (None, None) => s.size,
+        }
+    }
+
     /// The value of a symbol defined in an object (not through PLT redirection).
     pub fn object_sym_value(&self, file: u32, idx: usize) -> u64 {
         let obj = &self.objects[file as usize];

@@ -91,12 +91,7 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
         let mut off = 0u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
         for &(f, s) in &members {
-            let merge_index = ctx.objects[f as usize].sections[s as usize].merge_index;
-            let size = match (ctx.eh.get(&(f, s)), ctx.merges.at(merge_index)) {
-                (Some(eh), _) => eh.size,
-                (None, Some(m)) => m.size,
-                (None, None) => ctx.objects[f as usize].sections[s as usize].size,
-            };
+            let size = ctx.member_size(f, s);
             let sec = &mut ctx.objects[f as usize].sections[s as usize];
             off = align_up(off, sec.align);
             sec.offset = off;

@@ -41,11 +41,7 @@ pub fn render(ctx: &Ctx) -> String {
         for &(f, s) in &os.members {
             let obj = &ctx.objects[f as usize];
             let sec = &obj.sections[s as usize];
-            let size = match (ctx.eh.get(&(f, s)), ctx.merges.at(sec.merge_index)) {
-                (Some(e), _) => e.size,
-                (None, Some(m)) => m.size,
-                (None, None) => sec.size,
-            };
+            let size = ctx.member_size(f, s);
             let addr = os.addr + sec.offset;
             let note = if sec.merge_index != u32::MAX { " (merged)" } else { "" };
             let _ = writeln!(

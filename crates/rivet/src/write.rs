@@ -406,14 +406,9 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             if sec.sh_type == elf::SHT_NOBITS {
                 continue;
             }
-            let merged = ctx.merges.at(sec.merge_index);
-            let size = match (ctx.eh.get(&(f, s)), merged) {
-                (Some(e), _) => e.size,
-                (None, Some(m)) => m.size,
-                (None, None) => sec.size,
-            };
+            let size = ctx.member_size(f, s);
             let verbatim = sec.relas.is_empty()
-                && merged.is_none()
+                && sec.merge_index == u32::MAX
                 && !sec.decompressed
                 && !ctx.eh.contains_key(&(f, s))
                 && size == sec.data.len() as u64;
