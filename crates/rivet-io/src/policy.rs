@@ -50,11 +50,15 @@ pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo,
             reserve: !fs.compressed,
         };
     }
-    if fs.compressed {
+    if fs.compressed && available >= size.saturating_mul(4) {
         // btrfs stores preallocated (fallocate) extents uncompressed: on compress-force=zstd,
         // synth-1's 45 MB output put 52 MB on the device through fallocate + mmap (lld, which
         // does not preallocate, 24 MB; docs/benchmarks compressed-final-20261123-0203). Written
-        // with write() into unreserved space it compresses, and a full disk is a write error.
+        // with write() into unreserved space it compresses (c-debug 12 MB instead of 26, cxx-big
+        // 22 instead of 55: compressed-head-20261123-0234), and a full disk is a write error.
+        // Only with memory to spare: in a cgroup of half the inputs + output, write-behind on
+        // compressed btrfs was OOM-killed on synth-1 where mmap completed (same run), so tight
+        // memory keeps mmap with its reservation.
         return OutputChoice {
             mode: OutputMode::Heap,
             reason: format!(
@@ -174,6 +178,9 @@ mod tests {
     fn file_system_rules() {
         assert_eq!(choose_output(None, Some(&fs("nfs")), &mem(16), 1 << 20).mode, OutputMode::Heap);
         let btrfs = FsInfo { compressed: true, ..fs("btrfs") };
+        let tight = MemInfo { cgroup_limit: Some(100 << 20), cgroup_usage: Some(0), ..mem(16) };
+        let c = choose_output(None, Some(&btrfs), &tight, 45 << 20);
+        assert_eq!((c.mode, c.reserve), (OutputMode::Mmap, true), "tight memory keeps mmap: {}", c.reason);
         let c = choose_output(None, Some(&btrfs), &mem(16), 1 << 20);
         assert_eq!(c.mode, OutputMode::Heap, "compressed btrfs: written, not mapped");
         assert!(!c.reserve, "no preallocation: preallocated extents are stored uncompressed");
