@@ -143,9 +143,12 @@ fn cgroup_memory() -> (Option<u64>, Option<u64>) {
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     for line in cgroups.lines() {
         if let Some(path) = line.strip_prefix("0::") {
+            // A v2 entry exists on hybrid systems too, where the v2 hierarchy has no memory
+            // controller (this machine kind: the limit is in the v1 memory hierarchy below).
             let base = format!("/sys/fs/cgroup{path}");
-            let limit = read_number(&format!("{base}/memory.max"));
-            return (limit, read_number(&format!("{base}/memory.current")));
+            if let Ok(max) = std::fs::read_to_string(format!("{base}/memory.max")) {
+                return (max.trim().parse().ok(), read_number(&format!("{base}/memory.current")));
+            }
         }
     }
     for line in cgroups.lines() {
