@@ -56,9 +56,10 @@ pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo,
         // does not preallocate, 24 MB; docs/benchmarks compressed-final-20261123-0203). Written
         // with write() into unreserved space it compresses (c-debug 12 MB instead of 26, cxx-big
         // 22 instead of 55: compressed-head-20261123-0234), and a full disk is a write error.
-        // Only with memory to spare: in a cgroup of half the inputs + output, write-behind on
-        // compressed btrfs was OOM-killed on synth-1 where mmap completed (same run), so tight
-        // memory keeps mmap with its reservation.
+        // Only with memory to spare: without the reservation nothing paces the writes (an
+        // unreserved write-behind in a cgroup of half the inputs + output was OOM-killed on
+        // synth-1 while the policy still misread the cgroup limit); tight memory takes the
+        // reserved, paced write-behind below.
         return OutputChoice {
             mode: OutputMode::Heap,
             reason: format!(
@@ -66,6 +67,22 @@ pub fn choose_output(explicit: Option<bool>, fs: Option<&FsInfo>, mem: &MemInfo,
                 fs.fs_type
             ),
             reserve: false,
+        };
+    }
+    if fs.compressed {
+        // Compressed btrfs with little memory to spare: write-behind (reserved, paced) beat mmap in
+        // a cgroup of half the inputs + output (compressed-final2-20261123-0240): synth-1 0.291 s vs
+        // 0.479, synth-2 0.471 vs 0.654, cxx-big 0.512 vs 0.540; c-debug and rust-debug within
+        // noise (0.160/0.161, 0.212/0.197).
+        return OutputChoice {
+            mode: OutputMode::Heap,
+            reason: format!(
+                "compressed {} and {} available for a {} output: write once, in order, paced to the device",
+                fs.fs_type,
+                human(available),
+                human(size)
+            ),
+            reserve: true,
         };
     }
     if fs.tmpfs {
@@ -180,7 +197,7 @@ mod tests {
         let btrfs = FsInfo { compressed: true, ..fs("btrfs") };
         let tight = MemInfo { cgroup_limit: Some(100 << 20), cgroup_usage: Some(0), ..mem(16) };
         let c = choose_output(None, Some(&btrfs), &tight, 45 << 20);
-        assert_eq!((c.mode, c.reserve), (OutputMode::Mmap, true), "tight memory keeps mmap: {}", c.reason);
+        assert_eq!((c.mode, c.reserve), (OutputMode::Heap, true), "tight memory: reserved write-behind: {}", c.reason);
         let c = choose_output(None, Some(&btrfs), &mem(16), 1 << 20);
         assert_eq!(c.mode, OutputMode::Heap, "compressed btrfs: written, not mapped");
         assert!(!c.reserve, "no preallocation: preallocated extents are stored uncompressed");
