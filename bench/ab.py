@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Rotated A/B runs of rivet's automatic I/O choice against each fixed setting on one corpus job:
+`auto` (no flag), `mmap`, `heap` (write-behind), `prefetch`, `noprefetch`. Each round runs every
+setting once, the starting setting rotating, and prints the medians and their ratio to the best.
+It answers "is auto within 5% of the best fixed setting?" with more runs than bench/run.py affords.
+
+    python3 bench/ab.py JOB OUTDIR ROUNDS [PREFIX...]
+    python3 bench/ab.py synth-1 /tmp 12                                   # warm
+    AB_DROP=1 python3 bench/ab.py synth-1 /tmp 6                          # cold: sync + drop_caches
+                                                                          # before each run (untimed, root)
+    python3 bench/ab.py synth-1 /mnt/x 8 sh -c 'echo $$ > /sys/fs/cgroup/memory/g/cgroup.procs; exec "$@"' sh
+                                                                          # inside a memory cgroup
+
+The job comes from the corpus cache (~/.cache/rivet-bench/jobs, see corpus.py); the output goes
+to OUTDIR; rivet is target/release/rivet (or $CARGO_TARGET_DIR's). A failed link counts as infinite.
+"""
+import os, statistics, subprocess, sys, time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import DEFAULT_CACHE, rivet_bin  # noqa: E402
+
+SETTINGS = {"auto": [], "mmap": ["--mmap-output-file"], "heap": ["--no-mmap-output-file"],
+            "prefetch": ["--prefetch-inputs"], "noprefetch": ["--no-prefetch-inputs"]}
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    job, outdir, rounds, prefix = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+    rivet = str(rivet_bin())
+    os.chdir(DEFAULT_CACHE / "jobs" / job)
+    times = {k: [] for k in SETTINGS}
+    for i in range(rounds):
+        order = list(SETTINGS)
+        order = order[i % len(order):] + order[:i % len(order)]
+        for k in order:
+            out = outdir / f"ab-{job}-{k}"
+            out.unlink(missing_ok=True)
+            if os.environ.get("AB_DROP"):
+                subprocess.run(["sync"], check=True)
+                Path("/proc/sys/vm/drop_caches").write_text("3\n")
+            start = time.perf_counter()
+            r = subprocess.run(prefix + [rivet, "@response.txt", "-o", str(out)] + SETTINGS[k])
+            times[k].append(time.perf_counter() - start if r.returncode == 0 else float("inf"))
+    best = min(statistics.median(v) for v in times.values())
+    print(job, " ".join(f"{k}={statistics.median(v):.3f}({statistics.median(v) / best:.2f})" for k, v in times.items()))
+
+
+if __name__ == "__main__":
+    main()
