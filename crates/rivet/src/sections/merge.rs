@@ -5,8 +5,8 @@
 //! the thread count. `-O0` turns merging off, as in lld.
 //!
 //! Each input section keeps its place in its output section but holds only the pieces it owns (the
-//! first copies), like `.eh_frame` holds only its live pieces; `map` turns an input offset into
-//! (owning input section, offset within that section's output bytes).
+//! first copies), like `.eh_frame` holds only its live pieces; `Merges::place` turns an input
+//! offset into (output section, offset within it).
 //!
 //! Work is parallel: pieces are cut and hashed per section, deduplicated in 64 shards (by hash),
 //! each shard visiting sections in output order, and the owned pieces laid out per section.
@@ -114,15 +114,6 @@ impl Merges {
         (after > 0).then(|| first + after - 1)
     }
 
-    /// Where input offset `off` of merged section `m` went: ((file, section) holding it, offset
-    /// within that section's output bytes). An offset at or past the end maps past the last piece.
-    /// Only before `finalize`.
-    pub fn map(&self, m: &MergedSection, off: u64) -> Option<((u32, u32), u64)> {
-        let i = Self::piece(m, off)?;
-        let o = m.owners.get(i)?;
-        Some((self.sections[o.owner as usize], o.out_off as u64 + (off - m.starts[i] as u64)))
-    }
-
     /// (output section, offset in it) of input offset `off` of `m`; needs `finalize`.
     pub fn place(&self, m: &MergedSection, off: u64) -> Option<(u32, u64)> {
         let i = Self::piece(m, off)?;
@@ -133,10 +124,16 @@ impl Merges {
     pub fn finalize(&mut self, objects: &[crate::input::object::ObjectFile]) {
         let base: Vec<u64> =
             self.sections.iter().map(|&(f, s)| objects[f as usize].sections[s as usize].offset).collect();
-        self.merged.par_iter_mut().for_each(|m| {
-            m.placed = m.owners.iter().map(|o| base[o.owner as usize] + o.out_off as u64).collect();
-            m.owners = Vec::new();
-        });
+        self.merged.par_iter_mut().for_each(|m| m.place_pieces(&base));
+    }
+}
+
+impl MergedSection {
+    /// `placed` from the owners, given each merged section's offset in its output section (`base`,
+    /// by `Merges::sections` index); the owners are dropped.
+    fn place_pieces(&mut self, base: &[u64]) {
+        self.placed = self.owners.iter().map(|o| base[o.owner as usize] + o.out_off as u64).collect();
+        self.owners = Vec::new();
     }
 }
 
@@ -368,22 +365,23 @@ mod tests {
     }
 
     #[test]
-    fn map_finds_the_piece_holding_an_offset() {
+    fn place_finds_the_piece_holding_an_offset() {
         let merges = Merges { sections: vec![(0, 1), (2, 3)], ..Default::default() };
-        let m = MergedSection {
+        let mut m = MergedSection {
             starts: vec![0, 4],
             blocks: vec![0],
-            placed: vec![100, 200],
+            placed: Vec::new(),
             out: 7,
             owners: vec![Owner { owner: 0, out_off: 0 }, Owner { owner: 1, out_off: 10 }],
             owned: vec![(0, 4, 0)],
             size: 4,
         };
-        assert_eq!(merges.map(&m, 0), Some(((0, 1), 0)));
-        assert_eq!(merges.map(&m, 3), Some(((0, 1), 3)));
-        assert_eq!(merges.map(&m, 5), Some(((2, 3), 11)));
-        assert_eq!(merges.map(&m, 10), Some(((2, 3), 16)), "one past the end");
-        assert_eq!(merges.place(&m, 2), Some((7, 102)));
-        assert_eq!(merges.place(&m, 5), Some((7, 201)));
+        // Section 0 sits at offset 100 of output section 7, section 1 at 200.
+        m.place_pieces(&[100, 200]);
+        assert!(m.owners.is_empty());
+        assert_eq!(merges.place(&m, 0), Some((7, 100)));
+        assert_eq!(merges.place(&m, 3), Some((7, 103)));
+        assert_eq!(merges.place(&m, 5), Some((7, 211)));
+        assert_eq!(merges.place(&m, 10), Some((7, 216)), "one past the end");
     }
 }
