@@ -169,8 +169,11 @@ pub struct Config {
     pub compress_debug_sections: Option<String>,
     /// `--image-base=ADDR`.
     pub image_base: Option<u64>,
-    /// `-Ttext=ADDR` etc. (section name without dot → address).
+    /// `-Ttext=ADDR`, `-Tdata`, `-Tbss`, `--section-start=.NAME=ADDR`: output section name
+    /// (with its dot) → address.
     pub section_starts: Vec<(String, u64)>,
+    /// `--sort-section=name|alignment`.
+    pub sort_section: Option<String>,
     /// `--no-warn-mismatch`, `--warn-common`, ... flags that are checks only.
     pub no_warn_mismatch: bool,
     /// `--discard-all`/`-x`, `--discard-locals`/`-X`, `--discard-none`.
@@ -256,6 +259,7 @@ impl Default for Config {
             compress_debug_sections: None,
             image_base: None,
             section_starts: Vec::new(),
+            sort_section: None,
             no_warn_mismatch: false,
             discard: None,
             print_map: false,
@@ -319,6 +323,8 @@ const WITH_VALUE: &[&str] = &[
     "Tdata",
     "Tbss",
     "Ttext-segment",
+    "section-start",
+    "sort-section",
     "hash-style",
     "io-strategy",
     "copy-method",
@@ -620,10 +626,20 @@ impl ArgParser {
                     Some(one_of("--compress-debug-sections", &v, &["none", "zlib", "zstd", "zlib-gabi"])?)
             }
             "image-base" => c.image_base = Some(number(&v).ok_or_else(|| format!("--image-base: bad address '{v}'"))?),
-            "Ttext" | "Tdata" | "Tbss" | "Ttext-segment" => {
-                let addr = number(&v).ok_or_else(|| format!("-{name}: bad address '{v}'"))?;
-                c.section_starts.push((name[1..].to_string(), addr));
+            "Ttext" | "Tdata" | "Tbss" => {
+                let addr = hex(&v).ok_or_else(|| format!("-{name}: bad address '{v}'"))?;
+                c.section_starts.push((format!(".{}", &name[1..]), addr));
             }
+            // GNU ld: the start of the text segment, i.e. the image base (as lld treats it).
+            "Ttext-segment" => c.image_base = Some(hex(&v).ok_or_else(|| format!("-{name}: bad address '{v}'"))?),
+            "section-start" => {
+                let (sec, addr) = v
+                    .split_once('=')
+                    .and_then(|(s, a)| Some((s, hex(a)?)))
+                    .ok_or_else(|| format!("--section-start: expected SECTION=ADDRESS, got '{v}'"))?;
+                c.section_starts.push((sec.to_string(), addr));
+            }
+            "sort-section" => c.sort_section = Some(one_of("--sort-section", &v, &["name", "alignment"])?),
             "hash-style" => {
                 c.hash_style = match v.as_str() {
                     "sysv" => HashStyle::Sysv,
@@ -708,6 +724,13 @@ fn number(s: &str) -> Option<u64> {
         Some(h) => u64::from_str_radix(h, 16).ok(),
         None => s.parse().ok(),
     }
+}
+
+/// Section addresses (`-Ttext`, `--section-start`) are hexadecimal with or without `0x`, as in
+/// GNU ld and lld.
+fn hex(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    u64::from_str_radix(h, 16).ok()
 }
 
 fn build_id(v: &str) -> Result<BuildId, String> {
@@ -925,6 +948,22 @@ mod tests {
         let c = p(&["--build-id=0xdeadBEEF", "--threads=3", "-O1", "-z", "max-page-size=0x200000"]).unwrap();
         assert_eq!(c.build_id, BuildId::Hex(vec![0xde, 0xad, 0xbe, 0xef]));
         assert_eq!((c.threads, c.opt_level, c.max_page_size), (Some(3), 1, 0x200000));
+    }
+
+    #[test]
+    fn section_addresses_are_hex() {
+        let c =
+            p(&["-Ttext=401000", "-Tdata", "0x600000", "--section-start=.rodata=0x500000", "-Ttext-segment=1000000"])
+                .unwrap();
+        assert_eq!(
+            c.section_starts,
+            [(".text".to_string(), 0x401000), (".data".to_string(), 0x600000), (".rodata".to_string(), 0x500000)]
+        );
+        assert_eq!(c.image_base, Some(0x1000000));
+        assert!(p(&["-Tbss=zz"]).unwrap_err().contains("zz"));
+        assert!(p(&["--section-start=.text"]).unwrap_err().contains("SECTION=ADDRESS"));
+        assert_eq!(p(&["--sort-section=alignment"]).unwrap().sort_section.as_deref(), Some("alignment"));
+        assert!(p(&["--sort-section=size"]).unwrap_err().contains("size"));
     }
 
     #[test]

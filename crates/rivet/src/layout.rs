@@ -396,6 +396,16 @@ fn sort_order(ctx: &mut Ctx) -> Vec<usize> {
     order
 }
 
+/// The address `-Ttext`/`-Tdata`/`-Tbss`/`--section-start` gives output section `i` (the last one
+/// given wins, as in GNU ld).
+fn start_address(ctx: &Ctx, i: usize) -> Option<u64> {
+    let s = &ctx.sections[i];
+    if !s.is_alloc() {
+        return None;
+    }
+    ctx.config.section_starts.iter().rev().find(|(name, _)| *name == s.name).map(|&(_, a)| a)
+}
+
 struct LoadPlan {
     sections: Vec<usize>,
     flags: u32,
@@ -430,8 +440,11 @@ fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
             continue;
         }
         let (seg, flags, is_relro) = segment_of(s.key.0);
-        if current != Some(seg) {
-            loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro });
+        // A section placed by -Ttext/--section-start starts a PT_LOAD of its own (with the flags
+        // of the one it splits; a split RELRO segment keeps its protection on the first part).
+        let placed = start_address(ctx, i).is_some();
+        if current != Some(seg) || placed {
+            loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro && current != Some(seg) });
             current = Some(seg);
         }
         loads.last_mut().unwrap().sections.push(i);
@@ -470,20 +483,47 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let mut tls = (u64::MAX, 0u64, 1u64, 0u64); // start, end (memory), align, end of file part
     let mut relro_range: Option<(u64, u64, u64)> = None;
     for (li, load) in loads.iter().enumerate() {
+        let mut seg_va = ctx.base;
+        let mut placed = None;
         if li > 0 {
             if load.sections.is_empty() {
                 continue;
             }
+            let prev_end = va;
             va = align_up(va, page);
             off = align_up(off, page);
+            seg_va = va;
+            placed = start_address(ctx, load.sections[0]);
+            if let Some(a) = placed {
+                // The segment starts on the page holding the address; that page must come after
+                // the previous segment's last one, which it would otherwise replace when mapped.
+                let name = &ctx.sections[load.sections[0]].name;
+                if a & !(page - 1) < va {
+                    ctx.diag.error(format!(
+                        "-T/--section-start: section {name} cannot start at {a:#x}: the sections before \
+                         it end at {prev_end:#x} and it starts a segment of its own, so its page must \
+                         come after theirs (the lowest such address is {va:#x})"
+                    ));
+                } else {
+                    let align = ctx.sections[load.sections[0]].align;
+                    if a % align != 0 {
+                        ctx.diag.warn(format!(
+                            "address {a:#x} of section {name} is not a multiple of its alignment ({align})"
+                        ));
+                    }
+                    seg_va = a & !(page - 1);
+                    va = a;
+                }
+            }
         }
-        let seg_va = if li == 0 { ctx.base } else { va };
         let seg_off = if li == 0 { 0 } else { off };
         let mut file_end = off;
-        for &i in &load.sections {
+        for (k, &i) in load.sections.iter().enumerate() {
             let s = &mut ctx.sections[i];
             let tbss = s.is_tls() && s.is_nobits();
-            va = align_up(va, s.align);
+            if k > 0 || placed.is_none() {
+                va = align_up(va, s.align);
+            }
             off = seg_off + (va - seg_va);
             s.addr = va;
             s.offset = off;

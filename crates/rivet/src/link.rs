@@ -84,7 +84,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
         }
     };
     check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
-    check(!config.section_starts.is_empty(), "-Ttext/-Tdata/-Tbss");
     // Both need the libraries' own dependencies loaded, which rivet does not do yet.
     check(!config.rpath_link.is_empty(), "-rpath-link");
     check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
@@ -169,7 +168,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Group live input sections into output sections by name.
     timer.phase("output sections", || {
         let strip_debug = config.strip != Strip::None;
-        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug);
+        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section.as_deref());
         layout::define_reserved_symbols(&mut ctx);
     });
     timer.phase("check symbols", || check_symbols(&ctx))?;

@@ -200,7 +200,13 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
 
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
-pub fn build(objects: &mut [ObjectFile], file_order: &[u32], strip_debug: bool) -> Vec<OutputSection> {
+/// `sort` is `--sort-section`: `name` or `alignment`.
+pub fn build(
+    objects: &mut [ObjectFile],
+    file_order: &[u32],
+    strip_debug: bool,
+    sort: Option<&str>,
+) -> Vec<OutputSection> {
     let mut out: Vec<OutputSection> = Vec::new();
     let mut by_name: std::collections::HashMap<Vec<u8>, usize> = Default::default();
     for &f in file_order {
@@ -238,6 +244,8 @@ pub fn build(objects: &mut [ObjectFile], file_order: &[u32], strip_debug: bool) 
         }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
+        } else if let Some(how) = sort {
+            sort_members(os, objects, how);
         }
     }
     out
@@ -259,6 +267,18 @@ fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
     // SHF_MERGE/SHF_STRINGS only hold if every member has them (with the same entry size).
     let keep_merge = os.flags & flags & (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
     os.flags = ((os.flags | flags) & !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64) | keep_merge) & !INPUT_ONLY_FLAGS;
+}
+
+/// `--sort-section=name|alignment`: GNU ld wraps every wildcard pattern of its default script in
+/// `SORT_BY_NAME`/`SORT_BY_ALIGNMENT` (largest alignment first). The sorts are stable, so sections
+/// of one name (`.init` from crti.o, the objects and crtn.o; `.ctors` from crtbegin.o ... crtend.o)
+/// keep their command-line order, which is what makes their code and tables work.
+fn sort_members(os: &mut OutputSection, objects: &[ObjectFile], how: &str) {
+    let sec = |&(f, s): &(u32, u32)| &objects[f as usize].sections[s as usize];
+    match how {
+        "alignment" => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align)),
+        _ => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
+    }
 }
 
 /// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`

@@ -1,0 +1,19 @@
+// -Ttext, -Tdata and -Tbss put those output sections at the given (hexadecimal) addresses; the
+// sections after each follow it. (Fixed-address modes only: in a PIE the addresses move with the
+// load address.)
+// modes: no-pie static
+// ldflags: -Wl,-Ttext=500000 -Wl,-Tdata=0x800000 -Wl,--section-start=.bss=0x900000
+#include <stdint.h>
+#include <stdio.h>
+int data_var = 42;
+int bss_var;
+static const char *where(uintptr_t a, uintptr_t lo, uintptr_t hi) {
+    return a >= lo && a < hi ? "in range" : "OUT OF RANGE";
+}
+int main(void) {
+    bss_var = data_var + 1;
+    printf("main %s\n", where((uintptr_t)&main, 0x500000, 0x600000));
+    printf("data %s\n", where((uintptr_t)&data_var, 0x800000, 0x900000));
+    printf("bss %s %d\n", where((uintptr_t)&bss_var, 0x900000, 0xa00000), bss_var);
+    return 0;
+}
