@@ -28,6 +28,8 @@ pub struct Layout {
     pub phdrs: Vec<Phdr>,
     pub shoff: u64,
     pub file_size: u64,
+    /// Where the loaded sections' file bytes end (the non-alloc sections come after).
+    pub alloc_end: u64,
     pub shstrtab: Vec<u8>,
     /// Name offsets in `.shstrtab`, by output section index.
     pub sh_name: Vec<u32>,
@@ -559,26 +561,13 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             relro_range = Some((seg_off, seg_va, va - seg_va));
         }
     }
-    // Non-alloc sections follow the loaded ones in the file.
-    for &i in &order {
-        let s = &mut ctx.sections[i];
-        if s.is_alloc() {
-            continue;
-        }
-        off = align_up(off, s.align);
-        s.addr = 0;
-        s.offset = off;
-        if s.content != Content::Shstrtab {
-            off += s.size;
-        }
-    }
+    let alloc_end = off;
+    // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
+    // them, follow the loaded ones in the file.
     let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
     let shstr = ctx.sections.iter().position(|s| s.content == Content::Shstrtab).unwrap();
     ctx.sections[shstr].size = shstrtab.len() as u64;
-    off += shstrtab.len() as u64;
-    let shoff = align_up(off, 8);
-    let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
-    let file_size = shoff + nsh * SHDR_SIZE;
+    let (shoff, file_size) = place_non_alloc(ctx, alloc_end);
 
     if tls.0 != u64::MAX {
         let size = tls.1 - tls.0;
@@ -643,7 +632,26 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout { phdrs: all, shoff, file_size, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
+    Layout { phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
+}
+
+/// File offsets of the non-alloc sections, in section order from `from` (the end of the loaded
+/// ones), then the section header table: gives (its offset, the file size). Run again when
+/// non-alloc sizes change after layout (`--compress-debug-sections`).
+pub fn place_non_alloc(ctx: &mut Ctx, from: u64) -> (u64, u64) {
+    let mut order: Vec<usize> = (0..ctx.sections.len()).filter(|&i| !ctx.sections[i].is_alloc()).collect();
+    order.sort_by_key(|&i| ctx.sections[i].key);
+    let mut off = from;
+    for i in order {
+        let s = &mut ctx.sections[i];
+        off = align_up(off, s.align);
+        s.addr = 0;
+        s.offset = off;
+        off += s.size;
+    }
+    let shoff = align_up(off, 8);
+    let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
+    (shoff, shoff + nsh * SHDR_SIZE)
 }
 
 fn relro_file_size(ctx: &Ctx, loads: &[LoadPlan]) -> u64 {

@@ -6,7 +6,7 @@ use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Diag, Result};
 use crate::input::{self, object::NO_OUTPUT};
 use crate::resolve::{self, Def};
-use crate::sections::{eh_frame, output};
+use crate::sections::{compress, eh_frame, output};
 use crate::synthetic::symtab;
 use crate::timing::Timer;
 use crate::{arch, fatal, layout, write};
@@ -83,7 +83,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
             missing.push(name);
         }
     };
-    check(config.compress_debug_sections.as_deref().is_some_and(|v| v != "none"), "--compress-debug-sections");
     // Both need the libraries' own dependencies loaded, which rivet does not do yet.
     check(!config.rpath_link.is_empty(), "-rpath-link");
     check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
@@ -209,6 +208,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         lay
     });
     diag.check()?;
+    if let Some(format) = config.compress_debug_sections.as_deref().and_then(compress::Format::from_option) {
+        let (n, before, after) = timer.phase("compress debug", || compress::compress(&mut ctx, &mut lay, format));
+        if config.verbose {
+            eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
+        }
+        diag.check()?;
+    }
     // Mmap or a buffer written sequentially: decided from the output's file system and memory.
     let output_dir = match config.output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

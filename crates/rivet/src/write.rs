@@ -395,7 +395,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         if os.is_nobits() || os.shndx == 0 {
             continue;
         }
-        if os.content != Content::Inputs {
+        if os.content != Content::Inputs || os.compressed.is_some() {
             if os.size > 0 {
                 jobs.push((os.offset, os.size, Job::Synthetic(i)));
             }
@@ -478,7 +478,7 @@ fn fill_parallel(
     Ok(dynrels)
 }
 
-fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
+pub(crate) fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[f as usize].sections[s as usize];
     if let Some(m) = ctx.merges.at(sec.merge_index) {
         // Only the pieces this section owns; merged sections have no relocations of their own.
@@ -516,6 +516,10 @@ fn write_synthetic(
     buf: &mut [u8],
 ) -> Result<Vec<DynRel>, String> {
     let sec = &ctx.sections[i];
+    if let Some(bytes) = &sec.compressed {
+        buf.copy_from_slice(bytes);
+        return Ok(Vec::new());
+    }
     match sec.content {
         Content::Got => return Ok(synth::got(ctx, buf)),
         Content::GotPlt => synth::got_plt(ctx, buf),

@@ -14,7 +14,8 @@
 //!   finds it through `-L` and `$ORIGIN`. GNU ld's and the tested linker's builds each live in
 //!   their own directory;
 //! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`,
-//!   `// check: needed LIB`, `// check: not-needed LIB` — checks on the output of the tested linker.
+//!   `// check: needed LIB`, `// check: not-needed LIB`, `// check: compressed SECTION zlib|zstd` —
+//!   checks on the output of the tested linker.
 //!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
@@ -261,6 +262,21 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
                 _ => Ok(()),
             }
         }
+        ["compressed", section, kind] => {
+            // readelf -t prints each section's flags and, for SHF_COMPRESSED ones, the header's type.
+            let out = must(Command::new("readelf").arg("-tW").arg(exe));
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let lines: Vec<&str> = text.lines().collect();
+            let at = lines.iter().position(|l| l.split_whitespace().nth(1) == Some(*section));
+            let Some(at) = at else { return Err(format!("no section {section}")) };
+            let block = lines[at..lines.len().min(at + 5)].join("\n");
+            let want = kind.to_uppercase();
+            if block.contains("COMPRESSED") && block.contains(&want) {
+                Ok(())
+            } else {
+                Err(format!("{section} is not {kind}-compressed:\n{block}"))
+            }
+        }
         other => Err(format!("unknown check {other:?}")),
     }
 }
@@ -379,6 +395,8 @@ programs! {
     merge_strings => "merge_strings.c",
     multi_object => "multi_object.c",
     optimized_debug => "optimized_debug.c",
+    out_debug_zlib => "out_debug_zlib.c",
+    out_debug_zstd => "out_debug_zstd.c",
     section_start => "section_start.c",
     setjmp => "setjmp.c",
     shared_library => "shared_library.c",

@@ -234,7 +234,7 @@ const MAX_DECOMPRESSED: u64 = 4 << 30;
 /// The contents of a compressed section and the alignment its header gives: ELF `SHF_COMPRESSED`
 /// (an Elf64_Chdr then a zlib or zstd stream, gcc `-gz=zlib|zstd`) or the older GNU `.zdebug_*`
 /// form ("ZLIB", a big-endian 64-bit size, a zlib stream; gcc `-gz=zlib-gnu`).
-fn decompress(bytes: &[u8], gnu_style: bool, what: &str) -> Result<(Vec<u8>, u64), String> {
+pub(crate) fn decompress(bytes: &[u8], gnu_style: bool, what: &str) -> Result<(Vec<u8>, u64), String> {
     let (kind, size, align, payload) = if gnu_style {
         let size = bytes.get(4..12).map(|b| u64::from_be_bytes(b.try_into().unwrap()));
         let size = size.ok_or_else(|| format!("{what}: truncated .zdebug header"))?;

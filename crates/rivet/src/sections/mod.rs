@@ -1,6 +1,7 @@
 //! Section-level transformations between resolution and layout: which output section each input
 //! section goes to and in what order (`output`), `.eh_frame` splitting (`eh_frame`) and merging of
 //! `SHF_MERGE` strings and constants (`merge`).
+pub mod compress;
 pub mod eh_frame;
 pub mod gc;
 pub mod icf;

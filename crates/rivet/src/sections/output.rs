@@ -48,6 +48,9 @@ pub struct OutputSection {
     pub shndx: u32,
     /// (segment class, rank within it, first appearance): the sort key of output sections.
     pub key: (u8, u8, u32),
+    /// `--compress-debug-sections`: the section's final bytes (header and stream), which replace
+    /// its members when writing.
+    pub compressed: Option<Vec<u8>>,
 }
 
 impl OutputSection {
@@ -65,6 +68,7 @@ impl OutputSection {
             offset: 0,
             shndx: 0,
             key: (0, 0, 0),
+            compressed: None,
         }
     }
     pub fn is_alloc(&self) -> bool {

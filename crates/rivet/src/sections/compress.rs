@@ -1,0 +1,135 @@
+//! `--compress-debug-sections=zlib|zstd`: after layout, each `.debug_*` output section is built in
+//! memory (its input sections copied and relocated as the writer would), compressed, and given an
+//! ELF compression header (`SHF_COMPRESSED`, an Elf64_Chdr then the stream), as GNU ld and lld do.
+//! The non-alloc sections after it move up in the file; loaded sections do not move.
+use crate::ctx::Ctx;
+use crate::layout::{self, Layout};
+use crate::sections::output::Content;
+use object::elf;
+use rayon::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Zlib,
+    Zstd,
+}
+
+impl Format {
+    /// The `--compress-debug-sections` value: `none` is no compression.
+    pub fn from_option(v: &str) -> Option<Format> {
+        match v {
+            "zlib" | "zlib-gabi" => Some(Format::Zlib),
+            "zstd" => Some(Format::Zstd),
+            _ => None,
+        }
+    }
+}
+
+/// The size of an Elf64_Chdr.
+const CHDR_SIZE: usize = 24;
+
+/// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
+/// non-alloc sections and the section header table up. Returns (sections compressed, bytes
+/// before, bytes after).
+pub fn compress(ctx: &mut Ctx, lay: &mut Layout, format: Format) -> (usize, u64, u64) {
+    let candidates: Vec<usize> = (0..ctx.sections.len())
+        .filter(|&i| {
+            let s = &ctx.sections[i];
+            !s.is_alloc() && s.content == Content::Inputs && s.size > 0 && s.name.starts_with(".debug")
+        })
+        .collect();
+    let level = if ctx.config.opt_level >= 2 { 6 } else { 1 };
+    let done: Vec<(usize, Option<Vec<u8>>)> = {
+        let ctx: &Ctx = ctx;
+        candidates
+            .par_iter()
+            .map(|&i| {
+                let plain = render(ctx, i);
+                let packed = pack(&plain, ctx.sections[i].align, format, level);
+                (i, (packed.len() < plain.len()).then_some(packed))
+            })
+            .collect()
+    };
+    let (mut count, mut before, mut after) = (0, 0, 0);
+    for (i, packed) in done {
+        let Some(packed) = packed else { continue };
+        let s = &mut ctx.sections[i];
+        count += 1;
+        before += s.size;
+        after += packed.len() as u64;
+        s.size = packed.len() as u64;
+        s.flags |= elf::SHF_COMPRESSED as u64;
+        s.align = 8; // the Elf64_Chdr's; the section's own alignment is in the header
+        s.compressed = Some(packed);
+    }
+    if count > 0 {
+        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, lay.alloc_end);
+    }
+    (count, before, after)
+}
+
+/// Output section `i`'s bytes as the writer would produce them (relocation errors go to the
+/// diagnostics, as when writing).
+fn render(ctx: &Ctx, i: usize) -> Vec<u8> {
+    let os = &ctx.sections[i];
+    let mut buf = vec![0u8; os.size as usize];
+    for &(f, s) in &os.members {
+        let sec = &ctx.objects[f as usize].sections[s as usize];
+        if sec.sh_type == elf::SHT_NOBITS {
+            continue;
+        }
+        let size = ctx.member_size(f, s) as usize;
+        let at = sec.offset as usize;
+        if size > 0 {
+            crate::write::write_input(ctx, f, s, &mut buf[at..at + size]);
+        }
+    }
+    buf
+}
+
+/// An Elf64_Chdr (type, reserved, uncompressed size, alignment) and the compressed stream.
+pub fn pack(plain: &[u8], align: u64, format: Format, zlib_level: u8) -> Vec<u8> {
+    let (kind, stream) = match format {
+        Format::Zlib => (elf::ELFCOMPRESS_ZLIB, miniz_oxide::deflate::compress_to_vec_zlib(plain, zlib_level)),
+        Format::Zstd => (
+            elf::ELFCOMPRESS_ZSTD,
+            ruzstd::encoding::compress_to_vec(plain, ruzstd::encoding::CompressionLevel::Fastest),
+        ),
+    };
+    let mut out = Vec::with_capacity(CHDR_SIZE + stream.len());
+    out.extend_from_slice(&kind.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(plain.len() as u64).to_le_bytes());
+    out.extend_from_slice(&align.to_le_bytes());
+    out.extend_from_slice(&stream);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        (0..200_000u32).flat_map(|i| format!("name_{}\0", i % 977).into_bytes()).collect()
+    }
+
+    #[test]
+    fn packed_sections_round_trip_through_the_input_reader() {
+        let plain = sample();
+        for format in [Format::Zlib, Format::Zstd] {
+            let packed = pack(&plain, 1, format, 1);
+            assert!(packed.len() < plain.len() / 4, "{format:?}: {} bytes", packed.len());
+            let kind = u32::from_le_bytes(packed[0..4].try_into().unwrap());
+            assert_eq!(kind, if format == Format::Zlib { elf::ELFCOMPRESS_ZLIB } else { elf::ELFCOMPRESS_ZSTD });
+            let (back, align) = crate::input::object::decompress(&packed, false, "test").unwrap();
+            assert_eq!((back == plain, align), (true, 1));
+        }
+    }
+
+    #[test]
+    fn option_values() {
+        assert_eq!(Format::from_option("zlib-gabi"), Some(Format::Zlib));
+        assert_eq!(Format::from_option("zstd"), Some(Format::Zstd));
+        assert_eq!(Format::from_option("none"), None);
+    }
+}
