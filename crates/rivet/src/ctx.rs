@@ -77,6 +77,8 @@ pub struct Ctx<'a> {
     pub commons_base: u64,
     /// Final address of every global symbol, filled by layout.
     pub global_addr: Vec<u64>,
+    /// `--defsym=SYM=OTHER+N`: (SYM, N); SYM's definition is OTHER's, and its value moves by N.
+    pub defsym_addends: Vec<(u32, i64)>,
     pub got: crate::synthetic::Tables,
     pub dynsym: crate::synthetic::dynamic::DynPlan,
     pub versions: crate::synthetic::dynamic::Versions,

@@ -785,6 +785,9 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
             Def::Undefined | Def::Lazy { .. } => 0,
         };
     }
+    for &(id, addend) in &ctx.defsym_addends {
+        values[id as usize] = values[id as usize].wrapping_add(addend as u64);
+    }
     ctx.global_addr = values;
 }
 

@@ -3,6 +3,7 @@
 pub mod arch;
 pub mod args;
 pub mod ctx;
+pub mod defsym;
 pub mod diag;
 pub mod input;
 pub mod layout;

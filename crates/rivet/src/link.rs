@@ -58,7 +58,7 @@ fn root_symbols(config: &Config) -> Vec<String> {
     }
     roots.extend(config.undefined.iter().cloned());
     // A --defsym alias needs its target: archive members defining it are loaded.
-    roots.extend(config.defsym.iter().filter(|(_, e)| layout::parse_number(e).is_none()).map(|(_, e)| e.clone()));
+    roots.extend(config.defsym.iter().filter_map(|(_, e)| crate::defsym::parse(e).ok()?.symbol.map(str::to_string)));
     roots.extend(config.require_defined.iter().cloned());
     roots
 }
@@ -133,9 +133,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         p.flush();
     }
     let mut res = res;
-    apply_defsyms(config, &mut res)?;
+    let defsym_addends = apply_defsyms(config, &mut res)?;
     exclude_libs(config, &loaded, &mut res);
     let mut ctx = new_ctx(config, diag, kind, res);
+    ctx.defsym_addends = defsym_addends;
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
     // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
@@ -472,23 +473,26 @@ fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut reso
 }
 
 /// `--defsym=SYM=NUMBER` makes SYM absolute; `--defsym=SYM=OTHER` makes SYM an alias of OTHER's
-/// definition (same section and value). Either replaces any definition from the inputs, as in lld.
-/// Other expressions are refused: rivet has no linker-script expression evaluator yet.
-fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<()> {
+/// definition, and `--defsym=SYM=OTHER+N` the same moved by N (see `defsym`). Returns the symbols
+/// that carry such an offset, which `layout::compute_symbol_values` adds.
+fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<Vec<(u32, i64)>> {
     use resolve::{Def, Symbol};
-    for (name, expr) in &config.defsym {
-        let def = if let Some(n) = layout::parse_number(expr) {
-            Def::Absolute(n)
-        } else if !expr.is_empty() && expr.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.$@".contains(&b)) {
-            let target = res.by_name.get(expr.as_bytes()).map(|&id| res.symbols[id as usize].def);
-            match target {
-                Some(d @ (Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))) => d,
-                _ => return Err(fatal!("--defsym={name}={expr}: {expr} is not defined by any object")),
-            }
-        } else {
-            return Err(fatal!(
-                "--defsym={name}={expr}: not supported yet: only a number or a symbol name (expressions need a linker-script evaluator)"
-            ));
+    let mut addends = Vec::new();
+    for (name, text) in &config.defsym {
+        let expr = crate::defsym::parse(text).map_err(|e| fatal!("--defsym={name}={text}: {e}"))?;
+        let (def, addend) = match expr.symbol {
+            None => (Def::Absolute(expr.addend as u64), 0),
+            Some(target) => match res.by_name.get(target.as_bytes()).map(|&id| res.symbols[id as usize].def) {
+                Some(Def::Absolute(v)) => (Def::Absolute(v.wrapping_add(expr.addend as u64)), 0),
+                Some(d @ (Def::Defined { .. } | Def::Common { .. })) => (d, expr.addend),
+                Some(Def::Shared { .. }) => {
+                    return Err(fatal!(
+                        "--defsym={name}={text}: {target} is defined in a shared library; rivet (like lld) cannot \
+                         define a symbol from it"
+                    ))
+                }
+                _ => return Err(fatal!("--defsym={name}={text}: {target} is not defined by any object")),
+            },
         };
         let id = match res.by_name.get(name.as_bytes()) {
             Some(&id) => id,
@@ -510,8 +514,12 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
         let s = &mut res.symbols[id as usize];
         s.def = def;
         s.weak = false;
+        addends.retain(|&(i, _)| i != id);
+        if addend != 0 {
+            addends.push((id, addend));
+        }
     }
-    Ok(())
+    Ok(addends)
 }
 
 fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolve::Resolution<'a>) -> Ctx<'a> {
@@ -533,6 +541,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         commons_section: None,
         commons_base: 0,
         global_addr: Vec::new(),
+        defsym_addends: Vec::new(),
         got: Default::default(),
         dynsym: Default::default(),
         versions: Default::default(),
