@@ -350,7 +350,8 @@ fn copy_methods_give_identical_bytes() {
 }
 
 /// String merging is on by default (the same literal in two files is one copy, --stats counts what
-/// was merged away) and `-O0` turns it off, as in lld.
+/// was merged away), `-O0` turns it off, and `-O2` adds tail merging (a literal that ends another
+/// is found inside it), as in lld.
 #[test]
 fn string_merging_and_o0() {
     if !testing_rivet() || !have("gcc") {
@@ -360,10 +361,15 @@ fn string_merging_and_o0() {
     std::fs::write(
         tmp.join("a.c"),
         "#include <stdio.h>\nconst char *b(void);\nconst char *a(void) { return \"the same literal\"; }\n\
-         int main(void) { printf(\"%d\\n\", a() == b()); return 0; }\n",
+         const char *c(void);\n\
+         int main(void) { printf(\"%d %d %s|%s\\n\", a() == b(), c() == a() + 9, a(), c()); return 0; }\n",
     )
     .unwrap();
-    std::fs::write(tmp.join("b.c"), "const char *b(void) { return \"the same literal\"; }\n").unwrap();
+    std::fs::write(
+        tmp.join("b.c"),
+        "const char *b(void) { return \"the same literal\"; }\nconst char *c(void) { return \"literal\"; }\n",
+    )
+    .unwrap();
     must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-g", "-O1", "a.c", "b.c"]));
     let build = |out: &str, extra: &[&str]| {
         let mut cmd = Command::new("gcc");
@@ -375,9 +381,12 @@ fn string_merging_and_o0() {
     };
     let (merged, merged_size, stats) = build("merged", &["-Wl,--stats"]);
     let (plain, plain_size, _) = build("plain", &["-Wl,-O0"]);
-    assert_eq!(merged, "1\n", "identical literals from two files should be one copy");
-    assert_eq!(plain, "0\n", "-O0 should keep every copy");
+    let (tail, tail_size, _) = build("tail", &["-Wl,-O2"]);
+    assert_eq!(merged, "1 0 the same literal|literal\n", "identical literals from two files should be one copy");
+    assert_eq!(plain, "0 0 the same literal|literal\n", "-O0 should keep every copy");
+    assert_eq!(tail, "1 1 the same literal|literal\n", "-O2 should find \"literal\" at the end of the other");
     assert!(merged_size < plain_size, "merged {merged_size} bytes, unmerged {plain_size}");
+    assert!(tail_size <= merged_size, "tail-merged {tail_size} bytes, merged {merged_size}");
     let saved: u64 = stats
         .lines()
         .find_map(|l| l.trim().strip_prefix("bytes merged away: "))

@@ -2,7 +2,7 @@
 //! and fixed-size constants (`.rodata.cst8`, `.rodata.cst16`) are cut into pieces, and a piece
 //! whose bytes (and output section and entry size) another piece already has is not written again:
 //! references to it go to the first copy, in command-line order, so the output is the same whatever
-//! the thread count. `-O0` turns merging off, as in lld.
+//! the thread count. `-O0` turns merging off, as in lld; `-O2` adds tail merging (`tail_merge`).
 //!
 //! Each input section keeps its place in its output section but holds only the pieces it owns (the
 //! first copies), like `.eh_frame` holds only its live pieces; `Merges::place` turns an input
@@ -278,20 +278,42 @@ pub fn merge(ctx: &mut Ctx) {
             owner_of[c as usize][pi as usize] = (oc, op);
         }
     }
+    let natural = |c: usize, p: &(u32, u32, u64)| -> u64 {
+        let (f, s, _, _) = cands[c];
+        let align = objects[f as usize].sections[s as usize].align.max(1);
+        if p.0 == 0 {
+            align
+        } else {
+            (1u64 << p.0.trailing_zeros()).min(align)
+        }
+    };
+    // -O2: a string that ends another string is not written either (tail merging, as lld does at
+    // -O2; it costs a sort of every distinct string).
+    let tails = if ctx.config.opt_level >= 2 {
+        let strings: Vec<bool> = cands
+            .iter()
+            .map(|&(f, s, _, _)| objects[f as usize].sections[s as usize].flags & elf::SHF_STRINGS as u64 != 0)
+            .collect();
+        tail_merge(&cut, &owner_of, &strings, |c, pi| {
+            let (_, _, out, entsize) = cands[c as usize];
+            let p = &cut[c as usize][pi as usize];
+            (out, entsize, data_of(c as usize, p), natural(c as usize, p))
+        })
+    } else {
+        Default::default()
+    };
     // Lay out each section's owned pieces, each keeping the alignment its input offset had.
     let layouts: Vec<(Vec<u32>, u64)> = cut
         .par_iter()
         .enumerate()
         .map(|(c, pieces)| {
-            let (f, s, _, _) = cands[c];
-            let align = objects[f as usize].sections[s as usize].align.max(1);
             let mut offs = vec![u32::MAX; pieces.len()];
             let mut at = 0u64;
             for (pi, p) in pieces.iter().enumerate() {
-                if owner_of[c][pi] != (c as u32, pi as u32) {
+                if owner_of[c][pi] != (c as u32, pi as u32) || tails.contains_key(&(c as u32, pi as u32)) {
                     continue;
                 }
-                let natural = if p.0 == 0 { align } else { (1u64 << p.0.trailing_zeros()).min(align) };
+                let natural = natural(c, p);
                 at = at.div_ceil(natural) * natural;
                 offs[pi] = at as u32;
                 at += p.1 as u64;
@@ -307,7 +329,12 @@ pub fn merge(ctx: &mut Ctx) {
             let owners: Vec<Owner> = (0..pieces.len())
                 .map(|pi| {
                     let (oc, op) = owner_of[c][pi];
-                    Owner { owner: oc, out_off: layouts[oc as usize].0[op as usize] }
+                    match tails.get(&(oc, op)) {
+                        Some(&(hc, hp, delta)) => {
+                            Owner { owner: hc, out_off: layouts[hc as usize].0[hp as usize] + delta }
+                        }
+                        None => Owner { owner: oc, out_off: layouts[oc as usize].0[op as usize] },
+                    }
                 })
                 .collect();
             let owned: Vec<(u32, u32, u32)> = pieces
@@ -344,6 +371,56 @@ pub fn merge(ctx: &mut Ctx) {
     ctx.merges = merges;
 }
 
+/// A piece's (output section, entry size, bytes, required alignment).
+type PieceInfo<'a> = (u32, u64, &'a [u8], u64);
+
+/// Tail merging: among the distinct strings of one output section and entry size, each one that
+/// is the end of a longer one (terminator included) is found there instead: gives, for such a
+/// piece (candidate, piece), its host piece and the offset in it. Sorting the strings by their
+/// reversed bytes puts every string right before the strings it ends, so one pass finds them; a
+/// string whose alignment its place in the host would break keeps its own copy.
+fn tail_merge<'a>(
+    cut: &[Vec<(u32, u32, u64)>],
+    owner_of: &[Vec<(u32, u32)>],
+    strings: &[bool],
+    info: impl Fn(u32, u32) -> PieceInfo<'a> + Sync,
+) -> std::collections::HashMap<(u32, u32), (u32, u32, u32)> {
+    let mut groups: std::collections::HashMap<(u32, u64), Vec<(u32, u32)>> = Default::default();
+    for (c, pieces) in cut.iter().enumerate() {
+        if !strings[c] {
+            continue;
+        }
+        for pi in 0..pieces.len() as u32 {
+            if owner_of[c][pi as usize] == (c as u32, pi) {
+                let (out, entsize, _, _) = info(c as u32, pi);
+                groups.entry((out, entsize)).or_default().push((c as u32, pi));
+            }
+        }
+    }
+    let mut groups: Vec<Vec<(u32, u32)>> = groups.into_values().collect();
+    groups
+        .par_iter_mut()
+        .flat_map_iter(|g| {
+            g.sort_unstable_by(|&a, &b| info(a.0, a.1).2.iter().rev().cmp(info(b.0, b.1).2.iter().rev()));
+            let mut found = Vec::new();
+            let mut host: Option<(u32, u32)> = None;
+            for &(c, pi) in g.iter().rev() {
+                let (_, _, bytes, align) = info(c, pi);
+                if let Some((hc, hp)) = host {
+                    let (_, _, hbytes, halign) = info(hc, hp);
+                    let delta = (hbytes.len() - bytes.len()) as u64;
+                    if hbytes.ends_with(bytes) && delta % align == 0 && halign % align == 0 {
+                        found.push(((c, pi), (hc, hp, delta as u32)));
+                        continue;
+                    }
+                }
+                host = Some((c, pi));
+            }
+            found
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,6 +439,26 @@ mod tests {
         assert_eq!(split(&[1, 2, 3, 4, 5, 6, 7, 8], 4, false), Some(vec![(0, 4), (4, 4)]));
         assert_eq!(split(&[1, 2, 3], 4, false), None);
         assert_eq!(split(b"", 1, true), Some(vec![]));
+    }
+
+    #[test]
+    fn tail_merging_finds_strings_at_the_end_of_others() {
+        // Candidate 0: "xlong\0" (alignment 2), "long\0", "g\0", "other\0"; candidate 1 (same output section):
+        // "ong\0", whose required alignment (2) its place in "xlong\0" (offset 2) keeps, and
+        // "her\0" with alignment 4, which offset 2 of "other\0" would break.
+        let data: [&[&[u8]]; 2] = [&[b"xlong\0", b"long\0", b"g\0", b"other\0"], &[b"ong\0", b"her\0"]];
+        let aligns = [[2u64, 1, 1, 1], [2, 4, 0, 0]];
+        let cut: Vec<Vec<(u32, u32, u64)>> =
+            data.iter().map(|c| c.iter().map(|b| (0, b.len() as u32, 0)).collect()).collect();
+        let owner_of: Vec<Vec<(u32, u32)>> =
+            cut.iter().enumerate().map(|(c, ps)| (0..ps.len() as u32).map(|p| (c as u32, p)).collect()).collect();
+        let info = |c: u32, p: u32| (7u32, 1u64, data[c as usize][p as usize], aligns[c as usize][p as usize]);
+        let tails = tail_merge(&cut, &owner_of, &[true, true], info);
+        let mut found: Vec<_> = tails.into_iter().collect();
+        found.sort();
+        assert_eq!(found, vec![((0, 1), (0, 0, 1)), ((0, 2), (0, 0, 4)), ((1, 0), (0, 0, 2))]);
+        // Not strings: nothing is tail-merged.
+        assert!(tail_merge(&cut, &owner_of, &[false, false], info).is_empty());
     }
 
     #[test]
