@@ -409,7 +409,7 @@ fn tail_merge<'a>(
                 if let Some((hc, hp)) = host {
                     let (_, _, hbytes, halign) = info(hc, hp);
                     let delta = (hbytes.len() - bytes.len()) as u64;
-                    if hbytes.ends_with(bytes) && delta % align == 0 && halign % align == 0 {
+                    if hbytes.ends_with(bytes) && delta.is_multiple_of(align) && halign.is_multiple_of(align) {
                         found.push(((c, pi), (hc, hp, delta as u32)));
                         continue;
                     }
