@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Runs rivet's whole test suite: unit tests, and integration tests that compile C/C++ programs with
 # the system gcc, link them with GNU ld and with rivet, run both and compare. Extra arguments go to
-# `cargo test`. Then the programs once more with --icf=all, then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
+# `cargo test`. Then the programs once more, compiled -O2 -g with a section per function and
+# linked with --gc-sections --icf=all, then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
 # (RIVET_SKIP_SELF_HOST=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cargo test --workspace "$@"
-# The programs again, linked by rivet with identical code folding: they must still behave like
-# GNU ld's builds.
-RIVET_TEST_EXTRA_LDFLAGS="-Wl,--icf=all" cargo test --test programs "$@"
+# The programs again, optimised with debug info and a section per function and data object, linked
+# by rivet with section garbage collection and identical code folding: they must still behave like
+# GNU ld's builds (of the same objects, without those two options).
+RIVET_TEST_EXTRA_CFLAGS="-O2 -g -ffunction-sections -fdata-sections" \
+    RIVET_TEST_EXTRA_LDFLAGS="-Wl,--gc-sections -Wl,--icf=all" cargo test --test programs "$@"
 if [ -z "${RIVET_SKIP_SELF_HOST:-}" ]; then
     ./scripts/self-host.sh "$@"
 fi

@@ -144,6 +144,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let mut roots = roots.clone();
     if kind == OutputKind::Shared || config.export_dynamic {
         roots.extend(exported_names(&ctx));
+    } else if kind.is_dynamic() {
+        roots.extend(crate::synthetic::dynamic::export_roots(&ctx));
     }
     if config.gc_sections {
         let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));

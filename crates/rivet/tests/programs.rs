@@ -147,6 +147,14 @@ fn extra_flags() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `RIVET_TEST_EXTRA_CFLAGS`: compiler flags for every source (both linkers link the same objects),
+/// before the program's own, which win (`-O0` where a check needs exact lines).
+fn extra_cflags() -> Vec<String> {
+    std::env::var("RIVET_TEST_EXTRA_CFLAGS")
+        .map(|v| v.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
 /// Compiles, prepares and links one program in one mode with gcc (GNU ld) and with the linker under
 /// test, each into its own directory (`ref/`, `out/`). Returns the two executables.
 fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
@@ -166,7 +174,7 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         let pic = in_library(file);
         let obj = object_name(file, pic);
         let mut cc = Command::new(compiler(file));
-        cc.current_dir(dir).args(["-c", file, "-o", &obj]).args(&p.cflags);
+        cc.current_dir(dir).args(["-c", file, "-o", &obj]).args(extra_cflags()).args(&p.cflags);
         if pic {
             cc.arg("-fPIC");
         } else {
@@ -373,6 +381,7 @@ programs! {
     ctors => "ctors.c",
     cxx_exceptions => "cxx_exceptions.cpp",
     cxx_shared => "cxx_shared.cpp",
+    cxx_static_libstdcxx => "cxx_static_libstdcxx.cpp",
     cxx_thread => "cxx_thread.cpp",
     compressed_debug => "compressed_debug.c",
     debug_info => "debug_info.c",

@@ -108,6 +108,22 @@ fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSe
         || ctx.dynamic_list.contains(&(id as u32))
 }
 
+/// An executable exports what a shared library refers to, and also what a library defines too:
+/// the library's own references then bind to the executable's definition (interposition).
+fn wanted_by_libraries<'a>(ctx: &Ctx<'a>) -> std::collections::HashSet<&'a [u8]> {
+    ctx.shared
+        .iter()
+        .flat_map(|l| l.file.undefined.iter().copied().chain(l.file.defined.iter().map(|d| d.name)))
+        .collect()
+}
+
+/// The names a dynamic executable will export (for libraries and `--dynamic-list`): roots of
+/// `--gc-sections`, since code reaches them from outside, as GNU ld keeps them.
+pub fn export_roots(ctx: &Ctx) -> Vec<String> {
+    let wanted = wanted_by_libraries(ctx);
+    (0..ctx.symbols.len()).filter(|&id| exported(ctx, id, &wanted)).map(|id| ctx.symbols[id].display()).collect()
+}
+
 pub fn plan(ctx: &Ctx) -> DynPlan {
     let mut strings = Strings { bytes: vec![0], seen: HashMap::new() };
     let mut p = DynPlan::default();
@@ -124,13 +140,7 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     if !ctx.config.rpath.is_empty() {
         p.runpath = Some(strings.add(ctx.config.rpath.join(":").as_bytes()));
     }
-    // An executable exports what a shared library refers to, and also what a library defines too:
-    // the library's own references then bind to the executable's definition (interposition).
-    let wanted: std::collections::HashSet<&[u8]> = ctx
-        .shared
-        .iter()
-        .flat_map(|l| l.file.undefined.iter().copied().chain(l.file.defined.iter().map(|d| d.name)))
-        .collect();
+    let wanted = wanted_by_libraries(ctx);
     let mut unhashed = Vec::new();
     let mut hashed = Vec::new();
     for (id, s) in ctx.symbols.iter().enumerate() {

@@ -14,4 +14,4 @@ __attribute__((constructor)) static void reg_a(void) { plugin_count += 1; }
 //--- plugin_b.c
 extern int plugin_count;
 int plugin_b_marker;
-__attribute__((constructor)) static void reg_b(void) { plugin_count += 10; }
+__attribute__((constructor)) static void reg_b(void) { plugin_b_marker = 1; plugin_count += 10; }
