@@ -396,6 +396,47 @@ fn string_merging_and_o0() {
     tmp.finish();
 }
 
+/// `--gc-sections` drops what nothing reaches (here a large unused function and table from a
+/// section per function and object): the output is smaller and runs the same; `--print-gc-sections`
+/// names what went.
+#[test]
+fn gc_sections_shrinks_the_output() {
+    if !testing_rivet() || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-gc");
+    let mut src =
+        String::from("#include <stdio.h>\nint used(int x) { return x * 3; }\nlong unused_table[4096] = {1};\n");
+    src.push_str("long unused_fn(long x) {\n");
+    for i in 0..400 {
+        src.push_str(&format!("  x = x * {} + unused_table[{i}];\n", i + 7));
+    }
+    src.push_str("  return x;\n}\nint main(void) { printf(\"%d\\n\", used(14)); return 0; }\n");
+    std::fs::write(tmp.join("g.c"), src).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args([
+        "-c",
+        "-O1",
+        "-ffunction-sections",
+        "-fdata-sections",
+        "g.c",
+    ]));
+    let build = |out: &str, extra: &[&str]| {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["g.o", "-o", out]).args(extra);
+        let o = must(&mut cmd);
+        let run = String::from_utf8_lossy(&must(&mut Command::new(tmp.join(out))).stdout).into_owned();
+        (run, std::fs::metadata(tmp.join(out)).unwrap().len(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (kept_run, kept_size, _) = build("kept", &[]);
+    let (gc_run, gc_size, printed) = build("gc", &["-Wl,--gc-sections", "-Wl,--print-gc-sections"]);
+    assert_eq!((kept_run.as_str(), gc_run.as_str()), ("42\n", "42\n"));
+    assert!(gc_size + 32768 < kept_size, "--gc-sections {gc_size} bytes, without {kept_size}");
+    for name in [".text.unused_fn", ".data.unused_table"] {
+        assert!(printed.contains(&format!("removing unused section '{name}'")), "{printed}");
+    }
+    tmp.finish();
+}
+
 /// `--icf=all` folds identical template instantiations (the output is smaller and behaves the same,
 /// except that distinct functions may share an address); `--icf=safe` keeps address-taken
 /// functions distinct.
