@@ -178,6 +178,15 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("eh_frame", || split_eh_frames(&mut ctx))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).
     timer.phase("merge sections", || crate::sections::merge::merge(&mut ctx));
+    // Merging's working set (pieces, hashes, shard tables: 38 of 52 MB on synth-1) is freed by now
+    // but stays in the worker threads' malloc arenas; when memory is tight, hand it back before the
+    // output's pages are dirtied. Under a memory cgroup that is what keeps the link from waiting
+    // for the disk: on a 30 MB/s disk in a 73 MiB cgroup, synth-1's write phase took 1.1-1.6 s
+    // while reclaim waited for writeback of its own output. (It costs 6 ms on synth-1, 1 ms on
+    // rust-debug, so not when memory is plentiful.)
+    if memory.effective_available() < cache.totals().0.saturating_mul(2) {
+        timer.phase("release memory", release_free_memory);
+    }
     timer.phase("input offsets", || {
         layout::allocate_commons(&mut ctx);
         layout::assign_member_offsets(&mut ctx);
@@ -298,6 +307,15 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         std::mem::forget(cache);
     }
     Ok(report)
+}
+
+/// Returns freed heap memory to the kernel (glibc keeps what threads freed in their arenas).
+fn release_free_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Linking an input over itself would destroy the input on success: refuse, naming it.
