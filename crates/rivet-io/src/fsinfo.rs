@@ -120,6 +120,16 @@ impl MemInfo {
     }
 }
 
+/// Returns freed heap memory to the kernel: glibc keeps what worker threads freed in their arenas,
+/// where it still counts against a memory cgroup.
+pub fn release_free_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim takes no pointers; it only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 pub fn memory() -> MemInfo {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let field = |name: &str| -> u64 {

@@ -185,7 +185,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // while reclaim waited for writeback of its own output. (It costs 6 ms on synth-1, 1 ms on
     // rust-debug, so not when memory is plentiful.)
     if memory.effective_available() < cache.totals().0.saturating_mul(2) {
-        timer.phase("release memory", release_free_memory);
+        timer.phase("release memory", rivet_io::fsinfo::release_free_memory);
     }
     timer.phase("input offsets", || {
         layout::allocate_commons(&mut ctx);
@@ -307,15 +307,6 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         std::mem::forget(cache);
     }
     Ok(report)
-}
-
-/// Returns freed heap memory to the kernel (glibc keeps what threads freed in their arenas).
-fn release_free_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim only walks the allocator's own free lists.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 /// Linking an input over itself would destroy the input on success: refuse, naming it.
