@@ -279,7 +279,6 @@ pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
     ("-plugin, -plugin-opt", "the LTO plugin only matters for LTO objects, which rivet rejects with an error"),
     ("--no-warn-mismatch", "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says"),
     ("-z common-page-size=N", "GNU ld uses it to pad RELRO; rivet pads RELRO to the maximum page size"),
-    ("--color-diagnostics, --no-color-diagnostics", "rivet's messages are plain text"),
     ("-nostdlib", "honoured: only -L directories are searched"),
 ];
 
@@ -663,7 +662,11 @@ impl ArgParser {
             "build-id" => c.build_id = build_id(&v)?,
             "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
             "color-diagnostics" => {
-                c.color_diagnostics = Some(one_of("--color-diagnostics", &v, &["auto", "always", "never"])? != "never")
+                c.color_diagnostics = match one_of("--color-diagnostics", &v, &["auto", "always", "never"])?.as_str() {
+                    "always" => Some(true),
+                    "never" => Some(false),
+                    _ => None,
+                }
             }
             "T" | "script" => {
                 return Err(format!(

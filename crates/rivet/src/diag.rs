@@ -2,8 +2,33 @@
 //! `rivet: error: …` like lld's, and counted into the exit code. A stage that finds errors lets the
 //! pipeline stop before anything is written, so a failed link never touches the output.
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// `--color-diagnostics[=always|never|auto]`: `Some` forces colours on or off; `None` (auto, lld's
+/// default) colours when stderr is a terminal.
+pub fn set_color(setting: Option<bool>) {
+    use std::io::IsTerminal;
+    COLOR.store(setting.unwrap_or_else(|| std::io::stderr().is_terminal()), Ordering::Relaxed);
+}
+
+/// `rivet: error: ` or `rivet: warning: `, the kind in bold red or magenta when colours are on
+/// (lld's scheme).
+pub fn prefix(kind: &str) -> String {
+    if !COLOR.load(Ordering::Relaxed) {
+        return format!("rivet: {kind}: ");
+    }
+    let colour = if kind == "error" { "31" } else { "35" };
+    format!("rivet: \x1b[0;1;{colour}m{kind}: \x1b[0m")
+}
+
+/// Prints an error that stops the link outside the collected diagnostics (bad arguments, a fatal
+/// error, a report that cannot be written).
+pub fn print_error(msg: impl fmt::Display) {
+    eprintln!("{}{msg}", prefix("error"));
+}
 
 /// A fatal condition that stops the link at once (after the messages already collected are printed).
 #[derive(Debug)]
@@ -60,9 +85,9 @@ impl Diag {
         }
         let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
         if n < self.error_limit {
-            eprintln!("rivet: error: {msg}");
+            eprintln!("{}{msg}", prefix("error"));
         } else if n == self.error_limit {
-            eprintln!("rivet: error: too many errors emitted, stopping now");
+            eprintln!("{}too many errors emitted, stopping now", prefix("error"));
         }
     }
 
@@ -75,7 +100,7 @@ impl Diag {
             return;
         }
         let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        eprintln!("rivet: warning: {msg}");
+        eprintln!("{}{msg}", prefix("warning"));
     }
 
     pub fn error_count(&self) -> usize {

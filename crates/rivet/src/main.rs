@@ -60,10 +60,12 @@ fn main() {
     let config = match args::parse(argv) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("rivet: error: {e}");
+            diag::set_color(None);
+            diag::print_error(e);
             exit(1);
         }
     };
+    diag::set_color(config.color_diagnostics);
     if config.print_help {
         print!("{}", args::usage());
         exit(0);
@@ -98,7 +100,7 @@ fn main() {
                     p.into()
                 });
                 if let Err(e) = timer.write_trace(&path) {
-                    eprintln!("rivet: error: cannot write {}: {e}", path.display());
+                    diag::print_error(format!("cannot write {}: {e}", path.display()));
                     exit(1);
                 }
             }
@@ -106,7 +108,7 @@ fn main() {
         }
         Err(e) => {
             if diag.error_count() == 0 {
-                eprintln!("rivet: error: {e}");
+                diag::print_error(e);
             }
             exit(1);
         }

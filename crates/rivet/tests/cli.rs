@@ -563,3 +563,34 @@ fn discarding_local_symbols() {
     assert!(none.iter().any(|n| n.starts_with(".L")), "{none:?}");
     tmp.finish();
 }
+
+/// `--color-diagnostics`: `always` (or the bare flag) colours the message kind as lld does,
+/// `never` and the default on a pipe (auto) do not.
+#[test]
+fn color_diagnostics() {
+    if !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("cli-color");
+    let stderr_of = |flags: &[&str]| {
+        let out = Command::new(linker())
+            .current_dir(&tmp.path)
+            .args(flags)
+            .args(["missing.o", "-o", "out"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let red = "rivet: \x1b[0;1;31merror: \x1b[0m";
+    for flags in [&["--color-diagnostics"][..], &["--color-diagnostics=always"]] {
+        let e = stderr_of(flags);
+        assert!(e.starts_with(red) && e.contains("missing.o"), "{flags:?}: {e:?}");
+    }
+    for flags in [&[][..], &["--color-diagnostics=never"], &["--color-diagnostics=auto"], &["--no-color-diagnostics"]] {
+        let e = stderr_of(flags);
+        assert!(e.starts_with("rivet: error: ") && !e.contains('\x1b'), "{flags:?}: {e:?}");
+    }
+    assert!(stderr_of(&["--color-diagnostics=sometimes"]).contains("sometimes"));
+    tmp.finish();
+}
