@@ -10,6 +10,8 @@ It answers "is auto within 5% of the best fixed setting?" with more runs than be
                                                                           # before each run (untimed, root)
     python3 bench/ab.py synth-1 /mnt/x 8 sh -c 'echo $$ > /sys/fs/cgroup/memory/g/cgroup.procs; exec "$@"' sh
                                                                           # inside a memory cgroup
+    AB_SYNC=1 python3 bench/ab.py ...                                     # sync (untimed) before each run:
+                                                                          # each starts from a written-back disk
 
 The job comes from the corpus cache (~/.cache/rivet-bench/jobs, see corpus.py); the output goes
 to OUTDIR; rivet is target/release/rivet (or $CARGO_TARGET_DIR's). A failed link counts as infinite.
@@ -37,8 +39,9 @@ def main():
         for k in order:
             out = outdir / f"ab-{job}-{k}"
             out.unlink(missing_ok=True)
-            if os.environ.get("AB_DROP"):
+            if os.environ.get("AB_DROP") or os.environ.get("AB_SYNC"):
                 subprocess.run(["sync"], check=True)
+            if os.environ.get("AB_DROP"):
                 Path("/proc/sys/vm/drop_caches").write_text("3\n")
             start = time.perf_counter()
             r = subprocess.run(prefix + [rivet, "@response.txt", "-o", str(out)] + SETTINGS[k])
