@@ -408,7 +408,8 @@ fn tail_merge<'a>(
                 let (_, _, bytes, align) = info(c, pi);
                 if let Some((hc, hp)) = host {
                     let (_, _, hbytes, halign) = info(hc, hp);
-                    let delta = (hbytes.len() - bytes.len()) as u64;
+                    // (A string that ends the host is not longer than it.)
+                    let delta = hbytes.len().wrapping_sub(bytes.len()) as u64;
                     if hbytes.ends_with(bytes) && delta.is_multiple_of(align) && halign.is_multiple_of(align) {
                         found.push(((c, pi), (hc, hp, delta as u32)));
                         continue;
