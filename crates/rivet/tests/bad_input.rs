@@ -475,7 +475,9 @@ fn response_files_that_include_each_other() {
 fn defsym_expressions_rivet_cannot_evaluate() {
     let Some(c) = Case::new("defsym") else { return };
     let o = c.object("main", "int main(void) { return 0; }\n");
-    c.fails(&[Path::new("--defsym=x=main+4"), &o], &["--defsym=x=main+4", "not supported yet"]);
-    c.fails(&[Path::new("--defsym=x=nowhere"), &o], &["--defsym=x=nowhere", "not defined"]);
+    c.fails(&[Path::new("--defsym=x=main-main"), &o], &["--defsym=x=main-main", "combines symbol addresses"]);
+    c.fails(&[Path::new("--defsym=x=ALIGN(8)"), &o], &["--defsym=x=ALIGN(8)", "unexpected '('"]);
+    c.fails(&[Path::new("--defsym=x=(main+4"), &o], &["--defsym=x=(main+4", "missing ')'"]);
+    c.fails(&[Path::new("--defsym=x=nowhere+4"), &o], &["--defsym=x=nowhere+4", "nowhere is not defined"]);
     c.tmp.finish();
 }

@@ -133,9 +133,9 @@ fn unimplemented_options_are_refused() {
     if !testing_rivet() {
         return;
     }
-    let out = Command::new(linker()).args(["-static", "-Ttext=0x400000", "x.o"]).output().unwrap();
+    let out = Command::new(linker()).args(["-static", "-rpath-link", "/opt/lib", "x.o"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: -Ttext"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: -rpath-link"));
 }
 
 fn readelf(args: &[&str], exe: &Path) -> String {
