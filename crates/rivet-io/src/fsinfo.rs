@@ -107,16 +107,27 @@ pub struct MemInfo {
     pub available: u64,
     /// The memory cgroup's limit (None: unlimited).
     pub cgroup_limit: Option<u64>,
+    /// The cgroup's usage, not counting its file cache (which the kernel can take back).
     pub cgroup_usage: Option<u64>,
+    /// The cgroup's file cache (active + inactive file pages, dirty ones included).
+    pub cgroup_file_cache: u64,
 }
 
 impl MemInfo {
-    /// What this process can still use: free memory, capped by the cgroup's headroom.
+    /// What this process can still use: free memory, capped by the cgroup's headroom, counting
+    /// the cgroup's file cache as reclaimable.
     pub fn effective_available(&self) -> u64 {
         match (self.cgroup_limit, self.cgroup_usage) {
             (Some(limit), usage) => self.available.min(limit.saturating_sub(usage.unwrap_or(0))),
             _ => self.available,
         }
+    }
+
+    /// The same, but counting the cgroup's file cache as taken: the safe figure for how many
+    /// dirty pages a link may leave behind, since under cgroup v1 dirty pages are not throttled
+    /// per group and only become reclaimable after writeback.
+    pub fn available_without_cache(&self) -> u64 {
+        self.effective_available().saturating_sub(self.cgroup_file_cache)
     }
 }
 
@@ -140,8 +151,14 @@ pub fn memory() -> MemInfo {
             .and_then(|v| v.parse::<u64>().ok())
             .map_or(0, |kb| kb * 1024)
     };
-    let (cgroup_limit, cgroup_usage) = cgroup_memory();
-    MemInfo { total: field("MemTotal:"), available: field("MemAvailable:"), cgroup_limit, cgroup_usage }
+    let (cgroup_limit, cgroup_usage, cgroup_file_cache) = cgroup_memory();
+    MemInfo {
+        total: field("MemTotal:"),
+        available: field("MemAvailable:"),
+        cgroup_limit,
+        cgroup_usage,
+        cgroup_file_cache,
+    }
 }
 
 fn read_number(path: &str) -> Option<u64> {
@@ -166,8 +183,8 @@ fn file_cache(stat: &str, file: [&str; 2]) -> u64 {
 }
 
 /// cgroup v2 (`memory.max`, "max" = none) or v1 (`memory.limit_in_bytes`, huge = none), and the
-/// usage that is not file cache.
-fn cgroup_memory() -> (Option<u64>, Option<u64>) {
+/// usage that is not file cache, and that file cache.
+fn cgroup_memory() -> (Option<u64>, Option<u64>, u64) {
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     for line in cgroups.lines() {
         if let Some(path) = line.strip_prefix("0::") {
@@ -178,7 +195,7 @@ fn cgroup_memory() -> (Option<u64>, Option<u64>) {
                 let usage = read_number(&format!("{base}/memory.current"));
                 let stat = std::fs::read_to_string(format!("{base}/memory.stat")).unwrap_or_default();
                 let cache = file_cache(&stat, ["inactive_file", "active_file"]);
-                return (max.trim().parse().ok(), usage.map(|u| u.saturating_sub(cache)));
+                return (max.trim().parse().ok(), usage.map(|u| u.saturating_sub(cache)), cache);
             }
         }
     }
@@ -190,10 +207,10 @@ fn cgroup_memory() -> (Option<u64>, Option<u64>) {
             let usage = read_number(&format!("{base}/memory.usage_in_bytes"));
             let stat = std::fs::read_to_string(format!("{base}/memory.stat")).unwrap_or_default();
             let cache = file_cache(&stat, ["total_inactive_file", "total_active_file"]);
-            return (limit, usage.map(|u| u.saturating_sub(cache)));
+            return (limit, usage.map(|u| u.saturating_sub(cache)), cache);
         }
     }
-    (None, None)
+    (None, None, 0)
 }
 
 #[cfg(test)]
@@ -208,6 +225,21 @@ mod tests {
         let proc_ = for_path(Path::new("/proc")).unwrap();
         assert_eq!(proc_.fs_type, "proc");
         assert_eq!(proc_.mount_point, PathBuf::from("/proc"));
+    }
+
+    #[test]
+    fn file_cache_is_free_for_the_mode_but_not_for_dirty_pages() {
+        let m = MemInfo {
+            total: 1 << 34,
+            available: 1 << 33,
+            cgroup_limit: Some(100 << 20),
+            cgroup_usage: Some(20 << 20),
+            cgroup_file_cache: 50 << 20,
+        };
+        assert_eq!(m.effective_available(), 80 << 20);
+        assert_eq!(m.available_without_cache(), 30 << 20);
+        let roomy = MemInfo { cgroup_limit: None, cgroup_usage: None, cgroup_file_cache: 0, ..m };
+        assert_eq!((roomy.effective_available(), roomy.available_without_cache()), (1 << 33, 1 << 33));
     }
 
     #[test]

@@ -179,7 +179,7 @@ mod tests {
     }
 
     fn mem(gib: u64) -> MemInfo {
-        MemInfo { total: gib << 30, available: gib << 30, cgroup_limit: None, cgroup_usage: None }
+        MemInfo { total: gib << 30, available: gib << 30, cgroup_limit: None, cgroup_usage: None, cgroup_file_cache: 0 }
     }
 
     #[test]
