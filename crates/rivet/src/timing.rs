@@ -11,6 +11,18 @@ pub struct Span {
     pub depth: usize,
     pub start: Duration,
     pub duration: Duration,
+    /// CPU time (user + system, all threads) spent during a pipeline phase, which against
+    /// `duration` says how parallel the phase was; None for spans recorded from elsewhere.
+    pub cpu: Option<Duration>,
+}
+
+/// User + system time of the whole process so far (getrusage).
+fn process_cpu() -> Duration {
+    // SAFETY: getrusage fills the zeroed struct; RUSAGE_SELF is always valid.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 pub struct Timer {
@@ -37,17 +49,20 @@ impl Timer {
             *d += 1;
             *d - 1
         };
+        let cpu_start = process_cpu();
         let start = Instant::now();
         let result = f();
         let duration = start.elapsed();
+        let cpu = process_cpu().saturating_sub(cpu_start);
         *self.depth.lock().unwrap() -= 1;
-        self.record(name, depth, start - self.origin, duration);
+        let span = Span { name: name.to_string(), depth, start: start - self.origin, duration, cpu: Some(cpu) };
+        self.spans.lock().unwrap().push(span);
         result
     }
 
     /// Records a span measured elsewhere (a file loaded on a worker thread, the commit).
     pub fn record(&self, name: &str, depth: usize, start: Duration, duration: Duration) {
-        self.spans.lock().unwrap().push(Span { name: name.to_string(), depth, start, duration });
+        self.spans.lock().unwrap().push(Span { name: name.to_string(), depth, start, duration, cpu: None });
     }
 
     /// Time since the timer started (the start of a span recorded with `record`).
@@ -59,18 +74,26 @@ impl Timer {
         self.origin.elapsed()
     }
 
-    /// The `--print-timing` table: phases in the order they started, with ms and share of total.
+    /// The `--print-timing` table: phases in the order they started, with ms, share of total, and
+    /// the CPU time of all threads during the phase (CPU / wall = the cores it kept busy).
     pub fn report(&self, total: Duration) -> String {
         let mut spans = self.spans.lock().unwrap();
         spans.sort_by_key(|s| (s.start, s.depth));
         let mut out = String::new();
-        out.push_str(&format!("{:<36} {:>10} {:>7}\n", "phase", "ms", "%"));
+        out.push_str(&format!("{:<36} {:>10} {:>7} {:>10} {:>6}\n", "phase", "ms", "%", "cpu ms", "cores"));
         let total_ms = total.as_secs_f64() * 1000.0;
         for s in spans.iter().filter(|s| s.depth <= 1) {
             let ms = s.duration.as_secs_f64() * 1000.0;
             let pct = if total_ms > 0.0 { 100.0 * ms / total_ms } else { 0.0 };
             let name = format!("{}{}", "  ".repeat(s.depth), s.name);
-            out.push_str(&format!("{name:<36} {ms:>10.3} {pct:>6.1}%\n"));
+            out.push_str(&format!("{name:<36} {ms:>10.3} {pct:>6.1}%"));
+            if let Some(cpu) = s.cpu {
+                let cpu_ms = cpu.as_secs_f64() * 1000.0;
+                // getrusage ticks are coarse: a phase under a millisecond says nothing about cores.
+                let cores = if ms >= 1.0 { format!("{:>6.2}", cpu_ms / ms) } else { format!("{:>6}", "-") };
+                out.push_str(&format!(" {cpu_ms:>10.3} {cores}"));
+            }
+            out.push('\n');
         }
         out.push_str(&format!("{:<36} {:>10.3} {:>6.1}%\n", "total", total_ms, 100.0));
         out
@@ -124,6 +147,18 @@ mod tests {
         let inner = r.lines().position(|l| l.starts_with("  inner")).unwrap();
         assert!(outer < inner, "{r}");
         assert!(r.lines().last().unwrap().starts_with("total"));
+        // The phase spun for 20 ms on this thread: its CPU column is no less than ~that.
+        let t = Timer::new();
+        t.phase("spin", || {
+            let end = Instant::now() + Duration::from_millis(20);
+            while Instant::now() < end {
+                std::hint::spin_loop();
+            }
+        });
+        let r = t.report(t.total());
+        let line = r.lines().find(|l| l.starts_with("spin")).unwrap();
+        let cpu: f64 = line.split_whitespace().nth(3).unwrap().parse().unwrap();
+        assert!(cpu >= 10.0, "{r}");
     }
 
     #[test]

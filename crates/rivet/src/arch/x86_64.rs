@@ -191,6 +191,7 @@ pub fn scan(ctx: &Ctx) -> Tables {
     let per_file: Vec<Needs> = ctx
         .file_order
         .par_iter()
+        .with_max_len(1)
         .map(|&f| {
             let mut needs = Needs::default();
             for (si, sec) in ctx.objects[f as usize].sections.iter().enumerate() {

@@ -124,7 +124,7 @@ impl Merges {
     pub fn finalize(&mut self, objects: &[crate::input::object::ObjectFile]) {
         let base: Vec<u64> =
             self.sections.iter().map(|&(f, s)| objects[f as usize].sections[s as usize].offset).collect();
-        self.merged.par_iter_mut().for_each(|m| m.place_pieces(&base));
+        self.merged.par_iter_mut().with_max_len(1).for_each(|m| m.place_pieces(&base));
     }
 }
 
@@ -210,6 +210,7 @@ pub fn merge(ctx: &mut Ctx) {
     type Cut = (Vec<(u32, u32, u64)>, Vec<u32>, [u32; SHARDS + 1]);
     let cut: Vec<Option<Cut>> = cands
         .par_iter()
+        .with_max_len(8)
         .map(|&(f, s, _, entsize)| {
             let sec = &objects[f as usize].sections[s as usize];
             let strings = sec.flags & elf::SHF_STRINGS as u64 != 0;
@@ -249,6 +250,7 @@ pub fn merge(ctx: &mut Ctx) {
     };
     let dups: Vec<Vec<(u32, u32, u32, u32)>> = (0..SHARDS)
         .into_par_iter()
+        .with_max_len(1)
         .map(|shard| {
             let expected: usize = cut.iter().map(|c| (c.2[shard + 1] - c.2[shard]) as usize).sum();
             let mut seen: std::collections::HashMap<Key, (u32, u32), std::hash::BuildHasherDefault<PassThrough>> =
@@ -305,6 +307,7 @@ pub fn merge(ctx: &mut Ctx) {
     // Lay out each section's owned pieces, each keeping the alignment its input offset had.
     let layouts: Vec<(Vec<u32>, u64)> = cut
         .par_iter()
+        .with_max_len(8)
         .enumerate()
         .map(|(c, pieces)| {
             let mut offs = vec![u32::MAX; pieces.len()];
@@ -323,6 +326,7 @@ pub fn merge(ctx: &mut Ctx) {
         .collect();
     let built: Vec<(MergedSection, u64)> = cut
         .par_iter()
+        .with_max_len(8)
         .enumerate()
         .map(|(c, pieces)| {
             let (f, s, _, _) = cands[c];

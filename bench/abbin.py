@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Before/after: rotated runs of two (or more) rivet binaries on corpus jobs, warm, medians and the
+ratio of each to the first. For the numbers in a commit message that claims speed.
+
+    python3 bench/abbin.py ROUNDS JOB[,JOB...] BIN_A BIN_B [BIN...]
+    python3 bench/abbin.py 15 synth-1,rust-debug /tmp/rivet-base target/release/rivet
+
+Outputs go to $ABBIN_OUT (default /tmp); one untimed warm-up link per binary and job first.
+"""
+import os, statistics, subprocess, sys, time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import DEFAULT_CACHE  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), [str(Path(b).resolve()) for b in sys.argv[3:]]
+    outdir = Path(os.environ.get("ABBIN_OUT", "/tmp"))
+    for job in jobs:
+        jd = DEFAULT_CACHE / "jobs" / job
+        times = [[] for _ in bins]
+        for i in range(rounds + 1):
+            for k in [(i + j) % len(bins) for j in range(len(bins))]:
+                out = outdir / f"abbin-{job}-{k}"
+                start = time.perf_counter()
+                subprocess.run([bins[k], "@response.txt", "-o", str(out)], cwd=jd, check=True)
+                if i > 0:
+                    times[k].append(time.perf_counter() - start)
+        base = statistics.median(times[0])
+        print(job, " ".join(f"{Path(b).name}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
+                            for b, t in zip(bins, times)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
