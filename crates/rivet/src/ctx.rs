@@ -83,7 +83,7 @@ pub struct Ctx<'a> {
     pub dynsym: crate::synthetic::dynamic::DynPlan,
     pub versions: crate::synthetic::dynamic::Versions,
     /// Symbols named by `--dynamic-list`.
-    pub dynamic_list: std::collections::HashSet<u32>,
+    pub dynamic_list: rustc_hash::FxHashSet<u32>,
     pub tls: Tls,
     pub base: u64,
     pub entry: u64,

@@ -5,7 +5,8 @@
 use crate::ctx::{Ctx, OutputKind, Target};
 use crate::resolve::Def;
 use object::elf;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 
 #[derive(Default)]
 pub struct DynPlan {
@@ -88,7 +89,7 @@ fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
     needed
 }
 
-fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSet<&[u8]>) -> bool {
+fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &HashSet<&[u8]>) -> bool {
     let s = &ctx.symbols[id];
     if !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))
         || s.visibility == elf::STV_HIDDEN
@@ -110,7 +111,7 @@ fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &std::collections::HashSe
 
 /// An executable exports what a shared library refers to, and also what a library defines too:
 /// the library's own references then bind to the executable's definition (interposition).
-fn wanted_by_libraries<'a>(ctx: &Ctx<'a>) -> std::collections::HashSet<&'a [u8]> {
+fn wanted_by_libraries<'a>(ctx: &Ctx<'a>) -> HashSet<&'a [u8]> {
     ctx.shared
         .iter()
         .flat_map(|l| l.file.undefined.iter().copied().chain(l.file.defined.iter().map(|d| d.name)))
@@ -121,11 +122,17 @@ fn wanted_by_libraries<'a>(ctx: &Ctx<'a>) -> std::collections::HashSet<&'a [u8]>
 /// `--gc-sections`, since code reaches them from outside, as GNU ld keeps them.
 pub fn export_roots(ctx: &Ctx) -> Vec<String> {
     let wanted = wanted_by_libraries(ctx);
-    (0..ctx.symbols.len()).filter(|&id| exported(ctx, id, &wanted)).map(|id| ctx.symbols[id].display()).collect()
+    use rayon::prelude::*;
+    (0..ctx.symbols.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .filter(|&id| exported(ctx, id, &wanted))
+        .map(|id| ctx.symbols[id].display())
+        .collect()
 }
 
 pub fn plan(ctx: &Ctx) -> DynPlan {
-    let mut strings = Strings { bytes: vec![0], seen: HashMap::new() };
+    let mut strings = Strings { bytes: vec![0], seen: HashMap::default() };
     let mut p = DynPlan::default();
     let needed = needed_libraries(ctx);
     for (i, lib) in ctx.shared.iter().enumerate() {
@@ -141,21 +148,31 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
         p.runpath = Some(strings.add(ctx.config.rpath.join(":").as_bytes()));
     }
     let wanted = wanted_by_libraries(ctx);
+    // Which symbols go in .dynsym, decided on every thread: Some(true) hashed, Some(false)
+    // unhashed (imports without an address of their own).
+    use rayon::prelude::*;
+    let class: Vec<Option<bool>> = (0..ctx.symbols.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|id| {
+            let s = &ctx.symbols[id];
+            let has_address =
+                ctx.got.canonical.contains(&(id as u32)) || ctx.got.copy_offset.contains_key(&(id as u32));
+            match s.def {
+                Def::Shared { .. } if s.referenced || has_address => Some(has_address),
+                Def::Undefined if s.referenced && ctx.kind == OutputKind::Shared => Some(false),
+                _ if exported(ctx, id, &wanted) => Some(true),
+                _ => None,
+            }
+        })
+        .collect();
     let mut unhashed = Vec::new();
     let mut hashed = Vec::new();
-    for (id, s) in ctx.symbols.iter().enumerate() {
-        let has_address = ctx.got.canonical.contains(&(id as u32)) || ctx.got.copy_offset.contains_key(&(id as u32));
-        match s.def {
-            Def::Shared { .. } if s.referenced || has_address => {
-                if has_address {
-                    hashed.push(id as u32);
-                } else {
-                    unhashed.push(id as u32);
-                }
-            }
-            Def::Undefined if s.referenced && ctx.kind == OutputKind::Shared => unhashed.push(id as u32),
-            _ if exported(ctx, id, &wanted) => hashed.push(id as u32),
-            _ => {}
+    for (id, c) in class.into_iter().enumerate() {
+        match c {
+            Some(true) => hashed.push(id as u32),
+            Some(false) => unhashed.push(id as u32),
+            None => {}
         }
     }
     let nbuckets = (hashed.len() as u32 / 4).max(1);

@@ -61,7 +61,7 @@ pub struct Tables {
     plt_index: HashMap<Target, u32>,
     /// Imported functions whose PLT stub is their address in this executable (the address was taken
     /// with a non-GOT relocation, so every module must agree on it).
-    pub canonical: std::collections::HashSet<u32>,
+    pub canonical: rustc_hash::FxHashSet<u32>,
     /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
     pub copies: Vec<u32>,
     /// Offsets of the copies from the start of the copy area.
