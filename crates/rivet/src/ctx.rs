@@ -63,7 +63,7 @@ pub struct Ctx<'a> {
     pub objects: Vec<ObjectFile<'a>>,
     pub shared: Vec<crate::resolve::SharedInput<'a>>,
     pub symbols: Vec<Symbol<'a>>,
-    pub by_name: HashMap<&'a [u8], u32>,
+    pub by_name: crate::resolve::SymbolMap<'a>,
     /// Object indices in command-line order (the order of output section contents).
     pub file_order: Vec<u32>,
     pub sections: Vec<OutputSection>,

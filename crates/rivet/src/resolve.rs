@@ -68,7 +68,106 @@ pub struct Resolution<'a> {
     pub objects: Vec<ObjectFile<'a>>,
     pub shared: Vec<SharedInput<'a>>,
     pub symbols: Vec<Symbol<'a>>,
-    pub by_name: HashMap<&'a [u8], u32>,
+    pub by_name: SymbolMap<'a>,
+}
+
+/// The hash `SymbolMap` files a name under.
+pub fn name_hash(name: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(name);
+    h.finish()
+}
+
+/// Global symbol names to ids. Names can come with their hash already computed: resolution
+/// hashes each object's names on the thread that parsed it, so its serial part only probes.
+#[derive(Default)]
+pub struct SymbolMap<'a> {
+    table: hashbrown::HashTable<(u64, &'a [u8], u32)>,
+}
+
+impl<'a> SymbolMap<'a> {
+    pub fn get(&self, name: &[u8]) -> Option<&u32> {
+        let hash = name_hash(name);
+        self.table.find(hash, |e| e.0 == hash && e.1 == name).map(|e| &e.2)
+    }
+
+    pub fn contains_key(&self, name: &[u8]) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Maps `name` to `id`, replacing what it mapped to before.
+    pub fn insert(&mut self, name: &'a [u8], id: u32) {
+        self.insert_hashed(name, name_hash(name), id);
+    }
+
+    /// The id of `name` (whose `name_hash` is `hash`), which becomes `next` if it had none.
+    pub fn intern_hashed(&mut self, name: &'a [u8], hash: u64, next: u32) -> u32 {
+        use hashbrown::hash_table::Entry;
+        match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
+            Entry::Occupied(o) => o.get().2,
+            Entry::Vacant(v) => {
+                v.insert((hash, name, next));
+                next
+            }
+        }
+    }
+
+    fn insert_hashed(&mut self, name: &'a [u8], hash: u64, id: u32) {
+        use hashbrown::hash_table::Entry;
+        match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
+            Entry::Occupied(mut o) => o.get_mut().2 = id,
+            Entry::Vacant(v) => {
+                v.insert((hash, name, id));
+            }
+        }
+    }
+
+    pub fn reserve(&mut self, additional: usize) {
+        self.table.reserve(additional, |e| e.0);
+    }
+
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+}
+
+/// A global symbol of an object as resolution sees it, prepared on the thread that parsed the
+/// object: its name (`foo@@V` cut to `foo`, `--wrap` applied to references), the default version
+/// an `@@` gives its definition, and the name's hash.
+struct Prepared<'a> {
+    name: &'a [u8],
+    default_version: Option<&'a [u8]>,
+    hash: u64,
+}
+
+/// An object with its global symbols prepared (an error for a symbol whose name is unreadable).
+type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>, String>>);
+
+fn prepare<'a>(obj: &ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> Vec<Result<Prepared<'a>, String>> {
+    (obj.first_global..obj.syms.len())
+        .map(|i| {
+            let sym = &obj.syms[i];
+            let name = obj.sym_name(sym)?;
+            let shndx = sym.st_shndx.get(LE);
+            // `foo@@V` (from `.symver`) defines `foo` at its default version V; `foo@V` stays a
+            // symbol of its own, a non-default version only a reference naming it can bind to.
+            let (name, default_version) = match memchr::memmem::find(name, b"@@") {
+                Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
+                _ => (name, None),
+            };
+            // --wrap renames undefined references only, as GNU ld does: a definition keeps its name.
+            let name = match renames.get(name) {
+                Some(&to) if shndx == elf::SHN_UNDEF => to,
+                _ => name,
+            };
+            Ok(Prepared { name, default_version, hash: name_hash(name) })
+        })
+        .collect()
 }
 
 /// A shared library in the link and whether the output needs it (DT_NEEDED).
@@ -79,7 +178,7 @@ pub struct SharedInput<'a> {
 }
 
 /// A parsed archive member (None: not ELF, skipped), or why it could not be parsed.
-type Member<'a> = Result<Option<ObjectFile<'a>>, String>;
+type Member<'a> = Result<Option<ParsedObject<'a>>, String>;
 
 struct Resolver<'a, 'x> {
     loaded: &'a [Loaded],
@@ -87,7 +186,9 @@ struct Resolver<'a, 'x> {
     archives: &'x [Option<Archive<'a>>],
     objects: Vec<ObjectFile<'a>>,
     symbols: Vec<Symbol<'a>>,
-    by_name: HashMap<&'a [u8], u32>,
+    by_name: SymbolMap<'a>,
+    /// Each archive's symbol table hashes (`name_hash`), by input position.
+    archive_hashes: &'x [Vec<u64>],
     fetched: rustc_hash::FxHashSet<(u32, u32)>,
     comdat_owner: HashMap<&'a [u8], u32>,
     /// Members to add, in order, each with the sequence number of its parse.
@@ -102,9 +203,6 @@ struct Resolver<'a, 'x> {
     errors: Vec<String>,
     /// Pairs (symbol, other file) for duplicate definitions, reported once each.
     duplicates: Vec<(u32, u32, u32)>,
-    /// `--wrap`: undefined references to a name bind to another (`foo` → `__wrap_foo`,
-    /// `__real_foo` → `foo`).
-    renames: HashMap<&'a [u8], &'a [u8]>,
 }
 
 /// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
@@ -120,7 +218,18 @@ pub fn resolve<'a>(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut direct = parse_command_line_objects(loaded, timer)?;
+    // The archives' symbol names, hashed in parallel.
+    let archive_hashes: Vec<Vec<u64>> = archives
+        .par_iter()
+        .with_max_len(1)
+        .map(|a| a.as_ref().map_or_else(Vec::new, |a| a.symbols.iter().map(|&(n, _)| name_hash(n)).collect()))
+        .collect();
+    // `--wrap`: undefined references to a name bind to another (`foo` → `__wrap_foo`,
+    // `__real_foo` → `foo`).
+    let renames: HashMap<&'a [u8], &'a [u8]> =
+        renames.iter().map(|(from, to)| (from.as_bytes(), to.as_bytes())).collect();
+    let renames = &renames;
+    let mut direct = parse_command_line_objects(loaded, renames, timer)?;
     // Archive members are parsed on the thread pool as soon as resolution queues them, while this
     // thread goes on adding earlier ones: parsing was 9.5% of a cxx-big link's CPU time and sat on
     // the serial path. Members are still added in queue order, so the result does not depend on
@@ -132,7 +241,7 @@ pub fn resolve<'a>(
         let start_parse = |pos: u32, member: u32, seq: u64| {
             let tx = tx.lock().unwrap().clone();
             scope.spawn(move |_| {
-                let _ = tx.send((seq, load_member(loaded, archives, prefetch, pos, member)));
+                let _ = tx.send((seq, load_member(loaded, archives, renames, prefetch, pos, member)));
             });
         };
         let r = Resolver {
@@ -141,7 +250,8 @@ pub fn resolve<'a>(
             objects: Vec::new(),
             shared: Vec::new(),
             symbols: Vec::new(),
-            by_name: HashMap::default(),
+            by_name: SymbolMap::default(),
+            archive_hashes: &archive_hashes,
             fetched: Default::default(),
             comdat_owner: HashMap::default(),
             queue: VecDeque::new(),
@@ -151,7 +261,6 @@ pub fn resolve<'a>(
             next_seq: 0,
             errors: Vec::new(),
             duplicates: Vec::new(),
-            renames: renames.iter().map(|(from, to)| (from.as_bytes(), to.as_bytes())).collect(),
         };
         r.run(roots, &mut direct)
     })
@@ -161,14 +270,14 @@ impl<'a> Resolver<'a, '_> {
     fn run(
         mut self,
         roots: &'a [String],
-        direct: &mut HashMap<u32, ObjectFile<'a>>,
+        direct: &mut HashMap<u32, ParsedObject<'a>>,
     ) -> Result<Resolution<'a>, Vec<String>> {
         let r = &mut self;
         let loaded = r.loaded;
         // The archives' symbol tables and the objects' global symbols bound the table's size: reserving
         // it up front saves rehashing while interning (6% of a cxx-big link).
         let expected = r.archives.iter().flatten().map(|a| a.symbols.len()).sum::<usize>()
-            + direct.values().map(|o| o.syms.len() - o.first_global).sum::<usize>();
+            + direct.values().map(|(o, _)| o.syms.len() - o.first_global).sum::<usize>();
         r.by_name.reserve(expected);
         r.symbols.reserve(expected);
         for name in roots {
@@ -180,8 +289,8 @@ impl<'a> Resolver<'a, '_> {
         for (pos, l) in loaded.iter().enumerate() {
             match l.kind {
                 Kind::Object => {
-                    let obj = direct.remove(&(pos as u32)).expect("parsed above");
-                    r.add_object(obj);
+                    let (obj, prepared) = direct.remove(&(pos as u32)).expect("parsed above");
+                    r.add_object(obj, prepared);
                 }
                 Kind::Archive => r.add_archive(pos as u32),
                 Kind::Shared => r.add_shared(pos as u32),
@@ -228,9 +337,10 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
 /// Objects named on the command line are all needed: parse them in parallel up front.
 fn parse_command_line_objects<'a>(
     loaded: &'a [Loaded],
+    renames: &HashMap<&'a [u8], &'a [u8]>,
     timer: &crate::timing::Timer,
-) -> Result<HashMap<u32, ObjectFile<'a>>, Vec<String>> {
-    let results: Vec<(u32, Result<ObjectFile, String>)> = loaded
+) -> Result<HashMap<u32, ParsedObject<'a>>, Vec<String>> {
+    let results: Vec<(u32, Result<ParsedObject<'a>, String>)> = loaded
         .par_iter()
         .with_max_len(1)
         .enumerate()
@@ -238,7 +348,10 @@ fn parse_command_line_objects<'a>(
         .map(|(pos, l)| {
             // One trace span per input file (depth 2: in --time-trace, not in the table).
             let start = timer.origin_elapsed();
-            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0), &l.arena);
+            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0), &l.arena).map(|obj| {
+                let prepared = prepare(&obj, renames);
+                (obj, prepared)
+            });
             timer.record(&format!("parse {}", l.name), 2, start, timer.origin_elapsed() - start);
             (pos as u32, parsed)
         })
@@ -264,6 +377,7 @@ fn parse_command_line_objects<'a>(
 fn load_member<'a>(
     loaded: &'a [Loaded],
     archives: &[Option<Archive<'a>>],
+    renames: &HashMap<&'a [u8], &'a [u8]>,
     prefetch: Option<&rivet_io::Prefetcher>,
     pos: u32,
     member: u32,
@@ -297,7 +411,9 @@ fn load_member<'a>(
     if !object::is_elf(data) {
         return Ok(None);
     }
-    object::parse(data, name, (pos, member + 1), &l.arena).map(Some)
+    let obj = object::parse(data, name, (pos, member + 1), &l.arena)?;
+    let prepared = prepare(&obj, renames);
+    Ok(Some((obj, prepared)))
 }
 
 fn merge_visibility(a: u8, b: u8) -> u8 {
@@ -319,8 +435,12 @@ impl<'a> Resolver<'a, '_> {
     }
 
     fn intern(&mut self, name: &'a [u8]) -> u32 {
+        self.intern_hashed(name, name_hash(name))
+    }
+
+    fn intern_hashed(&mut self, name: &'a [u8], hash: u64) -> u32 {
         let next = self.symbols.len() as u32;
-        let id = *self.by_name.entry(name).or_insert(next);
+        let id = self.by_name.intern_hashed(name, hash, next);
         if id == next {
             self.symbols.push(Symbol {
                 name,
@@ -345,8 +465,9 @@ impl<'a> Resolver<'a, '_> {
             }
             return;
         }
-        for &(name, member) in &ar.symbols {
-            let id = self.intern(name);
+        let hashes = &self.archive_hashes[pos as usize];
+        for (&(name, member), &hash) in ar.symbols.iter().zip(hashes) {
+            let id = self.intern_hashed(name, hash);
             let s = &mut self.symbols[id as usize];
             match s.def {
                 Def::Undefined if s.strong_ref => self.enqueue(pos, member as u32),
@@ -396,19 +517,19 @@ impl<'a> Resolver<'a, '_> {
                 },
             };
             match member {
-                Ok(Some(obj)) => self.add_object(obj),
+                Ok(Some((obj, prepared))) => self.add_object(obj, prepared),
                 Ok(None) => {}
                 Err(e) => self.errors.push(e),
             }
         }
     }
 
-    fn add_object(&mut self, mut obj: ObjectFile<'a>) {
+    fn add_object(&mut self, mut obj: ObjectFile<'a>, prepared: Vec<Result<Prepared<'a>, String>>) {
         let file = self.objects.len() as u32;
         self.claim_comdats(&mut obj, file);
         let mut ids = Vec::with_capacity(obj.syms.len() - obj.first_global);
-        for i in obj.first_global..obj.syms.len() {
-            match self.add_symbol(&obj, file, i) {
+        for (i, p) in (obj.first_global..obj.syms.len()).zip(prepared) {
+            match p.and_then(|p| self.add_symbol(&obj, file, i, p)) {
                 Ok(id) => ids.push(id),
                 Err(e) => {
                     self.errors.push(e);
@@ -432,30 +553,19 @@ impl<'a> Resolver<'a, '_> {
         }
     }
 
-    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: u32, i: usize) -> Result<u32, String> {
+    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: u32, i: usize, p: Prepared<'a>) -> Result<u32, String> {
         let sym = &obj.syms[i];
-        let name = obj.sym_name(sym)?;
         let bind = sym.st_info >> 4;
         if bind == elf::STB_LOCAL {
             return Err(format!(
                 "{}: local symbol {} appears among the global symbols",
                 obj.name,
-                String::from_utf8_lossy(name)
+                String::from_utf8_lossy(obj.sym_name(sym)?)
             ));
         }
         let shndx = sym.st_shndx.get(LE);
-        // `foo@@V` (from `.symver`) defines `foo` at its default version V; `foo@V` stays a symbol
-        // of its own, a non-default version only a reference naming it can bind to.
-        let (name, default_version) = match name.windows(2).position(|w| w == b"@@") {
-            Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
-            _ => (name, None),
-        };
-        // --wrap renames undefined references only, as GNU ld does: a definition keeps its name.
-        let name = match self.renames.get(name) {
-            Some(&to) if shndx == elf::SHN_UNDEF => to,
-            _ => name,
-        };
-        let id = self.intern(name);
+        let (name, default_version) = (p.name, p.default_version);
+        let id = self.intern_hashed(name, p.hash);
         if default_version.is_some() {
             self.symbols[id as usize].version = default_version;
         }
