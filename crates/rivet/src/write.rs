@@ -391,35 +391,45 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
     let mut jobs = vec![(0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader)];
     let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
     jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
-    for (i, os) in ctx.sections.iter().enumerate() {
-        if os.is_nobits() || os.shndx == 0 {
-            continue;
-        }
-        if os.content != Content::Inputs || os.compressed.is_some() {
-            if os.size > 0 {
-                jobs.push((os.offset, os.size, Job::Synthetic(i)));
+    // Output sections in parallel (cxx-big: 85k input sections, 11 ms on one thread).
+    let per_section: Vec<Vec<Piece>> = ctx
+        .sections
+        .par_iter()
+        .enumerate()
+        .with_max_len(1)
+        .map(|(i, os)| {
+            let mut jobs = Vec::new();
+            if os.is_nobits() || os.shndx == 0 {
+                return jobs;
             }
-            continue;
-        }
-        for &(f, s) in &os.members {
-            let sec = &ctx.objects[f as usize].sections[s as usize];
-            if sec.sh_type == elf::SHT_NOBITS {
-                continue;
+            if os.content != Content::Inputs || os.compressed.is_some() {
+                if os.size > 0 {
+                    jobs.push((os.offset, os.size, Job::Synthetic(i)));
+                }
+                return jobs;
             }
-            let size = ctx.member_size(f, s);
-            let verbatim = sec.relas.is_empty()
-                && sec.merge_index == u32::MAX
-                && !sec.decompressed
-                && !ctx.eh.contains_key(&(f, s))
-                && size == sec.data.len() as u64;
-            if kernel && verbatim && size >= MIN_KERNEL_COPY {
-                jobs.push((os.offset + sec.offset, size, Job::Kernel(f, s, 0)));
-            } else if size > 0 {
-                jobs.push((os.offset + sec.offset, size, Job::Input(f, s)));
+            for &(f, s) in &os.members {
+                let sec = &ctx.objects[f as usize].sections[s as usize];
+                if sec.sh_type == elf::SHT_NOBITS {
+                    continue;
+                }
+                let size = ctx.member_size(f, s);
+                let verbatim = sec.relas.is_empty()
+                    && sec.merge_index == u32::MAX
+                    && !sec.decompressed
+                    && !ctx.eh.contains_key(&(f, s))
+                    && size == sec.data.len() as u64;
+                if kernel && verbatim && size >= MIN_KERNEL_COPY {
+                    jobs.push((os.offset + sec.offset, size, Job::Kernel(f, s, 0)));
+                } else if size > 0 {
+                    jobs.push((os.offset + sec.offset, size, Job::Input(f, s)));
+                }
             }
-        }
-    }
-    jobs.sort_by_key(|j| j.0);
+            jobs
+        })
+        .collect();
+    jobs.extend(per_section.into_iter().flatten());
+    jobs.par_sort_by_key(|j| j.0);
     jobs
 }
 

@@ -112,7 +112,9 @@ pub fn rela_plt(ctx: &Ctx, buf: &mut [u8]) -> Result<(), String> {
 /// `.rela.dyn`: RELATIVE relocations first (DT_RELACOUNT lets the loader apply them in a tight
 /// loop), each group sorted by address: deterministic whatever the thread count.
 pub fn rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), String> {
-    rels.sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
+    use rayon::prelude::*;
+    // Sorted and written on every thread (cxx-big: 104k relocations, 11 ms on one).
+    rels.par_sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
     if rels.len() * 24 != buf.len() {
         return Err(format!(
             "internal error: {} dynamic relocations were written but {} were counted",
@@ -120,10 +122,13 @@ pub fn rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), 
             buf.len() / 24
         ));
     }
-    for (i, r) in rels.iter().enumerate() {
-        rela(buf, i, r.offset, info(ctx, r)?, r.addend);
-    }
-    Ok(())
+    const PER_TASK: usize = 8192;
+    buf.par_chunks_mut(24 * PER_TASK).zip(rels.par_chunks(PER_TASK)).try_for_each(|(out, rels)| {
+        for (i, r) in rels.iter().enumerate() {
+            rela(out, i, r.offset, info(ctx, r)?, r.addend);
+        }
+        Ok(())
+    })
 }
 
 pub fn dynamic(ctx: &Ctx, layout: &Layout, buf: &mut [u8]) {
