@@ -600,29 +600,43 @@ fn undefined_errors(ctx: &Ctx) -> Vec<String> {
 
 /// Splits every live `.eh_frame` input section into records, dropping FDEs of dropped code.
 fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
-    let mut eh = rustc_hash::FxHashMap::default();
-    for &f in &ctx.file_order {
-        let obj = &ctx.objects[f as usize];
-        for (si, sec) in obj.sections.iter().enumerate() {
-            if !sec.live || sec.out == NO_OUTPUT || sec.name != b".eh_frame" {
-                continue;
-            }
-            let live = |rel: &crate::input::object::Rela| {
-                let t = ctx.target(f, rel.r_sym(object::LittleEndian, false));
-                match t {
-                    crate::ctx::Target::Local(lf, ls) => {
-                        let o = &ctx.objects[lf as usize];
-                        o.sym_shndx(ls as usize).is_none_or(|s| o.sections[s as usize].live)
+    use rayon::prelude::*;
+    // Objects in parallel (cxx-big: 1157 of them, 11-16 ms on one thread); results and errors
+    // are taken in file order.
+    let ctx_ref = &*ctx;
+    let split: Vec<Vec<((u32, u32), std::result::Result<eh_frame::EhSection, String>)>> = ctx_ref
+        .file_order
+        .par_iter()
+        .with_max_len(4)
+        .map(|&f| {
+            let obj = &ctx_ref.objects[f as usize];
+            let mut out = Vec::new();
+            for (si, sec) in obj.sections.iter().enumerate() {
+                if !sec.live || sec.out == NO_OUTPUT || sec.name != b".eh_frame" {
+                    continue;
+                }
+                let live = |rel: &crate::input::object::Rela| {
+                    let t = ctx_ref.target(f, rel.r_sym(object::LittleEndian, false));
+                    match t {
+                        crate::ctx::Target::Local(lf, ls) => {
+                            let o = &ctx_ref.objects[lf as usize];
+                            o.sym_shndx(ls as usize).is_none_or(|s| o.sections[s as usize].live)
+                        }
+                        crate::ctx::Target::Global(_) => true,
                     }
-                    crate::ctx::Target::Global(_) => true,
-                }
-            };
-            match eh_frame::split(sec, &obj.name, live) {
-                Ok(e) => {
-                    eh.insert((f, si as u32), e);
-                }
-                Err(e) => ctx.diag.error(e),
+                };
+                out.push(((f, si as u32), eh_frame::split(sec, &obj.name, live)));
             }
+            out
+        })
+        .collect();
+    let mut eh = rustc_hash::FxHashMap::default();
+    for (key, r) in split.into_iter().flatten() {
+        match r {
+            Ok(e) => {
+                eh.insert(key, e);
+            }
+            Err(e) => ctx.diag.error(e),
         }
     }
     // Records must follow each other with no gap: the unwinder that walks .eh_frame from
