@@ -604,7 +604,8 @@ fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
     // Objects in parallel (cxx-big: 1157 of them, 11-16 ms on one thread); results and errors
     // are taken in file order.
     let ctx_ref = &*ctx;
-    let split: Vec<Vec<((u32, u32), std::result::Result<eh_frame::EhSection, String>)>> = ctx_ref
+    type Split = ((u32, u32), std::result::Result<eh_frame::EhSection, String>);
+    let split: Vec<Vec<Split>> = ctx_ref
         .file_order
         .par_iter()
         .with_max_len(4)
