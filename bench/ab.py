@@ -2,7 +2,8 @@
 """Rotated A/B runs of rivet's automatic I/O choice against each fixed setting on one corpus job:
 `auto` (no flag), `mmap`, `heap` (write-behind), `prefetch`, `noprefetch`. Each round runs every
 setting once, the starting setting rotating, and prints the medians and their ratio to the best.
-It answers "is auto within 5% of the best fixed setting?" with more runs than bench/run.py affords.
+It answers "is auto within 5% of the best fixed setting?" with more runs than bench/run.py affords,
+also as paired per-round ratios (auto over each setting in the same round, median over rounds).
 
     python3 bench/ab.py JOB OUTDIR ROUNDS [PREFIX...]
     python3 bench/ab.py synth-1 /tmp 12                                   # warm
@@ -54,6 +55,11 @@ def main():
             times[k].append(time.perf_counter() - start if r.returncode == 0 else float("inf"))
     best = min(statistics.median(v) for v in times.values())
     print(job, " ".join(f"{k}={statistics.median(v):.3f}({statistics.median(v) / best:.2f})" for k, v in times.items()))
+    # Paired: in each round, auto's time over each fixed setting's time in that same round; the
+    # median over rounds cancels the machine's drift between rounds, which the ratio of medians
+    # does not. auto is within 5% of the best fixed setting when every one of these is <= 1.05.
+    paired = {k: statistics.median(a / b for a, b in zip(times["auto"], v)) for k, v in times.items() if k != "auto"}
+    print(job, "paired auto/setting:", " ".join(f"{k}={r:.3f}" for k, r in paired.items()))
 
 
 if __name__ == "__main__":
