@@ -110,9 +110,9 @@ pub struct PrefetchChoice {
     pub reason: String,
 }
 
-/// Prefetching starts as soon as inputs are known; ranges already cached are skipped by the
-/// prefetcher itself (mincore), so warm links pay almost nothing. Inputs beyond half the available
-/// memory are not prefetched: lld measured a slowdown when prefetched inputs do not fit in RAM.
+/// Prefetching starts as soon as inputs are known; on cached ranges posix_fadvise only walks the
+/// page cache, so warm links pay almost nothing. Inputs beyond half the available memory are not
+/// prefetched: lld measured a slowdown when prefetched inputs do not fit in RAM.
 pub fn choose_prefetch(explicit: Option<bool>, mem: &MemInfo) -> PrefetchChoice {
     let budget = mem.effective_available() / 2;
     match explicit {
