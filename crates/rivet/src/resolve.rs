@@ -126,14 +126,6 @@ impl<'a> SymbolMap<'a> {
     pub fn reserve(&mut self, additional: usize) {
         self.table.reserve(additional, |e| e.0);
     }
-
-    pub fn len(&self) -> usize {
-        self.table.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
-    }
 }
 
 /// A global symbol of an object as resolution sees it, prepared on the thread that parsed the
@@ -235,11 +227,10 @@ pub fn resolve<'a>(
     // the serial path. Members are still added in queue order, so the result does not depend on
     // which parse finishes first.
     let (tx, rx) = std::sync::mpsc::channel();
-    let tx = std::sync::Mutex::new(tx);
     let archives = &archives;
     rayon::in_place_scope(|scope| {
         let start_parse = |pos: u32, member: u32, seq: u64| {
-            let tx = tx.lock().unwrap().clone();
+            let tx = tx.clone();
             scope.spawn(move |_| {
                 let _ = tx.send((seq, load_member(loaded, archives, renames, prefetch, pos, member)));
             });
