@@ -15,3 +15,11 @@ pub mod sections;
 pub mod synthetic;
 pub mod timing;
 pub mod write;
+
+/// FxHash of a byte string: what string merging and the symbol table file bytes under.
+pub(crate) fn fx_hash(bytes: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(bytes);
+    h.finish()
+}

@@ -12,7 +12,6 @@ use ::object::elf;
 use ::object::LittleEndian as LE;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Def {
@@ -71,14 +70,6 @@ pub struct Resolution<'a> {
     pub by_name: SymbolMap<'a>,
 }
 
-/// The hash `SymbolMap` files a name under.
-pub fn name_hash(name: &[u8]) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    h.write(name);
-    h.finish()
-}
-
 /// Global symbol names to ids. Names can come with their hash already computed: resolution
 /// hashes each object's names on the thread that parsed it, so its serial part only probes.
 #[derive(Default)]
@@ -88,7 +79,7 @@ pub struct SymbolMap<'a> {
 
 impl<'a> SymbolMap<'a> {
     pub fn get(&self, name: &[u8]) -> Option<&u32> {
-        let hash = name_hash(name);
+        let hash = crate::fx_hash(name);
         self.table.find(hash, |e| e.0 == hash && e.1 == name).map(|e| &e.2)
     }
 
@@ -98,10 +89,17 @@ impl<'a> SymbolMap<'a> {
 
     /// Maps `name` to `id`, replacing what it mapped to before.
     pub fn insert(&mut self, name: &'a [u8], id: u32) {
-        self.insert_hashed(name, name_hash(name), id);
+        use hashbrown::hash_table::Entry;
+        let hash = crate::fx_hash(name);
+        match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
+            Entry::Occupied(mut o) => o.get_mut().2 = id,
+            Entry::Vacant(v) => {
+                v.insert((hash, name, id));
+            }
+        }
     }
 
-    /// The id of `name` (whose `name_hash` is `hash`), which becomes `next` if it had none.
+    /// The id of `name` (whose `fx_hash` is `hash`), which becomes `next` if it had none.
     pub fn intern_hashed(&mut self, name: &'a [u8], hash: u64, next: u32) -> u32 {
         use hashbrown::hash_table::Entry;
         match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
@@ -109,16 +107,6 @@ impl<'a> SymbolMap<'a> {
             Entry::Vacant(v) => {
                 v.insert((hash, name, next));
                 next
-            }
-        }
-    }
-
-    fn insert_hashed(&mut self, name: &'a [u8], hash: u64, id: u32) {
-        use hashbrown::hash_table::Entry;
-        match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
-            Entry::Occupied(mut o) => o.get_mut().2 = id,
-            Entry::Vacant(v) => {
-                v.insert((hash, name, id));
             }
         }
     }
@@ -157,7 +145,7 @@ fn prepare<'a>(obj: &ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> V
                 Some(&to) if shndx == elf::SHN_UNDEF => to,
                 _ => name,
             };
-            Ok(Prepared { name, default_version, hash: name_hash(name) })
+            Ok(Prepared { name, default_version, hash: crate::fx_hash(name) })
         })
         .collect()
 }
@@ -179,12 +167,13 @@ struct Resolver<'a, 'x> {
     objects: Vec<ObjectFile<'a>>,
     symbols: Vec<Symbol<'a>>,
     by_name: SymbolMap<'a>,
-    /// Each archive's symbol table hashes (`name_hash`), by input position.
+    /// Each archive's symbol table hashes (`fx_hash`), by input position.
     archive_hashes: &'x [Vec<u64>],
     fetched: rustc_hash::FxHashSet<(u32, u32)>,
     comdat_owner: HashMap<&'a [u8], u32>,
-    /// Members to add, in order, each with the sequence number of its parse.
-    queue: VecDeque<(u32, u32, u64)>,
+    /// Members are numbered in the order they are queued (`next_seq` is the next number) and
+    /// added in that order: `added` is how many have been; the rest are the queue.
+    added: u64,
     /// Starts parsing member (archive, member) on the thread pool; the result arrives on
     /// `parsed` tagged with the sequence number.
     start_parse: &'x (dyn Fn(u32, u32, u64) + Sync),
@@ -214,7 +203,7 @@ pub fn resolve<'a>(
     let archive_hashes: Vec<Vec<u64>> = archives
         .par_iter()
         .with_max_len(1)
-        .map(|a| a.as_ref().map_or_else(Vec::new, |a| a.symbols.iter().map(|&(n, _)| name_hash(n)).collect()))
+        .map(|a| a.as_ref().map_or_else(Vec::new, |a| a.symbols.iter().map(|&(n, _)| crate::fx_hash(n)).collect()))
         .collect();
     // `--wrap`: undefined references to a name bind to another (`foo` → `__wrap_foo`,
     // `__real_foo` → `foo`).
@@ -245,7 +234,7 @@ pub fn resolve<'a>(
             archive_hashes: &archive_hashes,
             fetched: Default::default(),
             comdat_owner: HashMap::default(),
-            queue: VecDeque::new(),
+            added: 0,
             start_parse: &start_parse,
             parsed: rx,
             early: HashMap::default(),
@@ -421,12 +410,11 @@ impl<'a> Resolver<'a, '_> {
             let seq = self.next_seq;
             self.next_seq += 1;
             (self.start_parse)(pos, member, seq);
-            self.queue.push_back((pos, member, seq));
         }
     }
 
     fn intern(&mut self, name: &'a [u8]) -> u32 {
-        self.intern_hashed(name, name_hash(name))
+        self.intern_hashed(name, crate::fx_hash(name))
     }
 
     fn intern_hashed(&mut self, name: &'a [u8], hash: u64) -> u32 {
@@ -496,7 +484,9 @@ impl<'a> Resolver<'a, '_> {
     /// Adds the queued archive members in queue order, waiting for each one's parse; what they
     /// pull in joins the queue behind them.
     fn drain_queue(&mut self) {
-        while let Some((_, _, seq)) = self.queue.pop_front() {
+        while self.added < self.next_seq {
+            let seq = self.added;
+            self.added += 1;
             let member = match self.early.remove(&seq) {
                 Some(m) => m,
                 None => loop {

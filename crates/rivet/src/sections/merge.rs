@@ -189,13 +189,6 @@ fn shard_of(hash: u64) -> usize {
     (hash >> (64 - SHARDS.trailing_zeros())) as usize
 }
 
-fn hash(bytes: &[u8]) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    h.write(bytes);
-    h.finish()
-}
-
 /// Cuts, deduplicates and lays out every mergeable input section; fills `ctx.merges`. Sections with
 /// relocations of their own, or that cannot be cut, are left as they are.
 pub fn merge(ctx: &mut Ctx) {
@@ -241,7 +234,7 @@ pub fn merge(ctx: &mut Ctx) {
             let pieces = split(sec.data, entsize as usize, strings)?;
             let data = sec.data;
             let pieces: Vec<Piece> =
-                pieces.into_iter().map(|(o, l)| (o, l, hash(&data[o as usize..(o + l) as usize]))).collect();
+                pieces.into_iter().map(|(o, l)| (o, l, crate::fx_hash(&data[o as usize..(o + l) as usize]))).collect();
             // The piece indices grouped by shard: `by_shard[starts[k]..starts[k + 1]]` are shard k's.
             let mut starts = [0u32; SHARDS + 1];
             for p in &pieces {

@@ -5,6 +5,7 @@
 use crate::ctx::{Ctx, OutputKind, Target};
 use crate::resolve::Def;
 use object::elf;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 
@@ -122,7 +123,6 @@ fn wanted_by_libraries<'a>(ctx: &Ctx<'a>) -> HashSet<&'a [u8]> {
 /// `--gc-sections`, since code reaches them from outside, as GNU ld keeps them.
 pub fn export_roots(ctx: &Ctx) -> Vec<String> {
     let wanted = wanted_by_libraries(ctx);
-    use rayon::prelude::*;
     (0..ctx.symbols.len())
         .into_par_iter()
         .with_min_len(4096)
@@ -150,7 +150,6 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     let wanted = wanted_by_libraries(ctx);
     // Which symbols go in .dynsym, decided on every thread: Some(true) hashed, Some(false)
     // unhashed (imports without an address of their own).
-    use rayon::prelude::*;
     let class: Vec<Option<bool>> = (0..ctx.symbols.len())
         .into_par_iter()
         .with_min_len(4096)
