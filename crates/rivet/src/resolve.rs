@@ -125,18 +125,24 @@ struct Prepared<'a> {
     hash: u64,
 }
 
-/// An object with its global symbols prepared (an error for a symbol whose name is unreadable).
-type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>, String>>);
+/// An object with its global symbols prepared (an error for a symbol whose name is unreadable)
+/// and its COMDAT signatures' hashes.
+type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>, String>>, Vec<u64>);
 
-fn prepare<'a>(obj: &ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> Vec<Result<Prepared<'a>, String>> {
-    (obj.first_global..obj.syms.len())
+/// Where `foo@@V` splits: the first "@@".
+fn default_version_at(name: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'@', name).find(|&at| name.get(at + 1) == Some(&b'@'))
+}
+
+fn prepare<'a>(obj: ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> ParsedObject<'a> {
+    let globals = (obj.first_global..obj.syms.len())
         .map(|i| {
             let sym = &obj.syms[i];
             let name = obj.sym_name(sym)?;
             let shndx = sym.st_shndx.get(LE);
             // `foo@@V` (from `.symver`) defines `foo` at its default version V; `foo@V` stays a
             // symbol of its own, a non-default version only a reference naming it can bind to.
-            let (name, default_version) = match memchr::memmem::find(name, b"@@") {
+            let (name, default_version) = match default_version_at(name) {
                 Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
                 _ => (name, None),
             };
@@ -147,7 +153,9 @@ fn prepare<'a>(obj: &ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> V
             };
             Ok(Prepared { name, default_version, hash: crate::fx_hash(name) })
         })
-        .collect()
+        .collect();
+    let comdats = obj.comdats.iter().map(|g| crate::fx_hash(g.signature)).collect();
+    (obj, globals, comdats)
 }
 
 /// A shared library in the link and whether the output needs it (DT_NEEDED).
@@ -169,8 +177,10 @@ struct Resolver<'a, 'x> {
     by_name: SymbolMap<'a>,
     /// Each archive's symbol table hashes (`fx_hash`), by input position.
     archive_hashes: &'x [Vec<u64>],
-    fetched: rustc_hash::FxHashSet<(u32, u32)>,
-    comdat_owner: HashMap<&'a [u8], u32>,
+    /// Which members of each archive (by input position) are queued.
+    fetched: Vec<Vec<bool>>,
+    /// The file that owns each COMDAT signature: (hash, signature, file).
+    comdat_owner: hashbrown::HashTable<(u64, &'a [u8], u32)>,
     /// Members are numbered in the order they are queued (`next_seq` is the next number) and
     /// added in that order: `added` is how many have been; the rest are the queue.
     added: u64,
@@ -232,8 +242,8 @@ pub fn resolve<'a>(
             symbols: Vec::new(),
             by_name: SymbolMap::default(),
             archive_hashes: &archive_hashes,
-            fetched: Default::default(),
-            comdat_owner: HashMap::default(),
+            fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.members.len())]).collect(),
+            comdat_owner: Default::default(),
             added: 0,
             start_parse: &start_parse,
             parsed: rx,
@@ -257,7 +267,7 @@ impl<'a> Resolver<'a, '_> {
         // The archives' symbol tables and the objects' global symbols bound the table's size: reserving
         // it up front saves rehashing while interning (6% of a cxx-big link).
         let expected = r.archives.iter().flatten().map(|a| a.symbols.len()).sum::<usize>()
-            + direct.values().map(|(o, _)| o.syms.len() - o.first_global).sum::<usize>();
+            + direct.values().map(|(_, globals, _)| globals.len()).sum::<usize>();
         r.by_name.reserve(expected);
         r.symbols.reserve(expected);
         for name in roots {
@@ -269,8 +279,8 @@ impl<'a> Resolver<'a, '_> {
         for (pos, l) in loaded.iter().enumerate() {
             match l.kind {
                 Kind::Object => {
-                    let (obj, prepared) = direct.remove(&(pos as u32)).expect("parsed above");
-                    r.add_object(obj, prepared);
+                    let parsed = direct.remove(&(pos as u32)).expect("parsed above");
+                    r.add_object(parsed);
                 }
                 Kind::Archive => r.add_archive(pos as u32),
                 Kind::Shared => r.add_shared(pos as u32),
@@ -328,10 +338,8 @@ fn parse_command_line_objects<'a>(
         .map(|(pos, l)| {
             // One trace span per input file (depth 2: in --time-trace, not in the table).
             let start = timer.origin_elapsed();
-            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0), &l.arena).map(|obj| {
-                let prepared = prepare(&obj, renames);
-                (obj, prepared)
-            });
+            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0), &l.arena)
+                .map(|obj| prepare(obj, renames));
             timer.record(&format!("parse {}", l.name), 2, start, timer.origin_elapsed() - start);
             (pos as u32, parsed)
         })
@@ -392,8 +400,7 @@ fn load_member<'a>(
         return Ok(None);
     }
     let obj = object::parse(data, name, (pos, member + 1), &l.arena)?;
-    let prepared = prepare(&obj, renames);
-    Ok(Some((obj, prepared)))
+    Ok(Some(prepare(obj, renames)))
 }
 
 fn merge_visibility(a: u8, b: u8) -> u8 {
@@ -406,7 +413,8 @@ fn merge_visibility(a: u8, b: u8) -> u8 {
 impl<'a> Resolver<'a, '_> {
     /// Queues member `member` of archive `pos` (once) and starts parsing it.
     fn enqueue(&mut self, pos: u32, member: u32) {
-        if self.fetched.insert((pos, member)) {
+        let fetched = &mut self.fetched[pos as usize][member as usize];
+        if !std::mem::replace(fetched, true) {
             let seq = self.next_seq;
             self.next_seq += 1;
             (self.start_parse)(pos, member, seq);
@@ -498,18 +506,18 @@ impl<'a> Resolver<'a, '_> {
                 },
             };
             match member {
-                Ok(Some((obj, prepared))) => self.add_object(obj, prepared),
+                Ok(Some(parsed)) => self.add_object(parsed),
                 Ok(None) => {}
                 Err(e) => self.errors.push(e),
             }
         }
     }
 
-    fn add_object(&mut self, mut obj: ObjectFile<'a>, prepared: Vec<Result<Prepared<'a>, String>>) {
+    fn add_object(&mut self, (mut obj, globals, comdats): ParsedObject<'a>) {
         let file = self.objects.len() as u32;
-        self.claim_comdats(&mut obj, file);
-        let mut ids = Vec::with_capacity(obj.syms.len() - obj.first_global);
-        for (i, p) in (obj.first_global..obj.syms.len()).zip(prepared) {
+        self.claim_comdats(&mut obj, &comdats, file);
+        let mut ids = Vec::with_capacity(globals.len());
+        for (i, p) in (obj.first_global..obj.syms.len()).zip(globals) {
             match p.and_then(|p| self.add_symbol(&obj, file, i, p)) {
                 Ok(id) => ids.push(id),
                 Err(e) => {
@@ -523,9 +531,16 @@ impl<'a> Resolver<'a, '_> {
     }
 
     /// The first file to bring a COMDAT signature owns it; later copies are dropped whole.
-    fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, file: u32) {
-        for g in &obj.comdats {
-            let owner = *self.comdat_owner.entry(g.signature).or_insert(file);
+    /// `hashes` are the signatures' `fx_hash`es (computed where the object was parsed: growing the
+    /// table rehashed every signature read back from the inputs, 7% of a cxx-big resolution).
+    fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, hashes: &[u64], file: u32) {
+        for (g, &hash) in obj.comdats.iter().zip(hashes) {
+            let sig = g.signature;
+            let (_, _, owner) = *self
+                .comdat_owner
+                .entry(hash, |e| e.0 == hash && e.1 == sig, |e| e.0)
+                .or_insert((hash, sig, file))
+                .get();
             if owner != file {
                 for &m in &g.members {
                     obj.sections[m as usize].live = false;
