@@ -220,6 +220,10 @@ impl<'a> Ctx<'a> {
             return Some(self.sections[out as usize].addr + o);
         }
         let base = self.section_addr(file, sec)?;
+        // Only `.eh_frame` sections are split (the name test spares most relocations a hash lookup).
+        if s.name != b".eh_frame" {
+            return Some(base + off);
+        }
         match self.eh.get(&(file, sec)) {
             Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
             None => Some(base + off),

@@ -479,6 +479,8 @@ impl Reloc<'_, '_> {
         let got = |kind| ctx.got.got_entry_addr(secs, t, kind).unwrap_or(0) as i128;
         let gotplt = ctx.got.gotplt_addr(secs) as i128;
         let exe = ctx.kind.is_executable();
+        // None at once unless `ty` is a relaxable GOT load.
+        let relax = self.relaxation(ty, t);
         match ty {
             R_X86_64_NONE => {}
             R_X86_64_64 => {
@@ -506,9 +508,8 @@ impl Reloc<'_, '_> {
             R_X86_64_PC16 => self.write_checked(ty, 2, s + a - p, true),
             R_X86_64_8 => self.write_checked(ty, 1, s + a, false),
             R_X86_64_PC8 => self.write_checked(ty, 1, s + a - p, true),
-            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if self.relaxation(ty, t).is_some() => {
-                let how = self.relaxation(ty, t).unwrap();
-                rewrite_got_access(self.buf, self.off as usize, how);
+            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if relax.is_some() => {
+                rewrite_got_access(self.buf, self.off as usize, relax.unwrap());
                 self.write_checked(ty, 4, s + a - p, true)
             }
             R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX => {

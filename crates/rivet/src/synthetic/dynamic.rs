@@ -7,7 +7,6 @@ use crate::resolve::Def;
 use object::elf;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use rustc_hash::FxHashSet as HashSet;
 
 #[derive(Default)]
 pub struct DynPlan {
@@ -90,7 +89,7 @@ fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
     needed
 }
 
-fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &HashSet<&[u8]>) -> bool {
+fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &[bool]) -> bool {
     let s = &ctx.symbols[id];
     if !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))
         || s.visibility == elf::STV_HIDDEN
@@ -106,17 +105,26 @@ fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &HashSet<&[u8]>) -> bool 
     }
     ctx.kind == OutputKind::Shared
         || ctx.config.export_dynamic
-        || wanted_by_libraries.contains(s.name)
+        || wanted_by_libraries[id]
         || ctx.dynamic_list.contains(&(id as u32))
 }
 
 /// An executable exports what a shared library refers to, and also what a library defines too:
 /// the library's own references then bind to the executable's definition (interposition).
-fn wanted_by_libraries<'a>(ctx: &Ctx<'a>) -> HashSet<&'a [u8]> {
-    ctx.shared
+/// By symbol id: the libraries' names are looked up once, in parallel, instead of hashing every
+/// symbol's name into a set of them (2% of a cxx-big link).
+fn wanted_by_libraries(ctx: &Ctx) -> Vec<bool> {
+    let names: Vec<&[u8]> = ctx
+        .shared
         .iter()
         .flat_map(|l| l.file.undefined.iter().copied().chain(l.file.defined.iter().map(|d| d.name)))
-        .collect()
+        .collect();
+    let ids: Vec<u32> = names.par_iter().with_min_len(1024).filter_map(|&n| ctx.by_name.get(n).copied()).collect();
+    let mut wanted = vec![false; ctx.symbols.len()];
+    for id in ids {
+        wanted[id as usize] = true;
+    }
+    wanted
 }
 
 /// The names a dynamic executable will export (for libraries and `--dynamic-list`): roots of
