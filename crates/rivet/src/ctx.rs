@@ -77,6 +77,10 @@ pub struct Ctx<'a> {
     pub commons_base: u64,
     /// Final address of every global symbol, filled by layout.
     pub global_addr: Vec<u64>,
+    /// Every object's local symbols' `object_sym_value`s, filled by layout with `global_addr`;
+    /// `u64::MAX` where the value must be computed again (section symbols of merged sections,
+    /// whose value depends on the addend, and values that happen to be all ones).
+    pub local_values: Vec<Vec<u64>>,
     /// `--defsym=SYM=OTHER+N`: (SYM, N); SYM's definition is OTHER's, and its value moves by N.
     pub defsym_addends: Vec<(u32, i64)>,
     pub got: crate::synthetic::Tables,
@@ -236,6 +240,9 @@ impl<'a> Ctx<'a> {
     /// targets.
     pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<i128> {
         let Target::Local(f, s) = t else { return None };
+        if self.local_value(f, s).is_some() {
+            return None;
+        }
         let obj = &self.objects[f as usize];
         let sym = &obj.syms[s as usize];
         if sym.st_info & 0xf != elf::STT_SECTION {
@@ -274,6 +281,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A local symbol's value from `local_values` (None: not computed yet, or to be computed).
+    fn local_value(&self, file: u32, sym: u32) -> Option<u64> {
+        let v = *self.local_values.get(file as usize)?.get(sym as usize)?;
+        (v != u64::MAX).then_some(v)
+    }
+
     fn common_addr(&self, file: u32, sym: u32) -> u64 {
         let Some(sec) = self.commons_section else {
             return 0;
@@ -290,7 +303,7 @@ impl<'a> Ctx<'a> {
     /// in this output, if they were copied, else 0: the loader fills in the address).
     pub fn raw_value(&self, t: Target) -> u64 {
         match t {
-            Target::Local(f, s) => self.object_sym_value(f, s as usize),
+            Target::Local(f, s) => self.local_value(f, s).unwrap_or_else(|| self.object_sym_value(f, s as usize)),
             Target::Global(id) => self.global_addr[id as usize],
         }
     }

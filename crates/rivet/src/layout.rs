@@ -789,6 +789,36 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
         values[id as usize] = values[id as usize].wrapping_add(addend as u64);
     }
     ctx.global_addr = values;
+    ctx.local_values = local_symbol_values(ctx);
+}
+
+/// Every object's local symbol values (`Ctx::local_values`), objects in parallel. Relocations
+/// read them instead of finding the address through the section, merge and `.eh_frame` tables
+/// each time (those lookups were 17% of a cxx-big write's CPU time).
+fn local_symbol_values(ctx: &Ctx) -> Vec<Vec<u64>> {
+    use rayon::prelude::*;
+    ctx.objects
+        .par_iter()
+        .enumerate()
+        .with_max_len(8)
+        .map(|(f, obj)| {
+            (0..obj.first_global)
+                .map(|s| {
+                    let sym = &obj.syms[s];
+                    // A section symbol of a merged section: its value depends on the addend.
+                    let merged = sym.st_info & 0xf == elf::STT_SECTION
+                        && obj.sym_shndx(s).is_some_and(|sec| {
+                            obj.sections.get(sec as usize).is_some_and(|x| ctx.merges.at(x.merge_index).is_some())
+                        });
+                    if merged {
+                        u64::MAX
+                    } else {
+                        ctx.object_sym_value(f as u32, s)
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }
 
 fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {

@@ -554,6 +554,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         commons_section: None,
         commons_base: 0,
         global_addr: Vec::new(),
+        local_values: Vec::new(),
         defsym_addends: Vec::new(),
         got: Default::default(),
         dynsym: Default::default(),

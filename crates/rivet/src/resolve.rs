@@ -542,8 +542,8 @@ impl<'a> Resolver<'a, '_> {
                 .or_insert((hash, sig, file))
                 .get();
             if owner != file {
-                for &m in &g.members {
-                    obj.sections[m as usize].live = false;
+                for m in g.members {
+                    obj.sections[m.get(LE) as usize].live = false;
                 }
             }
         }

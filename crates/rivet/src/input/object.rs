@@ -41,8 +41,8 @@ pub struct ObjSection<'a> {
 
 pub struct ComdatGroup<'a> {
     pub signature: &'a [u8],
-    /// Section indices of the group's members.
-    pub members: Vec<u32>,
+    /// Section indices of the group's members (checked: each names a section other than 0).
+    pub members: &'a [object::U32<LE>],
 }
 
 pub struct ObjectFile<'a> {
@@ -280,7 +280,10 @@ fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection], nam
         .filter(|(_, sh)| sh.sh_type(LE) != elf::SHT_NOBITS && sh.sh_size(LE) > 0)
         .map(|(i, sh)| (sh.sh_offset(LE), sh.sh_offset(LE) + sh.sh_size(LE), i))
         .collect();
-    ranges.sort_unstable();
+    // Compilers lay sections out in header order: sort only when they did not.
+    if !ranges.is_sorted() {
+        ranges.sort_unstable();
+    }
     for w in ranges.windows(2) {
         let ((_, end_a, a), (start_b, _, b)) = (w[0], w[1]);
         if start_b < end_a {
@@ -367,15 +370,12 @@ fn read_groups<'a>(
             .get(sym_index)
             .ok_or_else(|| format!("{}: group section {i}: signature symbol {sym_index} does not exist", file.name))?;
         let signature = file.sym_name(sym)?;
-        let mut list = Vec::with_capacity(members.len());
-        for m in members {
-            let idx = m.get(LE);
-            if idx as usize >= file.sections.len() || idx == 0 {
-                return Err(format!("{}: group section {i} names section {idx}, which does not exist", file.name));
-            }
-            list.push(idx);
+        if let Some(bad) =
+            members.iter().map(|m| m.get(LE)).find(|&idx| idx as usize >= file.sections.len() || idx == 0)
+        {
+            return Err(format!("{}: group section {i} names section {bad}, which does not exist", file.name));
         }
-        groups.push(ComdatGroup { signature, members: list });
+        groups.push(ComdatGroup { signature, members });
     }
     Ok(groups)
 }
