@@ -13,11 +13,16 @@ also as paired per-round ratios (auto over each setting in the same round, media
                                                                           # inside a memory cgroup
     AB_SYNC=1 python3 bench/ab.py ...                                     # sync (untimed) before each run:
                                                                           # each starts from a written-back disk
+    AB_SETTINGS=auto,prefetch python3 bench/ab.py ...                     # only these settings (auto first):
+                                                                          # more rounds in the same time
+
+Paired ratios come with the 10th-90th percentile range of a bootstrap of their median, so a
+reader can tell an effect from the scenario's noise.
 
 The job comes from the corpus cache (~/.cache/rivet-bench/jobs, see corpus.py); the output goes
 to OUTDIR; rivet is target/release/rivet (or $CARGO_TARGET_DIR's). A failed link counts as infinite.
 """
-import os, statistics, subprocess, sys, time
+import os, random, statistics, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,7 +38,10 @@ def main():
     job, outdir, rounds, prefix = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
     rivet = str(rivet_bin())
     os.chdir(DEFAULT_CACHE / "jobs" / job)
-    times = {k: [] for k in SETTINGS}
+    chosen = os.environ.get("AB_SETTINGS", ",".join(SETTINGS)).split(",")
+    if chosen[0] != "auto" or any(k not in SETTINGS for k in chosen):
+        sys.exit(f"AB_SETTINGS: auto first, then some of {', '.join(SETTINGS)}")
+    times = {k: [] for k in chosen}
     # Warm-up link outside PREFIX (untimed), as bench/run.py's reference link: the inputs are then
     # cached and charged to this cgroup, not to a memory cgroup of PREFIX. Read first inside a small
     # cgroup, the inputs count against its limit and every linker thrashes (cxx-big: 115 s, 54 GiB
@@ -41,7 +49,7 @@ def main():
     subprocess.run([rivet, "@response.txt", "-o", str(outdir / f"ab-{job}-warmup")], check=True)
     (outdir / f"ab-{job}-warmup").unlink()
     for i in range(rounds):
-        order = list(SETTINGS)
+        order = list(chosen)
         order = order[i % len(order):] + order[:i % len(order)]
         for k in order:
             out = outdir / f"ab-{job}-{k}"
@@ -58,8 +66,17 @@ def main():
     # Paired: in each round, auto's time over each fixed setting's time in that same round; the
     # median over rounds cancels the machine's drift between rounds, which the ratio of medians
     # does not. auto is within 5% of the best fixed setting when every one of these is <= 1.05.
-    paired = {k: statistics.median(a / b for a, b in zip(times["auto"], v)) for k, v in times.items() if k != "auto"}
-    print(job, "paired auto/setting:", " ".join(f"{k}={r:.3f}" for k, r in paired.items()))
+    paired = {k: [a / b for a, b in zip(times["auto"], v)] for k, v in times.items() if k != "auto"}
+    print(job, "paired auto/setting:", " ".join(f"{k}={statistics.median(r):.3f}{spread(r)}" for k, r in paired.items()))
+
+
+def spread(ratios):
+    """The 10th-90th percentile range of the median of `ratios` over 1000 bootstrap resamples."""
+    if any(r != r or r in (0.0, float("inf")) for r in ratios) or len(ratios) < 5:
+        return ""
+    rng = random.Random(1)
+    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(1000))
+    return f"[{medians[100]:.3f}-{medians[900]:.3f}]"
 
 
 if __name__ == "__main__":
