@@ -145,7 +145,6 @@ pub fn parse<'a>(
     };
     file.comdats = read_groups(&table, data, &file)?;
     check_symbols(&file)?;
-    reject_lto(&file)?;
     Ok(file)
 }
 
@@ -184,6 +183,11 @@ fn read_sections<'a>(
             return Err(format!(
                 "{name}: section {}: alignment {align} is not a power of two",
                 String::from_utf8_lossy(sec_name)
+            ));
+        }
+        if sec_name.starts_with(b".gnu.lto_") || sec_name == b".llvm.lto" {
+            return Err(format!(
+                "{name}: is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild without -flto"
             ));
         }
         let mut flags = sh.sh_flags(LE);
@@ -388,17 +392,6 @@ fn check_symbols(file: &ObjectFile) -> Result<(), String> {
                 return Err(format!("{}: symbol {i} is in section {sec}, which does not exist", file.name));
             }
         }
-    }
-    Ok(())
-}
-
-fn reject_lto(file: &ObjectFile) -> Result<(), String> {
-    let lto_section = file.sections.iter().any(|s| s.name.starts_with(b".gnu.lto_") || s.name == b".llvm.lto");
-    if lto_section {
-        return Err(format!(
-            "{}: is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild without -flto",
-            file.name
-        ));
     }
     Ok(())
 }
