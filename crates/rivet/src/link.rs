@@ -211,7 +211,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     });
     let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
     let mut lay = timer.phase("layout", || {
-        let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab.len() as u64));
+        let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab_size));
         let dynamic = layout::create_synthetic_sections(&mut ctx, sizes);
         let mut lay = layout::assign_addresses(&mut ctx, dynamic);
         layout::compute_symbol_values(&mut ctx);

@@ -559,7 +559,7 @@ fn write_synthetic(
         Content::EhFrameHdr => synth::eh_frame_hdr(ctx, sec.addr, buf)?,
         Content::BuildId => synth::build_id_header(buf),
         Content::Symtab => plan.expect("symtab planned").write(ctx, buf),
-        Content::Strtab => buf.copy_from_slice(&plan.expect("symtab planned").strtab),
+        Content::Strtab => plan.expect("symtab planned").write_strtab(ctx, buf),
         Content::Shstrtab => buf.copy_from_slice(&layout.shstrtab),
         Content::RelaDyn | Content::Inputs => {}
     }

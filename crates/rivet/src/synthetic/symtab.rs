@@ -13,9 +13,10 @@ pub enum Source {
 }
 
 pub struct Plan {
+    /// Each entry's symbol and the offset of its name in `.strtab`.
     pub entries: Vec<(Source, u32)>,
     pub first_global: u32,
-    pub strtab: Vec<u8>,
+    pub strtab_size: u64,
 }
 
 /// Local symbols in .symtab: all but section symbols and those of dropped sections; `.L` temporaries
@@ -57,41 +58,95 @@ fn is_local_visibility(v: u8) -> bool {
     v == elf::STV_HIDDEN || v == elf::STV_INTERNAL
 }
 
+/// The name a table entry has in `.strtab`.
+fn entry_name<'a>(ctx: &Ctx<'a>, src: Source) -> &'a [u8] {
+    match src {
+        Source::Local { file, sym } => {
+            let obj = &ctx.objects[file as usize];
+            obj.sym_name(&obj.syms[sym as usize]).unwrap_or(b"")
+        }
+        Source::Global { id, .. } => ctx.symbols[id as usize].name,
+    }
+}
+
+/// Which symbols go in the table, decided in parallel (objects' locals, blocks of globals), and
+/// where their names go in `.strtab`; the names are copied when `.strtab` is written, in parallel
+/// too. Building the string table here on one thread was 20-25 ms of a cxx-big link (78k
+/// entries, 7.3 MB of C++ names).
 pub fn plan(ctx: &Ctx) -> Plan {
-    let mut entries = Vec::new();
-    let mut strtab = vec![0u8];
-    let mut add = |entries: &mut Vec<(Source, u32)>, src, name: &[u8]| {
-        entries.push((src, strtab.len() as u32));
-        strtab.extend_from_slice(name);
-        strtab.push(0);
+    use rayon::prelude::*;
+    let locals: Vec<Vec<Source>> = ctx
+        .file_order
+        .par_iter()
+        .with_max_len(8)
+        .map(|&f| {
+            let obj = &ctx.objects[f as usize];
+            (1..obj.first_global)
+                .filter(|&i| keep_local(ctx, f, i))
+                .map(|i| Source::Local { file: f, sym: i as u32 })
+                .collect()
+        })
+        .collect();
+    let keep: Vec<bool> =
+        (0..ctx.symbols.len()).into_par_iter().with_min_len(4096).map(|id| keep_global(ctx, id)).collect();
+    let globals = (0..ctx.symbols.len()).filter(|&id| keep[id]);
+    let made_local = |&id: &usize| {
+        let s = &ctx.symbols[id];
+        is_local_visibility(s.visibility) && s.def != Def::Undefined
     };
-    for &f in &ctx.file_order {
-        let obj = &ctx.objects[f as usize];
-        for i in 1..obj.first_global {
-            if keep_local(ctx, f, i) {
-                let name = obj.sym_name(&obj.syms[i]).unwrap_or(b"");
-                add(&mut entries, Source::Local { file: f, sym: i as u32 }, name);
-            }
-        }
-    }
-    let globals: Vec<usize> = (0..ctx.symbols.len()).filter(|&id| keep_global(ctx, id)).collect();
-    for &id in &globals {
-        let s = &ctx.symbols[id];
-        if is_local_visibility(s.visibility) && s.def != Def::Undefined {
-            add(&mut entries, Source::Global { id: id as u32, local: true }, s.name);
-        }
-    }
-    let first_global = entries.len() as u32 + 1;
-    for &id in &globals {
-        let s = &ctx.symbols[id];
-        if !(is_local_visibility(s.visibility) && s.def != Def::Undefined) {
-            add(&mut entries, Source::Global { id: id as u32, local: false }, s.name);
-        }
-    }
-    Plan { entries, first_global, strtab }
+    let (hidden, visible): (Vec<usize>, Vec<usize>) = globals.partition(made_local);
+    let global = |local| move |&id: &usize| Source::Global { id: id as u32, local };
+    let order: Vec<Source> = locals
+        .into_iter()
+        .flatten()
+        .chain(hidden.iter().map(global(true)))
+        .chain(visible.iter().map(global(false)))
+        .collect();
+    let first_global = 1 + (order.len() - visible.len()) as u32;
+    // Name sizes in parallel (a local's name is found by its terminating NUL), offsets in order.
+    let sizes: Vec<u32> =
+        order.par_iter().with_min_len(4096).map(|&src| entry_name(ctx, src).len() as u32 + 1).collect();
+    let mut next = 1u32;
+    let entries = order
+        .into_iter()
+        .zip(sizes)
+        .map(|(src, size)| {
+            let off = next;
+            next += size;
+            (src, off)
+        })
+        .collect();
+    Plan { entries, first_global, strtab_size: next as u64 }
 }
 
 impl Plan {
+    /// Writes `.strtab` (`out` is `strtab_size` bytes): blocks of entries in parallel, each into
+    /// the part of `out` its names occupy.
+    pub fn write_strtab(&self, ctx: &Ctx, out: &mut [u8]) {
+        use rayon::prelude::*;
+        const BLOCK: usize = 4096;
+        out[0] = 0;
+        let mut parts = Vec::new();
+        let mut rest = &mut out[1..];
+        let mut at = 1usize;
+        for (k, block) in self.entries.chunks(BLOCK).enumerate() {
+            let end = self.entries.get((k + 1) * BLOCK).map_or(self.strtab_size as usize, |e| e.1 as usize);
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(end - at);
+            parts.push((block, mine));
+            rest = tail;
+            at = end;
+        }
+        parts.into_par_iter().for_each(|(block, buf)| {
+            let base = block[0].1 as usize;
+            for &(src, off) in block {
+                let name = entry_name(ctx, src);
+                let at = off as usize - base;
+                buf[at..at + name.len()].copy_from_slice(name);
+                buf[at + name.len()] = 0;
+            }
+        });
+    }
+
     pub fn symtab_size(&self) -> u64 {
         24 * (self.entries.len() as u64 + 1)
     }
