@@ -772,19 +772,24 @@ pub fn define_reserved_symbols(ctx: &mut Ctx) {
 
 /// The final address of every global symbol (after `assign_addresses`).
 pub fn compute_symbol_values(ctx: &mut Ctx) {
-    let mut values = vec![0u64; ctx.symbols.len()];
-    for (id, s) in ctx.symbols.iter().enumerate() {
-        values[id] = match s.def {
-            Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
-            Def::Synthetic => synthetic_value(ctx, s.name),
+    use rayon::prelude::*;
+    let shared = &*ctx;
+    let mut values: Vec<u64> = shared
+        .symbols
+        .par_iter()
+        .enumerate()
+        .with_min_len(4096)
+        .map(|(id, s)| match s.def {
+            Def::Defined { file, sym } | Def::Common { file, sym } => shared.object_sym_value(file, sym as usize),
+            Def::Synthetic => synthetic_value(shared, s.name),
             Def::Absolute(v) => v,
-            Def::Shared { .. } => match ctx.got.copy_offset.get(&(id as u32)) {
-                Some(off) => ctx.sections[ctx.commons_section.expect("copies live in .bss")].addr + off,
+            Def::Shared { .. } => match shared.got.copy_offset.get(&(id as u32)) {
+                Some(off) => shared.sections[shared.commons_section.expect("copies live in .bss")].addr + off,
                 None => 0,
             },
             Def::Undefined | Def::Lazy { .. } => 0,
-        };
-    }
+        })
+        .collect();
     for &(id, addend) in &ctx.defsym_addends {
         values[id as usize] = values[id as usize].wrapping_add(addend as u64);
     }
