@@ -361,7 +361,7 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
         if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
             continue;
         }
-        let explicit = match (s.version, s.name.iter().position(|&c| c == b'@')) {
+        let explicit = match (s.version, memchr::memchr(b'@', s.name)) {
             (Some(v), _) => Some((v, false)),
             (None, Some(at)) => Some((&s.name[at + 1..], true)),
             (None, None) => None,

@@ -101,7 +101,7 @@ fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'
         let rest = long_names
             .get(start..)
             .ok_or_else(|| format!("long-name offset {start} at offset {off} is past the name table"))?;
-        let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
         let name = &rest[..end];
         return Ok(name.strip_suffix(b"/").unwrap_or(name));
     }
@@ -141,7 +141,7 @@ fn read_symbol_table<'a>(table: &'a [u8], wide: bool, members: &[Member]) -> Res
                 .map_err(|_| format!("symbol table entry {i} points at offset {offset}, where no member starts"))?,
         };
         last = Some((offset, member));
-        let end = names.iter().position(|&c| c == 0).ok_or("symbol table names are truncated")?;
+        let end = memchr::memchr(0, names).ok_or("symbol table names are truncated")?;
         out.push((&names[..end], member));
         names = &names[end + 1..];
     }

@@ -416,7 +416,7 @@ impl Versions {
 
 /// The name a symbol has in `.dynsym`: `foo@V1` is exported as `foo` (its version says V1).
 pub fn dynamic_name(name: &[u8]) -> &[u8] {
-    match name.iter().position(|&c| c == b'@') {
+    match memchr::memchr(b'@', name) {
         Some(at) if at > 0 => &name[..at],
         _ => name,
     }
