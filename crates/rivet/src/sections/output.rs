@@ -364,6 +364,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn joined_runs_give_what_members_one_by_one_give() {
+        let (progbits, nobits, merge) =
+            (elf::SHT_PROGBITS, elf::SHT_NOBITS, (elf::SHF_MERGE | elf::SHF_STRINGS) as u64);
+        let a = |sh_type, flags, align, entsize| Attrs { sh_type, flags, align, entsize };
+        let alloc = elf::SHF_ALLOC as u64;
+        let group = elf::SHF_GROUP as u64;
+        let members = [
+            a(nobits, alloc | group, 4, 0),
+            a(nobits, alloc, 16, 0),
+            a(progbits, alloc | elf::SHF_WRITE as u64, 8, 0),
+            a(progbits, alloc | merge, 1, 1),
+            a(elf::SHT_INIT_ARRAY, alloc, 32, 1),
+        ];
+        let fold = |ms: &[Attrs]| {
+            let mut out = ms[0];
+            out.absorb(true, ms[0]);
+            for &m in &ms[1..] {
+                out.absorb(false, m);
+            }
+            out
+        };
+        let key = |x: Attrs| (x.sh_type, x.flags, x.align, x.entsize);
+        let whole = fold(&members);
+        assert_eq!(key(whole), (progbits, alloc | elf::SHF_WRITE as u64, 32, 0));
+        for cut in 1..members.len() {
+            let mut joined = fold(&members[..cut]);
+            joined.absorb(false, fold(&members[cut..]));
+            assert_eq!(key(joined), key(whole), "cut at {cut}");
+        }
+        // Merge flags survive only when every member has them, with one entry size.
+        let strings = [a(progbits, alloc | merge, 1, 1), a(progbits, alloc | merge, 1, 1)];
+        assert_eq!(key(fold(&strings)), (progbits, alloc | merge, 1, 1));
+    }
+
+    #[test]
     fn names_map_like_gnu_ld() {
         assert_eq!(output_name(b".text.startup"), b".text");
         assert_eq!(output_name(b".text"), b".text");
