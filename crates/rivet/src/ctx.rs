@@ -258,7 +258,8 @@ impl<'a> Ctx<'a> {
     /// `.eh_frame` pieces, the string pieces it owns after merging, or its whole size.
     pub fn member_size(&self, file: u32, sec: u32) -> u64 {
         let s = &self.objects[file as usize].sections[sec as usize];
-        match (self.eh.get(&(file, sec)), self.merges.at(s.merge_index)) {
+        let eh = if s.name == b".eh_frame" { self.eh.get(&(file, sec)) } else { None };
+        match (eh, self.merges.at(s.merge_index)) {
             (Some(eh), _) => eh.size,
             (None, Some(m)) => m.size,
             (None, None) => s.size,
