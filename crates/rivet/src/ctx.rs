@@ -224,11 +224,7 @@ impl<'a> Ctx<'a> {
             return Some(self.sections[out as usize].addr + o);
         }
         let base = self.section_addr(file, sec)?;
-        // Only `.eh_frame` sections are split (the name test spares most relocations a hash lookup).
-        if s.name != b".eh_frame" {
-            return Some(base + off);
-        }
-        match self.eh.get(&(file, sec)) {
+        match self.split_eh_frame(file, sec) {
             Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
             None => Some(base + off),
         }
@@ -254,12 +250,22 @@ impl<'a> Ctx<'a> {
         self.input_addr(f, sec, off).map(|a| a as i128 - addend as i128)
     }
 
+    /// The pieces of input section `sec` of `file` if it is a split `.eh_frame`. Only sections of
+    /// that name are looked up: this runs for every relocation and every input section, and the
+    /// name test spares nearly all of them a hash lookup.
+    pub fn split_eh_frame(&self, file: u32, sec: u32) -> Option<&EhSection> {
+        let s = &self.objects[file as usize].sections[sec as usize];
+        if s.name != b".eh_frame" {
+            return None;
+        }
+        self.eh.get(&(file, sec))
+    }
+
     /// How many bytes input section `sec` of `file` takes in its output section: its live
     /// `.eh_frame` pieces, the string pieces it owns after merging, or its whole size.
     pub fn member_size(&self, file: u32, sec: u32) -> u64 {
         let s = &self.objects[file as usize].sections[sec as usize];
-        let eh = if s.name == b".eh_frame" { self.eh.get(&(file, sec)) } else { None };
-        match (eh, self.merges.at(s.merge_index)) {
+        match (self.split_eh_frame(file, sec), self.merges.at(s.merge_index)) {
             (Some(eh), _) => eh.size,
             (None, Some(m)) => m.size,
             (None, None) => s.size,

@@ -70,7 +70,8 @@ pub struct Resolution<'a> {
     pub by_name: SymbolMap<'a>,
 }
 
-/// Global symbol names to ids. Names can come with their hash already computed: resolution
+/// Global symbol names to ids (and, in resolution, COMDAT signatures to the files that own them).
+/// Names can come with their hash already computed: resolution
 /// hashes each object's names on the thread that parsed it, so its serial part only probes.
 #[derive(Default)]
 pub struct SymbolMap<'a> {
@@ -179,8 +180,8 @@ struct Resolver<'a, 'x> {
     archive_hashes: &'x [Vec<u64>],
     /// Which members of each archive (by input position) are queued.
     fetched: Vec<Vec<bool>>,
-    /// The file that owns each COMDAT signature: (hash, signature, file).
-    comdat_owner: hashbrown::HashTable<(u64, &'a [u8], u32)>,
+    /// The file that owns each COMDAT signature.
+    comdat_owner: SymbolMap<'a>,
     /// Members are numbered in the order they are queued (`next_seq` is the next number) and
     /// added in that order: `added` is how many have been; the rest are the queue.
     added: u64,
@@ -535,12 +536,7 @@ impl<'a> Resolver<'a, '_> {
     /// table rehashed every signature read back from the inputs, 7% of a cxx-big resolution).
     fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, hashes: &[u64], file: u32) {
         for (g, &hash) in obj.comdats.iter().zip(hashes) {
-            let sig = g.signature;
-            let (_, _, owner) = *self
-                .comdat_owner
-                .entry(hash, |e| e.0 == hash && e.1 == sig, |e| e.0)
-                .or_insert((hash, sig, file))
-                .get();
+            let owner = self.comdat_owner.intern_hashed(g.signature, hash, file);
             if owner != file {
                 for m in g.members {
                     obj.sections[m.get(LE) as usize].live = false;
