@@ -194,6 +194,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     });
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
     timer.phase("scan relocations", || {
+        ctx.global_types = ctx.compute_global_types();
         ctx.got = arch::x86_64::scan(&ctx);
         layout::allocate_copies(&mut ctx);
         let mut tables = std::mem::take(&mut ctx.got);
@@ -555,6 +556,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         commons_base: 0,
         global_addr: Vec::new(),
         local_values: Vec::new(),
+        global_types: Vec::new(),
         defsym_addends: Vec::new(),
         got: Default::default(),
         dynsym: Default::default(),

@@ -90,23 +90,26 @@ fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
 }
 
 fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &[bool]) -> bool {
+    // Asked first: it settles most symbols of an executable without reading their definitions.
+    let wanted = ctx.kind == OutputKind::Shared
+        || ctx.config.export_dynamic
+        || wanted_by_libraries[id]
+        || ctx.dynamic_list.contains(&(id as u32));
     let s = &ctx.symbols[id];
-    if !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))
+    if !wanted
+        || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))
         || s.visibility == elf::STV_HIDDEN
         || s.visibility == elf::STV_INTERNAL
     {
         return false;
     }
-    if let Def::Defined { file, sym } = s.def {
-        let obj = &ctx.objects[file as usize];
-        if obj.sym_shndx(sym as usize).is_some_and(|sec| !obj.sections[sec as usize].live) {
-            return false;
+    match s.def {
+        Def::Defined { file, sym } => {
+            let obj = &ctx.objects[file as usize];
+            obj.sym_shndx(sym as usize).is_none_or(|sec| obj.sections[sec as usize].live)
         }
+        _ => true,
     }
-    ctx.kind == OutputKind::Shared
-        || ctx.config.export_dynamic
-        || wanted_by_libraries[id]
-        || ctx.dynamic_list.contains(&(id as u32))
 }
 
 /// An executable exports what a shared library refers to, and also what a library defines too:
