@@ -202,120 +202,46 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
     (CLASS_DATA, rank)
 }
 
-/// What members say about their output section: type, flags, alignment, entry size.
-#[derive(Clone, Copy)]
-struct Attrs {
-    sh_type: u32,
-    flags: u64,
-    align: u64,
-    entsize: u64,
-}
-
-impl Attrs {
-    /// Adds the attributes of later members (`next`) to those of earlier ones (`first` when there
-    /// were none). Joining runs of members gives what adding their members one by one gives.
-    fn absorb(&mut self, first: bool, next: Attrs) {
-        if first {
-            *self = Attrs { flags: next.flags & !INPUT_ONLY_FLAGS, ..next };
-            return;
-        }
-        // Mixing NOBITS with PROGBITS makes the whole section PROGBITS (the zeros become file bytes).
-        if self.sh_type == elf::SHT_NOBITS && next.sh_type != elf::SHT_NOBITS {
-            self.sh_type = next.sh_type;
-        }
-        // SHF_MERGE/SHF_STRINGS only hold if every member has them (with the same entry size).
-        let merge = (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
-        let keep_merge = self.flags & next.flags & merge;
-        self.flags = ((self.flags | next.flags) & !merge | keep_merge) & !INPUT_ONLY_FLAGS;
-        self.align = self.align.max(next.align);
-        if self.entsize != next.entsize {
-            self.entsize = 0;
-        }
-    }
-}
-
-/// One object's live sections that go to one output section, in order, and their attributes.
-struct Run<'a> {
-    name: &'a [u8],
-    sections: Vec<u32>,
-    attrs: Attrs,
-}
-
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
 /// `sort` is `--sort-section`: `name` or `alignment`.
-///
-/// Objects are read in parallel, each into runs of sections per output name; only the runs are
-/// joined in order on one thread (cxx-big: 85k live input sections in ~10k runs; visiting every
-/// input section on one thread took 9-14 ms).
-pub fn build<'a>(
-    objects: &mut [ObjectFile<'a>],
+pub fn build(
+    objects: &mut [ObjectFile],
     file_order: &[u32],
     strip_debug: bool,
     sort: Option<&str>,
 ) -> Vec<OutputSection> {
-    use rayon::prelude::*;
-    let runs: Vec<Vec<Run<'a>>> = objects
-        .par_iter_mut()
-        .with_max_len(8)
-        .map(|obj| {
-            let mut runs: Vec<Run<'a>> = Vec::new();
-            let mut last = 0;
-            for (si, sec) in obj.sections.iter_mut().enumerate() {
-                if !sec.live {
-                    continue;
-                }
-                if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
-                    sec.live = false;
-                    continue;
-                }
-                let name = output_name(sec.name);
-                let attrs = Attrs { sh_type: sec.sh_type, flags: sec.flags, align: sec.align, entsize: sec.entsize };
-                let r = match runs.get(last) {
-                    Some(r) if r.name == name => last,
-                    _ => match runs.iter().position(|r| r.name == name) {
-                        Some(r) => r,
-                        None => {
-                            runs.push(Run { name, sections: Vec::new(), attrs });
-                            runs.len() - 1
-                        }
-                    },
-                };
-                let run = &mut runs[r];
-                run.attrs.absorb(run.sections.is_empty(), attrs);
-                run.sections.push(si as u32);
-                last = r;
-            }
-            runs
-        })
-        .collect();
     let mut out: Vec<OutputSection> = Vec::new();
-    // Keyed by the name's bytes in the input (no copy per input section).
+    // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
     let mut by_name: rustc_hash::FxHashMap<&[u8], usize> = Default::default();
-    // The output section of each run, by object.
-    let mut run_out: Vec<Vec<u32>> = vec![Vec::new(); objects.len()];
     for &f in file_order {
-        for run in &runs[f as usize] {
-            let idx = *by_name.entry(run.name).or_insert_with(|| {
-                let n = String::from_utf8_lossy(run.name).into_owned();
-                out.push(OutputSection::new(&n, run.attrs.sh_type, 0, 1, Content::Inputs));
+        let obj = &mut objects[f as usize];
+        for (si, sec) in obj.sections.iter_mut().enumerate() {
+            if !sec.live {
+                continue;
+            }
+            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
+                sec.live = false;
+                continue;
+            }
+            let name = output_name(sec.name);
+            let idx = *by_name.entry(name).or_insert_with(|| {
+                let n = String::from_utf8_lossy(name).into_owned();
+                out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs));
                 out.len() - 1
             });
             let os = &mut out[idx];
-            let mut attrs = Attrs { sh_type: os.sh_type, flags: os.flags, align: os.align, entsize: os.entsize };
-            attrs.absorb(os.members.is_empty(), run.attrs);
-            (os.sh_type, os.flags, os.align, os.entsize) = (attrs.sh_type, attrs.flags, attrs.align, attrs.entsize);
-            os.members.extend(run.sections.iter().map(|&si| (f, si)));
-            run_out[f as usize].push(idx as u32);
+            merge_kind(os, sec.sh_type, sec.flags);
+            os.align = os.align.max(sec.align);
+            if os.members.is_empty() {
+                os.entsize = sec.entsize;
+            } else if os.entsize != sec.entsize {
+                os.entsize = 0;
+            }
+            os.members.push((f, si as u32));
+            sec.out = idx as u32;
         }
     }
-    objects.par_iter_mut().zip(&runs).zip(&run_out).with_max_len(8).for_each(|((obj, runs), outs)| {
-        for (run, &idx) in runs.iter().zip(outs) {
-            for &si in &run.sections {
-                obj.sections[si as usize].out = idx;
-            }
-        }
-    });
     for os in &mut out {
         // Members with different entry sizes: the output is not one table of mergeable entries.
         if os.entsize == 0 {
@@ -332,6 +258,21 @@ pub fn build<'a>(
 
 /// Flags that describe an input section but must not be copied to the output section.
 const INPUT_ONLY_FLAGS: u64 = (elf::SHF_GROUP | elf::SHF_COMPRESSED) as u64;
+
+fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
+    if os.members.is_empty() {
+        os.sh_type = sh_type;
+        os.flags = flags & !INPUT_ONLY_FLAGS;
+        return;
+    }
+    // Mixing NOBITS with PROGBITS makes the whole section PROGBITS (the zeros become file bytes).
+    if os.sh_type == elf::SHT_NOBITS && sh_type != elf::SHT_NOBITS {
+        os.sh_type = sh_type;
+    }
+    // SHF_MERGE/SHF_STRINGS only hold if every member has them (with the same entry size).
+    let keep_merge = os.flags & flags & (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
+    os.flags = ((os.flags | flags) & !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64) | keep_merge) & !INPUT_ONLY_FLAGS;
+}
 
 /// `--sort-section=name|alignment`: GNU ld wraps every wildcard pattern of its default script in
 /// `SORT_BY_NAME`/`SORT_BY_ALIGNMENT` (largest alignment first). The sorts are stable, so sections
@@ -362,41 +303,6 @@ fn sort_by_priority(os: &mut OutputSection, objects: &[ObjectFile]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn joined_runs_give_what_members_one_by_one_give() {
-        let (progbits, nobits, merge) =
-            (elf::SHT_PROGBITS, elf::SHT_NOBITS, (elf::SHF_MERGE | elf::SHF_STRINGS) as u64);
-        let a = |sh_type, flags, align, entsize| Attrs { sh_type, flags, align, entsize };
-        let alloc = elf::SHF_ALLOC as u64;
-        let group = elf::SHF_GROUP as u64;
-        let members = [
-            a(nobits, alloc | group, 4, 0),
-            a(nobits, alloc, 16, 0),
-            a(progbits, alloc | elf::SHF_WRITE as u64, 8, 0),
-            a(progbits, alloc | merge, 1, 1),
-            a(elf::SHT_INIT_ARRAY, alloc, 32, 1),
-        ];
-        let fold = |ms: &[Attrs]| {
-            let mut out = ms[0];
-            out.absorb(true, ms[0]);
-            for &m in &ms[1..] {
-                out.absorb(false, m);
-            }
-            out
-        };
-        let key = |x: Attrs| (x.sh_type, x.flags, x.align, x.entsize);
-        let whole = fold(&members);
-        assert_eq!(key(whole), (progbits, alloc | elf::SHF_WRITE as u64, 32, 0));
-        for cut in 1..members.len() {
-            let mut joined = fold(&members[..cut]);
-            joined.absorb(false, fold(&members[cut..]));
-            assert_eq!(key(joined), key(whole), "cut at {cut}");
-        }
-        // Merge flags survive only when every member has them, with one entry size.
-        let strings = [a(progbits, alloc | merge, 1, 1), a(progbits, alloc | merge, 1, 1)];
-        assert_eq!(key(fold(&strings)), (progbits, alloc | merge, 1, 1));
-    }
 
     #[test]
     fn names_map_like_gnu_ld() {
