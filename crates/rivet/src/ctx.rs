@@ -262,15 +262,20 @@ impl<'a> Ctx<'a> {
         if self.local_value(f, s).is_some() {
             return None;
         }
-        let obj = &self.objects[f as usize];
-        let sym = &obj.syms[s as usize];
-        if sym.st_info & 0xf != elf::STT_SECTION {
+        let sec = self.merged_section_of(f, s)?;
+        let off = self.objects[f as usize].syms[s as usize].st_value.get(LE).wrapping_add(addend as u64);
+        self.input_addr(f, sec, off).map(|a| a as i128 - addend as i128)
+    }
+
+    /// The section of local symbol `sym` of `file` if it is the section symbol of a merged section
+    /// (what it refers to then depends on the addend).
+    pub fn merged_section_of(&self, file: u32, sym: u32) -> Option<u32> {
+        let obj = &self.objects[file as usize];
+        if obj.syms[sym as usize].st_info & 0xf != elf::STT_SECTION {
             return None;
         }
-        let sec = obj.sym_shndx(s as usize)?;
-        self.merges.at(obj.sections[sec as usize].merge_index)?;
-        let off = sym.st_value.get(LE).wrapping_add(addend as u64);
-        self.input_addr(f, sec, off).map(|a| a as i128 - addend as i128)
+        let sec = obj.sym_shndx(sym as usize)?;
+        self.merges.at(obj.sections[sec as usize].merge_index).map(|_| sec)
     }
 
     /// The pieces of input section `sec` of `file` if it is a split `.eh_frame`. Only sections of

@@ -808,18 +808,9 @@ fn local_symbol_values(ctx: &Ctx) -> Vec<Vec<u64>> {
         .with_max_len(8)
         .map(|(f, obj)| {
             (0..obj.first_global)
-                .map(|s| {
-                    let sym = &obj.syms[s];
-                    // A section symbol of a merged section: its value depends on the addend.
-                    let merged = sym.st_info & 0xf == elf::STT_SECTION
-                        && obj.sym_shndx(s).is_some_and(|sec| {
-                            obj.sections.get(sec as usize).is_some_and(|x| ctx.merges.at(x.merge_index).is_some())
-                        });
-                    if merged {
-                        u64::MAX
-                    } else {
-                        ctx.object_sym_value(f as u32, s)
-                    }
+                .map(|s| match ctx.merged_section_of(f as u32, s as u32) {
+                    Some(_) => u64::MAX,
+                    None => ctx.object_sym_value(f as u32, s),
                 })
                 .collect()
         })
