@@ -417,7 +417,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                 let verbatim = sec.relas.is_empty()
                     && sec.merge_index == u32::MAX
                     && !sec.decompressed
-                    && !ctx.eh.contains_key(&(f, s))
+                    && ctx.split_eh_frame(f, s).is_none()
                     && size == sec.data.len() as u64;
                 if kernel && verbatim && size >= MIN_KERNEL_COPY {
                     jobs.push((os.offset + sec.offset, size, Job::Kernel(f, s, 0)));
@@ -503,7 +503,7 @@ pub(crate) fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynR
         }
         return Vec::new();
     }
-    match ctx.eh.get(&(f, s)) {
+    match ctx.split_eh_frame(f, s) {
         Some(eh) => {
             for p in &eh.pieces {
                 if p.out_off == DROPPED {

@@ -367,7 +367,7 @@ pub fn apply(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let obj = &ctx.objects[f as usize];
     let sec = &obj.sections[si as usize];
     let base = ctx.section_addr(f, si).unwrap_or(0);
-    let eh = ctx.eh.get(&(f, si));
+    let eh = ctx.split_eh_frame(f, si);
     let alloc = is_alloc(sec);
     let mut dynrels = Vec::new();
     let mut skip_next = false;

@@ -208,7 +208,7 @@ pub fn merge(ctx: &mut Ctx) {
                 && sec.relas.is_empty()
                 && sec.live
                 && sec.out != NO_OUTPUT
-                && !ctx.eh.contains_key(&(f, s));
+                && ctx.split_eh_frame(f, s).is_none();
             if mergeable {
                 cands.push((f, s, si as u32, sec.entsize));
             }

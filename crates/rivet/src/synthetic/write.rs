@@ -170,7 +170,7 @@ pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), Stri
     let mut table: Vec<(i64, i64)> = Vec::new();
     if let Some(os) = eh_frame {
         for &(f, s) in &os.members {
-            let (Some(eh), Some(sec_addr)) = (ctx.eh.get(&(f, s)), ctx.section_addr(f, s)) else {
+            let (Some(eh), Some(sec_addr)) = (ctx.split_eh_frame(f, s), ctx.section_addr(f, s)) else {
                 continue;
             };
             let relas = ctx.objects[f as usize].sections[s as usize].relas;
