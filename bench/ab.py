@@ -15,6 +15,8 @@ also as paired per-round ratios (auto over each setting in the same round, media
                                                                           # each starts from a written-back disk
     AB_SETTINGS=auto,prefetch python3 bench/ab.py ...                     # only these settings (auto first):
                                                                           # more rounds in the same time
+    AB_JSON=FILE python3 bench/ab.py ...                                  # also write every run's time
+                                                                          # (seconds, inf = failed) to FILE
 
 Paired ratios come with the 10th-90th percentile range of a bootstrap of their median, so a
 reader can tell an effect from the scenario's noise.
@@ -22,7 +24,7 @@ reader can tell an effect from the scenario's noise.
 The job comes from the corpus cache (~/.cache/rivet-bench/jobs, see corpus.py); the output goes
 to OUTDIR; rivet is target/release/rivet (or $CARGO_TARGET_DIR's). A failed link counts as infinite.
 """
-import os, random, statistics, subprocess, sys, time
+import json, os, random, statistics, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -61,6 +63,11 @@ def main():
             start = time.perf_counter()
             r = subprocess.run(prefix + [rivet, "@response.txt", "-o", str(out)] + SETTINGS[k])
             times[k].append(time.perf_counter() - start if r.returncode == 0 else float("inf"))
+    if os.environ.get("AB_JSON"):
+        Path(os.environ["AB_JSON"]).write_text(json.dumps({"job": job, "rounds": rounds, "times": times}, indent=1))
+    failed = {k: sum(t == float("inf") for t in v) for k, v in times.items() if float("inf") in v}
+    if failed:
+        print(job, "failed links:", " ".join(f"{k}={n}" for k, n in failed.items()))
     best = min(statistics.median(v) for v in times.values())
     print(job, " ".join(f"{k}={statistics.median(v):.3f}({statistics.median(v) / best:.2f})" for k, v in times.items()))
     # Paired: in each round, auto's time over each fixed setting's time in that same round; the

@@ -223,7 +223,7 @@ fn finish_window(ctx: &Ctx, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> 
 }
 
 /// Puts the build-id (from every chunk's digest) into the note if it lies in `buf`.
-fn patch_build_id(ctx: &Ctx, digests: &[Vec<u8>], buf: &mut [u8], base: u64) -> Result<(), String> {
+fn patch_build_id(ctx: &Ctx, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<(), String> {
     let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) else { return Ok(()) };
     let Some(start) = b.offset.checked_sub(base).filter(|&o| o + b.size <= buf.len() as u64) else { return Ok(()) };
     let desc = synth::build_id(&ctx.config.build_id, digests)?;
@@ -295,7 +295,7 @@ fn write_behind(
     let mut stats = CopyStats::default();
     let file_size = layout.file_size;
     let late = late_ranges(ctx);
-    let mut digests: Vec<Vec<u8>> = vec![Vec::new(); file_size.div_ceil(BLOCK) as usize];
+    let mut digests: Vec<[u8; 32]> = vec![[0; 32]; file_size.div_ceil(BLOCK) as usize];
     let mut kept: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut dynrels = Vec::new();
     let style = &ctx.config.build_id;
