@@ -234,7 +234,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         _ => std::path::PathBuf::from("."),
     };
     let fs = rivet_io::fsinfo::for_path(&output_dir).ok();
-    let choice = rivet_io::policy::choose_output(config.mmap_output, fs.as_ref(), &memory, lay.file_size);
+    // Memory again, now that the link's own working set is allocated (it counts against a cgroup).
+    let memory_now = rivet_io::fsinfo::memory();
+    let choice = rivet_io::policy::choose_output(config.mmap_output, fs.as_ref(), &memory, &memory_now, lay.file_size);
     if config.verbose {
         eprintln!("rivet: output mode {:?}: {}", choice.mode, choice.reason);
         eprintln!("rivet: prefetch: {}", prefetch_choice.reason);
