@@ -292,8 +292,7 @@ pub fn build_id(style: &crate::args::BuildId, digests: &[[u8; 32]]) -> Result<Ve
             digests.iter().for_each(|d| {
                 h.update(d);
             });
-            let len = if *style == BuildId::Sha1 { 20 } else { 16 };
-            h.finalize().as_bytes()[..len].to_vec()
+            h.finalize().as_bytes()[..crate::layout::build_id_len(style) as usize].to_vec()
         }
     })
 }
