@@ -288,6 +288,7 @@ impl<'a> Resolver<'a, '_> {
             }
             r.drain_queue();
         }
+        r.unlazy_fetched();
         r.report_duplicates();
         if !r.errors.is_empty() {
             return Err(std::mem::take(&mut r.errors));
@@ -457,10 +458,15 @@ impl<'a> Resolver<'a, '_> {
         for (&(name, member), &hash) in ar.symbols.iter().zip(hashes) {
             let id = self.intern_hashed(name, hash);
             let s = &mut self.symbols[id as usize];
-            match s.def {
-                Def::Undefined if s.strong_ref => self.enqueue(pos, member as u32),
-                Def::Undefined => s.def = Def::Lazy { archive: pos, member: member as u32 },
-                _ => {}
+            if s.def == Def::Undefined {
+                // Lazy from now on, also when the member is fetched at once: its definition is on
+                // its way, so a later index entry (this archive's or another's) for the same name
+                // must not fetch a second member, as GNU ld and lld, which add a member as soon as
+                // they fetch it, never do.
+                s.def = Def::Lazy { archive: pos, member: member as u32 };
+                if s.strong_ref {
+                    self.enqueue(pos, member as u32);
+                }
             }
         }
     }
@@ -611,6 +617,19 @@ impl<'a> Resolver<'a, '_> {
             }
         }
         Ok(id)
+    }
+
+    /// A symbol still lazy whose member was fetched was not defined by it (the archive's symbol
+    /// table said otherwise): it is undefined, and reported as such when referenced.
+    fn unlazy_fetched(&mut self) {
+        let fetched = &self.fetched;
+        self.symbols.par_iter_mut().with_min_len(4096).for_each(|s| {
+            if let Def::Lazy { archive, member } = s.def {
+                if fetched[archive as usize][member as usize] {
+                    s.def = Def::Undefined;
+                }
+            }
+        });
     }
 
     fn report_duplicates(&mut self) {

@@ -374,6 +374,7 @@ macro_rules! programs {
 programs! {
     alignment => "alignment.c",
     archive => "archive.c",
+    archive_first_definition => "archive_first_definition.c",
     as_needed => "as_needed.c",
     big_bss => "big_bss.c",
     callbacks => "callbacks.c",
