@@ -112,6 +112,10 @@ impl<'a> SymbolMap<'a> {
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
     pub fn reserve(&mut self, additional: usize) {
         self.table.reserve(additional, |e| e.0);
     }
@@ -126,9 +130,21 @@ struct Prepared<'a> {
     hash: u64,
 }
 
+/// How resolution finds a COMDAT group's signature.
+#[derive(Clone, Copy)]
+enum Signature {
+    /// It is the name of global symbol `first_global + .0` of the same object (nearly always: a
+    /// C++ inline function's group is signed by the function), so the symbol's id stands for it
+    /// and claiming the group costs no lookup of its own.
+    Global(u32),
+    /// Any other signature (a local signature symbol, a renamed or versioned name), with its
+    /// `fx_hash`.
+    Named(u64),
+}
+
 /// An object with its global symbols prepared (an error for a symbol whose name is unreadable)
-/// and its COMDAT signatures' hashes.
-type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>, String>>, Vec<u64>);
+/// and how each of its COMDAT signatures is found.
+type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>, String>>, Vec<Signature>);
 
 /// Where `foo@@V` splits: the first "@@".
 fn default_version_at(name: &[u8]) -> Option<usize> {
@@ -136,7 +152,7 @@ fn default_version_at(name: &[u8]) -> Option<usize> {
 }
 
 fn prepare<'a>(obj: ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> ParsedObject<'a> {
-    let globals = (obj.first_global..obj.syms.len())
+    let globals: Vec<Result<Prepared, String>> = (obj.first_global..obj.syms.len())
         .map(|i| {
             let sym = &obj.syms[i];
             let name = obj.sym_name(sym)?;
@@ -155,7 +171,21 @@ fn prepare<'a>(obj: ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> Pa
             Ok(Prepared { name, default_version, hash: crate::fx_hash(name) })
         })
         .collect();
-    let comdats = obj.comdats.iter().map(|g| crate::fx_hash(g.signature)).collect();
+    let comdats = obj
+        .comdats
+        .iter()
+        .map(|g| {
+            // The very bytes of the symbol's prepared name: not cut at `@@`, not renamed by --wrap.
+            let global = (g.signature_sym as usize).checked_sub(obj.first_global).filter(|&gi| match globals.get(gi) {
+                Some(Ok(p)) => std::ptr::eq(p.name, g.signature),
+                _ => false,
+            });
+            match global {
+                Some(gi) => Signature::Global(gi as u32),
+                None => Signature::Named(crate::fx_hash(g.signature)),
+            }
+        })
+        .collect();
     (obj, globals, comdats)
 }
 
@@ -180,8 +210,11 @@ struct Resolver<'a, 'x> {
     archive_hashes: &'x [Vec<u64>],
     /// Which members of each archive (by input position) are queued.
     fetched: Vec<Vec<bool>>,
-    /// The file that owns each COMDAT signature.
-    comdat_owner: SymbolMap<'a>,
+    /// The file that owns each COMDAT signature, by the id of the symbol of the same name
+    /// (u32::MAX: unclaimed; shorter than `symbols` until a claim needs it longer)...
+    comdat_owner: Vec<u32>,
+    /// ... or by name, for a signature no symbol had when it was first claimed.
+    comdat_named: SymbolMap<'a>,
     /// Members are numbered in the order they are queued (`next_seq` is the next number) and
     /// added in that order: `added` is how many have been; the rest are the queue.
     added: u64,
@@ -244,7 +277,8 @@ pub fn resolve<'a>(
             by_name: SymbolMap::default(),
             archive_hashes: &archive_hashes,
             fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.members.len())]).collect(),
-            comdat_owner: Default::default(),
+            comdat_owner: Vec::new(),
+            comdat_named: SymbolMap::default(),
             added: 0,
             start_parse: &start_parse,
             parsed: rx,
@@ -522,15 +556,28 @@ impl<'a> Resolver<'a, '_> {
 
     fn add_object(&mut self, (mut obj, globals, comdats): ParsedObject<'a>) {
         let file = self.objects.len() as u32;
-        self.claim_comdats(&mut obj, &comdats, file);
+        // Every global gets its id first, so that a group signed by one of them is claimed by the
+        // id; then the groups, since a symbol in a dropped group is only a reference; then the
+        // definitions and references.
         let mut ids = Vec::with_capacity(globals.len());
         for (i, p) in (obj.first_global..obj.syms.len()).zip(globals) {
-            match p.and_then(|p| self.add_symbol(&obj, file, i, p)) {
-                Ok(id) => ids.push(id),
+            match p.and_then(|p| self.intern_global(&obj, i, p)) {
+                Ok((id, version)) => {
+                    if version.is_some() {
+                        self.symbols[id as usize].version = version;
+                    }
+                    ids.push(id);
+                }
                 Err(e) => {
                     self.errors.push(e);
                     ids.push(u32::MAX);
                 }
+            }
+        }
+        self.claim_comdats(&mut obj, &comdats, &ids, file);
+        for (i, &id) in (obj.first_global..obj.syms.len()).zip(&ids) {
+            if id != u32::MAX {
+                self.add_symbol(&obj, file, i, id);
             }
         }
         obj.global_ids = ids;
@@ -538,11 +585,17 @@ impl<'a> Resolver<'a, '_> {
     }
 
     /// The first file to bring a COMDAT signature owns it; later copies are dropped whole.
-    /// `hashes` are the signatures' `fx_hash`es (computed where the object was parsed: growing the
-    /// table rehashed every signature read back from the inputs, 7% of a cxx-big resolution).
-    fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, hashes: &[u64], file: u32) {
-        for (g, &hash) in obj.comdats.iter().zip(hashes) {
-            let owner = self.comdat_owner.intern_hashed(g.signature, hash, file);
+    /// A signature is found through the id of the global symbol it names (`Signature::Global`:
+    /// no lookup) or, failing that, by name.
+    fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, signatures: &[Signature], ids: &[u32], file: u32) {
+        for (g, &how) in obj.comdats.iter().zip(signatures) {
+            let owner = match how {
+                Signature::Global(gi) if ids[gi as usize] != u32::MAX => {
+                    self.claim_by_id(ids[gi as usize], g.signature, file)
+                }
+                Signature::Global(_) => self.claim_by_name(g.signature, crate::fx_hash(g.signature), file),
+                Signature::Named(hash) => self.claim_by_name(g.signature, hash, file),
+            };
             if owner != file {
                 for m in g.members {
                     obj.sections[m.get(LE) as usize].live = false;
@@ -551,22 +604,59 @@ impl<'a> Resolver<'a, '_> {
         }
     }
 
-    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: u32, i: usize, p: Prepared<'a>) -> Result<u32, String> {
+    /// The owner of the signature named by symbol `id` (`file` if it had none).
+    fn claim_by_id(&mut self, id: u32, signature: &'a [u8], file: u32) -> u32 {
+        // A signature first claimed before any symbol had its name is owned by name.
+        if !self.comdat_named.is_empty() {
+            if let Some(&owner) = self.comdat_named.get(signature) {
+                return owner;
+            }
+        }
+        if self.comdat_owner.len() <= id as usize {
+            self.comdat_owner.resize(self.symbols.len().max(id as usize + 1), u32::MAX);
+        }
+        let owner = &mut self.comdat_owner[id as usize];
+        if *owner == u32::MAX {
+            *owner = file;
+        }
+        *owner
+    }
+
+    fn claim_by_name(&mut self, signature: &'a [u8], hash: u64, file: u32) -> u32 {
+        if let Some(&owner) = self.comdat_named.get(signature) {
+            return owner;
+        }
+        match self.by_name.get(signature) {
+            Some(&id) => self.claim_by_id(id, signature, file),
+            None => self.comdat_named.intern_hashed(signature, hash, file),
+        }
+    }
+
+    /// Global symbol `i` of `obj`: its id (a new symbol if the name is new) and the default
+    /// version an `@@` gives it.
+    fn intern_global(
+        &mut self,
+        obj: &ObjectFile<'a>,
+        i: usize,
+        p: Prepared<'a>,
+    ) -> Result<(u32, Option<&'a [u8]>), String> {
         let sym = &obj.syms[i];
-        let bind = sym.st_info >> 4;
-        if bind == elf::STB_LOCAL {
+        if sym.st_info >> 4 == elf::STB_LOCAL {
             return Err(format!(
                 "{}: local symbol {} appears among the global symbols",
                 obj.name,
                 String::from_utf8_lossy(obj.sym_name(sym)?)
             ));
         }
+        Ok((self.intern_hashed(p.name, p.hash), p.default_version))
+    }
+
+    /// What global symbol `i` of `obj` (whose id is `id`) says of its symbol: a reference or a
+    /// definition, resolved against what the symbol has so far.
+    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: u32, i: usize, id: u32) {
+        let sym = &obj.syms[i];
+        let bind = sym.st_info >> 4;
         let shndx = sym.st_shndx.get(LE);
-        let (name, default_version) = (p.name, p.default_version);
-        let id = self.intern_hashed(name, p.hash);
-        if default_version.is_some() {
-            self.symbols[id as usize].version = default_version;
-        }
         let weak = bind == elf::STB_WEAK;
         let s = &mut self.symbols[id as usize];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
@@ -579,7 +669,7 @@ impl<'a> Resolver<'a, '_> {
                     self.enqueue(archive, member);
                 }
             }
-            return Ok(id);
+            return;
         }
         let new = if shndx == elf::SHN_COMMON {
             Def::Common { file, sym: i as u32 }
@@ -616,7 +706,6 @@ impl<'a> Resolver<'a, '_> {
                 }
             }
         }
-        Ok(id)
     }
 
     /// A symbol still lazy whose member was fetched was not defined by it (the archive's symbol

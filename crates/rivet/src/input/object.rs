@@ -41,6 +41,8 @@ pub struct ObjSection<'a> {
 
 pub struct ComdatGroup<'a> {
     pub signature: &'a [u8],
+    /// The index of the signature symbol in the symbol table (the group section's `sh_info`).
+    pub signature_sym: u32,
     /// Section indices of the group's members (checked: each names a section other than 0).
     pub members: &'a [object::U32<LE>],
 }
@@ -379,7 +381,7 @@ fn read_groups<'a>(
         {
             return Err(format!("{}: group section {i} names section {bad}, which does not exist", file.name));
         }
-        groups.push(ComdatGroup { signature, members });
+        groups.push(ComdatGroup { signature, signature_sym: sym_index as u32, members });
     }
     Ok(groups)
 }
