@@ -215,66 +215,99 @@ pub fn merge(ctx: &mut Ctx) {
         }
     }
     let objects = &ctx.objects;
-    // Cut, hash and deduplicate each section's pieces (None: leave the section alone), sections in
-    // parallel. A piece is looked up in its shard's table right after it is hashed, while its
-    // bytes are still in the cache: deduplicating in a later pass, shard by shard, re-read every
+    // Cut, hash and deduplicate each section's pieces (None: leave the section alone), batches of
+    // sections in parallel. A piece is looked up in its shard's table right after its batch (at
+    // most 64 KiB, or one larger section) is hashed, while its bytes are still in the cache:
+    // deduplicating in a later pass, shard by shard, re-read every
     // piece from memory (synth-1: 870k pieces, 864k of them duplicates; that pass took 80-100 ms
     // of a 110-140 ms merge). Each distinct piece's owner is the least (candidate, piece) that has
     // it, i.e. the first copy in output order, whichever thread gets there first.
     // Each piece: (input offset, length, hash), and its slot in its shard's `owner` table.
     type Cut = (Vec<Piece>, Vec<u32>);
     let shards: Vec<std::sync::Mutex<Shard>> = (0..SHARDS).map(|_| Default::default()).collect();
-    let cut: Vec<Option<Cut>> = cands
+    // Sections are taken in batches of about CHUNK_BYTES, and a batch takes each shard's lock
+    // once for all its pieces: with one lock per shard and section, c-debug's 4550 sections of 64
+    // pieces on average took a lock for every piece or two.
+    const CHUNK_BYTES: usize = 64 << 10;
+    let mut chunks: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut bytes = 0;
+    for (c, &(f, s, _, _)) in cands.iter().enumerate() {
+        if chunks.last().is_none_or(|r| bytes >= CHUNK_BYTES || r.len() >= SHARDS) {
+            chunks.push(c..c);
+            bytes = 0;
+        }
+        chunks.last_mut().expect("pushed above").end = c + 1;
+        bytes += objects[f as usize].sections[s as usize].data.len();
+    }
+    let cut: Vec<Option<Cut>> = chunks
         .par_iter()
-        .enumerate()
-        .with_max_len(8)
-        .map(|(c, &(f, s, out, entsize))| {
-            let sec = &objects[f as usize].sections[s as usize];
-            let strings = sec.flags & elf::SHF_STRINGS as u64 != 0;
-            let pieces = split(sec.data, entsize as usize, strings)?;
-            let data = sec.data;
-            let pieces: Vec<Piece> =
-                pieces.into_iter().map(|(o, l)| (o, l, crate::fx_hash(&data[o as usize..(o + l) as usize]))).collect();
-            // The piece indices grouped by shard: `by_shard[starts[k]..starts[k + 1]]` are shard k's.
+        .with_max_len(1)
+        .flat_map_iter(|range| {
+            let mut cut: Vec<Option<Cut>> = cands[range.clone()]
+                .iter()
+                .map(|&(f, s, _, entsize)| {
+                    let sec = &objects[f as usize].sections[s as usize];
+                    let strings = sec.flags & elf::SHF_STRINGS as u64 != 0;
+                    let data = sec.data;
+                    let pieces: Vec<Piece> = split(data, entsize as usize, strings)?
+                        .into_iter()
+                        .map(|(o, l)| (o, l, crate::fx_hash(&data[o as usize..(o + l) as usize])))
+                        .collect();
+                    let slot = vec![0u32; pieces.len()];
+                    Some((pieces, slot))
+                })
+                .collect();
+            // The batch's pieces grouped by shard: `by_shard[starts[k]..starts[k + 1]]` are
+            // shard k's, as (section within the batch, piece).
             let mut starts = [0u32; SHARDS + 1];
-            for p in &pieces {
-                starts[shard_of(p.2) + 1] += 1;
+            for (pieces, _) in cut.iter().flatten() {
+                for p in pieces {
+                    starts[shard_of(p.2) + 1] += 1;
+                }
             }
             for k in 0..SHARDS {
                 starts[k + 1] += starts[k];
             }
             let mut fill = starts;
-            let mut by_shard = vec![0u32; pieces.len()];
-            for (i, p) in pieces.iter().enumerate() {
-                let k = shard_of(p.2);
-                by_shard[fill[k] as usize] = i as u32;
-                fill[k] += 1;
+            let mut by_shard = vec![(0u32, 0u32); starts[SHARDS] as usize];
+            for (i, (pieces, _)) in cut.iter().enumerate().filter_map(|(i, c)| Some((i, c.as_ref()?))) {
+                for (pi, p) in pieces.iter().enumerate() {
+                    let k = shard_of(p.2);
+                    by_shard[fill[k] as usize] = (i as u32, pi as u32);
+                    fill[k] += 1;
+                }
             }
-            let mut slot = vec![0u32; pieces.len()];
-            // One lock per shard and section; sections start at different shards so that the
-            // threads do not walk the locks in step.
-            for k in (0..SHARDS).map(|k| (k + c) % SHARDS) {
+            // Batches start at different shards so that the threads do not walk the locks in step.
+            for k in (0..SHARDS).map(|k| (k + range.start) % SHARDS) {
                 let mine = &by_shard[starts[k] as usize..starts[k + 1] as usize];
                 if mine.is_empty() {
                     continue;
                 }
                 let mut guard = shards[k].lock().unwrap_or_else(|e| e.into_inner());
                 let shard = &mut *guard;
-                for &pi in mine {
-                    let p = &pieces[pi as usize];
-                    let key = Key { hash: p.2, out, entsize, bytes: &data[p.0 as usize..(p.0 + p.1) as usize] };
-                    let next = shard.owner.len() as u32;
-                    let idx = *shard.index.entry(key).or_insert(next);
-                    let me = (c as u32, pi);
-                    if idx == next {
-                        shard.owner.push(me);
-                    } else if me < shard.owner[idx as usize] {
-                        shard.owner[idx as usize] = me;
+                // A shard's entries come section by section.
+                for run in mine.chunk_by(|a, b| a.0 == b.0) {
+                    let i = run[0].0 as usize;
+                    let c = range.start + i;
+                    let (f, s, out, entsize) = cands[c];
+                    let data = objects[f as usize].sections[s as usize].data;
+                    let (pieces, slot) = cut[i].as_mut().expect("grouped pieces were cut");
+                    for &(_, pi) in run {
+                        let p = &pieces[pi as usize];
+                        let key = Key { hash: p.2, out, entsize, bytes: &data[p.0 as usize..(p.0 + p.1) as usize] };
+                        let next = shard.owner.len() as u32;
+                        let idx = *shard.index.entry(key).or_insert(next);
+                        let me = (c as u32, pi);
+                        if idx == next {
+                            shard.owner.push(me);
+                        } else if me < shard.owner[idx as usize] {
+                            shard.owner[idx as usize] = me;
+                        }
+                        slot[pi as usize] = idx;
                     }
-                    slot[pi as usize] = idx;
                 }
             }
-            Some((pieces, slot))
+            cut
         })
         .collect();
     let shards: Vec<Shard> = shards.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
