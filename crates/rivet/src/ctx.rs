@@ -6,6 +6,7 @@ use crate::diag::Diag;
 use crate::input::object::{ObjectFile, Sym};
 use crate::resolve::{Def, Symbol};
 use crate::sections::eh_frame::{self, EhSection};
+use crate::sections::merge::MergedSection;
 use crate::sections::output::OutputSection;
 use object::elf;
 use object::LittleEndian as LE;
@@ -259,12 +260,30 @@ impl<'a> Ctx<'a> {
     /// targets.
     pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<i128> {
         let Target::Local(f, s) = t else { return None };
-        if self.local_value(f, s).is_some() {
+        let (m, value) = self.merged_target(f, s)?;
+        self.merged_value(m, value, addend)
+    }
+
+    /// For local symbol `sym` of `file`, when `merged_section_value` works through it: the merged
+    /// section whose section symbol it is (live, and the symbol has no value of its own) and the
+    /// symbol's value.
+    pub fn merged_target(&self, file: u32, sym: u32) -> Option<(&MergedSection, u64)> {
+        if self.local_value(file, sym).is_some() {
             return None;
         }
-        let sec = self.merged_section_of(f, s)?;
-        let off = self.objects[f as usize].syms[s as usize].st_value.get(LE).wrapping_add(addend as u64);
-        self.input_addr(f, sec, off).map(|a| a as i128 - addend as i128)
+        let sec = self.merged_section_of(file, sym)?;
+        let obj = &self.objects[file as usize];
+        let section = &obj.sections[sec as usize];
+        if !section.live {
+            return None;
+        }
+        Some((self.merges.at(section.merge_index)?, obj.syms[sym as usize].st_value.get(LE)))
+    }
+
+    /// `merged_section_value` for a target `merged_target` gave (`m`, `value`).
+    pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Option<i128> {
+        let (out, o) = self.merges.place(m, value.wrapping_add(addend as u64))?;
+        Some((self.sections[out as usize].addr + o) as i128 - addend as i128)
     }
 
     /// The section of local symbol `sym` of `file` if it is the section symbol of a merged section

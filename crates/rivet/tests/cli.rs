@@ -594,3 +594,63 @@ fn color_diagnostics() {
     assert!(stderr_of(&["--color-diagnostics=sometimes"]).contains("sometimes"));
     tmp.finish();
 }
+
+/// Debug info that refers to sections not in the output (a COMDAT copy another object provides, a
+/// function `--gc-sections` removed) gets lld's tombstones: 1 in `.debug_ranges` (0 would end the
+/// list), 0 elsewhere. The names it refers to (merged `.debug_str` pieces) are GNU ld's.
+#[test]
+fn debug_info_tombstones() {
+    if !testing_rivet() || !have("g++") || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-tomb");
+    std::fs::write(
+        tmp.join("a.cpp"),
+        "inline int twice(int x) { return 2 * x; }\nint from_a(int x) { return twice(x) + 1; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("b.cpp"),
+        "inline int twice(int x) { return 2 * x; }\nint from_a(int);\nint unused_b(int x) { return x * 7; }\n\
+         int main(int c, char**) { return twice(c) + from_a(c) - 7; }\n",
+    )
+    .unwrap();
+    must(Command::new("g++").current_dir(&tmp.path).args([
+        "-c",
+        "-g",
+        "-O0",
+        "-gdwarf-4",
+        "-ffunction-sections",
+        "a.cpp",
+        "b.cpp",
+    ]));
+    let build = |out: &str, via: Option<PathBuf>| {
+        let mut cmd = Command::new("g++");
+        cmd.current_dir(&tmp.path);
+        if let Some(dir) = via {
+            cmd.arg("-B").arg(dir);
+        }
+        must(cmd.args(["a.o", "b.o", "-o", out, "-Wl,--gc-sections"]));
+        let dump = |what: &str| {
+            let o = must(Command::new("readelf").arg(format!("--debug-dump={what}")).arg(tmp.join(out)));
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        };
+        let mut names: Vec<String> = dump("info")
+            .lines()
+            .filter(|l| l.contains("DW_AT_name"))
+            .map(|l| l.rsplit(": ").next().unwrap().to_string())
+            .collect();
+        names.sort();
+        (names, dump("Ranges"))
+    };
+    let (ld_names, _) = build("by-ld", None);
+    let (names, ranges) = build("by-rivet", Some(linker_dir(&tmp)));
+    assert!(names.iter().any(|n| n.contains("unused_b")), "{names:?}");
+    assert_eq!(names, ld_names);
+    // b.o's CU: its copy of `twice` (dropped: a.o's is kept) and `unused_b` (collected) are
+    // tombstones, `main` is a real range.
+    let b_cu: Vec<&str> = ranges.lines().filter(|l| l.trim_start().starts_with("00000030")).collect();
+    let tombstones = b_cu.iter().filter(|l| l.contains("0000000000000001 0000000000000001")).count();
+    assert_eq!((b_cu.len(), tombstones), (4, 2), "{ranges}");
+    tmp.finish();
+}
