@@ -8,6 +8,11 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let _ = rivet::input::archive::parse(data);
+    if let Ok(a) = rivet::input::archive::parse_lazily(data) {
+        for i in 0..a.member_count() {
+            let _ = a.member(i);
+        }
+    }
     let dir = common::scratch();
     let ar = dir.join("lib.a");
     let out = dir.join("out");

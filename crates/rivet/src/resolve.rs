@@ -276,7 +276,7 @@ pub fn resolve<'a>(
             symbols: Vec::new(),
             by_name: SymbolMap::default(),
             archive_hashes: &archive_hashes,
-            fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.members.len())]).collect(),
+            fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.member_count())]).collect(),
             comdat_owner: Vec::new(),
             comdat_named: SymbolMap::default(),
             added: 0,
@@ -338,7 +338,11 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
     let parsed: Vec<Option<Result<Archive, String>>> = loaded
         .par_iter()
         .with_max_len(1)
-        .map(|l| (l.kind == Kind::Archive).then(|| archive::parse(l.file.data())))
+        .map(|l| {
+            // --whole-archive takes every member, also those the symbol table does not name.
+            let parse = if l.state.whole_archive { archive::parse } else { archive::parse_lazily };
+            (l.kind == Kind::Archive).then(|| parse(l.file.data()))
+        })
         .collect();
     let mut errors = Vec::new();
     let archives = parsed
@@ -346,7 +350,7 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
         .zip(loaded)
         .map(|(p, l)| match p? {
             Ok(a) => {
-                if !a.has_symbol_table && !a.members.is_empty() && !l.state.whole_archive {
+                if !a.has_symbol_table && a.member_count() > 0 && !l.state.whole_archive {
                     errors.push(format!("{}: archive has no symbol table (run ranlib on it)", l.name));
                 }
                 Some(a)
@@ -408,7 +412,7 @@ fn load_member<'a>(
 ) -> Member<'a> {
     let l = &loaded[pos as usize];
     let ar = archives[pos as usize].as_ref().expect("archive parsed");
-    let m = &ar.members[member as usize];
+    let m = ar.member(member as usize).map_err(|e| format!("{}: {e}", l.name))?;
     let member_name = String::from_utf8_lossy(m.name);
     let name = format!("{}({})", l.name, member_name);
     let data: &'a [u8] = match m.data {
@@ -483,7 +487,7 @@ impl<'a> Resolver<'a, '_> {
             return;
         };
         if self.loaded[pos as usize].state.whole_archive {
-            for m in 0..ar.members.len() as u32 {
+            for m in 0..ar.member_count() as u32 {
                 self.enqueue(pos, m);
             }
             return;

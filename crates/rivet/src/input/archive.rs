@@ -19,11 +19,47 @@ pub struct Member<'a> {
 pub struct Archive<'a> {
     pub thin: bool,
     /// Members in order (the symbol table `/`, `/SYM64/` and the long-name table `//` excluded).
-    pub members: Vec<Member<'a>>,
-    /// The symbol table: (symbol name, index into `members`), in the table's order. Empty if the
-    /// archive has no symbol table.
+    members: Members<'a>,
+    /// The symbol table: (symbol name, member index), in the table's order. Empty if the archive
+    /// has no symbol table.
     pub symbols: Vec<(&'a [u8], usize)>,
     pub has_symbol_table: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Members<'a> {
+    /// Every member, its header read (`parse`).
+    Read(Vec<Member<'a>>),
+    /// The members the symbol table names, by header offset, in file order; a header is read when
+    /// its member is asked for (`parse_lazily`).
+    Lazy { data: &'a [u8], long_names: &'a [u8], offsets: Vec<usize> },
+}
+
+impl<'a> Archive<'a> {
+    pub fn member_count(&self) -> usize {
+        match &self.members {
+            Members::Read(m) => m.len(),
+            Members::Lazy { offsets, .. } => offsets.len(),
+        }
+    }
+
+    /// Member `i` (< `member_count()`); for a lazily parsed archive, an error if its header or
+    /// size is bad.
+    pub fn member(&self, i: usize) -> Result<Member<'a>, String> {
+        match &self.members {
+            Members::Read(m) => Ok(m[i].clone()),
+            &Members::Lazy { data, long_names, ref offsets } => {
+                let off = offsets[i];
+                let h = parse_header(data, off)?;
+                if h.name.starts_with(b"/ ") || h.name.starts_with(b"// ") || h.name.starts_with(b"/SYM64/") {
+                    return Err(format!("the symbol table points at offset {off}, which is not a member"));
+                }
+                let bytes = member_bytes(data, off, h.size)?;
+                let name = member_name(h.name, long_names, off)?;
+                Ok(Member { name, data: Some(bytes), header_offset: off, size: h.size })
+            }
+        }
+    }
 }
 
 const HEADER_SIZE: usize = 60;
@@ -46,6 +82,50 @@ fn parse_header(data: &[u8], off: usize) -> Result<RawHeader<'_>, String> {
     let size_text = std::str::from_utf8(&h[48..58]).map_err(|_| format!("bad member size at offset {off}"))?.trim_end();
     let size = size_text.parse::<usize>().map_err(|_| format!("bad member size '{size_text}' at offset {off}"))?;
     Ok(RawHeader { name: &h[..16], size })
+}
+
+/// The `size` bytes after the header at `off`.
+fn member_bytes(data: &[u8], off: usize, size: usize) -> Result<&[u8], String> {
+    let body = off + HEADER_SIZE;
+    data.get(body..body.checked_add(size).ok_or("member size overflows")?)
+        .ok_or_else(|| format!("member at offset {off} claims {size} bytes but the archive ends at {}", data.len()))
+}
+
+/// Parses the symbol table and the long-name table of a regular archive, and no member header:
+/// those are read when a member is fetched, as lld does. Walking every header first touched
+/// every page of the file that holds one, on one thread per archive (c-debug's 37 MB
+/// libcrypto.a: 5-10 ms before anything else could start). Only the members the symbol table
+/// names can be fetched, so they are all it lists. A thin archive, or one without a symbol
+/// table, is parsed whole (`parse`).
+pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>, String> {
+    if !data.starts_with(b"!<arch>\n") {
+        return parse(data);
+    }
+    let mut off = 8;
+    let mut symtab: Option<(&[u8], bool)> = None;
+    let mut long_names: &[u8] = &[];
+    // The special members come first.
+    while off < data.len() && !(data.len() - off == 1 && data[off] == b'\n') {
+        let h = parse_header(data, off)?;
+        let bytes = member_bytes(data, off, h.size)?;
+        if h.name.starts_with(b"/ ") {
+            symtab = Some((bytes, false));
+        } else if h.name.starts_with(b"/SYM64/") {
+            symtab = Some((bytes, true));
+        } else if h.name.starts_with(b"// ") {
+            long_names = bytes;
+        } else {
+            break;
+        }
+        off += HEADER_SIZE + h.size;
+        off += off & 1;
+    }
+    let Some((table, wide)) = symtab else { return parse(data) };
+    let mut offsets = symbol_table_offsets(table, wide)?;
+    offsets.sort_unstable();
+    offsets.dedup();
+    let symbols = read_symbol_table(table, wide, |o| offsets.binary_search(&o).ok())?;
+    Ok(Archive { thin: false, members: Members::Lazy { data, long_names, offsets }, symbols, has_symbol_table: true })
 }
 
 /// Parses an archive. Supports the GNU 32-bit symbol table (`/`) and the 64-bit one (`/SYM64/`)
@@ -85,10 +165,12 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
         off += off & 1;
     }
     let symbols = match symtab {
-        Some((table, wide)) => read_symbol_table(table, wide, &members)?,
+        Some((table, wide)) => {
+            read_symbol_table(table, wide, |o| members.binary_search_by_key(&o, |m| m.header_offset).ok())?
+        }
         None => Vec::new(),
     };
-    Ok(Archive { thin, members, symbols, has_symbol_table: symtab.is_some() })
+    Ok(Archive { thin, members: Members::Read(members), symbols, has_symbol_table: symtab.is_some() })
 }
 
 fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'a [u8], String> {
@@ -113,32 +195,53 @@ fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'
 }
 
 /// The symbol table: a big-endian count, that many member-header offsets, then NUL-terminated names.
-fn read_symbol_table<'a>(table: &'a [u8], wide: bool, members: &[Member]) -> Result<Vec<(&'a [u8], usize)>, String> {
+/// Gives the count and a reader of the i-th offset, once the count is checked against the size.
+fn symbol_table_header(table: &[u8], wide: bool) -> Result<(usize, impl Fn(usize) -> usize + '_), String> {
     let w = if wide { 8 } else { 4 };
-    let read = |pos: usize| -> Result<usize, String> {
-        let b = table.get(pos..pos + w).ok_or("symbol table is truncated")?;
-        Ok(if wide {
+    let read = move |pos: usize| -> usize {
+        let b = &table[pos..pos + w];
+        if wide {
             u64::from_be_bytes(b.try_into().unwrap()) as usize
         } else {
             u32::from_be_bytes(b.try_into().unwrap()) as usize
-        })
+        }
     };
-    let count = read(0)?;
-    let names_start = count
+    if table.len() < w {
+        return Err("symbol table is truncated".into());
+    }
+    let count = read(0);
+    count
         .checked_add(1)
         .and_then(|c| c.checked_mul(w))
         .filter(|&s| s <= table.len())
         .ok_or("symbol table count is larger than the table")?;
-    let mut names = &table[names_start..];
+    Ok((count, move |i: usize| read(w * (i + 1))))
+}
+
+/// The member-header offsets the symbol table lists, in its order.
+fn symbol_table_offsets(table: &[u8], wide: bool) -> Result<Vec<usize>, String> {
+    let (count, offset) = symbol_table_header(table, wide)?;
+    Ok((0..count).map(offset).collect())
+}
+
+/// The symbol table's (name, member index) pairs; `member_at` gives the index of the member whose
+/// header is at an offset (None: no member starts there).
+fn read_symbol_table<'a>(
+    table: &'a [u8],
+    wide: bool,
+    member_at: impl Fn(usize) -> Option<usize>,
+) -> Result<Vec<(&'a [u8], usize)>, String> {
+    let (count, offset_of) = symbol_table_header(table, wide)?;
+    let w = if wide { 8 } else { 4 };
+    let mut names = &table[(count + 1) * w..];
     let mut out = Vec::with_capacity(count);
     let mut last: Option<(usize, usize)> = None;
     for i in 0..count {
-        let offset = read(w * (i + 1))?;
+        let offset = offset_of(i);
         let member = match last {
             Some((o, m)) if o == offset => m,
-            _ => members
-                .binary_search_by_key(&offset, |m| m.header_offset)
-                .map_err(|_| format!("symbol table entry {i} points at offset {offset}, where no member starts"))?,
+            _ => member_at(offset)
+                .ok_or_else(|| format!("symbol table entry {i} points at offset {offset}, where no member starts"))?,
         };
         last = Some((offset, member));
         let end = memchr::memchr(0, names).ok_or("symbol table names are truncated")?;
@@ -192,14 +295,14 @@ mod tests {
             let Some(bytes) = build(&d, thin) else { return };
             let ar = parse(&bytes).unwrap();
             assert_eq!(ar.thin, thin);
-            let names: Vec<&[u8]> = ar.members.iter().map(|m| m.name).collect();
+            let names: Vec<&[u8]> = (0..ar.member_count()).map(|i| ar.member(i).unwrap().name).collect();
             assert_eq!(names, vec![&b"a.o"[..], b"a_member_with_a_long_name.o"]);
-            assert_eq!(ar.members[0].data.is_some(), !thin);
+            assert_eq!(ar.member(0).unwrap().data.is_some(), !thin);
             let find = |s: &[u8]| ar.symbols.iter().find(|(n, _)| *n == s).map(|&(_, m)| m);
             assert_eq!(find(b"alpha"), Some(0));
             assert_eq!(find(b"beta"), Some(1));
             if !thin {
-                assert!(ar.members[0].data.unwrap().starts_with(b"\x7fELF"));
+                assert!(ar.member(0).unwrap().data.unwrap().starts_with(b"\x7fELF"));
             }
         }
         std::fs::remove_dir_all(d).unwrap();
@@ -214,7 +317,15 @@ mod tests {
         let ar = parse(&bytes).unwrap();
         for sym in [&b"printf"[..], b"malloc"] {
             let &(_, m) = ar.symbols.iter().find(|(n, _)| *n == sym).unwrap();
-            assert!(ar.members[m].name.ends_with(b".o"));
+            assert!(ar.member(m).unwrap().name.ends_with(b".o"));
+        }
+        // Parsed lazily, every symbol names the member the whole parse gives it.
+        let lazy = parse_lazily(&bytes).unwrap();
+        assert_eq!(lazy.symbols.len(), ar.symbols.len());
+        assert!(lazy.member_count() <= ar.member_count());
+        for (&(name, m), &(lazy_name, lm)) in ar.symbols.iter().zip(&lazy.symbols) {
+            let (a, b) = (ar.member(m).unwrap(), lazy.member(lm).unwrap());
+            assert_eq!((name, a.name, a.header_offset, a.data), (lazy_name, b.name, b.header_offset, b.data));
         }
     }
 
@@ -232,6 +343,17 @@ mod tests {
         no_magic[8 + 58] = b'X';
         assert!(parse(&no_magic).unwrap_err().contains("end marker"));
         assert!(parse(&good[..good.len() - 30]).is_err());
+        // Parsed lazily, a bad member header is an error when the member is read.
+        let lazy = parse_lazily(&good).unwrap();
+        let second = lazy.member(1).unwrap().header_offset;
+        let mut bad = good.clone();
+        bad[second + 58] = b'X';
+        let lazy = parse_lazily(&bad).unwrap();
+        assert!(lazy.member(0).is_ok());
+        assert!(lazy.member(1).unwrap_err().contains("end marker"));
+        let mut huge = good.clone();
+        huge[second + 48..second + 58].copy_from_slice(b"9999999999");
+        assert!(parse_lazily(&huge).unwrap().member(1).unwrap_err().contains("claims"));
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -253,6 +375,11 @@ mod tests {
                 m[pos] ^= 1 << ((seed >> 60) as u8 % 8);
             }
             let _ = parse(&m);
+            if let Ok(a) = parse_lazily(&m) {
+                for i in 0..a.member_count() {
+                    let _ = a.member(i);
+                }
+            }
         }
         std::fs::remove_dir_all(d).unwrap();
     }

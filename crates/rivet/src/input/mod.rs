@@ -251,8 +251,9 @@ impl Loader<'_> {
         }
         let parsed = archive::parse(file.data()).map_err(|e| format!("{}: {e}", path.display()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        let mut members = Vec::with_capacity(parsed.members.len());
-        for m in &parsed.members {
+        let mut members = Vec::with_capacity(parsed.member_count());
+        for i in 0..parsed.member_count() {
+            let m = parsed.member(i).map_err(|e| format!("{}: {e}", path.display()))?;
             let rel = String::from_utf8_lossy(m.name).into_owned();
             let member_path = dir.join(&rel);
             let f = self.cache.open(&member_path).map_err(|e| {
