@@ -226,11 +226,11 @@ fn symbol_table_offsets(table: &[u8], wide: bool) -> Result<Vec<usize>, String> 
 
 /// The symbol table's (name, member index) pairs; `member_at` gives the index of the member whose
 /// header is at an offset (None: no member starts there).
-fn read_symbol_table<'a>(
-    table: &'a [u8],
+fn read_symbol_table(
+    table: &[u8],
     wide: bool,
     member_at: impl Fn(usize) -> Option<usize>,
-) -> Result<Vec<(&'a [u8], usize)>, String> {
+) -> Result<Vec<(&[u8], usize)>, String> {
     let (count, offset_of) = symbol_table_header(table, wide)?;
     let w = if wide { 8 } else { 4 };
     let mut names = &table[(count + 1) * w..];
