@@ -379,7 +379,6 @@ programs! {
     big_bss => "big_bss.c",
     callbacks => "callbacks.c",
     comdat_local_signature => "comdat_local_signature.c",
-    comdat_local_signature_global_first => "comdat_local_signature_global_first.c",
     common_symbols => "common_symbols.c",
     ctors => "ctors.c",
     cxx_exceptions => "cxx_exceptions.cpp",

@@ -51,7 +51,7 @@ impl<'a> Archive<'a> {
             &Members::Lazy { data, long_names, ref offsets } => {
                 let off = offsets[i];
                 let h = parse_header(data, off)?;
-                if h.name.starts_with(b"/ ") || h.name.starts_with(b"// ") || h.name.starts_with(b"/SYM64/") {
+                if special(h.name).is_some() {
                     return Err(format!("the symbol table points at offset {off}, which is not a member"));
                 }
                 let bytes = member_bytes(data, off, h.size)?;
@@ -84,6 +84,27 @@ fn parse_header(data: &[u8], off: usize) -> Result<RawHeader<'_>, String> {
     Ok(RawHeader { name: &h[..16], size })
 }
 
+/// The members that are not object files: the symbol table (`/`, or `/SYM64/` with 64-bit
+/// offsets) and the long-name table (`//`).
+#[derive(Clone, Copy)]
+enum Special {
+    SymbolTable { wide: bool },
+    LongNames,
+}
+
+/// Which special member a header's name field names, if any.
+fn special(name: &[u8]) -> Option<Special> {
+    if name.starts_with(b"/ ") {
+        Some(Special::SymbolTable { wide: false })
+    } else if name.starts_with(b"/SYM64/") {
+        Some(Special::SymbolTable { wide: true })
+    } else if name.starts_with(b"// ") {
+        Some(Special::LongNames)
+    } else {
+        None
+    }
+}
+
 /// The `size` bytes after the header at `off`.
 fn member_bytes(data: &[u8], off: usize, size: usize) -> Result<&[u8], String> {
     let body = off + HEADER_SIZE;
@@ -108,14 +129,10 @@ pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>, String> {
     while off < data.len() && !(data.len() - off == 1 && data[off] == b'\n') {
         let h = parse_header(data, off)?;
         let bytes = member_bytes(data, off, h.size)?;
-        if h.name.starts_with(b"/ ") {
-            symtab = Some((bytes, false));
-        } else if h.name.starts_with(b"/SYM64/") {
-            symtab = Some((bytes, true));
-        } else if h.name.starts_with(b"// ") {
-            long_names = bytes;
-        } else {
-            break;
+        match special(h.name) {
+            Some(Special::SymbolTable { wide }) => symtab = Some((bytes, wide)),
+            Some(Special::LongNames) => long_names = bytes,
+            None => break,
         }
         off += HEADER_SIZE + h.size;
         off += off & 1;
@@ -145,21 +162,19 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
         }
         let h = parse_header(data, off)?;
         let body = off + HEADER_SIZE;
-        let special = h.name.starts_with(b"/ ") || h.name.starts_with(b"// ") || h.name.starts_with(b"/SYM64/");
+        let kind = special(h.name);
         // Thin archives store only the symbol and name tables; members live in their own files.
-        let stored = if thin && !special { 0 } else { h.size };
+        let stored = if thin && kind.is_none() { 0 } else { h.size };
         let bytes = data.get(body..body.checked_add(stored).ok_or("member size overflows")?).ok_or_else(|| {
             format!("member at offset {off} claims {} bytes but the archive ends at {}", h.size, data.len())
         })?;
-        if h.name.starts_with(b"/ ") {
-            symtab = Some((bytes, false));
-        } else if h.name.starts_with(b"/SYM64/") {
-            symtab = Some((bytes, true));
-        } else if h.name.starts_with(b"// ") {
-            long_names = bytes;
-        } else {
-            let name = member_name(h.name, long_names, off)?;
-            members.push(Member { name, data: (!thin).then_some(bytes), header_offset: off, size: h.size });
+        match kind {
+            Some(Special::SymbolTable { wide }) => symtab = Some((bytes, wide)),
+            Some(Special::LongNames) => long_names = bytes,
+            None => {
+                let name = member_name(h.name, long_names, off)?;
+                members.push(Member { name, data: (!thin).then_some(bytes), header_offset: off, size: h.size });
+            }
         }
         off = body + stored;
         off += off & 1;

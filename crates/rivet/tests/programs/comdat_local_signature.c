@@ -1,29 +1,48 @@
-// A COMDAT group signed by a local symbol in one object (a.s: the assembler makes an undefined
-// signature local) and by a global symbol in the other (b.s): both are the same group, and the
-// first object on the command line keeps it, as in GNU ld. Here a.o comes first (its copy says 1).
+// COMDAT groups signed by a local symbol in one object (the assembler makes an undefined signature
+// local) and by a global symbol in the other are the same group, and the first object on the
+// command line keeps it, as in GNU ld. Group g1 comes first signed by a local symbol (a.o), g2
+// first signed by a global one (a.o too): a.o's copies must win both (they say 1 and 3; b.o's 2
+// and 4).
 // prepare: gcc -c a.s b.s
 // link: main.o a.o b.o
 #include <stdio.h>
-int in_group(void);
+int in_g1(void);
+int in_g2(void);
 int main(void) {
-    printf("%d\n", in_group());
+    printf("%d %d\n", in_g1(), in_g2());
     return 0;
 }
 //--- a.s
-.section .text.grp,"axG",@progbits,grp_sig,comdat
-.globl in_group
-.type in_group,@function
-in_group:
+.section .text.g1,"axG",@progbits,g1_sig,comdat
+.globl in_g1
+.type in_g1,@function
+in_g1:
     movl $1, %eax
+    ret
+.text
+.globl g2_sig
+g2_sig:
+    ret
+.section .text.g2,"axG",@progbits,g2_sig,comdat
+.globl in_g2
+.type in_g2,@function
+in_g2:
+    movl $3, %eax
     ret
 //--- b.s
 .text
-.globl grp_sig
-grp_sig:
+.globl g1_sig
+g1_sig:
     ret
-.section .text.grp,"axG",@progbits,grp_sig,comdat
-.globl in_group
-.type in_group,@function
-in_group:
+.section .text.g1,"axG",@progbits,g1_sig,comdat
+.globl in_g1
+.type in_g1,@function
+in_g1:
     movl $2, %eax
+    ret
+.section .text.g2,"axG",@progbits,g2_sig,comdat
+.globl in_g2
+.type in_g2,@function
+in_g2:
+    movl $4, %eax
     ret
