@@ -80,7 +80,11 @@ pub struct SymbolMap<'a> {
 
 impl<'a> SymbolMap<'a> {
     pub fn get(&self, name: &[u8]) -> Option<&u32> {
-        let hash = crate::fx_hash(name);
+        self.get_hashed(name, crate::fx_hash(name))
+    }
+
+    /// The id of `name`, whose `fx_hash` is `hash`.
+    pub fn get_hashed(&self, name: &[u8], hash: u64) -> Option<&u32> {
         self.table.find(hash, |e| e.0 == hash && e.1 == name).map(|e| &e.2)
     }
 
@@ -616,6 +620,11 @@ impl<'a> Resolver<'a, '_> {
                 return owner;
             }
         }
+        self.owner_by_id(id, file)
+    }
+
+    /// The owner kept by symbol id `id` (`file` if it had none).
+    fn owner_by_id(&mut self, id: u32, file: u32) -> u32 {
         if self.comdat_owner.len() <= id as usize {
             self.comdat_owner.resize(self.symbols.len().max(id as usize + 1), u32::MAX);
         }
@@ -627,11 +636,11 @@ impl<'a> Resolver<'a, '_> {
     }
 
     fn claim_by_name(&mut self, signature: &'a [u8], hash: u64, file: u32) -> u32 {
-        if let Some(&owner) = self.comdat_named.get(signature) {
+        if let Some(&owner) = self.comdat_named.get_hashed(signature, hash) {
             return owner;
         }
-        match self.by_name.get(signature) {
-            Some(&id) => self.claim_by_id(id, signature, file),
+        match self.by_name.get_hashed(signature, hash) {
+            Some(&id) => self.owner_by_id(id, file),
             None => self.comdat_named.intern_hashed(signature, hash, file),
         }
     }
