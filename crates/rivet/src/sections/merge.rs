@@ -87,8 +87,15 @@ pub struct MergedSection {
     /// entry and steps over the few pieces that start inside the block, instead of a binary search.
     pub blocks: Vec<u32>,
     /// Each piece's offset within the output section (filled by `finalize` once member offsets are
-    /// known): an address is the output section's address plus this.
+    /// known): an address is the output section's address plus this. Only when the offsets span
+    /// 4 GiB or more; otherwise `near` holds them.
     pub placed: Vec<u64>,
+    /// After `finalize`, when every piece's offset in the output section is within 4 GiB of the
+    /// lowest (`near_base`): each piece's (input offset, output offset - `near_base`), and
+    /// `starts` is dropped. A lookup then finds the piece and its place in one cache line, where
+    /// `starts` and `placed` cost a miss each (the place of a piece was 16% of synth-1's CPU).
+    pub near: Vec<(u32, u32)>,
+    pub near_base: u64,
     /// The output section all of this section's pieces are in.
     pub out: u32,
     /// Each piece's owner, until `finalize` turns them into `placed` (then empty: 8 bytes a piece
@@ -115,19 +122,25 @@ impl Merges {
         self.merged.get(index as usize)
     }
 
-    /// The piece of `m` holding input offset `off` (past the end: the last piece).
-    fn piece(m: &MergedSection, off: u64) -> Option<usize> {
-        let b = ((off / BLOCK) as usize).min(m.blocks.len().checked_sub(1)?);
-        let first = m.blocks[b] as usize;
+    /// The piece holding input offset `off` (past the end: the last piece), among pieces whose
+    /// input offsets `start` gives, found through `blocks`.
+    fn piece<T>(blocks: &[u32], pieces: &[T], start: impl Fn(&T) -> u32, off: u64) -> Option<usize> {
+        let b = ((off / BLOCK) as usize).min(blocks.len().checked_sub(1)?);
+        let first = blocks[b] as usize;
         // Pieces starting inside this block end at the next block's first piece.
-        let end = m.blocks.get(b + 1).map_or(m.starts.len(), |&e| e as usize + 1).min(m.starts.len());
-        let after = m.starts[first..end].partition_point(|&s| s as u64 <= off);
+        let end = blocks.get(b + 1).map_or(pieces.len(), |&e| e as usize + 1).min(pieces.len());
+        let after = pieces.get(first..end)?.partition_point(|p| start(p) as u64 <= off);
         (after > 0).then(|| first + after - 1)
     }
 
     /// (output section, offset in it) of input offset `off` of `m`; needs `finalize`.
     pub fn place(&self, m: &MergedSection, off: u64) -> Option<(u32, u64)> {
-        let i = Self::piece(m, off)?;
+        if !m.near.is_empty() {
+            let i = Self::piece(&m.blocks, &m.near, |p| p.0, off)?;
+            let (start, placed) = m.near[i];
+            return Some((m.out, m.near_base + placed as u64 + (off - start as u64)));
+        }
+        let i = Self::piece(&m.blocks, &m.starts, |&s| s, off)?;
         Some((m.out, m.placed[i] + (off - m.starts[i] as u64)))
     }
 
@@ -143,8 +156,16 @@ impl MergedSection {
     /// `placed` from the owners, given each merged section's offset in its output section (`base`,
     /// by `Merges::sections` index); the owners are dropped.
     fn place_pieces(&mut self, base: &[u64]) {
-        self.placed = self.owners.iter().map(|o| base[o.owner as usize] + o.out_off as u64).collect();
+        let placed: Vec<u64> = self.owners.iter().map(|o| base[o.owner as usize] + o.out_off as u64).collect();
         self.owners = Vec::new();
+        let lowest = placed.iter().copied().min().unwrap_or(0);
+        if placed.iter().all(|&p| p - lowest <= u32::MAX as u64) {
+            self.near = self.starts.iter().zip(&placed).map(|(&s, &p)| (s, (p - lowest) as u32)).collect();
+            self.near_base = lowest;
+            self.starts = Vec::new();
+        } else {
+            self.placed = placed;
+        }
     }
 }
 
@@ -423,7 +444,18 @@ pub fn merge(ctx: &mut Ctx) {
                 blocks.push(i as u32);
             }
             let out = cands[c].2;
-            (MergedSection { starts, blocks, placed: Vec::new(), out, owners, owned, size }, saved)
+            let m = MergedSection {
+                starts,
+                blocks,
+                placed: Vec::new(),
+                near: Vec::new(),
+                near_base: 0,
+                out,
+                owners,
+                owned,
+                size,
+            };
+            (m, saved)
         })
         .collect();
     let mut merges = Merges::default();
@@ -531,21 +563,38 @@ mod tests {
     #[test]
     fn place_finds_the_piece_holding_an_offset() {
         let merges = Merges { sections: vec![(0, 1), (2, 3)], ..Default::default() };
-        let mut m = MergedSection {
+        let section = || MergedSection {
             starts: vec![0, 4],
             blocks: vec![0],
             placed: Vec::new(),
+            near: Vec::new(),
+            near_base: 0,
             out: 7,
             owners: vec![Owner { owner: 0, out_off: 0 }, Owner { owner: 1, out_off: 10 }],
             owned: vec![(0, 4, 0)],
             size: 4,
         };
-        // Section 0 sits at offset 100 of output section 7, section 1 at 200.
+        // Section 0 sits at offset 100 of output section 7, section 1 at 200: the places are
+        // kept as offsets from 100 beside the input offsets.
+        let mut m = section();
         m.place_pieces(&[100, 200]);
         assert!(m.owners.is_empty());
+        assert_eq!((m.near.as_slice(), m.near_base, m.starts.len()), (&[(0, 0), (4, 110)][..], 100, 0));
         assert_eq!(merges.place(&m, 0), Some((7, 100)));
         assert_eq!(merges.place(&m, 3), Some((7, 103)));
         assert_eq!(merges.place(&m, 5), Some((7, 211)));
         assert_eq!(merges.place(&m, 10), Some((7, 216)), "one past the end");
+        // Section 1 5 GiB further on: the places do not fit 32 bits and stay whole.
+        let far = 100 + (5 << 30);
+        let mut m = section();
+        m.place_pieces(&[100, far]);
+        assert!(m.near.is_empty());
+        assert_eq!(m.placed, vec![100, far + 10]);
+        assert_eq!(merges.place(&m, 3), Some((7, 103)));
+        assert_eq!(merges.place(&m, 5), Some((7, far + 11)));
+        // No pieces at all: nothing to place.
+        let mut m = MergedSection { starts: Vec::new(), owners: Vec::new(), owned: Vec::new(), size: 0, ..section() };
+        m.place_pieces(&[100, 200]);
+        assert_eq!(merges.place(&m, 0), None);
     }
 }
