@@ -352,6 +352,7 @@ fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
                     weak: lib_weak(ctx, file, i),
                     strong_ref: false,
                     referenced: false,
+                    undefined_ref: false,
                     visibility: elf::STV_DEFAULT,
                     version: None,
                 });

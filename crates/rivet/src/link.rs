@@ -521,6 +521,7 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
                     weak: false,
                     strong_ref: false,
                     referenced: false,
+                    undefined_ref: false,
                     visibility: ::object::elf::STV_DEFAULT,
                     version: None,
                 });

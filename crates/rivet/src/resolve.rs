@@ -51,6 +51,9 @@ pub struct Symbol<'a> {
     pub strong_ref: bool,
     /// Some object refers to it at all (weak or not).
     pub referenced: bool,
+    /// An object's symbol table lists it as undefined and not weak, or the command line names it
+    /// (`-e`, `-u`): a definition in a discarded section makes it `strong_ref` but not this.
+    pub undefined_ref: bool,
     /// The most constraining visibility seen (STV_*).
     pub visibility: u8,
     /// `.symver foo, foo@@V`: the default version an object gives its definition.
@@ -314,6 +317,7 @@ impl<'a> Resolver<'a, '_> {
             let s = &mut r.symbols[id as usize];
             s.strong_ref = true;
             s.referenced = true;
+            s.undefined_ref = true;
         }
         for (pos, l) in loaded.iter().enumerate() {
             match l.kind {
@@ -479,6 +483,7 @@ impl<'a> Resolver<'a, '_> {
                 weak: false,
                 strong_ref: false,
                 referenced: false,
+                undefined_ref: false,
                 visibility: elf::STV_DEFAULT,
                 version: None,
             });
@@ -678,6 +683,7 @@ impl<'a> Resolver<'a, '_> {
             s.referenced = true;
             if !weak {
                 s.strong_ref = true;
+                s.undefined_ref |= shndx == elf::SHN_UNDEF;
                 if let Def::Lazy { archive, member } = s.def {
                     self.enqueue(archive, member);
                 }
@@ -760,6 +766,12 @@ pub fn undefined_symbol_errors_in(
             continue;
         }
         let refs = references_to(objects, id as u32);
+        if refs.is_empty() && !s.undefined_ref {
+            // Only definitions in discarded sections (a COMDAT copy whose group another file
+            // brought first, when that copy does not define it) and no relocation: GNU ld and lld
+            // link this without a word.
+            continue;
+        }
         let mut msg = format!("undefined symbol: {}", s.display());
         for r in refs.iter().take(3) {
             msg.push_str(&format!("\n>>> referenced by {r}"));

@@ -378,6 +378,7 @@ programs! {
     as_needed => "as_needed.c",
     big_bss => "big_bss.c",
     callbacks => "callbacks.c",
+    comdat_discarded_definition => "comdat_discarded_definition.c",
     comdat_local_signature => "comdat_local_signature.c",
     common_symbols => "common_symbols.c",
     ctors => "ctors.c",
