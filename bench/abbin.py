@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Before/after: rotated runs of two (or more) rivet binaries on corpus jobs, warm, medians and the
-ratio of each to the first. For the numbers in a commit message that claims speed.
+ratio of each to the first. For the numbers in a commit message that claims speed. A binary may
+come with arguments of its own, in one quoted word (another linker, or rivet with an option).
 
     python3 bench/abbin.py ROUNDS JOB[,JOB...] BIN_A BIN_B [BIN...]
     python3 bench/abbin.py 15 synth-1,rust-debug /tmp/rivet-base target/release/rivet
+    python3 bench/abbin.py 11 cxx-big target/release/rivet "wild --no-fork --no-gc-sections"
 
 Outputs go to $ABBIN_OUT (default /tmp); one untimed warm-up link per binary and job first.
 """
@@ -17,7 +19,10 @@ from corpus import DEFAULT_CACHE  # noqa: E402
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
-    rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), [str(Path(b).resolve()) for b in sys.argv[3:]]
+    rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:]
+    # A path is made absolute (the links run in the job's directory); a bare name is looked up
+    # on PATH when run.
+    cmds = [[str(Path(w[0]).resolve()) if "/" in w[0] else w[0], *w[1:]] for w in (b.split() for b in bins)]
     outdir = Path(os.environ.get("ABBIN_OUT", "/tmp"))
     for job in jobs:
         jd = DEFAULT_CACHE / "jobs" / job
@@ -26,11 +31,11 @@ def main():
             for k in [(i + j) % len(bins) for j in range(len(bins))]:
                 out = outdir / f"abbin-{job}-{k}"
                 start = time.perf_counter()
-                subprocess.run([bins[k], "@response.txt", "-o", str(out)], cwd=jd, check=True)
+                subprocess.run(cmds[k] + ["@response.txt", "-o", str(out)], cwd=jd, check=True, stdout=subprocess.DEVNULL)
                 if i > 0:
                     times[k].append(time.perf_counter() - start)
         base = statistics.median(times[0])
-        print(job, " ".join(f"{Path(b).name}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
+        print(job, " ".join(f"{Path(b.split()[0]).name}{b[len(b.split()[0]):]}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
                             for b, t in zip(bins, times)), flush=True)
 
 
