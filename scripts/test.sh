@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cargo test --workspace "$@"
 # The programs again, optimised with debug info and a section per function and data object, linked
-# by rivet with section garbage collection and identical code folding: they must still behave like
-# GNU ld's builds (of the same objects, without those two options).
+# by rivet with section garbage collection, identical code folding and 2 MiB maximum pages (code
+# kept apart from data, the default): they must still behave like GNU ld's builds (of the same
+# objects, without those options).
 RIVET_TEST_EXTRA_CFLAGS="-O2 -g -ffunction-sections -fdata-sections" \
-    RIVET_TEST_EXTRA_LDFLAGS="-Wl,--gc-sections -Wl,--icf=all" cargo test --test programs "$@"
+    RIVET_TEST_EXTRA_LDFLAGS="-Wl,--gc-sections -Wl,--icf=all -Wl,-z,max-page-size=0x200000" \
+    cargo test --test programs "$@"
 if [ -z "${RIVET_SKIP_SELF_HOST:-}" ]; then
     ./scripts/self-host.sh "$@"
 fi

@@ -83,8 +83,14 @@ pub struct Config {
     pub execstack: bool,
     /// `-z separate-code` (default true on x86-64 Linux, as GNU ld) / `-z noseparate-code`.
     pub separate_code: bool,
-    /// `-z max-page-size=N` (default 4096).
+    /// `-z max-page-size=N` (default 4096): segments' addresses are congruent to their file
+    /// offsets modulo this, and PT_LOAD's alignment.
     pub max_page_size: u64,
+    /// `-z common-page-size=N` (default 4096, at most the maximum page size): the page that file
+    /// offsets of segments and the end of RELRO are rounded to.
+    pub common_page_size: u64,
+    /// `-z separate-loadable-segments`: every PT_LOAD starts on a maximum-size page in the file too.
+    pub separate_loadable_segments: bool,
     /// `--hash-style=` (GNU ld's default is sysv; gcc passes gnu).
     pub hash_style: HashStyle,
     /// `-soname NAME` / `-h NAME` / `--soname=NAME`.
@@ -215,6 +221,8 @@ impl Default for Config {
             execstack: false,
             separate_code: true,
             max_page_size: 4096,
+            common_page_size: 4096,
+            separate_loadable_segments: false,
             hash_style: HashStyle::Sysv,
             soname: None,
             rpath: Vec::new(),
@@ -278,7 +286,6 @@ impl Default for Config {
 pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
     ("-plugin, -plugin-opt", "the LTO plugin only matters for LTO objects, which rivet rejects with an error"),
     ("--no-warn-mismatch", "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says"),
-    ("-z common-page-size=N", "GNU ld uses it to pad RELRO; rivet pads RELRO to the maximum page size"),
     ("-nostdlib", "honoured: only -L directories are searched"),
 ];
 
@@ -692,7 +699,14 @@ impl ArgParser {
             "execstack" => c.execstack = true,
             "noexecstack" => c.execstack = false,
             "separate-code" => c.separate_code = true,
-            "noseparate-code" => c.separate_code = false,
+            "noseparate-code" => {
+                c.separate_code = false;
+                c.separate_loadable_segments = false;
+            }
+            "separate-loadable-segments" => {
+                c.separate_code = true;
+                c.separate_loadable_segments = true;
+            }
             "defs" => c.no_undefined = true,
             "nodefs" | "undefs" => c.no_undefined = false,
             _ => {
@@ -702,7 +716,7 @@ impl ArgParser {
                         .ok_or_else(|| format!("-z max-page-size: bad size '{v}'"))?;
                     c.max_page_size = n;
                 } else if let Some(v) = key.strip_prefix("common-page-size=") {
-                    number(v)
+                    c.common_page_size = number(v)
                         .filter(|n| n.is_power_of_two())
                         .ok_or_else(|| format!("-z common-page-size: bad size '{v}'"))?;
                 } else {

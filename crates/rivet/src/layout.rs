@@ -460,6 +460,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let order = sort_order(ctx);
     let loads = plan_loads(ctx, &order);
     let page = ctx.config.max_page_size.max(4096);
+    let common = ctx.config.common_page_size.clamp(4096, page);
     let has = |c: Content| ctx.sections.iter().any(|s| s.content == c);
     let tls_secs: Vec<usize> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
@@ -493,10 +494,22 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
                 continue;
             }
             let prev_end = va;
-            va = align_up(va, page);
-            off = align_up(off, page);
-            seg_va = va;
             placed = start_address(ctx, load.sections[0]);
+            // A segment's address is congruent to its file offset modulo the maximum page size,
+            // and it starts on a page of its own in memory; in the file it only starts a new
+            // common-size page (as GNU ld and lld do: `-z max-page-size=2M` must not pad the file
+            // by megabytes). Executable segments under `-z separate-code`, every segment under
+            // `-z separate-loadable-segments`, and segments placed at an address start a
+            // maximum-size page in the file too.
+            let exec_edge =
+                ctx.config.separate_code && (load.flags & elf::PF_X != 0 || loads[li - 1].flags & elf::PF_X != 0);
+            if placed.is_some() || exec_edge || ctx.config.separate_loadable_segments {
+                off = align_up(off, page);
+            } else {
+                off = align_up(off, common);
+            }
+            va = align_up(va, page) + off % page;
+            seg_va = va;
             if let Some(a) = placed {
                 // The segment starts on the page holding the address; that page must come after
                 // the previous segment's last one, which it would otherwise replace when mapped.
@@ -546,6 +559,12 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
                 off += s.size;
                 file_end = off;
             }
+        }
+        if load.relro {
+            // The RELRO segment reaches to the end of its last common-size page, which PT_GNU_RELRO
+            // protects: memory the loader mprotects must be mapped (with `-z common-page-size`
+            // above the system's page, the page rounding of the mapping alone would not cover it).
+            va = align_up(va, common);
         }
         let filesz = file_end - seg_off;
         phdrs.push(Phdr {
@@ -626,9 +645,11 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
     all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, ..Default::default() });
     if let Some((offset, vaddr, memsz)) = relro_range {
-        // Rounded up to the page: the next segment starts on a new page, so the whole tail of the
-        // last RELRO page can be made read-only.
-        let memsz = align_up(vaddr + memsz, page) - vaddr;
+        // Rounded up to the common page: the next segment starts on a new page, so the whole tail
+        // of the last RELRO page can be made read-only. Not to the maximum page: the loader
+        // mprotects the whole range, and past the RELRO segment's last page nothing is mapped
+        // (the program would not start).
+        let memsz = align_up(vaddr + memsz, common) - vaddr;
         let filesz = memsz.min(relro_file_size(ctx, &loads));
         all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }

@@ -522,8 +522,14 @@ impl<'a> Resolver<'a, '_> {
     /// Objects always win over shared libraries, and an archive symbol seen earlier stays lazy.
     fn add_shared(&mut self, pos: u32) {
         let l = &self.loaded[pos as usize];
-        let base =
-            std::path::Path::new(&l.name).file_name().map_or(l.name.clone(), |n| n.to_string_lossy().into_owned());
+        // Without a DT_SONAME, DT_NEEDED holds the name the library was found by: its file name
+        // after a `-l` search, the path as written otherwise (`cc main.o out/b.so` needs `out/b.so`).
+        let base = match l.searched {
+            true => {
+                std::path::Path::new(&l.name).file_name().map_or(l.name.clone(), |n| n.to_string_lossy().into_owned())
+            }
+            false => l.name.clone(),
+        };
         let file = match shared::parse(l.file.data(), l.name.clone(), &base) {
             Ok(f) => f,
             Err(e) => return self.errors.push(e),

@@ -14,8 +14,8 @@
 //!   finds it through `-L` and `$ORIGIN`. GNU ld's and the tested linker's builds each live in
 //!   their own directory;
 //! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`,
-//!   `// check: needed LIB`, `// check: not-needed LIB`, `// check: compressed SECTION zlib|zstd` —
-//!   checks on the output of the tested linker.
+//!   `// check: needed LIB`, `// check: not-needed LIB`, `// check: compressed SECTION zlib|zstd`,
+//!   `// check: file-smaller-than BYTES` — checks on the output of the tested linker.
 //!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
@@ -209,10 +209,11 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         if !p.shared.is_empty() {
             cmd.arg(format!("-L{}", out_dir.display())).arg("-Wl,-rpath,$ORIGIN");
         }
-        cmd.args(&p.ldflags).arg("-o").arg(out_dir.join("prog"));
+        // The extra flags come before the program's own, which win where they disagree.
         if via.is_some() {
             cmd.args(extra_flags());
         }
+        cmd.args(&p.ldflags).arg("-o").arg(out_dir.join("prog"));
         must(&mut cmd);
         out_dir.join("prog")
     };
@@ -283,6 +284,15 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
                 Ok(())
             } else {
                 Err(format!("{section} is not {kind}-compressed:\n{block}"))
+            }
+        }
+        ["file-smaller-than", limit] => {
+            let limit: u64 = limit.parse().map_err(|_| format!("file-smaller-than: bad size {limit}"))?;
+            let size = std::fs::metadata(exe).map_err(|e| e.to_string())?.len();
+            if size < limit {
+                Ok(())
+            } else {
+                Err(format!("the output is {size} bytes, not under {limit}"))
             }
         }
         other => Err(format!("unknown check {other:?}")),
@@ -380,6 +390,7 @@ programs! {
     callbacks => "callbacks.c",
     comdat_discarded_definition => "comdat_discarded_definition.c",
     comdat_local_signature => "comdat_local_signature.c",
+    common_page_size => "common_page_size.c",
     common_symbols => "common_symbols.c",
     ctors => "ctors.c",
     cxx_exceptions => "cxx_exceptions.cpp",
@@ -404,12 +415,16 @@ programs! {
     jump_table => "jump_table.c",
     libm => "libm.c",
     linker_symbols => "linker_symbols.c",
+    max_page_size => "max_page_size.c",
+    merge_mixed_alignment => "merge_mixed_alignment.c",
     merge_strings => "merge_strings.c",
     multi_object => "multi_object.c",
+    needed_by_path => "needed_by_path.c",
     optimized_debug => "optimized_debug.c",
     out_debug_zlib => "out_debug_zlib.c",
     out_debug_zstd => "out_debug_zstd.c",
     section_start => "section_start.c",
+    separate_segments => "separate_segments.c",
     setjmp => "setjmp.c",
     shared_library => "shared_library.c",
     sort_alignment => "sort_alignment.c",

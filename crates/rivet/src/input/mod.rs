@@ -30,6 +30,10 @@ pub struct Loaded {
     pub thin_members: Vec<Option<Arc<InputFile>>>,
     /// Decompressed sections of this file (and its members) live here.
     pub arena: rivet_io::ByteArena,
+    /// Found by a `-l` search (rather than named by its path): a shared library without a
+    /// DT_SONAME is then recorded in DT_NEEDED by its file name, else by the path as written, as
+    /// GNU ld and lld do.
+    pub searched: bool,
 }
 
 /// Directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs on Debian x86-64).
@@ -54,6 +58,8 @@ struct Loader<'c> {
     errors: Vec<String>,
     /// Script stubs being expanded, to refuse one that includes itself.
     script_stack: Vec<PathBuf>,
+    /// The file being added was found by a `-l` search.
+    searching: bool,
 }
 
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
@@ -66,8 +72,16 @@ pub fn load(
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
 ) -> Result<Vec<Loaded>, Vec<String>> {
-    let mut loader =
-        Loader { config, timer, cache, prefetch, out: Vec::new(), errors: Vec::new(), script_stack: Vec::new() };
+    let mut loader = Loader {
+        config,
+        timer,
+        cache,
+        prefetch,
+        out: Vec::new(),
+        errors: Vec::new(),
+        script_stack: Vec::new(),
+        searching: false,
+    };
     for arg in &config.inputs {
         match arg {
             InputArg::File { path, state } => loader.add_path(path, *state),
@@ -96,7 +110,11 @@ impl Loader<'_> {
 
     fn add_library(&mut self, name: &str, state: InputState) {
         match self.find_library(name, state) {
-            Some(path) => self.add_path(&path, state),
+            Some(path) => {
+                let outer = std::mem::replace(&mut self.searching, true);
+                self.add_path(&path, state);
+                self.searching = outer;
+            }
             None => self.errors.push(format!("unable to find library -l{name}")),
         }
     }
@@ -147,7 +165,15 @@ impl Loader<'_> {
                 Ok(m) => m,
                 Err(e) => return self.errors.push(e),
             };
-            self.out.push(Loaded { file, name, kind: Kind::Archive, state, thin_members, arena: Default::default() });
+            self.out.push(Loaded {
+                file,
+                name,
+                kind: Kind::Archive,
+                state,
+                thin_members,
+                arena: Default::default(),
+                searched: self.searching,
+            });
         } else if object::is_elf(data) {
             if let Some(p) = self.prefetch {
                 p.request(&file, 0, file.size());
@@ -160,6 +186,7 @@ impl Loader<'_> {
                     state,
                     thin_members: vec![],
                     arena: Default::default(),
+                    searched: self.searching,
                 }),
                 Ok(::object::elf::ET_DYN) => self.out.push(Loaded {
                     file,
@@ -168,6 +195,7 @@ impl Loader<'_> {
                     state,
                     thin_members: vec![],
                     arena: Default::default(),
+                    searched: self.searching,
                 }),
                 Ok(t) => self
                     .errors
@@ -204,7 +232,11 @@ impl Loader<'_> {
                 self.add_library(lib, st);
             } else {
                 match self.find_script_input(&input.name, path) {
-                    Some(p) => self.add_path(&p, st),
+                    Some(p) => {
+                        let outer = std::mem::replace(&mut self.searching, false);
+                        self.add_path(&p, st);
+                        self.searching = outer;
+                    }
                     None => self.errors.push(format!("{}: cannot find {}", path.display(), input.name)),
                 }
             }

@@ -19,12 +19,16 @@ const SHARDS: usize = 64;
 /// Granularity of `MergedSection::blocks`.
 const BLOCK: u64 = 64;
 
-/// A piece's identity for deduplication: output section, entry size and bytes; hashed by the hash
-/// computed when the piece was cut (so the bytes are hashed once).
+/// A piece's identity for deduplication: output section, entry size, the alignment of the section it
+/// came from, and bytes; hashed by the hash computed when the piece was cut (so the bytes are hashed
+/// once). The alignment is part of it, as in lld (one merged section per name, flags, entry size and
+/// alignment): a constant of a 16-aligned `.rodata.cst16`, which its code may load with `movaps`,
+/// must not be sent to an equal copy in an 8-aligned one.
 struct Key<'a> {
     hash: u64,
     out: u32,
     entsize: u64,
+    align: u64,
     bytes: &'a [u8],
 }
 
@@ -36,7 +40,11 @@ impl std::hash::Hash for Key<'_> {
 
 impl PartialEq for Key<'_> {
     fn eq(&self, o: &Self) -> bool {
-        self.hash == o.hash && self.out == o.out && self.entsize == o.entsize && self.bytes == o.bytes
+        self.hash == o.hash
+            && self.out == o.out
+            && self.entsize == o.entsize
+            && self.align == o.align
+            && self.bytes == o.bytes
     }
 }
 
@@ -312,11 +320,13 @@ pub fn merge(ctx: &mut Ctx) {
                     let i = run[0].0 as usize;
                     let c = range.start + i;
                     let (f, s, out, entsize) = cands[c];
-                    let data = objects[f as usize].sections[s as usize].data;
+                    let sec = &objects[f as usize].sections[s as usize];
+                    let (data, align) = (sec.data, sec.align.max(1));
                     let (pieces, slot) = cut[i].as_mut().expect("grouped pieces were cut");
                     for &(_, pi) in run {
                         let p = &pieces[pi as usize];
-                        let key = Key { hash: p.2, out, entsize, bytes: &data[p.0 as usize..(p.0 + p.1) as usize] };
+                        let bytes = &data[p.0 as usize..(p.0 + p.1) as usize];
+                        let key = Key { hash: p.2, out, entsize, align, bytes };
                         let next = shard.owner.len() as u32;
                         let idx = *shard.index.entry(key).or_insert(next);
                         let me = (c as u32, pi);

@@ -1,8 +1,8 @@
 // -Ttext, -Tdata and -Tbss put those output sections at the given (hexadecimal) addresses; the
 // sections after each follow it. (Fixed-address modes only: in a PIE the addresses move with the
-// load address.)
+// load address. The addresses are 4 KiB pages apart: with 2 MiB pages they would share pages.)
 // modes: no-pie static
-// ldflags: -Wl,-Ttext=500000 -Wl,-Tdata=0x800000 -Wl,--section-start=.bss=0x900000
+// ldflags: -Wl,-z,max-page-size=0x1000 -Wl,-Ttext=500000 -Wl,-Tdata=0x800000 -Wl,--section-start=.bss=0x900000
 #include <stdint.h>
 #include <stdio.h>
 int data_var = 42;
