@@ -65,7 +65,7 @@ def main():
             times[k].append(time.perf_counter() - start if r.returncode == 0 else float("inf"))
             # Each run starts from the same state: the output just written is removed at once, not
             # left in the page cache (charged to PREFIX's memory cgroup) until this setting's next
-            # turn. Left there, every link first had to reclaim the other settings' outputs, likely
+            # round. Left there, every link first had to reclaim the other settings' outputs, likely
             # by an amount that depended on its place in the rotation (suspected, not measured
             # apart): rust-debug in a 66 MiB cgroup measured auto 1.094 [1.050-1.111] of mmap, the
             # very same configuration.

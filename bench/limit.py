@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Distance from the physical limit (the speed issue's fourth target): for each job, a link's
+"""Distance from the physical limit (how close a link gets to pure I/O): for each job, a link's
 wall time over the time to read its inputs once and write its output once, warm.
 
     python3 bench/limit.py ROUNDS JOB[,JOB...] [LINKER...]
