@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
+./scripts/check-layout.sh
 cargo test --workspace "$@"
 # The programs again, optimised with debug info and a section per function and data object, linked
 # by rivet with section garbage collection, identical code folding and 2 MiB maximum pages (code

@@ -389,7 +389,7 @@ impl OutputFile {
 
 /// An existing output that the rename will replace, held open so that the rename does not free
 /// its blocks on the spot: renaming over a 1 GiB file took 235 ms on this machine's ext4 (the inode is
-/// evicted inside rename), 0.03 ms with the old file held open; DESIGN.md measured 11.7–14.8 s for a
+/// evicted inside rename), 0.03 ms with the old file held open; docs/ARCHITECTURE.md records 11.7–14.8 s for a
 /// fragmented 2 GB file on compressed btrfs. Only a plain file with one link qualifies.
 fn hold_old_target(target: &Path) -> Option<File> {
     use std::os::unix::fs::MetadataExt;

@@ -43,7 +43,7 @@ pub fn choose_output(
     }
     let available = mem.effective_available();
     if size > available {
-        // Seed measurement (DESIGN.md): a 2 GB output on compressed btrfs in a 1 GB memory cgroup took
+        // Measured on this machine kind (docs/ARCHITECTURE.md, I/O facts): a 2 GB output on compressed btrfs in a 1 GB memory cgroup took
         // 270-336 s through mmap (pages dirtied in random order, written back under pressure) and
         // 12-14 s as a buffer written once, sequentially (141 s vs 5-12 s on ext4). When the output
         // fits, mmap wins even on compressed btrfs: synth-2 (120 MB output, 166 MB cgroup,
@@ -61,9 +61,9 @@ pub fn choose_output(
     if fs.compressed && available >= size.saturating_mul(4) {
         // btrfs stores preallocated (fallocate) extents uncompressed: on compress-force=zstd,
         // synth-1's 45 MB output put 52 MB on the device through fallocate + mmap (lld, which
-        // does not preallocate, 24 MB; docs/benchmarks compressed-final-20261123-0203). Written
+        // does not preallocate, 24 MB; bench/run.py --scenario compressed, 2026-11-23 01:59 at 33b6c12, in docs/benchmarks/history.jsonl). Written
         // with write() into unreserved space it compresses (c-debug 12 MB instead of 26, cxx-big
-        // 22 instead of 55: compressed-head-20261123-0234), and a full disk is a write error.
+        // 22 instead of 55: bench/run.py --scenario compressed, 02:34 at 6a56642), and a full disk is a write error.
         // Only with memory to spare: without the reservation nothing paces the writes (an
         // unreserved write-behind in a cgroup of half the inputs + output was OOM-killed on
         // synth-1 while the policy still misread the cgroup limit); tight memory takes the
@@ -83,10 +83,10 @@ pub fn choose_output(
         // holds now, with an eighth to spare for what the write allocates itself (cxx-big: 4 MiB
         // left over at this point were not enough, its mmap link hit the cgroup's limit and took
         // 0.70-0.78 s against 0.58-0.60 s written behind; synth-1 with 12 MiB over peaked at 60 of
-        // 73 MiB): mmap. In a cgroup of half the inputs + output (fifth session,
-        // docs/benchmarks/compressed-ab-session5-20261123.md, paired medians) mmap beat reserved
+        // 73 MiB): mmap. In a cgroup of half the inputs + output (2026-11-23,
+        // bench/ab.py on compressed btrfs at ae468ad and 3251e8f, paired medians; docs/benchmarks/history.jsonl) mmap beat reserved
         // write-behind by 16% on synth-1, 15% on c-debug and 11% on rust-debug. It did not when
-        // this rule was first measured (compressed-final2-20261123-0240: synth-1 write-behind 0.291
+        // this rule was first measured (bench/run.py --scenario compressed, 02:40 at 4bdfafc: synth-1 write-behind 0.291
         // s vs mmap 0.479), before merging's freed memory went back to the kernel: synth-1 then
         // held 52 MB after merging, now 14, so its dirty output no longer had to be written back
         // (and compressed) under the cgroup's pressure.
@@ -104,8 +104,8 @@ pub fn choose_output(
     if fs.compressed {
         // Compressed btrfs and an output larger than what the link leaves: write-behind
         // (reserved, paced). cxx-big in a 112 MiB cgroup (51 MB output, the link holding most of
-        // the rest): write-behind 15% faster than mmap (compressed-ab-session5-20261123.md);
-        // earlier, synth-1 0.291 s vs 0.479 while it still held 52 MB (compressed-final2).
+        // the rest): write-behind 15% faster than mmap (bench/ab.py at 3251e8f);
+        // earlier, synth-1 0.291 s vs 0.479 while it still held 52 MB (the 02:40 run).
         return OutputChoice {
             mode: OutputMode::Heap,
             reason: format!(
@@ -124,7 +124,7 @@ pub fn choose_output(
             reserve: true,
         };
     }
-    // lld's --no-mmap-output-file cost +50% on ext4 for a 1.2 GB output (DESIGN.md); here, warm
+    // lld's --no-mmap-output-file cost +50% on ext4 for a 1.2 GB output (docs/ARCHITECTURE.md, I/O facts); here, warm
     // synth-8 (530 MB output) took 0.90 s with mmap and 1.08 s with write-behind.
     let what = if fs.compressed { format!("compressed {}", fs.fs_type) } else { fs.fs_type.clone() };
     OutputChoice {
@@ -166,14 +166,11 @@ pub struct CopyChoice {
 
 /// How sections that reach the output unchanged are copied. `explicit` is `--copy-method`'s value
 /// (`auto` or absent: decide here).
-pub fn choose_copy(explicit: Option<&str>, fs: Option<&FsInfo>) -> CopyChoice {
+pub fn choose_copy(explicit: Option<crate::copy::CopyMethod>, fs: Option<&FsInfo>) -> CopyChoice {
     use crate::copy::CopyMethod::*;
     let pick = |method, reason: &str| CopyChoice { method, reason: reason.to_string() };
-    match explicit {
-        Some("memcpy") => return pick(Memcpy, "--copy-method=memcpy"),
-        Some("copy-file-range") => return pick(CopyFileRange, "--copy-method=copy-file-range"),
-        Some("sendfile") => return pick(Sendfile, "--copy-method=sendfile"),
-        _ => {}
+    if let Some(method) = explicit {
+        return pick(method, &format!("--copy-method={}", method.name()));
     }
     if fs.is_some_and(|f| f.network || f.fuse) {
         return pick(Memcpy, "auto: network/FUSE output: no in-kernel copies");

@@ -2,7 +2,7 @@
 //! them; a background thread asks the kernel to start reading them (`posix_fadvise(WILLNEED)`), so
 //! disk reads overlap parsing instead of happening one page fault at a time.
 //!
-//! Measured on this kind of machine (DESIGN.md): cold reads of 2 GB over 2000 files took 3.5–7.7 s
+//! Measured on this kind of machine (docs/ARCHITECTURE.md, I/O facts): cold reads of 2 GB over 2000 files took 3.5–7.7 s
 //! touching pages in order, 1.7–2.1 s with WILLNEED issued from a background thread, 2.4–3.6 s with
 //! readahead(2) from a background thread, and 3.2–3.6 s with all WILLNEEDs issued from the main thread
 //! (the madvise calls themselves block): hence a thread of its own. Here, though, madvise and

@@ -170,29 +170,28 @@ pub struct Config {
     /// `--exclude-libs=LIB,LIB` / `--exclude-libs LIBS`.
     pub exclude_libs: Vec<String>,
     /// `--icf=all|safe|none`.
-    pub icf: Option<String>,
+    pub icf: Icf,
     /// `--compress-debug-sections=none|zlib|zstd`.
-    pub compress_debug_sections: Option<String>,
+    pub compress_debug_sections: DebugCompression,
     /// `--image-base=ADDR`.
     pub image_base: Option<u64>,
     /// `-Ttext=ADDR`, `-Tdata`, `-Tbss`, `--section-start=.NAME=ADDR`: output section name
     /// (with its dot) → address.
     pub section_starts: Vec<(String, u64)>,
     /// `--sort-section=name|alignment`.
-    pub sort_section: Option<String>,
+    pub sort_section: Option<SortSection>,
     /// `--no-warn-mismatch`, `--warn-common`, ... flags that are checks only.
     pub no_warn_mismatch: bool,
     /// `--discard-all`/`-x`, `--discard-locals`/`-X`, `--discard-none`.
-    pub discard: Option<String>,
+    pub discard: Discard,
     /// `--print-map` / `-M` to stdout.
     pub print_map: bool,
     /// `--trace` / `-t`: print each input file name as it is opened.
     pub trace: bool,
-    /// `--io-strategy=auto|...`, `--prefetch-inputs`/`--no-prefetch-inputs`, `--copy-method=`:
-    /// rivet's own I/O options (strings checked by the I/O layer).
-    pub io_strategy: Option<String>,
+    /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
+    /// automatic choice, which `--io-strategy=auto` also names).
     pub prefetch_inputs: Option<bool>,
-    pub copy_method: Option<String>,
+    pub copy_method: Option<rivet_io::CopyMethod>,
     /// Free the link's tables and mappings when `link` returns. The `rivet` binary leaves them to
     /// the kernel at exit (faster); in-process callers that link many times (the fuzz targets) set
     /// this. No command-line option sets it.
@@ -263,22 +262,55 @@ impl Default for Config {
             wrap: Vec::new(),
             defsym: Vec::new(),
             exclude_libs: Vec::new(),
-            icf: None,
-            compress_debug_sections: None,
+            icf: Icf::None,
+            compress_debug_sections: DebugCompression::None,
             image_base: None,
             section_starts: Vec::new(),
             sort_section: None,
             no_warn_mismatch: false,
-            discard: None,
+            discard: Discard::Locals,
             print_map: false,
             trace: false,
-            io_strategy: None,
             prefetch_inputs: None,
             copy_method: None,
             raw_args: Vec::new(),
             free_memory: false,
         }
     }
+}
+
+/// `--icf`: which identical sections are folded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Icf {
+    None,
+    All,
+    /// Only sections whose address is never taken.
+    Safe,
+}
+
+/// `--compress-debug-sections`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebugCompression {
+    None,
+    Zlib,
+    Zstd,
+}
+
+/// `--sort-section`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortSection {
+    Name,
+    /// Largest alignment first.
+    Alignment,
+}
+
+/// Which local symbols `.symtab` keeps: `--discard-all` (`-x`), `--discard-locals` (`-X`, GNU ld's
+/// default: not the assembler's `.L` labels), `--discard-none`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discard {
+    All,
+    Locals,
+    None,
 }
 
 /// Options rivet accepts and deliberately ignores, each because GNU ld gives it no effect for the
@@ -575,9 +607,9 @@ impl ArgParser {
             "color-diagnostics" => c.color_diagnostics = Some(true),
             "no-color-diagnostics" => c.color_diagnostics = Some(false),
             "no-warn-mismatch" => c.no_warn_mismatch = true,
-            "x" | "discard-all" => c.discard = Some("all".into()),
-            "X" | "discard-locals" => c.discard = Some("locals".into()),
-            "discard-none" => c.discard = Some("none".into()),
+            "x" | "discard-all" => c.discard = Discard::All,
+            "X" | "discard-locals" => c.discard = Discard::Locals,
+            "discard-none" => c.discard = Discard::None,
             "M" | "print-map" => c.print_map = true,
             "t" | "trace" => c.trace = true,
             "nostdlib" => c.nostdlib = true,
@@ -626,12 +658,24 @@ impl ArgParser {
                 c.defsym.push((sym.to_string(), expr.to_string()));
             }
             "exclude-libs" => c.exclude_libs.extend(v.split([',', ':']).map(str::to_string)),
-            "icf" => c.icf = Some(one_of("--icf", &v, &["all", "safe", "none"])?),
+            "icf" => {
+                c.icf = match one_of("--icf", &v, &["all", "safe", "none"])? {
+                    "all" => Icf::All,
+                    "safe" => Icf::Safe,
+                    _ => Icf::None,
+                }
+            }
             "compress-debug-sections" => {
                 c.compress_debug_sections =
-                    Some(one_of("--compress-debug-sections", &v, &["none", "zlib", "zstd", "zlib-gabi"])?)
+                    match one_of("--compress-debug-sections", &v, &["none", "zlib", "zstd", "zlib-gabi"])? {
+                        "zlib" | "zlib-gabi" => DebugCompression::Zlib,
+                        "zstd" => DebugCompression::Zstd,
+                        _ => DebugCompression::None,
+                    }
             }
-            "image-base" => c.image_base = Some(number(&v).ok_or_else(|| format!("--image-base: bad address '{v}'"))?),
+            "image-base" => {
+                c.image_base = Some(parse_number(&v).ok_or_else(|| format!("--image-base: bad address '{v}'"))?)
+            }
             "Ttext" | "Tdata" | "Tbss" => {
                 let addr = hex(&v).ok_or_else(|| format!("-{name}: bad address '{v}'"))?;
                 c.section_starts.push((format!(".{}", &name[1..]), addr));
@@ -645,7 +689,12 @@ impl ArgParser {
                     .ok_or_else(|| format!("--section-start: expected SECTION=ADDRESS, got '{v}'"))?;
                 c.section_starts.push((sec.to_string(), addr));
             }
-            "sort-section" => c.sort_section = Some(one_of("--sort-section", &v, &["name", "alignment"])?),
+            "sort-section" => {
+                c.sort_section = Some(match one_of("--sort-section", &v, &["name", "alignment"])? {
+                    "name" => SortSection::Name,
+                    _ => SortSection::Alignment,
+                })
+            }
             "hash-style" => {
                 c.hash_style = match v.as_str() {
                     "sysv" => HashStyle::Sysv,
@@ -654,9 +703,18 @@ impl ArgParser {
                     _ => return Err(format!("--hash-style: unknown style '{v}' (sysv, gnu or both)")),
                 }
             }
-            "io-strategy" => c.io_strategy = Some(v),
+            // Only the automatic choice exists: the mode, prefetch and copy method each have
+            // their own option to force them.
+            "io-strategy" if v == "auto" => {}
+            "io-strategy" => return Err(format!("--io-strategy={v}: not supported yet (only auto)")),
             "copy-method" => {
-                c.copy_method = Some(one_of("--copy-method", &v, &["memcpy", "copy-file-range", "sendfile", "auto"])?)
+                use rivet_io::CopyMethod;
+                c.copy_method = match one_of("--copy-method", &v, &["memcpy", "copy-file-range", "sendfile", "auto"])? {
+                    "memcpy" => Some(CopyMethod::Memcpy),
+                    "copy-file-range" => Some(CopyMethod::CopyFileRange),
+                    "sendfile" => Some(CopyMethod::Sendfile),
+                    _ => None,
+                }
             }
             "threads" => {
                 c.threads = Some(
@@ -669,7 +727,7 @@ impl ArgParser {
             "build-id" => c.build_id = build_id(&v)?,
             "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
             "color-diagnostics" => {
-                c.color_diagnostics = match one_of("--color-diagnostics", &v, &["auto", "always", "never"])?.as_str() {
+                c.color_diagnostics = match one_of("--color-diagnostics", &v, &["auto", "always", "never"])? {
                     "always" => Some(true),
                     "never" => Some(false),
                     _ => None,
@@ -711,12 +769,12 @@ impl ArgParser {
             "nodefs" | "undefs" => c.no_undefined = false,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
-                    let n = number(v)
+                    let n = parse_number(v)
                         .filter(|n| n.is_power_of_two())
                         .ok_or_else(|| format!("-z max-page-size: bad size '{v}'"))?;
                     c.max_page_size = n;
                 } else if let Some(v) = key.strip_prefix("common-page-size=") {
-                    c.common_page_size = number(v)
+                    c.common_page_size = parse_number(v)
                         .filter(|n| n.is_power_of_two())
                         .ok_or_else(|| format!("-z common-page-size: bad size '{v}'"))?;
                 } else {
@@ -728,15 +786,17 @@ impl ArgParser {
     }
 }
 
-fn one_of(opt: &str, v: &str, allowed: &[&str]) -> Result<String, String> {
+fn one_of<'v>(opt: &str, v: &'v str, allowed: &[&str]) -> Result<&'v str, String> {
     if allowed.contains(&v) {
-        Ok(v.to_string())
+        Ok(v)
     } else {
         Err(format!("{opt}: unknown value '{v}' (expected one of: {})", allowed.join(", ")))
     }
 }
 
-fn number(s: &str) -> Option<u64> {
+/// The one number syntax of the command line, `--defsym` and scripts: decimal, or hexadecimal with
+/// `0x`.
+pub fn parse_number(s: &str) -> Option<u64> {
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16).ok(),
         None => s.parse().ok(),
@@ -979,7 +1039,7 @@ mod tests {
         assert_eq!(c.image_base, Some(0x1000000));
         assert!(p(&["-Tbss=zz"]).unwrap_err().contains("zz"));
         assert!(p(&["--section-start=.text"]).unwrap_err().contains("SECTION=ADDRESS"));
-        assert_eq!(p(&["--sort-section=alignment"]).unwrap().sort_section.as_deref(), Some("alignment"));
+        assert_eq!(p(&["--sort-section=alignment"]).unwrap().sort_section, Some(SortSection::Alignment));
         assert!(p(&["--sort-section=size"]).unwrap_err().contains("size"));
     }
 

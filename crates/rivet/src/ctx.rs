@@ -6,7 +6,7 @@ use crate::diag::Diag;
 use crate::input::object::{ObjectFile, Sym};
 use crate::resolve::{Def, Symbol};
 use crate::sections::eh_frame::{self, EhSection};
-use crate::sections::merge::MergedSection;
+use crate::sections::merged::{MergedSection, Merges};
 use crate::sections::output::OutputSection;
 use object::elf;
 use object::LittleEndian as LE;
@@ -14,12 +14,7 @@ use object::LittleEndian as LE;
 // flooding resistance buys nothing here and cost ~8% of a rust-debug link.
 use rustc_hash::FxHashMap as HashMap;
 
-/// A symbol as a relocation names it: global (by id) or local to one file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    Global(u32),
-    Local(u32, u32),
-}
+pub use crate::ids::Target;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
@@ -71,7 +66,7 @@ pub struct Ctx<'a> {
     /// Split `.eh_frame` input sections, by (file, section).
     pub eh: HashMap<(u32, u32), EhSection>,
     /// Merged `SHF_MERGE` input sections.
-    pub merges: crate::sections::merge::Merges,
+    pub merges: Merges,
     /// Common symbols allocated at the end of `.bss`: (symbol id, offset from `commons_base`).
     pub commons: Vec<(u32, u64)>,
     pub commons_section: Option<usize>,
@@ -88,9 +83,9 @@ pub struct Ctx<'a> {
     pub global_types: Vec<u8>,
     /// `--defsym=SYM=OTHER+N`: (SYM, N); SYM's definition is OTHER's, and its value moves by N.
     pub defsym_addends: Vec<(u32, i64)>,
-    pub got: crate::synthetic::Tables,
-    pub dynsym: crate::synthetic::dynamic::DynPlan,
-    pub versions: crate::synthetic::dynamic::Versions,
+    pub got: crate::synthetic::tables::Tables,
+    pub dynsym: crate::synthetic::dynamic_tables::DynPlan,
+    pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
     pub dynamic_list: rustc_hash::FxHashSet<u32>,
     pub tls: Tls,

@@ -91,7 +91,7 @@ fn number(w: &str) -> Option<i64> {
         b'M' | b'm' if !w.starts_with("0x") => (&w[..w.len() - 1], 1 << 20),
         _ => (w, 1),
     };
-    let v = crate::layout::parse_number(digits)?;
+    let v = crate::args::parse_number(digits)?;
     i64::try_from(v).ok()?.checked_mul(scale)
 }
 

@@ -902,7 +902,7 @@ pub fn entry_address(ctx: &Ctx) -> u64 {
             return ctx.global_addr[id as usize];
         }
     }
-    if let Some(v) = parse_number(&name) {
+    if let Some(v) = crate::args::parse_number(&name) {
         return v;
     }
     // A shared library needs no entry point unless one was asked for.
@@ -912,13 +912,6 @@ pub fn entry_address(ctx: &Ctx) -> u64 {
     let text = section_range(ctx, ".text").map_or(0, |r| r.0);
     ctx.diag.warn(format!("cannot find entry symbol {name}; defaulting to {text:#x}"));
     text
-}
-
-pub fn parse_number(s: &str) -> Option<u64> {
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
-    }
 }
 
 #[cfg(test)]
@@ -943,7 +936,9 @@ mod tests {
 
     #[test]
     fn numbers() {
+        use crate::args::parse_number;
         assert_eq!(parse_number("0x401000"), Some(0x401000));
+        assert_eq!(parse_number("0X10"), Some(16));
         assert_eq!(parse_number("42"), Some(42));
         assert_eq!(parse_number("main"), None);
     }

@@ -5,6 +5,7 @@ pub mod args;
 pub mod ctx;
 pub mod defsym;
 pub mod diag;
+pub mod ids;
 pub mod input;
 pub mod layout;
 pub mod link;

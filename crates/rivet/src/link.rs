@@ -1,7 +1,7 @@
 //! The link, as a pipeline: one call per stage, each timed, each handing the next a plain data
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output.
-use crate::args::{Config, Strip};
+use crate::args::{Config, Icf, Strip};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Diag, Result};
 use crate::input::{self, object::NO_OUTPUT};
@@ -53,7 +53,7 @@ fn root_symbols(config: &Config) -> Vec<String> {
     let mut roots = Vec::new();
     // A shared library has no entry point unless -e names one.
     let entry = config.entry.clone().or_else(|| (!config.shared).then(|| "_start".into()));
-    if let Some(entry) = entry.filter(|e| layout::parse_number(e).is_none()) {
+    if let Some(entry) = entry.filter(|e| crate::args::parse_number(e).is_none()) {
         roots.push(entry);
     }
     roots.extend(config.undefined.iter().cloned());
@@ -86,7 +86,6 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
     // Both need the libraries' own dependencies loaded, which rivet does not do yet.
     check(!config.rpath_link.is_empty(), "-rpath-link");
     check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
-    check(config.io_strategy.as_deref().is_some_and(|v| v != "auto"), "--io-strategy");
     match missing.as_slice() {
         [] => Ok(()),
         list => Err(fatal!("not supported yet: {}", list.join(", "))),
@@ -161,16 +160,16 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         }
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
-    if let Some(mode) = config.icf.as_deref().filter(|m| *m != "none") {
-        let n = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, mode == "safe"));
+    if config.icf != Icf::None {
+        let n = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, config.icf == Icf::Safe));
         if config.verbose {
-            eprintln!("rivet: --icf={mode}: {n} sections folded");
+            eprintln!("rivet: --icf={}: {n} sections folded", format!("{:?}", config.icf).to_lowercase());
         }
     }
     // Group live input sections into output sections by name.
     timer.phase("output sections", || {
         let strip_debug = config.strip != Strip::None;
-        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section.as_deref());
+        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section);
         layout::define_reserved_symbols(&mut ctx);
     });
     timer.phase("check symbols", || check_symbols(&ctx))?;
@@ -221,7 +220,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         lay
     });
     diag.check()?;
-    if let Some(format) = config.compress_debug_sections.as_deref().and_then(compress::Format::from_option) {
+    if let Some(format) = compress::Format::from_option(config.compress_debug_sections) {
         let (n, before, after) = timer.phase("compress debug", || compress::compress(&mut ctx, &mut lay, format));
         if config.verbose {
             eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
@@ -259,7 +258,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // (51 MB output) wrote unpaced in a 112 MiB cgroup on a 30 MB/s disk and was OOM-killed.
     let paced = lay.file_size.saturating_mul(2) > memory.available_without_cache();
     // Sections that reach the output unchanged may be copied file to file by the kernel.
-    let copy_choice = rivet_io::policy::choose_copy(config.copy_method.as_deref(), fs.as_ref());
+    let copy_choice = rivet_io::policy::choose_copy(config.copy_method, fs.as_ref());
     if config.verbose {
         eprintln!("rivet: copy method {}: {}", copy_choice.method.name(), copy_choice.reason);
     }

@@ -5,7 +5,7 @@
 //! thread-local offset, and static glibc has no `__tls_get_addr`).
 use crate::ctx::{Ctx, Target};
 use crate::input::object::{ObjSection, Rela};
-use crate::sections::merge::MergedSection;
+use crate::sections::merged::MergedSection;
 use crate::synthetic::{DynRel, GotKind, Tables, NO_SYM, PLT_HEADER_SIZE};
 use object::elf::*;
 use object::LittleEndian as LE;

@@ -2,6 +2,7 @@
 //! memory (its input sections copied and relocated as the writer would), compressed, and given an
 //! ELF compression header (`SHF_COMPRESSED`, an Elf64_Chdr then the stream), as GNU ld and lld do.
 //! The non-alloc sections after it move up in the file; loaded sections do not move.
+use crate::args::DebugCompression;
 use crate::ctx::Ctx;
 use crate::layout::{self, Layout};
 use crate::sections::output::Content;
@@ -16,11 +17,11 @@ pub enum Format {
 
 impl Format {
     /// The `--compress-debug-sections` value: `none` is no compression.
-    pub fn from_option(v: &str) -> Option<Format> {
+    pub fn from_option(v: DebugCompression) -> Option<Format> {
         match v {
-            "zlib" | "zlib-gabi" => Some(Format::Zlib),
-            "zstd" => Some(Format::Zstd),
-            _ => None,
+            DebugCompression::Zlib => Some(Format::Zlib),
+            DebugCompression::Zstd => Some(Format::Zstd),
+            DebugCompression::None => None,
         }
     }
 }
@@ -128,8 +129,8 @@ mod tests {
 
     #[test]
     fn option_values() {
-        assert_eq!(Format::from_option("zlib-gabi"), Some(Format::Zlib));
-        assert_eq!(Format::from_option("zstd"), Some(Format::Zstd));
-        assert_eq!(Format::from_option("none"), None);
+        assert_eq!(Format::from_option(DebugCompression::Zlib), Some(Format::Zlib));
+        assert_eq!(Format::from_option(DebugCompression::Zstd), Some(Format::Zstd));
+        assert_eq!(Format::from_option(DebugCompression::None), None);
     }
 }

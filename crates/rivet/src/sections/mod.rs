@@ -6,4 +6,5 @@ pub mod eh_frame;
 pub mod gc;
 pub mod icf;
 pub mod merge;
+pub mod merged;
 pub mod output;

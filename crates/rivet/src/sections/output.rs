@@ -209,7 +209,7 @@ pub fn build(
     objects: &mut [ObjectFile],
     file_order: &[u32],
     strip_debug: bool,
-    sort: Option<&str>,
+    sort: Option<crate::args::SortSection>,
 ) -> Vec<OutputSection> {
     let mut out: Vec<OutputSection> = Vec::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
@@ -278,11 +278,11 @@ fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
 /// `SORT_BY_NAME`/`SORT_BY_ALIGNMENT` (largest alignment first). The sorts are stable, so sections
 /// of one name (`.init` from crti.o, the objects and crtn.o; `.ctors` from crtbegin.o ... crtend.o)
 /// keep their command-line order, which is what makes their code and tables work.
-fn sort_members(os: &mut OutputSection, objects: &[ObjectFile], how: &str) {
+fn sort_members(os: &mut OutputSection, objects: &[ObjectFile], how: crate::args::SortSection) {
     let sec = |&(f, s): &(u32, u32)| &objects[f as usize].sections[s as usize];
     match how {
-        "alignment" => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align)),
-        _ => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
+        crate::args::SortSection::Alignment => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align)),
+        crate::args::SortSection::Name => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
     }
 }
 

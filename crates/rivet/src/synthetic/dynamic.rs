@@ -8,26 +8,7 @@ use object::elf;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
-#[derive(Default)]
-pub struct DynPlan {
-    /// Global symbol ids in `.dynsym` order (entry `i + 1`).
-    pub symbols: Vec<u32>,
-    pub index: HashMap<u32, u32>,
-    /// The first symbol `.gnu.hash` covers (imports without an address come before it).
-    pub first_hashed: u32,
-    pub dynstr: Vec<u8>,
-    pub name_off: Vec<u32>,
-    /// DT_NEEDED names (offsets in `.dynstr`), in command-line order.
-    pub needed: Vec<u32>,
-    pub soname: Option<u32>,
-    pub runpath: Option<u32>,
-    pub versym: Vec<u16>,
-    pub verneed: Vec<u8>,
-    pub verneed_count: u32,
-    pub verdef: Vec<u8>,
-    pub verdef_count: u32,
-    pub gnu_hash: Vec<u8>,
-}
+pub use super::dynamic_tables::{DynPlan, Versions};
 
 /// The ELF SysV hash of a version name (`vna_hash`).
 pub fn elf_hash(name: &[u8]) -> u32 {
@@ -388,6 +369,14 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
     }
 }
 
+/// The name a symbol has in `.dynsym`: `foo@V1` is exported as `foo` (its version says V1).
+pub fn dynamic_name(name: &[u8]) -> &[u8] {
+    match memchr::memchr(b'@', name) {
+        Some(at) if at > 0 => &name[..at],
+        _ => name,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,29 +387,5 @@ mod tests {
         assert_eq!(elf_hash(b"GLIBC_2.2.5"), 0x09691a75);
         assert_eq!(gnu_hash(b""), 5381);
         assert_eq!(gnu_hash(b"printf"), 0x156b2bb8);
-    }
-}
-
-/// Version definitions of this output (from `--version-script`): node names, parents, and the
-/// version each exported symbol carries.
-#[derive(Default)]
-pub struct Versions {
-    /// Named nodes in script order: (name, parent); node `i` is version index `i + 2`.
-    pub nodes: Vec<(String, Option<String>)>,
-    /// Symbol id → version index (VERSYM_HIDDEN set for `foo@V` non-default versions).
-    pub of_symbol: HashMap<u32, u16>,
-}
-
-impl Versions {
-    pub fn index_of(&self, name: &[u8]) -> Option<u16> {
-        self.nodes.iter().position(|(n, _)| n.as_bytes() == name).map(|i| i as u16 + 2)
-    }
-}
-
-/// The name a symbol has in `.dynsym`: `foo@V1` is exported as `foo` (its version says V1).
-pub fn dynamic_name(name: &[u8]) -> &[u8] {
-    match memchr::memchr(b'@', name) {
-        Some(at) if at > 0 => &name[..at],
-        _ => name,
     }
 }

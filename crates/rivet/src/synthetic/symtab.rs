@@ -1,6 +1,7 @@
 //! `.symtab`/`.strtab`: planned right after resolution (which symbols, their names: exact sizes for
 //! layout) and written after layout (values, section indices). Locals of every object come first,
 //! then globals; hidden globals become locals, as GNU ld makes them in an executable.
+use crate::args::Discard;
 use crate::ctx::Ctx;
 use crate::resolve::Def;
 use object::elf;
@@ -22,8 +23,8 @@ pub struct Plan {
 /// Local symbols in .symtab: all but section symbols and those of dropped sections; `.L` temporaries
 /// only with `--discard-none` (GNU ld's default is `-X`, `--discard-locals`); none with `-x`.
 fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
-    let discard = ctx.config.discard.as_deref();
-    if discard == Some("all") {
+    let discard = ctx.config.discard;
+    if discard == Discard::All {
         return false;
     }
     let obj = &ctx.objects[file as usize];
@@ -38,7 +39,7 @@ fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
             return false;
         }
     }
-    discard == Some("none") || !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
+    discard == Discard::None || !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
 }
 
 fn keep_global(ctx: &Ctx, id: usize) -> bool {

@@ -1,0 +1,142 @@
+//! The GOT and PLT tables the relocation scan fills and layout and the writers read: which entries
+//! exist, in which order, and where they are once sections have addresses. Plain data over
+//! `Target`s; the passes that fill and write them are in `synthetic` and `arch`.
+use crate::ids::Target;
+use crate::sections::output::OutputSection;
+use rustc_hash::FxHashMap as HashMap;
+
+/// `.got.plt` starts with three words the dynamic loader owns (`_DYNAMIC`, link map, resolver).
+pub const GOTPLT_RESERVED: u64 = 3;
+pub const PLT_ENTRY_SIZE: u64 = 16;
+/// The lazy-binding PLT header of dynamic outputs (push link map; jmp resolver).
+pub const PLT_HEADER_SIZE: u64 = 16;
+/// Marks a dynamic relocation that names no symbol.
+pub const NO_SYM: u32 = u32::MAX;
+
+/// What a `.got` entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GotKind {
+    /// The symbol's address.
+    Addr,
+    /// The symbol's offset from the thread pointer (initial-exec TLS).
+    TpOff,
+    /// Module id and offset (general-dynamic TLS): two words.
+    TlsGd,
+    /// This module's id and 0 (local-dynamic TLS): two words, one per output.
+    TlsLd,
+}
+
+impl GotKind {
+    pub fn words(self) -> u64 {
+        match self {
+            GotKind::TlsGd | GotKind::TlsLd => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A relocation for the dynamic loader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DynRel {
+    pub offset: u64,
+    pub ty: u32,
+    /// Global symbol id, or NO_SYM.
+    pub sym: u32,
+    pub addend: i64,
+}
+
+#[derive(Default)]
+pub struct Tables {
+    /// `.got` entries in order, with their first word's index.
+    pub got: Vec<(Target, GotKind, u32)>,
+    pub got_words: u32,
+    index: HashMap<(Target, GotKind), u32>,
+    /// Symbols with a PLT stub and a `.got.plt` slot, in order.
+    pub plt: Vec<Target>,
+    /// PLT entry of each global symbol by id (`u32::MAX`: none); of a local (a local IFUNC) by target.
+    plt_of_global: Vec<u32>,
+    plt_of_local: HashMap<Target, u32>,
+    /// Imported functions whose PLT stub is their address in this executable (the address was taken
+    /// with a non-GOT relocation, so every module must agree on it).
+    pub canonical: rustc_hash::FxHashSet<u32>,
+    /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
+    pub copies: Vec<u32>,
+    /// Offsets of the copies from the start of the copy area.
+    pub copy_offset: HashMap<u32, u64>,
+    pub got_sec: Option<usize>,
+    pub gotplt_sec: Option<usize>,
+    pub plt_sec: Option<usize>,
+    pub relaplt_sec: Option<usize>,
+    pub reladyn_sec: Option<usize>,
+    pub dynamic_sec: Option<usize>,
+    /// Entries of `.rela.dyn` (sections, GOT, copies), and how many of them are RELATIVE.
+    pub dynrel_count: u64,
+    pub relative_count: u64,
+    /// `_GLOBAL_OFFSET_TABLE_` or GOT-relative relocations need `.got.plt` even without a PLT.
+    pub need_gotplt: bool,
+    /// A dynamic output's PLT starts with the lazy-binding header.
+    pub plt_header: u64,
+}
+
+impl Tables {
+    /// Adds a `.got` entry unless the target has one of that kind already.
+    pub fn add_got(&mut self, t: Target, kind: GotKind) {
+        let key = if kind == GotKind::TlsLd { (Target::Local(0, 0), kind) } else { (t, kind) };
+        if !self.index.contains_key(&key) {
+            self.index.insert(key, self.got.len() as u32);
+            self.got.push((key.0, kind, self.got_words));
+            self.got_words += kind.words() as u32;
+        }
+    }
+
+    pub fn add_plt(&mut self, t: Target) {
+        if self.plt_index(t).is_some() {
+            return;
+        }
+        let index = self.plt.len() as u32;
+        match t {
+            Target::Global(id) => {
+                if id as usize >= self.plt_of_global.len() {
+                    self.plt_of_global.resize(id as usize + 1, u32::MAX);
+                }
+                self.plt_of_global[id as usize] = index;
+            }
+            Target::Local(..) => {
+                self.plt_of_local.insert(t, index);
+            }
+        }
+        self.plt.push(t);
+    }
+
+    /// Looked up for every relocation: a vector for globals, not a hash map (1.6% of a cxx-big link).
+    pub fn plt_index(&self, t: Target) -> Option<u32> {
+        match t {
+            Target::Global(id) => self.plt_of_global.get(id as usize).copied().filter(|&i| i != u32::MAX),
+            Target::Local(..) => self.plt_of_local.get(&t).copied(),
+        }
+    }
+
+    pub fn plt_entry_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+        sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr
+            + self.plt_header
+            + PLT_ENTRY_SIZE * i as u64
+    }
+
+    pub fn gotplt_slot_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+        self.gotplt_addr(sections) + 8 * (GOTPLT_RESERVED + i as u64)
+    }
+
+    /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
+    pub fn gotplt_addr(&self, sections: &[OutputSection]) -> u64 {
+        match (self.gotplt_sec, self.got_sec) {
+            (Some(s), _) | (None, Some(s)) => sections[s].addr,
+            (None, None) => 0,
+        }
+    }
+
+    pub fn got_entry_addr(&self, sections: &[OutputSection], t: Target, kind: GotKind) -> Option<u64> {
+        let key = if kind == GotKind::TlsLd { (Target::Local(0, 0), kind) } else { (t, kind) };
+        let i = *self.index.get(&key)?;
+        Some(sections[self.got_sec?].addr + 8 * self.got[i as usize].2 as u64)
+    }
+}
