@@ -142,9 +142,20 @@ pub struct Config {
     pub allow_shlib_undefined: Option<bool>,
     /// `--no-undefined-version` (true) / `--undefined-version` (false). Default false.
     pub no_undefined_version: bool,
-    /// `-Bsymbolic`, `-Bsymbolic-functions`.
-    pub bsymbolic: bool,
-    pub bsymbolic_functions: bool,
+    /// `-Bsymbolic`, `-Bsymbolic-functions`, `-Bsymbolic-non-weak(-functions)`, `-Bno-symbolic`
+    /// (the last given wins, as in lld).
+    pub symbolic: Symbolic,
+    /// DT_FLAGS_1 bits asked for with `-z` (`initfirst`, `interpose`, `nodefaultlib`, `origin`,
+    /// `nodelete`, `nodlopen`, `global`).
+    pub dt_flags_1: u32,
+    /// `-z stack-size=N`: PT_GNU_STACK's size (the main thread's stack size to ask for).
+    pub stack_size: u64,
+    /// `-z rodynamic`: `.dynamic` read-only (the loader then does not write DT_DEBUG).
+    pub rodynamic: bool,
+    /// `-init SYM` / `-fini SYM`: DT_INIT / DT_FINI (default `_init` / `_fini`), set only when the
+    /// output defines the symbol.
+    pub init: String,
+    pub fini: String,
     /// `-plugin PATH` and `-plugin-opt OPT` / `-plugin-opt=OPT`: recorded (LTO is not implemented; an
     /// LTO object given as input is an error).
     pub plugin: Option<String>,
@@ -248,8 +259,12 @@ impl Default for Config {
             no_undefined: false,
             allow_shlib_undefined: None,
             no_undefined_version: false,
-            bsymbolic: false,
-            bsymbolic_functions: false,
+            symbolic: Symbolic::None,
+            dt_flags_1: 0,
+            stack_size: 0,
+            rodynamic: false,
+            init: "_init".to_string(),
+            fini: "_fini".to_string(),
             plugin: None,
             plugin_opts: Vec::new(),
             emulation: None,
@@ -277,6 +292,20 @@ impl Default for Config {
             free_memory: false,
         }
     }
+}
+
+/// Which of a shared library's own definitions bind inside it instead of staying preemptible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symbolic {
+    None,
+    /// `-Bsymbolic`: every definition (and DF_SYMBOLIC is set).
+    All,
+    /// `-Bsymbolic-functions`: function definitions.
+    Functions,
+    /// `-Bsymbolic-non-weak`: non-weak definitions.
+    NonWeak,
+    /// `-Bsymbolic-non-weak-functions`: non-weak function definitions.
+    NonWeakFunctions,
 }
 
 /// `--icf`: which identical sections are folded.
@@ -323,6 +352,8 @@ pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
 
 /// Options whose value follows (`-o FILE`, `--opt=VALUE`, `--opt VALUE`).
 const WITH_VALUE: &[&str] = &[
+    "init",
+    "fini",
     "o",
     "output",
     "l",
@@ -437,6 +468,7 @@ fn split_option(arg: &str) -> (String, Option<String>) {
 
 /// Flags (no value). Listed so that `-static` is never read as `-s tatic` and so on.
 const KNOWN_FLAGS: &[&str] = &[
+    "emit-relocs",
     "static",
     "Bstatic",
     "dn",
@@ -496,6 +528,9 @@ const KNOWN_FLAGS: &[&str] = &[
     "undefined-version",
     "Bsymbolic",
     "Bsymbolic-functions",
+    "Bsymbolic-non-weak",
+    "Bsymbolic-non-weak-functions",
+    "Bno-symbolic",
     "enable-new-dtags",
     "disable-new-dtags",
     "fatal-warnings",
@@ -558,6 +593,8 @@ impl ArgParser {
             "no-pie" | "no-pic-executable" => c.pie = false,
             "shared" | "Bshareable" => c.shared = true,
             "no-dynamic-linker" => c.no_dynamic_linker = true,
+            // Listed so that `-emit-relocs` is not read as `-e mit-relocs`.
+            "emit-relocs" | "q" => return Err(format!("-{name}: --emit-relocs is not supported yet")),
             "eh-frame-hdr" => c.eh_frame_hdr = true,
             "no-eh-frame-hdr" => c.eh_frame_hdr = false,
             "build-id" => c.build_id = BuildId::Sha1,
@@ -598,8 +635,11 @@ impl ArgParser {
             "no-allow-shlib-undefined" => c.allow_shlib_undefined = Some(false),
             "no-undefined-version" => c.no_undefined_version = true,
             "undefined-version" => c.no_undefined_version = false,
-            "Bsymbolic" => c.bsymbolic = true,
-            "Bsymbolic-functions" => c.bsymbolic_functions = true,
+            "Bsymbolic" => c.symbolic = Symbolic::All,
+            "Bsymbolic-functions" => c.symbolic = Symbolic::Functions,
+            "Bsymbolic-non-weak" => c.symbolic = Symbolic::NonWeak,
+            "Bsymbolic-non-weak-functions" => c.symbolic = Symbolic::NonWeakFunctions,
+            "Bno-symbolic" => c.symbolic = Symbolic::None,
             "enable-new-dtags" => c.new_dtags = true,
             "disable-new-dtags" => c.new_dtags = false,
             "fatal-warnings" => c.fatal_warnings = true,
@@ -627,6 +667,8 @@ impl ArgParser {
             "l" | "library" => c.inputs.push(InputArg::Library { name: v, state: self.state }),
             "L" | "library-path" => c.lib_paths.push(PathBuf::from(v)),
             "e" | "entry" => c.entry = Some(v),
+            "init" => c.init = v,
+            "fini" => c.fini = v,
             "m" => {
                 if v != "elf_x86_64" {
                     return Err(format!("unsupported emulation '{v}' (rivet links elf_x86_64 only)"));
@@ -767,12 +809,22 @@ impl ArgParser {
             }
             "defs" => c.no_undefined = true,
             "nodefs" | "undefs" => c.no_undefined = false,
+            "initfirst" => c.dt_flags_1 |= object::elf::DF_1_INITFIRST,
+            "interpose" => c.dt_flags_1 |= object::elf::DF_1_INTERPOSE,
+            "nodefaultlib" => c.dt_flags_1 |= object::elf::DF_1_NODEFLIB,
+            "origin" => c.dt_flags_1 |= object::elf::DF_1_ORIGIN,
+            "nodelete" => c.dt_flags_1 |= object::elf::DF_1_NODELETE,
+            "nodlopen" => c.dt_flags_1 |= object::elf::DF_1_NOOPEN,
+            "global" => c.dt_flags_1 |= object::elf::DF_1_GLOBAL,
+            "rodynamic" => c.rodynamic = true,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
                     let n = parse_number(v)
                         .filter(|n| n.is_power_of_two())
                         .ok_or_else(|| format!("-z max-page-size: bad size '{v}'"))?;
                     c.max_page_size = n;
+                } else if let Some(v) = key.strip_prefix("stack-size=") {
+                    c.stack_size = parse_number(v).ok_or_else(|| format!("-z stack-size: bad size '{v}'"))?;
                 } else if let Some(v) = key.strip_prefix("common-page-size=") {
                     c.common_page_size = parse_number(v)
                         .filter(|n| n.is_power_of_two())

@@ -1,7 +1,7 @@
 //! The link's shared state after resolution: the objects, the symbol table, the output sections and
 //! the tables later stages fill (GOT, PLT, TLS, addresses). Stages borrow it; only the pipeline in
 //! `link.rs` owns it. Also the answers every stage asks of a symbol: what it is, where it lives.
-use crate::args::Config;
+use crate::args::{Config, Symbolic};
 use crate::diag::Diag;
 use crate::input::object::{ObjectFile, Sym};
 use crate::resolve::{Def, Symbol};
@@ -172,9 +172,20 @@ impl<'a> Ctx<'a> {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
                     && (self.config.dynamic_lists.is_empty() || self.dynamic_list.contains(&id))
-                    && !self.config.bsymbolic
-                    && !(self.config.bsymbolic_functions && self.sym_type(t) == elf::STT_FUNC)
+                    && !self.binds_symbolically(t, s.weak)
             }
+        }
+    }
+
+    /// A shared library's definition that `-Bsymbolic` and its variants bind inside the library.
+    fn binds_symbolically(&self, t: Target, weak: bool) -> bool {
+        let function = || matches!(self.sym_type(t), elf::STT_FUNC | elf::STT_GNU_IFUNC);
+        match self.config.symbolic {
+            Symbolic::None => false,
+            Symbolic::All => true,
+            Symbolic::Functions => function(),
+            Symbolic::NonWeak => !weak,
+            Symbolic::NonWeakFunctions => !weak && function(),
         }
     }
 

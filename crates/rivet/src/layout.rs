@@ -203,7 +203,7 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
         dynamic.push((tag as i64, DynValue::Value(rp as u64)));
     }
     if dynamic_output {
-        for (name, tag) in [(&b"_init"[..], DT_INIT), (b"_fini", DT_FINI)] {
+        for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
             if let Some(&id) = ctx.by_name.get(name) {
                 if matches!(ctx.symbols[id as usize].def, Def::Defined { .. }) {
                     dynamic.push((tag as i64, DynValue::Symbol(id)));
@@ -241,7 +241,9 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     dynamic.push((DT_SYMTAB as i64, DynValue::SectionAddr(dynsym)));
     dynamic.push((DT_STRSZ as i64, DynValue::SectionSize(dynstr)));
     dynamic.push((DT_SYMENT as i64, DynValue::Value(24)));
-    if exe {
+    // The loader writes DT_DEBUG's value, which a read-only `.dynamic` cannot take (lld leaves it
+    // out too).
+    if exe && !ctx.config.rodynamic {
         dynamic.push((DT_DEBUG as i64, DynValue::Value(0)));
     }
     let nplt = ctx.got.plt.len() as u64;
@@ -261,7 +263,18 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
         dynamic.push((DT_RELAENT as i64, DynValue::Value(24)));
     }
     let mut flags = 0;
-    let mut flags_1 = 0;
+    let mut flags_1 = ctx.config.dt_flags_1;
+    if exe {
+        // Only a shared object can be initialised first, kept loaded or refused to dlopen: GNU ld
+        // drops these bits from executables.
+        flags_1 &= !(DF_1_INITFIRST | DF_1_NODELETE | DF_1_NOOPEN);
+    }
+    if flags_1 & DF_1_ORIGIN != 0 {
+        flags |= DF_ORIGIN;
+    }
+    if ctx.config.symbolic == crate::args::Symbolic::All && !exe {
+        flags |= DF_SYMBOLIC;
+    }
     if ctx.config.now {
         flags |= DF_BIND_NOW;
         flags_1 |= DF_1_NOW;
@@ -297,8 +310,9 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     }
     dynamic.push((DT_NULL as i64, DynValue::Value(0)));
     let size = 16 * dynamic.len() as u64;
-    ctx.got.dynamic_sec =
-        Some(add_section(ctx, ".dynamic", SHT_DYNAMIC, SHF_ALLOC | SHF_WRITE, 8, Content::Dynamic, size));
+    // `-z rodynamic`: read-only, so it goes with the read-only data.
+    let dynamic_flags = if ctx.config.rodynamic { SHF_ALLOC } else { SHF_ALLOC | SHF_WRITE };
+    ctx.got.dynamic_sec = Some(add_section(ctx, ".dynamic", SHT_DYNAMIC, dynamic_flags, 8, Content::Dynamic, size));
     ctx.sections.last_mut().unwrap().entsize = 16;
     dynamic
 }
@@ -610,7 +624,8 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     }
     all.extend(phdrs);
     if let Some(d) = ctx.got.dynamic_sec {
-        all.push(section_phdr(&ctx.sections[d], elf::PT_DYNAMIC, elf::PF_R | elf::PF_W));
+        let flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
+        all.push(section_phdr(&ctx.sections[d], elf::PT_DYNAMIC, flags));
     }
     for run in &note_runs {
         let first = &ctx.sections[run[0]];
@@ -643,7 +658,8 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));
     }
     let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
-    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, ..Default::default() });
+    let stack = ctx.config.stack_size;
+    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
     if let Some((offset, vaddr, memsz)) = relro_range {
         // Rounded up to the common page: the next segment starts on a new page, so the whole tail
         // of the last RELRO page can be made read-only. Not to the maximum page: the loader

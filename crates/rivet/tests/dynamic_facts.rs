@@ -1,0 +1,169 @@
+//! Options that shape the dynamic section and the program headers, compared with GNU ld: the same
+//! objects are linked by GNU ld (plain gcc) and by the linker under test (`gcc -B`), and the
+//! `readelf` facts each option decides (DT_FLAGS, DT_FLAGS_1, which of DT_INIT / DT_FINI /
+//! DT_DEBUG exist, PT_GNU_STACK's size and flags, PT_DYNAMIC's flags) must agree. Where GNU ld
+//! lacks an option (`-Bsymbolic-non-weak*`, `-z rodynamic`: lld's) the facts lld gives are written
+//! out, and the programs are run where running them shows the option's effect.
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LIB: &str = "int counter = 1;\n\
+    int get(void) { return counter; }\n\
+    __attribute__((weak)) int weak_get(void) { return 10; }\n\
+    int call_get(void) { return get(); }\n\
+    int call_weak(void) { return weak_get(); }\n\
+    int *counter_addr(void) { return &counter; }\n\
+    void foo(void) {}\n";
+const EXE: &str = "#include <stdio.h>\n\
+    int get(void) { return 2; }\n\
+    int weak_get(void) { return 20; }\n\
+    int call_get(void); int call_weak(void);\n\
+    void foo(void) {}\n\
+    int main(void) { printf(\"%d %d\\n\", call_get(), call_weak()); return 0; }\n";
+/// An executable of its own with the library's object linked in.
+const APP: &str = "#include <stdio.h>\n\
+    int call_get(void);\n\
+    int main(void) { printf(\"%d\\n\", call_get()); return 0; }\n";
+
+fn setup(name: &str) -> Option<TempDir> {
+    if !have("gcc") || !have("readelf") || !testing_rivet() {
+        eprintln!("skipped: gcc or readelf missing, or not testing rivet");
+        return None;
+    }
+    let tmp = TempDir::new(name);
+    std::fs::write(tmp.join("lib.c"), LIB).unwrap();
+    std::fs::write(tmp.join("main.c"), EXE).unwrap();
+    std::fs::write(tmp.join("app.c"), APP).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "lib.c", "main.c", "app.c"]));
+    Some(tmp)
+}
+
+/// Links `inputs` into `out` with GNU ld (`ours` false) or the linker under test; `flags` go to the
+/// linker (comma-joined after -Wl).
+fn link(tmp: &TempDir, ours: bool, shared: bool, inputs: &[&str], flags: &[&str], out: &str) -> PathBuf {
+    let mut cmd = Command::new("gcc");
+    cmd.current_dir(&tmp.path);
+    if ours {
+        cmd.arg("-B").arg(linker_dir(tmp));
+    }
+    if shared {
+        cmd.arg("-shared");
+    }
+    cmd.args(inputs).arg("-o").arg(out);
+    for f in flags {
+        cmd.arg(format!("-Wl,{}", f.replace(' ', ",")));
+    }
+    must(&mut cmd);
+    tmp.join(out)
+}
+
+fn readelf(args: &str, file: &Path) -> String {
+    let out = must(Command::new("readelf").args(args.split(' ')).arg(file));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The facts the options decide, one per line.
+fn facts(file: &Path) -> Vec<String> {
+    let dynamic = readelf("-dW", file);
+    let mut f: Vec<String> = Vec::new();
+    for tag in ["(FLAGS)", "(FLAGS_1)"] {
+        let line = dynamic.lines().find(|l| l.contains(tag));
+        f.push(format!("{tag} {}", line.map_or("absent".into(), |l| l.split(tag).nth(1).unwrap().trim().to_string())));
+    }
+    for tag in ["(INIT)", "(FINI)", "(DEBUG)"] {
+        f.push(format!("{tag} {}", dynamic.contains(tag)));
+    }
+    let segments = readelf("-lW", file);
+    for kind in ["GNU_STACK", "DYNAMIC"] {
+        let line = segments.lines().find(|l| l.trim_start().starts_with(kind)).unwrap_or("");
+        let w: Vec<&str> = line.split_whitespace().collect();
+        // Type Offset VirtAddr PhysAddr FileSiz MemSiz Flg... Align: the stack's size, and flags.
+        let flags = w.get(6..w.len().saturating_sub(1)).map(|x| x.join("")).unwrap_or_default();
+        let size = if kind == "GNU_STACK" { w.get(5).copied().unwrap_or("-") } else { "" };
+        f.push(format!("{kind} {size} {flags}"));
+    }
+    f
+}
+
+fn run(exe: &Path) -> String {
+    let out = must(Command::new(exe).current_dir(exe.parent().unwrap()).env("LD_LIBRARY_PATH", exe.parent().unwrap()));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn z_keywords_and_init_fini_match_gnu_ld() {
+    let Some(tmp) = setup("dynfacts-z") else { return };
+    let cases: &[&[&str]] = &[
+        &[],
+        &["-z initfirst"],
+        &["-z interpose"],
+        &["-z nodefaultlib"],
+        &["-z origin"],
+        &["-z nodelete", "-z nodlopen", "-z global"],
+        &["-z stack-size=0x900000"],
+        &["-z now", "-z origin", "-z initfirst"],
+        &["-init foo", "-fini foo"],
+        &["-init no_such_symbol"],
+        &["-Bsymbolic"],
+        &["-Bsymbolic-functions"],
+        &["-Bsymbolic", "-Bno-symbolic"],
+    ];
+    let mut failures = Vec::new();
+    for (i, flags) in cases.iter().enumerate() {
+        for shared in [true, false] {
+            let inputs: &[&str] = if shared { &["lib.o"] } else { &["app.o", "lib.o"] };
+            let gnu = link(&tmp, false, shared, inputs, flags, &format!("gnu{i}{shared}"));
+            let ours = link(&tmp, true, shared, inputs, flags, &format!("ours{i}{shared}"));
+            let (want, got) = (facts(&gnu), facts(&ours));
+            if want != got {
+                failures.push(format!("{flags:?} shared={shared}:\n  GNU ld: {want:?}\n  ours:   {got:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "facts differ from GNU ld's:\n{}", failures.join("\n"));
+    tmp.finish();
+}
+
+#[test]
+fn symbolic_variants_bind_as_lld_does() {
+    let Some(tmp) = setup("dynfacts-symbolic") else { return };
+    // main.o defines get and weak_get too: a preemptible definition in the library is replaced by
+    // the executable's (2, 20); one bound inside the library keeps its own (1, 10).
+    let cases: &[(&str, &str)] = &[
+        ("", "2 20\n"),
+        ("-Bsymbolic", "1 10\n"),
+        ("-Bsymbolic-functions", "1 10\n"),
+        ("-Bsymbolic-non-weak", "1 20\n"),
+        ("-Bsymbolic-non-weak-functions", "1 20\n"),
+        ("-Bsymbolic -Bno-symbolic", "2 20\n"),
+    ];
+    for (i, (flags, want)) in cases.iter().enumerate() {
+        let flags: Vec<&str> = flags.split_whitespace().collect();
+        let lib = link(&tmp, true, true, &["lib.o"], &flags, &format!("libs{i}.so"));
+        std::fs::copy(&lib, tmp.join("libs.so")).unwrap();
+        let exe = link(&tmp, true, false, &["main.o", "libs.so"], &[], &format!("exe{i}"));
+        assert_eq!(run(&exe), *want, "library linked with {flags:?}");
+        // DF_SYMBOLIC only for plain -Bsymbolic, as lld (and GNU ld) set it.
+        let symbolic_flag = facts(&lib)[0].contains("SYMBOLIC");
+        assert_eq!(symbolic_flag, flags.last() == Some(&"-Bsymbolic"), "DF_SYMBOLIC with {flags:?}");
+    }
+    tmp.finish();
+}
+
+#[test]
+fn rodynamic_makes_dynamic_read_only() {
+    let Some(tmp) = setup("dynfacts-rodynamic") else { return };
+    let exe = link(&tmp, true, false, &["app.o", "lib.o"], &["-z rodynamic"], "exe");
+    let sections = readelf("-SW", &exe);
+    let line = sections.lines().find(|l| l.contains(" .dynamic ")).expect("a .dynamic section");
+    let flags = line.split_whitespace().rev().nth(3).unwrap();
+    assert_eq!(flags, "A", ".dynamic's flags under -z rodynamic: {line}");
+    let f = facts(&exe);
+    assert!(f.contains(&"(DEBUG) false".to_string()), "no DT_DEBUG in a read-only .dynamic: {f:?}");
+    assert!(f.iter().any(|l| l == "DYNAMIC  R"), "PT_DYNAMIC read-only: {f:?}");
+    assert_eq!(run(&exe), "1\n");
+    tmp.finish();
+}
