@@ -152,6 +152,9 @@ pub struct Config {
     pub stack_size: u64,
     /// `-z rodynamic`: `.dynamic` read-only (the loader then does not write DT_DEBUG).
     pub rodynamic: bool,
+    /// `--relax` (default) / `--no-relax`: GOTPCRELX loads may be rewritten to skip the GOT.
+    /// (TLS sequences are relaxed in executables whatever it says, as in lld.)
+    pub relax: bool,
     /// `-init SYM` / `-fini SYM`: DT_INIT / DT_FINI (default `_init` / `_fini`), set only when the
     /// output defines the symbol.
     pub init: String,
@@ -263,6 +266,7 @@ impl Default for Config {
             dt_flags_1: 0,
             stack_size: 0,
             rodynamic: false,
+            relax: true,
             init: "_init".to_string(),
             fini: "_fini".to_string(),
             plugin: None,
@@ -531,6 +535,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "Bsymbolic-non-weak",
     "Bsymbolic-non-weak-functions",
     "Bno-symbolic",
+    "relax",
+    "no-relax",
     "enable-new-dtags",
     "disable-new-dtags",
     "fatal-warnings",
@@ -640,6 +646,8 @@ impl ArgParser {
             "Bsymbolic-non-weak" => c.symbolic = Symbolic::NonWeak,
             "Bsymbolic-non-weak-functions" => c.symbolic = Symbolic::NonWeakFunctions,
             "Bno-symbolic" => c.symbolic = Symbolic::None,
+            "relax" => c.relax = true,
+            "no-relax" => c.relax = false,
             "enable-new-dtags" => c.new_dtags = true,
             "disable-new-dtags" => c.new_dtags = false,
             "fatal-warnings" => c.fatal_warnings = true,

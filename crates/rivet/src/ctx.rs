@@ -89,6 +89,9 @@ pub struct Ctx<'a> {
     /// Symbols named by `--dynamic-list`.
     pub dynamic_list: rustc_hash::FxHashSet<u32>,
     pub tls: Tls,
+    /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
+    /// PC-relative field (and `--no-relax` was not given). Set before the relocation scan.
+    pub relax_got_loads: bool,
     pub base: u64,
     pub entry: u64,
 }

@@ -275,6 +275,11 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     if ctx.config.symbolic == crate::args::Symbolic::All && !exe {
         flags |= DF_SYMBOLIC;
     }
+    // A shared object with initial-exec TLS needs its block in the static TLS area: the loader
+    // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
+    if !exe && ctx.got.got.iter().any(|&(_, kind, _)| kind == crate::synthetic::GotKind::TpOff) {
+        flags |= DF_STATIC_TLS;
+    }
     if ctx.config.now {
         flags |= DF_BIND_NOW;
         flags_1 |= DF_1_NOW;

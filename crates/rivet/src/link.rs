@@ -194,6 +194,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
     timer.phase("scan relocations", || {
         ctx.global_types = ctx.compute_global_types();
+        ctx.relax_got_loads = config.relax && arch::x86_64::pc32_reaches_everything(&ctx);
         ctx.got = arch::x86_64::scan(&ctx);
         layout::allocate_copies(&mut ctx);
         let mut tables = std::mem::take(&mut ctx.got);
@@ -565,6 +566,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         versions: Default::default(),
         dynamic_list: Default::default(),
         tls: Default::default(),
+        relax_got_loads: false,
         base: 0,
         entry: 0,
     }

@@ -167,3 +167,44 @@ fn rodynamic_makes_dynamic_read_only() {
     assert_eq!(run(&exe), "1\n");
     tmp.finish();
 }
+
+/// The size of a section of `file` (0 when it has none).
+fn section_size(file: &Path, name: &str) -> u64 {
+    let sections = readelf("-SW", file);
+    let line = sections.lines().find(|l| l.split_whitespace().any(|w| w == name));
+    line.and_then(|l| {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let at = w.iter().position(|x| *x == name)?;
+        u64::from_str_radix(w.get(at + 4)?, 16).ok()
+    })
+    .unwrap_or(0)
+}
+
+#[test]
+fn no_relax_keeps_got_loads() {
+    let Some(tmp) = setup("dynfacts-relax") else { return };
+    // lib.o (-fPIC) loads `counter`'s address from the GOT: relaxed into a lea by default, so the
+    // executable needs fewer GOT entries than with --no-relax, which keeps every one.
+    let relaxed = link(&tmp, true, false, &["app.o", "lib.o"], &[], "relaxed");
+    let kept = link(&tmp, true, false, &["app.o", "lib.o"], &["--no-relax"], "kept");
+    let (a, b) = (section_size(&relaxed, ".got"), section_size(&kept, ".got"));
+    assert!(b > a, ".got with --no-relax ({b} bytes) should be larger than relaxed ({a} bytes)");
+    assert_eq!(run(&relaxed), "1\n");
+    assert_eq!(run(&kept), "1\n");
+    tmp.finish();
+}
+
+#[test]
+fn initial_exec_tls_in_a_shared_object_sets_static_tls() {
+    let Some(tmp) = setup("dynfacts-static-tls") else { return };
+    std::fs::write(tmp.join("tls.c"), "static _Thread_local int foo = 5;\nint bar(void) { return foo; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "-ftls-model=initial-exec", "tls.c"]));
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "-o", "gd.o", "tls.c"]));
+    for (object, flags) in [("tls.o", &[][..]), ("tls.o", &["--no-relax"][..]), ("gd.o", &[][..])] {
+        let gnu = link(&tmp, false, true, &[object], flags, "gnu.so");
+        let ours = link(&tmp, true, true, &[object], flags, "ours.so");
+        assert_eq!(facts(&gnu)[0], facts(&ours)[0], "DT_FLAGS of a shared object from {object} {flags:?}");
+    }
+    assert!(facts(&link(&tmp, true, true, &["tls.o"], &[], "ie.so"))[0].contains("STATIC_TLS"));
+    tmp.finish();
+}

@@ -4,7 +4,8 @@
 //! Each program is one file in `tests/programs/`. Directives sit in `//` comments at the top:
 //! - `// modes: static static-pie` — link modes that apply (default: every mode in `MODES`; the
 //!   dynamic ones, `pie` and `no-pie`, also run with `LD_BIND_NOW=1`);
-//! - `// cflags: …` / `// ldflags: …` — extra compiler / link flags;
+//! - `// cflags: …` / `// ldflags: …` — extra compiler / link flags; `// gnu-ldflags: …` — link flags
+//!   for GNU ld's reference build only (where GNU ld needs help that lld does not);
 //! - `// args: …`, `// stdin: …`, `// expect-exit: N` — how to run it (the exit status is compared
 //!   with GNU ld's anyway; `expect-exit` also pins it);
 //! - `// prepare: CMD` — a shell command run in the build directory after compiling (build an
@@ -39,6 +40,7 @@ struct Program {
     modes: Vec<String>,
     cflags: Vec<String>,
     ldflags: Vec<String>,
+    gnu_ldflags: Vec<String>,
     args: Vec<String>,
     stdin: String,
     expect_exit: Option<i32>,
@@ -72,6 +74,7 @@ fn parse_program(name: &str, text: &str) -> Program {
         modes: env_modes(),
         cflags: vec![],
         ldflags: vec![],
+        gnu_ldflags: vec![],
         args: vec![],
         stdin: String::new(),
         expect_exit: None,
@@ -89,6 +92,7 @@ fn parse_program(name: &str, text: &str) -> Program {
             "modes" => p.modes = words(value).into_iter().filter(|m| env_modes().contains(m)).collect(),
             "cflags" => p.cflags.extend(words(value)),
             "ldflags" => p.ldflags.extend(words(value)),
+            "gnu-ldflags" => p.gnu_ldflags.extend(words(value)),
             "args" => p.args = words(value),
             "stdin" => p.stdin = value.replace("\\n", "\n"),
             "expect-exit" => p.expect_exit = Some(value.parse().expect("expect-exit takes a number")),
@@ -212,6 +216,8 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         // The extra flags come before the program's own, which win where they disagree.
         if via.is_some() {
             cmd.args(extra_flags());
+        } else {
+            cmd.args(&p.gnu_ldflags);
         }
         cmd.args(&p.ldflags).arg("-o").arg(out_dir.join("prog"));
         must(&mut cmd);
@@ -405,6 +411,7 @@ programs! {
     environ => "environ.c",
     exclude_libs => "exclude_libs.c",
     exit_code => "exit_code.c",
+    far_got_load => "far_got_load.c",
     gc_sections => "gc_sections.c",
     groups => "groups.c",
     gz_zlib => "gz_zlib.c",
@@ -413,6 +420,7 @@ programs! {
     ifunc => "ifunc.c",
     ifunc_calls => "ifunc_calls.c",
     jump_table => "jump_table.c",
+    large_code_model => "large_code_model.c",
     libm => "libm.c",
     linker_symbols => "linker_symbols.c",
     max_page_size => "max_page_size.c",
@@ -420,6 +428,7 @@ programs! {
     merge_strings => "merge_strings.c",
     multi_object => "multi_object.c",
     needed_by_path => "needed_by_path.c",
+    no_relax => "no_relax.c",
     optimized_debug => "optimized_debug.c",
     out_debug_zlib => "out_debug_zlib.c",
     out_debug_zstd => "out_debug_zstd.c",

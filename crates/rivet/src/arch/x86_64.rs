@@ -40,6 +40,7 @@ pub fn reloc_name(ty: u32) -> String {
         R_X86_64_GOTPCREL64 => "R_X86_64_GOTPCREL64",
         R_X86_64_GOTPC64 => "R_X86_64_GOTPC64",
         R_X86_64_GOTPLT64 => "R_X86_64_GOTPLT64",
+        R_X86_64_PLTOFF64 => "R_X86_64_PLTOFF64",
         R_X86_64_SIZE32 => "R_X86_64_SIZE32",
         R_X86_64_SIZE64 => "R_X86_64_SIZE64",
         R_X86_64_GOTPC32_TLSDESC => "R_X86_64_GOTPC32_TLSDESC",
@@ -76,10 +77,31 @@ fn got_relaxation(ctx: &Ctx, data: &[u8], off: u64, ty: u32, t: Target) -> Optio
     }
     // IFUNCs keep their GOT entry (it holds the PLT stub); a PIE cannot reach an absolute or
     // undefined symbol PC-relatively.
-    if ctx.is_ifunc(t) || ctx.is_undefined(t) || ctx.is_preemptible(t) || (ctx.is_pic() && ctx.is_absolute(t)) {
+    if !ctx.relax_got_loads
+        || ctx.is_ifunc(t)
+        || ctx.is_undefined(t)
+        || ctx.is_preemptible(t)
+        || (ctx.is_pic() && ctx.is_absolute(t))
+    {
         return None;
     }
     got_relax_kind(data, off as usize, ty)
+}
+
+/// Whether every address of the output will be within reach of a signed 32-bit PC-relative field
+/// of every other, judged before layout from the sizes of the loaded output sections (their
+/// members are placed by then) with room for the synthetic sections and page padding. When not
+/// (a multi-GiB `.bss`), GOT loads are not relaxed: a relaxed `lea` could not reach its target,
+/// where the GOT entry holds the whole address. (lld relaxes per reference after layout; this is
+/// the conservative form of the same rule.)
+pub fn pc32_reaches_everything(ctx: &Ctx) -> bool {
+    const SLACK: u64 = 256 << 20;
+    let span: u64 = ctx
+        .sections
+        .iter()
+        .filter(|s| s.is_alloc())
+        .fold(0u64, |acc, s| acc.saturating_add(s.size).saturating_add(s.align.max(ctx.config.max_page_size)));
+    span.saturating_add(SLACK) < 1 << 31
 }
 
 /// The range a `width`-byte field holds, signed or not.
@@ -287,6 +309,14 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
                 if exe { "for a variable of a shared library" } else { "in a shared object" }
             )),
             R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => needs.gotplt = true,
+            // The large code model's calls: the PLT entry (the symbol itself when it binds
+            // locally) relative to the GOT.
+            R_X86_64_PLTOFF64 => {
+                needs.gotplt = true;
+                if pre {
+                    needs.plt.push(t);
+                }
+            }
             R_X86_64_PLT32 if pre => needs.plt.push(t),
             R_X86_64_64 => {
                 let needs_runtime = pre || (ctx.is_pic() && !ctx.is_absolute(t));
@@ -584,7 +614,7 @@ impl Reloc<'_, '_> {
             R_X86_64_GOT64 | R_X86_64_GOTPLT64 => self.write(8, (got(GotKind::Addr) - gotplt + a) as u64),
             R_X86_64_GOTPC32 => self.write_checked(ty, 4, gotplt + a - p, true),
             R_X86_64_GOTPC64 => self.write(8, (gotplt + a - p) as u64),
-            R_X86_64_GOTOFF64 => self.write(8, (s + a - gotplt) as u64),
+            R_X86_64_GOTOFF64 | R_X86_64_PLTOFF64 => self.write(8, (s + a - gotplt) as u64),
             R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
             R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
             R_X86_64_TPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
