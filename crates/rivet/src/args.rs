@@ -449,7 +449,7 @@ struct ArgParser {
     pos: usize,
     config: Config,
     state: InputState,
-    stack: Vec<InputState>,
+    stack: Vec<(InputState, bool)>,
 }
 
 /// Splits an argument into (option name, attached value). `--opt=v`, `-opt=v`, `-lc`, `-zrelro`.
@@ -632,8 +632,11 @@ impl ArgParser {
             "no-as-needed" => self.state.as_needed = false,
             "whole-archive" => self.state.whole_archive = true,
             "no-whole-archive" => self.state.whole_archive = false,
-            "push-state" => self.stack.push(self.state),
-            "pop-state" => self.state = self.stack.pop().ok_or("--pop-state without a matching --push-state")?,
+            // `-static` between them is undone too: it chose only how `-l` searched there.
+            "push-state" => self.stack.push((self.state, c.static_link)),
+            "pop-state" => {
+                (self.state, c.static_link) = self.stack.pop().ok_or("--pop-state without a matching --push-state")?
+            }
             "start-group" | "(" => c.inputs.push(InputArg::GroupStart),
             "end-group" | ")" => c.inputs.push(InputArg::GroupEnd),
             "no-undefined" => c.no_undefined = true,
@@ -1045,6 +1048,12 @@ mod tests {
         assert_eq!(c.inputs[3], InputArg::GroupEnd);
         let c = p(&["-Bstatic", "-lfoo", "-Bdynamic", "-lbar"]).unwrap();
         assert!(!c.static_link);
+        // -static inside --push-state/--pop-state only changes how -l searches there.
+        let c = p(&["--push-state", "-static", "-lfoo", "--pop-state", "-lbar"]).unwrap();
+        assert!(!c.static_link);
+        assert!(matches!(&c.inputs[0], InputArg::Library { state, .. } if state.static_only));
+        assert!(matches!(&c.inputs[1], InputArg::Library { state, .. } if !state.static_only));
+        assert!(p(&["-static", "--push-state", "--pop-state"]).unwrap().static_link);
         assert!(matches!(&c.inputs[0], InputArg::Library { state, .. } if state.static_only));
         assert!(matches!(&c.inputs[1], InputArg::Library { state, .. } if !state.static_only));
     }

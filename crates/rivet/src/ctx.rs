@@ -52,6 +52,17 @@ pub struct Tls {
     pub end: u64,
 }
 
+/// A `--defsym` symbol whose value is another symbol's plus an addend, fixed once symbol values are
+/// known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefsymOffset {
+    pub symbol: u32,
+    /// The symbol whose value SYM takes when the linker defines it (SYM is then synthetic too);
+    /// None when SYM already carries OTHER's definition.
+    pub linker_defined: Option<u32>,
+    pub addend: i64,
+}
+
 pub struct Ctx<'a> {
     pub config: &'a Config,
     pub diag: &'a Diag,
@@ -81,8 +92,9 @@ pub struct Ctx<'a> {
     /// and the write ask for it per relocation, and finding the defining symbol each time cost 2%
     /// of a cxx-big link. Symbols added later (shared-library aliases) are looked up as before.
     pub global_types: Vec<u8>,
-    /// `--defsym=SYM=OTHER+N`: (SYM, N); SYM's definition is OTHER's, and its value moves by N.
-    pub defsym_addends: Vec<(u32, i64)>,
+    /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
+    /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
+    pub defsym_offsets: Vec<DefsymOffset>,
     pub got: crate::synthetic::tables::Tables,
     pub dynsym: crate::synthetic::dynamic_tables::DynPlan,
     pub versions: crate::synthetic::dynamic_tables::Versions,

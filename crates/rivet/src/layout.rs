@@ -833,8 +833,9 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
             Def::Undefined | Def::Lazy { .. } => 0,
         })
         .collect();
-    for &(id, addend) in &ctx.defsym_addends {
-        values[id as usize] = values[id as usize].wrapping_add(addend as u64);
+    for d in &ctx.defsym_offsets {
+        let base = values[d.linker_defined.unwrap_or(d.symbol) as usize];
+        values[d.symbol as usize] = base.wrapping_add(d.addend as u64);
     }
     ctx.global_addr = values;
     ctx.local_values = local_symbol_values(ctx);

@@ -2,7 +2,7 @@
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output.
 use crate::args::{Config, Icf, Strip};
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::{Ctx, DefsymOffset, OutputKind};
 use crate::diag::{Diag, Result};
 use crate::input::{self, object::NO_OUTPUT};
 use crate::resolve::{self, Def};
@@ -109,6 +109,17 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         p.flush();
     }
     refuse_output_as_input(config, &cache)?;
+    if !kind.is_dynamic() {
+        // As GNU ld: a shared library cannot be part of a static output.
+        let shared: Vec<String> = loaded
+            .iter()
+            .filter(|l| l.kind == input::Kind::Shared)
+            .map(|l| format!("attempted static link of dynamic object {}", l.name))
+            .collect();
+        if !shared.is_empty() {
+            return Err(report_all(diag, shared));
+        }
+    }
     // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
     if config.reproduce.is_some() {
         let files: Vec<_> = cache.files();
@@ -132,10 +143,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         p.flush();
     }
     let mut res = res;
-    let defsym_addends = apply_defsyms(config, &mut res)?;
+    let defsym_offsets = apply_defsyms(config, &mut res)?;
     exclude_libs(config, &loaded, &mut res);
     let mut ctx = new_ctx(config, diag, kind, res);
-    ctx.defsym_addends = defsym_addends;
+    ctx.defsym_offsets = defsym_offsets;
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || apply_version_scripts(&mut ctx).and_then(|()| apply_dynamic_lists(&mut ctx)))?;
     // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
@@ -491,52 +502,64 @@ fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut reso
 /// `--defsym=SYM=NUMBER` makes SYM absolute; `--defsym=SYM=OTHER` makes SYM an alias of OTHER's
 /// definition, and `--defsym=SYM=OTHER+N` the same moved by N (see `defsym`). Returns the symbols
 /// that carry such an offset, which `layout::compute_symbol_values` adds.
-fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<Vec<(u32, i64)>> {
+fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<Vec<DefsymOffset>> {
     use resolve::{Def, Symbol};
-    let mut addends = Vec::new();
+    let mut offsets: Vec<DefsymOffset> = Vec::new();
+    let intern = |res: &mut resolve::Resolution<'a>, name: &'a str| -> u32 {
+        if let Some(&id) = res.by_name.get(name.as_bytes()) {
+            return id;
+        }
+        let id = res.symbols.len() as u32;
+        res.by_name.insert(name.as_bytes(), id);
+        res.symbols.push(Symbol {
+            name: name.as_bytes(),
+            def: Def::Undefined,
+            weak: false,
+            strong_ref: false,
+            referenced: false,
+            undefined_ref: false,
+            visibility: ::object::elf::STV_DEFAULT,
+            version: None,
+        });
+        id
+    };
     for (name, text) in &config.defsym {
         let expr = crate::defsym::parse(text).map_err(|e| fatal!("--defsym={name}={text}: {e}"))?;
+        let mut linker_defined = None;
         let (def, addend) = match expr.symbol {
             None => (Def::Absolute(expr.addend as u64), 0),
             Some(target) => match res.by_name.get(target.as_bytes()).map(|&id| res.symbols[id as usize].def) {
                 Some(Def::Absolute(v)) => (Def::Absolute(v.wrapping_add(expr.addend as u64)), 0),
                 Some(d @ (Def::Defined { .. } | Def::Common { .. })) => (d, expr.addend),
+                // A name the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): referenced here so
+                // that layout defines it, and SYM takes its value.
+                Some(Def::Undefined | Def::Lazy { .. } | Def::Synthetic) | None
+                    if layout::is_reserved(target.as_bytes(), &[]) =>
+                {
+                    let id = intern(res, target);
+                    res.symbols[id as usize].referenced = true;
+                    linker_defined = Some(id);
+                    (Def::Synthetic, expr.addend)
+                }
                 Some(Def::Shared { .. }) => {
                     return Err(fatal!(
                         "--defsym={name}={text}: {target} is defined in a shared library; rivet (like lld) cannot \
                          define a symbol from it"
                     ))
                 }
-                _ => return Err(fatal!("--defsym={name}={text}: {target} is not defined by any object")),
+                _ => return Err(fatal!("--defsym={name}={text}: undefined symbol: {target} (no object defines it)")),
             },
         };
-        let id = match res.by_name.get(name.as_bytes()) {
-            Some(&id) => id,
-            None => {
-                let id = res.symbols.len() as u32;
-                res.by_name.insert(name.as_bytes(), id);
-                res.symbols.push(Symbol {
-                    name: name.as_bytes(),
-                    def: Def::Undefined,
-                    weak: false,
-                    strong_ref: false,
-                    referenced: false,
-                    undefined_ref: false,
-                    visibility: ::object::elf::STV_DEFAULT,
-                    version: None,
-                });
-                id
-            }
-        };
+        let id = intern(res, name);
         let s = &mut res.symbols[id as usize];
         s.def = def;
         s.weak = false;
-        addends.retain(|&(i, _)| i != id);
-        if addend != 0 {
-            addends.push((id, addend));
+        offsets.retain(|d| d.symbol != id);
+        if addend != 0 || linker_defined.is_some() {
+            offsets.push(DefsymOffset { symbol: id, linker_defined, addend });
         }
     }
-    Ok(addends)
+    Ok(offsets)
 }
 
 fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolve::Resolution<'a>) -> Ctx<'a> {
@@ -560,7 +583,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         global_addr: Vec::new(),
         local_values: Vec::new(),
         global_types: Vec::new(),
-        defsym_addends: Vec::new(),
+        defsym_offsets: Vec::new(),
         got: Default::default(),
         dynsym: Default::default(),
         versions: Default::default(),

@@ -133,6 +133,18 @@ fn duplicate_symbol() {
 }
 
 #[test]
+fn shared_library_in_a_static_link() {
+    let Some(c) = Case::new("static-so") else { return };
+    let main = c.object("main", "int lib(void); int main(void) { return lib(); }\n");
+    let lib = c.object("lib", "int lib(void) { return 0; }\n");
+    let so = c.tmp.join("libx.so");
+    must(Command::new("gcc").arg("-shared").arg(&lib).arg("-o").arg(&so));
+    let err = c.fails(&[&main, &so], &["attempted static link of dynamic object", "libx.so"]);
+    assert!(!err.contains("internal error"), "{err}");
+    c.tmp.finish();
+}
+
+#[test]
 fn missing_input_and_library() {
     let Some(c) = Case::new("missing") else {
         return;
@@ -478,6 +490,6 @@ fn defsym_expressions_rivet_cannot_evaluate() {
     c.fails(&[Path::new("--defsym=x=main-main"), &o], &["--defsym=x=main-main", "combines symbol addresses"]);
     c.fails(&[Path::new("--defsym=x=ALIGN(8)"), &o], &["--defsym=x=ALIGN(8)", "unexpected '('"]);
     c.fails(&[Path::new("--defsym=x=(main+4"), &o], &["--defsym=x=(main+4", "missing ')'"]);
-    c.fails(&[Path::new("--defsym=x=nowhere+4"), &o], &["--defsym=x=nowhere+4", "nowhere is not defined"]);
+    c.fails(&[Path::new("--defsym=x=nowhere+4"), &o], &["--defsym=x=nowhere+4", "undefined symbol: nowhere"]);
     c.tmp.finish();
 }

@@ -16,7 +16,9 @@
 //!   their own directory;
 //! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`,
 //!   `// check: needed LIB`, `// check: not-needed LIB`, `// check: compressed SECTION zlib|zstd`,
-//!   `// check: file-smaller-than BYTES` — checks on the output of the tested linker.
+//!   `// check: file-smaller-than BYTES`, `// check: symbol-at-section SYMBOL SECTION` (the symbol's
+//!   value is the section's address), `// check: symbol-offset SYMBOL OTHER N` (SYMBOL = OTHER + N)
+//!   — checks on the output of the tested linker.
 //!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
@@ -290,6 +292,35 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
                 Ok(())
             } else {
                 Err(format!("{section} is not {kind}-compressed:\n{block}"))
+            }
+        }
+        ["symbol-at-section", sym, section] => {
+            let value = u64::from_str_radix(&symbol_address(exe, sym), 16).map_err(|e| e.to_string())?;
+            let out = must(Command::new("readelf").arg("-SW").arg(exe));
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let addr = text
+                .lines()
+                .filter_map(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    let at = w.iter().position(|x| x == section)?;
+                    u64::from_str_radix(w.get(at + 2)?, 16).ok()
+                })
+                .next()
+                .ok_or_else(|| format!("no section {section}"))?;
+            if value == addr {
+                Ok(())
+            } else {
+                Err(format!("{sym} is {value:#x}, {section} starts at {addr:#x}"))
+            }
+        }
+        ["symbol-offset", sym, other, n] => {
+            let value = |s: &str| u64::from_str_radix(&symbol_address(exe, s), 16).map_err(|e| e.to_string());
+            let n: u64 = n.parse().map_err(|_| format!("symbol-offset: bad number {n}"))?;
+            let (a, b) = (value(sym)?, value(other)?);
+            if a == b.wrapping_add(n) {
+                Ok(())
+            } else {
+                Err(format!("{sym} is {a:#x}, {other} + {n} is {:#x}", b.wrapping_add(n)))
             }
         }
         ["file-smaller-than", limit] => {
