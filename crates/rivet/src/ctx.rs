@@ -408,6 +408,15 @@ impl<'a> Ctx<'a> {
 
     /// The thread-pointer offset of a TLS symbol (negative: TLS sits below the thread pointer).
     pub fn tpoff(&self, t: Target) -> i64 {
+        // `_TLS_MODULE_BASE_@tpoff` is 0, as in lld: a local-dynamic TLS-descriptor sequence
+        // relaxed in an executable leaves 0 in %rax, and the `x@dtpoff` added to it (relaxed to
+        // x's thread-pointer offset, as after the classic local-dynamic sequence) is the whole
+        // offset; the block's own offset must not count twice.
+        if let Target::Global(id) = t {
+            if self.symbols[id as usize].name == b"_TLS_MODULE_BASE_" {
+                return 0;
+            }
+        }
         self.raw_value(t).wrapping_sub(self.tls.end) as i64
     }
 

@@ -527,7 +527,10 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             } else {
                 off = align_up(off, common);
             }
-            va = align_up(va, page) + off % page;
+            // A section aligned beyond the page (`aligned(16384)`) makes its whole segment so
+            // aligned, so that a PIE loaded at any multiple of p_align keeps it aligned.
+            let seg_align = segment_align(ctx, load, page);
+            va = align_up(va, seg_align) + off % seg_align;
             seg_va = va;
             if let Some(a) = placed {
                 // The segment starts on the page holding the address; that page must come after
@@ -553,6 +556,9 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         }
         let seg_off = if li == 0 { 0 } else { off };
         let mut file_end = off;
+        // Where the next TLS-bss section may start: TLS bss takes no address space outside the
+        // TLS template, but several such sections must not overlap inside it.
+        let mut tbss_end = 0u64;
         for (k, &i) in load.sections.iter().enumerate() {
             let s = &mut ctx.sections[i];
             let tbss = s.is_tls() && s.is_nobits();
@@ -560,11 +566,15 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
                 va = align_up(va, s.align);
             }
             off = seg_off + (va - seg_va);
-            s.addr = va;
+            let at = if tbss { align_up(va.max(tbss_end), s.align) } else { va };
+            s.addr = at;
             s.offset = off;
+            if tbss {
+                tbss_end = at + s.size;
+            }
             if s.is_tls() {
-                tls.0 = tls.0.min(va);
-                tls.1 = tls.1.max(va + s.size);
+                tls.0 = tls.0.min(at);
+                tls.1 = tls.1.max(at + s.size);
                 tls.2 = tls.2.max(s.align);
                 if !tbss {
                     tls.3 = tls.3.max(off + s.size);
@@ -593,7 +603,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             vaddr: seg_va,
             filesz,
             memsz: va - seg_va,
-            align: page,
+            align: segment_align(ctx, load, page),
         });
         off = file_end;
         if load.relro {
@@ -676,6 +686,11 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     }
     debug_assert_eq!(all.len(), nphdr);
     Layout { phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
+}
+
+/// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.
+fn segment_align(ctx: &Ctx, load: &LoadPlan, page: u64) -> u64 {
+    load.sections.iter().map(|&i| ctx.sections[i].align).fold(page, u64::max)
 }
 
 /// File offsets of the non-alloc sections, in section order from `from` (the end of the loaded

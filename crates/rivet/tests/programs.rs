@@ -17,7 +17,8 @@
 //! - `// check: addr2line SYMBOL FILE:LINE`, `// check: nm-absent SYMBOL`, `// check: nm-present SYMBOL`,
 //!   `// check: needed LIB`, `// check: not-needed LIB`, `// check: compressed SECTION zlib|zstd`,
 //!   `// check: file-smaller-than BYTES`, `// check: symbol-at-section SYMBOL SECTION` (the symbol's
-//!   value is the section's address), `// check: symbol-offset SYMBOL OTHER N` (SYMBOL = OTHER + N)
+//!   value is the section's address), `// check: symbol-offset SYMBOL OTHER N` (SYMBOL = OTHER + N),
+//!   `// check: segment-align SECTION N` (the PT_LOAD holding SECTION has p_align >= N)
 //!   — checks on the output of the tested linker.
 //!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
@@ -313,6 +314,34 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
                 Err(format!("{sym} is {value:#x}, {section} starts at {addr:#x}"))
             }
         }
+        ["segment-align", section, min] => {
+            let min: u64 = min.parse().map_err(|_| format!("segment-align: bad number {min}"))?;
+            let out = must(Command::new("readelf").arg("-lSW").arg(exe));
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok();
+            let addr = text
+                .lines()
+                .find_map(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    let at = w.iter().position(|x| x == section)?;
+                    hex(w.get(at + 2)?)
+                })
+                .ok_or_else(|| format!("no section {section}"))?;
+            let align = text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("LOAD"))
+                .find_map(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    let (va, memsz) = (hex(w.get(2)?)?, hex(w.get(5)?)?);
+                    (va <= addr && addr < va + memsz).then(|| hex(w.last()?)).flatten()
+                })
+                .ok_or_else(|| format!("no PT_LOAD holds {section} at {addr:#x}"))?;
+            if align >= min {
+                Ok(())
+            } else {
+                Err(format!("the PT_LOAD holding {section} is aligned to {align:#x}, not {min:#x}"))
+            }
+        }
         ["symbol-offset", sym, other, n] => {
             let value = |s: &str| u64::from_str_radix(&symbol_address(exe, s), 16).map_err(|e| e.to_string());
             let n: u64 = n.parse().map_err(|_| format!("symbol-offset: bad number {n}"))?;
@@ -452,6 +481,7 @@ programs! {
     ifunc_calls => "ifunc_calls.c",
     jump_table => "jump_table.c",
     large_code_model => "large_code_model.c",
+    large_section_alignment => "large_section_alignment.c",
     libm => "libm.c",
     linker_symbols => "linker_symbols.c",
     max_page_size => "max_page_size.c",
@@ -475,7 +505,9 @@ programs! {
     symbolic => "symbolic.c",
     thin_archive => "thin_archive.c",
     thread_local_init => "thread_local_init.c",
+    tls_bss_sections => "tls_bss_sections.c",
     tls_descriptors => "tls_descriptors.c",
+    tls_local_dynamic_desc => "tls_local_dynamic_desc.c",
     tls_threads => "tls_threads.c",
     versioned_library => "versioned_library.c",
     weak => "weak.c",

@@ -115,6 +115,10 @@ pub fn output_name(name: &[u8]) -> &[u8] {
             return p;
         }
     }
+    // Common TLS symbols' section goes with the TLS bss, as in GNU ld's default script.
+    if name == b".tcommon" {
+        return b".tbss";
+    }
     // `.data.rel.local` and `.data.rel` are plain writable data.
     if name.starts_with(b".data.rel") {
         return b".data";
@@ -315,6 +319,7 @@ mod tests {
         assert_eq!(output_name(b".init_array.00101"), b".init_array");
         assert_eq!(output_name(b"my_section"), b"my_section");
         assert_eq!(output_name(b".tbss.x"), b".tbss");
+        assert_eq!(output_name(b".tcommon"), b".tbss");
     }
 
     #[test]
