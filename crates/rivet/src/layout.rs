@@ -372,6 +372,7 @@ fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
                     strong_ref: false,
                     referenced: false,
                     undefined_ref: false,
+                    shared_ref: false,
                     visibility: elf::STV_DEFAULT,
                     version: None,
                 });

@@ -518,6 +518,7 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
             strong_ref: false,
             referenced: false,
             undefined_ref: false,
+            shared_ref: false,
             visibility: ::object::elf::STV_DEFAULT,
             version: None,
         });

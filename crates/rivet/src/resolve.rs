@@ -58,6 +58,10 @@ pub struct Symbol<'a> {
     pub visibility: u8,
     /// `.symver foo, foo@@V`: the default version an object gives its definition.
     pub version: Option<&'a [u8]>,
+    /// A shared library refers to it (not weakly): an archive member defining it is fetched, as
+    /// by an object's reference, but leaving it undefined is no error (the library's users may
+    /// define it, or the loader finds it elsewhere).
+    pub shared_ref: bool,
 }
 
 impl Symbol<'_> {
@@ -484,6 +488,7 @@ impl<'a> Resolver<'a, '_> {
                 strong_ref: false,
                 referenced: false,
                 undefined_ref: false,
+                shared_ref: false,
                 visibility: elf::STV_DEFAULT,
                 version: None,
             });
@@ -511,7 +516,7 @@ impl<'a> Resolver<'a, '_> {
                 // must not fetch a second member, as GNU ld and lld, which add a member as soon as
                 // they fetch it, never do.
                 s.def = Def::Lazy { archive: pos, member: member as u32 };
-                if s.strong_ref {
+                if s.strong_ref || s.shared_ref {
                     self.enqueue(pos, member as u32);
                 }
             }
@@ -544,6 +549,17 @@ impl<'a> Resolver<'a, '_> {
             if s.def == Def::Undefined {
                 s.def = Def::Shared { file: index, sym: i as u32 };
                 s.weak = sym.weak;
+            }
+        }
+        for &(name, weak) in &file.undefined {
+            if weak {
+                continue;
+            }
+            let id = self.intern(name);
+            let s = &mut self.symbols[id as usize];
+            s.shared_ref = true;
+            if let Def::Lazy { archive, member } = s.def {
+                self.enqueue(archive, member);
             }
         }
         self.shared.push(SharedInput { file, as_needed: l.state.as_needed });

@@ -497,6 +497,7 @@ programs! {
     separate_segments => "separate_segments.c",
     setjmp => "setjmp.c",
     shared_library => "shared_library.c",
+    shared_lib_pulls_archive => "shared_lib_pulls_archive.c",
     sort_alignment => "sort_alignment.c",
     sort_section => "sort_section.c",
     start_stop => "start_stop.c",

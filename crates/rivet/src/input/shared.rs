@@ -27,8 +27,8 @@ pub struct SharedFile<'a> {
     pub needed_name: String,
     /// Defined dynamic symbols.
     pub defined: Vec<DynSym<'a>>,
-    /// Names the library refers to but does not define.
-    pub undefined: Vec<&'a [u8]>,
+    /// Names the library refers to but does not define, each with whether the reference is weak.
+    pub undefined: Vec<(&'a [u8], bool)>,
 }
 
 pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<SharedFile<'a>, String> {
@@ -57,7 +57,7 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
         }
         let sym_name = sym.name(LE, strings).map_err(|_| err("dynamic symbol name is past the string table"))?;
         if sym.st_shndx(LE) == elf::SHN_UNDEF {
-            undefined.push(sym_name);
+            undefined.push((sym_name, bind == elf::STB_WEAK));
             continue;
         }
         let (version, hidden) = match &versions {
@@ -104,6 +104,6 @@ mod tests {
         // memcpy has an old hidden version and a newer default one.
         let memcpys: Vec<_> = so.defined.iter().filter(|s| s.name == b"memcpy").collect();
         assert!(memcpys.iter().any(|s| s.hidden) && memcpys.iter().any(|s| !s.hidden), "{memcpys:?}");
-        assert!(so.undefined.iter().any(|n| n.starts_with(b"_dl_")), "libc imports from ld.so");
+        assert!(so.undefined.iter().any(|(n, _)| n.starts_with(b"_dl_")), "libc imports from ld.so");
     }
 }

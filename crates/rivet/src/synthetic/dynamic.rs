@@ -101,7 +101,7 @@ fn wanted_by_libraries(ctx: &Ctx) -> Vec<bool> {
     let names: Vec<&[u8]> = ctx
         .shared
         .iter()
-        .flat_map(|l| l.file.undefined.iter().copied().chain(l.file.defined.iter().map(|d| d.name)))
+        .flat_map(|l| l.file.undefined.iter().map(|&(n, _)| n).chain(l.file.defined.iter().map(|d| d.name)))
         .collect();
     let ids: Vec<u32> = names.par_iter().with_min_len(1024).filter_map(|&n| ctx.by_name.get(n).copied()).collect();
     let mut wanted = vec![false; ctx.symbols.len()];
