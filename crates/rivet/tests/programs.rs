@@ -479,6 +479,7 @@ programs! {
     hello => "hello.c",
     ifunc => "ifunc.c",
     ifunc_calls => "ifunc_calls.c",
+    ifunc_exported => "ifunc_exported.c",
     jump_table => "jump_table.c",
     large_code_model => "large_code_model.c",
     large_section_alignment => "large_section_alignment.c",

@@ -324,7 +324,20 @@ impl DynPlan {
             if ty == elf::STT_COMMON {
                 ty = elf::STT_OBJECT;
             }
-            let (shndx, value, size) = dynsym_place(ctx, id);
+            let (shndx, mut value, size) = dynsym_place(ctx, id);
+            // An executable's IFUNC that other modules see is its PLT entry, a plain function
+            // (whose address every module then agrees on); an imported IFUNC is a function to
+            // this executable too. Left as STT_GNU_IFUNC, the loader would call the PLT entry as
+            // a resolver (mold suite: ifunc-dlopen crashed). Shared objects export their IFUNCs
+            // as they are.
+            if ty == elf::STT_GNU_IFUNC && ctx.kind.is_executable() {
+                ty = elf::STT_FUNC;
+                if matches!(s.def, Def::Defined { .. }) {
+                    if let Some(i) = ctx.got.plt_index(t) {
+                        value = ctx.got.plt_entry_addr(&ctx.sections, i);
+                    }
+                }
+            }
             e[0..4].copy_from_slice(&self.name_off[i].to_le_bytes());
             e[4] = (bind << 4) | ty;
             e[5] = if s.visibility == elf::STV_PROTECTED { elf::STV_PROTECTED } else { elf::STV_DEFAULT };
