@@ -35,6 +35,8 @@ pub struct OutputFile {
     /// The output path names something other than a regular file (`/dev/null`, a FIFO): written in
     /// place, since renaming over it would replace the device node with a file.
     in_place: bool,
+    /// `-o -`: written to standard output.
+    to_stdout: bool,
     temp: PathBuf,
     file: Option<File>,
     buffer: Buffer,
@@ -174,6 +176,8 @@ impl OutputFile {
         executable: bool,
         reserve_space: bool,
     ) -> io::Result<OutputFile> {
+        // `-o -`: the output goes to standard output, written in place like a device.
+        let to_stdout = target == Path::new("-");
         if target.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -181,7 +185,7 @@ impl OutputFile {
             ));
         }
         let dest = follow_symlinks(target);
-        let in_place = std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let in_place = to_stdout || std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir());
         let temp = if in_place { PathBuf::new() } else { temp_path(&dest) };
         let file = if in_place {
             None
@@ -199,6 +203,7 @@ impl OutputFile {
             target: target.to_path_buf(),
             dest,
             in_place,
+            to_stdout,
             temp,
             file,
             buffer: Buffer::Heap(Vec::new()),
@@ -326,9 +331,14 @@ impl OutputFile {
         let buffer = std::mem::replace(&mut self.buffer, Buffer::Heap(Vec::new()));
         if self.in_place {
             let Buffer::Heap(v) = buffer else { unreachable!("in-place outputs are always Heap") };
-            let mut f =
-                OpenOptions::new().write(true).open(&self.dest).map_err(|e| context(e, "open", &self.target))?;
-            f.write_all(&v).map_err(|e| context(e, "write", &self.target))?;
+            if self.to_stdout {
+                let mut out = io::stdout().lock();
+                out.write_all(&v).and_then(|()| out.flush()).map_err(|e| context(e, "write", &self.target))?;
+            } else {
+                let mut f =
+                    OpenOptions::new().write(true).open(&self.dest).map_err(|e| context(e, "open", &self.target))?;
+                f.write_all(&v).map_err(|e| context(e, "write", &self.target))?;
+            }
             report.bytes_written = v.len() as u64;
             report.write_time = start.elapsed();
             return Ok(report);

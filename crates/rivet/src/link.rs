@@ -109,6 +109,18 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         p.flush();
     }
     refuse_output_as_input(config, &cache)?;
+    // A fixed-address executable that links no shared library and exports nothing needs no
+    // dynamic section, interpreter or dynamic symbols: GNU ld and lld make it static.
+    let kind = match kind {
+        OutputKind::Exec
+            if !loaded.iter().any(|l| l.kind == input::Kind::Shared)
+                && !config.export_dynamic
+                && config.dynamic_lists.is_empty() =>
+        {
+            OutputKind::Static
+        }
+        kind => kind,
+    };
     if !kind.is_dynamic() {
         // As GNU ld: a shared library cannot be part of a static output.
         let shared: Vec<String> = loaded

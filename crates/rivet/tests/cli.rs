@@ -654,3 +654,52 @@ fn debug_info_tombstones() {
     assert_eq!((b_cu.len(), tombstones), (4, 2), "{ranges}");
     tmp.finish();
 }
+
+/// `-o -` writes the output to standard output (build systems pipe it), byte for byte what a
+/// file output holds, and creates no file named `-`.
+#[test]
+fn output_to_stdout() {
+    if !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("cli-stdout");
+    if !prepare(&tmp) {
+        return;
+    }
+    let (file, _) = link(&tmp, "file", &[]);
+    let mut cmd = Command::new("g++");
+    cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["-static", "p.o", "-o", "-"]);
+    let out = must(&mut cmd);
+    assert!(out.stdout == std::fs::read(&file).unwrap(), "stdout differs from the file output");
+    assert!(!tmp.join("-").exists(), "a file named '-' was created");
+    tmp.finish();
+}
+
+/// A fixed-address executable with no shared library and nothing exported is static, as GNU ld and
+/// lld make it: no interpreter, no dynamic section or symbols.
+#[test]
+fn executable_without_shared_libraries_is_static() {
+    if !have("gcc") || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-nostdlib");
+    std::fs::write(tmp.join("a.s"), ".globl _start\n_start:\n mov $60, %eax\n mov $7, %edi\n syscall\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));
+    for (name, ld) in [("gnu", PathBuf::from("ld")), ("ours", linker())] {
+        let exe = tmp.join(name);
+        must(
+            Command::new(&ld)
+                .current_dir(&tmp.path)
+                .args(["-dynamic-linker", "/lib64/ld-linux-x86-64.so.2"])
+                .arg("-o")
+                .arg(&exe)
+                .arg("a.o"),
+        );
+        let sections = String::from_utf8_lossy(&must(Command::new("readelf").arg("-SW").arg(&exe)).stdout).into_owned();
+        for s in [" .interp ", " .dynamic ", " .dynsym ", " .dynstr "] {
+            assert!(!sections.contains(s), "{name}: {s} in an executable without shared libraries:\n{sections}");
+        }
+        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(7), "{name}");
+    }
+    tmp.finish();
+}
