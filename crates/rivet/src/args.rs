@@ -152,6 +152,9 @@ pub struct Config {
     pub stack_size: u64,
     /// `-z rodynamic`: `.dynamic` read-only (the loader then does not write DT_DEBUG).
     pub rodynamic: bool,
+    /// `-z copyreloc` (default) / `-z nocopyreloc`: whether an executable may copy a library's
+    /// variable into itself.
+    pub copy_relocations: bool,
     /// `--relax` (default) / `--no-relax`: GOTPCRELX loads may be rewritten to skip the GOT.
     /// (TLS sequences are relaxed in executables whatever it says, as in lld.)
     pub relax: bool,
@@ -267,6 +270,7 @@ impl Default for Config {
             stack_size: 0,
             rodynamic: false,
             relax: true,
+            copy_relocations: true,
             init: "_init".to_string(),
             fini: "_fini".to_string(),
             plugin: None,
@@ -828,6 +832,8 @@ impl ArgParser {
             "nodlopen" => c.dt_flags_1 |= object::elf::DF_1_NOOPEN,
             "global" => c.dt_flags_1 |= object::elf::DF_1_GLOBAL,
             "rodynamic" => c.rodynamic = true,
+            "copyreloc" => c.copy_relocations = true,
+            "nocopyreloc" => c.copy_relocations = false,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
                     let n = parse_number(v)

@@ -328,24 +328,35 @@ pub fn allocate_copies(ctx: &mut Ctx) {
     if ctx.got.copies.is_empty() {
         return;
     }
-    let sec = ensure_bss(ctx);
-    let mut off = ctx.sections[sec].size;
+    let read_only = |ctx: &Ctx, id: u32| ctx.shared_def(crate::ctx::Target::Global(id)).is_some_and(|d| d.read_only);
+    // A read-only variable's copy must become read-only too once relocated (-z relro), or the
+    // executable could write what the library's code treats as constant.
+    let relro = ctx.config.relro && ctx.got.copies.iter().any(|&id| read_only(ctx, id));
+    let relro_sec = relro.then(|| {
+        let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+        ctx.sections.push(OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs));
+        ctx.sections.len() - 1
+    });
+    let bss = ctx.got.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
     for i in 0..ctx.got.copies.len() {
         let id = ctx.got.copies[i];
+        let sec = match relro_sec {
+            Some(s) if read_only(ctx, id) => s,
+            _ => bss.expect("a writable copy has .bss"),
+        };
         let d = ctx.shared_def(crate::ctx::Target::Global(id)).expect("copies are imports");
         let (value, size) = (d.value, d.size);
         let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
-        off = align_up(off, align);
-        ctx.got.copy_offset.insert(id, off);
+        let off = align_up(ctx.sections[sec].size, align);
+        ctx.got.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve
         // to the copy too, or the library keeps using its own stale original under those names.
         for alias in aliases_of(ctx, id) {
-            ctx.got.copy_offset.insert(alias, off);
+            ctx.got.copy_offset.insert(alias, (sec, off));
         }
-        off += size.max(1);
+        ctx.sections[sec].size = off + size.max(1);
         ctx.sections[sec].align = ctx.sections[sec].align.max(align);
     }
-    ctx.sections[sec].size = off;
 }
 
 /// Symbols of the same library defined at the same address as `id`, added to the symbol table.
@@ -843,7 +854,7 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
             Def::Synthetic => synthetic_value(shared, s.name),
             Def::Absolute(v) => v,
             Def::Shared { .. } => match shared.got.copy_offset.get(&(id as u32)) {
-                Some(off) => shared.sections[shared.commons_section.expect("copies live in .bss")].addr + off,
+                Some(&(sec, off)) => shared.sections[sec].addr + off,
                 None => 0,
             },
             Def::Undefined | Def::Lazy { .. } => 0,

@@ -144,6 +144,34 @@ fn shared_library_in_a_static_link() {
     c.tmp.finish();
 }
 
+/// A copy relocation of a protected variable, or any under `-z nocopyreloc`, is refused (the
+/// library would keep using its own copy): GNU ld's error, with lld's advice.
+#[test]
+fn copy_relocation_refused() {
+    let Some(c) = Case::new("copyrel") else { return };
+    let lib = c.object("lib", "__attribute__((visibility(\"protected\"))) int prot = 1;\nint plain = 2;\n");
+    let so = c.tmp.join("libv.so");
+    must(Command::new("gcc").arg("-shared").arg(&lib).arg("-o").arg(&so));
+    let use_prot = c.object("useprot", "extern int prot; int main(void) { return prot; }\n");
+    let use_plain = c.object("useplain", "extern int plain; int main(void) { return plain; }\n");
+    let dynamic = |extra: &[&str], obj: &Path| {
+        let mut cmd = Command::new(linker());
+        cmd.args(["-e", "main", "-o"]).arg(c.output()).args(extra).arg(obj).arg(&so);
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", render(&cmd));
+        assert_eq!(std::fs::read(c.output()).unwrap(), OLD, "the old output was touched");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    if testing_rivet() {
+        let err = dynamic(&[], &use_prot);
+        assert!(err.contains("cannot create a copy relocation for protected symbol 'prot'"), "{err}");
+        assert!(err.contains("recompile with -fPIC"), "{err}");
+        let err = dynamic(&["-z", "nocopyreloc"], &use_plain);
+        assert!(err.contains("cannot create a copy relocation for 'plain'") && err.contains("-z nocopyreloc"), "{err}");
+    }
+    c.tmp.finish();
+}
+
 #[test]
 fn missing_input_and_library() {
     let Some(c) = Case::new("missing") else {

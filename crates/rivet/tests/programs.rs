@@ -458,6 +458,7 @@ programs! {
     comdat_local_signature => "comdat_local_signature.c",
     common_page_size => "common_page_size.c",
     common_symbols => "common_symbols.c",
+    copy_relocation_relro => "copy_relocation_relro.c",
     ctors => "ctors.c",
     cxx_exceptions => "cxx_exceptions.cpp",
     cxx_shared => "cxx_shared.cpp",

@@ -240,6 +240,7 @@ pub fn scan(ctx: &Ctx) -> Tables {
         }
         for id in n.copies {
             if !tables.copies.contains(&id) {
+                refuse_copy(ctx, id);
                 tables.copies.push(id);
             }
         }
@@ -371,6 +372,27 @@ fn address_in_executable(ctx: &Ctx, t: Target, needs: &mut Needs) {
     match ctx.sym_type(t) {
         STT_FUNC | STT_GNU_IFUNC => needs.canonical.push(id),
         _ => needs.copies.push(id),
+    }
+}
+
+/// A copy relocation moves a library's variable into the executable: not for a protected one (the
+/// library's own code keeps using its original), nor under `-z nocopyreloc`.
+fn refuse_copy(ctx: &Ctx, id: u32) {
+    let t = Target::Global(id);
+    let lib = match ctx.symbols[id as usize].def {
+        crate::resolve::Def::Shared { file, .. } => ctx.shared[file as usize].file.name.as_str(),
+        _ => "a shared library",
+    };
+    if ctx.shared_def(t).is_some_and(|d| d.protected) {
+        ctx.diag.error(format!(
+            "cannot create a copy relocation for protected symbol '{}' defined in {lib}; recompile with -fPIC",
+            ctx.name_of(t)
+        ));
+    } else if !ctx.config.copy_relocations {
+        ctx.diag.error(format!(
+            "cannot create a copy relocation for '{}' defined in {lib} (-z nocopyreloc); recompile with -fPIC",
+            ctx.name_of(t)
+        ));
     }
 }
 

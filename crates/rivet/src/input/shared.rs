@@ -18,6 +18,11 @@ pub struct DynSym<'a> {
     pub size: u64,
     pub sym_type: u8,
     pub weak: bool,
+    /// It lies in memory the library never writes after relocation (a PT_LOAD without PF_W, or
+    /// PT_GNU_RELRO): a copy of it belongs in the executable's RELRO, not in writable `.bss`.
+    pub read_only: bool,
+    /// STV_PROTECTED: the library binds its own references to it, so it cannot be copied.
+    pub protected: bool,
 }
 
 pub struct SharedFile<'a> {
@@ -38,6 +43,17 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
     let symtab =
         sections.symbols(LE, data, elf::SHT_DYNSYM).map_err(|e| err(&format!("bad dynamic symbol table: {e}")))?;
     let versions = sections.versions(LE, data).map_err(|e| err(&format!("bad symbol versions: {e}")))?;
+    // The address ranges that are read-only once the library is relocated.
+    let read_only: Vec<(u64, u64)> = header
+        .program_headers(LE, data)
+        .map_err(|e| err(&format!("bad program headers: {e}")))?
+        .iter()
+        .filter(|p| {
+            let ty = p.p_type.get(LE);
+            (ty == elf::PT_LOAD && p.p_flags.get(LE) & elf::PF_W == 0) || ty == elf::PT_GNU_RELRO
+        })
+        .map(|p| (p.p_vaddr.get(LE), p.p_vaddr.get(LE).saturating_add(p.p_memsz.get(LE))))
+        .collect();
     let mut soname = None;
     if let Some((dyns, link)) = sections.dynamic(LE, data).map_err(|e| err(&format!("bad dynamic section: {e}")))? {
         let strings = sections.strings(LE, data, link).map_err(|e| err(&format!("bad dynamic strings: {e}")))?;
@@ -77,6 +93,8 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
             size: sym.st_size(LE),
             sym_type: sym.st_type(),
             weak: bind == elf::STB_WEAK,
+            read_only: read_only.iter().any(|&(lo, hi)| (lo..hi).contains(&sym.st_value(LE))),
+            protected: sym.st_other & 3 == elf::STV_PROTECTED,
         });
     }
     let needed_name = match soname {

@@ -129,7 +129,10 @@ pub fn output_name(name: &[u8]) -> &[u8] {
 fn is_relro(name: &str, flags: u64, sh_type: u32) -> bool {
     flags & elf::SHF_TLS as u64 != 0
         || matches!(sh_type, elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
-        || matches!(name, ".data.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array")
+        || matches!(
+            name,
+            ".data.rel.ro" | ".bss.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array"
+        )
 }
 
 /// The (class, rank) of an output section: the class picks the segment, the rank the place in it,
@@ -189,6 +192,8 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
             ".data.rel.ro" => 5,
             ".dynamic" => 6,
             ".got" => 7,
+            // Copies of read-only variables, zero in the file: last, as in lld.
+            ".bss.rel.ro" => 8,
             _ if flags & elf::SHF_TLS as u64 != 0 && sh_type == elf::SHT_NOBITS => 1,
             _ if flags & elf::SHF_TLS as u64 != 0 => 0,
             _ => 5,

@@ -355,9 +355,8 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
     match s.def {
         Def::Shared { .. } => {
             let size = ctx.shared_def(t).map_or(0, |d| d.size);
-            if ctx.got.copy_offset.contains_key(&id) {
-                let bss = ctx.commons_section.expect("copies live in .bss");
-                (ctx.sections[bss].shndx as u16, ctx.raw_value(t), size)
+            if let Some(&(sec, _)) = ctx.got.copy_offset.get(&id) {
+                (ctx.sections[sec].shndx as u16, ctx.raw_value(t), size)
             } else if ctx.got.canonical.contains(&id) {
                 (elf::SHN_UNDEF, ctx.value(t), 0)
             } else {

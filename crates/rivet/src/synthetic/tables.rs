@@ -61,8 +61,9 @@ pub struct Tables {
     pub canonical: rustc_hash::FxHashSet<u32>,
     /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
     pub copies: Vec<u32>,
-    /// Offsets of the copies from the start of the copy area.
-    pub copy_offset: HashMap<u32, u64>,
+    /// Where each copy is: (output section, offset in it). Copies of read-only variables go to
+    /// `.bss.rel.ro` (made read-only after relocation, as lld does), the others to `.bss`.
+    pub copy_offset: HashMap<u32, (usize, u64)>,
     pub got_sec: Option<usize>,
     pub gotplt_sec: Option<usize>,
     pub plt_sec: Option<usize>,
