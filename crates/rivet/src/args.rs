@@ -106,6 +106,8 @@ pub struct Config {
     /// `--gc-sections` / `--no-gc-sections`.
     pub gc_sections: bool,
     pub print_gc_sections: bool,
+    /// `--print-icf-sections`: each class of folded sections, in lld's words.
+    pub print_icf_sections: bool,
     /// `-s`/`--strip-all`, `-S`/`--strip-debug`.
     pub strip: Strip,
     /// `--print-timing` (also `--time`): the per-phase table.
@@ -247,6 +249,7 @@ impl Default for Config {
             export_dynamic: false,
             gc_sections: false,
             print_gc_sections: false,
+            print_icf_sections: false,
             strip: Strip::None,
             print_timing: false,
             time_trace: None,
@@ -501,6 +504,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "no-gc-sections",
     "print-gc-sections",
     "no-print-gc-sections",
+    "print-icf-sections",
+    "no-print-icf-sections",
     "s",
     "strip-all",
     "S",
@@ -614,6 +619,8 @@ impl ArgParser {
             "no-gc-sections" => c.gc_sections = false,
             "print-gc-sections" => c.print_gc_sections = true,
             "no-print-gc-sections" => c.print_gc_sections = false,
+            "print-icf-sections" => c.print_icf_sections = true,
+            "no-print-icf-sections" => c.print_icf_sections = false,
             "s" | "strip-all" => c.strip = Strip::All,
             "S" | "strip-debug" => {
                 if c.strip != Strip::All {
@@ -1100,6 +1107,10 @@ mod tests {
         let c = p(&["--build-id=0xdeadBEEF", "--threads=3", "-O1", "-z", "max-page-size=0x200000"]).unwrap();
         assert_eq!(c.build_id, BuildId::Hex(vec![0xde, 0xad, 0xbe, 0xef]));
         assert_eq!((c.threads, c.opt_level, c.max_page_size), (Some(3), 1, 0x200000));
+        let c = p(&["-icf=safe", "--print-icf-sections"]).unwrap();
+        assert_eq!((c.icf, c.print_icf_sections), (Icf::Safe, true));
+        let c = p(&["--icf", "all", "-print-icf-sections", "--no-print-icf-sections"]).unwrap();
+        assert_eq!((c.icf, c.print_icf_sections), (Icf::All, false));
     }
 
     #[test]

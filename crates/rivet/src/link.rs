@@ -184,8 +184,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
     if config.icf != Icf::None {
-        let n = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, config.icf == Icf::Safe));
+        let folds = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, config.icf == Icf::Safe));
+        // On stderr, as --print-gc-sections (lld writes both to stdout).
+        if config.print_icf_sections {
+            eprint!("{}", crate::sections::icf::report(&ctx, &folds));
+        }
         if config.verbose {
+            let n: usize = folds.iter().map(|g| g.removed.len()).sum();
             eprintln!("rivet: --icf={}: {n} sections folded", format!("{:?}", config.icf).to_lowercase());
         }
     }

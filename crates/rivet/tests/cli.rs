@@ -491,6 +491,111 @@ fn identical_code_folding() {
     tmp.finish();
 }
 
+/// Links `inputs` (in `tmp`) with `driver -B` and the linker under test, `--icf=all
+/// --print-icf-sections` and `extra`; returns what was printed on stderr.
+fn icf_link(tmp: &TempDir, driver: &str, inputs: &[&str], out: &str, extra: &[&str]) -> String {
+    let mut cmd = Command::new(driver);
+    cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(tmp)).args(inputs).args(["-o", out]);
+    cmd.args(["-Wl,--icf=all", "-Wl,--print-icf-sections"]).args(extra);
+    String::from_utf8_lossy(&must(&mut cmd).stderr).into_owned()
+}
+
+/// Functions with the same code fold only when their exception tables (LSDAs, reached through
+/// their FDEs) are alike too, and alike tables fold as well; `--print-icf-sections` names each
+/// class in lld's words.
+#[test]
+fn icf_compares_exception_tables() {
+    if !testing_rivet() || !have("g++") {
+        return;
+    }
+    let tmp = TempDir::new("cli-icf-lsda");
+    std::fs::write(
+        tmp.join("e.cpp"),
+        "#include <cstdio>\nstruct A {};\nstruct B {};\nint which;\n\
+         __attribute__((noinline)) void g() { if (which == 1) throw B(); if (which == 2) throw A(); }\n\
+         __attribute__((noinline)) void catch_a() { try { g(); } catch (A &) { std::puts(\"caught\"); } }\n\
+         __attribute__((noinline)) void catch_b() { try { g(); } catch (B &) { std::puts(\"caught\"); } }\n\
+         __attribute__((noinline)) void catch_a_too() { try { g(); } catch (A &) { std::puts(\"caught\"); } }\n\
+         int main() { which = 1; catch_b(); which = 2; catch_a(); catch_a_too(); std::puts(\"OK\"); }\n",
+    )
+    .unwrap();
+    must(Command::new("g++").current_dir(&tmp.path).args(["-c", "-O2", "-ffunction-sections", "e.cpp"]));
+    let printed = icf_link(&tmp, "g++", &["e.o"], "e", &[]);
+    let run = must(&mut Command::new(tmp.join("e")));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "caught\ncaught\ncaught\nOK\n");
+    for sec in [".text._Z7catch_av", ".gcc_except_table._Z7catch_av"] {
+        let twin = sec.replace("_Z7catch_av", "_Z11catch_a_toov");
+        let want = format!("selected section e.o:({sec})\n  removing identical section e.o:({twin})\n");
+        assert!(printed.contains(&want), "want\n{want}in\n{printed}");
+    }
+    assert!(!printed.contains("catch_b"), "{printed}");
+    tmp.finish();
+}
+
+/// Unwind records are compared through their CIEs: functions whose personality routines differ
+/// stay apart. The copy kept gets the strictest alignment of the sections folded into it.
+#[test]
+fn icf_compares_personalities_and_keeps_the_strictest_alignment() {
+    if !testing_rivet() || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-icf-asm");
+    let mut asm = String::from(".text\n.globl pers1, pers2\npers1: ret\npers2: ret\n");
+    // fn4 is there to take the padding that ends .eh_frame, which no other FDE would match.
+    for (f, pers, body) in
+        [("fn1", "pers1", "ret"), ("fn2", "pers2", "ret"), ("fn3", "pers1", "ret"), ("fn4", "pers2", "nop; ret")]
+    {
+        asm.push_str(&format!(
+            ".section .text.{f},\"ax\",@progbits\n.globl {f}\n{f}:\n.cfi_startproc\n.cfi_personality 0x1b, {pers}\n{body}\n.cfi_endproc\n"
+        ));
+    }
+    // Without unwind records; `odd` is placed one byte past a 64-byte boundary if nothing aligns it.
+    asm.push_str(".section .text.pad,\"ax\",@progbits\n.p2align 6\npad: nop\n");
+    asm.push_str(".section .text.odd,\"ax\",@progbits\n.globl odd\n.p2align 0\nodd: xor %eax, %eax; ret\n");
+    asm.push_str(".section .text.even,\"ax\",@progbits\n.globl even\n.p2align 6\neven: xor %eax, %eax; ret\n");
+    std::fs::write(tmp.join("f.s"), asm).unwrap();
+    std::fs::write(
+        tmp.join("m.c"),
+        "#include <stdio.h>\nextern char fn1, fn2, fn3, odd, even;\n\
+         int main(void) { long a = (long)&fn1, b = (long)&fn2, c = (long)&fn3, o = (long)&odd, e = (long)&even;\n\
+           printf(\"%d %d %d %d\\n\", a == b, a == c, o == e, (int)(o % 64)); }\n",
+    )
+    .unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "f.s", "m.c"]));
+    let printed = icf_link(&tmp, "gcc", &["m.o", "f.o"], "p", &[]);
+    let run = must(&mut Command::new(tmp.join("p")));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "0 1 1 0\n", "{printed}");
+    assert!(printed.contains("selected section f.o:(.text.fn1)\n  removing identical section f.o:(.text.fn3)\n"));
+    assert!(printed.contains("selected section f.o:(.text.odd)\n  removing identical section f.o:(.text.even)\n"));
+    tmp.finish();
+}
+
+/// In a shared library, a call to a preemptible symbol and a call to a hidden alias of it are
+/// different (the first may reach another library's definition): the callers stay apart, unless
+/// `-Bsymbolic` binds the symbol inside the library.
+#[test]
+fn icf_compares_preemptible_targets_by_symbol() {
+    if !testing_rivet() || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-icf-preempt");
+    std::fs::write(
+        tmp.join("p.s"),
+        ".section .text.target,\"ax\",@progbits\n.globl target, target_local\n.hidden target_local\n\
+         target:\ntarget_local:\nret\n\
+         .section .text.call_preemptible,\"ax\",@progbits\ncall_preemptible: jmp target@PLT\n\
+         .section .text.call_local,\"ax\",@progbits\ncall_local: jmp target_local@PLT\n",
+    )
+    .unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "p.s"]));
+    let printed = icf_link(&tmp, "gcc", &["p.o"], "libp.so", &["-shared", "-nostdlib"]);
+    assert!(!printed.contains("call_"), "{printed}");
+    let printed = icf_link(&tmp, "gcc", &["p.o"], "libq.so", &["-shared", "-nostdlib", "-Wl,-Bsymbolic"]);
+    let want = "selected section p.o:(.text.call_preemptible)\n  removing identical section p.o:(.text.call_local)\n";
+    assert!(printed.contains(want), "{printed}");
+    tmp.finish();
+}
+
 /// `-Map=FILE` writes the link map: output sections, their input sections and the symbols defined
 /// there, at the addresses the output really has (checked against nm).
 #[test]

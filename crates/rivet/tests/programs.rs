@@ -478,6 +478,7 @@ programs! {
     gz_zlib => "gz_zlib.c",
     gz_zlib_gnu => "gz_zlib_gnu.c",
     hello => "hello.c",
+    icf_exception_tables => "icf_exception_tables.cpp",
     ifunc => "ifunc.c",
     ifunc_calls => "ifunc_calls.c",
     ifunc_exported => "ifunc_exported.c",

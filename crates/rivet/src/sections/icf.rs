@@ -1,15 +1,27 @@
-//! Identical code folding (`--icf=all|safe`): executable input sections with the same bytes and
-//! equivalent relocations (same types, offsets and addends, targets that are the same symbol or
-//! sections that are themselves folded together) become one; the others are dropped and every
-//! symbol they defined resolves into the copy that is kept (the first in output order).
+//! Identical code folding (`--icf=all|safe`): executable input sections and exception tables
+//! (`.gcc_except_table*`) with the same bytes, flags and unwind records, and equivalent
+//! relocations (same types, offsets and addends, targets that are the same symbol or sections that
+//! are themselves folded together) become one; the others are dropped and every symbol they defined
+//! resolves into the copy that is kept (the first in output order), which takes the largest
+//! alignment of the sections folded into it.
+//!
+//! A function's `.eh_frame` FDE is part of what is compared: its CIE (bytes and relocations, so
+//! the personality routine), its own bytes after the CIE pointer, and its relocations other than
+//! the initial location, among them the pointer to its LSDA. Exception tables are candidates
+//! themselves, so two functions whose tables are alike still fold, and two whose tables catch
+//! different types do not (as in mold; lld instead never folds a function that has an LSDA).
 //!
 //! Equivalence is found by partition refinement: sections start in classes keyed by their bytes
 //! and relocation shapes, then are split by the classes of their relocation targets until nothing
-//! changes. `safe` leaves out sections whose address is taken (referenced other than by a call,
-//! `R_X86_64_PLT32`), so function pointers of distinct functions stay distinct; sections defining
-//! symbols that the output exports are never folded.
+//! changes. A target that another module may interpose (a preemptible symbol of a shared library)
+//! is compared by its symbol, not by where it is defined here, as lld does. `safe` leaves out code
+//! whose address is taken (referenced other than by a call, `R_X86_64_PLT32`), so function pointers
+//! of distinct functions stay distinct; sections defining symbols that the output exports are never
+//! folded.
 use crate::ctx::{Ctx, Target};
+use crate::input::object::Rela;
 use crate::resolve::Def;
+use crate::sections::eh_frame::{self, PieceKind};
 use object::elf;
 use object::LittleEndian as LE;
 use rayon::prelude::*;
@@ -26,6 +38,9 @@ enum Place {
 fn place(ctx: &Ctx, f: u32, sym: u32) -> Place {
     let (file, idx) = match ctx.target(f, sym) {
         Target::Local(lf, ls) => (lf, ls as usize),
+        // Code calling a preemptible symbol may end up somewhere else at run time than code
+        // calling another symbol defined at the same place: only the same symbol is the same.
+        t @ Target::Global(id) if ctx.is_preemptible(t) => return Place::Global(id),
         Target::Global(id) => match ctx.symbols.get(id as usize).map(|s| s.def) {
             Some(Def::Defined { file, sym }) => (file, sym as usize),
             _ => return Place::Global(id),
@@ -38,8 +53,110 @@ fn place(ctx: &Ctx, f: u32, sym: u32) -> Place {
     }
 }
 
-/// Folds identical sections; returns how many were folded away.
-pub fn fold(ctx: &mut Ctx, safe: bool) -> usize {
+/// A relocation as compared before its target is: offset (from the start of its section or
+/// unwind record), type, addend.
+type Shape = (u64, u32, i64);
+
+fn shape(r: &Rela, base: u64) -> Shape {
+    (r.r_offset.get(LE) - base, r.r_type(LE, false), r.r_addend.get(LE))
+}
+
+/// One FDE of a candidate section, as folding compares it.
+struct Frame<'a> {
+    /// The CIE record and its relocations (the personality routine).
+    cie: &'a [u8],
+    cie_relocs: Vec<Shape>,
+    /// The FDE after its length and CIE pointer, and its relocations but the initial location's.
+    fde: &'a [u8],
+    fde_relocs: Vec<Shape>,
+    /// Where in the section the FDE starts (its initial location: symbol value plus addend).
+    start: (u32, i64),
+    /// The targets of `cie_relocs` and then of `fde_relocs`.
+    targets: Vec<Place>,
+}
+
+fn is_exception_table(name: &[u8]) -> bool {
+    name == b".gcc_except_table" || name.starts_with(b".gcc_except_table.")
+}
+
+/// The FDEs that describe candidate sections (`index`: candidate → position), each with the
+/// position of its candidate, in `.eh_frame` order. A `.eh_frame` that does not parse is skipped
+/// here; splitting it later reports the error.
+fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<(u32, u32), usize>) -> Vec<(usize, Frame<'a>)> {
+    let per_file: Vec<Vec<(usize, Frame<'a>)>> = ctx
+        .file_order
+        .par_iter()
+        .map(|&f| {
+            let obj = &ctx.objects[f as usize];
+            let mut out = Vec::new();
+            for sec in obj.sections.iter().filter(|s| s.live && s.name == b".eh_frame") {
+                let Ok(eh) = eh_frame::split(sec, &obj.name, |_| true) else { continue };
+                let mut relocs: Vec<Vec<usize>> = vec![Vec::new(); eh.pieces.len()];
+                for (i, r) in sec.relas.iter().enumerate() {
+                    if let Some(p) = eh_frame::piece_at(&eh.pieces, r.r_offset.get(LE)) {
+                        relocs[p].push(i);
+                    }
+                }
+                let bytes = |p: &eh_frame::Piece| &sec.data[p.in_off as usize..(p.in_off + p.size) as usize];
+                for (pi, p) in eh.pieces.iter().enumerate() {
+                    let (PieceKind::Fde { cie }, Some(pc)) = (p.kind, p.pc_rel) else { continue };
+                    let pc_rela = &sec.relas[pc as usize];
+                    let Place::Section(tf, ts, value) = place(ctx, f, pc_rela.r_sym(LE, false)) else { continue };
+                    let Some(&cand) = index.get(&(tf, ts)) else { continue };
+                    let ci = eh_frame::piece_at(&eh.pieces, cie as u64).expect("split checked the CIE pointer");
+                    let cie_piece = &eh.pieces[ci];
+                    let rels = |piece: usize, base: u32| {
+                        relocs[piece]
+                            .iter()
+                            .filter(|&&r| r != pc as usize)
+                            .map(|&r| (shape(&sec.relas[r], base as u64), place(ctx, f, sec.relas[r].r_sym(LE, false))))
+                            .collect::<Vec<_>>()
+                    };
+                    let (cie_relocs, mut targets): (Vec<_>, Vec<_>) = rels(ci, cie_piece.in_off).into_iter().unzip();
+                    let (fde_relocs, fde_targets): (Vec<_>, Vec<_>) = rels(pi, p.in_off).into_iter().unzip();
+                    targets.extend(fde_targets);
+                    let frame = Frame {
+                        cie: bytes(cie_piece),
+                        cie_relocs,
+                        fde: &bytes(p)[8..],
+                        fde_relocs,
+                        start: (pc_rela.r_type(LE, false), (value as i64).wrapping_add(pc_rela.r_addend.get(LE))),
+                        targets,
+                    };
+                    out.push((cand, frame));
+                }
+            }
+            out
+        })
+        .collect();
+    per_file.into_iter().flatten().collect()
+}
+
+/// A class of identical sections: the one kept and the ones folded into it, in output order.
+pub struct Folded {
+    pub kept: (u32, u32),
+    pub removed: Vec<(u32, u32)>,
+}
+
+/// `--print-icf-sections`: each class as lld prints it, `selected section FILE:(NAME)` and then
+/// `  removing identical section FILE:(NAME)` for each folded copy.
+pub fn report(ctx: &Ctx, folds: &[Folded]) -> String {
+    let name = |(f, s): (u32, u32)| {
+        let obj = &ctx.objects[f as usize];
+        format!("{}:({})", obj.name, String::from_utf8_lossy(obj.sections[s as usize].name))
+    };
+    let mut out = String::new();
+    for g in folds {
+        out.push_str(&format!("selected section {}\n", name(g.kept)));
+        for &r in &g.removed {
+            out.push_str(&format!("  removing identical section {}\n", name(r)));
+        }
+    }
+    out
+}
+
+/// Folds identical sections; returns the classes that had more than one member.
+pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
     let exported = |ctx: &Ctx, f: u32, s: u32| {
         let obj = &ctx.objects[f as usize];
         obj.global_ids.iter().enumerate().any(|(i, &id)| {
@@ -50,25 +167,29 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> usize {
                 && sym.visibility == elf::STV_DEFAULT
         })
     };
-    // Candidates: live, allocated, executable, read-only, not .init/.fini.
+    // Candidates: live, allocated, read-only executable code but .init/.fini, and exception tables
+    // (only the unwinder reads them, so their addresses never matter).
     let mut cands: Vec<(u32, u32)> = Vec::new();
     for &f in &ctx.file_order {
         for (s, sec) in ctx.objects[f as usize].sections.iter().enumerate() {
-            let x = sec.flags & elf::SHF_EXECINSTR as u64 != 0 && sec.flags & elf::SHF_ALLOC as u64 != 0;
-            let ok = sec.live
-                && x
+            let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
+            let code = sec.flags & elf::SHF_EXECINSTR as u64 != 0
                 && sec.flags & elf::SHF_WRITE as u64 == 0
-                && sec.sh_type == elf::SHT_PROGBITS
-                && sec.size > 0
                 && sec.name != b".init"
                 && sec.name != b".fini";
+            let ok = sec.live
+                && alloc
+                && (code || is_exception_table(sec.name))
+                && sec.sh_type == elf::SHT_PROGBITS
+                && sec.size > 0;
             if ok && !exported(ctx, f, s as u32) {
                 cands.push((f, s as u32));
             }
         }
     }
     if safe {
-        // Address-taken sections: referenced by anything but a call from a live allocated section.
+        // Address-taken code: referenced by anything but a call from a live allocated section
+        // (unwind records do not count).
         let mut taken = std::collections::HashSet::new();
         for (f, obj) in ctx.objects.iter().enumerate() {
             for sec in obj.sections.iter().filter(|s| s.live && s.flags & elf::SHF_ALLOC as u64 != 0) {
@@ -84,24 +205,33 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> usize {
                 }
             }
         }
-        cands.retain(|c| !taken.contains(c));
+        cands.retain(|&(f, s)| {
+            !taken.contains(&(f, s)) || is_exception_table(ctx.objects[f as usize].sections[s as usize].name)
+        });
     }
     let index: HashMap<(u32, u32), usize> = cands.iter().enumerate().map(|(i, &c)| (c, i)).collect();
-    // Relocation targets, once.
+    let mut unwind: Vec<Vec<Frame>> = (0..cands.len()).map(|_| Vec::new()).collect();
+    for (i, frame) in frames(ctx, &index) {
+        unwind[i].push(frame);
+    }
+    // Relocation targets, once: the section's, then those of its FDEs.
     let targets: Vec<Vec<Place>> = cands
         .par_iter()
-        .map(|&(f, s)| {
+        .zip(&unwind)
+        .map(|(&(f, s), frames)| {
             let sec = &ctx.objects[f as usize].sections[s as usize];
-            sec.relas.iter().map(|r| place(ctx, f, r.r_sym(LE, false))).collect()
+            let own = sec.relas.iter().map(|r| place(ctx, f, r.r_sym(LE, false)));
+            own.chain(frames.iter().flat_map(|fr| fr.targets.iter().copied())).collect()
         })
         .collect();
-    // Initial classes: bytes and relocation shapes.
+    // Initial classes: bytes, flags, relocation shapes and unwind records.
     let shape = |i: usize| {
         let (f, s) = cands[i];
         let sec = &ctx.objects[f as usize].sections[s as usize];
-        let relocs: Vec<(u64, u32, i64)> =
-            sec.relas.iter().map(|r| (r.r_offset.get(LE), r.r_type(LE, false), r.r_addend.get(LE))).collect();
-        (sec.data, sec.align, sec.flags, relocs)
+        let relocs: Vec<Shape> = sec.relas.iter().map(|r| shape(r, 0)).collect();
+        let frames: Vec<_> =
+            unwind[i].iter().map(|fr| (fr.cie, &fr.cie_relocs, fr.fde, &fr.fde_relocs, fr.start)).collect();
+        (sec.data, sec.flags, relocs, frames)
     };
     let mut class: Vec<usize> = {
         let mut ids: HashMap<_, usize> = HashMap::default();
@@ -145,20 +275,31 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> usize {
         count = n;
     }
     // Keep the first section of each class; fold the rest into it.
-    let mut keeper: HashMap<usize, (u32, u32)> = HashMap::default();
-    let mut folded = 0;
-    for (i, &(f, s)) in cands.iter().enumerate() {
-        match keeper.get(&class[i]) {
+    let mut groups: Vec<Folded> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::default();
+    for (i, &c) in cands.iter().enumerate() {
+        match group_of.get(&class[i]) {
             None => {
-                keeper.insert(class[i], (f, s));
+                group_of.insert(class[i], groups.len());
+                groups.push(Folded { kept: c, removed: Vec::new() });
             }
-            Some(&kept) => {
-                let sec = &mut ctx.objects[f as usize].sections[s as usize];
-                sec.live = false;
-                sec.folded_into = Some(kept);
-                folded += 1;
-            }
+            Some(&g) => groups[g].removed.push(c),
         }
     }
-    folded
+    groups.retain(|g| !g.removed.is_empty());
+    for g in &groups {
+        let mut align = 1;
+        for &(f, s) in &g.removed {
+            let sec = &mut ctx.objects[f as usize].sections[s as usize];
+            sec.live = false;
+            sec.folded_into = Some(g.kept);
+            align = align.max(sec.align);
+        }
+        // The copy kept stands for all of them: it must satisfy the strictest alignment (code may
+        // rely on it, e.g. C++ member function pointers need an even address).
+        let (kf, ks) = g.kept;
+        let kept = &mut ctx.objects[kf as usize].sections[ks as usize];
+        kept.align = kept.align.max(align);
+    }
+    groups
 }
