@@ -9,7 +9,9 @@ __attribute__((section(".data.rel.ro.big"), aligned(16 * 1024))) const char *con
 __attribute__((aligned(32 * 1024))) char buffer[10];
 __thread char tls_byte;
 int main(void) {
-    printf("%s %lu %lu\n", big, (unsigned long)((uintptr_t)&big % (16 * 1024)),
+    // Read through a volatile pointer: an optimising build must keep `big` (and its section).
+    const char *text = *(const char *const volatile *)&big;
+    printf("%s %lu %lu\n", text, (unsigned long)((uintptr_t)&big % (16 * 1024)),
            (unsigned long)((uintptr_t)buffer % (32 * 1024)));
     return tls_byte;
 }
