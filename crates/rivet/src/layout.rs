@@ -384,6 +384,7 @@ fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
                     referenced: false,
                     undefined_ref: false,
                     shared_ref: false,
+                    localized_from: None,
                     visibility: elf::STV_DEFAULT,
                     version: None,
                 });

@@ -412,7 +412,7 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             continue;
         }
         match matcher.verdict(s.name) {
-            Verdict::Local => ctx.symbols[id].visibility = object::elf::STV_HIDDEN,
+            Verdict::Local => localize(&mut ctx.symbols[id]),
             Verdict::Global(n) if named(n) => {
                 let name = matcher.nodes[n].name.as_ref().unwrap();
                 let ix = ctx.versions.index_of(name.as_bytes()).unwrap();
@@ -497,6 +497,15 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
 
 /// `--exclude-libs=LIB,...|ALL`: symbols defined by members of those archives (matched by file
 /// name, `libfoo.a`) are not exported: they become hidden, as lld and GNU ld make them local.
+/// Makes a symbol local to the output (not exported, bound here) and remembers the visibility it
+/// had for `.symtab`.
+fn localize(s: &mut resolve::Symbol) {
+    if s.visibility != ::object::elf::STV_HIDDEN && s.visibility != ::object::elf::STV_INTERNAL {
+        s.localized_from.get_or_insert(s.visibility);
+        s.visibility = ::object::elf::STV_HIDDEN;
+    }
+}
+
 fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut resolve::Resolution) {
     if config.exclude_libs.is_empty() {
         return;
@@ -510,7 +519,7 @@ fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut reso
     for s in &mut res.symbols {
         if let resolve::Def::Defined { file, .. } | resolve::Def::Common { file, .. } = s.def {
             if excluded(res.objects[file as usize].order.0) {
-                s.visibility = ::object::elf::STV_HIDDEN;
+                localize(s);
             }
         }
     }
@@ -536,6 +545,7 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
             referenced: false,
             undefined_ref: false,
             shared_ref: false,
+            localized_from: None,
             visibility: ::object::elf::STV_DEFAULT,
             version: None,
         });

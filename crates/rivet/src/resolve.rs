@@ -62,6 +62,10 @@ pub struct Symbol<'a> {
     /// by an object's reference, but leaving it undefined is no error (the library's users may
     /// define it, or the loader finds it elsewhere).
     pub shared_ref: bool,
+    /// Made local by a version script's `local:` or by `--exclude-libs`: `visibility` then says
+    /// hidden (it binds here and is not exported), and this keeps the visibility the inputs gave
+    /// it, which `.symtab` shows (GNU ld and lld write such a symbol LOCAL DEFAULT).
+    pub localized_from: Option<u8>,
 }
 
 impl Symbol<'_> {
@@ -489,6 +493,7 @@ impl<'a> Resolver<'a, '_> {
                 referenced: false,
                 undefined_ref: false,
                 shared_ref: false,
+                localized_from: None,
                 visibility: elf::STV_DEFAULT,
                 version: None,
             });

@@ -208,3 +208,70 @@ fn initial_exec_tls_in_a_shared_object_sets_static_tls() {
     assert!(facts(&link(&tmp, true, true, &["tls.o"], &[], "ie.so"))[0].contains("STATIC_TLS"));
     tmp.finish();
 }
+
+/// (type, binding, visibility, defined or UND) of each named symbol in `.symtab`.
+fn symtab_facts(file: &Path, names: &[&str]) -> Vec<String> {
+    let symbols = readelf("-sW", file);
+    let mut table = symbols.split("Symbol table '.symtab'").nth(1).unwrap_or("").lines();
+    let mut out = Vec::new();
+    for name in names {
+        // GNU ld writes an import's version into its .symtab name (`puts@GLIBC_2.2.5`); lld does not.
+        let named = |l: &&str| l.split_whitespace().nth(7).is_some_and(|n| n.split('@').next() == Some(*name));
+        let line = table.by_ref().clone().find(named);
+        out.push(match line {
+            Some(l) => {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                format!("{name}: {} {} {} {}", w[3], w[4], w[5], if w[6] == "UND" { "UND" } else { "defined" })
+            }
+            None => format!("{name}: absent"),
+        });
+    }
+    out
+}
+
+#[test]
+fn symtab_bindings_match_gnu_ld() {
+    let Some(tmp) = setup("dynfacts-symtab") else { return };
+    std::fs::write(
+        tmp.join("sb.c"),
+        "#include <stdio.h>\n__attribute__((visibility(\"hidden\"))) void hidden_fn(void) {}\n\
+         __attribute__((weak)) void weak_fn(void) {}\nvoid global_fn(void) {}\n\
+         extern void maybe(void) __attribute__((weak));\n\
+         int main(void) { if (maybe) maybe(); puts(\"hi\"); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("local.ver"), "{ global: global_fn; local: *; };\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "sb.c"]));
+    // A version script's `local:` makes weak_fn and main LOCAL with their DEFAULT visibility; an
+    // import is GLOBAL when some reference is strong (puts), WEAK when all are weak (maybe).
+    let names = ["weak_fn", "global_fn", "main", "puts", "maybe"];
+    for (shared, flags) in [(false, &[][..]), (true, &["--version-script=local.ver"][..])] {
+        let gnu = link(&tmp, false, shared, &["sb.o"], flags, "gnu-sym");
+        let ours = link(&tmp, true, shared, &["sb.o"], flags, "ours-sym");
+        assert_eq!(symtab_facts(&gnu, &names), symtab_facts(&ours, &names), "shared={shared} {flags:?}");
+        // A hidden definition becomes local, as lld writes it (GNU ld 2.40 leaves it GLOBAL HIDDEN
+        // in executables).
+        assert_eq!(symtab_facts(&ours, &["hidden_fn"]), ["hidden_fn: FUNC LOCAL HIDDEN defined"]);
+    }
+    tmp.finish();
+}
+
+#[test]
+fn hidden_weak_undefined_is_not_imported() {
+    let Some(tmp) = setup("dynfacts-hidden-weak") else { return };
+    std::fs::write(
+        tmp.join("hw.c"),
+        "__attribute__((weak, visibility(\"hidden\"))) void foo(void);\n\
+         int bar(void) { return foo ? 1 : 2; }\n",
+    )
+    .unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "hw.c"]));
+    for ours in [false, true] {
+        let lib = link(&tmp, ours, true, &["hw.o"], &[], "libhw.so");
+        let dynsym = readelf("--dyn-syms -W", &lib);
+        assert!(!dynsym.lines().any(|l| l.ends_with(" foo")), "ours={ours}: foo imported:\n{dynsym}");
+        assert!(dynsym.lines().any(|l| l.ends_with(" bar")), "ours={ours}: bar not exported:\n{dynsym}");
+        assert!(!readelf("-rW", &lib).contains(" foo"), "ours={ours}: a dynamic relocation names foo");
+    }
+    tmp.finish();
+}

@@ -151,7 +151,15 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
                 ctx.got.canonical.contains(&(id as u32)) || ctx.got.copy_offset.contains_key(&(id as u32));
             match s.def {
                 Def::Shared { .. } if s.referenced || has_address => Some(has_address),
-                Def::Undefined if s.referenced && ctx.kind == OutputKind::Shared => Some(false),
+                // A hidden undefined (weak) symbol resolves to 0 here; it is never imported.
+                Def::Undefined
+                    if s.referenced
+                        && ctx.kind == OutputKind::Shared
+                        && s.visibility != elf::STV_HIDDEN
+                        && s.visibility != elf::STV_INTERNAL =>
+                {
+                    Some(false)
+                }
                 _ if exported(ctx, id, &wanted) => Some(true),
                 _ => None,
             }

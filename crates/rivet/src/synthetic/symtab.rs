@@ -206,6 +206,8 @@ fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
     } else {
         ctx.global_addr[id as usize]
     };
+    // What `.symtab` shows: the inputs' visibility, also for a symbol a version script made local.
+    let visibility = s.localized_from.unwrap_or(s.visibility);
     let bind = |weak: bool| {
         if local {
             elf::STB_LOCAL
@@ -226,14 +228,20 @@ fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
             };
             let ty = esym.st_info & 0xf;
             let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
-            ((bind(s.weak) << 4) | ty, s.visibility, shndx, value, esym.st_size.get(LE))
+            ((bind(s.weak) << 4) | ty, visibility, shndx, value, esym.st_size.get(LE))
         }
-        Def::Synthetic | Def::Absolute(_) => {
-            ((bind(false) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_ABS, value, 0)
+        Def::Synthetic | Def::Absolute(_) => ((bind(false) << 4) | elf::STT_NOTYPE, visibility, elf::SHN_ABS, value, 0),
+        // An undefined or imported symbol is weak only when every reference to it is (GNU ld
+        // and lld); the library's own binding of its definition does not matter here.
+        Def::Undefined | Def::Lazy { .. } => {
+            ((bind(!s.strong_ref) << 4) | elf::STT_NOTYPE, visibility, elf::SHN_UNDEF, 0, 0)
         }
-        Def::Undefined | Def::Lazy { .. } => ((bind(true) << 4) | elf::STT_NOTYPE, s.visibility, elf::SHN_UNDEF, 0, 0),
         Def::Shared { .. } => {
-            ((bind(s.weak) << 4) | ctx.sym_type(crate::ctx::Target::Global(id)), 0, elf::SHN_UNDEF, 0, 0)
+            let ty = match ctx.sym_type(crate::ctx::Target::Global(id)) {
+                elf::STT_GNU_IFUNC => elf::STT_FUNC,
+                ty => ty,
+            };
+            ((bind(!s.strong_ref) << 4) | ty, 0, elf::SHN_UNDEF, 0, 0)
         }
     }
 }
