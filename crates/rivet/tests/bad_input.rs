@@ -172,6 +172,28 @@ fn copy_relocation_refused() {
     c.tmp.finish();
 }
 
+/// Absolute 32-bit relocations in a position-independent output: lld's message and advice.
+#[test]
+fn absolute_relocation_in_a_pie() {
+    let Some(c) = Case::new("abs32-pie") else { return };
+    let c_src = c.tmp.join("abs.c");
+    std::fs::write(&c_src, "int value = 3;\nint main(void) { return *(volatile int *)&value - 3; }\n").unwrap();
+    let obj = c.tmp.join("abs.o");
+    must(Command::new("gcc").args(["-c", "-fno-pic", "-mcmodel=small"]).arg(&c_src).arg("-o").arg(&obj));
+    let mut cmd = Command::new(linker());
+    cmd.args(["-pie", "-e", "main", "-o"]).arg(c.output()).arg(&obj);
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{}: {err}", render(&cmd));
+    assert_eq!(std::fs::read(c.output()).unwrap(), OLD, "the old output was touched");
+    if testing_rivet() {
+        assert!(err.contains("cannot be used against symbol 'value'"), "{err}");
+        assert!(err.contains("recompile with -fPIC"), "{err}");
+        assert!(err.contains("abs.o:(main)"), "{err}");
+    }
+    c.tmp.finish();
+}
+
 #[test]
 fn missing_input_and_library() {
     let Some(c) = Case::new("missing") else {

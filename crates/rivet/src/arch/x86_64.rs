@@ -349,7 +349,7 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
                     ));
                 } else if matches!(ty, R_X86_64_32 | R_X86_64_32S) && ctx.is_pic() && !ctx.is_absolute(t) {
                     ctx.diag.error(format!(
-                        "relocation {} cannot be used against symbol '{}'; recompile with -fPIE\n>>> defined in {}\n>>> referenced by {}",
+                        "relocation {} cannot be used against symbol '{}'; recompile with -fPIC\n>>> defined in {}\n>>> referenced by {}",
                         reloc_name(ty),
                         ctx.name_of(t),
                         obj.name,
