@@ -370,9 +370,19 @@ fn inputs_unchanged(cache: &InputCache) -> Result<()> {
 }
 
 /// Parses version scripts or dynamic lists (the same syntax) into one matcher.
-fn read_version_nodes(paths: &[std::path::PathBuf], what: &str) -> Result<crate::input::version_script::Matcher> {
+/// A relative path that does not exist is looked for in the `-L` directories too, as GNU ld and
+/// lld do.
+fn read_version_nodes(
+    paths: &[std::path::PathBuf],
+    lib_paths: &[std::path::PathBuf],
+    what: &str,
+) -> Result<crate::input::version_script::Matcher> {
     let mut nodes = Vec::new();
     for path in paths {
+        let found = (!path.exists() && path.is_relative())
+            .then(|| lib_paths.iter().map(|d| d.join(path)).find(|p| p.is_file()))
+            .flatten();
+        let path = found.as_ref().unwrap_or(path);
         let text = std::fs::read_to_string(path).map_err(|e| fatal!("cannot read {what} {}: {e}", path.display()))?;
         nodes.extend(crate::input::version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
     }
@@ -383,7 +393,7 @@ fn read_version_nodes(paths: &[std::path::PathBuf], what: &str) -> Result<crate:
 /// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
 fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     use crate::input::version_script::{self, Verdict};
-    let matcher = read_version_nodes(&ctx.config.version_scripts, "version script")?;
+    let matcher = read_version_nodes(&ctx.config.version_scripts, &ctx.config.lib_paths, "version script")?;
     ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
     let named = |i: usize| matcher.nodes[i].name.is_some();
     let mut errors = Vec::new();
@@ -449,7 +459,7 @@ fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     if ctx.config.dynamic_lists.is_empty() {
         return Ok(());
     }
-    let matcher = read_version_nodes(&ctx.config.dynamic_lists, "dynamic list")?;
+    let matcher = read_version_nodes(&ctx.config.dynamic_lists, &ctx.config.lib_paths, "dynamic list")?;
     for id in 0..ctx.symbols.len() as u32 {
         let s = &ctx.symbols[id as usize];
         if matches!(s.def, Def::Defined { .. } | Def::Common { .. })

@@ -275,3 +275,38 @@ fn hidden_weak_undefined_is_not_imported() {
     }
     tmp.finish();
 }
+
+/// The defined `.dynsym` names with their versions (`foo@@V1`), sorted. (GNU ld also writes an
+/// absolute symbol per version name, which lld does not: left out.)
+fn exported_names(file: &Path) -> Vec<String> {
+    let mut names: Vec<String> = readelf("--dyn-syms -W", file)
+        .lines()
+        .filter(|l| l.contains("GLOBAL") && !l.contains(" UND ") && !l.contains(" ABS "))
+        .filter_map(|l| l.split_whitespace().nth(7).map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn version_script_patterns_match_gnu_ld() {
+    let Some(tmp) = setup("dynfacts-verscript") else { return };
+    std::fs::write(
+        tmp.join("v.s"),
+        ".globl foo, bar, baz, all_stars, \"foo?\", xfoobarx\n.text\nfoo:\nbar:\nbaz:\nall_stars:\n\"foo?\":\nxfoobarx:\n ret\n",
+    )
+    .unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "v.s"]));
+    std::fs::create_dir_all(tmp.join("scripts")).unwrap();
+    // A wildcard beats the catch-all; backslashes escape; a script named by a relative path that
+    // is not in the current directory is found in the -L directories.
+    std::fs::write(tmp.join("star.ver"), "VER_X1 { global: *; local: b*; };\n").unwrap();
+    std::fs::write(tmp.join("scripts/escape.ver"), "VER0 { **; };\nVER1 { foo\\?; };\nVER2 { *foo\\bar*; };\n")
+        .unwrap();
+    for flags in [&["--version-script=star.ver"][..], &["-Lscripts", "--version-script=escape.ver"][..]] {
+        let gnu = link(&tmp, false, true, &["v.o"], flags, "gnu.so");
+        let ours = link(&tmp, true, true, &["v.o"], flags, "ours.so");
+        assert_eq!(exported_names(&gnu), exported_names(&ours), "{flags:?}");
+    }
+    tmp.finish();
+}

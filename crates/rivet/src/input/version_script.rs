@@ -13,7 +13,12 @@ pub struct Pattern {
 
 impl Pattern {
     fn is_glob(&self) -> bool {
-        self.text.contains(['*', '?', '['])
+        self.text.contains(['*', '?', '[', '\\'])
+    }
+
+    /// The catch-all `*` (or `**`): it matches every name, so it ranks below every other pattern.
+    fn is_catch_all(&self) -> bool {
+        !self.text.is_empty() && self.text.bytes().all(|c| c == b'*')
     }
 }
 
@@ -186,7 +191,7 @@ pub fn parse(text: &str) -> Result<Vec<VersionNode>, String> {
     Ok(nodes)
 }
 
-/// Shell-style glob: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`.
+/// Shell-style glob: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`, and `\c` for a literal `c`.
 pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
     let (mut p, mut t) = (0, 0);
     let (mut star_p, mut star_t) = (usize::MAX, 0);
@@ -201,6 +206,11 @@ pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
                 }
                 b'?' => {
                     p += 1;
+                    t += 1;
+                    continue;
+                }
+                b'\\' if pattern.get(p + 1) == Some(&text[t]) => {
+                    p += 2;
                     t += 1;
                     continue;
                 }
@@ -283,7 +293,10 @@ impl Matcher {
             }
         };
         let exact = |p: &Pattern| !p.is_glob() && text(p) == p.text.as_bytes();
-        let wild = |p: &Pattern| p.is_glob() && glob_match(p.text.as_bytes(), &text(p));
+        // Wildcards other than a lone `*` first, then `*`: `{ global: *; local: b*; }` hides
+        // `bar` (lld's order: exact names, then wildcards, then the catch-all).
+        let wild = |p: &Pattern| p.is_glob() && !p.is_catch_all() && glob_match(p.text.as_bytes(), &text(p));
+        let all = |p: &Pattern| p.is_catch_all();
         for (i, n) in self.nodes.iter().enumerate() {
             if n.global.iter().any(exact) {
                 return Verdict::Global(i);
@@ -298,6 +311,14 @@ impl Matcher {
             }
         }
         if self.nodes.iter().any(|n| n.local.iter().any(wild)) {
+            return Verdict::Local;
+        }
+        for (i, n) in self.nodes.iter().enumerate().rev() {
+            if n.global.iter().any(all) {
+                return Verdict::Global(i);
+            }
+        }
+        if self.nodes.iter().any(|n| n.local.iter().any(all)) {
             return Verdict::Local;
         }
         Verdict::Unmentioned
@@ -356,6 +377,9 @@ mod tests {
         let cxx = Matcher { nodes: parse("V { global: extern \"C++\" { ns::*; }; local: *; };").unwrap() };
         assert_eq!(cxx.verdict(b"_ZN2ns3fooEv"), Verdict::Global(0));
         assert_eq!(cxx.verdict(b"_Z3barv"), Verdict::Local);
+        let star = Matcher { nodes: parse("V { global: *; local: b*; };").unwrap() };
+        assert_eq!(star.verdict(b"bar"), Verdict::Local, "a wildcard beats the catch-all");
+        assert_eq!(star.verdict(b"foo"), Verdict::Global(0));
         let open = Matcher { nodes: parse("{ global: x; };").unwrap() };
         assert_eq!(open.verdict(b"y"), Verdict::Unmentioned);
     }
@@ -369,5 +393,9 @@ mod tests {
         assert!(glob_match(b"[a-c]x", b"bx"));
         assert!(!glob_match(b"[!a-c]x", b"bx"));
         assert!(glob_match(b"*_v[0-9]", b"lib_v3"));
+        assert!(glob_match(b"foo\\?", b"foo?"), "an escaped ? is a literal");
+        assert!(!glob_match(b"foo\\?", b"foox"));
+        assert!(glob_match(b"*foo\\bar*", b"xfoobarx"), "an escaped letter is that letter");
+        assert!(glob_match(b"**", b"anything"));
     }
 }
