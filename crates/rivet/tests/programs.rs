@@ -510,6 +510,8 @@ programs! {
     thin_archive => "thin_archive.c",
     thread_local_init => "thread_local_init.c",
     tls_bss_sections => "tls_bss_sections.c",
+    tls_desc_import => "tls_desc_import.c",
+    tls_desc_shared => "tls_desc_shared.c",
     tls_descriptors => "tls_descriptors.c",
     tls_local_dynamic_desc => "tls_local_dynamic_desc.c",
     tls_threads => "tls_threads.c",

@@ -1,8 +1,9 @@
 //! x86-64 relocations. `scan` takes every relocation of the live sections and gives what they need
 //! from the linker (GOT entries, IFUNC PLT stubs, static-PIE RELATIVE relocations); `apply` takes an
-//! input section's bytes copied into the output and patches every relocation, relaxing the TLS
-//! general-dynamic, local-dynamic and descriptor sequences to local-exec (an executable knows every
-//! thread-local offset, and static glibc has no `__tls_get_addr`).
+//! input section's bytes copied into the output and patches every relocation. An executable's TLS
+//! general-dynamic, local-dynamic and descriptor sequences are relaxed to local-exec (an executable
+//! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
+//! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
 use crate::ctx::{Ctx, Target};
 use crate::input::object::{ObjSection, Rela};
 use crate::sections::merged::MergedSection;
@@ -179,19 +180,33 @@ pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<(), String> {
 
 /// TLS descriptor → local-exec: `lea x@tlsdesc(%rip),%reg` becomes `mov $tpoff,%reg`.
 pub fn relax_tlsdesc_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), String> {
-    let bad = || "unrecognised TLS descriptor sequence".to_string();
-    let Some(&[rex, 0x8d, modrm]) = off.checked_sub(3).and_then(|s| buf.get(s..off)) else {
-        return Err(bad());
-    };
-    if modrm & 0xc7 != 0x05 || rex & 0xf8 != 0x48 {
-        return Err(bad());
-    }
+    check_tlsdesc_lea(buf, off)?;
+    let (rex, modrm) = (buf[off - 3], buf[off - 1]);
     let imm = i32::try_from(tpoff).map_err(|_| "TLS offset does not fit in 32 bits".to_string())?;
     let reg = (modrm >> 3) & 7;
     // The destination moves from ModRM.reg (REX.R) to ModRM.rm (REX.B).
     buf[off - 3..off].copy_from_slice(&[0x48 | ((rex >> 2) & 1), 0xc7, 0xc0 | reg]);
     buf[off..off + 4].copy_from_slice(&imm.to_le_bytes());
     Ok(())
+}
+
+/// TLS descriptor → initial-exec (an executable using a shared library's variable):
+/// `lea x@tlsdesc(%rip),%reg` becomes `mov x@gottpoff(%rip),%reg`; `got_rel` is the GOT entry's
+/// address minus the place plus the addend.
+pub fn relax_tlsdesc_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<(), String> {
+    check_tlsdesc_lea(buf, off)?;
+    let disp = i32::try_from(got_rel).map_err(|_| "GOT entry out of reach".to_string())?;
+    buf[off - 2] = 0x8b;
+    buf[off..off + 4].copy_from_slice(&disp.to_le_bytes());
+    Ok(())
+}
+
+/// Checks for `lea x@tlsdesc(%rip),%reg` (REX.W, optionally REX.R) before the field at `off`.
+fn check_tlsdesc_lea(buf: &[u8], off: usize) -> Result<(), String> {
+    match off.checked_sub(3).and_then(|s| buf.get(s..off + 4)) {
+        Some(&[rex, 0x8d, modrm, ..]) if modrm & 0xc7 == 0x05 && rex & 0xfb == 0x48 => Ok(()),
+        _ => Err("unrecognised TLS descriptor sequence".to_string()),
+    }
 }
 
 /// What one file's relocations need; merged in file order so the tables are deterministic.
@@ -282,9 +297,15 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
             needs.plt.push(t);
         }
         match ty {
-            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
-            R_X86_64_GOTPCREL | R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX | R_X86_64_GOT32 | R_X86_64_GOT64
-            | R_X86_64_GOTPCREL64 | R_X86_64_GOTPLT64 => {
+            R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX
+                if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
+            R_X86_64_GOTPCREL
+            | R_X86_64_GOTPCRELX
+            | R_X86_64_REX_GOTPCRELX
+            | R_X86_64_GOT32
+            | R_X86_64_GOT64
+            | R_X86_64_GOTPCREL64
+            | R_X86_64_GOTPLT64 => {
                 needs.got.push((t, GotKind::Addr));
                 needs.gotplt |= matches!(ty, R_X86_64_GOT32 | R_X86_64_GOT64 | R_X86_64_GOTPLT64);
             }
@@ -298,10 +319,11 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
             R_X86_64_TLSLD if exe => skip_next = true,
             R_X86_64_TLSGD => needs.got.push((t, GotKind::TlsGd)),
             R_X86_64_TLSLD => needs.got.push((t, GotKind::TlsLd)),
-            R_X86_64_GOTPC32_TLSDESC | R_X86_64_TLSDESC_CALL if !exe || pre => ctx.diag.error(format!(
-                "{}: TLS descriptors (-mtls-dialect=gnu2) are only supported in executables for their own variables; recompile with -mtls-dialect=gnu",
-                place()
-            )),
+            // TLS descriptors, as lld handles them: a shared object gets a descriptor in the GOT;
+            // an executable relaxes the sequence, to initial-exec for a shared library's
+            // variable (a TPOFF64 GOT entry), to local-exec for its own (nothing needed).
+            R_X86_64_GOTPC32_TLSDESC if !exe => needs.got.push((t, GotKind::TlsDesc)),
+            R_X86_64_GOTPC32_TLSDESC if pre => needs.got.push((t, GotKind::TpOff)),
             R_X86_64_TPOFF32 | R_X86_64_TPOFF64 if !exe || pre => ctx.diag.error(format!(
                 "{}: local-exec TLS relocation {} against '{}' cannot be used {}; recompile with -fPIC",
                 place(),
@@ -666,6 +688,15 @@ impl Reloc<'_, '_> {
             }
             R_X86_64_TLSGD => self.write_checked(ty, 4, got(GotKind::TlsGd) + a - p, true),
             R_X86_64_TLSLD => self.write_checked(ty, 4, got(GotKind::TlsLd) + a - p, true),
+            // A shared object keeps the sequence: the field reaches the descriptor, and the
+            // `call *(%rax)` calls its resolver.
+            R_X86_64_GOTPC32_TLSDESC if !exe => self.write_checked(ty, 4, got(GotKind::TlsDesc) + a - p, true),
+            R_X86_64_TLSDESC_CALL if !exe => {}
+            R_X86_64_GOTPC32_TLSDESC if ctx.is_preemptible(t) => {
+                let got_ie = got(GotKind::TpOff) + a - p;
+                let r = relax_tlsdesc_to_ie(self.buf, self.off as usize, got_ie as i64);
+                self.relaxed(r);
+            }
             R_X86_64_GOTPC32_TLSDESC => {
                 let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_tlsdesc_to_le(self.buf, self.off as usize, tpoff);
@@ -809,6 +840,20 @@ mod tests {
         let mut r9 = vec![0x4c, 0x8d, 0x0d, 0, 0, 0, 0];
         relax_tlsdesc_to_le(&mut r9, 3, 16).unwrap();
         assert_eq!(r9, [0x49, 0xc7, 0xc1, 16, 0, 0, 0]);
+    }
+
+    #[test]
+    fn tlsdesc_relaxes_to_ie() {
+        // lea x@tlsdesc(%rip),%rax → mov x@gottpoff(%rip),%rax
+        let mut b = vec![0x48, 0x8d, 0x05, 0, 0, 0, 0];
+        relax_tlsdesc_to_ie(&mut b, 3, 0x100).unwrap();
+        assert_eq!(b, [0x48, 0x8b, 0x05, 0, 1, 0, 0]);
+        let mut r9 = vec![0x4c, 0x8d, 0x0d, 0, 0, 0, 0];
+        relax_tlsdesc_to_ie(&mut r9, 3, -4).unwrap();
+        assert_eq!(r9, [0x4c, 0x8b, 0x0d, 0xfc, 0xff, 0xff, 0xff]);
+        // Not a RIP-relative lea: refused.
+        assert!(relax_tlsdesc_to_ie(&mut [0x48, 0x8b, 0x05, 0, 0, 0, 0], 3, 0).is_err());
+        assert!(relax_tlsdesc_to_ie(&mut [0x48, 0x8d, 0x04, 0, 0, 0, 0], 3, 0).is_err());
     }
 
     #[test]

@@ -65,5 +65,15 @@ pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64;
                 ([1, 0], vec![])
             }
         }
+        // As lld does: in `.got` with the relocation in `.rela.dyn` (resolved at load time, so
+        // no DT_TLSDESC_PLT/DT_TLSDESC_GOT for lazy descriptors). A variable of this module is
+        // named by its offset in the module's TLS block, as the addend of symbol 0.
+        GotKind::TlsDesc => {
+            if ctx.is_preemptible(t) {
+                ([0, 0], vec![(0, elf::R_X86_64_TLSDESC, sym(t), 0)])
+            } else {
+                ([0, 0], vec![(0, elf::R_X86_64_TLSDESC, NO_SYM, dtpoff(t))])
+            }
+        }
     }
 }

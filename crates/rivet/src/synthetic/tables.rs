@@ -24,12 +24,15 @@ pub enum GotKind {
     TlsGd,
     /// This module's id and 0 (local-dynamic TLS): two words, one per output.
     TlsLd,
+    /// A TLS descriptor (`-mtls-dialect=gnu2` in a shared object): two words, the resolver
+    /// function and its argument, both filled by the dynamic loader's R_X86_64_TLSDESC.
+    TlsDesc,
 }
 
 impl GotKind {
     pub fn words(self) -> u64 {
         match self {
-            GotKind::TlsGd | GotKind::TlsLd => 2,
+            GotKind::TlsGd | GotKind::TlsLd | GotKind::TlsDesc => 2,
             _ => 1,
         }
     }
