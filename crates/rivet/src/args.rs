@@ -157,6 +157,14 @@ pub struct Config {
     /// `-z copyreloc` (default) / `-z nocopyreloc`: whether an executable may copy a library's
     /// variable into itself.
     pub copy_relocations: bool,
+    /// `-z ibt` (`-z force-ibt`), `-z shstk`: mark the output IBT / SHSTK-compatible whatever the
+    /// inputs say. `-z ibt` also makes the PLT IBT-enabled.
+    pub z_ibt: bool,
+    pub z_shstk: bool,
+    /// `-z ibtplt`: an IBT-enabled PLT (`.plt` lazy stubs and `.plt.sec` entries with `endbr64`).
+    pub ibt_plt: bool,
+    /// `-z cet-report=none|warning|error`: how objects missing IBT or SHSTK are reported.
+    pub cet_report: CetReport,
     /// `--relax` (default) / `--no-relax`: GOTPCRELX loads may be rewritten to skip the GOT.
     /// (TLS sequences are relaxed in executables whatever it says, as in lld.)
     pub relax: bool,
@@ -274,6 +282,10 @@ impl Default for Config {
             rodynamic: false,
             relax: true,
             copy_relocations: true,
+            z_ibt: false,
+            z_shstk: false,
+            ibt_plt: false,
+            cet_report: Default::default(),
             init: "_init".to_string(),
             fini: "_fini".to_string(),
             plugin: None,
@@ -317,6 +329,15 @@ pub enum Symbolic {
     NonWeak,
     /// `-Bsymbolic-non-weak-functions`: non-weak function definitions.
     NonWeakFunctions,
+}
+
+/// How `-z cet-report` reports objects missing IBT or SHSTK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CetReport {
+    #[default]
+    None,
+    Warning,
+    Error,
 }
 
 /// `--icf`: which identical sections are folded.
@@ -841,6 +862,9 @@ impl ArgParser {
             "rodynamic" => c.rodynamic = true,
             "copyreloc" => c.copy_relocations = true,
             "nocopyreloc" => c.copy_relocations = false,
+            "ibt" | "force-ibt" => c.z_ibt = true,
+            "shstk" => c.z_shstk = true,
+            "ibtplt" => c.ibt_plt = true,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
                     let n = parse_number(v)
@@ -849,6 +873,12 @@ impl ArgParser {
                     c.max_page_size = n;
                 } else if let Some(v) = key.strip_prefix("stack-size=") {
                     c.stack_size = parse_number(v).ok_or_else(|| format!("-z stack-size: bad size '{v}'"))?;
+                } else if let Some(v) = key.strip_prefix("cet-report=") {
+                    c.cet_report = match one_of("-z cet-report", v, &["none", "warning", "error"])? {
+                        "none" => CetReport::None,
+                        "warning" => CetReport::Warning,
+                        _ => CetReport::Error,
+                    };
                 } else if let Some(v) = key.strip_prefix("common-page-size=") {
                     c.common_page_size = parse_number(v)
                         .filter(|n| n.is_power_of_two())

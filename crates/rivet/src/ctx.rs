@@ -104,11 +104,19 @@ pub struct Ctx<'a> {
     /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
     /// PC-relative field (and `--no-relax` was not given). Set before the relocation scan.
     pub relax_got_loads: bool,
+    /// The output's GNU properties (`.note.gnu.property`), merged from the inputs' notes.
+    pub gnu_properties: crate::synthetic::property::Properties,
     pub base: u64,
     pub entry: u64,
 }
 
 impl<'a> Ctx<'a> {
+    /// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
+    pub fn output_features(&self) -> u32 {
+        let and = crate::synthetic::property::FEATURE_1_AND;
+        self.gnu_properties.iter().find(|p| p.0 == and).map_or(0, |p| p.1)
+    }
+
     pub fn target(&self, file: u32, sym: u32) -> Target {
         let obj = &self.objects[file as usize];
         let sym = sym as usize;

@@ -122,6 +122,10 @@ pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>)
     use elf::*;
     let a = SHF_ALLOC;
     let aw = SHF_ALLOC | SHF_WRITE;
+    let props = crate::synthetic::property::size(&ctx.gnu_properties);
+    if props > 0 {
+        add_section(ctx, ".note.gnu.property", SHT_NOTE, a, 8, Content::GnuProperty, props);
+    }
     if ctx.config.build_id != BuildId::None {
         let desc = build_id_len(&ctx.config.build_id);
         add_section(ctx, ".note.gnu.build-id", SHT_NOTE, a, 4, Content::BuildId, 16 + desc);
@@ -137,8 +141,14 @@ pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>)
     }
     if nplt > 0 {
         let size = ctx.got.plt_header + PLT_ENTRY_SIZE * nplt;
-        ctx.got.plt_sec =
-            Some(add_section(ctx, ".plt", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16, Content::Plt, size));
+        let ax = SHF_ALLOC | SHF_EXECINSTR;
+        ctx.got.plt_sec = Some(add_section(ctx, ".plt", SHT_PROGBITS, ax, 16, Content::Plt, size));
+        ctx.sections.last_mut().unwrap().entsize = PLT_ENTRY_SIZE;
+        if ctx.got.ibt && ctx.got.plt_header > 0 {
+            let size = PLT_ENTRY_SIZE * nplt;
+            ctx.got.pltsec_sec = Some(add_section(ctx, ".plt.sec", SHT_PROGBITS, ax, 16, Content::PltSec, size));
+            ctx.sections.last_mut().unwrap().entsize = PLT_ENTRY_SIZE;
+        }
         let flags = a | SHF_INFO_LINK;
         ctx.got.relaplt_sec = Some(add_section(ctx, ".rela.plt", SHT_RELA, flags, 8, Content::RelaPlt, 24 * nplt));
         ctx.sections.last_mut().unwrap().entsize = 24;
@@ -505,6 +515,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         + note_runs.len()
         + (!tls_secs.is_empty()) as usize
         + has(Content::EhFrameHdr) as usize
+        + has(Content::GnuProperty) as usize
         + 1 // PT_GNU_STACK
         + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize;
     ctx.base = match ctx.config.image_base {
@@ -681,6 +692,9 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             memsz: tls.1 - tls.0,
             align: tls.2,
         });
+    }
+    if let Some(p) = ctx.sections.iter().find(|s| s.content == Content::GnuProperty) {
+        all.push(section_phdr(p, elf::PT_GNU_PROPERTY, elf::PF_R));
     }
     if let Some(h) = ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr) {
         all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));

@@ -219,6 +219,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         layout::assign_member_offsets(&mut ctx);
         ctx.merges.finalize(&ctx.objects);
     });
+    // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
+    ctx.gnu_properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, diag);
+    diag.check()?;
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
     timer.phase("scan relocations", || {
         ctx.global_types = ctx.compute_global_types();
@@ -628,6 +631,7 @@ fn new_ctx<'a>(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: resolv
         dynamic_list: Default::default(),
         tls: Default::default(),
         relax_got_loads: false,
+        gnu_properties: Vec::new(),
         base: 0,
         entry: 0,
     }

@@ -539,6 +539,8 @@ fn write_synthetic(
         Content::Got => return Ok(synth::got(ctx, buf)),
         Content::GotPlt => synth::got_plt(ctx, buf),
         Content::Plt => synth::plt(ctx, buf),
+        Content::PltSec => synth::plt_sec(ctx, buf),
+        Content::GnuProperty => crate::synthetic::property::write(&ctx.gnu_properties, buf),
         Content::RelaPlt => synth::rela_plt(ctx, buf)?,
         Content::Dynamic => synth::dynamic(ctx, layout, buf),
         Content::GnuHash => buf.copy_from_slice(&ctx.dynsym.gnu_hash),

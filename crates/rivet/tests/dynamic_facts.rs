@@ -310,3 +310,109 @@ fn version_script_patterns_match_gnu_ld() {
     }
     tmp.finish();
 }
+
+/// The output's GNU property note as `readelf -n` prints it, and its PT_GNU_PROPERTY (size, align)
+/// and which PLT sections it has.
+fn property_facts(file: &Path) -> Vec<String> {
+    let notes = readelf("-nW", file);
+    let mut f: Vec<String> = Vec::new();
+    let mut inside = false;
+    for l in notes.lines() {
+        if l.starts_with("Displaying notes found in:") {
+            inside = l.contains(".note.gnu.property");
+        } else if inside && !l.trim().is_empty() {
+            f.push(l.trim().to_string());
+        }
+    }
+    let segments = readelf("-lW", file);
+    let line = segments.lines().find(|l| l.trim_start().starts_with("GNU_PROPERTY")).unwrap_or("GNU_PROPERTY absent");
+    let w: Vec<&str> = line.split_whitespace().collect();
+    f.push(format!("PT_GNU_PROPERTY size {} align {}", w.get(4).unwrap_or(&"-"), w.last().unwrap()));
+    let sections = readelf("-SW", file);
+    let plts: Vec<&str> =
+        sections.split_whitespace().filter(|w| w.starts_with(".plt") && !w.starts_with(".plt.got")).collect();
+    f.push(format!("PLT sections {plts:?}"));
+    f
+}
+
+#[test]
+fn gnu_property_note_matches_gnu_ld() {
+    let Some(tmp) = setup("dynfacts-property") else { return };
+    std::fs::write(tmp.join("cet.c"), "#include <stdio.h>\nint cet(void) { return puts(\"cet\"); }\n").unwrap();
+    std::fs::write(tmp.join("plain.c"), "int plain(void) { return 2; }\n").unwrap();
+    std::fs::write(tmp.join("cetmain.c"), "int cet(void);\nint main(void) { return cet() < 0; }\n").unwrap();
+    let gcc = |args: &[&str]| must(Command::new("gcc").current_dir(&tmp.path).args(args));
+    gcc(&["-c", "-fPIC", "-fcf-protection=full", "cet.c", "cetmain.c"]);
+    gcc(&["-c", "-fPIC", "-fcf-protection=none", "plain.c"]);
+    // (gcc arguments, linker flags): without start files every input is the test's own object.
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["-shared", "-nostartfiles", "cet.o"], &[]),
+        (&["-shared", "-nostartfiles", "cet.o", "plain.o"], &[]),
+        (&["-shared", "-nostartfiles", "plain.o"], &["-z ibt"]),
+        (&["-shared", "-nostartfiles", "plain.o"], &["-z shstk"]),
+        (&["-shared", "-nostartfiles", "cet.o", "plain.o"], &["-z ibt", "-z shstk"]),
+        (&["-shared", "-nostartfiles", "plain.o"], &["-z ibtplt"]),
+        // With gcc's start files (crti.o has no note, Scrt1.o needs the x86-64 baseline ISA).
+        (&["cetmain.o", "cet.o"], &[]),
+        (&["cetmain.o", "cet.o"], &["-z ibt", "-z shstk"]),
+        (&["-no-pie", "cetmain.o", "cet.o", "plain.o"], &["-z ibtplt"]),
+        (&["-static", "cetmain.o", "cet.o"], &["-z shstk"]),
+    ];
+    let mut failures = Vec::new();
+    for (i, (args, flags)) in cases.iter().enumerate() {
+        let mut outs = Vec::new();
+        for ours in [false, true] {
+            let out = format!("prop{i}{ours}");
+            let mut cmd = Command::new("gcc");
+            cmd.current_dir(&tmp.path);
+            if ours {
+                cmd.arg("-B").arg(linker_dir(&tmp));
+            }
+            cmd.args(*args).arg("-o").arg(&out);
+            for f in *flags {
+                cmd.arg(format!("-Wl,{}", f.replace(' ', ",")));
+            }
+            must(&mut cmd);
+            outs.push(property_facts(&tmp.join(&out)));
+        }
+        if outs[0] != outs[1] {
+            failures.push(format!("{args:?} {flags:?}:\n  GNU ld: {:?}\n  ours:   {:?}", outs[0], outs[1]));
+        }
+    }
+    assert!(failures.is_empty(), "GNU property notes differ from GNU ld's:\n{}", failures.join("\n"));
+    // The executables built with IBT PLTs run.
+    assert_eq!(run(&tmp.join("prop7true")), "cet\n");
+    assert_eq!(run(&tmp.join("prop8true")), "cet\n");
+    tmp.finish();
+}
+
+#[test]
+fn cet_report_names_objects_missing_ibt_or_shstk() {
+    let Some(tmp) = setup("dynfacts-cet-report") else { return };
+    std::fs::write(tmp.join("cet.c"), "int cet(void) { return 1; }\n").unwrap();
+    std::fs::write(tmp.join("plain.c"), "int plain(void) { return 2; }\n").unwrap();
+    let gcc = |args: &[&str]| must(Command::new("gcc").current_dir(&tmp.path).args(args));
+    gcc(&["-c", "-fPIC", "-fcf-protection=full", "cet.c"]);
+    gcc(&["-c", "-fPIC", "-fcf-protection=none", "plain.c"]);
+    let link = |report: &str| {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp));
+        cmd.args(["-shared", "-nostartfiles", "cet.o", "plain.o", "-o", "out.so"]);
+        cmd.arg(format!("-Wl,-z,cet-report={report}"));
+        cmd.output().unwrap()
+    };
+    let warned = link("warning");
+    let log = String::from_utf8_lossy(&warned.stderr).into_owned();
+    assert!(warned.status.success(), "{log}");
+    for feature in ["IBT", "SHSTK"] {
+        let want = format!("plain.o: -cet-report=warning: missing GNU_PROPERTY_X86_FEATURE_1_{feature}");
+        assert!(log.contains(&want), "no '{want}' in:\n{log}");
+    }
+    assert!(!log.contains("cet.o:"), "cet.o has both features:\n{log}");
+    let refused = link("error");
+    let log = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(!refused.status.success());
+    assert!(log.contains("plain.o: -cet-report=error: missing GNU_PROPERTY_X86_FEATURE_1_IBT"), "{log}");
+    assert!(link("none").stderr.is_empty());
+    tmp.finish();
+}

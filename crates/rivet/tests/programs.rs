@@ -478,6 +478,8 @@ programs! {
     gz_zlib => "gz_zlib.c",
     gz_zlib_gnu => "gz_zlib_gnu.c",
     hello => "hello.c",
+    ibt_plt => "ibt_plt.c",
+    ibt_plt_shared => "ibt_plt_shared.c",
     icf_exception_tables => "icf_exception_tables.cpp",
     ifunc => "ifunc.c",
     ifunc_calls => "ifunc_calls.c",

@@ -242,6 +242,9 @@ pub fn scan(ctx: &Ctx) -> Tables {
         .collect();
     let mut tables = Tables::default();
     tables.plt_header = if ctx.kind.is_dynamic() { PLT_HEADER_SIZE } else { 0 };
+    tables.ibt = ctx.config.ibt_plt
+        || ctx.config.z_ibt
+        || ctx.output_features() & crate::synthetic::property::FEATURE_1_IBT != 0;
     for n in per_file {
         for (t, k) in n.got {
             tables.add_got(t, k);

@@ -315,9 +315,8 @@ fn is_content(sh_type: u32, flags: u64, name: &[u8]) -> bool {
             | elf::SHT_GROUP
             | elf::SHT_SYMTAB_SHNDX
     );
-    // .note.GNU-stack only says "no executable stack"; .note.gnu.property notes would have to be
-    // merged (AND of feature bits) to be correct, so they are dropped rather than concatenated into
-    // a malformed note (the output then claims no CET features, which is always safe).
+    // .note.GNU-stack only says "no executable stack"; .note.gnu.property notes are merged into one
+    // output note (`synthetic::property`), never concatenated.
     let dropped = name == b".note.GNU-stack" || name == b".note.gnu.property" || flags & elf::SHF_EXCLUDE as u64 != 0;
     !metadata && !dropped
 }

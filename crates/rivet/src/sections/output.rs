@@ -10,10 +10,14 @@ pub enum Content {
     /// Input sections (`members`).
     Inputs,
     BuildId,
+    /// `.note.gnu.property`: the merged GNU properties.
+    GnuProperty,
     /// IRELATIVE relocations for IFUNCs (`.rela.plt`, bracketed by `__rela_iplt_start/end`).
     RelaPlt,
     /// PLT stubs for IFUNCs.
     Plt,
+    /// `.plt.sec`: the IBT PLT's entries (`endbr64; jmp *slot`).
+    PltSec,
     Got,
     GotPlt,
     EhFrameHdr,
@@ -151,30 +155,32 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
         return (CLASS_NONALLOC, rank);
     }
     if sh_type == elf::SHT_NOTE {
-        return (CLASS_HEADERS, 1);
+        // The property note first, as GNU ld places it.
+        return (CLASS_HEADERS, if name == ".note.gnu.property" { 1 } else { 2 });
     }
     if flags & elf::SHF_EXECINSTR as u64 != 0 {
         let rank = match name {
             ".init" => 0,
             ".plt" => 1,
-            ".text" => 2,
-            ".fini" => 4,
-            _ => 3,
+            ".plt.sec" => 2,
+            ".text" => 3,
+            ".fini" => 5,
+            _ => 4,
         };
         return (CLASS_TEXT, rank);
     }
     if flags & elf::SHF_WRITE as u64 == 0 {
         return match name {
             ".interp" => (CLASS_HEADERS, 0),
-            ".hash" => (CLASS_HEADERS, 2),
-            ".gnu.hash" => (CLASS_HEADERS, 2),
-            ".gnu.version" => (CLASS_HEADERS, 5),
-            ".gnu.version_d" => (CLASS_HEADERS, 6),
-            ".gnu.version_r" => (CLASS_HEADERS, 6),
-            ".dynsym" => (CLASS_HEADERS, 3),
-            ".dynstr" => (CLASS_HEADERS, 4),
-            ".rela.dyn" => (CLASS_HEADERS, 7),
-            ".rela.plt" => (CLASS_HEADERS, 8),
+            ".hash" => (CLASS_HEADERS, 3),
+            ".gnu.hash" => (CLASS_HEADERS, 3),
+            ".gnu.version" => (CLASS_HEADERS, 6),
+            ".gnu.version_d" => (CLASS_HEADERS, 7),
+            ".gnu.version_r" => (CLASS_HEADERS, 7),
+            ".dynsym" => (CLASS_HEADERS, 4),
+            ".dynstr" => (CLASS_HEADERS, 5),
+            ".rela.dyn" => (CLASS_HEADERS, 8),
+            ".rela.plt" => (CLASS_HEADERS, 9),
             ".rodata" => (CLASS_RODATA, 0),
             ".eh_frame_hdr" => (CLASS_RODATA, 2),
             ".eh_frame" => (CLASS_RODATA, 3),

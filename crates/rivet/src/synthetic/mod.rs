@@ -3,6 +3,7 @@
 //! (`write`).
 pub mod dynamic;
 pub mod dynamic_tables;
+pub mod property;
 pub mod symtab;
 pub mod tables;
 pub mod write;

@@ -80,6 +80,13 @@ pub struct Tables {
     pub need_gotplt: bool,
     /// A dynamic output's PLT starts with the lazy-binding header.
     pub plt_header: u64,
+    /// An IBT-enabled PLT (`-z ibtplt`, or the output is marked IBT): every entry starts with
+    /// `endbr64`. In dynamic outputs `.plt` holds the header and the lazy stubs (`endbr64; push;
+    /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays
+    /// them out; in static ones `.plt` holds only the latter.
+    pub ibt: bool,
+    /// `.plt.sec`, with an IBT PLT in a dynamic output.
+    pub pltsec_sec: Option<usize>,
 }
 
 impl Tables {
@@ -120,10 +127,27 @@ impl Tables {
         }
     }
 
+    /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when
+    /// there is one).
     pub fn plt_entry_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+        if let Some(sec) = self.pltsec_sec {
+            return sections[sec].addr + PLT_ENTRY_SIZE * i as u64;
+        }
         sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr
             + self.plt_header
             + PLT_ENTRY_SIZE * i as u64
+    }
+
+    /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
+    /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
+    pub fn plt_lazy_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+        let plt = sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr;
+        let stub = plt + self.plt_header + PLT_ENTRY_SIZE * i as u64;
+        if self.pltsec_sec.is_some() {
+            stub
+        } else {
+            stub + 6
+        }
     }
 
     pub fn gotplt_slot_addr(&self, sections: &[OutputSection], i: u32) -> u64 {

@@ -38,14 +38,31 @@ pub fn got_plt(ctx: &Ctx, buf: &mut [u8]) {
     let dynamic = ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr);
     put64(buf, 0, dynamic);
     for (i, &t) in ctx.got.plt.iter().enumerate() {
-        let v =
-            if ctx.is_preemptible(t) { ctx.got.plt_entry_addr(&ctx.sections, i as u32) + 6 } else { ctx.raw_value(t) };
+        let v = if ctx.is_preemptible(t) { ctx.got.plt_lazy_addr(&ctx.sections, i as u32) } else { ctx.raw_value(t) };
         put64(buf, 8 * (GOTPLT_RESERVED as usize + i), v);
     }
 }
 
+/// An IBT PLT entry (`endbr64; jmp *slot; nop`), as lld writes it: the target of calls through the
+/// PLT and of canonical function addresses.
+fn ibt_entry(e: &mut [u8], entry: u64, slot: u64) {
+    e.copy_from_slice(&[0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25, 0, 0, 0, 0, 0x66, 0x0f, 0x1f, 0x44, 0, 0]);
+    e[6..10].copy_from_slice(&((slot as i64 - (entry + 10) as i64) as i32).to_le_bytes());
+}
+
+/// `.plt.sec` (IBT PLT of a dynamic output): one `ibt_entry` per PLT entry.
+pub fn plt_sec(ctx: &Ctx, buf: &mut [u8]) {
+    for i in 0..ctx.got.plt.len() {
+        let entry = ctx.got.plt_entry_addr(&ctx.sections, i as u32);
+        let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
+        ibt_entry(&mut buf[16 * i..16 * i + 16], entry, slot);
+    }
+}
+
 /// `.plt`: in dynamic outputs a header (`push GOT[1]; jmp *GOT[2]`) and lazy stubs
-/// (`jmp *slot; push index; jmp header`); in static ones only `jmp *slot` stubs for IFUNCs.
+/// (`jmp *slot; push index; jmp header`); in static ones only `jmp *slot` stubs for IFUNCs. With an
+/// IBT PLT the lazy stubs are `endbr64; push index; jmp header` (the entries are in `.plt.sec`),
+/// and a static output's stubs are `ibt_entry`s.
 pub fn plt(ctx: &Ctx, buf: &mut [u8]) {
     let plt_addr = ctx.sections[ctx.got.plt_sec.unwrap()].addr;
     let gotplt = ctx.got.gotplt_addr(&ctx.sections);
@@ -59,9 +76,19 @@ pub fn plt(ctx: &Ctx, buf: &mut [u8]) {
         buf[12..16].copy_from_slice(&[0x0f, 0x1f, 0x40, 0x00]);
     }
     for i in 0..ctx.got.plt.len() {
-        let stub = ctx.got.plt_entry_addr(&ctx.sections, i as u32);
+        let stub = plt_addr + (header + 16 * i) as u64;
         let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
         let e = &mut buf[header + 16 * i..header + 16 * i + 16];
+        if ctx.got.ibt {
+            if header > 0 {
+                e.copy_from_slice(&[0xf3, 0x0f, 0x1e, 0xfa, 0x68, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0, 0x66, 0x90]);
+                e[5..9].copy_from_slice(&(i as u32).to_le_bytes());
+                e[10..14].copy_from_slice(&rel32(plt_addr, stub + 14));
+            } else {
+                ibt_entry(e, stub, slot);
+            }
+            continue;
+        }
         e[0..2].copy_from_slice(&[0xff, 0x25]);
         e[2..6].copy_from_slice(&rel32(slot, stub + 6));
         if header > 0 {

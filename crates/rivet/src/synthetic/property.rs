@@ -1,0 +1,204 @@
+//! GNU property notes (`.note.gnu.property`, NT_GNU_PROPERTY_TYPE_0): reads each input object's x86
+//! properties, merges them over the link, and writes the output's single note (covered by
+//! PT_GNU_PROPERTY, which the loader and kernel read to enable CET).
+//!
+//! Merging follows lld for the CET bits and GNU ld for the rest, which lld drops:
+//! - `X86_FEATURE_1_AND` (IBT, SHSTK) is ANDed: an object without the property clears it;
+//!   `-z ibt` / `-z shstk` force the bits on.
+//! - `X86_ISA_1_NEEDED` and the other "OR" properties (0xc0008000..0xc000ffff) are ORed over the
+//!   objects that have them.
+//! - `X86_ISA_1_USED`, `X86_FEATURE_2_USED` and the other "OR_AND" properties
+//!   (0xc0010000..0xc0017fff) are ORed, but dropped when some object lacks them.
+//!
+//! Other property types are ignored. Shared libraries' notes do not take part (neither linker reads
+//! them).
+use crate::args::{CetReport, Config};
+use crate::diag::Diag;
+use crate::input::object::ObjectFile;
+use object::elf;
+
+pub const FEATURE_1_AND: u32 = 0xc000_0002;
+pub const FEATURE_1_IBT: u32 = 0x1;
+pub const FEATURE_1_SHSTK: u32 = 0x2;
+const OR_LO: u32 = 0xc000_8000;
+const OR_HI: u32 = 0xc000_ffff;
+const OR_AND_LO: u32 = 0xc001_0000;
+const OR_AND_HI: u32 = 0xc001_7fff;
+
+/// An object's x86 properties: (type, value), sorted by type, each type once.
+pub type Properties = Vec<(u32, u32)>;
+
+fn kept(ty: u32) -> bool {
+    ty == FEATURE_1_AND || (OR_LO..=OR_HI).contains(&ty) || (OR_AND_LO..=OR_AND_HI).contains(&ty)
+}
+
+fn u32_at(d: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes(d[off..off + 4].try_into().unwrap())
+}
+
+/// The properties of one `.note.gnu.property` section's bytes. Several notes and several entries of
+/// one type are ORed together (as lld does). `what` names the file in errors.
+pub fn parse(data: &[u8], what: &str) -> Result<Properties, String> {
+    let bad = |why: &str| format!("{what}: .note.gnu.property: {why}");
+    let mut props: Properties = Vec::new();
+    let mut at = 0usize;
+    while at < data.len() {
+        let rest = &data[at..];
+        if rest.len() < 16 {
+            return Err(bad("note header is truncated"));
+        }
+        let (namesz, descsz, ty) = (u32_at(rest, 0) as usize, u32_at(rest, 4) as usize, u32_at(rest, 8));
+        // The name is padded to 4 bytes, the descriptor of a property note starts 8-aligned.
+        let desc_off = (12 + namesz.div_ceil(4) * 4).next_multiple_of(8);
+        let end = desc_off.checked_add(descsz).filter(|&e| e <= rest.len()).ok_or_else(|| bad("note is truncated"))?;
+        let name = &rest[12..(12 + namesz).min(rest.len())];
+        if ty == elf::NT_GNU_PROPERTY_TYPE_0 && name == b"GNU\0" {
+            let mut desc = &rest[desc_off..end];
+            while !desc.is_empty() {
+                if desc.len() < 8 {
+                    return Err(bad("property is truncated"));
+                }
+                let (pty, size) = (u32_at(desc, 0), u32_at(desc, 4) as usize);
+                if size > desc.len() - 8 {
+                    return Err(bad(&format!("property {pty:#x} is larger than its note")));
+                }
+                if kept(pty) {
+                    if size != 4 {
+                        return Err(bad(&format!("property {pty:#x} has {size} bytes of data, not 4")));
+                    }
+                    let v = u32_at(desc, 8);
+                    match props.iter_mut().find(|p| p.0 == pty) {
+                        Some(p) => p.1 |= v,
+                        None => props.push((pty, v)),
+                    }
+                }
+                let step = 8 + size.next_multiple_of(8);
+                desc = &desc[step.min(desc.len())..];
+            }
+        }
+        // The next note starts 8-aligned.
+        at += end.next_multiple_of(8);
+    }
+    props.sort_unstable();
+    Ok(props)
+}
+
+/// The output's properties, merged over the input objects in `file_order` (errors for malformed
+/// notes, and the `-z cet-report` diagnostics, go to `diag`).
+pub fn merge(config: &Config, objects: &[ObjectFile], file_order: &[u32], diag: &Diag) -> Properties {
+    let forced = (if config.z_ibt { FEATURE_1_IBT } else { 0 }) | (if config.z_shstk { FEATURE_1_SHSTK } else { 0 });
+    let mut out: Option<Properties> = None;
+    let mut and = FEATURE_1_IBT | FEATURE_1_SHSTK;
+    for &f in file_order {
+        let obj = &objects[f as usize];
+        let mut props = Properties::new();
+        for s in obj.sections.iter().filter(|s| s.name == b".note.gnu.property" && s.sh_type == elf::SHT_NOTE) {
+            match parse(s.data, &obj.name) {
+                Ok(p) => {
+                    for (ty, v) in p {
+                        match props.iter_mut().find(|q| q.0 == ty) {
+                            Some(q) => q.1 |= v,
+                            None => props.push((ty, v)),
+                        }
+                    }
+                }
+                Err(e) => diag.error(e),
+            }
+        }
+        let features = props.iter().find(|p| p.0 == FEATURE_1_AND).map_or(0, |p| p.1);
+        if config.cet_report != CetReport::None {
+            for (bit, name) in [(FEATURE_1_IBT, "IBT"), (FEATURE_1_SHSTK, "SHSTK")] {
+                if features & bit == 0 {
+                    let level = if config.cet_report == CetReport::Error { "error" } else { "warning" };
+                    let msg = format!(
+                        "{}: -cet-report={level}: missing GNU_PROPERTY_X86_FEATURE_1_{name} property",
+                        obj.name
+                    );
+                    if config.cet_report == CetReport::Error {
+                        diag.error(msg);
+                    } else {
+                        diag.warn(msg);
+                    }
+                }
+            }
+        }
+        and &= features | forced;
+        out = Some(match out {
+            None => props.into_iter().filter(|p| p.0 != FEATURE_1_AND).collect(),
+            Some(prev) => {
+                let mut merged = Properties::new();
+                for &(ty, v) in &prev {
+                    let other = props.iter().find(|p| p.0 == ty).map(|p| p.1);
+                    match other {
+                        Some(w) => merged.push((ty, v | w)),
+                        None if (OR_LO..=OR_HI).contains(&ty) => merged.push((ty, v)),
+                        None => {}
+                    }
+                }
+                for &(ty, v) in &props {
+                    if (OR_LO..=OR_HI).contains(&ty) && !prev.iter().any(|p| p.0 == ty) {
+                        merged.push((ty, v));
+                    }
+                }
+                merged
+            }
+        });
+    }
+    let mut out = match out {
+        Some(p) => p,
+        None => {
+            and = 0;
+            Vec::new()
+        }
+    };
+    and |= forced;
+    if and != 0 {
+        out.push((FEATURE_1_AND, and));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The bytes of the output's note: one NT_GNU_PROPERTY_TYPE_0 note, 8-byte aligned entries.
+pub fn size(props: &Properties) -> u64 {
+    if props.is_empty() {
+        0
+    } else {
+        16 + 16 * props.len() as u64
+    }
+}
+
+pub fn write(props: &Properties, buf: &mut [u8]) {
+    buf[0..4].copy_from_slice(&4u32.to_le_bytes());
+    buf[4..8].copy_from_slice(&(16 * props.len() as u32).to_le_bytes());
+    buf[8..12].copy_from_slice(&elf::NT_GNU_PROPERTY_TYPE_0.to_le_bytes());
+    buf[12..16].copy_from_slice(b"GNU\0");
+    for (i, &(ty, v)) in props.iter().enumerate() {
+        let e = &mut buf[16 + 16 * i..32 + 16 * i];
+        e[0..4].copy_from_slice(&ty.to_le_bytes());
+        e[4..8].copy_from_slice(&4u32.to_le_bytes());
+        e[8..12].copy_from_slice(&v.to_le_bytes());
+        e[12..16].fill(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_errors() {
+        let props = vec![(FEATURE_1_AND, 3), (0xc000_8002, 1)];
+        let mut buf = vec![0u8; size(&props) as usize];
+        write(&props, &mut buf);
+        assert_eq!(parse(&buf, "a.o").unwrap(), props);
+        // Two notes in one section are ORed.
+        let mut two = buf.clone();
+        two.extend_from_slice(&buf);
+        assert_eq!(parse(&two, "a.o").unwrap(), props);
+        assert!(parse(&buf[..20], "a.o").unwrap_err().contains("a.o"));
+        let mut long = buf.clone();
+        long[20..24].copy_from_slice(&100u32.to_le_bytes());
+        assert!(parse(&long, "a.o").is_err());
+    }
+}
