@@ -339,6 +339,7 @@ impl<'a> Resolver<'a, '_> {
             r.drain_queue();
         }
         r.unlazy_fetched();
+        r.bind_versioned_references();
         r.report_duplicates();
         if !r.errors.is_empty() {
             return Err(std::mem::take(&mut r.errors));
@@ -524,6 +525,28 @@ impl<'a> Resolver<'a, '_> {
                 if s.strong_ref || s.shared_ref {
                     self.enqueue(pos, member as u32);
                 }
+            }
+        }
+    }
+
+    /// An object's reference to a named version (`.symver foo, foo@V` on an undefined symbol: the
+    /// name is `foo@V`) binds to the shared library definition of `foo` at version V, default or
+    /// not, wherever the library stands on the command line (GNU ld and lld).
+    fn bind_versioned_references(&mut self) {
+        for s in &mut self.symbols {
+            if s.def != Def::Undefined || !s.referenced {
+                continue;
+            }
+            let Some(at) = memchr::memchr(b'@', s.name).filter(|&at| at > 0) else { continue };
+            let name = &s.name[..at];
+            let version = s.name[at + 1..].strip_prefix(b"@").unwrap_or(&s.name[at + 1..]);
+            let found = self.shared.iter().enumerate().find_map(|(file, lib)| {
+                let sym = lib.file.defined.iter().position(|d| d.name == name && d.version == Some(version))?;
+                Some((file as u32, sym as u32, lib.file.defined[sym].weak))
+            });
+            if let Some((file, sym, weak)) = found {
+                s.def = Def::Shared { file, sym };
+                s.weak = weak;
             }
         }
     }

@@ -518,6 +518,7 @@ programs! {
     tls_local_dynamic_desc => "tls_local_dynamic_desc.c",
     tls_threads => "tls_threads.c",
     versioned_library => "versioned_library.c",
+    versioned_reference => "versioned_reference.c",
     weak => "weak.c",
     whole_archive => "whole_archive.c",
     wrap => "wrap.c",
