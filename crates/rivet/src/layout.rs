@@ -508,8 +508,9 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
     let note_runs = note_runs(ctx, &order);
     let pie = ctx.kind.is_pic();
+    let has_interp = has(Content::Interp);
     let nphdr = loads.len()
-        + (pie || ctx.kind.is_dynamic()) as usize // PT_PHDR
+        + has_interp as usize // PT_PHDR
         + has(Content::Interp) as usize
         + has(Content::Dynamic) as usize
         + note_runs.len()
@@ -647,7 +648,9 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         ctx.tls = Tls { start: tls.0, end: tls.0 + align_up(size, tls.2) };
     }
     let mut all = Vec::new();
-    if pie || ctx.kind.is_dynamic() {
+    // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
+    // (GNU ld writes it only then; a static PIE or a shared library has none).
+    if has_interp {
         all.push(Phdr {
             p_type: elf::PT_PHDR,
             flags: elf::PF_R,

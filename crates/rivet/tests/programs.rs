@@ -21,6 +21,10 @@
 //!   `// check: segment-align SECTION N` (the PT_LOAD holding SECTION has p_align >= N)
 //!   — checks on the output of the tested linker.
 //!
+//! - `// no-structure: REASON` — skip the comparison of `readelf` facts with GNU ld's output (every
+//!   program's PT_* kinds, LOAD permissions and largest alignment, GNU_STACK, DT_NEEDED, DT_FLAGS,
+//!   DT_FLAGS_1, GNU properties and entry symbol must otherwise agree); REASON says why they differ.
+//!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
 //!
@@ -51,6 +55,9 @@ struct Program {
     link: Option<Vec<String>>,
     shared: Vec<(String, Vec<String>, Vec<String>)>,
     checks: Vec<Vec<String>>,
+    /// `// no-structure: REASON`: the readelf facts are not compared with GNU ld's (the reason
+    /// says why they legitimately differ).
+    no_structure: bool,
 }
 
 fn words(s: &str) -> Vec<String> {
@@ -85,6 +92,7 @@ fn parse_program(name: &str, text: &str) -> Program {
         link: None,
         shared: vec![],
         checks: vec![],
+        no_structure: false,
     };
     for line in text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//---")) {
         let Some((key, value)) = line[2..].trim().split_once(':') else {
@@ -102,6 +110,7 @@ fn parse_program(name: &str, text: &str) -> Program {
             "prepare" => p.prepare.push(value.to_string()),
             "link" => p.link = Some(words(value)),
             "check" => p.checks.push(words(value)),
+            "no-structure" => p.no_structure = true,
             "shared" => {
                 let (files, flags) = value.split_once(" -- ").unwrap_or((value, ""));
                 let mut w = words(files);
@@ -365,6 +374,72 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
     }
 }
 
+/// The facts of an executable that must agree with GNU ld's build of the same objects: which
+/// kinds of program headers it has (PT_LOAD by permissions: R, R E, RW), the largest PT_LOAD
+/// alignment, PT_GNU_STACK's permissions, DT_NEEDED, DT_FLAGS and DT_FLAGS_1, the GNU property
+/// note, and the symbol at the entry point. (Not how many segments or where: that is each linker's
+/// choice.)
+fn structure(exe: &Path) -> std::collections::BTreeSet<String> {
+    let text = |args: &[&str]| {
+        let out = must(Command::new("readelf").args(args).arg(exe));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut facts = std::collections::BTreeSet::new();
+    let headers = text(&["-lW"]);
+    let mut max_align = 0u64;
+    let mut entry = 0u64;
+    for line in headers.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if line.starts_with("Entry point ") {
+            entry = u64::from_str_radix(w[2].trim_start_matches("0x"), 16).unwrap_or(0);
+        }
+        let Some(&kind) = w.first() else { continue };
+        if w.len() < 8 || !kind.chars().all(|c| c.is_ascii_uppercase() || c == '_') || !w[1].starts_with("0x") {
+            continue;
+        }
+        let flags = w[6..w.len() - 1].join(" ");
+        match kind {
+            "LOAD" => {
+                facts.insert(format!("LOAD {flags}"));
+                max_align =
+                    max_align.max(u64::from_str_radix(w[w.len() - 1].trim_start_matches("0x"), 16).unwrap_or(0));
+            }
+            "GNU_STACK" => {
+                facts.insert(format!("GNU_STACK {flags}"));
+            }
+            // The note layout (how many PT_NOTEs) is each linker's own.
+            "NOTE" => {}
+            other => {
+                facts.insert(other.to_string());
+            }
+        }
+    }
+    facts.insert(format!("max LOAD align {max_align:#x}"));
+    let dynamic = text(&["-dW"]);
+    for line in dynamic.lines() {
+        for tag in ["(NEEDED)", "(FLAGS)", "(FLAGS_1)"] {
+            if let Some(rest) = line.split(tag).nth(1) {
+                facts.insert(format!("{tag} {}", rest.trim()));
+            }
+        }
+    }
+    let notes = text(&["-nW"]);
+    for line in notes.lines().map(str::trim).filter(|l| l.starts_with("Properties:") || l.starts_with("x86")) {
+        facts.insert(line.to_string());
+    }
+    // The entry point's symbol (what `-e` or the default chose), by address.
+    let symbols = text(&["-sW"]);
+    let at_entry: std::collections::BTreeSet<&str> = symbols
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 8 && u64::from_str_radix(w[1], 16).ok() == Some(entry) && w[3] == "FUNC").then(|| w[7])
+        })
+        .collect();
+    facts.insert(format!("entry at {}", at_entry.into_iter().collect::<Vec<_>>().join("/")));
+    facts
+}
+
 fn run_program(file: &str) {
     if !have("gcc") || !have("nm") {
         eprintln!("skipped {file}: gcc or binutils missing");
@@ -402,6 +477,34 @@ fn run_program(file: &str) {
         for c in &p.checks {
             if let Err(e) = check(&ours, c) {
                 failures.push(format!("[{mode}] check failed: {e}"));
+            }
+        }
+        // The loader-visible shape must agree with GNU ld's: a wrong segment or dynamic flag can
+        // run here and still break elsewhere (a bad RELRO with large pages, a wrong DT_NEEDED).
+        if !p.no_structure {
+            let (mut want, got) = (structure(&reference), structure(&ours));
+            // GNU ld makes the stack executable when some input (an assembly file) lacks
+            // .note.GNU-stack; lld and rivet only with -z execstack.
+            if want.contains("GNU_STACK RWE") && got.contains("GNU_STACK RW") {
+                want.remove("GNU_STACK RWE");
+                want.insert("GNU_STACK RW".into());
+            }
+            // Extra flags given to the linker under test alone (a 2 MiB page) move its segments'
+            // alignment on purpose.
+            let mut got = got;
+            if !extra_flags().is_empty() {
+                want.retain(|f| !f.starts_with("max LOAD align"));
+                got.retain(|f| !f.starts_with("max LOAD align"));
+            }
+            if want != got {
+                let only = |a: &std::collections::BTreeSet<String>, b: &std::collections::BTreeSet<String>| {
+                    a.difference(b).cloned().collect::<Vec<_>>().join(", ")
+                };
+                failures.push(format!(
+                    "[{mode}] readelf facts differ from GNU ld's\n  only GNU ld: {}\n  only ours:   {}",
+                    only(&want, &got),
+                    only(&got, &want)
+                ));
             }
         }
     }
