@@ -387,16 +387,9 @@ fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
             Some(&a) => a,
             None => {
                 ctx.symbols.push(crate::resolve::Symbol {
-                    name,
                     def: Def::Shared { file, sym: i },
                     weak: lib_weak(ctx, file, i),
-                    strong_ref: false,
-                    referenced: false,
-                    undefined_ref: false,
-                    shared_ref: false,
-                    localized_from: None,
-                    visibility: elf::STV_DEFAULT,
-                    version: None,
+                    ..crate::resolve::Symbol::undefined(name)
                 });
                 let a = ctx.symbols.len() as u32 - 1;
                 ctx.by_name.insert(name, a);

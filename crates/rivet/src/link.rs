@@ -550,18 +550,7 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
         }
         let id = res.symbols.len() as u32;
         res.by_name.insert(name.as_bytes(), id);
-        res.symbols.push(Symbol {
-            name: name.as_bytes(),
-            def: Def::Undefined,
-            weak: false,
-            strong_ref: false,
-            referenced: false,
-            undefined_ref: false,
-            shared_ref: false,
-            localized_from: None,
-            visibility: ::object::elf::STV_DEFAULT,
-            version: None,
-        });
+        res.symbols.push(Symbol::undefined(name.as_bytes()));
         id
     };
     for (name, text) in &config.defsym {

@@ -68,7 +68,23 @@ pub struct Symbol<'a> {
     pub localized_from: Option<u8>,
 }
 
-impl Symbol<'_> {
+impl<'a> Symbol<'a> {
+    /// A name nothing has defined or referenced yet.
+    pub fn undefined(name: &'a [u8]) -> Symbol<'a> {
+        Symbol {
+            name,
+            def: Def::Undefined,
+            weak: false,
+            strong_ref: false,
+            referenced: false,
+            undefined_ref: false,
+            shared_ref: false,
+            localized_from: None,
+            visibility: elf::STV_DEFAULT,
+            version: None,
+        }
+    }
+
     pub fn display(&self) -> String {
         String::from_utf8_lossy(self.name).into_owned()
     }
@@ -486,18 +502,7 @@ impl<'a> Resolver<'a, '_> {
         let next = self.symbols.len() as u32;
         let id = self.by_name.intern_hashed(name, hash, next);
         if id == next {
-            self.symbols.push(Symbol {
-                name,
-                def: Def::Undefined,
-                weak: false,
-                strong_ref: false,
-                referenced: false,
-                undefined_ref: false,
-                shared_ref: false,
-                localized_from: None,
-                visibility: elf::STV_DEFAULT,
-                version: None,
-            });
+            self.symbols.push(Symbol::undefined(name));
         }
         id
     }

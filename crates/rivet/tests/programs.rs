@@ -555,6 +555,7 @@ programs! {
     archive => "archive.c",
     archive_first_definition => "archive_first_definition.c",
     as_needed => "as_needed.c",
+    as_needed_gc => "as_needed_gc.c",
     big_bss => "big_bss.c",
     callbacks => "callbacks.c",
     comdat_discarded_definition => "comdat_discarded_definition.c",

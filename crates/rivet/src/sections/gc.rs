@@ -3,7 +3,8 @@
 //! the entry point and `-u` symbols, init/fini arrays and `.init`/`.fini`, `.ctors`/`.dtors`, notes,
 //! `SHF_GNU_RETAIN` sections, and sections whose names are C identifiers (reachable through
 //! `__start_`/`__stop_`). `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only
-//! if the code it describes is alive.
+//! if the code it describes is alive. A shared library's symbol that no live code or root refers to
+//! counts as unreferenced afterwards (for `--as-needed` and `.dynsym`).
 use crate::ctx::{Ctx, Target};
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
@@ -35,6 +36,8 @@ pub fn is_c_identifier(name: &[u8]) -> bool {
 struct Marker<'c, 'a> {
     ctx: &'c Ctx<'a>,
     live: Live,
+    /// Per symbol: a shared library's symbol that live code or a root refers to.
+    used_shared: Vec<AtomicBool>,
 }
 
 /// Sections newly found reachable, whose relocations are still to be followed.
@@ -60,6 +63,10 @@ impl Marker<'_, '_> {
             Target::Local(f, s) => (f, s),
             Target::Global(id) => match self.ctx.symbols[id as usize].def {
                 Def::Defined { file, sym } => (file, sym),
+                Def::Shared { .. } => {
+                    self.used_shared[id as usize].store(true, Relaxed);
+                    return;
+                }
                 _ => return,
             },
         };
@@ -147,7 +154,8 @@ impl Marker<'_, '_> {
 pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
     let live: Live =
         ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
-    let mut m = Marker { ctx, live };
+    let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
+    let mut m = Marker { ctx, live, used_shared };
     let mut frontier = Vec::new();
     for (f, obj) in ctx.objects.iter().enumerate() {
         for (s, sec) in obj.sections.iter().enumerate() {
@@ -185,7 +193,15 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
             break;
         }
     }
-    let live = m.live;
+    let (live, used_shared) = (m.live, m.used_shared);
+    // A library's symbol that only collected code refers to is not a reference any more: an
+    // --as-needed library used only by such code is not needed (lld's rule), and the symbol needs
+    // no .dynsym entry.
+    for (s, used) in ctx.symbols.iter_mut().zip(&used_shared) {
+        if matches!(s.def, Def::Shared { .. }) && !used.load(Relaxed) {
+            s.referenced = false;
+        }
+    }
     let mut dropped = Vec::new();
     for (f, obj) in ctx.objects.iter_mut().enumerate() {
         for (s, sec) in obj.sections.iter_mut().enumerate() {
