@@ -578,6 +578,7 @@ programs! {
     exit_code => "exit_code.c",
     far_got_load => "far_got_load.c",
     gc_sections => "gc_sections.c",
+    gc_start_stop => "gc_start_stop.c",
     groups => "groups.c",
     gz_zlib => "gz_zlib.c",
     gz_zlib_gnu => "gz_zlib_gnu.c",

@@ -1,8 +1,8 @@
 //! `--gc-sections`: takes the resolved objects and marks every allocated input section reachable
 //! from the roots through relocations; the rest are dropped. Roots, as GNU ld and lld keep them:
 //! the entry point and `-u` symbols, init/fini arrays and `.init`/`.fini`, `.ctors`/`.dtors`, notes,
-//! `SHF_GNU_RETAIN` sections, and sections whose names are C identifiers (reachable through
-//! `__start_`/`__stop_`). `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only
+//! `SHF_GNU_RETAIN` sections. A section whose name is a C identifier is kept when live code refers
+//! to its `__start_`/`__stop_` symbols (lld's `-z start-stop-gc`, GNU ld's default), not always. `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only
 //! if the code it describes is alive. A shared library's symbol that no live code or root refers to
 //! counts as unreferenced afterwards (for `--as-needed` and `.dynsym`).
 use crate::ctx::{Ctx, Target};
@@ -26,7 +26,6 @@ fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
         || prefix_root
         || matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
         || flags & elf::SHF_GNU_RETAIN as u64 != 0
-        || is_c_identifier(name)
 }
 
 pub fn is_c_identifier(name: &[u8]) -> bool {
@@ -38,6 +37,9 @@ struct Marker<'c, 'a> {
     live: Live,
     /// Per symbol: a shared library's symbol that live code or a root refers to.
     used_shared: Vec<AtomicBool>,
+    /// Sections whose names are C identifiers, by name: a reference to `__start_NAME` or
+    /// `__stop_NAME` keeps them all.
+    by_c_name: rustc_hash::FxHashMap<&'c [u8], Vec<(u32, u32)>>,
 }
 
 /// Sections newly found reachable, whose relocations are still to be followed.
@@ -65,6 +67,14 @@ impl Marker<'_, '_> {
                 Def::Defined { file, sym } => (file, sym),
                 Def::Shared { .. } => {
                     self.used_shared[id as usize].store(true, Relaxed);
+                    return;
+                }
+                Def::Undefined | Def::Lazy { .. } => {
+                    let name = self.ctx.symbols[id as usize].name;
+                    let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
+                    for &(f, s) in section.and_then(|s| self.by_c_name.get(s)).into_iter().flatten() {
+                        self.mark(f, s, out);
+                    }
                     return;
                 }
                 _ => return,
@@ -155,7 +165,15 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
     let live: Live =
         ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
     let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
-    let mut m = Marker { ctx, live, used_shared };
+    let mut by_c_name: rustc_hash::FxHashMap<&[u8], Vec<(u32, u32)>> = Default::default();
+    for (f, obj) in ctx.objects.iter().enumerate() {
+        for (s, sec) in obj.sections.iter().enumerate() {
+            if sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && is_c_identifier(sec.name) {
+                by_c_name.entry(sec.name).or_default().push((f as u32, s as u32));
+            }
+        }
+    }
+    let mut m = Marker { ctx, live, used_shared, by_c_name };
     let mut frontier = Vec::new();
     for (f, obj) in ctx.objects.iter().enumerate() {
         for (s, sec) in obj.sections.iter().enumerate() {
@@ -221,7 +239,7 @@ mod tests {
     #[test]
     fn roots() {
         assert!(is_root(b".init_array.00101", elf::SHT_INIT_ARRAY, 3));
-        assert!(is_root(b"my_section", elf::SHT_PROGBITS, 2));
+        assert!(!is_root(b"my_section", elf::SHT_PROGBITS, 2), "kept only through __start_/__stop_");
         assert!(is_root(b".note.ABI-tag", elf::SHT_NOTE, 2));
         assert!(!is_root(b".text.unused", elf::SHT_PROGBITS, 6));
         assert!(is_root(b".text.kept", elf::SHT_PROGBITS, 6 | elf::SHF_GNU_RETAIN as u64));
