@@ -595,6 +595,7 @@ programs! {
     libm => "libm.c",
     linker_symbols => "linker_symbols.c",
     max_page_size => "max_page_size.c",
+    many_sections => "many_sections.c",
     merge_mixed_alignment => "merge_mixed_alignment.c",
     merge_strings => "merge_strings.c",
     multi_object => "multi_object.c",

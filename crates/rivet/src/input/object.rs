@@ -283,7 +283,8 @@ fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection], nam
     let mut ranges: Vec<(u64, u64, usize)> = table
         .iter()
         .enumerate()
-        .filter(|(_, sh)| sh.sh_type(LE) != elf::SHT_NOBITS && sh.sh_size(LE) > 0)
+        // Section 0 holds no bytes: with more than 65279 sections its sh_size is the real count.
+        .filter(|(_, sh)| !matches!(sh.sh_type(LE), elf::SHT_NOBITS | elf::SHT_NULL) && sh.sh_size(LE) > 0)
         .map(|(i, sh)| (sh.sh_offset(LE), sh.sh_offset(LE) + sh.sh_size(LE), i))
         .collect();
     // Compilers lay sections out in header order: sort only when they did not.
