@@ -415,6 +415,9 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
                 Some(ix) => {
                     ctx.versions.of_symbol.insert(id as u32, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
                 }
+                // An executable defines no versions: a `.symver`ed name there only names the
+                // symbol (lld links it; mold suite arch-x86_64-comdat-signatures).
+                None if ctx.kind != OutputKind::Shared => {}
                 None => {
                     errors.push(format!("symbol {} has undefined version {}", s.display(), String::from_utf8_lossy(v)))
                 }

@@ -615,6 +615,7 @@ programs! {
     stdio_buffering => "stdio_buffering.c",
     strings => "strings.c",
     symbolic => "symbolic.c",
+    symver_in_executable => "symver_in_executable.c",
     thin_archive => "thin_archive.c",
     thread_local_init => "thread_local_init.c",
     tls_bss_sections => "tls_bss_sections.c",
