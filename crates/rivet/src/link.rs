@@ -399,6 +399,32 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     let matcher = read_version_nodes(&ctx.config.version_scripts, &ctx.config.lib_paths, "version script")?;
     ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
     let named = |i: usize| matcher.nodes[i].name.is_some();
+    // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
+    // to the same place.
+    let hidden_version_aliases: rustc_hash::FxHashSet<u32> = ctx
+        .symbols
+        .iter()
+        .filter(|s| matches!(s.def, Def::Defined { .. }) && s.version.is_none())
+        .filter_map(|s| {
+            let at = memchr::memchr(b'@', s.name).filter(|&at| at > 0)?;
+            if s.name.get(at + 1) == Some(&b'@') {
+                return None;
+            }
+            let Def::Defined { file, sym } = s.def else { return None };
+            let obj = &ctx.objects[file as usize];
+            let value = obj.syms[sym as usize].st_value.get(object::LittleEndian);
+            let shndx = obj.sym_shndx(sym as usize);
+            // The plain name's definition: the same object's global of that name at that place.
+            let plain = &s.name[..at];
+            let plain_def = (obj.first_global..obj.syms.len()).find(|&i| {
+                obj.sym_name(&obj.syms[i]).is_ok_and(|n| n == plain)
+                    && obj.syms[i].st_value.get(object::LittleEndian) == value
+                    && obj.sym_shndx(i) == shndx
+            })?;
+            let id = obj.global_ids[plain_def - obj.first_global];
+            (ctx.symbols[id as usize].def == Def::Defined { file, sym: plain_def as u32 }).then_some(id)
+        })
+        .collect();
     let mut errors = Vec::new();
     for id in 0..ctx.symbols.len() {
         let s = &ctx.symbols[id];
@@ -425,6 +451,13 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             continue;
         }
         if matcher.nodes.is_empty() {
+            continue;
+        }
+        // `.symver foo, foo@V` keeps the plain `foo` beside the non-default version: the script
+        // must not make it `foo@@V` too; GNU ld and lld export only `foo@V` (mold suite
+        // symbol-version2).
+        if hidden_version_aliases.contains(&(id as u32)) {
+            localize(&mut ctx.symbols[id]);
             continue;
         }
         match matcher.verdict(s.name) {

@@ -416,3 +416,22 @@ fn cet_report_names_objects_missing_ibt_or_shstk() {
     assert!(link("none").stderr.is_empty());
     tmp.finish();
 }
+
+#[test]
+fn symver_non_default_version_with_a_script_matches_gnu_ld() {
+    let Some(tmp) = setup("dynfacts-symver") else { return };
+    // `.symver foo, foo@TEST` keeps a plain foo beside foo@TEST; the script naming foo must not
+    // export it as foo@@TEST too. bar1's alias has another name: bar1 stays exported.
+    std::fs::write(
+        tmp.join("sv.c"),
+        "void foo(void) {}\nvoid bar1(void) {}\n__asm__(\".symver foo, foo@TEST\");\n__asm__(\".symver bar1, bar@TEST\");\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("sv.ver"), "TEST { global: foo; };\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "sv.c"]));
+    let gnu = link(&tmp, false, true, &["sv.o"], &["--version-script=sv.ver"], "gnu.so");
+    let ours = link(&tmp, true, true, &["sv.o"], &["--version-script=sv.ver"], "ours.so");
+    assert_eq!(exported_names(&gnu), exported_names(&ours));
+    assert!(exported_names(&ours).contains(&"foo@TEST".to_string()));
+    tmp.finish();
+}
