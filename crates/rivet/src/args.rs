@@ -165,6 +165,9 @@ pub struct Config {
     pub ibt_plt: bool,
     /// `-z cet-report=none|warning|error`: how objects missing IBT or SHSTK are reported.
     pub cet_report: CetReport,
+    /// `--allow-multiple-definition` / `-z muldefs`: a second strong definition of a symbol is not
+    /// an error; the first one (in command-line order) is used, as in GNU ld and lld.
+    pub allow_multiple_definition: bool,
     /// `--relax` (default) / `--no-relax`: GOTPCRELX loads may be rewritten to skip the GOT.
     /// (TLS sequences are relaxed in executables whatever it says, as in lld.)
     pub relax: bool,
@@ -281,6 +284,7 @@ impl Default for Config {
             stack_size: 0,
             rodynamic: false,
             relax: true,
+            allow_multiple_definition: false,
             copy_relocations: true,
             z_ibt: false,
             z_shstk: false,
@@ -567,6 +571,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "Bno-symbolic",
     "relax",
     "no-relax",
+    "allow-multiple-definition",
+    "no-allow-multiple-definition",
     "enable-new-dtags",
     "disable-new-dtags",
     "fatal-warnings",
@@ -681,6 +687,8 @@ impl ArgParser {
             "Bsymbolic-non-weak" => c.symbolic = Symbolic::NonWeak,
             "Bsymbolic-non-weak-functions" => c.symbolic = Symbolic::NonWeakFunctions,
             "Bno-symbolic" => c.symbolic = Symbolic::None,
+            "allow-multiple-definition" => c.allow_multiple_definition = true,
+            "no-allow-multiple-definition" => c.allow_multiple_definition = false,
             "relax" => c.relax = true,
             "no-relax" => c.relax = false,
             "enable-new-dtags" => c.new_dtags = true,
@@ -860,6 +868,7 @@ impl ArgParser {
             "nodlopen" => c.dt_flags_1 |= object::elf::DF_1_NOOPEN,
             "global" => c.dt_flags_1 |= object::elf::DF_1_GLOBAL,
             "rodynamic" => c.rodynamic = true,
+            "muldefs" => c.allow_multiple_definition = true,
             "copyreloc" => c.copy_relocations = true,
             "nocopyreloc" => c.copy_relocations = false,
             "ibt" | "force-ibt" => c.z_ibt = true,
@@ -1091,6 +1100,9 @@ mod tests {
         assert_eq!(c.inputs[3], InputArg::GroupEnd);
         let c = p(&["-Bstatic", "-lfoo", "-Bdynamic", "-lbar"]).unwrap();
         assert!(!c.static_link);
+        assert!(p(&["--allow-multiple-definition"]).unwrap().allow_multiple_definition);
+        assert!(p(&["-z", "muldefs"]).unwrap().allow_multiple_definition);
+        assert!(!p(&["-z", "muldefs", "--no-allow-multiple-definition"]).unwrap().allow_multiple_definition);
         // -static inside --push-state/--pop-state only changes how -l searches there.
         let c = p(&["--push-state", "-static", "-lfoo", "--pop-state", "-lbar"]).unwrap();
         assert!(!c.static_link);

@@ -148,7 +148,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         .flat_map(|w| [(w.clone(), format!("__wrap_{w}")), (format!("__real_{w}"), w.clone())])
         .collect();
     let res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer))
+        .phase("resolve symbols", || {
+            resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config.allow_multiple_definition)
+        })
         .map_err(|e| report_all(diag, e))?;
     // The archive members resolution picked are read again when writing.
     if let Some(p) = &prefetcher {

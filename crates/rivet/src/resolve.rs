@@ -259,6 +259,8 @@ struct Resolver<'a, 'x> {
     errors: Vec<String>,
     /// Pairs (symbol, other file) for duplicate definitions, reported once each.
     duplicates: Vec<(u32, u32, u32)>,
+    /// `--allow-multiple-definition` / `-z muldefs`: the first definition wins, silently.
+    allow_multiple_definition: bool,
 }
 
 /// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
@@ -269,6 +271,7 @@ pub fn resolve<'a>(
     renames: &'a [(String, String)],
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
+    allow_multiple_definition: bool,
 ) -> Result<Resolution<'a>, Vec<String>> {
     let (archives, errors) = parse_archives(loaded);
     if !errors.is_empty() {
@@ -317,6 +320,7 @@ pub fn resolve<'a>(
             next_seq: 0,
             errors: Vec::new(),
             duplicates: Vec::new(),
+            allow_multiple_definition,
         };
         r.run(roots, &mut direct)
     })
@@ -796,6 +800,9 @@ impl<'a> Resolver<'a, '_> {
     }
 
     fn report_duplicates(&mut self) {
+        if self.allow_multiple_definition {
+            return;
+        }
         for &(id, first, second) in &self.duplicates {
             let name = self.symbols[id as usize].display();
             let at = |f: u32| {

@@ -552,6 +552,7 @@ macro_rules! programs {
 
 programs! {
     alignment => "alignment.c",
+    allow_multiple_definition => "allow_multiple_definition.c",
     archive => "archive.c",
     archive_first_definition => "archive_first_definition.c",
     as_needed => "as_needed.c",
