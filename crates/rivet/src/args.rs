@@ -138,6 +138,11 @@ pub struct Config {
     pub version_scripts: Vec<PathBuf>,
     /// `--dynamic-list=FILE`.
     pub dynamic_lists: Vec<PathBuf>,
+    /// `--export-dynamic-symbol-list=FILE` (dynamic-list syntax) and `--export-dynamic-symbol=GLOB`:
+    /// matching definitions are exported, without making the others bind locally as a
+    /// `--dynamic-list` does in a shared library (lld's semantics).
+    pub export_dynamic_symbol_lists: Vec<PathBuf>,
+    pub export_dynamic_symbols: Vec<String>,
     /// `--no-undefined` / `-z defs`.
     pub no_undefined: bool,
     /// `--allow-shlib-undefined` (Some(true)) / `--no-allow-shlib-undefined` (Some(false)).
@@ -276,6 +281,8 @@ impl Default for Config {
             require_defined: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),
+            export_dynamic_symbol_lists: Vec::new(),
+            export_dynamic_symbols: Vec::new(),
             no_undefined: false,
             allow_shlib_undefined: None,
             no_undefined_version: false,
@@ -412,6 +419,8 @@ const WITH_VALUE: &[&str] = &[
     "I",
     "version-script",
     "dynamic-list",
+    "export-dynamic-symbol",
+    "export-dynamic-symbol-list",
     "plugin",
     "plugin-opt",
     "O",
@@ -735,6 +744,8 @@ impl ArgParser {
             "dynamic-linker" | "I" => c.dynamic_linker = Some(v),
             "version-script" => c.version_scripts.push(PathBuf::from(v)),
             "dynamic-list" => c.dynamic_lists.push(PathBuf::from(v)),
+            "export-dynamic-symbol-list" => c.export_dynamic_symbol_lists.push(PathBuf::from(v)),
+            "export-dynamic-symbol" => c.export_dynamic_symbols.push(v),
             "plugin" => c.plugin = Some(v),
             "plugin-opt" => c.plugin_opts.push(v),
             "O" => {
@@ -1101,6 +1112,11 @@ mod tests {
         let c = p(&["-Bstatic", "-lfoo", "-Bdynamic", "-lbar"]).unwrap();
         assert!(!c.static_link);
         assert!(p(&["--allow-multiple-definition"]).unwrap().allow_multiple_definition);
+        let c =
+            p(&["--export-dynamic-symbol=foo*", "--export-dynamic-symbol", "bar", "--export-dynamic-symbol-list=l"])
+                .unwrap();
+        assert_eq!(c.export_dynamic_symbols, ["foo*", "bar"]);
+        assert_eq!(c.export_dynamic_symbol_lists, [PathBuf::from("l")]);
         assert!(p(&["-z", "muldefs"]).unwrap().allow_multiple_definition);
         assert!(!p(&["-z", "muldefs", "--no-allow-multiple-definition"]).unwrap().allow_multiple_definition);
         // -static inside --push-state/--pop-state only changes how -l searches there.

@@ -497,10 +497,22 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
 /// ones stay preemptible (the rest bind inside the library, as with -Bsymbolic).
 fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     use crate::input::version_script::Verdict;
-    if ctx.config.dynamic_lists.is_empty() {
+    let config = ctx.config;
+    if config.dynamic_lists.is_empty()
+        && config.export_dynamic_symbol_lists.is_empty()
+        && config.export_dynamic_symbols.is_empty()
+    {
         return Ok(());
     }
-    let matcher = read_version_nodes(&ctx.config.dynamic_lists, &ctx.config.lib_paths, "dynamic list")?;
+    let mut matcher = read_version_nodes(&config.dynamic_lists, &config.lib_paths, "dynamic list")?;
+    let exports = read_version_nodes(&config.export_dynamic_symbol_lists, &config.lib_paths, "dynamic list")?;
+    matcher.nodes.extend(exports.nodes);
+    if !config.export_dynamic_symbols.is_empty() {
+        let text = format!("{{ {}; }};", config.export_dynamic_symbols.join("; "));
+        let nodes = crate::input::version_script::parse(&text)
+            .map_err(|e| fatal!("--export-dynamic-symbol={}: {e}", config.export_dynamic_symbols.join(",")))?;
+        matcher.nodes.extend(nodes);
+    }
     for id in 0..ctx.symbols.len() as u32 {
         let s = &ctx.symbols[id as usize];
         if matches!(s.def, Def::Defined { .. } | Def::Common { .. })

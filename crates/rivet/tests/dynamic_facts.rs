@@ -435,3 +435,26 @@ fn symver_non_default_version_with_a_script_matches_gnu_ld() {
     assert!(exported_names(&ours).contains(&"foo@TEST".to_string()));
     tmp.finish();
 }
+
+#[test]
+fn export_dynamic_symbol_options_match_gnu_ld() {
+    let Some(tmp) = setup("dynfacts-export-sym") else { return };
+    std::fs::write(
+        tmp.join("ex.c"),
+        "void foo(void) {}\nvoid foobar(void) {}\nvoid bar(void) {}\nvoid other(void) {}\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("dyn"), "{ bar; };\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIE", "ex.c"]));
+    for flags in [
+        &["--export-dynamic-symbol=foo*"][..],
+        &["--export-dynamic-symbol=bar", "--export-dynamic-symbol=foo"][..],
+        &["--export-dynamic-symbol-list=dyn"][..],
+    ] {
+        let gnu = link(&tmp, false, false, &["ex.o"], flags, "gnu-exe");
+        let ours = link(&tmp, true, false, &["ex.o"], flags, "ours-exe");
+        assert_eq!(exported_names(&gnu), exported_names(&ours), "{flags:?}");
+        assert!(!exported_names(&ours).is_empty(), "{flags:?}: nothing exported");
+    }
+    tmp.finish();
+}
