@@ -1020,6 +1020,74 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
+/// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
+/// that a configure probe grepping it does not take them for supported.
+const REFUSED: &[&str] =
+    &["emit-relocs", "q", "y", "trace-symbol", "f", "F", "audit", "rpath-link", "no-allow-shlib-undefined"];
+
+/// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
+const Z_KEYWORDS: &[&str] = &[
+    "relro",
+    "norelro",
+    "now",
+    "lazy",
+    "text",
+    "notext",
+    "textoff",
+    "execstack",
+    "noexecstack",
+    "separate-code",
+    "noseparate-code",
+    "separate-loadable-segments",
+    "defs",
+    "nodefs",
+    "undefs",
+    "initfirst",
+    "interpose",
+    "nodefaultlib",
+    "origin",
+    "nodelete",
+    "nodlopen",
+    "global",
+    "rodynamic",
+    "muldefs",
+    "copyreloc",
+    "nocopyreloc",
+    "ibt",
+    "force-ibt",
+    "shstk",
+    "ibtplt",
+    "max-page-size=",
+    "common-page-size=",
+    "stack-size=",
+    "cet-report=",
+];
+
+/// Every option the command line accepts and implements, as `--help` lists it: long names with
+/// `--`, one-letter ones with `-`, `=VALUE` where a value follows.
+fn accepted_options() -> Vec<String> {
+    let mut names: Vec<&str> = WITH_VALUE.iter().chain(KNOWN_FLAGS).copied().filter(|n| !REFUSED.contains(n)).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .map(|n| {
+            let dash = if n.len() == 1 { "-" } else { "--" };
+            let value = if !WITH_VALUE.contains(&n) {
+                ""
+            } else if OPTIONAL_VALUE.contains(&n) {
+                "[=VALUE]"
+            } else if n.len() == 1 {
+                " VALUE"
+            } else {
+                "=VALUE"
+            };
+            format!("{dash}{n}{value}")
+        })
+        .collect()
+}
+
 /// The `--help` text.
 pub fn usage() -> String {
     let mut s = String::from(
@@ -1037,6 +1105,32 @@ pub fn usage() -> String {
     for (opt, why) in IGNORED_OPTIONS {
         s.push_str(&format!("  {opt}: {why}\n"));
     }
+    // The whole accepted command line, so that configure scripts grepping for an option (libtool,
+    // autoconf, gnulib look for --version-script, --as-needed, --gc-sections, -z relro...) get a
+    // true answer; options rivet refuses are not listed.
+    s.push_str("\nAll options (GNU ld syntax; a long option may also be written with one dash):\n");
+    let mut line = String::from(" ");
+    for opt in accepted_options() {
+        if line.len() + opt.len() > 98 {
+            s.push_str(&line);
+            s.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(&opt);
+    }
+    s.push_str(&line);
+    s.push_str("\n\n-z keywords:\n ");
+    for k in Z_KEYWORDS {
+        s.push(' ');
+        s.push_str(k);
+        if k.ends_with('=') {
+            s.push_str("VALUE");
+        }
+    }
+    // libtool builds shared libraries only when this line names an ELF target (it greps
+    // ': supported targets:.* elf'), as GNU ld and lld print it.
+    s.push_str("\n\nrivet: supported targets: elf64-x86-64\nrivet: supported emulations: elf_x86_64\n");
     s
 }
 
@@ -1046,6 +1140,43 @@ mod tests {
 
     fn p(args: &[&str]) -> Result<Config, String> {
         parse(args.iter().map(OsString::from).collect())
+    }
+
+    #[test]
+    fn help_lists_what_parses_and_what_libtool_looks_for() {
+        let help = usage();
+        // libtool's test for a GNU linker that can build shared libraries.
+        assert!(help.lines().any(|l| l.contains(": supported targets:") && l.contains(" elf")), "{help}");
+        for probe in
+            ["--version-script", "--as-needed", "--no-whole-archive", "--gc-sections", "--build-id", "--hash-style"]
+        {
+            assert!(help.contains(probe), "--help does not mention {probe}");
+        }
+        assert!(help.contains(" relro"), "-z relro");
+        // Refused options are not advertised.
+        assert!(!help.contains("--emit-relocs") && !help.contains("--rpath-link"), "{help}");
+        // Every -z keyword listed parses.
+        for k in Z_KEYWORDS {
+            let key = match k.strip_suffix('=') {
+                Some("cet-report") => "cet-report=warning".to_string(),
+                Some(name) => format!("{name}=0x1000"),
+                None => k.to_string(),
+            };
+            assert!(p(&["-z", &key]).is_ok(), "-z {key} is listed but does not parse");
+        }
+        // Every listed option parses (with a value where it takes one).
+        for opt in accepted_options() {
+            let name = opt.split(['=', ' ', '[']).next().unwrap();
+            if ["-v", "--version", "--help", "-V"].contains(&name) {
+                continue;
+            }
+            // Known means: some spelling parses, or is refused for its value, not as unknown.
+            let tries = [p(&[name]), p(&[name, "1"]), p(&[&format!("{name}=1")])];
+            assert!(
+                tries.iter().any(|r| r.as_ref().map_or_else(|e| !e.contains("unknown argument"), |_| true)),
+                "{opt} is listed but unknown"
+            );
+        }
     }
 
     #[test]
