@@ -189,9 +189,7 @@ impl<'a> Ctx<'a> {
         let s = &self.symbols[id as usize];
         match s.def {
             Def::Shared { .. } => true,
-            Def::Undefined | Def::Lazy { .. } => {
-                self.kind == OutputKind::Shared && s.visibility != elf::STV_HIDDEN && s.visibility != elf::STV_INTERNAL
-            }
+            Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared && !s.is_hidden(),
             Def::Synthetic | Def::Absolute(_) => false,
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared

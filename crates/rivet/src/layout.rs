@@ -503,8 +503,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let pie = ctx.kind.is_pic();
     let has_interp = has(Content::Interp);
     let nphdr = loads.len()
-        + has_interp as usize // PT_PHDR
-        + has(Content::Interp) as usize
+        + 2 * has_interp as usize // PT_PHDR and PT_INTERP
         + has(Content::Dynamic) as usize
         + note_runs.len()
         + (!tls_secs.is_empty()) as usize

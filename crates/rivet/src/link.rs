@@ -402,31 +402,26 @@ fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
     let named = |i: usize| matcher.nodes[i].name.is_some();
     // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
-    // to the same place.
-    let hidden_version_aliases: rustc_hash::FxHashSet<u32> = ctx
-        .symbols
-        .iter()
-        .filter(|s| matches!(s.def, Def::Defined { .. }) && s.version.is_none())
-        .filter_map(|s| {
-            let at = memchr::memchr(b'@', s.name).filter(|&at| at > 0)?;
-            if s.name.get(at + 1) == Some(&b'@') {
-                return None;
-            }
-            let Def::Defined { file, sym } = s.def else { return None };
-            let obj = &ctx.objects[file as usize];
-            let value = obj.syms[sym as usize].st_value.get(object::LittleEndian);
-            let shndx = obj.sym_shndx(sym as usize);
-            // The plain name's definition: the same object's global of that name at that place.
-            let plain = &s.name[..at];
-            let plain_def = (obj.first_global..obj.syms.len()).find(|&i| {
-                obj.sym_name(&obj.syms[i]).is_ok_and(|n| n == plain)
-                    && obj.syms[i].st_value.get(object::LittleEndian) == value
-                    && obj.sym_shndx(i) == shndx
-            })?;
-            let id = obj.global_ids[plain_def - obj.first_global];
-            (ctx.symbols[id as usize].def == Def::Defined { file, sym: plain_def as u32 }).then_some(id)
-        })
-        .collect();
+    // to the same place (only a script can make such a name `foo@@V` too).
+    let place = |file: u32, sym: u32| {
+        let obj = &ctx.objects[file as usize];
+        (file, obj.sym_shndx(sym as usize), obj.syms[sym as usize].st_value.get(object::LittleEndian))
+    };
+    let hidden_version_aliases: rustc_hash::FxHashSet<u32> = match matcher.nodes.is_empty() {
+        true => Default::default(),
+        false => ctx
+            .symbols
+            .iter()
+            .filter(|s| s.version.is_none())
+            .filter_map(|s| {
+                let Def::Defined { file, sym } = s.def else { return None };
+                let (plain, _, false) = resolve::split_version(s.name)? else { return None };
+                let &id = ctx.by_name.get(plain)?;
+                let Def::Defined { file: pf, sym: ps } = ctx.symbols[id as usize].def else { return None };
+                (place(pf, ps) == place(file, sym)).then_some(id)
+            })
+            .collect(),
+    };
     let mut errors = Vec::new();
     for id in 0..ctx.symbols.len() {
         let s = &ctx.symbols[id];
@@ -507,12 +502,11 @@ fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     let mut matcher = read_version_nodes(&config.dynamic_lists, &config.lib_paths, "dynamic list")?;
     let exports = read_version_nodes(&config.export_dynamic_symbol_lists, &config.lib_paths, "dynamic list")?;
     matcher.nodes.extend(exports.nodes);
-    if !config.export_dynamic_symbols.is_empty() {
-        let text = format!("{{ {}; }};", config.export_dynamic_symbols.join("; "));
-        let nodes = crate::input::version_script::parse(&text)
-            .map_err(|e| fatal!("--export-dynamic-symbol={}: {e}", config.export_dynamic_symbols.join(",")))?;
-        matcher.nodes.extend(nodes);
-    }
+    let pattern = |text: &String| crate::input::version_script::Pattern { text: text.clone(), cxx: false };
+    matcher.nodes.push(crate::input::version_script::VersionNode {
+        global: config.export_dynamic_symbols.iter().map(pattern).collect(),
+        ..Default::default()
+    });
     for id in 0..ctx.symbols.len() as u32 {
         let s = &ctx.symbols[id as usize];
         if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
@@ -558,17 +552,17 @@ fn link_stats(ctx: &Ctx) -> Vec<(&'static str, u64)> {
     ]
 }
 
-/// `--exclude-libs=LIB,...|ALL`: symbols defined by members of those archives (matched by file
-/// name, `libfoo.a`) are not exported: they become hidden, as lld and GNU ld make them local.
 /// Makes a symbol local to the output (not exported, bound here) and remembers the visibility it
 /// had for `.symtab`.
 fn localize(s: &mut resolve::Symbol) {
-    if s.visibility != ::object::elf::STV_HIDDEN && s.visibility != ::object::elf::STV_INTERNAL {
+    if !s.is_hidden() {
         s.localized_from.get_or_insert(s.visibility);
         s.visibility = ::object::elf::STV_HIDDEN;
     }
 }
 
+/// `--exclude-libs=LIB,...|ALL`: symbols defined by members of those archives (matched by file
+/// name, `libfoo.a`) are not exported: they become hidden, as lld and GNU ld make them local.
 fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut resolve::Resolution) {
     if config.exclude_libs.is_empty() {
         return;
@@ -592,17 +586,8 @@ fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut reso
 /// definition, and `--defsym=SYM=OTHER+N` the same moved by N (see `defsym`). Returns the symbols
 /// that carry such an offset, which `layout::compute_symbol_values` adds.
 fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<Vec<DefsymOffset>> {
-    use resolve::{Def, Symbol};
+    use resolve::Def;
     let mut offsets: Vec<DefsymOffset> = Vec::new();
-    let intern = |res: &mut resolve::Resolution<'a>, name: &'a str| -> u32 {
-        if let Some(&id) = res.by_name.get(name.as_bytes()) {
-            return id;
-        }
-        let id = res.symbols.len() as u32;
-        res.by_name.insert(name.as_bytes(), id);
-        res.symbols.push(Symbol::undefined(name.as_bytes()));
-        id
-    };
     for (name, text) in &config.defsym {
         let expr = crate::defsym::parse(text).map_err(|e| fatal!("--defsym={name}={text}: {e}"))?;
         let mut linker_defined = None;
@@ -616,7 +601,7 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
                 Some(Def::Undefined | Def::Lazy { .. } | Def::Synthetic) | None
                     if layout::is_reserved(target.as_bytes(), &[]) =>
                 {
-                    let id = intern(res, target);
+                    let id = res.intern(target.as_bytes());
                     res.symbols[id as usize].referenced = true;
                     linker_defined = Some(id);
                     (Def::Synthetic, expr.addend)
@@ -630,7 +615,7 @@ fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> R
                 _ => return Err(fatal!("--defsym={name}={text}: undefined symbol: {target} (no object defines it)")),
             },
         };
-        let id = intern(res, name);
+        let id = res.intern(name.as_bytes());
         let s = &mut res.symbols[id as usize];
         s.def = def;
         s.weak = false;

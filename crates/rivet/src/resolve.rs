@@ -85,6 +85,11 @@ impl<'a> Symbol<'a> {
         }
     }
 
+    /// Hidden or internal: bound inside the output, never exported or imported.
+    pub fn is_hidden(&self) -> bool {
+        is_local_visibility(self.visibility)
+    }
+
     pub fn display(&self) -> String {
         String::from_utf8_lossy(self.name).into_owned()
     }
@@ -95,6 +100,34 @@ pub struct Resolution<'a> {
     pub shared: Vec<SharedInput<'a>>,
     pub symbols: Vec<Symbol<'a>>,
     pub by_name: SymbolMap<'a>,
+}
+
+/// STV_HIDDEN or STV_INTERNAL: the symbol binds inside the output.
+pub fn is_local_visibility(v: u8) -> bool {
+    v == elf::STV_HIDDEN || v == elf::STV_INTERNAL
+}
+
+/// A versioned name `foo@V` or `foo@@V` (`.symver`) as (`foo`, `V`, whether it is the default
+/// version); None for a plain name.
+pub fn split_version(name: &[u8]) -> Option<(&[u8], &[u8], bool)> {
+    let at = memchr::memchr(b'@', name).filter(|&at| at > 0)?;
+    let rest = &name[at + 1..];
+    Some(match rest.strip_prefix(b"@") {
+        Some(version) => (&name[..at], version, true),
+        None => (&name[..at], rest, false),
+    })
+}
+
+impl<'a> Resolution<'a> {
+    /// The id of `name`, entered as a new undefined symbol if nothing named it yet.
+    pub fn intern(&mut self, name: &'a [u8]) -> u32 {
+        let next = self.symbols.len() as u32;
+        let id = self.by_name.intern_hashed(name, crate::fx_hash(name), next);
+        if id == next {
+            self.symbols.push(Symbol::undefined(name));
+        }
+        id
+    }
 }
 
 /// Global symbol names to ids (and, in resolution, COMDAT signatures to the files that own them).
@@ -546,9 +579,7 @@ impl<'a> Resolver<'a, '_> {
             if s.def != Def::Undefined || !s.referenced {
                 continue;
             }
-            let Some(at) = memchr::memchr(b'@', s.name).filter(|&at| at > 0) else { continue };
-            let name = &s.name[..at];
-            let version = s.name[at + 1..].strip_prefix(b"@").unwrap_or(&s.name[at + 1..]);
+            let Some((name, version, _)) = split_version(s.name) else { continue };
             let found = self.shared.iter().enumerate().find_map(|(file, lib)| {
                 let sym = lib.file.defined.iter().position(|d| d.name == name && d.version == Some(version))?;
                 Some((file as u32, sym as u32, lib.file.defined[sym].weak))

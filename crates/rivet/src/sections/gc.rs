@@ -2,9 +2,10 @@
 //! from the roots through relocations; the rest are dropped. Roots, as GNU ld and lld keep them:
 //! the entry point and `-u` symbols, init/fini arrays and `.init`/`.fini`, `.ctors`/`.dtors`, notes,
 //! `SHF_GNU_RETAIN` sections. A section whose name is a C identifier is kept when live code refers
-//! to its `__start_`/`__stop_` symbols (lld's `-z start-stop-gc`, GNU ld's default), not always. `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only
-//! if the code it describes is alive. A shared library's symbol that no live code or root refers to
-//! counts as unreferenced afterwards (for `--as-needed` and `.dynsym`).
+//! to its `__start_`/`__stop_` symbols (lld's `-z start-stop-gc`, GNU ld's default), not always.
+//! `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only if the code it
+//! describes is alive. A shared library's symbol that no live code or root refers to counts as
+//! unreferenced afterwards (for `--as-needed` and `.dynsym`).
 use crate::ctx::{Ctx, Target};
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};

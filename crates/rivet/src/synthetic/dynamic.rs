@@ -77,11 +77,7 @@ fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &[bool]) -> bool {
         || wanted_by_libraries[id]
         || ctx.dynamic_list.contains(&(id as u32));
     let s = &ctx.symbols[id];
-    if !wanted
-        || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_))
-        || s.visibility == elf::STV_HIDDEN
-        || s.visibility == elf::STV_INTERNAL
-    {
+    if !wanted || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_)) || s.is_hidden() {
         return false;
     }
     match s.def {
@@ -152,14 +148,7 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
             match s.def {
                 Def::Shared { .. } if s.referenced || has_address => Some(has_address),
                 // A hidden undefined (weak) symbol resolves to 0 here; it is never imported.
-                Def::Undefined
-                    if s.referenced
-                        && ctx.kind == OutputKind::Shared
-                        && s.visibility != elf::STV_HIDDEN
-                        && s.visibility != elf::STV_INTERNAL =>
-                {
-                    Some(false)
-                }
+                Def::Undefined if s.referenced && ctx.kind == OutputKind::Shared && !s.is_hidden() => Some(false),
                 _ if exported(ctx, id, &wanted) => Some(true),
                 _ => None,
             }
@@ -391,10 +380,7 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
 
 /// The name a symbol has in `.dynsym`: `foo@V1` is exported as `foo` (its version says V1).
 pub fn dynamic_name(name: &[u8]) -> &[u8] {
-    match memchr::memchr(b'@', name) {
-        Some(at) if at > 0 => &name[..at],
-        _ => name,
-    }
+    crate::resolve::split_version(name).map_or(name, |(base, _, _)| base)
 }
 
 #[cfg(test)]

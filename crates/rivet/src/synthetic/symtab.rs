@@ -55,10 +55,6 @@ fn keep_global(ctx: &Ctx, id: usize) -> bool {
     }
 }
 
-fn is_local_visibility(v: u8) -> bool {
-    v == elf::STV_HIDDEN || v == elf::STV_INTERNAL
-}
-
 /// The name a table entry has in `.strtab`.
 fn entry_name<'a>(ctx: &Ctx<'a>, src: Source) -> &'a [u8] {
     match src {
@@ -93,7 +89,7 @@ pub fn plan(ctx: &Ctx) -> Plan {
     let globals = (0..ctx.symbols.len()).filter(|&id| keep[id]);
     let made_local = |&id: &usize| {
         let s = &ctx.symbols[id];
-        is_local_visibility(s.visibility) && s.def != Def::Undefined
+        s.is_hidden() && s.def != Def::Undefined
     };
     let (hidden, visible): (Vec<usize>, Vec<usize>) = globals.partition(made_local);
     let global = |local| move |&id: &usize| Source::Global { id: id as u32, local };

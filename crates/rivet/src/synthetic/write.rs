@@ -47,7 +47,12 @@ pub fn got_plt(ctx: &Ctx, buf: &mut [u8]) {
 /// PLT and of canonical function addresses.
 fn ibt_entry(e: &mut [u8], entry: u64, slot: u64) {
     e.copy_from_slice(&[0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25, 0, 0, 0, 0, 0x66, 0x0f, 0x1f, 0x44, 0, 0]);
-    e[6..10].copy_from_slice(&((slot as i64 - (entry + 10) as i64) as i32).to_le_bytes());
+    e[6..10].copy_from_slice(&rel32(slot, entry + 10));
+}
+
+/// The 32-bit displacement from the end of an instruction (`next_insn`) to `target`.
+fn rel32(target: u64, next_insn: u64) -> [u8; 4] {
+    ((target as i64 - next_insn as i64) as i32).to_le_bytes()
 }
 
 /// `.plt.sec` (IBT PLT of a dynamic output): one `ibt_entry` per PLT entry.
@@ -66,7 +71,6 @@ pub fn plt_sec(ctx: &Ctx, buf: &mut [u8]) {
 pub fn plt(ctx: &Ctx, buf: &mut [u8]) {
     let plt_addr = ctx.sections[ctx.got.plt_sec.unwrap()].addr;
     let gotplt = ctx.got.gotplt_addr(&ctx.sections);
-    let rel32 = |target: u64, next_insn: u64| ((target as i64 - next_insn as i64) as i32).to_le_bytes();
     let header = ctx.got.plt_header as usize;
     if header > 0 {
         buf[0..2].copy_from_slice(&[0xff, 0x35]);
