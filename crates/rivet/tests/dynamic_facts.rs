@@ -60,6 +60,20 @@ fn link(tmp: &TempDir, ours: bool, shared: bool, inputs: &[&str], flags: &[&str]
     tmp.join(out)
 }
 
+/// Links the same inputs with GNU ld (`gnu-NAME`) and with the linker under test (`ours-NAME`).
+fn link_both(tmp: &TempDir, shared: bool, inputs: &[&str], flags: &[&str], name: &str) -> (PathBuf, PathBuf) {
+    (
+        link(tmp, false, shared, inputs, flags, &format!("gnu-{name}")),
+        link(tmp, true, shared, inputs, flags, &format!("ours-{name}")),
+    )
+}
+
+/// Writes `source` to `file` in the test directory and compiles it with `cflags` (`-c` added).
+fn compile(tmp: &TempDir, file: &str, source: &str, cflags: &[&str]) {
+    std::fs::write(tmp.join(file), source).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).arg("-c").args(cflags).arg(file));
+}
+
 fn readelf(args: &str, file: &Path) -> String {
     let out = must(Command::new("readelf").args(args.split(' ')).arg(file));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -115,8 +129,7 @@ fn z_keywords_and_init_fini_match_gnu_ld() {
     for (i, flags) in cases.iter().enumerate() {
         for shared in [true, false] {
             let inputs: &[&str] = if shared { &["lib.o"] } else { &["app.o", "lib.o"] };
-            let gnu = link(&tmp, false, shared, inputs, flags, &format!("gnu{i}{shared}"));
-            let ours = link(&tmp, true, shared, inputs, flags, &format!("ours{i}{shared}"));
+            let (gnu, ours) = link_both(&tmp, shared, inputs, flags, &format!("{i}{shared}"));
             let (want, got) = (facts(&gnu), facts(&ours));
             if want != got {
                 failures.push(format!("{flags:?} shared={shared}:\n  GNU ld: {want:?}\n  ours:   {got:?}"));
@@ -197,12 +210,11 @@ fn no_relax_keeps_got_loads() {
 #[test]
 fn initial_exec_tls_in_a_shared_object_sets_static_tls() {
     let Some(tmp) = setup("dynfacts-static-tls") else { return };
-    std::fs::write(tmp.join("tls.c"), "static _Thread_local int foo = 5;\nint bar(void) { return foo; }\n").unwrap();
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "-ftls-model=initial-exec", "tls.c"]));
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "-o", "gd.o", "tls.c"]));
+    let tls = "static _Thread_local int foo = 5;\nint bar(void) { return foo; }\n";
+    compile(&tmp, "tls.c", tls, &["-fPIC", "-ftls-model=initial-exec"]);
+    compile(&tmp, "tls.c", tls, &["-fPIC", "-o", "gd.o"]);
     for (object, flags) in [("tls.o", &[][..]), ("tls.o", &["--no-relax"][..]), ("gd.o", &[][..])] {
-        let gnu = link(&tmp, false, true, &[object], flags, "gnu.so");
-        let ours = link(&tmp, true, true, &[object], flags, "ours.so");
+        let (gnu, ours) = link_both(&tmp, true, &[object], flags, "tls.so");
         assert_eq!(facts(&gnu)[0], facts(&ours)[0], "DT_FLAGS of a shared object from {object} {flags:?}");
     }
     assert!(facts(&link(&tmp, true, true, &["tls.o"], &[], "ie.so"))[0].contains("STATIC_TLS"));
@@ -232,22 +244,21 @@ fn symtab_facts(file: &Path, names: &[&str]) -> Vec<String> {
 #[test]
 fn symtab_bindings_match_gnu_ld() {
     let Some(tmp) = setup("dynfacts-symtab") else { return };
-    std::fs::write(
-        tmp.join("sb.c"),
+    compile(
+        &tmp,
+        "sb.c",
         "#include <stdio.h>\n__attribute__((visibility(\"hidden\"))) void hidden_fn(void) {}\n\
          __attribute__((weak)) void weak_fn(void) {}\nvoid global_fn(void) {}\n\
          extern void maybe(void) __attribute__((weak));\n\
          int main(void) { if (maybe) maybe(); puts(\"hi\"); return 0; }\n",
-    )
-    .unwrap();
+        &["-fPIC"],
+    );
     std::fs::write(tmp.join("local.ver"), "{ global: global_fn; local: *; };\n").unwrap();
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "sb.c"]));
     // A version script's `local:` makes weak_fn and main LOCAL with their DEFAULT visibility; an
     // import is GLOBAL when some reference is strong (puts), WEAK when all are weak (maybe).
     let names = ["weak_fn", "global_fn", "main", "puts", "maybe"];
     for (shared, flags) in [(false, &[][..]), (true, &["--version-script=local.ver"][..])] {
-        let gnu = link(&tmp, false, shared, &["sb.o"], flags, "gnu-sym");
-        let ours = link(&tmp, true, shared, &["sb.o"], flags, "ours-sym");
+        let (gnu, ours) = link_both(&tmp, shared, &["sb.o"], flags, "sym");
         assert_eq!(symtab_facts(&gnu, &names), symtab_facts(&ours, &names), "shared={shared} {flags:?}");
         // A hidden definition becomes local, as lld writes it (GNU ld 2.40 leaves it GLOBAL HIDDEN
         // in executables).
@@ -259,13 +270,13 @@ fn symtab_bindings_match_gnu_ld() {
 #[test]
 fn hidden_weak_undefined_is_not_imported() {
     let Some(tmp) = setup("dynfacts-hidden-weak") else { return };
-    std::fs::write(
-        tmp.join("hw.c"),
+    compile(
+        &tmp,
+        "hw.c",
         "__attribute__((weak, visibility(\"hidden\"))) void foo(void);\n\
          int bar(void) { return foo ? 1 : 2; }\n",
-    )
-    .unwrap();
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "hw.c"]));
+        &["-fPIC"],
+    );
     for ours in [false, true] {
         let lib = link(&tmp, ours, true, &["hw.o"], &[], "libhw.so");
         let dynsym = readelf("--dyn-syms -W", &lib);
@@ -291,12 +302,12 @@ fn exported_names(file: &Path) -> Vec<String> {
 #[test]
 fn version_script_patterns_match_gnu_ld() {
     let Some(tmp) = setup("dynfacts-verscript") else { return };
-    std::fs::write(
-        tmp.join("v.s"),
+    compile(
+        &tmp,
+        "v.s",
         ".globl foo, bar, baz, all_stars, \"foo?\", xfoobarx\n.text\nfoo:\nbar:\nbaz:\nall_stars:\n\"foo?\":\nxfoobarx:\n ret\n",
-    )
-    .unwrap();
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "v.s"]));
+        &[],
+    );
     std::fs::create_dir_all(tmp.join("scripts")).unwrap();
     // A wildcard beats the catch-all; backslashes escape; a script named by a relative path that
     // is not in the current directory is found in the -L directories.
@@ -304,8 +315,7 @@ fn version_script_patterns_match_gnu_ld() {
     std::fs::write(tmp.join("scripts/escape.ver"), "VER0 { **; };\nVER1 { foo\\?; };\nVER2 { *foo\\bar*; };\n")
         .unwrap();
     for flags in [&["--version-script=star.ver"][..], &["-Lscripts", "--version-script=escape.ver"][..]] {
-        let gnu = link(&tmp, false, true, &["v.o"], flags, "gnu.so");
-        let ours = link(&tmp, true, true, &["v.o"], flags, "ours.so");
+        let (gnu, ours) = link_both(&tmp, true, &["v.o"], flags, "v.so");
         assert_eq!(exported_names(&gnu), exported_names(&ours), "{flags:?}");
     }
     tmp.finish();
@@ -422,15 +432,14 @@ fn symver_non_default_version_with_a_script_matches_gnu_ld() {
     let Some(tmp) = setup("dynfacts-symver") else { return };
     // `.symver foo, foo@TEST` keeps a plain foo beside foo@TEST; the script naming foo must not
     // export it as foo@@TEST too. bar1's alias has another name: bar1 stays exported.
-    std::fs::write(
-        tmp.join("sv.c"),
+    compile(
+        &tmp,
+        "sv.c",
         "void foo(void) {}\nvoid bar1(void) {}\n__asm__(\".symver foo, foo@TEST\");\n__asm__(\".symver bar1, bar@TEST\");\n",
-    )
-    .unwrap();
+        &["-fPIC"],
+    );
     std::fs::write(tmp.join("sv.ver"), "TEST { global: foo; };\n").unwrap();
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "sv.c"]));
-    let gnu = link(&tmp, false, true, &["sv.o"], &["--version-script=sv.ver"], "gnu.so");
-    let ours = link(&tmp, true, true, &["sv.o"], &["--version-script=sv.ver"], "ours.so");
+    let (gnu, ours) = link_both(&tmp, true, &["sv.o"], &["--version-script=sv.ver"], "sv.so");
     assert_eq!(exported_names(&gnu), exported_names(&ours));
     assert!(exported_names(&ours).contains(&"foo@TEST".to_string()));
     tmp.finish();
@@ -439,20 +448,19 @@ fn symver_non_default_version_with_a_script_matches_gnu_ld() {
 #[test]
 fn export_dynamic_symbol_options_match_gnu_ld() {
     let Some(tmp) = setup("dynfacts-export-sym") else { return };
-    std::fs::write(
-        tmp.join("ex.c"),
+    compile(
+        &tmp,
+        "ex.c",
         "void foo(void) {}\nvoid foobar(void) {}\nvoid bar(void) {}\nvoid other(void) {}\nint main(void) { return 0; }\n",
-    )
-    .unwrap();
+        &["-fPIE"],
+    );
     std::fs::write(tmp.join("dyn"), "{ bar; };\n").unwrap();
-    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIE", "ex.c"]));
     for flags in [
         &["--export-dynamic-symbol=foo*"][..],
         &["--export-dynamic-symbol=bar", "--export-dynamic-symbol=foo"][..],
         &["--export-dynamic-symbol-list=dyn"][..],
     ] {
-        let gnu = link(&tmp, false, false, &["ex.o"], flags, "gnu-exe");
-        let ours = link(&tmp, true, false, &["ex.o"], flags, "ours-exe");
+        let (gnu, ours) = link_both(&tmp, false, &["ex.o"], flags, "exe");
         assert_eq!(exported_names(&gnu), exported_names(&ours), "{flags:?}");
         assert!(!exported_names(&ours).is_empty(), "{flags:?}: nothing exported");
     }
