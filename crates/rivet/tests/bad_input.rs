@@ -43,8 +43,14 @@ impl Case {
     }
 
     fn fails_with(&self, args: &[&Path], names: &[&str], add_output: bool) -> String {
+        self.fails_as(&["-static"], args, names, add_output)
+    }
+
+    /// `fails_with` for a link of another kind (`mode`: `-pie`, or nothing for a dynamic
+    /// executable) than the static default.
+    fn fails_as(&self, mode: &[&str], args: &[&Path], names: &[&str], add_output: bool) -> String {
         let mut cmd = Command::new(linker());
-        cmd.args(["-static", "-e", "main"]);
+        cmd.args(mode).args(["-e", "main"]);
         if add_output {
             cmd.arg("-o").arg(self.output());
         }
@@ -154,20 +160,11 @@ fn copy_relocation_refused() {
     must(Command::new("gcc").arg("-shared").arg(&lib).arg("-o").arg(&so));
     let use_prot = c.object("useprot", "extern int prot; int main(void) { return prot; }\n");
     let use_plain = c.object("useplain", "extern int plain; int main(void) { return plain; }\n");
-    let dynamic = |extra: &[&str], obj: &Path| {
-        let mut cmd = Command::new(linker());
-        cmd.args(["-e", "main", "-o"]).arg(c.output()).args(extra).arg(obj).arg(&so);
-        let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{}", render(&cmd));
-        assert_eq!(std::fs::read(c.output()).unwrap(), OLD, "the old output was touched");
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
     if testing_rivet() {
-        let err = dynamic(&[], &use_prot);
-        assert!(err.contains("cannot create a copy relocation for protected symbol 'prot'"), "{err}");
-        assert!(err.contains("recompile with -fPIC"), "{err}");
-        let err = dynamic(&["-z", "nocopyreloc"], &use_plain);
-        assert!(err.contains("cannot create a copy relocation for 'plain'") && err.contains("-z nocopyreloc"), "{err}");
+        let protected = ["cannot create a copy relocation for protected symbol 'prot'", "recompile with -fPIC"];
+        c.fails_as(&[], &[&use_prot, &so], &protected, true);
+        let nocopy = ["cannot create a copy relocation for 'plain'", "-z nocopyreloc"];
+        c.fails_as(&[], &[Path::new("-z"), Path::new("nocopyreloc"), &use_plain, &so], &nocopy, true);
     }
     c.tmp.finish();
 }
@@ -180,17 +177,8 @@ fn absolute_relocation_in_a_pie() {
     std::fs::write(&c_src, "int value = 3;\nint main(void) { return *(volatile int *)&value - 3; }\n").unwrap();
     let obj = c.tmp.join("abs.o");
     must(Command::new("gcc").args(["-c", "-fno-pic", "-mcmodel=small"]).arg(&c_src).arg("-o").arg(&obj));
-    let mut cmd = Command::new(linker());
-    cmd.args(["-pie", "-e", "main", "-o"]).arg(c.output()).arg(&obj);
-    let out = cmd.output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{}: {err}", render(&cmd));
-    assert_eq!(std::fs::read(c.output()).unwrap(), OLD, "the old output was touched");
-    if testing_rivet() {
-        assert!(err.contains("cannot be used against symbol 'value'"), "{err}");
-        assert!(err.contains("recompile with -fPIC"), "{err}");
-        assert!(err.contains("abs.o:(main)"), "{err}");
-    }
+    let names = ["cannot be used against symbol 'value'", "recompile with -fPIC", "abs.o:(main)"];
+    c.fails_as(&["-pie"], &[&obj], &names, true);
     c.tmp.finish();
 }
 
