@@ -200,8 +200,8 @@ pub struct Config {
     pub reproduce: Option<PathBuf>,
     /// `--wrap=SYM` / `--wrap SYM`.
     pub wrap: Vec<String>,
-    /// `--defsym=SYM=EXPR` (kept as the two strings).
-    pub defsym: Vec<(String, String)>,
+    /// `--defsym=SYM=EXPR`, parsed.
+    pub defsym: Vec<crate::expr::Defsym>,
     /// `--exclude-libs=LIB,LIB` / `--exclude-libs LIBS`.
     pub exclude_libs: Vec<String>,
     /// `--icf=all|safe|none`.
@@ -757,9 +757,15 @@ impl ArgParser {
             "reproduce" => c.reproduce = Some(PathBuf::from(v)),
             "wrap" => c.wrap.push(v),
             "defsym" => {
-                let (sym, expr) =
+                let (sym, text) =
                     v.split_once('=').ok_or_else(|| format!("--defsym: expected SYMBOL=EXPRESSION, got '{v}'"))?;
-                c.defsym.push((sym.to_string(), expr.to_string()));
+                let expr = crate::expr::parse(text).map_err(|e| format!("--defsym={v}: {e}"))?;
+                c.defsym.push(crate::expr::Defsym {
+                    name: sym.to_string(),
+                    text: text.to_string(),
+                    symbol: expr.symbol.map(str::to_string),
+                    addend: expr.addend,
+                });
             }
             "exclude-libs" => c.exclude_libs.extend(v.split([',', ':']).map(str::to_string)),
             "icf" => {
@@ -920,14 +926,7 @@ fn one_of<'v>(opt: &str, v: &'v str, allowed: &[&str]) -> Result<&'v str, String
     }
 }
 
-/// The one number syntax of the command line, `--defsym` and scripts: decimal, or hexadecimal with
-/// `0x`.
-pub fn parse_number(s: &str) -> Option<u64> {
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
+pub use crate::expr::parse_number;
 
 /// Section addresses (`-Ttext`, `--section-start`) are hexadecimal with or without `0x`, as in
 /// GNU ld and lld.

@@ -31,6 +31,17 @@ pub enum OutputKind {
 }
 
 impl OutputKind {
+    /// What `-shared`, `-static` and `-pie` ask for.
+    pub fn from_config(config: &Config) -> crate::diag::Result<OutputKind> {
+        Ok(match (config.shared, config.static_link, config.pie) {
+            (true, true, _) => return Err(crate::fatal!("-shared and -static cannot be combined")),
+            (true, false, _) => OutputKind::Shared,
+            (false, true, true) => OutputKind::StaticPie,
+            (false, true, false) => OutputKind::Static,
+            (false, false, true) => OutputKind::Pie,
+            (false, false, false) => OutputKind::Exec,
+        })
+    }
     /// Has a dynamic section, an interpreter (executables) and imports from shared libraries.
     pub fn is_dynamic(self) -> bool {
         matches!(self, OutputKind::Exec | OutputKind::Pie | OutputKind::Shared)
@@ -111,6 +122,67 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The state after resolution; the tables later stages fill start empty.
+    pub fn new(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: crate::resolve::Resolution<'a>) -> Ctx<'a> {
+        let mut file_order: Vec<u32> = (0..res.objects.len() as u32).collect();
+        file_order.sort_by_key(|&f| res.objects[f as usize].order);
+        Ctx {
+            config,
+            diag,
+            kind,
+            objects: res.objects,
+            shared: res.shared,
+            symbols: res.symbols,
+            by_name: res.by_name,
+            file_order,
+            sections: Vec::new(),
+            eh: Default::default(),
+            merges: Default::default(),
+            commons: Vec::new(),
+            commons_section: None,
+            commons_base: 0,
+            global_addr: Vec::new(),
+            local_values: Vec::new(),
+            global_types: Vec::new(),
+            defsym_offsets: Vec::new(),
+            got: Default::default(),
+            dynsym: Default::default(),
+            versions: Default::default(),
+            dynamic_list: Default::default(),
+            tls: Default::default(),
+            relax_got_loads: false,
+            gnu_properties: Vec::new(),
+            base: 0,
+            entry: 0,
+        }
+    }
+
+    /// Counts for `--stats`.
+    pub fn stats(&self) -> Vec<(&'static str, u64)> {
+        let ctx = self;
+        let live = |o: &crate::input::object::ObjectFile| o.sections.iter().filter(|s| s.live).count() as u64;
+        let relocs = |o: &crate::input::object::ObjectFile| {
+            o.sections.iter().filter(|s| s.live).map(|s| s.relas.len() as u64).sum::<u64>()
+        };
+        vec![
+            ("object files", ctx.objects.len() as u64),
+            ("input sections kept", ctx.objects.iter().map(live).sum()),
+            ("output sections", ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64),
+            ("global symbols", ctx.symbols.len() as u64),
+            ("local symbols", ctx.objects.iter().map(|o| o.first_global as u64).sum()),
+            ("relocations", ctx.objects.iter().map(relocs).sum()),
+            ("GOT entries", ctx.got.got.len() as u64),
+            ("IFUNC PLT entries", ctx.got.plt.len() as u64),
+            ("RELATIVE relocations", ctx.got.relative_count),
+            ("merged input sections", ctx.merges.sections.len() as u64),
+            (
+                "sections folded (ICF)",
+                ctx.objects.iter().flat_map(|o| &o.sections).filter(|s| s.folded_into.is_some()).count() as u64,
+            ),
+            ("bytes merged away", ctx.merges.saved),
+        ]
+    }
+
     /// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
     pub fn output_features(&self) -> u32 {
         let and = crate::synthetic::property::FEATURE_1_AND;

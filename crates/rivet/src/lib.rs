@@ -2,9 +2,10 @@
 //! benchmarks can drive the parsers and the link in-process. The `rivet` binary is `main.rs`.
 pub mod arch;
 pub mod args;
+pub mod check;
 pub mod ctx;
-pub mod defsym;
 pub mod diag;
+pub mod expr;
 pub mod ids;
 pub mod input;
 pub mod layout;
@@ -13,6 +14,7 @@ pub mod map;
 pub mod reproduce;
 pub mod resolve;
 pub mod sections;
+pub mod symbol_options;
 pub mod synthetic;
 pub mod timing;
 pub mod write;

@@ -3,6 +3,7 @@
 //! `SHF_MERGE` strings and constants (`merge`).
 pub mod compress;
 pub mod eh_frame;
+pub mod frames;
 pub mod gc;
 pub mod icf;
 pub mod merge;

@@ -1,8 +1,29 @@
-//! `--defsym=SYMBOL=EXPRESSION`: the expressions real builds pass. A number makes an absolute
+//! The expression and number syntax of the command line. `--defsym=SYMBOL=EXPRESSION`: the
+//! expressions real builds pass. A number makes an absolute
 //! symbol; a symbol, plus or minus numbers, makes a symbol in the same place as that symbol, moved
 //! by the sum (`foo=bar+16`, `foo=(bar - 0x10) + 4`). Numbers are decimal, `0x` hexadecimal or
 //! with a `K`/`M` suffix, as in linker scripts. Anything that needs addresses combined (`a-b`,
 //! `a*2`, `ALIGN(...)`) is refused with a message rather than guessed.
+
+/// `--defsym=NAME=TEXT`, parsed once when the command line is read: `symbol + addend`, or the
+/// absolute `addend` when there is no symbol.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Defsym {
+    pub name: String,
+    /// The expression as written, for messages.
+    pub text: String,
+    pub symbol: Option<String>,
+    pub addend: i64,
+}
+
+/// The one number syntax of the command line, `--defsym` and scripts: decimal, or hexadecimal with
+/// `0x`.
+pub fn parse_number(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
 
 /// A parsed expression: `symbol + addend`, or the absolute `addend` when there is no symbol.
 #[derive(Debug, PartialEq, Eq)]
@@ -91,7 +112,7 @@ fn number(w: &str) -> Option<i64> {
         b'M' | b'm' if !w.starts_with("0x") => (&w[..w.len() - 1], 1 << 20),
         _ => (w, 1),
     };
-    let v = crate::args::parse_number(digits)?;
+    let v = parse_number(digits)?;
     i64::try_from(v).ok()?.checked_mul(scale)
 }
 

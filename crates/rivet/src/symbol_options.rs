@@ -1,0 +1,238 @@
+//! The command line's say over symbols, applied right after resolution and before anything depends
+//! on it: `--defsym`, `--exclude-libs`, `--version-script`, `--dynamic-list` and
+//! `--export-dynamic-symbol`, and the names a shared library or an `-E` executable keeps reachable.
+use crate::args::Config;
+use crate::ctx::DefsymOffset;
+use crate::ctx::{Ctx, OutputKind};
+use crate::diag::Result;
+use crate::fatal;
+use crate::layout;
+use crate::resolve::{self, Def};
+
+/// Parses version scripts or dynamic lists (the same syntax) into one matcher.
+/// A relative path that does not exist is looked for in the `-L` directories too, as GNU ld and
+/// lld do.
+fn read_version_nodes(
+    paths: &[std::path::PathBuf],
+    lib_paths: &[std::path::PathBuf],
+    what: &str,
+) -> Result<crate::input::version_script::Matcher> {
+    let mut nodes = Vec::new();
+    for path in paths {
+        let found = (!path.exists() && path.is_relative())
+            .then(|| lib_paths.iter().map(|d| d.join(path)).find(|p| p.is_file()))
+            .flatten();
+        let path = found.as_ref().unwrap_or(path);
+        let text = std::fs::read_to_string(path).map_err(|e| fatal!("cannot read {what} {}: {e}", path.display()))?;
+        nodes.extend(crate::input::version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
+    }
+    Ok(crate::input::version_script::Matcher { nodes })
+}
+
+/// Reads `--version-script` files: symbols they make local become hidden; exported ones get the
+/// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
+pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
+    use crate::input::version_script::{self, Verdict};
+    let matcher = read_version_nodes(&ctx.config.version_scripts, &ctx.config.lib_paths, "version script")?;
+    ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
+    let named = |i: usize| matcher.nodes[i].name.is_some();
+    // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
+    // to the same place (only a script can make such a name `foo@@V` too).
+    let place = |file: u32, sym: u32| {
+        let obj = &ctx.objects[file as usize];
+        (file, obj.sym_shndx(sym as usize), obj.syms[sym as usize].st_value.get(object::LittleEndian))
+    };
+    let hidden_version_aliases: rustc_hash::FxHashSet<u32> = match matcher.nodes.is_empty() {
+        true => Default::default(),
+        false => ctx
+            .symbols
+            .iter()
+            .filter(|s| s.version.is_none())
+            .filter_map(|s| {
+                let Def::Defined { file, sym } = s.def else { return None };
+                let (plain, _, false) = resolve::split_version(s.name)? else { return None };
+                let &id = ctx.by_name.get(plain)?;
+                let Def::Defined { file: pf, sym: ps } = ctx.symbols[id as usize].def else { return None };
+                (place(pf, ps) == place(file, sym)).then_some(id)
+            })
+            .collect(),
+    };
+    let mut errors = Vec::new();
+    for id in 0..ctx.symbols.len() {
+        let s = &ctx.symbols[id];
+        if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+            continue;
+        }
+        let explicit = match (s.version, memchr::memchr(b'@', s.name)) {
+            (Some(v), _) => Some((v, false)),
+            (None, Some(at)) => Some((&s.name[at + 1..], true)),
+            (None, None) => None,
+        };
+        if let Some((v, hidden)) = explicit {
+            match ctx.versions.index_of(v) {
+                Some(ix) => {
+                    ctx.versions.of_symbol.insert(id as u32, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
+                }
+                // An executable defines no versions: a `.symver`ed name there only names the
+                // symbol (lld links it; mold suite arch-x86_64-comdat-signatures).
+                None if ctx.kind != OutputKind::Shared => {}
+                None => {
+                    errors.push(format!("symbol {} has undefined version {}", s.display(), String::from_utf8_lossy(v)))
+                }
+            }
+            continue;
+        }
+        if matcher.nodes.is_empty() {
+            continue;
+        }
+        // `.symver foo, foo@V` keeps the plain `foo` beside the non-default version: the script
+        // must not make it `foo@@V` too; GNU ld and lld export only `foo@V` (mold suite
+        // symbol-version2).
+        if hidden_version_aliases.contains(&(id as u32)) {
+            localize(&mut ctx.symbols[id]);
+            continue;
+        }
+        match matcher.verdict(s.name) {
+            Verdict::Local => localize(&mut ctx.symbols[id]),
+            Verdict::Global(n) if named(n) => {
+                let name = matcher.nodes[n].name.as_ref().unwrap();
+                let ix = ctx.versions.index_of(name.as_bytes()).unwrap();
+                ctx.versions.of_symbol.insert(id as u32, ix);
+            }
+            Verdict::Global(_) | Verdict::Unmentioned => {}
+        }
+    }
+    if ctx.config.no_undefined_version {
+        for (p, node) in matcher.exact_names() {
+            let defined = ctx.symbols.iter().any(|s| {
+                matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+                    && if p.cxx { version_script::demangle(s.name) == p.text } else { s.name == p.text.as_bytes() }
+            });
+            if !defined {
+                errors.push(format!(
+                    "version script assignment of '{}' to symbol '{}' failed: symbol not defined",
+                    node.name.as_deref().unwrap_or("global"),
+                    p.text
+                ));
+            }
+        }
+    }
+    for e in errors {
+        ctx.diag.error(e);
+    }
+    ctx.diag.check()
+}
+
+/// `--dynamic-list`: an executable exports the listed symbols; in a shared library only the listed
+/// ones stay preemptible (the rest bind inside the library, as with -Bsymbolic).
+pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
+    use crate::input::version_script::Verdict;
+    let config = ctx.config;
+    if config.dynamic_lists.is_empty()
+        && config.export_dynamic_symbol_lists.is_empty()
+        && config.export_dynamic_symbols.is_empty()
+    {
+        return Ok(());
+    }
+    let mut matcher = read_version_nodes(&config.dynamic_lists, &config.lib_paths, "dynamic list")?;
+    let exports = read_version_nodes(&config.export_dynamic_symbol_lists, &config.lib_paths, "dynamic list")?;
+    matcher.nodes.extend(exports.nodes);
+    let pattern = |text: &String| crate::input::version_script::Pattern { text: text.clone(), cxx: false };
+    matcher.nodes.push(crate::input::version_script::VersionNode {
+        global: config.export_dynamic_symbols.iter().map(pattern).collect(),
+        ..Default::default()
+    });
+    for id in 0..ctx.symbols.len() as u32 {
+        let s = &ctx.symbols[id as usize];
+        if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+            && matches!(matcher.verdict(s.name), Verdict::Global(_))
+        {
+            ctx.dynamic_list.insert(id);
+        }
+    }
+    Ok(())
+}
+
+/// Default-visibility definitions: what a shared library (or an -E executable) exports.
+pub fn exported_names(ctx: &Ctx) -> Vec<String> {
+    ctx.symbols
+        .iter()
+        .filter(|s| matches!(s.def, Def::Defined { .. }) && matches!(s.visibility, 0 | 3))
+        .map(|s| s.display())
+        .collect()
+}
+
+/// Makes a symbol local to the output (not exported, bound here) and remembers the visibility it
+/// had for `.symtab`.
+fn localize(s: &mut resolve::Symbol) {
+    if !s.is_hidden() {
+        s.localized_from.get_or_insert(s.visibility);
+        s.visibility = ::object::elf::STV_HIDDEN;
+    }
+}
+
+/// `--exclude-libs=LIB,...|ALL`: symbols defined by members of those archives (matched by file
+/// name, `libfoo.a`) are not exported: they become hidden, as lld and GNU ld make them local.
+pub fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut resolve::Resolution) {
+    if config.exclude_libs.is_empty() {
+        return;
+    }
+    let all = config.exclude_libs.iter().any(|l| l == "ALL");
+    let excluded = |pos: u32| {
+        let l = &loaded[pos as usize];
+        let base = std::path::Path::new(&l.name).file_name().map(|n| n.to_string_lossy().into_owned());
+        l.kind == crate::input::Kind::Archive && (all || base.is_some_and(|b| config.exclude_libs.contains(&b)))
+    };
+    for s in &mut res.symbols {
+        if let resolve::Def::Defined { file, .. } | resolve::Def::Common { file, .. } = s.def {
+            if excluded(res.objects[file as usize].order.0) {
+                localize(s);
+            }
+        }
+    }
+}
+
+/// `--defsym=SYM=NUMBER` makes SYM absolute; `--defsym=SYM=OTHER` makes SYM an alias of OTHER's
+/// definition, and `--defsym=SYM=OTHER+N` the same moved by N (see `defsym`). Returns the symbols
+/// that carry such an offset, which `layout::compute_symbol_values` adds.
+pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) -> Result<Vec<DefsymOffset>> {
+    use resolve::Def;
+    let mut offsets: Vec<DefsymOffset> = Vec::new();
+    for crate::expr::Defsym { name, text, symbol, addend } in &config.defsym {
+        let expr = crate::expr::Expr { symbol: symbol.as_deref(), addend: *addend };
+        let mut linker_defined = None;
+        let (def, addend) = match expr.symbol {
+            None => (Def::Absolute(expr.addend as u64), 0),
+            Some(target) => match res.by_name.get(target.as_bytes()).map(|&id| res.symbols[id as usize].def) {
+                Some(Def::Absolute(v)) => (Def::Absolute(v.wrapping_add(expr.addend as u64)), 0),
+                Some(d @ (Def::Defined { .. } | Def::Common { .. })) => (d, expr.addend),
+                // A name the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): referenced here so
+                // that layout defines it, and SYM takes its value.
+                Some(Def::Undefined | Def::Lazy { .. } | Def::Synthetic) | None
+                    if layout::is_reserved(target.as_bytes(), &[]) =>
+                {
+                    let id = res.intern(target.as_bytes());
+                    res.symbols[id as usize].referenced = true;
+                    linker_defined = Some(id);
+                    (Def::Synthetic, expr.addend)
+                }
+                Some(Def::Shared { .. }) => {
+                    return Err(fatal!(
+                        "--defsym={name}={text}: {target} is defined in a shared library; rivet (like lld) cannot \
+                         define a symbol from it"
+                    ))
+                }
+                _ => return Err(fatal!("--defsym={name}={text}: undefined symbol: {target} (no object defines it)")),
+            },
+        };
+        let id = res.intern(name.as_bytes());
+        let s = &mut res.symbols[id as usize];
+        s.def = def;
+        s.weak = false;
+        offsets.retain(|d| d.symbol != id);
+        if addend != 0 || linker_defined.is_some() {
+            offsets.push(DefsymOffset { symbol: id, linker_defined, addend });
+        }
+    }
+    Ok(offsets)
+}
