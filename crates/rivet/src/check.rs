@@ -13,7 +13,7 @@ pub fn check_symbols(ctx: &Ctx) -> Result<()> {
         let defined = ctx
             .by_name
             .get(name.as_bytes())
-            .is_some_and(|&id| !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }));
+            .is_some_and(|&id| !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }));
         if !defined {
             ctx.diag.error(format!("required symbol '{name}' is not defined (--require-defined)"));
         }

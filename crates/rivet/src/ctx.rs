@@ -15,6 +15,7 @@ use object::LittleEndian as LE;
 use rustc_hash::FxHashMap as HashMap;
 
 pub use crate::ids::Target;
+use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
@@ -67,10 +68,10 @@ pub struct Tls {
 /// known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DefsymOffset {
-    pub symbol: u32,
+    pub symbol: SymbolId,
     /// The symbol whose value SYM takes when the linker defines it (SYM is then synthetic too);
     /// None when SYM already carries OTHER's definition.
-    pub linker_defined: Option<u32>,
+    pub linker_defined: Option<SymbolId>,
     pub addend: i64,
 }
 
@@ -78,31 +79,31 @@ pub struct Ctx<'a> {
     pub config: &'a Config,
     pub diag: &'a Diag,
     pub kind: OutputKind,
-    pub objects: Vec<ObjectFile<'a>>,
-    pub shared: Vec<crate::resolve::SharedInput<'a>>,
-    pub symbols: Vec<Symbol<'a>>,
+    pub objects: IdVec<FileId, ObjectFile<'a>>,
+    pub shared: IdVec<SharedId, crate::resolve::SharedInput<'a>>,
+    pub symbols: IdVec<SymbolId, Symbol<'a>>,
     pub by_name: crate::resolve::SymbolMap<'a>,
-    /// Object indices in command-line order (the order of output section contents).
-    pub file_order: Vec<u32>,
-    pub sections: Vec<OutputSection>,
-    /// Split `.eh_frame` input sections, by (file, section).
-    pub eh: HashMap<(u32, u32), EhSection>,
+    /// Objects in command-line order (the order of output section contents).
+    pub file_order: Vec<FileId>,
+    pub sections: IdVec<OutputSectionId, OutputSection>,
+    /// Split `.eh_frame` input sections.
+    pub eh: HashMap<SectionRef, EhSection>,
     /// Merged `SHF_MERGE` input sections.
     pub merges: Merges,
     /// Common symbols allocated at the end of `.bss`: (symbol id, offset from `commons_base`).
-    pub commons: Vec<(u32, u64)>,
-    pub commons_section: Option<usize>,
+    pub commons: Vec<(SymbolId, u64)>,
+    pub commons_section: Option<OutputSectionId>,
     pub commons_base: u64,
     /// Final address of every global symbol, filled by layout.
-    pub global_addr: Vec<u64>,
+    pub global_addr: IdVec<SymbolId, u64>,
     /// Every object's local symbols' `object_sym_value`s, filled by layout with `global_addr`;
     /// `u64::MAX` where the value must be computed again (section symbols of merged sections,
     /// whose value depends on the addend, and values that happen to be all ones).
-    pub local_values: Vec<Vec<u64>>,
+    pub local_values: IdVec<FileId, Vec<u64>>,
     /// Every global symbol's type (STT_*) by id, filled before relocations are scanned: the scan
     /// and the write ask for it per relocation, and finding the defining symbol each time cost 2%
     /// of a cxx-big link. Symbols added later (shared-library aliases) are looked up as before.
-    pub global_types: Vec<u8>,
+    pub global_types: IdVec<SymbolId, u8>,
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
     pub defsym_offsets: Vec<DefsymOffset>,
@@ -110,7 +111,7 @@ pub struct Ctx<'a> {
     pub dynsym: crate::synthetic::dynamic_tables::DynPlan,
     pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
-    pub dynamic_list: rustc_hash::FxHashSet<u32>,
+    pub dynamic_list: rustc_hash::FxHashSet<SymbolId>,
     pub tls: Tls,
     /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
     /// PC-relative field (and `--no-relax` was not given). Set before the relocation scan.
@@ -124,8 +125,8 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// The state after resolution; the tables later stages fill start empty.
     pub fn new(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: crate::resolve::Resolution<'a>) -> Ctx<'a> {
-        let mut file_order: Vec<u32> = (0..res.objects.len() as u32).collect();
-        file_order.sort_by_key(|&f| res.objects[f as usize].order);
+        let mut file_order: Vec<FileId> = res.objects.ids().collect();
+        file_order.sort_by_key(|&f| res.objects[f].order);
         Ctx {
             config,
             diag,
@@ -135,15 +136,15 @@ impl<'a> Ctx<'a> {
             symbols: res.symbols,
             by_name: res.by_name,
             file_order,
-            sections: Vec::new(),
+            sections: IdVec::new(),
             eh: Default::default(),
             merges: Default::default(),
             commons: Vec::new(),
             commons_section: None,
             commons_base: 0,
-            global_addr: Vec::new(),
-            local_values: Vec::new(),
-            global_types: Vec::new(),
+            global_addr: IdVec::new(),
+            local_values: IdVec::new(),
+            global_types: IdVec::new(),
             defsym_offsets: Vec::new(),
             got: Default::default(),
             dynsym: Default::default(),
@@ -189,8 +190,8 @@ impl<'a> Ctx<'a> {
         self.gnu_properties.iter().find(|p| p.0 == and).map_or(0, |p| p.1)
     }
 
-    pub fn target(&self, file: u32, sym: u32) -> Target {
-        let obj = &self.objects[file as usize];
+    pub fn target(&self, file: FileId, sym: u32) -> Target {
+        let obj = &self.objects[file];
         let sym = sym as usize;
         if sym >= obj.first_global {
             Target::Global(obj.global_ids[sym - obj.first_global])
@@ -200,12 +201,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// The ELF symbol that defines a target, with its file.
-    pub fn definition(&self, t: Target) -> Option<(u32, &Sym)> {
+    pub fn definition(&self, t: Target) -> Option<(FileId, &Sym)> {
         match t {
-            Target::Local(f, s) => Some((f, &self.objects[f as usize].syms[s as usize])),
-            Target::Global(id) => match self.symbols[id as usize].def {
+            Target::Local(f, s) => Some((f, &self.objects[f].syms[s as usize])),
+            Target::Global(id) => match self.symbols[id].def {
                 Def::Defined { file, sym } | Def::Common { file, sym } => {
-                    Some((file, &self.objects[file as usize].syms[sym as usize]))
+                    Some((file, &self.objects[file].syms[sym as usize]))
                 }
                 _ => None,
             },
@@ -215,8 +216,8 @@ impl<'a> Ctx<'a> {
     /// The dynamic symbol of a shared library that a target resolves to.
     pub fn shared_def(&self, t: Target) -> Option<&crate::input::shared::DynSym<'a>> {
         match t {
-            Target::Global(id) => match self.symbols[id as usize].def {
-                Def::Shared { file, sym } => Some(&self.shared[file as usize].file.defined[sym as usize]),
+            Target::Global(id) => match self.symbols[id].def {
+                Def::Shared { file, sym } => Some(&self.shared[file].file.defined[sym as usize]),
                 _ => None,
             },
             Target::Local(..) => None,
@@ -225,7 +226,7 @@ impl<'a> Ctx<'a> {
 
     pub fn sym_type(&self, t: Target) -> u8 {
         if let Target::Global(id) = t {
-            if let Some(&ty) = self.global_types.get(id as usize) {
+            if let Some(&ty) = self.global_types.get(id) {
                 return ty;
             }
         }
@@ -233,13 +234,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// `global_types`, in parallel.
-    pub fn compute_global_types(&self) -> Vec<u8> {
+    pub fn compute_global_types(&self) -> IdVec<SymbolId, u8> {
         use rayon::prelude::*;
-        (0..self.symbols.len() as u32)
+        let types: Vec<u8> = (0..self.symbols.len())
             .into_par_iter()
             .with_min_len(4096)
-            .map(|id| self.find_sym_type(Target::Global(id)))
-            .collect()
+            .map(|i| self.find_sym_type(Target::Global(SymbolId::new(i))))
+            .collect();
+        types.into()
     }
 
     fn find_sym_type(&self, t: Target) -> u8 {
@@ -258,7 +260,7 @@ impl<'a> Ctx<'a> {
     /// default-visibility definitions (another module may interpose them) and undefined weak ones.
     pub fn is_preemptible(&self, t: Target) -> bool {
         let Target::Global(id) = t else { return false };
-        let s = &self.symbols[id as usize];
+        let s = &self.symbols[id];
         match s.def {
             Def::Shared { .. } => true,
             Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared && !s.is_hidden(),
@@ -294,8 +296,8 @@ impl<'a> Ctx<'a> {
             return false;
         }
         match t {
-            Target::Global(id) => matches!(self.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }),
-            Target::Local(f, s) => self.objects[f as usize].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF,
+            Target::Global(id) => matches!(self.symbols[id].def, Def::Undefined | Def::Lazy { .. }),
+            Target::Local(f, s) => self.objects[f].syms[s as usize].st_shndx.get(LE) == elf::SHN_UNDEF,
         }
     }
 
@@ -308,7 +310,7 @@ impl<'a> Ctx<'a> {
             return false;
         }
         if let Target::Global(id) = t {
-            if matches!(self.symbols[id as usize].def, Def::Absolute(_)) {
+            if matches!(self.symbols[id].def, Def::Absolute(_)) {
                 return true;
             }
         }
@@ -320,33 +322,33 @@ impl<'a> Ctx<'a> {
 
     pub fn name_of(&self, t: Target) -> String {
         match t {
-            Target::Global(id) => self.symbols[id as usize].display(),
-            Target::Local(f, s) => self.objects[f as usize].display_sym(s as usize),
+            Target::Global(id) => self.symbols[id].display(),
+            Target::Local(f, s) => self.objects[f].display_sym(s as usize),
         }
     }
 
     /// The output address of input section `sec` of `file` (None: not in the output).
-    pub fn section_addr(&self, file: u32, sec: u32) -> Option<u64> {
-        let s = &self.objects[file as usize].sections[sec as usize];
-        if let Some((kf, ks)) = s.folded_into {
-            return self.section_addr(kf, ks);
+    pub fn section_addr(&self, file: FileId, sec: u32) -> Option<u64> {
+        let s = &self.objects[file].sections[sec as usize];
+        if let Some(kept) = s.folded_into {
+            return self.section_addr(kept.file, kept.index);
         }
-        if !s.live || s.out == crate::input::object::NO_OUTPUT {
+        if !s.live {
             return None;
         }
-        Some(self.sections[s.out as usize].addr + s.offset)
+        Some(self.sections[s.out?].addr + s.offset)
     }
 
     /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping, and for
     /// merged sections to the copy of the piece that was kept).
-    pub fn input_addr(&self, file: u32, sec: u32, off: u64) -> Option<u64> {
-        let s = &self.objects[file as usize].sections[sec as usize];
+    pub fn input_addr(&self, file: FileId, sec: u32, off: u64) -> Option<u64> {
+        let s = &self.objects[file].sections[sec as usize];
         if let Some(m) = self.merges.at(s.merge_index) {
             if !s.live {
                 return None;
             }
             let (out, o) = self.merges.place(m, off)?;
-            return Some(self.sections[out as usize].addr + o);
+            return Some(self.sections[out].addr + o);
         }
         let base = self.section_addr(file, sec)?;
         match self.split_eh_frame(file, sec) {
@@ -368,12 +370,12 @@ impl<'a> Ctx<'a> {
     /// For local symbol `sym` of `file`, when `merged_section_value` works through it: the merged
     /// section whose section symbol it is (live, and the symbol has no value of its own) and the
     /// symbol's value.
-    pub fn merged_target(&self, file: u32, sym: u32) -> Option<(&MergedSection, u64)> {
+    pub fn merged_target(&self, file: FileId, sym: u32) -> Option<(&MergedSection, u64)> {
         if self.local_value(file, sym).is_some() {
             return None;
         }
         let sec = self.merged_section_of(file, sym)?;
-        let obj = &self.objects[file as usize];
+        let obj = &self.objects[file];
         let section = &obj.sections[sec as usize];
         if !section.live {
             return None;
@@ -384,13 +386,13 @@ impl<'a> Ctx<'a> {
     /// `merged_section_value` for a target `merged_target` gave (`m`, `value`).
     pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Option<i128> {
         let (out, o) = self.merges.place(m, value.wrapping_add(addend as u64))?;
-        Some((self.sections[out as usize].addr + o) as i128 - addend as i128)
+        Some((self.sections[out].addr + o) as i128 - addend as i128)
     }
 
     /// The section of local symbol `sym` of `file` if it is the section symbol of a merged section
     /// (what it refers to then depends on the addend).
-    pub fn merged_section_of(&self, file: u32, sym: u32) -> Option<u32> {
-        let obj = &self.objects[file as usize];
+    pub fn merged_section_of(&self, file: FileId, sym: u32) -> Option<u32> {
+        let obj = &self.objects[file];
         if obj.syms[sym as usize].st_info & 0xf != elf::STT_SECTION {
             return None;
         }
@@ -401,18 +403,18 @@ impl<'a> Ctx<'a> {
     /// The pieces of input section `sec` of `file` if it is a split `.eh_frame`. Only sections of
     /// that name are looked up: this runs for every relocation and every input section, and the
     /// name test spares nearly all of them a hash lookup.
-    pub fn split_eh_frame(&self, file: u32, sec: u32) -> Option<&EhSection> {
-        let s = &self.objects[file as usize].sections[sec as usize];
+    pub fn split_eh_frame(&self, file: FileId, sec: u32) -> Option<&EhSection> {
+        let s = &self.objects[file].sections[sec as usize];
         if s.name != b".eh_frame" {
             return None;
         }
-        self.eh.get(&(file, sec))
+        self.eh.get(&SectionRef::new(file, sec))
     }
 
     /// How many bytes input section `sec` of `file` takes in its output section: its live
     /// `.eh_frame` pieces, the string pieces it owns after merging, or its whole size.
-    pub fn member_size(&self, file: u32, sec: u32) -> u64 {
-        let s = &self.objects[file as usize].sections[sec as usize];
+    pub fn member_size(&self, file: FileId, sec: u32) -> u64 {
+        let s = &self.objects[file].sections[sec as usize];
         match (self.split_eh_frame(file, sec), self.merges.at(s.merge_index)) {
             (Some(eh), _) => eh.size,
             (None, Some(m)) => m.size,
@@ -421,8 +423,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// The value of a symbol defined in an object (not through PLT redirection).
-    pub fn object_sym_value(&self, file: u32, idx: usize) -> u64 {
-        let obj = &self.objects[file as usize];
+    pub fn object_sym_value(&self, file: FileId, idx: usize) -> u64 {
+        let obj = &self.objects[file];
         let sym = &obj.syms[idx];
         let value = sym.st_value.get(LE);
         match sym.st_shndx.get(LE) {
@@ -437,17 +439,17 @@ impl<'a> Ctx<'a> {
     }
 
     /// A local symbol's value from `local_values` (None: not computed yet, or to be computed).
-    fn local_value(&self, file: u32, sym: u32) -> Option<u64> {
-        let v = *self.local_values.get(file as usize)?.get(sym as usize)?;
+    fn local_value(&self, file: FileId, sym: u32) -> Option<u64> {
+        let v = *self.local_values.get(file)?.get(sym as usize)?;
         (v != u64::MAX).then_some(v)
     }
 
-    fn common_addr(&self, file: u32, sym: u32) -> u64 {
+    fn common_addr(&self, file: FileId, sym: u32) -> u64 {
         let Some(sec) = self.commons_section else {
             return 0;
         };
         for &(id, off) in &self.commons {
-            if self.symbols[id as usize].def == (Def::Common { file, sym }) {
+            if self.symbols[id].def == (Def::Common { file, sym }) {
                 return self.sections[sec].addr + self.commons_base + off;
             }
         }
@@ -459,7 +461,7 @@ impl<'a> Ctx<'a> {
     pub fn raw_value(&self, t: Target) -> u64 {
         match t {
             Target::Local(f, s) => self.local_value(f, s).unwrap_or_else(|| self.object_sym_value(f, s as usize)),
-            Target::Global(id) => self.global_addr[id as usize],
+            Target::Global(id) => self.global_addr[id],
         }
     }
 
@@ -493,7 +495,7 @@ impl<'a> Ctx<'a> {
         // x's thread-pointer offset, as after the classic local-dynamic sequence) is the whole
         // offset; the block's own offset must not count twice.
         if let Target::Global(id) = t {
-            if self.symbols[id as usize].name == b"_TLS_MODULE_BASE_" {
+            if self.symbols[id].name == b"_TLS_MODULE_BASE_" {
                 return 0;
             }
         }

@@ -3,6 +3,7 @@
 //! exact here, so the writer only fills slices that layout has measured.
 use crate::args::{BuildId, HashStyle};
 use crate::ctx::{Ctx, OutputKind, Tls};
+use crate::ids::{FileId, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::{Content, OutputSection, *};
 use crate::synthetic::{GOTPLT_RESERVED, PLT_ENTRY_SIZE};
@@ -42,10 +43,10 @@ pub struct Layout {
 #[derive(Clone, Copy, Debug)]
 pub enum DynValue {
     Value(u64),
-    SectionAddr(usize),
-    SectionSize(usize),
+    SectionAddr(OutputSectionId),
+    SectionSize(OutputSectionId),
     /// A global symbol's address (DT_INIT = `_init`).
-    Symbol(u32),
+    Symbol(SymbolId),
 }
 
 pub fn align_up(v: u64, align: u64) -> u64 {
@@ -59,12 +60,12 @@ pub fn align_up(v: u64, align: u64) -> u64 {
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
 /// padding stays small; ties keep symbol order, so the result is deterministic.
 pub fn allocate_commons(ctx: &mut Ctx) {
-    let mut commons: Vec<(u32, u64, u64)> = Vec::new();
-    for (id, s) in ctx.symbols.iter().enumerate() {
+    let mut commons: Vec<(SymbolId, u64, u64)> = Vec::new();
+    for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Common { file, sym } = s.def {
-            let sym = &ctx.objects[file as usize].syms[sym as usize];
+            let sym = &ctx.objects[file].syms[sym as usize];
             // A common symbol's st_value is its alignment.
-            commons.push((id as u32, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
+            commons.push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
         }
     }
     if commons.is_empty() {
@@ -85,16 +86,16 @@ pub fn allocate_commons(ctx: &mut Ctx) {
 
 /// Offsets of input sections within their output sections.
 pub fn assign_member_offsets(ctx: &mut Ctx) {
-    for si in 0..ctx.sections.len() {
+    for si in ctx.sections.ids() {
         if ctx.sections[si].content != Content::Inputs {
             continue;
         }
         let commons_size = if ctx.commons_section == Some(si) { ctx.sections[si].size } else { 0 };
         let mut off = 0u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
-        for &(f, s) in &members {
+        for &SectionRef { file: f, index: s } in &members {
             let size = ctx.member_size(f, s);
-            let sec = &mut ctx.objects[f as usize].sections[s as usize];
+            let sec = &mut ctx.objects[f].sections[s as usize];
             off = align_up(off, sec.align);
             sec.offset = off;
             off += size;
@@ -109,11 +110,18 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
     }
 }
 
-fn add_section(ctx: &mut Ctx, name: &str, sh_type: u32, flags: u32, align: u64, content: Content, size: u64) -> usize {
+fn add_section(
+    ctx: &mut Ctx,
+    name: &str,
+    sh_type: u32,
+    flags: u32,
+    align: u64,
+    content: Content,
+    size: u64,
+) -> OutputSectionId {
     let mut s = OutputSection::new(name, sh_type, flags as u64, align, content);
     s.size = size;
-    ctx.sections.push(s);
-    ctx.sections.len() - 1
+    ctx.sections.push(s)
 }
 
 /// Creates the linker-made sections with their exact sizes. `symtab_size`: (.symtab, .strtab)
@@ -215,7 +223,7 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     if dynamic_output {
         for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
             if let Some(&id) = ctx.by_name.get(name) {
-                if matches!(ctx.symbols[id as usize].def, Def::Defined { .. }) {
+                if matches!(ctx.symbols[id].def, Def::Defined { .. }) {
                     dynamic.push((tag as i64, DynValue::Symbol(id)));
                 }
             }
@@ -228,7 +236,7 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
             if name == ".preinit_array" && !exe {
                 continue;
             }
-            if let Some(i) = ctx.sections.iter().position(|s| s.name == name && s.size > 0) {
+            if let Some(i) = ctx.sections.position(|s| s.name == name && s.size > 0) {
                 dynamic.push((addr as i64, DynValue::SectionAddr(i)));
                 dynamic.push((size as i64, DynValue::SectionSize(i)));
             }
@@ -287,7 +295,7 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     }
     // A shared object with initial-exec TLS needs its block in the static TLS area: the loader
     // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
-    if !exe && ctx.got.got.iter().any(|&(_, kind, _)| kind == crate::synthetic::GotKind::TpOff) {
+    if !exe && ctx.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::GotKind::TpOff) {
         flags |= DF_STATIC_TLS;
     }
     if ctx.config.now {
@@ -338,14 +346,14 @@ pub fn allocate_copies(ctx: &mut Ctx) {
     if ctx.got.copies.is_empty() {
         return;
     }
-    let read_only = |ctx: &Ctx, id: u32| ctx.shared_def(crate::ctx::Target::Global(id)).is_some_and(|d| d.read_only);
+    let read_only =
+        |ctx: &Ctx, id: SymbolId| ctx.shared_def(crate::ctx::Target::Global(id)).is_some_and(|d| d.read_only);
     // A read-only variable's copy must become read-only too once relocated (-z relro), or the
     // executable could write what the library's code treats as constant.
     let relro = ctx.config.relro && ctx.got.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-        ctx.sections.push(OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs));
-        ctx.sections.len() - 1
+        ctx.sections.push(OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs))
     });
     let bss = ctx.got.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
     for i in 0..ctx.got.copies.len() {
@@ -370,9 +378,9 @@ pub fn allocate_copies(ctx: &mut Ctx) {
 }
 
 /// Symbols of the same library defined at the same address as `id`, added to the symbol table.
-fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
-    let Def::Shared { file, sym } = ctx.symbols[id as usize].def else { return Vec::new() };
-    let lib = &ctx.shared[file as usize].file;
+fn aliases_of(ctx: &mut Ctx, id: SymbolId) -> Vec<SymbolId> {
+    let Def::Shared { file, sym } = ctx.symbols[id].def else { return Vec::new() };
+    let lib = &ctx.shared[file].file;
     let value = lib.defined[sym as usize].value;
     let others: Vec<(u32, &[u8])> = lib
         .defined
@@ -386,37 +394,36 @@ fn aliases_of(ctx: &mut Ctx, id: u32) -> Vec<u32> {
         let alias = match ctx.by_name.get(name) {
             Some(&a) => a,
             None => {
-                ctx.symbols.push(crate::resolve::Symbol {
+                let weak = lib_weak(ctx, file, i);
+                let a = ctx.symbols.push(crate::resolve::Symbol {
                     def: Def::Shared { file, sym: i },
-                    weak: lib_weak(ctx, file, i),
+                    weak,
                     ..crate::resolve::Symbol::undefined(name)
                 });
-                let a = ctx.symbols.len() as u32 - 1;
                 ctx.by_name.insert(name, a);
                 a
             }
         };
-        if ctx.symbols[alias as usize].def == (Def::Shared { file, sym: i }) && alias != id {
+        if ctx.symbols[alias].def == (Def::Shared { file, sym: i }) && alias != id {
             ids.push(alias);
         }
     }
     ids
 }
 
-fn lib_weak(ctx: &Ctx, file: u32, sym: u32) -> bool {
-    ctx.shared[file as usize].file.defined[sym as usize].weak
+fn lib_weak(ctx: &Ctx, file: SharedId, sym: u32) -> bool {
+    ctx.shared[file].file.defined[sym as usize].weak
 }
 
-fn ensure_bss(ctx: &mut Ctx) -> usize {
+fn ensure_bss(ctx: &mut Ctx) -> OutputSectionId {
     if let Some(s) = ctx.commons_section {
         return s;
     }
-    let sec = match ctx.sections.iter().position(|s| s.name == ".bss") {
+    let sec = match ctx.sections.position(|s| s.name == ".bss") {
         Some(i) => i,
         None => {
             let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-            ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs));
-            ctx.sections.len() - 1
+            ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs))
         }
     };
     ctx.commons_section = Some(sec);
@@ -424,19 +431,19 @@ fn ensure_bss(ctx: &mut Ctx) -> usize {
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
-fn sort_order(ctx: &mut Ctx) -> Vec<usize> {
-    for (i, s) in ctx.sections.iter_mut().enumerate() {
+fn sort_order(ctx: &mut Ctx) -> Vec<OutputSectionId> {
+    for (i, s) in ctx.sections.iter_enumerated_mut() {
         let (class, rank) = class_rank(&s.name, s.flags, s.sh_type);
-        s.key = (class, rank, i as u32);
+        s.key = (class, rank, i.as_u32());
     }
-    let mut order: Vec<usize> = (0..ctx.sections.len()).collect();
+    let mut order: Vec<OutputSectionId> = ctx.sections.ids().collect();
     order.sort_by_key(|&i| ctx.sections[i].key);
     order
 }
 
 /// The address `-Ttext`/`-Tdata`/`-Tbss`/`--section-start` gives output section `i` (the last one
 /// given wins, as in GNU ld).
-fn start_address(ctx: &Ctx, i: usize) -> Option<u64> {
+fn start_address(ctx: &Ctx, i: OutputSectionId) -> Option<u64> {
     let s = &ctx.sections[i];
     if !s.is_alloc() {
         return None;
@@ -445,7 +452,7 @@ fn start_address(ctx: &Ctx, i: usize) -> Option<u64> {
 }
 
 struct LoadPlan {
-    sections: Vec<usize>,
+    sections: Vec<OutputSectionId>,
     flags: u32,
     relro: bool,
 }
@@ -453,7 +460,7 @@ struct LoadPlan {
 /// Groups sorted alloc sections into PT_LOADs: headers+notes (R), code (RX), read-only data (R),
 /// RELRO data (RW), other data and bss (RW). Without `-z separate-code` the first three share one
 /// RX segment, as GNU ld does.
-fn plan_loads(ctx: &Ctx, order: &[usize]) -> Vec<LoadPlan> {
+fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
     let separate = ctx.config.separate_code;
     let relro = ctx.config.relro;
     let mut loads: Vec<LoadPlan> = Vec::new();
@@ -497,7 +504,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     let page = ctx.config.max_page_size.max(4096);
     let common = ctx.config.common_page_size.clamp(4096, page);
     let has = |c: Content| ctx.sections.iter().any(|s| s.content == c);
-    let tls_secs: Vec<usize> =
+    let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
     let note_runs = note_runs(ctx, &order);
     let pie = ctx.kind.is_pic();
@@ -631,7 +638,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
     // them, follow the loaded ones in the file.
     let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
-    let shstr = ctx.sections.iter().position(|s| s.content == Content::Shstrtab).unwrap();
+    let shstr = ctx.sections.position(|s| s.content == Content::Shstrtab).unwrap();
     ctx.sections[shstr].size = shstrtab.len() as u64;
     let (shoff, file_size) = place_non_alloc(ctx, alloc_end);
 
@@ -719,7 +726,7 @@ fn segment_align(ctx: &Ctx, load: &LoadPlan, page: u64) -> u64 {
 /// ones), then the section header table: gives (its offset, the file size). Run again when
 /// non-alloc sizes change after layout (`--compress-debug-sections`).
 pub fn place_non_alloc(ctx: &mut Ctx, from: u64) -> (u64, u64) {
-    let mut order: Vec<usize> = (0..ctx.sections.len()).filter(|&i| !ctx.sections[i].is_alloc()).collect();
+    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| !ctx.sections[i].is_alloc()).collect();
     order.sort_by_key(|&i| ctx.sections[i].key);
     let mut off = from;
     for i in order {
@@ -755,8 +762,8 @@ fn section_phdr(s: &OutputSection, p_type: u32, flags: u32) -> Phdr {
 }
 
 /// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
-fn note_runs(ctx: &Ctx, order: &[usize]) -> Vec<Vec<usize>> {
-    let mut runs: Vec<Vec<usize>> = Vec::new();
+fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
+    let mut runs: Vec<Vec<OutputSectionId>> = Vec::new();
     let mut last_align = 0;
     let mut prev_was_note = false;
     for &i in order {
@@ -777,7 +784,7 @@ fn note_runs(ctx: &Ctx, order: &[usize]) -> Vec<Vec<usize>> {
 
 /// Section header indices (in file order) and the `.shstrtab` bytes. Empty linker-made sections
 /// are left out; empty input-made sections stay (symbols may point into them).
-fn assign_section_indices(ctx: &mut Ctx, order: &[usize]) -> (Vec<u8>, Vec<u32>) {
+fn assign_section_indices(ctx: &mut Ctx, order: &[OutputSectionId]) -> (Vec<u8>, Vec<u32>) {
     let mut shstrtab = vec![0u8];
     let mut sh_name = vec![0u32; ctx.sections.len()];
     let mut next = 1;
@@ -789,7 +796,7 @@ fn assign_section_indices(ctx: &mut Ctx, order: &[usize]) -> (Vec<u8>, Vec<u32>)
         }
         s.shndx = next;
         next += 1;
-        sh_name[i] = shstrtab.len() as u32;
+        sh_name[i.index()] = shstrtab.len() as u32;
         shstrtab.extend_from_slice(s.name.as_bytes());
         shstrtab.push(0);
     }
@@ -854,7 +861,7 @@ pub fn define_reserved_symbols(ctx: &mut Ctx) {
 pub fn compute_symbol_values(ctx: &mut Ctx) {
     use rayon::prelude::*;
     let shared = &*ctx;
-    let mut values: Vec<u64> = shared
+    let values: Vec<u64> = shared
         .symbols
         .par_iter()
         .enumerate()
@@ -863,16 +870,17 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
             Def::Defined { file, sym } | Def::Common { file, sym } => shared.object_sym_value(file, sym as usize),
             Def::Synthetic => synthetic_value(shared, s.name),
             Def::Absolute(v) => v,
-            Def::Shared { .. } => match shared.got.copy_offset.get(&(id as u32)) {
+            Def::Shared { .. } => match shared.got.copy_offset.get(&SymbolId::new(id)) {
                 Some(&(sec, off)) => shared.sections[sec].addr + off,
                 None => 0,
             },
             Def::Undefined | Def::Lazy { .. } => 0,
         })
         .collect();
+    let mut values: crate::ids::IdVec<SymbolId, u64> = values.into();
     for d in &ctx.defsym_offsets {
-        let base = values[d.linker_defined.unwrap_or(d.symbol) as usize];
-        values[d.symbol as usize] = base.wrapping_add(d.addend as u64);
+        let base = values[d.linker_defined.unwrap_or(d.symbol)];
+        values[d.symbol] = base.wrapping_add(d.addend as u64);
     }
     ctx.global_addr = values;
     ctx.local_values = local_symbol_values(ctx);
@@ -881,21 +889,24 @@ pub fn compute_symbol_values(ctx: &mut Ctx) {
 /// Every object's local symbol values (`Ctx::local_values`), objects in parallel. Relocations
 /// read them instead of finding the address through the section, merge and `.eh_frame` tables
 /// each time (those lookups were 17% of a cxx-big write's CPU time).
-fn local_symbol_values(ctx: &Ctx) -> Vec<Vec<u64>> {
+fn local_symbol_values(ctx: &Ctx) -> crate::ids::IdVec<FileId, Vec<u64>> {
     use rayon::prelude::*;
-    ctx.objects
+    let values: Vec<Vec<u64>> = ctx
+        .objects
         .par_iter()
         .enumerate()
         .with_max_len(8)
         .map(|(f, obj)| {
+            let f = FileId::new(f);
             (0..obj.first_global)
-                .map(|s| match ctx.merged_section_of(f as u32, s as u32) {
+                .map(|s| match ctx.merged_section_of(f, s as u32) {
                     Some(_) => u64::MAX,
-                    None => ctx.object_sym_value(f as u32, s),
+                    None => ctx.object_sym_value(f, s),
                 })
                 .collect()
         })
-        .collect()
+        .collect();
+    values.into()
 }
 
 fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {
@@ -957,8 +968,8 @@ fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
 pub fn entry_address(ctx: &Ctx) -> u64 {
     let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
     if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
-        if !matches!(ctx.symbols[id as usize].def, Def::Undefined | Def::Lazy { .. }) {
-            return ctx.global_addr[id as usize];
+        if !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }) {
+            return ctx.global_addr[id];
         }
     }
     if let Some(v) = crate::args::parse_number(&name) {

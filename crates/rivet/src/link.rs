@@ -165,11 +165,11 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if config.gc_sections {
         let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));
         if config.print_gc_sections {
-            for (f, s) in dropped {
-                let obj = &ctx.objects[f as usize];
+            for r in dropped {
+                let obj = &ctx.objects[r.file];
                 eprintln!(
                     "rivet: removing unused section '{}' in file '{}'",
-                    String::from_utf8_lossy(obj.sections[s as usize].name),
+                    String::from_utf8_lossy(obj.sections[r.index as usize].name),
                     obj.name
                 );
             }

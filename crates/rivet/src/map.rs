@@ -3,20 +3,21 @@
 //! sizes and alignments. Merged and folded input sections are marked; linker-made sections show
 //! as `<internal>`.
 use crate::ctx::Ctx;
+use crate::ids::{OutputSectionId, SectionRef};
 use crate::resolve::Def;
 use crate::sections::output::Content;
 use std::fmt::Write;
 
 /// (address, name) of the global symbols an input section defines.
-type Defined<'a> = rustc_hash::FxHashMap<(u32, u32), Vec<(u64, &'a [u8])>>;
+type Defined<'a> = rustc_hash::FxHashMap<SectionRef, Vec<(u64, &'a [u8])>>;
 
 pub fn render(ctx: &Ctx) -> String {
     // Global symbols by the input section that defines them, in address order.
     let mut defined: Defined = Default::default();
-    for (id, s) in ctx.symbols.iter().enumerate() {
+    for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Defined { file, sym } = s.def {
-            if let Some(sec) = ctx.objects[file as usize].sym_shndx(sym as usize) {
-                defined.entry((file, sec)).or_default().push((ctx.global_addr[id], s.name));
+            if let Some(sec) = ctx.objects[file].sym_shndx(sym as usize) {
+                defined.entry(SectionRef::new(file, sec)).or_default().push((ctx.global_addr[id], s.name));
             }
         }
     }
@@ -25,7 +26,7 @@ pub fn render(ctx: &Ctx) -> String {
     }
     let mut out = String::new();
     let _ = writeln!(out, "{:>16} {:>16} {:>8} {:>5} Out     In      Symbol", "VMA", "LMA", "Size", "Align");
-    let mut order: Vec<usize> = (0..ctx.sections.len()).filter(|&i| ctx.sections[i].shndx != 0).collect();
+    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| ctx.sections[i].shndx != 0).collect();
     order.sort_by_key(|&i| (ctx.sections[i].addr == 0, ctx.sections[i].addr, ctx.sections[i].offset));
     for i in order {
         let os = &ctx.sections[i];
@@ -38,12 +39,12 @@ pub fn render(ctx: &Ctx) -> String {
             );
             continue;
         }
-        for &(f, s) in &os.members {
-            let obj = &ctx.objects[f as usize];
+        for &SectionRef { file: f, index: s } in &os.members {
+            let obj = &ctx.objects[f];
             let sec = &obj.sections[s as usize];
             let size = ctx.member_size(f, s);
             let addr = os.addr + sec.offset;
-            let note = if sec.merge_index != u32::MAX { " (merged)" } else { "" };
+            let note = if sec.merge_index.is_some() { " (merged)" } else { "" };
             let _ = writeln!(
                 out,
                 "{:>16x} {:>16x} {:>8x} {:>5}         {}:({}){note}",
@@ -54,7 +55,7 @@ pub fn render(ctx: &Ctx) -> String {
                 obj.name,
                 String::from_utf8_lossy(sec.name)
             );
-            for (a, name) in defined.get(&(f, s)).map(|v| v.as_slice()).unwrap_or_default() {
+            for (a, name) in defined.get(&SectionRef::new(f, s)).map(|v| v.as_slice()).unwrap_or_default() {
                 let _ = writeln!(
                     out,
                     "{:>16x} {:>16x} {:>8} {:>5}                 {}",
@@ -70,8 +71,8 @@ pub fn render(ctx: &Ctx) -> String {
     // Sections folded by --icf, after the layout they were folded out of.
     for obj in &ctx.objects {
         for sec in obj.sections.iter().filter(|s| s.folded_into.is_some()) {
-            let (kf, ks) = sec.folded_into.unwrap();
-            let kept = &ctx.objects[kf as usize];
+            let into = sec.folded_into.expect("filtered on folded_into");
+            let kept = &ctx.objects[into.file];
             let _ = writeln!(
                 out,
                 "{:>16} {:>16} {:>8x} {:>5} <folded> {}:({}) into {}:({})",
@@ -82,7 +83,7 @@ pub fn render(ctx: &Ctx) -> String {
                 obj.name,
                 String::from_utf8_lossy(sec.name),
                 kept.name,
-                String::from_utf8_lossy(kept.sections[ks as usize].name)
+                String::from_utf8_lossy(ctx.objects[into].name)
             );
         }
     }

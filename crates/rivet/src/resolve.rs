@@ -4,6 +4,7 @@
 //! wins, the first COMDAT group of a signature is kept. Archives behave as in lld: every archive seen
 //! so far can satisfy a reference, so `--start-group` needs no re-scanning and the result does not
 //! depend on how often a library is repeated.
+use crate::ids::{FileId, IdVec, SharedId, SymbolId};
 use crate::input::archive::{self, Archive};
 use crate::input::object::{self, ObjectFile};
 use crate::input::shared::{self, SharedFile};
@@ -18,12 +19,12 @@ pub enum Def {
     Undefined,
     /// Defined by symbol `sym` of object `file`.
     Defined {
-        file: u32,
+        file: FileId,
         sym: u32,
     },
     /// A common symbol of object `file`; space is allocated in .bss by layout.
     Common {
-        file: u32,
+        file: FileId,
         sym: u32,
     },
     /// Defined by a member of an archive that has not been loaded (yet).
@@ -37,7 +38,7 @@ pub enum Def {
     Absolute(u64),
     /// Defined by dynamic symbol `sym` of shared library `file` (an index into `Resolution::shared`).
     Shared {
-        file: u32,
+        file: SharedId,
         sym: u32,
     },
 }
@@ -96,9 +97,9 @@ impl<'a> Symbol<'a> {
 }
 
 pub struct Resolution<'a> {
-    pub objects: Vec<ObjectFile<'a>>,
-    pub shared: Vec<SharedInput<'a>>,
-    pub symbols: Vec<Symbol<'a>>,
+    pub objects: IdVec<FileId, ObjectFile<'a>>,
+    pub shared: IdVec<SharedId, SharedInput<'a>>,
+    pub symbols: IdVec<SymbolId, Symbol<'a>>,
     pub by_name: SymbolMap<'a>,
 }
 
@@ -120,8 +121,8 @@ pub fn split_version(name: &[u8]) -> Option<(&[u8], &[u8], bool)> {
 
 impl<'a> Resolution<'a> {
     /// The id of `name`, entered as a new undefined symbol if nothing named it yet.
-    pub fn intern(&mut self, name: &'a [u8]) -> u32 {
-        let next = self.symbols.len() as u32;
+    pub fn intern(&mut self, name: &'a [u8]) -> SymbolId {
+        let next = self.symbols.next_id();
         let id = self.by_name.intern_hashed(name, crate::fx_hash(name), next);
         if id == next {
             self.symbols.push(Symbol::undefined(name));
@@ -133,18 +134,23 @@ impl<'a> Resolution<'a> {
 /// Global symbol names to ids (and, in resolution, COMDAT signatures to the files that own them).
 /// Names can come with their hash already computed: resolution
 /// hashes each object's names on the thread that parsed it, so its serial part only probes.
-#[derive(Default)]
-pub struct SymbolMap<'a> {
-    table: hashbrown::HashTable<(u64, &'a [u8], u32)>,
+pub struct SymbolMap<'a, V = SymbolId> {
+    table: hashbrown::HashTable<(u64, &'a [u8], V)>,
 }
 
-impl<'a> SymbolMap<'a> {
-    pub fn get(&self, name: &[u8]) -> Option<&u32> {
+impl<V> Default for SymbolMap<'_, V> {
+    fn default() -> Self {
+        SymbolMap { table: Default::default() }
+    }
+}
+
+impl<'a, V: Copy + PartialEq> SymbolMap<'a, V> {
+    pub fn get(&self, name: &[u8]) -> Option<&V> {
         self.get_hashed(name, crate::fx_hash(name))
     }
 
     /// The id of `name`, whose `fx_hash` is `hash`.
-    pub fn get_hashed(&self, name: &[u8], hash: u64) -> Option<&u32> {
+    pub fn get_hashed(&self, name: &[u8], hash: u64) -> Option<&V> {
         self.table.find(hash, |e| e.0 == hash && e.1 == name).map(|e| &e.2)
     }
 
@@ -153,7 +159,7 @@ impl<'a> SymbolMap<'a> {
     }
 
     /// Maps `name` to `id`, replacing what it mapped to before.
-    pub fn insert(&mut self, name: &'a [u8], id: u32) {
+    pub fn insert(&mut self, name: &'a [u8], id: V) {
         use hashbrown::hash_table::Entry;
         let hash = crate::fx_hash(name);
         match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
@@ -165,7 +171,7 @@ impl<'a> SymbolMap<'a> {
     }
 
     /// The id of `name` (whose `fx_hash` is `hash`), which becomes `next` if it had none.
-    pub fn intern_hashed(&mut self, name: &'a [u8], hash: u64, next: u32) -> u32 {
+    pub fn intern_hashed(&mut self, name: &'a [u8], hash: u64, next: V) -> V {
         use hashbrown::hash_table::Entry;
         match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
             Entry::Occupied(o) => o.get().2,
@@ -265,20 +271,20 @@ type Member<'a> = Result<Option<ParsedObject<'a>>, String>;
 
 struct Resolver<'a, 'x> {
     loaded: &'a [Loaded],
-    shared: Vec<SharedInput<'a>>,
+    shared: IdVec<SharedId, SharedInput<'a>>,
     archives: &'x [Option<Archive<'a>>],
-    objects: Vec<ObjectFile<'a>>,
-    symbols: Vec<Symbol<'a>>,
+    objects: IdVec<FileId, ObjectFile<'a>>,
+    symbols: IdVec<SymbolId, Symbol<'a>>,
     by_name: SymbolMap<'a>,
     /// Each archive's symbol table hashes (`fx_hash`), by input position.
     archive_hashes: &'x [Vec<u64>],
     /// Which members of each archive (by input position) are queued.
     fetched: Vec<Vec<bool>>,
     /// The file that owns each COMDAT signature, by the id of the symbol of the same name
-    /// (u32::MAX: unclaimed; shorter than `symbols` until a claim needs it longer)...
-    comdat_owner: Vec<u32>,
+    /// (None: unclaimed; shorter than `symbols` until a claim needs it longer)...
+    comdat_owner: IdVec<SymbolId, Option<FileId>>,
     /// ... or by name, for a signature no symbol had when it was first claimed.
-    comdat_named: SymbolMap<'a>,
+    comdat_named: SymbolMap<'a, FileId>,
     /// Members are numbered in the order they are queued (`next_seq` is the next number) and
     /// added in that order: `added` is how many have been; the rest are the queue.
     added: u64,
@@ -291,7 +297,7 @@ struct Resolver<'a, 'x> {
     next_seq: u64,
     errors: Vec<String>,
     /// Pairs (symbol, other file) for duplicate definitions, reported once each.
-    duplicates: Vec<(u32, u32, u32)>,
+    duplicates: Vec<(SymbolId, FileId, FileId)>,
     /// `--allow-multiple-definition` / `-z muldefs`: the first definition wins, silently.
     allow_multiple_definition: bool,
 }
@@ -338,13 +344,13 @@ pub fn resolve<'a>(
         let r = Resolver {
             loaded,
             archives,
-            objects: Vec::new(),
-            shared: Vec::new(),
-            symbols: Vec::new(),
+            objects: IdVec::new(),
+            shared: IdVec::new(),
+            symbols: IdVec::new(),
             by_name: SymbolMap::default(),
             archive_hashes: &archive_hashes,
             fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.member_count())]).collect(),
-            comdat_owner: Vec::new(),
+            comdat_owner: IdVec::new(),
             comdat_named: SymbolMap::default(),
             added: 0,
             start_parse: &start_parse,
@@ -375,7 +381,7 @@ impl<'a> Resolver<'a, '_> {
         r.symbols.reserve(expected);
         for name in roots {
             let id = r.intern(name.as_bytes());
-            let s = &mut r.symbols[id as usize];
+            let s = &mut r.symbols[id];
             s.strong_ref = true;
             s.referenced = true;
             s.undefined_ref = true;
@@ -531,12 +537,12 @@ impl<'a> Resolver<'a, '_> {
         }
     }
 
-    fn intern(&mut self, name: &'a [u8]) -> u32 {
+    fn intern(&mut self, name: &'a [u8]) -> SymbolId {
         self.intern_hashed(name, crate::fx_hash(name))
     }
 
-    fn intern_hashed(&mut self, name: &'a [u8], hash: u64) -> u32 {
-        let next = self.symbols.len() as u32;
+    fn intern_hashed(&mut self, name: &'a [u8], hash: u64) -> SymbolId {
+        let next = self.symbols.next_id();
         let id = self.by_name.intern_hashed(name, hash, next);
         if id == next {
             self.symbols.push(Symbol::undefined(name));
@@ -557,7 +563,7 @@ impl<'a> Resolver<'a, '_> {
         let hashes = &self.archive_hashes[pos as usize];
         for (&(name, member), &hash) in ar.symbols.iter().zip(hashes) {
             let id = self.intern_hashed(name, hash);
-            let s = &mut self.symbols[id as usize];
+            let s = &mut self.symbols[id];
             if s.def == Def::Undefined {
                 // Lazy from now on, also when the member is fetched at once: its definition is on
                 // its way, so a later index entry (this archive's or another's) for the same name
@@ -580,9 +586,9 @@ impl<'a> Resolver<'a, '_> {
                 continue;
             }
             let Some((name, version, _)) = split_version(s.name) else { continue };
-            let found = self.shared.iter().enumerate().find_map(|(file, lib)| {
+            let found = self.shared.iter_enumerated().find_map(|(file, lib)| {
                 let sym = lib.file.defined.iter().position(|d| d.name == name && d.version == Some(version))?;
-                Some((file as u32, sym as u32, lib.file.defined[sym].weak))
+                Some((file, sym as u32, lib.file.defined[sym].weak))
             });
             if let Some((file, sym, weak)) = found {
                 s.def = Def::Shared { file, sym };
@@ -607,13 +613,13 @@ impl<'a> Resolver<'a, '_> {
             Ok(f) => f,
             Err(e) => return self.errors.push(e),
         };
-        let index = self.shared.len() as u32;
+        let index = self.shared.next_id();
         for (i, sym) in file.defined.iter().enumerate() {
             if sym.hidden {
                 continue;
             }
             let id = self.intern(sym.name);
-            let s = &mut self.symbols[id as usize];
+            let s = &mut self.symbols[id];
             if s.def == Def::Undefined {
                 s.def = Def::Shared { file: index, sym: i as u32 };
                 s.weak = sym.weak;
@@ -624,7 +630,7 @@ impl<'a> Resolver<'a, '_> {
                 continue;
             }
             let id = self.intern(name);
-            let s = &mut self.symbols[id as usize];
+            let s = &mut self.symbols[id];
             s.shared_ref = true;
             if let Def::Lazy { archive, member } = s.def {
                 self.enqueue(archive, member);
@@ -658,7 +664,7 @@ impl<'a> Resolver<'a, '_> {
     }
 
     fn add_object(&mut self, (mut obj, globals, comdats): ParsedObject<'a>) {
-        let file = self.objects.len() as u32;
+        let file = self.objects.next_id();
         // Every global gets its id first, so that a group signed by one of them is claimed by the
         // id; then the groups, since a symbol in a dropped group is only a reference; then the
         // definitions and references.
@@ -667,34 +673,42 @@ impl<'a> Resolver<'a, '_> {
             match p.and_then(|p| self.intern_global(&obj, i, p)) {
                 Ok((id, version)) => {
                     if version.is_some() {
-                        self.symbols[id as usize].version = version;
+                        self.symbols[id].version = version;
                     }
-                    ids.push(id);
+                    ids.push(Some(id));
                 }
                 Err(e) => {
                     self.errors.push(e);
-                    ids.push(u32::MAX);
+                    ids.push(None);
                 }
             }
         }
         self.claim_comdats(&mut obj, &comdats, &ids, file);
         for (i, &id) in (obj.first_global..obj.syms.len()).zip(&ids) {
-            if id != u32::MAX {
+            if let Some(id) = id {
                 self.add_symbol(&obj, file, i, id);
             }
         }
-        obj.global_ids = ids;
+        // An object with a symbol that could not be read has failed the link: its ids are not
+        // needed (the errors are reported instead).
+        obj.global_ids = ids.into_iter().collect::<Option<Vec<_>>>().unwrap_or_default();
         self.objects.push(obj);
     }
 
     /// The first file to bring a COMDAT signature owns it; later copies are dropped whole.
     /// A signature is found through the id of the global symbol it names (`Signature::Global`:
     /// no lookup) or, failing that, by name.
-    fn claim_comdats(&mut self, obj: &mut ObjectFile<'a>, signatures: &[Signature], ids: &[u32], file: u32) {
+    fn claim_comdats(
+        &mut self,
+        obj: &mut ObjectFile<'a>,
+        signatures: &[Signature],
+        ids: &[Option<SymbolId>],
+        file: FileId,
+    ) {
         for (g, &how) in obj.comdats.iter().zip(signatures) {
             let owner = match how {
-                Signature::Global(gi) if ids[gi as usize] != u32::MAX => {
-                    self.claim_by_id(ids[gi as usize], g.signature, file)
+                Signature::Global(gi) if ids[gi as usize].is_some() => {
+                    self.claim_by_id(ids[gi as usize].unwrap(), g.signature, file)
                 }
                 Signature::Global(_) => self.claim_by_name(g.signature, crate::fx_hash(g.signature), file),
                 Signature::Named(hash) => self.claim_by_name(g.signature, hash, file),
@@ -708,7 +722,7 @@ impl<'a> Resolver<'a, '_> {
     }
 
     /// The owner of the signature named by symbol `id` (`file` if it had none).
-    fn claim_by_id(&mut self, id: u32, signature: &'a [u8], file: u32) -> u32 {
+    fn claim_by_id(&mut self, id: SymbolId, signature: &'a [u8], file: FileId) -> FileId {
         // A signature first claimed before any symbol had its name is owned by name.
         if !self.comdat_named.is_empty() {
             if let Some(&owner) = self.comdat_named.get(signature) {
@@ -719,18 +733,14 @@ impl<'a> Resolver<'a, '_> {
     }
 
     /// The owner kept by symbol id `id` (`file` if it had none).
-    fn owner_by_id(&mut self, id: u32, file: u32) -> u32 {
-        if self.comdat_owner.len() <= id as usize {
-            self.comdat_owner.resize(self.symbols.len().max(id as usize + 1), u32::MAX);
+    fn owner_by_id(&mut self, id: SymbolId, file: FileId) -> FileId {
+        if self.comdat_owner.len() <= id.index() {
+            self.comdat_owner.resize(self.symbols.len().max(id.index() + 1), None);
         }
-        let owner = &mut self.comdat_owner[id as usize];
-        if *owner == u32::MAX {
-            *owner = file;
-        }
-        *owner
+        *self.comdat_owner[id].get_or_insert(file)
     }
 
-    fn claim_by_name(&mut self, signature: &'a [u8], hash: u64, file: u32) -> u32 {
+    fn claim_by_name(&mut self, signature: &'a [u8], hash: u64, file: FileId) -> FileId {
         if let Some(&owner) = self.comdat_named.get_hashed(signature, hash) {
             return owner;
         }
@@ -747,7 +757,7 @@ impl<'a> Resolver<'a, '_> {
         obj: &ObjectFile<'a>,
         i: usize,
         p: Prepared<'a>,
-    ) -> Result<(u32, Option<&'a [u8]>), String> {
+    ) -> Result<(SymbolId, Option<&'a [u8]>), String> {
         let sym = &obj.syms[i];
         if sym.st_info >> 4 == elf::STB_LOCAL {
             return Err(format!(
@@ -761,12 +771,12 @@ impl<'a> Resolver<'a, '_> {
 
     /// What global symbol `i` of `obj` (whose id is `id`) says of its symbol: a reference or a
     /// definition, resolved against what the symbol has so far.
-    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: u32, i: usize, id: u32) {
+    fn add_symbol(&mut self, obj: &ObjectFile<'a>, file: FileId, i: usize, id: SymbolId) {
         let sym = &obj.syms[i];
         let bind = sym.st_info >> 4;
         let shndx = sym.st_shndx.get(LE);
         let weak = bind == elf::STB_WEAK;
-        let s = &mut self.symbols[id as usize];
+        let s = &mut self.symbols[id];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
         let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);
         if shndx == elf::SHN_UNDEF || in_dropped_section {
@@ -794,7 +804,7 @@ impl<'a> Resolver<'a, '_> {
             Def::Absolute(_) => {}
             Def::Common { file: cf, sym: cs } => match new {
                 Def::Common { .. } => {
-                    let old_size = self.objects[cf as usize].syms[cs as usize].st_size.get(LE);
+                    let old_size = self.objects[cf].syms[cs as usize].st_size.get(LE);
                     if sym.st_size.get(LE) > old_size {
                         s.def = new;
                     }
@@ -835,9 +845,9 @@ impl<'a> Resolver<'a, '_> {
             return;
         }
         for &(id, first, second) in &self.duplicates {
-            let name = self.symbols[id as usize].display();
-            let at = |f: u32| {
-                let o = &self.objects[f as usize];
+            let name = self.symbols[id].display();
+            let at = |f: FileId| {
+                let o = &self.objects[f];
                 format!(">>> defined at {}", o.name)
             };
             let msg = format!("duplicate symbol: {name}\n{}\n{}", at(first), at(second));
@@ -850,15 +860,15 @@ impl<'a> Resolver<'a, '_> {
 /// three places that refer to it (`file:(function)`).
 pub fn undefined_symbol_errors_in(
     objects: &[ObjectFile],
-    symbols: &[Symbol],
+    symbols: &IdVec<SymbolId, Symbol>,
     ignore: &dyn Fn(&[u8]) -> bool,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    for (id, s) in symbols.iter().enumerate() {
+    for (id, s) in symbols.iter_enumerated() {
         if s.def != Def::Undefined || !s.strong_ref || ignore(s.name) {
             continue;
         }
-        let refs = references_to(objects, id as u32);
+        let refs = references_to(objects, id);
         if refs.is_empty() && !s.undefined_ref {
             // Only definitions in discarded sections (a COMDAT copy whose group another file
             // brought first, when that copy does not define it) and no relocation: GNU ld and lld
@@ -874,12 +884,8 @@ pub fn undefined_symbol_errors_in(
         }
         if refs.is_empty() {
             // No relocation uses it: name the files whose symbol tables ask for it, as lld does.
-            let files: Vec<&str> = objects
-                .iter()
-                .filter(|o| o.global_ids.contains(&(id as u32)))
-                .map(|o| o.name.as_str())
-                .take(3)
-                .collect();
+            let files: Vec<&str> =
+                objects.iter().filter(|o| o.global_ids.contains(&id)).map(|o| o.name.as_str()).take(3).collect();
             if files.is_empty() {
                 msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
             }
@@ -892,7 +898,7 @@ pub fn undefined_symbol_errors_in(
     out
 }
 
-fn references_to(objects: &[ObjectFile], id: u32) -> Vec<String> {
+fn references_to(objects: &[ObjectFile], id: SymbolId) -> Vec<String> {
     let mut out = Vec::new();
     for obj in objects {
         for (si, sec) in obj.sections.iter().enumerate() {

@@ -6,6 +6,7 @@ use crate::ctx::DefsymOffset;
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::Result;
 use crate::fatal;
+use crate::ids::{FileId, SymbolId};
 use crate::layout;
 use crate::resolve::{self, Def};
 
@@ -38,11 +39,11 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     let named = |i: usize| matcher.nodes[i].name.is_some();
     // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
     // to the same place (only a script can make such a name `foo@@V` too).
-    let place = |file: u32, sym: u32| {
-        let obj = &ctx.objects[file as usize];
+    let place = |file: FileId, sym: u32| {
+        let obj = &ctx.objects[file];
         (file, obj.sym_shndx(sym as usize), obj.syms[sym as usize].st_value.get(object::LittleEndian))
     };
-    let hidden_version_aliases: rustc_hash::FxHashSet<u32> = match matcher.nodes.is_empty() {
+    let hidden_version_aliases: rustc_hash::FxHashSet<SymbolId> = match matcher.nodes.is_empty() {
         true => Default::default(),
         false => ctx
             .symbols
@@ -52,13 +53,13 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
                 let Def::Defined { file, sym } = s.def else { return None };
                 let (plain, _, false) = resolve::split_version(s.name)? else { return None };
                 let &id = ctx.by_name.get(plain)?;
-                let Def::Defined { file: pf, sym: ps } = ctx.symbols[id as usize].def else { return None };
+                let Def::Defined { file: pf, sym: ps } = ctx.symbols[id].def else { return None };
                 (place(pf, ps) == place(file, sym)).then_some(id)
             })
             .collect(),
     };
     let mut errors = Vec::new();
-    for id in 0..ctx.symbols.len() {
+    for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
         if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
             continue;
@@ -71,7 +72,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
         if let Some((v, hidden)) = explicit {
             match ctx.versions.index_of(v) {
                 Some(ix) => {
-                    ctx.versions.of_symbol.insert(id as u32, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
+                    ctx.versions.of_symbol.insert(id, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
                 }
                 // An executable defines no versions: a `.symver`ed name there only names the
                 // symbol (lld links it; mold suite arch-x86_64-comdat-signatures).
@@ -88,7 +89,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
         // `.symver foo, foo@V` keeps the plain `foo` beside the non-default version: the script
         // must not make it `foo@@V` too; GNU ld and lld export only `foo@V` (mold suite
         // symbol-version2).
-        if hidden_version_aliases.contains(&(id as u32)) {
+        if hidden_version_aliases.contains(&id) {
             localize(&mut ctx.symbols[id]);
             continue;
         }
@@ -97,7 +98,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             Verdict::Global(n) if named(n) => {
                 let name = matcher.nodes[n].name.as_ref().unwrap();
                 let ix = ctx.versions.index_of(name.as_bytes()).unwrap();
-                ctx.versions.of_symbol.insert(id as u32, ix);
+                ctx.versions.of_symbol.insert(id, ix);
             }
             Verdict::Global(_) | Verdict::Unmentioned => {}
         }
@@ -142,8 +143,8 @@ pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
         global: config.export_dynamic_symbols.iter().map(pattern).collect(),
         ..Default::default()
     });
-    for id in 0..ctx.symbols.len() as u32 {
-        let s = &ctx.symbols[id as usize];
+    for id in ctx.symbols.ids() {
+        let s = &ctx.symbols[id];
         if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
             && matches!(matcher.verdict(s.name), Verdict::Global(_))
         {
@@ -185,7 +186,7 @@ pub fn exclude_libs(config: &Config, loaded: &[crate::input::Loaded], res: &mut 
     };
     for s in &mut res.symbols {
         if let resolve::Def::Defined { file, .. } | resolve::Def::Common { file, .. } = s.def {
-            if excluded(res.objects[file as usize].order.0) {
+            if excluded(res.objects[file].order.0) {
                 localize(s);
             }
         }
@@ -203,7 +204,7 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
         let mut linker_defined = None;
         let (def, addend) = match expr.symbol {
             None => (Def::Absolute(expr.addend as u64), 0),
-            Some(target) => match res.by_name.get(target.as_bytes()).map(|&id| res.symbols[id as usize].def) {
+            Some(target) => match res.by_name.get(target.as_bytes()).map(|&id| res.symbols[id].def) {
                 Some(Def::Absolute(v)) => (Def::Absolute(v.wrapping_add(expr.addend as u64)), 0),
                 Some(d @ (Def::Defined { .. } | Def::Common { .. })) => (d, expr.addend),
                 // A name the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): referenced here so
@@ -212,7 +213,7 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
                     if layout::is_reserved(target.as_bytes(), &[]) =>
                 {
                     let id = res.intern(target.as_bytes());
-                    res.symbols[id as usize].referenced = true;
+                    res.symbols[id].referenced = true;
                     linker_defined = Some(id);
                     (Def::Synthetic, expr.addend)
                 }
@@ -226,7 +227,7 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
             },
         };
         let id = res.intern(name.as_bytes());
-        let s = &mut res.symbols[id as usize];
+        let s = &mut res.symbols[id];
         s.def = def;
         s.weak = false;
         offsets.retain(|d| d.symbol != id);

@@ -2,8 +2,9 @@
 //! slices, one per input section or linker-made section, which are filled and relocated in
 //! parallel without locks; what depends on everything else (`.rela.dyn`, the build-id) comes last.
 use crate::ctx::Ctx;
+use crate::ids::{FileId, OutputSectionId, SectionRef};
 use crate::layout::{Layout, EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
-use crate::sections::eh_frame::{PieceKind, DROPPED};
+use crate::sections::eh_frame::PieceKind;
 use crate::sections::output::Content;
 use crate::synthetic::{symtab, write as synth, DynRel};
 use object::elf;
@@ -12,17 +13,17 @@ use rivet_io::CopyMethod;
 
 #[derive(Clone, Copy)]
 enum Job {
-    Input(u32, u32),
+    Input(FileId, u32),
     /// Bytes `from..from + piece size` of input section (f, s), whose output size is `whole`: an
     /// input section cut at a write-behind window boundary. Each part relocates the whole section
     /// into a scratch buffer and keeps its share (the first part also reports its dynamic
     /// relocations).
-    Part(u32, u32, u64, u64),
+    Part(FileId, u32, u64, u64),
     /// An input section that reaches the output unchanged, copied from its file by the kernel
     /// (`--copy-method`): the fill leaves its bytes alone. The piece covers the section's bytes from
     /// the third field on (write-behind splits a large section at window boundaries).
-    Kernel(u32, u32, u64),
-    Synthetic(usize),
+    Kernel(FileId, u32, u64),
+    Synthetic(OutputSectionId),
     /// The ELF header and the program headers.
     FileHeader,
     /// The section header table.
@@ -83,7 +84,7 @@ pub fn write(
 fn kernel_piece<'a>(ctx: &Ctx<'a>, piece: &Piece) -> Option<(u64, &'a [u8])> {
     match piece.2 {
         Job::Kernel(f, s, from) => {
-            let data: &'a [u8] = ctx.objects[f as usize].sections[s as usize].data;
+            let data: &'a [u8] = ctx.objects[SectionRef::new(f, s)].data;
             Some((piece.0, &data[from as usize..(from + piece.1) as usize]))
         }
         _ => None,
@@ -201,8 +202,8 @@ fn late_ranges(ctx: &Ctx) -> Vec<(u64, u64)> {
 /// The loader fills each copy relocation's space with the library's initial bytes.
 fn with_copies(ctx: &Ctx, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
     for &id in &ctx.got.copies {
-        let offset = ctx.global_addr[id as usize];
-        dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: id, addend: 0 });
+        let offset = ctx.global_addr[id];
+        dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: Some(id), addend: 0 });
     }
     dynrels
 }
@@ -398,6 +399,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         .enumerate()
         .with_max_len(1)
         .map(|(i, os)| {
+            let i = OutputSectionId::new(i);
             let mut jobs = Vec::new();
             if os.is_nobits() || os.shndx == 0 {
                 return jobs;
@@ -408,14 +410,14 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                 }
                 return jobs;
             }
-            for &(f, s) in &os.members {
-                let sec = &ctx.objects[f as usize].sections[s as usize];
+            for &SectionRef { file: f, index: s } in &os.members {
+                let sec = &ctx.objects[f].sections[s as usize];
                 if sec.sh_type == elf::SHT_NOBITS {
                     continue;
                 }
                 let size = ctx.member_size(f, s);
                 let verbatim = sec.relas.is_empty()
-                    && sec.merge_index == u32::MAX
+                    && sec.merge_index.is_none()
                     && !sec.decompressed
                     && ctx.split_eh_frame(f, s).is_none()
                     && size == sec.data.len() as u64;
@@ -471,7 +473,7 @@ fn fill_parallel(
             }
             Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
             Job::Kernel(f, s, from) => {
-                let data = ctx.objects[f as usize].sections[s as usize].data;
+                let data = ctx.objects[SectionRef::new(f, s)].data;
                 buf.copy_from_slice(&data[from as usize..from as usize + buf.len()]);
                 Ok(Vec::new())
             }
@@ -493,8 +495,8 @@ fn fill_parallel(
     Ok(dynrels)
 }
 
-pub(crate) fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
-    let sec = &ctx.objects[f as usize].sections[s as usize];
+pub(crate) fn write_input(ctx: &Ctx, f: FileId, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
+    let sec = &ctx.objects[SectionRef::new(f, s)];
     if let Some(m) = ctx.merges.at(sec.merge_index) {
         // Only the pieces this section owns; merged sections have no relocations of their own.
         for &(src, len, dst) in &m.owned {
@@ -506,13 +508,11 @@ pub(crate) fn write_input(ctx: &Ctx, f: u32, s: u32, buf: &mut [u8]) -> Vec<DynR
     match ctx.split_eh_frame(f, s) {
         Some(eh) => {
             for p in &eh.pieces {
-                if p.out_off == DROPPED {
-                    continue;
-                }
-                let (src, dst) = (p.in_off as usize, p.out_off as usize);
+                let Some(out_off) = p.out_off else { continue };
+                let (src, dst) = (p.in_off as usize, out_off as usize);
                 buf[dst..dst + p.size as usize].copy_from_slice(&sec.data[src..src + p.size as usize]);
                 if let PieceKind::Fde { cie } = p.kind {
-                    let cie_out = eh.pieces.iter().find(|c| c.in_off == cie).map_or(0, |c| c.out_off);
+                    let cie_out = eh.pieces.iter().find(|c| c.in_off == cie).and_then(|c| c.out_off).unwrap_or(0);
                     let ptr = (dst as u32 + 4).wrapping_sub(cie_out);
                     buf[dst + 4..dst + 8].copy_from_slice(&ptr.to_le_bytes());
                 }
@@ -527,7 +527,7 @@ fn write_synthetic(
     ctx: &Ctx,
     layout: &Layout,
     plan: Option<&symtab::Plan>,
-    i: usize,
+    i: OutputSectionId,
     buf: &mut [u8],
 ) -> Result<Vec<DynRel>, String> {
     let sec = &ctx.sections[i];
@@ -650,9 +650,9 @@ mod tests {
     #[test]
     fn windows_tile_the_file_without_cutting_jobs() {
         let jobs = vec![
-            (0, 10, Job::Synthetic(0)),
-            (WINDOW - 5, 20, Job::Synthetic(1)),
-            (WINDOW + 100, 10, Job::Synthetic(2)),
+            (0, 10, Job::Synthetic(OutputSectionId::new(0))),
+            (WINDOW - 5, 20, Job::Synthetic(OutputSectionId::new(1))),
+            (WINDOW + 100, 10, Job::Synthetic(OutputSectionId::new(2))),
         ];
         let w = windows(jobs, 3 * WINDOW, &[], WINDOW);
         assert_eq!(w[0].0, 0);
@@ -668,7 +668,8 @@ mod tests {
 
     #[test]
     fn contiguous_input_sections_are_cut_at_window_boundaries() {
-        let jobs: Vec<Piece> = (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Input(i as u32, 1))).collect();
+        let jobs: Vec<Piece> =
+            (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Input(FileId::new(i as usize), 1))).collect();
         let w = windows(jobs, 40_000_000, &[], WINDOW);
         assert!(w.len() >= 4, "{} windows for 40 MB", w.len());
         let mut covered = 0;
@@ -677,10 +678,10 @@ mod tests {
             for (off, size, job) in pieces {
                 assert_eq!(*off, covered);
                 let f = match job {
-                    Job::Input(f, _) => *f as u64 * 1_000_000,
+                    Job::Input(f, _) => f.index() as u64 * 1_000_000,
                     Job::Part(f, _, from, whole) => {
                         assert_eq!(*whole, 1_000_000);
-                        *f as u64 * 1_000_000 + from
+                        f.index() as u64 * 1_000_000 + from
                     }
                     _ => unreachable!(),
                 };
@@ -694,7 +695,8 @@ mod tests {
     #[test]
     fn kernel_copies_are_cut_at_window_boundaries_and_late_ranges_end_windows() {
         // Contiguous 1,000,000-byte in-kernel copies: every boundary falls inside one.
-        let jobs: Vec<Piece> = (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Kernel(i as u32, 1, 0))).collect();
+        let jobs: Vec<Piece> =
+            (0..40).map(|i| (i * 1_000_000, 1_000_000, Job::Kernel(FileId::new(i as usize), 1, 0))).collect();
         let w = windows(jobs, 40_000_000, &[(100, 24)], WINDOW);
         assert_eq!((w[0].0, w[0].1), (0, BLOCK), "the window holding a late range ends at the next boundary");
         assert_eq!(w[1].1, BLOCK + WINDOW);
@@ -705,7 +707,7 @@ mod tests {
                 assert!(*off >= *start && off + size <= *end);
                 assert_eq!(*off, covered, "pieces tile the input");
                 let Job::Kernel(f, _, from) = job else { unreachable!() };
-                assert_eq!(*off, *f as u64 * 1_000_000 + from);
+                assert_eq!(*off, f.index() as u64 * 1_000_000 + from);
                 covered += size;
             }
         }

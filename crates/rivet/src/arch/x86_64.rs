@@ -5,9 +5,10 @@
 //! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
 //! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
 use crate::ctx::{Ctx, Target};
+use crate::ids::{FileId, SymbolId};
 use crate::input::object::{ObjSection, Rela};
 use crate::sections::merged::MergedSection;
-use crate::synthetic::{DynRel, GotKind, Tables, NO_SYM, PLT_HEADER_SIZE};
+use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
 use object::elf::*;
 use object::LittleEndian as LE;
 use std::sync::Mutex;
@@ -214,8 +215,8 @@ fn check_tlsdesc_lea(buf: &[u8], off: usize) -> Result<(), String> {
 struct Needs {
     got: Vec<(Target, GotKind)>,
     plt: Vec<Target>,
-    canonical: Vec<u32>,
-    copies: Vec<u32>,
+    canonical: Vec<SymbolId>,
+    copies: Vec<SymbolId>,
     dynrels: u64,
     relative: u64,
     gotplt: bool,
@@ -232,7 +233,7 @@ pub fn scan(ctx: &Ctx) -> Tables {
         .with_max_len(1)
         .map(|&f| {
             let mut needs = Needs::default();
-            for (si, sec) in ctx.objects[f as usize].sections.iter().enumerate() {
+            for (si, sec) in ctx.objects[f].sections.iter().enumerate() {
                 if sec.live && is_alloc(sec) && !sec.relas.is_empty() {
                     scan_section(ctx, f, si as u32, sec, &mut needs);
                 }
@@ -271,8 +272,8 @@ pub fn scan(ctx: &Ctx) -> Tables {
 
 /// Counts the dynamic relocations of the GOT and the copies (needs the finished tables).
 pub fn count_table_relocations(ctx: &Ctx, tables: &mut Tables) {
-    for &(t, kind, _) in &tables.got {
-        for (_, ty, _, _) in crate::synthetic::got_entry(ctx, t, kind, false).1 {
+    for &(key, _) in &tables.got {
+        for (_, ty, _, _) in crate::synthetic::got_entry(ctx, key, false).1 {
             tables.dynrel_count += 1;
             tables.relative_count += (ty == R_X86_64_RELATIVE) as u64;
         }
@@ -280,8 +281,8 @@ pub fn count_table_relocations(ctx: &Ctx, tables: &mut Tables) {
     tables.dynrel_count += tables.copies.len() as u64;
 }
 
-fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs) {
-    let obj = &ctx.objects[f as usize];
+fn scan_section(ctx: &Ctx, f: FileId, si: u32, sec: &ObjSection, needs: &mut Needs) {
+    let obj = &ctx.objects[f];
     let writable = sec.flags & SHF_WRITE as u64 != 0;
     let exe = ctx.kind.is_executable();
     let mut skip_next = false;
@@ -291,9 +292,6 @@ fn scan_section(ctx: &Ctx, f: u32, si: u32, sec: &ObjSection, needs: &mut Needs)
         }
         let ty = rel.r_type(LE, false);
         let t = ctx.target(f, rel.r_sym(LE, false));
-        if matches!(t, Target::Global(u32::MAX)) {
-            continue; // The symbol failed to resolve; resolution reported it.
-        }
         let pre = ctx.is_preemptible(t);
         let place = || place_name(ctx, f, si, rel.r_offset.get(LE));
         if ctx.is_ifunc(t) && !pre {
@@ -402,10 +400,10 @@ fn address_in_executable(ctx: &Ctx, t: Target, needs: &mut Needs) {
 
 /// A copy relocation moves a library's variable into the executable: not for a protected one (the
 /// library's own code keeps using its original), nor under `-z nocopyreloc`.
-fn refuse_copy(ctx: &Ctx, id: u32) {
+fn refuse_copy(ctx: &Ctx, id: SymbolId) {
     let t = Target::Global(id);
-    let lib = match ctx.symbols[id as usize].def {
-        crate::resolve::Def::Shared { file, .. } => ctx.shared[file as usize].file.name.as_str(),
+    let lib = match ctx.symbols[id].def {
+        crate::resolve::Def::Shared { file, .. } => ctx.shared[file].file.name.as_str(),
         _ => "a shared library",
     };
     if ctx.shared_def(t).is_some_and(|d| d.protected) {
@@ -430,8 +428,8 @@ fn text_relocation(ctx: &Ctx, obj: &crate::input::object::ObjectFile, sec: &ObjS
     ));
 }
 
-fn place_name(ctx: &Ctx, f: u32, si: u32, off: u64) -> String {
-    let obj = &ctx.objects[f as usize];
+fn place_name(ctx: &Ctx, f: FileId, si: u32, off: u64) -> String {
+    let obj = &ctx.objects[f];
     match obj.enclosing_symbol(si, off) {
         Some(func) => format!("{}:({func})", obj.name),
         None => format!("{}:({}+{off:#x})", obj.name, String::from_utf8_lossy(obj.sections[si as usize].name)),
@@ -441,8 +439,8 @@ fn place_name(ctx: &Ctx, f: u32, si: u32, off: u64) -> String {
 /// Patches the relocations of input section `si` of file `f`, whose bytes are already in `buf`
 /// (for `.eh_frame`, the surviving pieces, rearranged). Returns the RELATIVE relocations a
 /// static-PIE needs for this section.
-pub fn apply(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
-    let obj = &ctx.objects[f as usize];
+pub fn apply(ctx: &Ctx, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
+    let obj = &ctx.objects[f];
     let sec = &obj.sections[si as usize];
     let base = ctx.section_addr(f, si).unwrap_or(0);
     let eh = ctx.split_eh_frame(f, si);
@@ -495,10 +493,10 @@ enum LocalTarget<'m> {
 /// what each needs is looked up once per symbol, in a small cache, instead of through the symbol,
 /// its section and its merged section on every relocation; only the piece of a merged section
 /// is still found per relocation (synth-1's write went from 91 to 73 ms).
-fn apply_nonalloc_section(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8], base: u64, errors: &Mutex<Vec<String>>) {
-    let obj = &ctx.objects[f as usize];
+fn apply_nonalloc_section(ctx: &Ctx, f: FileId, si: u32, buf: &mut [u8], base: u64, errors: &Mutex<Vec<String>>) {
+    let obj = &ctx.objects[f];
     const WAYS: usize = 16;
-    let mut cache: [(u32, LocalTarget); WAYS] = [(u32::MAX, LocalTarget::Value(0)); WAYS];
+    let mut cache: [Option<(u32, LocalTarget)>; WAYS] = [None; WAYS];
     for rel in obj.sections[si as usize].relas {
         let off = rel.r_offset.get(LE);
         let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors };
@@ -508,22 +506,26 @@ fn apply_nonalloc_section(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8], base: u64,
             continue;
         }
         let slot = &mut cache[sym as usize % WAYS];
-        if slot.0 != sym {
-            let t = Target::Local(f, sym);
-            let what = if r.target_dropped(t) {
-                LocalTarget::Dropped
-            } else {
-                match ctx.merged_target(f, sym) {
-                    Some((m, value)) => LocalTarget::Merged(m, value),
-                    None => LocalTarget::Value(ctx.raw_value(t)),
-                }
-            };
-            *slot = (sym, what);
-        }
+        let what = match *slot {
+            Some((cached, what)) if cached == sym => what,
+            _ => {
+                let t = Target::Local(f, sym);
+                let what = if r.target_dropped(t) {
+                    LocalTarget::Dropped
+                } else {
+                    match ctx.merged_target(f, sym) {
+                        Some((m, value)) => LocalTarget::Merged(m, value),
+                        None => LocalTarget::Value(ctx.raw_value(t)),
+                    }
+                };
+                *slot = Some((sym, what));
+                what
+            }
+        };
         let ty = rel.r_type(LE, false);
         let t = Target::Local(f, sym);
         let a = rel.r_addend.get(LE) as i128;
-        match slot.1 {
+        match what {
             LocalTarget::Dropped => r.write_tombstone(ty),
             LocalTarget::Merged(m, value) => {
                 let s = ctx.merged_value(m, value, a as i64).unwrap_or_else(|| ctx.raw_value(t) as i128);
@@ -536,7 +538,7 @@ fn apply_nonalloc_section(ctx: &Ctx, f: u32, si: u32, buf: &mut [u8], base: u64,
 
 struct Reloc<'r, 'a> {
     ctx: &'r Ctx<'a>,
-    f: u32,
+    f: FileId,
     si: u32,
     rel: &'r Rela,
     buf: &'r mut [u8],
@@ -560,7 +562,7 @@ impl Reloc<'_, '_> {
     fn target_dropped(&self, t: Target) -> bool {
         match t {
             Target::Local(f, s) => {
-                let obj = &self.ctx.objects[f as usize];
+                let obj = &self.ctx.objects[f];
                 match obj.sym_shndx(s as usize) {
                     Some(sec) => !obj.sections[sec as usize].live && obj.sections[sec as usize].folded_into.is_none(),
                     None => false,
@@ -598,13 +600,10 @@ impl Reloc<'_, '_> {
         let ctx = self.ctx;
         let ty = self.rel.r_type(LE, false);
         let t = self.target();
-        if matches!(t, Target::Global(u32::MAX)) {
-            return false;
-        }
         let a = self.rel.r_addend.get(LE) as i128;
         let p = self.place as i128;
         if let Target::Global(id) = t {
-            let sym = &ctx.symbols[id as usize];
+            let sym = &ctx.symbols[id];
             if sym.name == b"__tls_get_addr" && ctx.is_undefined(t) {
                 self.error(
                     "undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)".into(),
@@ -625,17 +624,17 @@ impl Reloc<'_, '_> {
         match ty {
             R_X86_64_NONE => {}
             R_X86_64_64 => {
-                let writable = ctx.objects[self.f as usize].sections[self.si as usize].flags & SHF_WRITE as u64 != 0;
+                let writable = ctx.objects[self.f].sections[self.si as usize].flags & SHF_WRITE as u64 != 0;
                 if ctx.is_preemptible(t) && writable {
                     let Target::Global(id) = t else { unreachable!("only globals are preemptible") };
-                    dynrels.push(DynRel { offset: self.place, ty: R_X86_64_64, sym: id, addend: a as i64 });
+                    dynrels.push(DynRel { offset: self.place, ty: R_X86_64_64, sym: Some(id), addend: a as i64 });
                 } else {
                     self.write(8, (s + a) as u64);
                     if !ctx.is_preemptible(t) && ctx.is_pic() && !ctx.is_absolute(t) {
                         dynrels.push(DynRel {
                             offset: self.place,
                             ty: R_X86_64_RELATIVE,
-                            sym: NO_SYM,
+                            sym: None,
                             addend: (s + a) as i64,
                         });
                     }
@@ -712,7 +711,7 @@ impl Reloc<'_, '_> {
     }
 
     fn relaxation(&self, ty: u32, t: Target) -> Option<GotRelax> {
-        let data = self.ctx.objects[self.f as usize].sections[self.si as usize].data;
+        let data = self.ctx.objects[self.f].sections[self.si as usize].data;
         got_relaxation(self.ctx, data, self.rel.r_offset.get(LE), ty, t)
     }
 
@@ -735,7 +734,7 @@ impl Reloc<'_, '_> {
     /// A relocation in a non-allocated section against a symbol in a dropped section.
     fn write_tombstone(&mut self, ty: u32) {
         // lld's convention: .debug_loc/.debug_ranges use 1 (0 would end the list), others 0.
-        let name = self.ctx.objects[self.f as usize].sections[self.si as usize].name;
+        let name = self.ctx.objects[self.f].sections[self.si as usize].name;
         let tomb = if name == b".debug_loc" || name == b".debug_ranges" { 1 } else { 0 };
         match ty {
             R_X86_64_64 | R_X86_64_DTPOFF64 => self.write(8, tomb),

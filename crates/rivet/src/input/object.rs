@@ -10,9 +10,7 @@ use object::LittleEndian as LE;
 pub type Sym = elf::Sym64<LE>;
 pub type Rela = elf::Rela64<LE>;
 type Header = elf::FileHeader64<LE>;
-
-/// Marks a section that goes to no output section (yet).
-pub const NO_OUTPUT: u32 = u32::MAX;
+use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SymbolId};
 
 pub struct ObjSection<'a> {
     pub name: &'a [u8],
@@ -27,16 +25,16 @@ pub struct ObjSection<'a> {
     /// False when the section contributes nothing to the output: metadata (symbol tables,
     /// relocations, groups) or a member of a COMDAT group whose signature another file owns.
     pub live: bool,
-    /// Set by layout: the output section and the offset within it.
-    pub out: u32,
+    /// Set by layout: the output section (None: in none, yet) and the offset within it.
+    pub out: Option<OutputSectionId>,
     pub offset: u64,
     /// The bytes were decompressed into memory (not in the input file: no in-kernel copy).
     pub decompressed: bool,
-    /// Set by merging: the index of this section in `Merges` (u32::MAX: not merged).
-    pub merge_index: u32,
+    /// Set by merging: this section's place in `Merges` (None: not merged).
+    pub merge_index: Option<MergeId>,
     /// Set by identical code folding: the section this one was folded into (it is not written;
     /// addresses in it are addresses in that section).
-    pub folded_into: Option<(u32, u32)>,
+    pub folded_into: Option<SectionRef>,
 }
 
 pub struct ComdatGroup<'a> {
@@ -45,6 +43,25 @@ pub struct ComdatGroup<'a> {
     pub signature_sym: u32,
     /// Section indices of the group's members (checked: each names a section other than 0).
     pub members: &'a [object::U32<LE>],
+}
+
+/// The objects of the link, by id.
+pub type Objects<'a> = IdVec<FileId, ObjectFile<'a>>;
+
+/// The objects' table indexed by an input section gives that section.
+impl<'a> std::ops::Index<SectionRef> for IdVec<FileId, ObjectFile<'a>> {
+    type Output = ObjSection<'a>;
+    #[inline]
+    fn index(&self, r: SectionRef) -> &ObjSection<'a> {
+        &self[r.file].sections[r.index as usize]
+    }
+}
+
+impl<'a> std::ops::IndexMut<SectionRef> for IdVec<FileId, ObjectFile<'a>> {
+    #[inline]
+    fn index_mut(&mut self, r: SectionRef) -> &mut ObjSection<'a> {
+        &mut self[r.file].sections[r.index as usize]
+    }
 }
 
 pub struct ObjectFile<'a> {
@@ -61,7 +78,7 @@ pub struct ObjectFile<'a> {
     pub first_global: usize,
     pub comdats: Vec<ComdatGroup<'a>>,
     /// Global symbol ids, one per symbol from `first_global` on; filled by resolution.
-    pub global_ids: Vec<u32>,
+    pub global_ids: Vec<SymbolId>,
 }
 
 fn err<E: std::fmt::Display>(name: &str, what: &str) -> impl Fn(E) -> String {
@@ -223,10 +240,10 @@ fn read_sections<'a>(
             data: bytes,
             relas: &[],
             live: i != 0 && is_content(sh_type, flags, sec_name),
-            out: NO_OUTPUT,
+            out: None,
             offset: 0,
             decompressed,
-            merge_index: u32::MAX,
+            merge_index: None,
             folded_into: None,
         });
     }

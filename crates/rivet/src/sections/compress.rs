@@ -4,6 +4,7 @@
 //! The non-alloc sections after it move up in the file; loaded sections do not move.
 use crate::args::DebugCompression;
 use crate::ctx::Ctx;
+use crate::ids::{OutputSectionId, SectionRef};
 use crate::layout::{self, Layout};
 use crate::sections::output::Content;
 use object::elf;
@@ -33,14 +34,16 @@ const CHDR_SIZE: usize = 24;
 /// non-alloc sections and the section header table up. Returns (sections compressed, bytes
 /// before, bytes after).
 pub fn compress(ctx: &mut Ctx, lay: &mut Layout, format: Format) -> (usize, u64, u64) {
-    let candidates: Vec<usize> = (0..ctx.sections.len())
+    let candidates: Vec<OutputSectionId> = ctx
+        .sections
+        .ids()
         .filter(|&i| {
             let s = &ctx.sections[i];
             !s.is_alloc() && s.content == Content::Inputs && s.size > 0 && s.name.starts_with(".debug")
         })
         .collect();
     let level = if ctx.config.opt_level >= 2 { 6 } else { 1 };
-    let done: Vec<(usize, Option<Vec<u8>>)> = {
+    let done: Vec<(OutputSectionId, Option<Vec<u8>>)> = {
         let ctx: &Ctx = ctx;
         candidates
             .par_iter()
@@ -71,11 +74,11 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, format: Format) -> (usize, u64,
 
 /// Output section `i`'s bytes as the writer would produce them (relocation errors go to the
 /// diagnostics, as when writing).
-fn render(ctx: &Ctx, i: usize) -> Vec<u8> {
+fn render(ctx: &Ctx, i: OutputSectionId) -> Vec<u8> {
     let os = &ctx.sections[i];
     let mut buf = vec![0u8; os.size as usize];
-    for &(f, s) in &os.members {
-        let sec = &ctx.objects[f as usize].sections[s as usize];
+    for &SectionRef { file: f, index: s } in &os.members {
+        let sec = &ctx.objects[f].sections[s as usize];
         if sec.sh_type == elf::SHT_NOBITS {
             continue;
         }

@@ -5,8 +5,6 @@
 use crate::input::object::{ObjSection, Rela};
 use object::LittleEndian as LE;
 
-pub const DROPPED: u32 = u32::MAX;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PieceKind {
     Cie,
@@ -23,8 +21,8 @@ pub struct Piece {
     pub in_off: u32,
     pub size: u32,
     pub kind: PieceKind,
-    /// Offset within this input section's output bytes, or DROPPED.
-    pub out_off: u32,
+    /// Offset within this input section's output bytes (None: the record is dropped).
+    pub out_off: Option<u32>,
     /// Index into the section's relocations of the FDE's initial-location relocation.
     pub pc_rel: Option<u32>,
 }
@@ -49,7 +47,13 @@ pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) 
         let bad = |what: &str| format!("{file}: .eh_frame: {what} at offset {off:#x}");
         let len = read_u32(data, off).ok_or_else(|| bad("truncated record length"))? as usize;
         if len == 0 {
-            pieces.push(Piece { in_off: off as u32, size: 4, kind: PieceKind::Terminator, out_off: 0, pc_rel: None });
+            pieces.push(Piece {
+                in_off: off as u32,
+                size: 4,
+                kind: PieceKind::Terminator,
+                out_off: None,
+                pc_rel: None,
+            });
             off += 4;
             continue;
         }
@@ -71,7 +75,7 @@ pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) 
             }
             PieceKind::Fde { cie: cie as u32 }
         };
-        pieces.push(Piece { in_off: off as u32, size: size as u32, kind, out_off: 0, pc_rel: None });
+        pieces.push(Piece { in_off: off as u32, size: size as u32, kind, out_off: None, pc_rel: None });
         off += size;
     }
     attach_pc_relocations(&mut pieces, sec.relas);
@@ -83,14 +87,14 @@ pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) 
             _ => true,
         };
         if live {
-            p.out_off = out;
+            p.out_off = Some(out);
             out += p.size;
             // Only FDEs whose code address is known can be indexed by .eh_frame_hdr.
             if matches!(p.kind, PieceKind::Fde { .. }) && p.pc_rel.is_some() {
                 fde_count += 1;
             }
         } else {
-            p.out_off = DROPPED;
+            p.out_off = None;
         }
     }
     Ok(EhSection { pieces, size: out as u64, fde_count })
@@ -125,7 +129,7 @@ pub fn map_offset(eh: &EhSection, off: u64) -> Option<u64> {
     match piece_at(&eh.pieces, off) {
         Some(i) => {
             let p = &eh.pieces[i];
-            (p.out_off != DROPPED).then(|| p.out_off as u64 + (off - p.in_off as u64))
+            p.out_off.map(|o| o as u64 + (off - p.in_off as u64))
         }
         None => Some(eh.size),
     }
@@ -153,10 +157,10 @@ mod tests {
             data,
             relas: &[],
             live: true,
-            out: 0,
+            out: None,
             offset: 0,
             decompressed: false,
-            merge_index: u32::MAX,
+            merge_index: None,
             folded_into: None,
         }
     }

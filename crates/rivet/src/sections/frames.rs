@@ -2,7 +2,7 @@
 //! FDEs) so that frames of dropped code go too. The records' data lives in `eh_frame`.
 use crate::ctx::Ctx;
 use crate::diag::Result;
-use crate::input::object::NO_OUTPUT;
+use crate::ids::SectionRef;
 use crate::sections::eh_frame;
 
 /// Splits every live `.eh_frame` input section into records, dropping FDEs of dropped code.
@@ -11,29 +11,29 @@ pub fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
     // Objects in parallel (cxx-big: 1157 of them, 11-16 ms on one thread); results and errors
     // are taken in file order.
     let ctx_ref = &*ctx;
-    type Split = ((u32, u32), std::result::Result<eh_frame::EhSection, String>);
+    type Split = (SectionRef, std::result::Result<eh_frame::EhSection, String>);
     let split: Vec<Vec<Split>> = ctx_ref
         .file_order
         .par_iter()
         .with_max_len(4)
         .map(|&f| {
-            let obj = &ctx_ref.objects[f as usize];
+            let obj = &ctx_ref.objects[f];
             let mut out = Vec::new();
             for (si, sec) in obj.sections.iter().enumerate() {
-                if !sec.live || sec.out == NO_OUTPUT || sec.name != b".eh_frame" {
+                if !sec.live || sec.out.is_none() || sec.name != b".eh_frame" {
                     continue;
                 }
                 let live = |rel: &crate::input::object::Rela| {
                     let t = ctx_ref.target(f, rel.r_sym(object::LittleEndian, false));
                     match t {
                         crate::ctx::Target::Local(lf, ls) => {
-                            let o = &ctx_ref.objects[lf as usize];
+                            let o = &ctx_ref.objects[lf];
                             o.sym_shndx(ls as usize).is_none_or(|s| o.sections[s as usize].live)
                         }
                         crate::ctx::Target::Global(_) => true,
                     }
                 };
-                out.push(((f, si as u32), eh_frame::split(sec, &obj.name, live)));
+                out.push((SectionRef::new(f, si as u32), eh_frame::split(sec, &obj.name, live)));
             }
             out
         })
@@ -50,8 +50,8 @@ pub fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
     // Records must follow each other with no gap: the unwinder that walks .eh_frame from
     // crtbeginT.o's __EH_FRAME_BEGIN__ (static executables) reads alignment padding as the zero
     // terminator and stops. Every record's length is a multiple of 4, so 4-byte alignment packs.
-    for &(f, s) in eh.keys() {
-        ctx.objects[f as usize].sections[s as usize].align = 4;
+    for &r in eh.keys() {
+        ctx.objects[r].align = 4;
     }
     ctx.eh = eh;
     ctx.diag.check()

@@ -7,6 +7,7 @@
 //! describes is alive. A shared library's symbol that no live code or root refers to counts as
 //! unreferenced afterwards (for `--as-needed` and `.dynsym`).
 use crate::ctx::{Ctx, Target};
+use crate::ids::{FileId, IdVec, SectionRef, SymbolId};
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
 use object::elf;
@@ -16,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// One flag per input section, set once when the section is found reachable: marking runs on
 /// every thread (serial, it was 8-12% of a rust-debug link).
-type Live = Vec<Vec<AtomicBool>>;
+type Live = IdVec<FileId, Vec<AtomicBool>>;
 
 fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
     const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
@@ -37,14 +38,14 @@ struct Marker<'c, 'a> {
     ctx: &'c Ctx<'a>,
     live: Live,
     /// Per symbol: a shared library's symbol that live code or a root refers to.
-    used_shared: Vec<AtomicBool>,
+    used_shared: IdVec<SymbolId, AtomicBool>,
     /// Sections whose names are C identifiers, by name: a reference to `__start_NAME` or
     /// `__stop_NAME` keeps them all.
-    by_c_name: rustc_hash::FxHashMap<&'c [u8], Vec<(u32, u32)>>,
+    by_c_name: rustc_hash::FxHashMap<&'c [u8], Vec<SectionRef>>,
 }
 
 /// Sections newly found reachable, whose relocations are still to be followed.
-type Frontier = Vec<(u32, u32)>;
+type Frontier = Vec<SectionRef>;
 
 fn join(mut a: Frontier, mut b: Frontier) -> Frontier {
     a.append(&mut b);
@@ -53,46 +54,42 @@ fn join(mut a: Frontier, mut b: Frontier) -> Frontier {
 
 impl Marker<'_, '_> {
     /// Marks a section; the thread that marks it first queues it in `out`.
-    fn mark(&self, f: u32, s: u32, out: &mut Frontier) {
-        let sec = &self.ctx.objects[f as usize].sections[s as usize];
-        let flag = &self.live[f as usize][s as usize];
+    fn mark(&self, r: SectionRef, out: &mut Frontier) {
+        let sec = &self.ctx.objects[r];
+        let flag = &self.live[r.file][r.index as usize];
         if sec.live && !flag.load(Relaxed) && !flag.swap(true, Relaxed) {
-            out.push((f, s));
+            out.push(r);
         }
     }
 
     fn mark_target(&self, t: Target, out: &mut Frontier) {
         let (f, sym) = match t {
             Target::Local(f, s) => (f, s),
-            Target::Global(id) => match self.ctx.symbols[id as usize].def {
+            Target::Global(id) => match self.ctx.symbols[id].def {
                 Def::Defined { file, sym } => (file, sym),
                 Def::Shared { .. } => {
-                    self.used_shared[id as usize].store(true, Relaxed);
+                    self.used_shared[id].store(true, Relaxed);
                     return;
                 }
                 Def::Undefined | Def::Lazy { .. } => {
-                    let name = self.ctx.symbols[id as usize].name;
+                    let name = self.ctx.symbols[id].name;
                     let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
-                    for &(f, s) in section.and_then(|s| self.by_c_name.get(s)).into_iter().flatten() {
-                        self.mark(f, s, out);
+                    for &r in section.and_then(|s| self.by_c_name.get(s)).into_iter().flatten() {
+                        self.mark(r, out);
                     }
                     return;
                 }
                 _ => return,
             },
         };
-        if let Some(sec) = self.ctx.objects[f as usize].sym_shndx(sym as usize) {
-            self.mark(f, sec, out);
+        if let Some(sec) = self.ctx.objects[f].sym_shndx(sym as usize) {
+            self.mark(SectionRef::new(f, sec), out);
         }
     }
 
-    fn mark_relocations(&self, f: u32, s: u32, out: &mut Frontier) {
-        let relas = self.ctx.objects[f as usize].sections[s as usize].relas;
-        for rel in relas {
-            let t = self.ctx.target(f, rel.r_sym(LE, false));
-            if !matches!(t, Target::Global(u32::MAX)) {
-                self.mark_target(t, out);
-            }
+    fn mark_relocations(&self, r: SectionRef, out: &mut Frontier) {
+        for rel in self.ctx.objects[r].relas {
+            self.mark_target(self.ctx.target(r.file, rel.r_sym(LE, false)), out);
         }
     }
 
@@ -103,8 +100,8 @@ impl Marker<'_, '_> {
             frontier = frontier
                 .par_iter()
                 .with_max_len(16)
-                .fold(Vec::new, |mut out, &(f, s)| {
-                    self.mark_relocations(f, s, &mut out);
+                .fold(Vec::new, |mut out, &r| {
+                    self.mark_relocations(r, &mut out);
                     out
                 })
                 .reduce(Vec::new, join);
@@ -115,12 +112,12 @@ impl Marker<'_, '_> {
     /// `eh` holds every `.eh_frame`, split once; each round is one pass over their relocations,
     /// each mapped to its record by binary search (scanning all relocations once per FDE made
     /// this 17% of a rust-debug link). Returns what that made alive.
-    fn follow_eh_frames(&self, eh: &[(u32, u32, eh_frame::EhSection)]) -> Frontier {
+    fn follow_eh_frames(&self, eh: &[(SectionRef, eh_frame::EhSection)]) -> Frontier {
         let ctx = self.ctx;
         eh.par_iter()
             .with_max_len(4)
-            .fold(Vec::new, |mut out, (f, s, split)| {
-                let relas = ctx.objects[*f as usize].sections[*s as usize].relas;
+            .fold(Vec::new, |mut out, (r, split)| {
+                let (f, relas) = (&r.file, ctx.objects[*r].relas);
                 // Which records are reached: live FDEs and the CIEs they use.
                 let mut reached = vec![false; split.pieces.len()];
                 for (i, p) in split.pieces.iter().enumerate() {
@@ -135,10 +132,7 @@ impl Marker<'_, '_> {
                 for rel in relas {
                     let Some(i) = eh_frame::piece_at(&split.pieces, rel.r_offset.get(LE)) else { continue };
                     if reached[i] {
-                        let t = ctx.target(*f, rel.r_sym(LE, false));
-                        if !matches!(t, Target::Global(u32::MAX)) {
-                            self.mark_target(t, &mut out);
-                        }
+                        self.mark_target(ctx.target(*f, rel.r_sym(LE, false)), &mut out);
                     }
                 }
                 out
@@ -149,34 +143,34 @@ impl Marker<'_, '_> {
     fn target_live(&self, t: Target) -> bool {
         let (f, sym) = match t {
             Target::Local(f, s) => (f, s),
-            Target::Global(id) => match self.ctx.symbols[id as usize].def {
+            Target::Global(id) => match self.ctx.symbols[id].def {
                 Def::Defined { file, sym } => (file, sym),
                 _ => return true,
             },
         };
-        match self.ctx.objects[f as usize].sym_shndx(sym as usize) {
-            Some(sec) => self.live[f as usize][sec as usize].load(Relaxed),
+        match self.ctx.objects[f].sym_shndx(sym as usize) {
+            Some(sec) => self.live[f][sec as usize].load(Relaxed),
             None => true,
         }
     }
 }
 
-/// Marks and sweeps. Returns the dropped sections as (file, section) for `--print-gc-sections`.
-pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
+/// Marks and sweeps. Returns the dropped sections for `--print-gc-sections`.
+pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<SectionRef> {
     let live: Live =
         ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
     let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
-    let mut by_c_name: rustc_hash::FxHashMap<&[u8], Vec<(u32, u32)>> = Default::default();
-    for (f, obj) in ctx.objects.iter().enumerate() {
+    let mut by_c_name: rustc_hash::FxHashMap<&[u8], Vec<SectionRef>> = Default::default();
+    for (f, obj) in ctx.objects.iter_enumerated() {
         for (s, sec) in obj.sections.iter().enumerate() {
             if sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && is_c_identifier(sec.name) {
-                by_c_name.entry(sec.name).or_default().push((f as u32, s as u32));
+                by_c_name.entry(sec.name).or_default().push(SectionRef::new(f, s as u32));
             }
         }
     }
     let mut m = Marker { ctx, live, used_shared, by_c_name };
     let mut frontier = Vec::new();
-    for (f, obj) in ctx.objects.iter().enumerate() {
+    for (f, obj) in ctx.objects.iter_enumerated() {
         for (s, sec) in obj.sections.iter().enumerate() {
             let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
             // Non-allocated sections (debug info) are never collected, and their references keep
@@ -184,7 +178,7 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
             if sec.live && sec.name != b".eh_frame" && (!alloc || is_root(sec.name, sec.sh_type, sec.flags)) {
                 *m.live[f][s].get_mut() = true;
                 if alloc {
-                    frontier.push((f as u32, s as u32));
+                    frontier.push(SectionRef::new(f, s as u32));
                 }
             }
         }
@@ -194,14 +188,17 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
             m.mark_target(Target::Global(id), &mut frontier);
         }
     }
-    let eh: Vec<(u32, u32, eh_frame::EhSection)> = ctx
+    let eh: Vec<(SectionRef, eh_frame::EhSection)> = ctx
         .objects
         .par_iter()
         .enumerate()
         .with_max_len(1)
         .flat_map_iter(|(f, obj)| {
+            let f = FileId::new(f);
             obj.sections.iter().enumerate().filter(|(_, sec)| sec.live && sec.name == b".eh_frame").filter_map(
-                move |(s, sec)| eh_frame::split(sec, &obj.name, |_| true).ok().map(|e| (f as u32, s as u32, e)),
+                move |(s, sec)| {
+                    eh_frame::split(sec, &obj.name, |_| true).ok().map(|e| (SectionRef::new(f, s as u32), e))
+                },
             )
         })
         .collect();
@@ -222,11 +219,11 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<(u32, u32)> {
         }
     }
     let mut dropped = Vec::new();
-    for (f, obj) in ctx.objects.iter_mut().enumerate() {
+    for (f, obj) in ctx.objects.iter_enumerated_mut() {
         for (s, sec) in obj.sections.iter_mut().enumerate() {
             if sec.live && !live[f][s].load(Relaxed) && sec.name != b".eh_frame" {
                 sec.live = false;
-                dropped.push((f as u32, s as u32));
+                dropped.push(SectionRef::new(f, s as u32));
             }
         }
     }

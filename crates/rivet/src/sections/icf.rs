@@ -19,6 +19,7 @@
 //! of distinct functions stay distinct; sections defining symbols that the output exports are never
 //! folded.
 use crate::ctx::{Ctx, Target};
+use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::Rela;
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
@@ -30,27 +31,35 @@ use rustc_hash::FxHashMap as HashMap;
 /// Where a relocation points: an input section (and offset), or something that cannot fold.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Place {
-    Section(u32, u32, u64),
-    Global(u32),
-    Other(u32, u32),
+    Section(SectionRef, u64),
+    Global(SymbolId),
+    Other(FileId, u32),
 }
 
-fn place(ctx: &Ctx, f: u32, sym: u32) -> Place {
+fn place(ctx: &Ctx, f: FileId, sym: u32) -> Place {
     let (file, idx) = match ctx.target(f, sym) {
         Target::Local(lf, ls) => (lf, ls as usize),
         // Code calling a preemptible symbol may end up somewhere else at run time than code
         // calling another symbol defined at the same place: only the same symbol is the same.
         t @ Target::Global(id) if ctx.is_preemptible(t) => return Place::Global(id),
-        Target::Global(id) => match ctx.symbols.get(id as usize).map(|s| s.def) {
+        Target::Global(id) => match ctx.symbols.get(id).map(|s| s.def) {
             Some(Def::Defined { file, sym }) => (file, sym as usize),
             _ => return Place::Global(id),
         },
     };
-    let obj = &ctx.objects[file as usize];
+    let obj = &ctx.objects[file];
     match obj.sym_shndx(idx) {
-        Some(sec) => Place::Section(file, sec, obj.syms[idx].st_value.get(LE)),
+        Some(sec) => Place::Section(SectionRef::new(file, sec), obj.syms[idx].st_value.get(LE)),
         None => Place::Other(file, idx as u32),
     }
+}
+
+/// A relocation target as refinement compares it: a candidate section by its class (and the
+/// offset in it), anything else by where it is.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum TargetKey {
+    Candidate(usize, u64),
+    Place(Place),
 }
 
 /// A relocation as compared before its target is: offset (from the start of its section or
@@ -82,12 +91,12 @@ fn is_exception_table(name: &[u8]) -> bool {
 /// The FDEs that describe candidate sections (`index`: candidate → position), each with the
 /// position of its candidate, in `.eh_frame` order. A `.eh_frame` that does not parse is skipped
 /// here; splitting it later reports the error.
-fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<(u32, u32), usize>) -> Vec<(usize, Frame<'a>)> {
+fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<SectionRef, usize>) -> Vec<(usize, Frame<'a>)> {
     let per_file: Vec<Vec<(usize, Frame<'a>)>> = ctx
         .file_order
         .par_iter()
         .map(|&f| {
-            let obj = &ctx.objects[f as usize];
+            let obj = &ctx.objects[f];
             let mut out = Vec::new();
             for sec in obj.sections.iter().filter(|s| s.live && s.name == b".eh_frame") {
                 let Ok(eh) = eh_frame::split(sec, &obj.name, |_| true) else { continue };
@@ -101,8 +110,8 @@ fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<(u32, u32), usize>) -> Vec<(usize, 
                 for (pi, p) in eh.pieces.iter().enumerate() {
                     let (PieceKind::Fde { cie }, Some(pc)) = (p.kind, p.pc_rel) else { continue };
                     let pc_rela = &sec.relas[pc as usize];
-                    let Place::Section(tf, ts, value) = place(ctx, f, pc_rela.r_sym(LE, false)) else { continue };
-                    let Some(&cand) = index.get(&(tf, ts)) else { continue };
+                    let Place::Section(target, value) = place(ctx, f, pc_rela.r_sym(LE, false)) else { continue };
+                    let Some(&cand) = index.get(&target) else { continue };
                     let ci = eh_frame::piece_at(&eh.pieces, cie as u64).expect("split checked the CIE pointer");
                     let cie_piece = &eh.pieces[ci];
                     let rels = |piece: usize, base: u32| {
@@ -134,17 +143,15 @@ fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<(u32, u32), usize>) -> Vec<(usize, 
 
 /// A class of identical sections: the one kept and the ones folded into it, in output order.
 pub struct Folded {
-    pub kept: (u32, u32),
-    pub removed: Vec<(u32, u32)>,
+    pub kept: SectionRef,
+    pub removed: Vec<SectionRef>,
 }
 
 /// `--print-icf-sections`: each class as lld prints it, `selected section FILE:(NAME)` and then
 /// `  removing identical section FILE:(NAME)` for each folded copy.
 pub fn report(ctx: &Ctx, folds: &[Folded]) -> String {
-    let name = |(f, s): (u32, u32)| {
-        let obj = &ctx.objects[f as usize];
-        format!("{}:({})", obj.name, String::from_utf8_lossy(obj.sections[s as usize].name))
-    };
+    let name =
+        |r: SectionRef| format!("{}:({})", ctx.objects[r.file].name, String::from_utf8_lossy(ctx.objects[r].name));
     let mut out = String::new();
     for g in folds {
         out.push_str(&format!("selected section {}\n", name(g.kept)));
@@ -157,10 +164,10 @@ pub fn report(ctx: &Ctx, folds: &[Folded]) -> String {
 
 /// Folds identical sections; returns the classes that had more than one member.
 pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
-    let exported = |ctx: &Ctx, f: u32, s: u32| {
-        let obj = &ctx.objects[f as usize];
+    let exported = |ctx: &Ctx, f: FileId, s: u32| {
+        let obj = &ctx.objects[f];
         obj.global_ids.iter().enumerate().any(|(i, &id)| {
-            let Some(sym) = ctx.symbols.get(id as usize) else { return false };
+            let Some(sym) = ctx.symbols.get(id) else { return false };
             sym.def == (Def::Defined { file: f, sym: (obj.first_global + i) as u32 })
                 && obj.sym_shndx(obj.first_global + i) == Some(s)
                 && (ctx.kind == crate::ctx::OutputKind::Shared || ctx.config.export_dynamic)
@@ -169,9 +176,9 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
     };
     // Candidates: live, allocated, read-only executable code but .init/.fini, and exception tables
     // (only the unwinder reads them, so their addresses never matter).
-    let mut cands: Vec<(u32, u32)> = Vec::new();
+    let mut cands: Vec<SectionRef> = Vec::new();
     for &f in &ctx.file_order {
-        for (s, sec) in ctx.objects[f as usize].sections.iter().enumerate() {
+        for (s, sec) in ctx.objects[f].sections.iter().enumerate() {
             let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
             let code = sec.flags & elf::SHF_EXECINSTR as u64 != 0
                 && sec.flags & elf::SHF_WRITE as u64 == 0
@@ -183,7 +190,7 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
                 && sec.sh_type == elf::SHT_PROGBITS
                 && sec.size > 0;
             if ok && !exported(ctx, f, s as u32) {
-                cands.push((f, s as u32));
+                cands.push(SectionRef::new(f, s as u32));
             }
         }
     }
@@ -191,25 +198,23 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
         // Address-taken code: referenced by anything but a call from a live allocated section
         // (unwind records do not count).
         let mut taken = std::collections::HashSet::new();
-        for (f, obj) in ctx.objects.iter().enumerate() {
+        for (f, obj) in ctx.objects.iter_enumerated() {
             for sec in obj.sections.iter().filter(|s| s.live && s.flags & elf::SHF_ALLOC as u64 != 0) {
                 if sec.name == b".eh_frame" {
                     continue;
                 }
                 for r in sec.relas {
                     if r.r_type(LE, false) != elf::R_X86_64_PLT32 {
-                        if let Place::Section(tf, ts, _) = place(ctx, f as u32, r.r_sym(LE, false)) {
-                            taken.insert((tf, ts));
+                        if let Place::Section(target, _) = place(ctx, f, r.r_sym(LE, false)) {
+                            taken.insert(target);
                         }
                     }
                 }
             }
         }
-        cands.retain(|&(f, s)| {
-            !taken.contains(&(f, s)) || is_exception_table(ctx.objects[f as usize].sections[s as usize].name)
-        });
+        cands.retain(|&r| !taken.contains(&r) || is_exception_table(ctx.objects[r].name));
     }
-    let index: HashMap<(u32, u32), usize> = cands.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let index: HashMap<SectionRef, usize> = cands.iter().enumerate().map(|(i, &c)| (c, i)).collect();
     let mut unwind: Vec<Vec<Frame>> = (0..cands.len()).map(|_| Vec::new()).collect();
     for (i, frame) in frames(ctx, &index) {
         unwind[i].push(frame);
@@ -218,16 +223,14 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
     let targets: Vec<Vec<Place>> = cands
         .par_iter()
         .zip(&unwind)
-        .map(|(&(f, s), frames)| {
-            let sec = &ctx.objects[f as usize].sections[s as usize];
-            let own = sec.relas.iter().map(|r| place(ctx, f, r.r_sym(LE, false)));
+        .map(|(&c, frames)| {
+            let own = ctx.objects[c].relas.iter().map(|r| place(ctx, c.file, r.r_sym(LE, false)));
             own.chain(frames.iter().flat_map(|fr| fr.targets.iter().copied())).collect()
         })
         .collect();
     // Initial classes: bytes, flags, relocation shapes and unwind records.
     let shape = |i: usize| {
-        let (f, s) = cands[i];
-        let sec = &ctx.objects[f as usize].sections[s as usize];
+        let sec = &ctx.objects[cands[i]];
         let relocs: Vec<Shape> = sec.relas.iter().map(|r| shape(r, 0)).collect();
         let frames: Vec<_> =
             unwind[i].iter().map(|fr| (fr.cie, &fr.cie_relocs, fr.fde, &fr.fde_relocs, fr.start)).collect();
@@ -245,15 +248,15 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
     // Refine by the targets' classes until the number of classes stops growing.
     let mut count = class.iter().max().map_or(0, |m| m + 1);
     loop {
-        let key = |i: usize| -> (usize, Vec<(Option<usize>, Place)>) {
+        let key = |i: usize| -> (usize, Vec<TargetKey>) {
             let t = targets[i]
                 .iter()
                 .map(|p| match *p {
-                    Place::Section(tf, ts, off) => match index.get(&(tf, ts)) {
-                        Some(&j) => (Some(class[j]), Place::Section(0, 0, off)),
-                        None => (None, *p),
+                    Place::Section(target, off) => match index.get(&target) {
+                        Some(&j) => TargetKey::Candidate(class[j], off),
+                        None => TargetKey::Place(*p),
                     },
-                    other => (None, other),
+                    other => TargetKey::Place(other),
                 })
                 .collect();
             (class[i], t)
@@ -289,16 +292,15 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
     groups.retain(|g| !g.removed.is_empty());
     for g in &groups {
         let mut align = 1;
-        for &(f, s) in &g.removed {
-            let sec = &mut ctx.objects[f as usize].sections[s as usize];
+        for &r in &g.removed {
+            let sec = &mut ctx.objects[r];
             sec.live = false;
             sec.folded_into = Some(g.kept);
             align = align.max(sec.align);
         }
         // The copy kept stands for all of them: it must satisfy the strictest alignment (code may
         // rely on it, e.g. C++ member function pointers need an even address).
-        let (kf, ks) = g.kept;
-        let kept = &mut ctx.objects[kf as usize].sections[ks as usize];
+        let kept = &mut ctx.objects[g.kept];
         kept.align = kept.align.max(align);
     }
     groups

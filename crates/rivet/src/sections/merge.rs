@@ -11,7 +11,7 @@
 //! Work is parallel: pieces are cut and hashed per section, deduplicated in 64 shards (by hash),
 //! each shard visiting sections in output order, and the owned pieces laid out per section.
 use crate::ctx::Ctx;
-use crate::input::object::NO_OUTPUT;
+use crate::ids::{MergeId, OutputSectionId, SectionRef};
 use crate::sections::merged::{MergedSection, Merges, Owner};
 use object::elf;
 use rayon::prelude::*;
@@ -26,7 +26,7 @@ use crate::sections::merged::BLOCK;
 /// must not be sent to an equal copy in an 8-aligned one.
 struct Key<'a> {
     hash: u64,
-    out: u32,
+    out: OutputSectionId,
     entsize: u64,
     align: u64,
     bytes: &'a [u8],
@@ -124,22 +124,22 @@ pub fn merge(ctx: &mut Ctx) {
     if ctx.config.opt_level == 0 {
         return;
     }
-    // Candidates in output order: (file, section, output section, entsize).
+    // Candidates in output order: (input section, output section, entsize).
     // (The output section is the same for every piece of a candidate: merging never crosses
     // output sections.)
-    let mut cands: Vec<(u32, u32, u32, u64)> = Vec::new();
-    for (si, os) in ctx.sections.iter().enumerate() {
-        for &(f, s) in &os.members {
-            let sec = &ctx.objects[f as usize].sections[s as usize];
+    let mut cands: Vec<(SectionRef, OutputSectionId, u64)> = Vec::new();
+    for (si, os) in ctx.sections.iter_enumerated() {
+        for &r in &os.members {
+            let sec = &ctx.objects[r];
             let mergeable = sec.flags & elf::SHF_MERGE as u64 != 0
                 && sec.sh_type == elf::SHT_PROGBITS
                 && sec.entsize > 0
                 && sec.relas.is_empty()
                 && sec.live
-                && sec.out != NO_OUTPUT
-                && ctx.split_eh_frame(f, s).is_none();
+                && sec.out.is_some()
+                && ctx.split_eh_frame(r.file, r.index).is_none();
             if mergeable {
-                cands.push((f, s, si as u32, sec.entsize));
+                cands.push((r, si, sec.entsize));
             }
         }
     }
@@ -160,13 +160,13 @@ pub fn merge(ctx: &mut Ctx) {
     const CHUNK_BYTES: usize = 64 << 10;
     let mut chunks: Vec<std::ops::Range<usize>> = Vec::new();
     let mut bytes = 0;
-    for (c, &(f, s, _, _)) in cands.iter().enumerate() {
+    for (c, &(r, _, _)) in cands.iter().enumerate() {
         if chunks.last().is_none_or(|r| bytes >= CHUNK_BYTES || r.len() >= SHARDS) {
             chunks.push(c..c);
             bytes = 0;
         }
         chunks.last_mut().expect("pushed above").end = c + 1;
-        bytes += objects[f as usize].sections[s as usize].data.len();
+        bytes += objects[r].data.len();
     }
     let cut: Vec<Option<Cut>> = chunks
         .par_iter()
@@ -174,8 +174,8 @@ pub fn merge(ctx: &mut Ctx) {
         .flat_map_iter(|range| {
             let mut cut: Vec<Option<Cut>> = cands[range.clone()]
                 .iter()
-                .map(|&(f, s, _, entsize)| {
-                    let sec = &objects[f as usize].sections[s as usize];
+                .map(|&(r, _, entsize)| {
+                    let sec = &objects[r];
                     let strings = sec.flags & elf::SHF_STRINGS as u64 != 0;
                     let data = sec.data;
                     let pieces: Vec<Piece> = split(data, entsize as usize, strings)?
@@ -218,8 +218,8 @@ pub fn merge(ctx: &mut Ctx) {
                 for run in mine.chunk_by(|a, b| a.0 == b.0) {
                     let i = run[0].0 as usize;
                     let c = range.start + i;
-                    let (f, s, out, entsize) = cands[c];
-                    let sec = &objects[f as usize].sections[s as usize];
+                    let (r, out, entsize) = cands[c];
+                    let sec = &objects[r];
                     let (data, align) = (sec.data, sec.align.max(1));
                     let (pieces, slot) = cut[i].as_mut().expect("grouped pieces were cut");
                     for &(_, pi) in run {
@@ -243,12 +243,12 @@ pub fn merge(ctx: &mut Ctx) {
         .collect();
     let shards: Vec<Shard> = shards.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
     // Candidates that could not be cut are dropped; the rest are renumbered.
-    let mut renumber = vec![u32::MAX; cands.len()];
+    let mut renumber: Vec<Option<u32>> = vec![None; cands.len()];
     let keep: Vec<usize> = (0..cands.len()).filter(|&i| cut[i].is_some()).collect();
     for (new, &old) in keep.iter().enumerate() {
-        renumber[old] = new as u32;
+        renumber[old] = Some(new as u32);
     }
-    let cands: Vec<(u32, u32, u32, u64)> = keep.iter().map(|&i| cands[i]).collect();
+    let cands: Vec<(SectionRef, OutputSectionId, u64)> = keep.iter().map(|&i| cands[i]).collect();
     let (cut, slots): (Vec<Vec<Piece>>, Vec<Vec<u32>>) = cut.into_iter().flatten().unzip();
     if cands.is_empty() {
         return;
@@ -264,19 +264,15 @@ pub fn merge(ctx: &mut Ctx) {
                 .zip(slots)
                 .map(|(p, &slot)| {
                     let (c, pi) = shards[shard_of(p.2)].owner[slot as usize];
-                    (renumber[c as usize], pi)
+                    (renumber[c as usize].expect("an owner's section was cut"), pi)
                 })
                 .collect()
         })
         .collect();
     drop(slots);
-    let data_of = |c: usize, p: &Piece| -> &[u8] {
-        let (f, s, _, _) = cands[c];
-        &objects[f as usize].sections[s as usize].data[p.0 as usize..(p.0 + p.1) as usize]
-    };
+    let data_of = |c: usize, p: &Piece| -> &[u8] { &objects[cands[c].0].data[p.0 as usize..(p.0 + p.1) as usize] };
     let natural = |c: usize, p: &Piece| -> u64 {
-        let (f, s, _, _) = cands[c];
-        let align = objects[f as usize].sections[s as usize].align.max(1);
+        let align = objects[cands[c].0].align.max(1);
         if p.0 == 0 {
             align
         } else {
@@ -286,12 +282,10 @@ pub fn merge(ctx: &mut Ctx) {
     // -O2: a string that ends another string is not written either (tail merging, as lld does at
     // -O2; it costs a sort of every distinct string).
     let tails = if ctx.config.opt_level >= 2 {
-        let strings: Vec<bool> = cands
-            .iter()
-            .map(|&(f, s, _, _)| objects[f as usize].sections[s as usize].flags & elf::SHF_STRINGS as u64 != 0)
-            .collect();
+        let strings: Vec<bool> =
+            cands.iter().map(|&(r, _, _)| objects[r].flags & elf::SHF_STRINGS as u64 != 0).collect();
         tail_merge(&cut, &owner_of, &strings, |c, pi| {
-            let (_, _, out, entsize) = cands[c as usize];
+            let (_, out, entsize) = cands[c as usize];
             let p = &cut[c as usize][pi as usize];
             (out, entsize, data_of(c as usize, p), natural(c as usize, p))
         })
@@ -323,28 +317,31 @@ pub fn merge(ctx: &mut Ctx) {
         .with_max_len(8)
         .enumerate()
         .map(|(c, pieces)| {
-            let (f, s, _, _) = cands[c];
+            let (r, out, _) = cands[c];
             let owners: Vec<Owner> = (0..pieces.len())
                 .map(|pi| {
                     let (oc, op) = owner_of[c][pi];
                     match tails.get(&(oc, op)) {
-                        Some(&(hc, hp, delta)) => {
-                            Owner { owner: hc, out_off: layouts[hc as usize].0[hp as usize] + delta }
+                        Some(&(hc, hp, delta)) => Owner {
+                            owner: MergeId::new(hc as usize),
+                            out_off: layouts[hc as usize].0[hp as usize] + delta,
+                        },
+                        None => {
+                            Owner { owner: MergeId::new(oc as usize), out_off: layouts[oc as usize].0[op as usize] }
                         }
-                        None => Owner { owner: oc, out_off: layouts[oc as usize].0[op as usize] },
                     }
                 })
                 .collect();
             let owned: Vec<(u32, u32, u32)> = pieces
                 .iter()
                 .zip(&owners)
-                .filter(|(_, o)| o.owner == c as u32)
+                .filter(|(_, o)| o.owner == MergeId::new(c))
                 .map(|(p, o)| (p.0, p.1, o.out_off))
                 .collect();
             let size = layouts[c].1;
-            let saved = objects[f as usize].sections[s as usize].size.saturating_sub(size);
+            let saved = objects[r].size.saturating_sub(size);
             let starts: Vec<u32> = pieces.iter().map(|p| p.0).collect();
-            let len = objects[f as usize].sections[s as usize].size;
+            let len = objects[r].size;
             let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
             let mut i = 0usize;
             for b in 0..len.div_ceil(BLOCK).max(1) {
@@ -353,7 +350,6 @@ pub fn merge(ctx: &mut Ctx) {
                 }
                 blocks.push(i as u32);
             }
-            let out = cands[c].2;
             let m = MergedSection {
                 starts,
                 blocks,
@@ -370,18 +366,16 @@ pub fn merge(ctx: &mut Ctx) {
         .collect();
     let mut merges = Merges::default();
     for (c, (m, saved)) in built.into_iter().enumerate() {
-        merges.sections.push((cands[c].0, cands[c].1));
+        let id = merges.sections.push(cands[c].0);
+        ctx.objects[cands[c].0].merge_index = Some(id);
         merges.merged.push(m);
         merges.saved += saved;
-    }
-    for (c, &(f, s, _, _)) in cands.iter().enumerate() {
-        ctx.objects[f as usize].sections[s as usize].merge_index = c as u32;
     }
     ctx.merges = merges;
 }
 
 /// A piece's (output section, entry size, bytes, required alignment).
-type PieceInfo<'a> = (u32, u64, &'a [u8], u64);
+type PieceInfo<'a> = (OutputSectionId, u64, &'a [u8], u64);
 
 /// Tail merging: among the distinct strings of one output section and entry size, each one that
 /// is the end of a longer one (terminator included) is found there instead: gives, for such a
@@ -394,7 +388,7 @@ fn tail_merge<'a>(
     strings: &[bool],
     info: impl Fn(u32, u32) -> PieceInfo<'a> + Sync,
 ) -> std::collections::HashMap<(u32, u32), (u32, u32, u32)> {
-    let mut groups: std::collections::HashMap<(u32, u64), Vec<(u32, u32)>> = Default::default();
+    let mut groups: std::collections::HashMap<(OutputSectionId, u64), Vec<(u32, u32)>> = Default::default();
     for (c, pieces) in cut.iter().enumerate() {
         if !strings[c] {
             continue;
@@ -461,7 +455,9 @@ mod tests {
         let cut: Vec<Vec<Piece>> = data.iter().map(|c| c.iter().map(|b| (0, b.len() as u32, 0)).collect()).collect();
         let owner_of: Vec<Vec<(u32, u32)>> =
             cut.iter().enumerate().map(|(c, ps)| (0..ps.len() as u32).map(|p| (c as u32, p)).collect()).collect();
-        let info = |c: u32, p: u32| (7u32, 1u64, data[c as usize][p as usize], aligns[c as usize][p as usize]);
+        let info = |c: u32, p: u32| {
+            (OutputSectionId::new(7), 1u64, data[c as usize][p as usize], aligns[c as usize][p as usize])
+        };
         let tails = tail_merge(&cut, &owner_of, &[true, true], info);
         let mut found: Vec<_> = tails.into_iter().collect();
         found.sort();

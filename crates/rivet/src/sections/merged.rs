@@ -1,6 +1,7 @@
 //! What string merging (`sections::merge`) gives the later stages: each merged input section's
 //! pieces and where they went, and the lookup from an input offset to its place in the output.
 //! Plain data over the inputs; layout calls `finalize` once member offsets are known.
+use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef};
 use rayon::prelude::*;
 
 /// Granularity of `MergedSection::blocks`.
@@ -10,7 +11,7 @@ pub const BLOCK: u64 = 64;
 /// their offset within that section's output bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Owner {
-    pub owner: u32,
+    pub owner: MergeId,
     pub out_off: u32,
 }
 
@@ -35,7 +36,7 @@ pub struct MergedSection {
     pub near: Vec<(u32, u32)>,
     pub near_base: u64,
     /// The output section all of this section's pieces are in.
-    pub out: u32,
+    pub out: OutputSectionId,
     /// Each piece's owner, until `finalize` turns them into `placed` (then empty: 8 bytes a piece
     /// less for the rest of the link).
     pub owners: Vec<Owner>,
@@ -47,17 +48,17 @@ pub struct MergedSection {
 /// Every merged input section of the link.
 #[derive(Default)]
 pub struct Merges {
-    /// (file, section) of each merged input section; `Piece::owner` indexes this.
-    pub sections: Vec<(u32, u32)>,
-    pub merged: Vec<MergedSection>,
+    /// Each merged input section; `Owner::owner` indexes this.
+    pub sections: IdVec<MergeId, SectionRef>,
+    pub merged: IdVec<MergeId, MergedSection>,
     /// Bytes of input merged away (for --stats and the closing report).
     pub saved: u64,
 }
 
 impl Merges {
     /// The merged section at `index` (an `ObjSection::merge_index`), if it is one.
-    pub fn at(&self, index: u32) -> Option<&MergedSection> {
-        self.merged.get(index as usize)
+    pub fn at(&self, index: Option<MergeId>) -> Option<&MergedSection> {
+        self.merged.get(index?)
     }
 
     /// The piece holding input offset `off` (past the end: the last piece), among pieces whose
@@ -72,7 +73,7 @@ impl Merges {
     }
 
     /// (output section, offset in it) of input offset `off` of `m`; needs `finalize`.
-    pub fn place(&self, m: &MergedSection, off: u64) -> Option<(u32, u64)> {
+    pub fn place(&self, m: &MergedSection, off: u64) -> Option<(OutputSectionId, u64)> {
         if !m.near.is_empty() {
             let i = Self::piece(&m.blocks, &m.near, |p| p.0, off)?;
             let (start, placed) = m.near[i];
@@ -83,9 +84,9 @@ impl Merges {
     }
 
     /// Once every input section has its offset in its output section: each piece's offset there.
-    pub fn finalize(&mut self, objects: &[crate::input::object::ObjectFile]) {
-        let base: Vec<u64> =
-            self.sections.iter().map(|&(f, s)| objects[f as usize].sections[s as usize].offset).collect();
+    pub fn finalize(&mut self, objects: &IdVec<FileId, crate::input::object::ObjectFile>) {
+        let base: IdVec<MergeId, u64> =
+            self.sections.iter().map(|r| objects[r.file].sections[r.index as usize].offset).collect();
         self.merged.par_iter_mut().with_max_len(1).for_each(|m| m.place_pieces(&base));
     }
 }
@@ -93,8 +94,8 @@ impl Merges {
 impl MergedSection {
     /// `placed` from the owners, given each merged section's offset in its output section (`base`,
     /// by `Merges::sections` index); the owners are dropped.
-    fn place_pieces(&mut self, base: &[u64]) {
-        let placed: Vec<u64> = self.owners.iter().map(|o| base[o.owner as usize] + o.out_off as u64).collect();
+    fn place_pieces(&mut self, base: &IdVec<MergeId, u64>) {
+        let placed: Vec<u64> = self.owners.iter().map(|o| base[o.owner] + o.out_off as u64).collect();
         self.owners = Vec::new();
         let lowest = placed.iter().copied().min().unwrap_or(0);
         if placed.iter().all(|&p| p - lowest <= u32::MAX as u64) {
@@ -113,39 +114,42 @@ mod tests {
 
     #[test]
     fn place_finds_the_piece_holding_an_offset() {
-        let merges = Merges { sections: vec![(0, 1), (2, 3)], ..Default::default() };
+        let at = |f: usize, s: u32| SectionRef::new(FileId::new(f), s);
+        let merges = Merges { sections: vec![at(0, 1), at(2, 3)].into(), ..Default::default() };
+        let out = OutputSectionId::new(7);
+        let base = |a: u64, b: u64| -> IdVec<MergeId, u64> { vec![a, b].into() };
         let section = || MergedSection {
             starts: vec![0, 4],
             blocks: vec![0],
             placed: Vec::new(),
             near: Vec::new(),
             near_base: 0,
-            out: 7,
-            owners: vec![Owner { owner: 0, out_off: 0 }, Owner { owner: 1, out_off: 10 }],
+            out,
+            owners: vec![Owner { owner: MergeId::new(0), out_off: 0 }, Owner { owner: MergeId::new(1), out_off: 10 }],
             owned: vec![(0, 4, 0)],
             size: 4,
         };
         // Section 0 sits at offset 100 of output section 7, section 1 at 200: the places are
         // kept as offsets from 100 beside the input offsets.
         let mut m = section();
-        m.place_pieces(&[100, 200]);
+        m.place_pieces(&base(100, 200));
         assert!(m.owners.is_empty());
         assert_eq!((m.near.as_slice(), m.near_base, m.starts.len()), (&[(0, 0), (4, 110)][..], 100, 0));
-        assert_eq!(merges.place(&m, 0), Some((7, 100)));
-        assert_eq!(merges.place(&m, 3), Some((7, 103)));
-        assert_eq!(merges.place(&m, 5), Some((7, 211)));
-        assert_eq!(merges.place(&m, 10), Some((7, 216)), "one past the end");
+        assert_eq!(merges.place(&m, 0), Some((out, 100)));
+        assert_eq!(merges.place(&m, 3), Some((out, 103)));
+        assert_eq!(merges.place(&m, 5), Some((out, 211)));
+        assert_eq!(merges.place(&m, 10), Some((out, 216)), "one past the end");
         // Section 1 5 GiB further on: the places do not fit 32 bits and stay whole.
         let far = 100 + (5 << 30);
         let mut m = section();
-        m.place_pieces(&[100, far]);
+        m.place_pieces(&base(100, far));
         assert!(m.near.is_empty());
         assert_eq!(m.placed, vec![100, far + 10]);
-        assert_eq!(merges.place(&m, 3), Some((7, 103)));
-        assert_eq!(merges.place(&m, 5), Some((7, far + 11)));
+        assert_eq!(merges.place(&m, 3), Some((out, 103)));
+        assert_eq!(merges.place(&m, 5), Some((out, far + 11)));
         // No pieces at all: nothing to place.
         let mut m = MergedSection { starts: Vec::new(), owners: Vec::new(), owned: Vec::new(), size: 0, ..section() };
-        m.place_pieces(&[100, 200]);
+        m.place_pieces(&base(100, 200));
         assert_eq!(merges.place(&m, 0), None);
     }
 }

@@ -1,7 +1,8 @@
 //! Output sections: takes the live input sections of every object, in command-line order, and
 //! gives the output sections they form (by GNU ld's default-script name rules), with
 //! `.init_array.N`-style priorities sorted, and a rank that orders them into segments.
-use crate::input::object::ObjectFile;
+use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
+use crate::input::object::Objects;
 use object::elf;
 
 /// What an output section holds.
@@ -36,6 +37,9 @@ pub enum Content {
     Shstrtab,
 }
 
+/// The output sections, by id.
+pub type Sections = IdVec<OutputSectionId, OutputSection>;
+
 pub struct OutputSection {
     pub name: String,
     pub sh_type: u32,
@@ -43,8 +47,8 @@ pub struct OutputSection {
     pub align: u64,
     pub entsize: u64,
     pub content: Content,
-    /// (file, section) pairs in output order.
-    pub members: Vec<(u32, u32)>,
+    /// Input sections in output order.
+    pub members: Vec<SectionRef>,
     pub size: u64,
     pub addr: u64,
     pub offset: u64,
@@ -221,16 +225,16 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
 /// `sort` is `--sort-section`: `name` or `alignment`.
 pub fn build(
-    objects: &mut [ObjectFile],
-    file_order: &[u32],
+    objects: &mut Objects,
+    file_order: &[FileId],
     strip_debug: bool,
     sort: Option<crate::args::SortSection>,
-) -> Vec<OutputSection> {
-    let mut out: Vec<OutputSection> = Vec::new();
+) -> Sections {
+    let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
-    let mut by_name: rustc_hash::FxHashMap<&[u8], usize> = Default::default();
+    let mut by_name: rustc_hash::FxHashMap<&[u8], OutputSectionId> = Default::default();
     for &f in file_order {
-        let obj = &mut objects[f as usize];
+        let obj = &mut objects[f];
         for (si, sec) in obj.sections.iter_mut().enumerate() {
             if !sec.live {
                 continue;
@@ -242,8 +246,7 @@ pub fn build(
             let name = output_name(sec.name);
             let idx = *by_name.entry(name).or_insert_with(|| {
                 let n = String::from_utf8_lossy(name).into_owned();
-                out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs));
-                out.len() - 1
+                out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs))
             });
             let os = &mut out[idx];
             merge_kind(os, sec.sh_type, sec.flags);
@@ -253,8 +256,8 @@ pub fn build(
             } else if os.entsize != sec.entsize {
                 os.entsize = 0;
             }
-            os.members.push((f, si as u32));
-            sec.out = idx as u32;
+            os.members.push(SectionRef::new(f, si as u32));
+            sec.out = Some(idx);
         }
     }
     for os in &mut out {
@@ -293,8 +296,8 @@ fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
 /// `SORT_BY_NAME`/`SORT_BY_ALIGNMENT` (largest alignment first). The sorts are stable, so sections
 /// of one name (`.init` from crti.o, the objects and crtn.o; `.ctors` from crtbegin.o ... crtend.o)
 /// keep their command-line order, which is what makes their code and tables work.
-fn sort_members(os: &mut OutputSection, objects: &[ObjectFile], how: crate::args::SortSection) {
-    let sec = |&(f, s): &(u32, u32)| &objects[f as usize].sections[s as usize];
+fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::SortSection) {
+    let sec = |&r: &SectionRef| &objects[r];
     match how {
         crate::args::SortSection::Alignment => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align)),
         crate::args::SortSection::Name => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
@@ -303,9 +306,9 @@ fn sort_members(os: &mut OutputSection, objects: &[ObjectFile], how: crate::args
 
 /// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`
 /// (which counts as priority 65536); the sort is stable so command-line order breaks ties.
-fn sort_by_priority(os: &mut OutputSection, objects: &[ObjectFile]) {
-    let priority = |&(f, s): &(u32, u32)| -> u32 {
-        let name = objects[f as usize].sections[s as usize].name;
+fn sort_by_priority(os: &mut OutputSection, objects: &Objects) {
+    let priority = |&r: &SectionRef| -> u32 {
+        let name = objects[r].name;
         let suffix = name.iter().rposition(|&c| c == b'.').map(|p| &name[p + 1..]).unwrap_or(b"");
         match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u32>().ok()) {
             Some(p) if name != os.name.as_bytes() => p,

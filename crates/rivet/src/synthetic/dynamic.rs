@@ -3,6 +3,7 @@
 //! `.gnu.hash`, `.gnu.version`, `.gnu.version_r` and the DT_NEEDED list. Everything here depends only
 //! on names, so it is built (and sized) before layout; addresses are filled in when writing.
 use crate::ctx::{Ctx, OutputKind, Target};
+use crate::ids::{IdVec, SharedId, SymbolId};
 use crate::resolve::Def;
 use object::elf;
 use rayon::prelude::*;
@@ -47,16 +48,17 @@ impl Strings {
 }
 
 /// Shared libraries that must be DT_NEEDED: all but `--as-needed` ones nobody uses.
-fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
-    let mut used = vec![false; ctx.shared.len()];
+fn needed_libraries(ctx: &Ctx) -> IdVec<SharedId, bool> {
+    let mut used: IdVec<SharedId, bool> = vec![false; ctx.shared.len()].into();
     for s in &ctx.symbols {
         if let Def::Shared { file, .. } = s.def {
             if s.referenced {
-                used[file as usize] = true;
+                used[file] = true;
             }
         }
     }
-    let needed: Vec<bool> = ctx.shared.iter().zip(used).map(|(lib, u)| u || !lib.as_needed).collect();
+    let needed: IdVec<SharedId, bool> =
+        ctx.shared.iter().zip(used.iter()).map(|(lib, &u)| u || !lib.as_needed).collect();
     if ctx.config.verbose {
         for (lib, &n) in ctx.shared.iter().zip(&needed) {
             if !n {
@@ -70,19 +72,19 @@ fn needed_libraries(ctx: &Ctx) -> Vec<bool> {
     needed
 }
 
-fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &[bool]) -> bool {
+fn exported(ctx: &Ctx, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, bool>) -> bool {
     // Asked first: it settles most symbols of an executable without reading their definitions.
     let wanted = ctx.kind == OutputKind::Shared
         || ctx.config.export_dynamic
         || wanted_by_libraries[id]
-        || ctx.dynamic_list.contains(&(id as u32));
+        || ctx.dynamic_list.contains(&id);
     let s = &ctx.symbols[id];
     if !wanted || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_)) || s.is_hidden() {
         return false;
     }
     match s.def {
         Def::Defined { file, sym } => {
-            let obj = &ctx.objects[file as usize];
+            let obj = &ctx.objects[file];
             obj.sym_shndx(sym as usize).is_none_or(|sec| obj.sections[sec as usize].live)
         }
         _ => true,
@@ -93,16 +95,16 @@ fn exported(ctx: &Ctx, id: usize, wanted_by_libraries: &[bool]) -> bool {
 /// the library's own references then bind to the executable's definition (interposition).
 /// By symbol id: the libraries' names are looked up once, in parallel, instead of hashing every
 /// symbol's name into a set of them (2% of a cxx-big link).
-fn wanted_by_libraries(ctx: &Ctx) -> Vec<bool> {
+fn wanted_by_libraries(ctx: &Ctx) -> IdVec<SymbolId, bool> {
     let names: Vec<&[u8]> = ctx
         .shared
         .iter()
         .flat_map(|l| l.file.undefined.iter().map(|&(n, _)| n).chain(l.file.defined.iter().map(|d| d.name)))
         .collect();
-    let ids: Vec<u32> = names.par_iter().with_min_len(1024).filter_map(|&n| ctx.by_name.get(n).copied()).collect();
-    let mut wanted = vec![false; ctx.symbols.len()];
+    let ids: Vec<SymbolId> = names.par_iter().with_min_len(1024).filter_map(|&n| ctx.by_name.get(n).copied()).collect();
+    let mut wanted: IdVec<SymbolId, bool> = vec![false; ctx.symbols.len()].into();
     for id in ids {
-        wanted[id as usize] = true;
+        wanted[id] = true;
     }
     wanted
 }
@@ -114,6 +116,7 @@ pub fn export_roots(ctx: &Ctx) -> Vec<String> {
     (0..ctx.symbols.len())
         .into_par_iter()
         .with_min_len(4096)
+        .map(SymbolId::new)
         .filter(|&id| exported(ctx, id, &wanted))
         .map(|id| ctx.symbols[id].display())
         .collect()
@@ -123,7 +126,7 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     let mut strings = Strings { bytes: vec![0], seen: HashMap::default() };
     let mut p = DynPlan::default();
     let needed = needed_libraries(ctx);
-    for (i, lib) in ctx.shared.iter().enumerate() {
+    for (i, lib) in ctx.shared.iter_enumerated() {
         let off = strings.add(lib.file.needed_name.as_bytes());
         if needed[i] && !p.needed.contains(&off) {
             p.needed.push(off);
@@ -141,10 +144,10 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     let class: Vec<Option<bool>> = (0..ctx.symbols.len())
         .into_par_iter()
         .with_min_len(4096)
-        .map(|id| {
+        .map(|i| {
+            let id = SymbolId::new(i);
             let s = &ctx.symbols[id];
-            let has_address =
-                ctx.got.canonical.contains(&(id as u32)) || ctx.got.copy_offset.contains_key(&(id as u32));
+            let has_address = ctx.got.canonical.contains(&id) || ctx.got.copy_offset.contains_key(&id);
             match s.def {
                 Def::Shared { .. } if s.referenced || has_address => Some(has_address),
                 // A hidden undefined (weak) symbol resolves to 0 here; it is never imported.
@@ -156,20 +159,20 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
         .collect();
     let mut unhashed = Vec::new();
     let mut hashed = Vec::new();
-    for (id, c) in class.into_iter().enumerate() {
+    for (id, c) in ctx.symbols.ids().zip(class) {
         match c {
-            Some(true) => hashed.push(id as u32),
-            Some(false) => unhashed.push(id as u32),
+            Some(true) => hashed.push(id),
+            Some(false) => unhashed.push(id),
             None => {}
         }
     }
     let nbuckets = (hashed.len() as u32 / 4).max(1);
-    hashed.sort_by_key(|&id| (gnu_hash(dynamic_name(ctx.symbols[id as usize].name)) % nbuckets, id));
+    hashed.sort_by_key(|&id| (gnu_hash(dynamic_name(ctx.symbols[id].name)) % nbuckets, id));
     p.first_hashed = 1 + unhashed.len() as u32;
     p.symbols = unhashed.into_iter().chain(hashed).collect();
     for (i, &id) in p.symbols.iter().enumerate() {
         p.index.insert(id, i as u32 + 1);
-        p.name_off.push(strings.add(dynamic_name(ctx.symbols[id as usize].name)));
+        p.name_off.push(strings.add(dynamic_name(ctx.symbols[id].name)));
     }
     build_versions(ctx, &mut p, &mut strings);
     p.gnu_hash = build_gnu_hash(ctx, &p, nbuckets);
@@ -182,15 +185,15 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
 fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
     p.versym = vec![elf::VER_NDX_LOCAL; p.symbols.len() + 1];
     // (library, version name) → index, in first-use order per library.
-    let mut per_lib: Vec<Vec<(&[u8], u16)>> = vec![Vec::new(); ctx.shared.len()];
+    let mut per_lib: IdVec<SharedId, Vec<(&[u8], u16)>> = vec![Vec::new(); ctx.shared.len()].into();
     // Indices 2.. belong to this output's own version definitions; imported versions follow.
     let mut next: u16 = 2 + ctx.versions.nodes.len() as u16;
     for (i, &id) in p.symbols.iter().enumerate() {
-        let s = &ctx.symbols[id as usize];
+        let s = &ctx.symbols[id];
         p.versym[i + 1] = ctx.versions.of_symbol.get(&id).copied().unwrap_or(elf::VER_NDX_GLOBAL);
         let Def::Shared { file, sym } = s.def else { continue };
-        let Some(ver) = ctx.shared[file as usize].file.defined[sym as usize].version else { continue };
-        let list = &mut per_lib[file as usize];
+        let Some(ver) = ctx.shared[file].file.defined[sym as usize].version else { continue };
+        let list = &mut per_lib[file];
         let index = match list.iter().find(|(n, _)| *n == ver) {
             Some(&(_, ix)) => ix,
             None => {
@@ -201,7 +204,7 @@ fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
         };
         p.versym[i + 1] = index;
     }
-    let libs: Vec<usize> = (0..ctx.shared.len()).filter(|&l| !per_lib[l].is_empty()).collect();
+    let libs: Vec<SharedId> = ctx.shared.ids().filter(|&l| !per_lib[l].is_empty()).collect();
     for (n, &l) in libs.iter().enumerate() {
         let versions = &per_lib[l];
         let file = strings.add(ctx.shared[l].file.needed_name.as_bytes());
@@ -269,7 +272,7 @@ fn build_gnu_hash(ctx: &Ctx, p: &DynPlan, nbuckets: u32) -> Vec<u8> {
     const SHIFT: u32 = 26;
     let hashed: Vec<u32> = p.symbols[p.first_hashed as usize - 1..]
         .iter()
-        .map(|&id| gnu_hash(dynamic_name(ctx.symbols[id as usize].name)))
+        .map(|&id| gnu_hash(dynamic_name(ctx.symbols[id].name)))
         .collect();
     let bloom_words = ((hashed.len() / 8).max(1)).next_power_of_two();
     let mut bloom = vec![0u64; bloom_words];
@@ -304,7 +307,7 @@ impl DynPlan {
     /// Fills `.dynsym` (after layout): addresses of definitions, copies and canonical PLT stubs.
     pub fn write_dynsym(&self, ctx: &Ctx, out: &mut [u8]) {
         for (i, &id) in self.symbols.iter().enumerate() {
-            let s = &ctx.symbols[id as usize];
+            let s = &ctx.symbols[id];
             let t = Target::Global(id);
             let e = &mut out[24 * (i + 1)..24 * (i + 2)];
             // A reference-only symbol is weak when every reference to it is weak (crti.o's
@@ -346,9 +349,9 @@ impl DynPlan {
 }
 
 /// (section index, value, size) of a dynamic symbol.
-fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
+fn dynsym_place(ctx: &Ctx, id: SymbolId) -> (u16, u64, u64) {
     let t = Target::Global(id);
-    let s = &ctx.symbols[id as usize];
+    let s = &ctx.symbols[id];
     match s.def {
         Def::Shared { .. } => {
             let size = ctx.shared_def(t).map_or(0, |d| d.size);
@@ -361,13 +364,13 @@ fn dynsym_place(ctx: &Ctx, id: u32) -> (u16, u64, u64) {
             }
         }
         Def::Defined { file, sym } | Def::Common { file, sym } => {
-            let obj = &ctx.objects[file as usize];
+            let obj = &ctx.objects[file];
             let size = obj.syms[sym as usize].st_size.get(object::LittleEndian);
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
                 (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
                 (_, Some(sec)) => {
                     let out = obj.sections[sec as usize].out;
-                    ctx.sections.get(out as usize).map_or(elf::SHN_ABS, |o| o.shndx as u16)
+                    out.and_then(|o| ctx.sections.get(o)).map_or(elf::SHN_ABS, |o| o.shndx as u16)
                 }
                 _ => elf::SHN_ABS,
             };

@@ -1,13 +1,14 @@
 //! What the dynamic-symbol planner (`synthetic::dynamic`) gives the later stages: the `.dynsym`
 //! order and the bytes of `.dynstr`, `.gnu.hash` and the version sections, and the version
 //! definitions of this output. Plain data; it is built and written by `synthetic::dynamic`.
+use crate::ids::SymbolId;
 use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Default)]
 pub struct DynPlan {
     /// Global symbol ids in `.dynsym` order (entry `i + 1`).
-    pub symbols: Vec<u32>,
-    pub index: HashMap<u32, u32>,
+    pub symbols: Vec<SymbolId>,
+    pub index: HashMap<SymbolId, u32>,
     /// The first symbol `.gnu.hash` covers (imports without an address come before it).
     pub first_hashed: u32,
     pub dynstr: Vec<u8>,
@@ -31,7 +32,7 @@ pub struct Versions {
     /// Named nodes in script order: (name, parent); node `i` is version index `i + 2`.
     pub nodes: Vec<(String, Option<String>)>,
     /// Symbol id → version index (VERSYM_HIDDEN set for `foo@V` non-default versions).
-    pub of_symbol: HashMap<u32, u16>,
+    pub of_symbol: HashMap<SymbolId, u16>,
 }
 
 impl Versions {

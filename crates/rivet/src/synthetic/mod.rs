@@ -11,30 +11,39 @@ pub mod write;
 pub use tables::*;
 
 use crate::ctx::{Ctx, Target};
+use crate::ids::SymbolId;
 use object::elf;
 
 /// The words of one GOT entry and the dynamic relocations that complete them. Used both to count
 /// `.rela.dyn` before layout (`addresses` false: values are left 0) and to write it, so the two
 /// cannot disagree.
-/// A GOT entry's dynamic relocation: (byte offset in the entry, type, symbol id or NO_SYM, addend).
-pub type GotReloc = (u64, u32, u32, i64);
+/// A GOT entry's dynamic relocation: (byte offset in the entry, type, the symbol it names if any,
+/// addend).
+pub type GotReloc = (u64, u32, Option<SymbolId>, i64);
 
-pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64; 2], Vec<GotReloc>) {
+pub fn got_entry(ctx: &Ctx, key: GotKey, addresses: bool) -> ([u64; 2], Vec<GotReloc>) {
+    let shared_output = ctx.kind == crate::ctx::OutputKind::Shared;
+    let (t, kind) = match key {
+        GotKey::Symbol(t, kind) => (t, kind),
+        // This module's id and 0: every local-dynamic sequence shares the entry.
+        GotKey::TlsModule if shared_output => return ([0, 0], vec![(0, elf::R_X86_64_DTPMOD64, None, 0)]),
+        // An executable is module 1.
+        GotKey::TlsModule => return ([1, 0], vec![]),
+    };
     let value = |t| if addresses { ctx.value(t) } else { 0 };
     let tpoff = |t| if addresses { ctx.tpoff(t) } else { 0 };
     let dtpoff = |t| if addresses { ctx.dtpoff(t) } else { 0 };
     let sym = |t: Target| match t {
-        Target::Global(id) => id,
-        Target::Local(..) => NO_SYM,
+        Target::Global(id) => Some(id),
+        Target::Local(..) => None,
     };
-    let shared_output = ctx.kind == crate::ctx::OutputKind::Shared;
     match kind {
         GotKind::Addr => {
             if ctx.is_preemptible(t) {
                 ([0, 0], vec![(0, elf::R_X86_64_GLOB_DAT, sym(t), 0)])
             } else if ctx.is_pic() && !ctx.is_absolute(t) {
                 let v = value(t);
-                ([v, 0], vec![(0, elf::R_X86_64_RELATIVE, NO_SYM, v as i64)])
+                ([v, 0], vec![(0, elf::R_X86_64_RELATIVE, None, v as i64)])
             } else {
                 ([value(t), 0], vec![])
             }
@@ -44,7 +53,7 @@ pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64;
                 ([0, 0], vec![(0, elf::R_X86_64_TPOFF64, sym(t), 0)])
             } else if shared_output {
                 // The module's TLS offset is only known at load time.
-                ([0, 0], vec![(0, elf::R_X86_64_TPOFF64, NO_SYM, dtpoff(t))])
+                ([0, 0], vec![(0, elf::R_X86_64_TPOFF64, None, dtpoff(t))])
             } else {
                 ([tpoff(t) as u64, 0], vec![])
             }
@@ -53,19 +62,13 @@ pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64;
             if ctx.is_preemptible(t) {
                 ([0, 0], vec![(0, elf::R_X86_64_DTPMOD64, sym(t), 0), (8, elf::R_X86_64_DTPOFF64, sym(t), 0)])
             } else if shared_output {
-                ([0, dtpoff(t) as u64], vec![(0, elf::R_X86_64_DTPMOD64, NO_SYM, 0)])
+                ([0, dtpoff(t) as u64], vec![(0, elf::R_X86_64_DTPMOD64, None, 0)])
             } else {
                 // An executable is module 1.
                 ([1, dtpoff(t) as u64], vec![])
             }
         }
-        GotKind::TlsLd => {
-            if shared_output {
-                ([0, 0], vec![(0, elf::R_X86_64_DTPMOD64, NO_SYM, 0)])
-            } else {
-                ([1, 0], vec![])
-            }
-        }
+        GotKind::TlsLd => unreachable!("GotKey::new makes every local-dynamic entry TlsModule"),
         // As lld does: in `.got` with the relocation in `.rela.dyn` (resolved at load time, so
         // no DT_TLSDESC_PLT/DT_TLSDESC_GOT for lazy descriptors). A variable of this module is
         // named by its offset in the module's TLS block, as the addend of symbol 0.
@@ -73,7 +76,7 @@ pub fn got_entry(ctx: &Ctx, t: Target, kind: GotKind, addresses: bool) -> ([u64;
             if ctx.is_preemptible(t) {
                 ([0, 0], vec![(0, elf::R_X86_64_TLSDESC, sym(t), 0)])
             } else {
-                ([0, 0], vec![(0, elf::R_X86_64_TLSDESC, NO_SYM, dtpoff(t))])
+                ([0, 0], vec![(0, elf::R_X86_64_TLSDESC, None, dtpoff(t))])
             }
         }
     }

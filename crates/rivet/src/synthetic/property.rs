@@ -14,7 +14,8 @@
 //! them).
 use crate::args::{CetReport, Config};
 use crate::diag::Diag;
-use crate::input::object::ObjectFile;
+use crate::ids::FileId;
+use crate::input::object::Objects;
 use object::elf;
 
 pub const FEATURE_1_AND: u32 = 0xc000_0002;
@@ -85,12 +86,12 @@ pub fn parse(data: &[u8], what: &str) -> Result<Properties, String> {
 
 /// The output's properties, merged over the input objects in `file_order` (errors for malformed
 /// notes, and the `-z cet-report` diagnostics, go to `diag`).
-pub fn merge(config: &Config, objects: &[ObjectFile], file_order: &[u32], diag: &Diag) -> Properties {
+pub fn merge(config: &Config, objects: &Objects, file_order: &[FileId], diag: &Diag) -> Properties {
     let forced = (if config.z_ibt { FEATURE_1_IBT } else { 0 }) | (if config.z_shstk { FEATURE_1_SHSTK } else { 0 });
     let mut out: Option<Properties> = None;
     let mut and = FEATURE_1_IBT | FEATURE_1_SHSTK;
     for &f in file_order {
-        let obj = &objects[f as usize];
+        let obj = &objects[f];
         let mut props = Properties::new();
         for s in obj.sections.iter().filter(|s| s.name == b".note.gnu.property" && s.sh_type == elf::SHT_NOTE) {
             match parse(s.data, &obj.name) {

@@ -3,14 +3,15 @@
 //! then globals; hidden globals become locals, as GNU ld makes them in an executable.
 use crate::args::Discard;
 use crate::ctx::Ctx;
+use crate::ids::{FileId, SymbolId};
 use crate::resolve::Def;
 use object::elf;
 use object::LittleEndian as LE;
 
 #[derive(Clone, Copy)]
 pub enum Source {
-    Local { file: u32, sym: u32 },
-    Global { id: u32, local: bool },
+    Local { file: FileId, sym: u32 },
+    Global { id: SymbolId, local: bool },
 }
 
 pub struct Plan {
@@ -22,12 +23,12 @@ pub struct Plan {
 
 /// Local symbols in .symtab: all but section symbols and those of dropped sections; `.L` temporaries
 /// only with `--discard-none` (GNU ld's default is `-X`, `--discard-locals`); none with `-x`.
-fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
+fn keep_local(ctx: &Ctx, file: FileId, i: usize) -> bool {
     let discard = ctx.config.discard;
     if discard == Discard::All {
         return false;
     }
-    let obj = &ctx.objects[file as usize];
+    let obj = &ctx.objects[file];
     let sym = &obj.syms[i];
     let ty = sym.st_info & 0xf;
     if ty == elf::STT_SECTION || sym.st_name.get(LE) == 0 {
@@ -35,18 +36,18 @@ fn keep_local(ctx: &Ctx, file: u32, i: usize) -> bool {
     }
     if let Some(sec) = obj.sym_shndx(i) {
         let s = &obj.sections[sec as usize];
-        if !s.live || s.out == crate::input::object::NO_OUTPUT {
+        if !s.live || s.out.is_none() {
             return false;
         }
     }
     discard == Discard::None || !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
 }
 
-fn keep_global(ctx: &Ctx, id: usize) -> bool {
+fn keep_global(ctx: &Ctx, id: SymbolId) -> bool {
     let s = &ctx.symbols[id];
     match s.def {
         Def::Defined { file, sym } => {
-            let obj = &ctx.objects[file as usize];
+            let obj = &ctx.objects[file];
             obj.sym_shndx(sym as usize)
                 .is_none_or(|sec| obj.sections[sec as usize].live || obj.sections[sec as usize].folded_into.is_some())
         }
@@ -59,10 +60,10 @@ fn keep_global(ctx: &Ctx, id: usize) -> bool {
 fn entry_name<'a>(ctx: &Ctx<'a>, src: Source) -> &'a [u8] {
     match src {
         Source::Local { file, sym } => {
-            let obj = &ctx.objects[file as usize];
+            let obj = &ctx.objects[file];
             obj.sym_name(&obj.syms[sym as usize]).unwrap_or(b"")
         }
-        Source::Global { id, .. } => ctx.symbols[id as usize].name,
+        Source::Global { id, .. } => ctx.symbols[id].name,
     }
 }
 
@@ -77,7 +78,7 @@ pub fn plan(ctx: &Ctx) -> Plan {
         .par_iter()
         .with_max_len(8)
         .map(|&f| {
-            let obj = &ctx.objects[f as usize];
+            let obj = &ctx.objects[f];
             (1..obj.first_global)
                 .filter(|&i| keep_local(ctx, f, i))
                 .map(|i| Source::Local { file: f, sym: i as u32 })
@@ -85,14 +86,14 @@ pub fn plan(ctx: &Ctx) -> Plan {
         })
         .collect();
     let keep: Vec<bool> =
-        (0..ctx.symbols.len()).into_par_iter().with_min_len(4096).map(|id| keep_global(ctx, id)).collect();
-    let globals = (0..ctx.symbols.len()).filter(|&id| keep[id]);
-    let made_local = |&id: &usize| {
+        (0..ctx.symbols.len()).into_par_iter().with_min_len(4096).map(|i| keep_global(ctx, SymbolId::new(i))).collect();
+    let globals = ctx.symbols.ids().filter(|&id| keep[id.index()]);
+    let made_local = |&id: &SymbolId| {
         let s = &ctx.symbols[id];
         s.is_hidden() && s.def != Def::Undefined
     };
-    let (hidden, visible): (Vec<usize>, Vec<usize>) = globals.partition(made_local);
-    let global = |local| move |&id: &usize| Source::Global { id: id as u32, local };
+    let (hidden, visible): (Vec<SymbolId>, Vec<SymbolId>) = globals.partition(made_local);
+    let global = |local| move |&id: &SymbolId| Source::Global { id, local };
     let order: Vec<Source> = locals
         .into_iter()
         .flatten()
@@ -172,16 +173,16 @@ impl Plan {
 }
 
 /// The output section index for a symbol defined in input section `sec` of `file`.
-fn out_shndx(ctx: &Ctx, file: u32, sec: u32) -> u16 {
-    let s = &ctx.objects[file as usize].sections[sec as usize];
-    match ctx.sections.get(s.out as usize) {
+fn out_shndx(ctx: &Ctx, file: FileId, sec: u32) -> u16 {
+    let s = &ctx.objects[file].sections[sec as usize];
+    match s.out.and_then(|o| ctx.sections.get(o)) {
         Some(os) if os.shndx != 0 => os.shndx as u16,
         _ => elf::SHN_ABS,
     }
 }
 
-fn local_entry(ctx: &Ctx, file: u32, i: usize) -> (u8, u8, u16, u64, u64) {
-    let obj = &ctx.objects[file as usize];
+fn local_entry(ctx: &Ctx, file: FileId, i: usize) -> (u8, u8, u16, u64, u64) {
+    let obj = &ctx.objects[file];
     let sym = &obj.syms[i];
     let shndx = match obj.sym_shndx(i) {
         Some(sec) => out_shndx(ctx, file, sec),
@@ -195,12 +196,12 @@ fn local_entry(ctx: &Ctx, file: u32, i: usize) -> (u8, u8, u16, u64, u64) {
     (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
 }
 
-fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
-    let s = &ctx.symbols[id as usize];
+fn global_entry(ctx: &Ctx, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u64) {
+    let s = &ctx.symbols[id];
     let value = if matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
         ctx.symbol_table_value(crate::ctx::Target::Global(id))
     } else {
-        ctx.global_addr[id as usize]
+        ctx.global_addr[id]
     };
     // What `.symtab` shows: the inputs' visibility, also for a symbol a version script made local.
     let visibility = s.localized_from.unwrap_or(s.visibility);
@@ -215,7 +216,7 @@ fn global_entry(ctx: &Ctx, id: u32, local: bool) -> (u8, u8, u16, u64, u64) {
     };
     match s.def {
         Def::Defined { file, sym } | Def::Common { file, sym } => {
-            let obj = &ctx.objects[file as usize];
+            let obj = &ctx.objects[file];
             let esym = &obj.syms[sym as usize];
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
                 (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),

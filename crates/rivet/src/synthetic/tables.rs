@@ -1,8 +1,32 @@
 //! The GOT and PLT tables the relocation scan fills and layout and the writers read: which entries
 //! exist, in which order, and where they are once sections have addresses. Plain data over
 //! `Target`s; the passes that fill and write them are in `synthetic` and `arch`.
-use crate::ids::Target;
-use crate::sections::output::OutputSection;
+use crate::ids::{IdVec, OutputSectionId, SymbolId, Target};
+use crate::sections::output::Sections;
+
+/// What a `.got` entry is for: a symbol's entry of some kind, or the one local-dynamic TLS entry
+/// of the module (module id and 0), which every local-dynamic sequence shares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GotKey {
+    Symbol(Target, GotKind),
+    TlsModule,
+}
+
+impl GotKey {
+    pub fn new(t: Target, kind: GotKind) -> GotKey {
+        match kind {
+            GotKind::TlsLd => GotKey::TlsModule,
+            _ => GotKey::Symbol(t, kind),
+        }
+    }
+    pub fn kind(self) -> GotKind {
+        match self {
+            GotKey::Symbol(_, kind) => kind,
+            GotKey::TlsModule => GotKind::TlsLd,
+        }
+    }
+}
+
 use rustc_hash::FxHashMap as HashMap;
 
 /// `.got.plt` starts with three words the dynamic loader owns (`_DYNAMIC`, link map, resolver).
@@ -10,8 +34,6 @@ pub const GOTPLT_RESERVED: u64 = 3;
 pub const PLT_ENTRY_SIZE: u64 = 16;
 /// The lazy-binding PLT header of dynamic outputs (push link map; jmp resolver).
 pub const PLT_HEADER_SIZE: u64 = 16;
-/// Marks a dynamic relocation that names no symbol.
-pub const NO_SYM: u32 = u32::MAX;
 
 /// What a `.got` entry holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,36 +65,36 @@ impl GotKind {
 pub struct DynRel {
     pub offset: u64,
     pub ty: u32,
-    /// Global symbol id, or NO_SYM.
-    pub sym: u32,
+    /// The global symbol it names (None: no symbol).
+    pub sym: Option<SymbolId>,
     pub addend: i64,
 }
 
 #[derive(Default)]
 pub struct Tables {
     /// `.got` entries in order, with their first word's index.
-    pub got: Vec<(Target, GotKind, u32)>,
+    pub got: Vec<(GotKey, u32)>,
     pub got_words: u32,
-    index: HashMap<(Target, GotKind), u32>,
+    index: HashMap<GotKey, u32>,
     /// Symbols with a PLT stub and a `.got.plt` slot, in order.
     pub plt: Vec<Target>,
-    /// PLT entry of each global symbol by id (`u32::MAX`: none); of a local (a local IFUNC) by target.
-    plt_of_global: Vec<u32>,
+    /// PLT entry of each global symbol by id; of a local (a local IFUNC) by target.
+    plt_of_global: IdVec<SymbolId, Option<u32>>,
     plt_of_local: HashMap<Target, u32>,
     /// Imported functions whose PLT stub is their address in this executable (the address was taken
     /// with a non-GOT relocation, so every module must agree on it).
-    pub canonical: rustc_hash::FxHashSet<u32>,
+    pub canonical: rustc_hash::FxHashSet<SymbolId>,
     /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
-    pub copies: Vec<u32>,
+    pub copies: Vec<SymbolId>,
     /// Where each copy is: (output section, offset in it). Copies of read-only variables go to
     /// `.bss.rel.ro` (made read-only after relocation, as lld does), the others to `.bss`.
-    pub copy_offset: HashMap<u32, (usize, u64)>,
-    pub got_sec: Option<usize>,
-    pub gotplt_sec: Option<usize>,
-    pub plt_sec: Option<usize>,
-    pub relaplt_sec: Option<usize>,
-    pub reladyn_sec: Option<usize>,
-    pub dynamic_sec: Option<usize>,
+    pub copy_offset: HashMap<SymbolId, (OutputSectionId, u64)>,
+    pub got_sec: Option<OutputSectionId>,
+    pub gotplt_sec: Option<OutputSectionId>,
+    pub plt_sec: Option<OutputSectionId>,
+    pub relaplt_sec: Option<OutputSectionId>,
+    pub reladyn_sec: Option<OutputSectionId>,
+    pub dynamic_sec: Option<OutputSectionId>,
     /// Entries of `.rela.dyn` (sections, GOT, copies), and how many of them are RELATIVE.
     pub dynrel_count: u64,
     pub relative_count: u64,
@@ -86,16 +108,16 @@ pub struct Tables {
     /// them out; in static ones `.plt` holds only the latter.
     pub ibt: bool,
     /// `.plt.sec`, with an IBT PLT in a dynamic output.
-    pub pltsec_sec: Option<usize>,
+    pub pltsec_sec: Option<OutputSectionId>,
 }
 
 impl Tables {
     /// Adds a `.got` entry unless the target has one of that kind already.
     pub fn add_got(&mut self, t: Target, kind: GotKind) {
-        let key = if kind == GotKind::TlsLd { (Target::Local(0, 0), kind) } else { (t, kind) };
+        let key = GotKey::new(t, kind);
         if !self.index.contains_key(&key) {
             self.index.insert(key, self.got.len() as u32);
-            self.got.push((key.0, kind, self.got_words));
+            self.got.push((key, self.got_words));
             self.got_words += kind.words() as u32;
         }
     }
@@ -107,10 +129,10 @@ impl Tables {
         let index = self.plt.len() as u32;
         match t {
             Target::Global(id) => {
-                if id as usize >= self.plt_of_global.len() {
-                    self.plt_of_global.resize(id as usize + 1, u32::MAX);
+                if id.index() >= self.plt_of_global.len() {
+                    self.plt_of_global.resize(id.index() + 1, None);
                 }
-                self.plt_of_global[id as usize] = index;
+                self.plt_of_global[id] = Some(index);
             }
             Target::Local(..) => {
                 self.plt_of_local.insert(t, index);
@@ -122,14 +144,14 @@ impl Tables {
     /// Looked up for every relocation: a vector for globals, not a hash map (1.6% of a cxx-big link).
     pub fn plt_index(&self, t: Target) -> Option<u32> {
         match t {
-            Target::Global(id) => self.plt_of_global.get(id as usize).copied().filter(|&i| i != u32::MAX),
+            Target::Global(id) => self.plt_of_global.get(id).copied().flatten(),
             Target::Local(..) => self.plt_of_local.get(&t).copied(),
         }
     }
 
     /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when
     /// there is one).
-    pub fn plt_entry_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+    pub fn plt_entry_addr(&self, sections: &Sections, i: u32) -> u64 {
         if let Some(sec) = self.pltsec_sec {
             return sections[sec].addr + PLT_ENTRY_SIZE * i as u64;
         }
@@ -140,7 +162,7 @@ impl Tables {
 
     /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
     /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
-    pub fn plt_lazy_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+    pub fn plt_lazy_addr(&self, sections: &Sections, i: u32) -> u64 {
         let plt = sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr;
         let stub = plt + self.plt_header + PLT_ENTRY_SIZE * i as u64;
         if self.pltsec_sec.is_some() {
@@ -150,21 +172,20 @@ impl Tables {
         }
     }
 
-    pub fn gotplt_slot_addr(&self, sections: &[OutputSection], i: u32) -> u64 {
+    pub fn gotplt_slot_addr(&self, sections: &Sections, i: u32) -> u64 {
         self.gotplt_addr(sections) + 8 * (GOTPLT_RESERVED + i as u64)
     }
 
     /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
-    pub fn gotplt_addr(&self, sections: &[OutputSection]) -> u64 {
+    pub fn gotplt_addr(&self, sections: &Sections) -> u64 {
         match (self.gotplt_sec, self.got_sec) {
             (Some(s), _) | (None, Some(s)) => sections[s].addr,
             (None, None) => 0,
         }
     }
 
-    pub fn got_entry_addr(&self, sections: &[OutputSection], t: Target, kind: GotKind) -> Option<u64> {
-        let key = if kind == GotKind::TlsLd { (Target::Local(0, 0), kind) } else { (t, kind) };
-        let i = *self.index.get(&key)?;
-        Some(sections[self.got_sec?].addr + 8 * self.got[i as usize].2 as u64)
+    pub fn got_entry_addr(&self, sections: &Sections, t: Target, kind: GotKind) -> Option<u64> {
+        let i = *self.index.get(&GotKey::new(t, kind))?;
+        Some(sections[self.got_sec?].addr + 8 * self.got[i as usize].1 as u64)
     }
 }

@@ -1,9 +1,10 @@
 //! The bytes of linker-made sections. Each writer takes the finished layout and fills the slice
 //! layout sized for it; anything that does not fit is a bug caught by a length check.
 use crate::ctx::{Ctx, Target};
+use crate::ids::SectionRef;
 use crate::layout::{DynValue, Layout};
 use crate::sections::output::Content;
-use crate::synthetic::{got_entry, DynRel, GOTPLT_RESERVED, NO_SYM};
+use crate::synthetic::{got_entry, DynRel, GOTPLT_RESERVED};
 use object::elf;
 
 fn put64(buf: &mut [u8], off: usize, v: u64) {
@@ -18,10 +19,10 @@ fn put32(buf: &mut [u8], off: usize, v: u32) {
 pub fn got(ctx: &Ctx, buf: &mut [u8]) -> Vec<DynRel> {
     let base = ctx.sections[ctx.got.got_sec.unwrap()].addr;
     let mut rels = Vec::new();
-    for &(t, kind, word) in &ctx.got.got {
-        let (values, relocs) = got_entry(ctx, t, kind, true);
+    for &(key, word) in &ctx.got.got {
+        let (values, relocs) = got_entry(ctx, key, true);
         let off = 8 * word as usize;
-        for (i, v) in values.iter().take(kind.words() as usize).enumerate() {
+        for (i, v) in values.iter().take(key.kind().words() as usize).enumerate() {
             put64(buf, off + 8 * i, *v);
         }
         for (delta, ty, sym, addend) in relocs {
@@ -113,14 +114,14 @@ fn rela(buf: &mut [u8], i: usize, offset: u64, info: u64, addend: i64) {
 }
 
 fn info(ctx: &Ctx, r: &DynRel) -> Result<u64, String> {
-    if r.sym == NO_SYM {
+    let Some(sym) = r.sym else {
         return Ok(r.ty as u64);
-    }
-    match ctx.dynsym.index.get(&r.sym) {
+    };
+    match ctx.dynsym.index.get(&sym) {
         Some(&i) => Ok(((i as u64) << 32) | r.ty as u64),
         None => Err(format!(
             "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
-            ctx.symbols[r.sym as usize].display()
+            ctx.symbols[sym].display()
         )),
     }
 }
@@ -131,9 +132,9 @@ pub fn rela_plt(ctx: &Ctx, buf: &mut [u8]) -> Result<(), String> {
         let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
         let r = match t {
             Target::Global(id) if ctx.is_preemptible(t) => {
-                DynRel { offset: slot, ty: elf::R_X86_64_JUMP_SLOT, sym: id, addend: 0 }
+                DynRel { offset: slot, ty: elf::R_X86_64_JUMP_SLOT, sym: Some(id), addend: 0 }
             }
-            _ => DynRel { offset: slot, ty: elf::R_X86_64_IRELATIVE, sym: NO_SYM, addend: ctx.raw_value(t) as i64 },
+            _ => DynRel { offset: slot, ty: elf::R_X86_64_IRELATIVE, sym: None, addend: ctx.raw_value(t) as i64 },
         };
         rela(buf, i, r.offset, info(ctx, &r)?, r.addend);
     }
@@ -168,7 +169,7 @@ pub fn dynamic(ctx: &Ctx, layout: &Layout, buf: &mut [u8]) {
             DynValue::Value(v) => v,
             DynValue::SectionAddr(s) => ctx.sections[s].addr,
             DynValue::SectionSize(s) => ctx.sections[s].size,
-            DynValue::Symbol(id) => ctx.global_addr[id as usize],
+            DynValue::Symbol(id) => ctx.global_addr[id],
         };
         put64(buf, 16 * i, tag as u64);
         put64(buf, 16 * i + 8, value);
@@ -184,7 +185,7 @@ pub fn sysv_hash(ctx: &Ctx, buf: &mut [u8]) {
     let mut buckets = vec![0u32; nbucket];
     let mut chains = vec![0u32; n];
     for (i, &id) in ctx.dynsym.symbols.iter().enumerate() {
-        let b = crate::synthetic::dynamic::elf_hash(ctx.symbols[id as usize].name) as usize % nbucket;
+        let b = crate::synthetic::dynamic::elf_hash(ctx.symbols[id].name) as usize % nbucket;
         chains[i + 1] = buckets[b];
         buckets[b] = i as u32 + 1;
     }
@@ -200,13 +201,13 @@ pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), Stri
     let eh_addr = eh_frame.map_or(0, |s| s.addr);
     let mut table: Vec<(i64, i64)> = Vec::new();
     if let Some(os) = eh_frame {
-        for &(f, s) in &os.members {
+        for &SectionRef { file: f, index: s } in &os.members {
             let (Some(eh), Some(sec_addr)) = (ctx.split_eh_frame(f, s), ctx.section_addr(f, s)) else {
                 continue;
             };
-            let relas = ctx.objects[f as usize].sections[s as usize].relas;
+            let relas = ctx.objects[f].sections[s as usize].relas;
             for p in &eh.pieces {
-                let (Some(r), true) = (p.pc_rel, p.out_off != crate::sections::eh_frame::DROPPED) else {
+                let (Some(r), Some(out_off)) = (p.pc_rel, p.out_off) else {
                     continue;
                 };
                 if !matches!(p.kind, crate::sections::eh_frame::PieceKind::Fde { .. }) {
@@ -215,7 +216,7 @@ pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), Stri
                 let rel = &relas[r as usize];
                 let t: Target = ctx.target(f, rel.r_sym(object::LittleEndian, false));
                 let pc = ctx.value(t) as i64 + rel.r_addend.get(object::LittleEndian);
-                table.push((pc - hdr_addr as i64, (sec_addr + p.out_off as u64) as i64 - hdr_addr as i64));
+                table.push((pc - hdr_addr as i64, (sec_addr + out_off as u64) as i64 - hdr_addr as i64));
             }
         }
     }
