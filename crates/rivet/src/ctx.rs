@@ -56,14 +56,6 @@ impl OutputKind {
     }
 }
 
-/// The TLS segment: `start` is its address, `end` the address the thread pointer points at
-/// (the start plus the size rounded up to the alignment, x86-64's variant II).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Tls {
-    pub start: u64,
-    pub end: u64,
-}
-
 /// A `--defsym` symbol whose value is another symbol's plus an addend, fixed once symbol values are
 /// known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,12 +86,6 @@ pub struct Ctx<'a> {
     pub commons: Vec<(SymbolId, u64)>,
     pub commons_section: Option<OutputSectionId>,
     pub commons_base: u64,
-    /// Final address of every global symbol, filled by layout.
-    pub global_addr: IdVec<SymbolId, u64>,
-    /// Every object's local symbols' `object_sym_value`s, filled by layout with `global_addr`;
-    /// `u64::MAX` where the value must be computed again (section symbols of merged sections,
-    /// whose value depends on the addend, and values that happen to be all ones).
-    pub local_values: IdVec<FileId, Vec<u64>>,
     /// Every global symbol's type (STT_*) by id, filled before relocations are scanned: the scan
     /// and the write ask for it per relocation, and finding the defining symbol each time cost 2%
     /// of a cxx-big link. Symbols added later (shared-library aliases) are looked up as before.
@@ -112,14 +98,11 @@ pub struct Ctx<'a> {
     pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
     pub dynamic_list: rustc_hash::FxHashSet<SymbolId>,
-    pub tls: Tls,
     /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
     /// PC-relative field (and `--no-relax` was not given). Set before the relocation scan.
     pub relax_got_loads: bool,
     /// The output's GNU properties (`.note.gnu.property`), merged from the inputs' notes.
     pub gnu_properties: crate::synthetic::property::Properties,
-    pub base: u64,
-    pub entry: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -142,19 +125,14 @@ impl<'a> Ctx<'a> {
             commons: Vec::new(),
             commons_section: None,
             commons_base: 0,
-            global_addr: IdVec::new(),
-            local_values: IdVec::new(),
             global_types: IdVec::new(),
             defsym_offsets: Vec::new(),
             got: Default::default(),
             dynsym: Default::default(),
             versions: Default::default(),
             dynamic_list: Default::default(),
-            tls: Default::default(),
             relax_got_loads: false,
             gnu_properties: Vec::new(),
-            base: 0,
-            entry: 0,
         }
     }
 
@@ -357,32 +335,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A relocation against the section symbol of a merged section refers to the piece at
-    /// (symbol value + addend), which may have moved independently of its neighbours: the value to
-    /// use with the addend is that piece's address minus the addend (lld's rule). None for other
-    /// targets.
-    pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<i128> {
-        let Target::Local(f, s) = t else { return None };
-        let (m, value) = self.merged_target(f, s)?;
-        self.merged_value(m, value, addend)
-    }
-
-    /// For local symbol `sym` of `file`, when `merged_section_value` works through it: the merged
-    /// section whose section symbol it is (live, and the symbol has no value of its own) and the
-    /// symbol's value.
-    pub fn merged_target(&self, file: FileId, sym: u32) -> Option<(&MergedSection, u64)> {
-        if self.local_value(file, sym).is_some() {
-            return None;
-        }
-        let sec = self.merged_section_of(file, sym)?;
-        let obj = &self.objects[file];
-        let section = &obj.sections[sec as usize];
-        if !section.live {
-            return None;
-        }
-        Some((self.merges.at(section.merge_index)?, obj.syms[sym as usize].st_value.get(LE)))
-    }
-
     /// `merged_section_value` for a target `merged_target` gave (`m`, `value`).
     pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Option<i128> {
         let (out, o) = self.merges.place(m, value.wrapping_add(addend as u64))?;
@@ -438,12 +390,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A local symbol's value from `local_values` (None: not computed yet, or to be computed).
-    fn local_value(&self, file: FileId, sym: u32) -> Option<u64> {
-        let v = *self.local_values.get(file)?.get(sym as usize)?;
-        (v != u64::MAX).then_some(v)
-    }
-
     fn common_addr(&self, file: FileId, sym: u32) -> u64 {
         let Some(sec) = self.commons_section else {
             return 0;
@@ -454,52 +400,6 @@ impl<'a> Ctx<'a> {
             }
         }
         0
-    }
-
-    /// The address a target resolves to, before any PLT redirection (imported symbols: their copy
-    /// in this output, if they were copied, else 0: the loader fills in the address).
-    pub fn raw_value(&self, t: Target) -> u64 {
-        match t {
-            Target::Local(f, s) => self.local_value(f, s).unwrap_or_else(|| self.object_sym_value(f, s as usize)),
-            Target::Global(id) => self.global_addr[id],
-        }
-    }
-
-    /// A symbol's value as symbol tables record it: TLS symbols by their offset in the TLS block.
-    pub fn symbol_table_value(&self, t: Target) -> u64 {
-        if self.sym_type(t) == elf::STT_TLS {
-            self.dtpoff(t) as u64
-        } else {
-            self.raw_value(t)
-        }
-    }
-
-    /// The offset of a TLS symbol within this module's TLS block.
-    pub fn dtpoff(&self, t: Target) -> i64 {
-        self.raw_value(t).wrapping_sub(self.tls.start) as i64
-    }
-
-    /// The address code and data see: IFUNCs are represented by their PLT stub (the canonical
-    /// address, so function pointers compare equal everywhere).
-    pub fn value(&self, t: Target) -> u64 {
-        match self.got.plt_index(t) {
-            Some(i) => self.got.plt_entry_addr(&self.sections, i),
-            None => self.raw_value(t),
-        }
-    }
-
-    /// The thread-pointer offset of a TLS symbol (negative: TLS sits below the thread pointer).
-    pub fn tpoff(&self, t: Target) -> i64 {
-        // `_TLS_MODULE_BASE_@tpoff` is 0, as in lld: a local-dynamic TLS-descriptor sequence
-        // relaxed in an executable leaves 0 in %rax, and the `x@dtpoff` added to it (relaxed to
-        // x's thread-pointer offset, as after the classic local-dynamic sequence) is the whole
-        // offset; the block's own offset must not count twice.
-        if let Target::Global(id) = t {
-            if self.symbols[id].name == b"_TLS_MODULE_BASE_" {
-                return 0;
-            }
-        }
-        self.raw_value(t).wrapping_sub(self.tls.end) as i64
     }
 
     pub fn is_pic(&self) -> bool {

@@ -2,11 +2,11 @@
 //! offset, every segment its program header, and every global symbol its final value. Sizes are
 //! exact here, so the writer only fills slices that layout has measured.
 use crate::args::{BuildId, HashStyle};
-use crate::ctx::{Ctx, OutputKind, Tls};
-use crate::ids::{FileId, OutputSectionId, SectionRef, SharedId, SymbolId};
+use crate::ctx::{Ctx, OutputKind};
+use crate::ids::{OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::{Content, OutputSection, *};
-use crate::synthetic::{GOTPLT_RESERVED, PLT_ENTRY_SIZE};
+use crate::synthetic::tables::{GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -26,6 +26,9 @@ pub struct Phdr {
 }
 
 pub struct Layout {
+    /// The address the output is linked at (0 for position-independent outputs).
+    pub base: u64,
+    pub tls: Tls,
     pub phdrs: Vec<Phdr>,
     pub shoff: u64,
     pub file_size: u64,
@@ -37,6 +40,14 @@ pub struct Layout {
     pub dynamic: Vec<(i64, DynValue)>,
     /// `.symtab`'s sh_info: the index of its first global symbol.
     pub symtab_first_global: u32,
+}
+
+/// The TLS segment: `start` is its address, `end` the address the thread pointer points at
+/// (the start plus the size rounded up to the alignment, x86-64's variant II).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tls {
+    pub start: u64,
+    pub end: u64,
 }
 
 /// A `.dynamic` entry's value, resolved when addresses are known.
@@ -295,7 +306,7 @@ fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
     }
     // A shared object with initial-exec TLS needs its block in the static TLS area: the loader
     // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
-    if !exe && ctx.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::GotKind::TpOff) {
+    if !exe && ctx.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::tables::GotKind::TpOff) {
         flags |= DF_STATIC_TLS;
     }
     if ctx.config.now {
@@ -451,6 +462,16 @@ fn start_address(ctx: &Ctx, i: OutputSectionId) -> Option<u64> {
     ctx.config.section_starts.iter().rev().find(|(name, _)| *name == s.name).map(|&(_, a)| a)
 }
 
+/// The TLS sections' extent while they are placed: addresses (start, end of memory), the largest
+/// alignment, and where their file bytes end.
+#[derive(Clone, Copy)]
+struct TlsExtent {
+    start: u64,
+    end: u64,
+    align: u64,
+    file_end: u64,
+}
+
 struct LoadPlan {
     sections: Vec<OutputSectionId>,
     flags: u32,
@@ -518,19 +539,19 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         + has(Content::GnuProperty) as usize
         + 1 // PT_GNU_STACK
         + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize;
-    ctx.base = match ctx.config.image_base {
+    let base = match ctx.config.image_base {
         Some(b) => b,
         None if pie => 0,
         None => 0x400000,
     };
     let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
-    let mut va = ctx.base + headers;
+    let mut va = base + headers;
     let mut off = headers;
     let mut phdrs = Vec::new();
-    let mut tls = (u64::MAX, 0u64, 1u64, 0u64); // start, end (memory), align, end of file part
+    let mut tls: Option<TlsExtent> = None;
     let mut relro_range: Option<(u64, u64, u64)> = None;
     for (li, load) in loads.iter().enumerate() {
-        let mut seg_va = ctx.base;
+        let mut seg_va = base;
         let mut placed = None;
         if li > 0 {
             if load.sections.is_empty() {
@@ -597,11 +618,12 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
                 tbss_end = at + s.size;
             }
             if s.is_tls() {
-                tls.0 = tls.0.min(at);
-                tls.1 = tls.1.max(at + s.size);
-                tls.2 = tls.2.max(s.align);
+                let t = tls.get_or_insert(TlsExtent { start: at, end: at, align: 1, file_end: 0 });
+                t.start = t.start.min(at);
+                t.end = t.end.max(at + s.size);
+                t.align = t.align.max(s.align);
                 if !tbss {
-                    tls.3 = tls.3.max(off + s.size);
+                    t.file_end = t.file_end.max(off + s.size);
                 }
             }
             if tbss {
@@ -642,10 +664,8 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     ctx.sections[shstr].size = shstrtab.len() as u64;
     let (shoff, file_size) = place_non_alloc(ctx, alloc_end);
 
-    if tls.0 != u64::MAX {
-        let size = tls.1 - tls.0;
-        ctx.tls = Tls { start: tls.0, end: tls.0 + align_up(size, tls.2) };
-    }
+    let tls_block =
+        tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
     let mut all = Vec::new();
     // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
     // (GNU ld writes it only then; a static PIE or a shared library has none).
@@ -654,7 +674,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             p_type: elf::PT_PHDR,
             flags: elf::PF_R,
             offset: EHDR_SIZE,
-            vaddr: ctx.base + EHDR_SIZE,
+            vaddr: base + EHDR_SIZE,
             filesz: headers - EHDR_SIZE,
             memsz: headers - EHDR_SIZE,
             align: 8,
@@ -682,17 +702,17 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             align: first.align,
         });
     }
-    if tls.0 != u64::MAX {
+    if let Some(tls) = tls {
         let first = &ctx.sections[tls_secs[0]];
-        let filesz = tls.3.saturating_sub(first.offset);
+        let filesz = tls.file_end.saturating_sub(first.offset);
         all.push(Phdr {
             p_type: elf::PT_TLS,
             flags: elf::PF_R,
             offset: first.offset,
-            vaddr: tls.0,
+            vaddr: tls.start,
             filesz,
-            memsz: tls.1 - tls.0,
-            align: tls.2,
+            memsz: tls.end - tls.start,
+            align: tls.align,
         });
     }
     if let Some(p) = ctx.sections.iter().find(|s| s.content == Content::GnuProperty) {
@@ -714,7 +734,18 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout { phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name, dynamic, symtab_first_global: 0 }
+    Layout {
+        base,
+        tls: tls_block,
+        phdrs: all,
+        shoff,
+        file_size,
+        alloc_end,
+        shstrtab,
+        sh_name,
+        dynamic,
+        symtab_first_global: 0,
+    }
 }
 
 /// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.
@@ -855,133 +886,6 @@ pub fn define_reserved_symbols(ctx: &mut Ctx) {
             s.def = Def::Synthetic;
         }
     }
-}
-
-/// The final address of every global symbol (after `assign_addresses`).
-pub fn compute_symbol_values(ctx: &mut Ctx) {
-    use rayon::prelude::*;
-    let shared = &*ctx;
-    let values: Vec<u64> = shared
-        .symbols
-        .par_iter()
-        .enumerate()
-        .with_min_len(4096)
-        .map(|(id, s)| match s.def {
-            Def::Defined { file, sym } | Def::Common { file, sym } => shared.object_sym_value(file, sym as usize),
-            Def::Synthetic => synthetic_value(shared, s.name),
-            Def::Absolute(v) => v,
-            Def::Shared { .. } => match shared.got.copy_offset.get(&SymbolId::new(id)) {
-                Some(&(sec, off)) => shared.sections[sec].addr + off,
-                None => 0,
-            },
-            Def::Undefined | Def::Lazy { .. } => 0,
-        })
-        .collect();
-    let mut values: crate::ids::IdVec<SymbolId, u64> = values.into();
-    for d in &ctx.defsym_offsets {
-        let base = values[d.linker_defined.unwrap_or(d.symbol)];
-        values[d.symbol] = base.wrapping_add(d.addend as u64);
-    }
-    ctx.global_addr = values;
-    ctx.local_values = local_symbol_values(ctx);
-}
-
-/// Every object's local symbol values (`Ctx::local_values`), objects in parallel. Relocations
-/// read them instead of finding the address through the section, merge and `.eh_frame` tables
-/// each time (those lookups were 17% of a cxx-big write's CPU time).
-fn local_symbol_values(ctx: &Ctx) -> crate::ids::IdVec<FileId, Vec<u64>> {
-    use rayon::prelude::*;
-    let values: Vec<Vec<u64>> = ctx
-        .objects
-        .par_iter()
-        .enumerate()
-        .with_max_len(8)
-        .map(|(f, obj)| {
-            let f = FileId::new(f);
-            (0..obj.first_global)
-                .map(|s| match ctx.merged_section_of(f, s as u32) {
-                    Some(_) => u64::MAX,
-                    None => ctx.object_sym_value(f, s),
-                })
-                .collect()
-        })
-        .collect();
-    values.into()
-}
-
-fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {
-    ctx.sections.iter().find(|s| s.name == name && s.is_alloc()).map(|s| (s.addr, s.addr + s.size))
-}
-
-fn synthetic_value(ctx: &Ctx, name: &[u8]) -> u64 {
-    let alloc = || ctx.sections.iter().filter(|s| s.is_alloc());
-    let start_or_base = |n: &str| section_range(ctx, n).map_or(ctx.base, |r| r.0);
-    let end_or_base = |n: &str| section_range(ctx, n).map_or(ctx.base, |r| r.1);
-    match name {
-        b"__ehdr_start" | b"__executable_start" => ctx.base,
-        b"_GLOBAL_OFFSET_TABLE_" => ctx.got.gotplt_addr(&ctx.sections),
-        b"_DYNAMIC" => ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr),
-        b"__rela_iplt_start" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr),
-        b"__rela_iplt_end" => ctx.got.relaplt_sec.map_or(ctx.base, |s| ctx.sections[s].addr + ctx.sections[s].size),
-        b"__init_array_start" => start_or_base(".init_array"),
-        b"__init_array_end" => end_or_base(".init_array"),
-        b"__fini_array_start" => start_or_base(".fini_array"),
-        b"__fini_array_end" => end_or_base(".fini_array"),
-        b"__preinit_array_start" => start_or_base(".preinit_array"),
-        b"__preinit_array_end" => end_or_base(".preinit_array"),
-        b"_end" | b"end" => alloc().filter(|s| !s.is_tls()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
-        b"_edata" | b"edata" => alloc().filter(|s| !s.is_nobits()).map(|s| s.addr + s.size).max().unwrap_or(ctx.base),
-        b"__bss_start" => alloc()
-            .filter(|s| s.is_nobits() && !s.is_tls())
-            .map(|s| s.addr)
-            .min()
-            .unwrap_or_else(|| synthetic_value(ctx, b"_edata")),
-        b"_etext" | b"etext" | b"__etext" => alloc()
-            .filter(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0)
-            .map(|s| s.addr + s.size)
-            .max()
-            .unwrap_or(ctx.base),
-        b"__GNU_EH_FRAME_HDR" => ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr).map_or(0, |s| s.addr),
-        b"_TLS_MODULE_BASE_" => ctx.tls.start,
-        _ => {
-            let (start, sec) = match name.strip_prefix(b"__start_") {
-                Some(sec) => (true, sec),
-                None => (false, name.strip_prefix(b"__stop_").unwrap_or(name)),
-            };
-            let sec = String::from_utf8_lossy(sec);
-            match section_range(ctx, &sec) {
-                Some((s, e)) => {
-                    if start {
-                        s
-                    } else {
-                        e
-                    }
-                }
-                None => 0,
-            }
-        }
-    }
-}
-
-/// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of
-/// `.text` when the symbol is missing.
-pub fn entry_address(ctx: &Ctx) -> u64 {
-    let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
-    if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
-        if !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }) {
-            return ctx.global_addr[id];
-        }
-    }
-    if let Some(v) = crate::args::parse_number(&name) {
-        return v;
-    }
-    // A shared library needs no entry point unless one was asked for.
-    if ctx.kind == OutputKind::Shared && ctx.config.entry.is_none() {
-        return 0;
-    }
-    let text = section_range(ctx, ".text").map_or(0, |r| r.0);
-    ctx.diag.warn(format!("cannot find entry symbol {name}; defaulting to {text:#x}"));
-    text
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::args::{Config, Icf, Strip};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Diag, Result};
 use crate::input;
+use crate::linked::{Addresses, Linked};
 use crate::resolve;
 use crate::sections::{compress, frames, output};
 use crate::synthetic::symtab;
@@ -221,9 +222,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         ctx.relax_got_loads = config.relax && arch::x86_64::pc32_reaches_everything(&ctx);
         ctx.got = arch::x86_64::scan(&ctx);
         layout::allocate_copies(&mut ctx);
-        let mut tables = std::mem::take(&mut ctx.got);
-        arch::x86_64::count_table_relocations(&ctx, &mut tables);
-        ctx.got = tables;
+        let (all, relative) = arch::x86_64::table_relocations(&ctx);
+        ctx.got.dynrel_count += all;
+        ctx.got.relative_count += relative;
     });
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
@@ -235,18 +236,18 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         }
     });
     let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
-    let mut lay = timer.phase("layout", || {
+    let (mut lay, addresses) = timer.phase("layout", || {
         let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab_size));
         let dynamic = layout::create_synthetic_sections(&mut ctx, sizes);
         let mut lay = layout::assign_addresses(&mut ctx, dynamic);
-        layout::compute_symbol_values(&mut ctx);
-        ctx.entry = layout::entry_address(&ctx);
         lay.symtab_first_global = plan.as_ref().map_or(0, |p| p.first_global);
-        lay
+        let addresses = Addresses::compute(&ctx, &lay);
+        (lay, addresses)
     });
     diag.check()?;
     if let Some(format) = compress::Format::from_option(config.compress_debug_sections) {
-        let (n, before, after) = timer.phase("compress debug", || compress::compress(&mut ctx, &mut lay, format));
+        let (n, before, after) =
+            timer.phase("compress debug", || compress::compress(&mut ctx, &mut lay, &addresses, format));
         if config.verbose {
             eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
         }
@@ -289,8 +290,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     let kernel = (copy_choice.method != rivet_io::CopyMethod::Memcpy)
         .then(|| write::KernelCopy::new(copy_choice.method, cache.files()));
+    let linked = Linked::new(&ctx, &lay, &addresses);
     let copy_stats = timer
-        .phase("write", || write::write(&ctx, &lay, plan.as_ref(), &mut out, kernel.as_ref(), paced))
+        .phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), paced))
         .map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
@@ -302,7 +304,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         .map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
     // The link map, once the output exists (lld writes it too when asked, at the end).
     if config.map_file.is_some() || config.print_map {
-        let text = timer.phase("map", || crate::map::render(&ctx));
+        let text = timer.phase("map", || crate::map::render(&linked));
         if let Some(p) = &config.map_file {
             std::fs::write(p, &text).map_err(|e| fatal!("cannot write map file {}: {e}", p.display()))?;
         }

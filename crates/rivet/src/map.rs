@@ -2,8 +2,8 @@
 //! then its input sections (`file:(section)`) and the global symbols each defines, with addresses,
 //! sizes and alignments. Merged and folded input sections are marked; linker-made sections show
 //! as `<internal>`.
-use crate::ctx::Ctx;
 use crate::ids::{OutputSectionId, SectionRef};
+use crate::linked::Linked;
 use crate::resolve::Def;
 use crate::sections::output::Content;
 use std::fmt::Write;
@@ -11,13 +11,13 @@ use std::fmt::Write;
 /// (address, name) of the global symbols an input section defines.
 type Defined<'a> = rustc_hash::FxHashMap<SectionRef, Vec<(u64, &'a [u8])>>;
 
-pub fn render(ctx: &Ctx) -> String {
+pub fn render(ctx: &Linked) -> String {
     // Global symbols by the input section that defines them, in address order.
     let mut defined: Defined = Default::default();
     for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Defined { file, sym } = s.def {
             if let Some(sec) = ctx.objects[file].sym_shndx(sym as usize) {
-                defined.entry(SectionRef::new(file, sec)).or_default().push((ctx.global_addr[id], s.name));
+                defined.entry(SectionRef::new(file, sec)).or_default().push((ctx.addr.global[id], s.name));
             }
         }
     }

@@ -4,6 +4,7 @@
 use crate::ctx::Ctx;
 use crate::ids::{FileId, OutputSectionId, SectionRef};
 use crate::layout::{Layout, EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
+use crate::linked::Linked;
 use crate::sections::eh_frame::PieceKind;
 use crate::sections::output::Content;
 use crate::synthetic::{symtab, write as synth, DynRel};
@@ -52,23 +53,22 @@ const BLOCK: u64 = synth::BUILD_ID_CHUNK as u64;
 /// once, in order. Errors found while relocating are reported to `ctx.diag`; the caller checks it
 /// before committing.
 pub fn write(
-    ctx: &Ctx,
-    layout: &Layout,
+    ctx: &Linked,
     plan: Option<&symtab::Plan>,
     out: &mut rivet_io::OutputFile,
     kernel: Option<&KernelCopy>,
     paced: bool,
 ) -> Result<CopyStats, String> {
     let kernel = kernel.filter(|k| k.method != CopyMethod::Memcpy && out.file().is_some());
-    let jobs = collect_jobs(ctx, layout, kernel.is_some());
+    let jobs = collect_jobs(ctx, ctx.layout, kernel.is_some());
     let mut stats = CopyStats::default();
     if let Some(file) = out.heap_file() {
-        let stats = write_behind(ctx, layout, plan, jobs, file, kernel, paced)?;
+        let stats = write_behind(ctx, plan, jobs, file, kernel, paced)?;
         out.set_written_except(Vec::new());
         return Ok(stats);
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
-    let dynrels = fill_parallel(ctx, layout, plan, jobs, out.buf(), true)?;
+    let dynrels = fill_parallel(ctx, plan, jobs, out.buf(), true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
         // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
         k.run(&copies, file, &mut stats)?;
@@ -200,16 +200,16 @@ fn late_ranges(ctx: &Ctx) -> Vec<(u64, u64)> {
 }
 
 /// The loader fills each copy relocation's space with the library's initial bytes.
-fn with_copies(ctx: &Ctx, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
+fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
     for &id in &ctx.got.copies {
-        let offset = ctx.global_addr[id];
+        let offset = ctx.addr.global[id];
         dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: Some(id), addend: 0 });
     }
     dynrels
 }
 
 /// Writes `.rela.dyn` into `buf` if the section lies in it (`buf` starts at file offset `base`).
-fn finish_window(ctx: &Ctx, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<(), String> {
+fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<(), String> {
     match ctx.got.reladyn_sec {
         Some(s) => {
             let sec = &ctx.sections[s];
@@ -284,8 +284,7 @@ fn overlaps(start: u64, end: u64, ranges: &[(u64, u64)]) -> bool {
 /// frees them (at most one queued), their build-id chunks hashed first. Windows holding `.rela.dyn`
 /// or the build-id note wait until everything else is known.
 fn write_behind(
-    ctx: &Ctx,
-    layout: &Layout,
+    ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
     file: &std::fs::File,
@@ -294,7 +293,7 @@ fn write_behind(
 ) -> Result<CopyStats, String> {
     use std::os::unix::fs::FileExt;
     let mut stats = CopyStats::default();
-    let file_size = layout.file_size;
+    let file_size = ctx.layout.file_size;
     let late = late_ranges(ctx);
     let mut digests: Vec<[u8; 32]> = vec![[0; 32]; file_size.div_ceil(BLOCK) as usize];
     let mut kept: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -341,7 +340,7 @@ fn write_behind(
             let copies: Vec<(u64, &[u8])> =
                 if late_window { Vec::new() } else { jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect() };
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, layout, plan, shifted, &mut buf, !late_window)?);
+            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, !late_window)?);
             if late_window {
                 kept.push((start, buf));
                 continue;
@@ -436,8 +435,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
 }
 
 fn fill_parallel(
-    ctx: &Ctx,
-    layout: &Layout,
+    ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
     out: &mut [u8],
@@ -477,13 +475,13 @@ fn fill_parallel(
                 buf.copy_from_slice(&data[from as usize..from as usize + buf.len()]);
                 Ok(Vec::new())
             }
-            Job::Synthetic(i) => write_synthetic(ctx, layout, plan, i, buf),
+            Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
             Job::FileHeader => {
-                write_file_header(ctx, layout, buf);
+                write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
                 Ok(Vec::new())
             }
             Job::SectionHeaders => {
-                write_section_headers(ctx, layout, buf);
+                write_section_headers(ctx, ctx.layout, buf);
                 Ok(Vec::new())
             }
         })
@@ -495,7 +493,7 @@ fn fill_parallel(
     Ok(dynrels)
 }
 
-pub(crate) fn write_input(ctx: &Ctx, f: FileId, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
+pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[SectionRef::new(f, s)];
     if let Some(m) = ctx.merges.at(sec.merge_index) {
         // Only the pieces this section owns; merged sections have no relocations of their own.
@@ -524,8 +522,7 @@ pub(crate) fn write_input(ctx: &Ctx, f: FileId, s: u32, buf: &mut [u8]) -> Vec<D
 }
 
 fn write_synthetic(
-    ctx: &Ctx,
-    layout: &Layout,
+    ctx: &Linked,
     plan: Option<&symtab::Plan>,
     i: OutputSectionId,
     buf: &mut [u8],
@@ -542,7 +539,7 @@ fn write_synthetic(
         Content::PltSec => synth::plt_sec(ctx, buf),
         Content::GnuProperty => crate::synthetic::property::write(&ctx.gnu_properties, buf),
         Content::RelaPlt => synth::rela_plt(ctx, buf)?,
-        Content::Dynamic => synth::dynamic(ctx, layout, buf),
+        Content::Dynamic => synth::dynamic(ctx, buf),
         Content::GnuHash => buf.copy_from_slice(&ctx.dynsym.gnu_hash),
         Content::Hash => synth::sysv_hash(ctx, buf),
         Content::Dynsym => ctx.dynsym.write_dynsym(ctx, buf),
@@ -562,14 +559,14 @@ fn write_synthetic(
         Content::BuildId => synth::build_id_header(buf),
         Content::Symtab => plan.expect("symtab planned").write(ctx, buf),
         Content::Strtab => plan.expect("symtab planned").write_strtab(ctx, buf),
-        Content::Shstrtab => buf.copy_from_slice(&layout.shstrtab),
+        Content::Shstrtab => buf.copy_from_slice(&ctx.layout.shstrtab),
         Content::RelaDyn | Content::Inputs => {}
     }
     Ok(Vec::new())
 }
 
 /// The ELF header and program headers (`out` starts at file offset 0).
-fn write_file_header(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
+fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
     let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
@@ -582,7 +579,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
     h[16..18].copy_from_slice(&e_type.to_le_bytes());
     h[18..20].copy_from_slice(&elf::EM_X86_64.to_le_bytes());
     h[20..24].copy_from_slice(&(elf::EV_CURRENT as u32).to_le_bytes());
-    h[24..32].copy_from_slice(&ctx.entry.to_le_bytes());
+    h[24..32].copy_from_slice(&entry.to_le_bytes());
     h[32..40].copy_from_slice(&EHDR_SIZE.to_le_bytes());
     h[40..48].copy_from_slice(&layout.shoff.to_le_bytes());
     h[52..54].copy_from_slice(&(EHDR_SIZE as u16).to_le_bytes());

@@ -7,6 +7,7 @@
 use crate::ctx::{Ctx, Target};
 use crate::ids::{FileId, SymbolId};
 use crate::input::object::{ObjSection, Rela};
+use crate::linked::Linked;
 use crate::sections::merged::MergedSection;
 use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
 use object::elf::*;
@@ -270,15 +271,17 @@ pub fn scan(ctx: &Ctx) -> Tables {
     tables
 }
 
-/// Counts the dynamic relocations of the GOT and the copies (needs the finished tables).
-pub fn count_table_relocations(ctx: &Ctx, tables: &mut Tables) {
-    for &(key, _) in &tables.got {
-        for (_, ty, _, _) in crate::synthetic::got_entry(ctx, key, false).1 {
-            tables.dynrel_count += 1;
-            tables.relative_count += (ty == R_X86_64_RELATIVE) as u64;
+/// The dynamic relocations the GOT and the copies need (once the tables are final): (all of
+/// them, how many are RELATIVE).
+pub fn table_relocations(ctx: &Ctx) -> (u64, u64) {
+    let (mut all, mut relative) = (ctx.got.copies.len() as u64, 0);
+    for &(key, _) in &ctx.got.got {
+        for (_, ty, _, _) in crate::synthetic::got_entry(ctx, None, key).1 {
+            all += 1;
+            relative += (ty == R_X86_64_RELATIVE) as u64;
         }
     }
-    tables.dynrel_count += tables.copies.len() as u64;
+    (all, relative)
 }
 
 fn scan_section(ctx: &Ctx, f: FileId, si: u32, sec: &ObjSection, needs: &mut Needs) {
@@ -439,7 +442,7 @@ fn place_name(ctx: &Ctx, f: FileId, si: u32, off: u64) -> String {
 /// Patches the relocations of input section `si` of file `f`, whose bytes are already in `buf`
 /// (for `.eh_frame`, the surviving pieces, rearranged). Returns the RELATIVE relocations a
 /// static-PIE needs for this section.
-pub fn apply(ctx: &Ctx, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
+pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let obj = &ctx.objects[f];
     let sec = &obj.sections[si as usize];
     let base = ctx.section_addr(f, si).unwrap_or(0);
@@ -493,7 +496,7 @@ enum LocalTarget<'m> {
 /// what each needs is looked up once per symbol, in a small cache, instead of through the symbol,
 /// its section and its merged section on every relocation; only the piece of a merged section
 /// is still found per relocation (synth-1's write went from 91 to 73 ms).
-fn apply_nonalloc_section(ctx: &Ctx, f: FileId, si: u32, buf: &mut [u8], base: u64, errors: &Mutex<Vec<String>>) {
+fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base: u64, errors: &Mutex<Vec<String>>) {
     let obj = &ctx.objects[f];
     const WAYS: usize = 16;
     let mut cache: [Option<(u32, LocalTarget)>; WAYS] = [None; WAYS];
@@ -537,7 +540,7 @@ fn apply_nonalloc_section(ctx: &Ctx, f: FileId, si: u32, buf: &mut [u8], base: u
 }
 
 struct Reloc<'r, 'a> {
-    ctx: &'r Ctx<'a>,
+    ctx: &'r Linked<'r, 'a>,
     f: FileId,
     si: u32,
     rel: &'r Rela,
@@ -751,8 +754,8 @@ impl Reloc<'_, '_> {
             R_X86_64_64 => self.write(8, (s + a) as u64),
             R_X86_64_32 => self.write_checked(ty, 4, s + a, false),
             R_X86_64_32S => self.write_checked(ty, 4, s + a, true),
-            R_X86_64_DTPOFF32 => self.write_checked(ty, 4, s - ctx.tls.start as i128 + a, true),
-            R_X86_64_DTPOFF64 => self.write(8, (s - ctx.tls.start as i128 + a) as u64),
+            R_X86_64_DTPOFF32 => self.write_checked(ty, 4, s - ctx.layout.tls.start as i128 + a, true),
+            R_X86_64_DTPOFF64 => self.write(8, (s - ctx.layout.tls.start as i128 + a) as u64),
             R_X86_64_PC32 => self.write_checked(ty, 4, s + a - self.place as i128, true),
             R_X86_64_PC64 => self.write(8, (s + a - self.place as i128) as u64),
             R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),

@@ -6,6 +6,7 @@ use crate::args::DebugCompression;
 use crate::ctx::Ctx;
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::layout::{self, Layout};
+use crate::linked::{Addresses, Linked};
 use crate::sections::output::Content;
 use object::elf;
 use rayon::prelude::*;
@@ -33,7 +34,7 @@ const CHDR_SIZE: usize = 24;
 /// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
 /// non-alloc sections and the section header table up. Returns (sections compressed, bytes
 /// before, bytes after).
-pub fn compress(ctx: &mut Ctx, lay: &mut Layout, format: Format) -> (usize, u64, u64) {
+pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: Format) -> (usize, u64, u64) {
     let candidates: Vec<OutputSectionId> = ctx
         .sections
         .ids()
@@ -44,11 +45,11 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, format: Format) -> (usize, u64,
         .collect();
     let level = if ctx.config.opt_level >= 2 { 6 } else { 1 };
     let done: Vec<(OutputSectionId, Option<Vec<u8>>)> = {
-        let ctx: &Ctx = ctx;
+        let ctx = Linked::new(ctx, lay, addresses);
         candidates
             .par_iter()
             .map(|&i| {
-                let plain = render(ctx, i);
+                let plain = render(&ctx, i);
                 let packed = pack(&plain, ctx.sections[i].align, format, level);
                 (i, (packed.len() < plain.len()).then_some(packed))
             })
@@ -74,7 +75,7 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, format: Format) -> (usize, u64,
 
 /// Output section `i`'s bytes as the writer would produce them (relocation errors go to the
 /// diagnostics, as when writing).
-fn render(ctx: &Ctx, i: OutputSectionId) -> Vec<u8> {
+fn render(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
     let os = &ctx.sections[i];
     let mut buf = vec![0u8; os.size as usize];
     for &SectionRef { file: f, index: s } in &os.members {

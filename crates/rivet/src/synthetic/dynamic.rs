@@ -4,6 +4,7 @@
 //! on names, so it is built (and sized) before layout; addresses are filled in when writing.
 use crate::ctx::{Ctx, OutputKind, Target};
 use crate::ids::{IdVec, SharedId, SymbolId};
+use crate::linked::Linked;
 use crate::resolve::Def;
 use object::elf;
 use rayon::prelude::*;
@@ -305,7 +306,7 @@ fn build_gnu_hash(ctx: &Ctx, p: &DynPlan, nbuckets: u32) -> Vec<u8> {
 
 impl DynPlan {
     /// Fills `.dynsym` (after layout): addresses of definitions, copies and canonical PLT stubs.
-    pub fn write_dynsym(&self, ctx: &Ctx, out: &mut [u8]) {
+    pub fn write_dynsym(&self, ctx: &Linked, out: &mut [u8]) {
         for (i, &id) in self.symbols.iter().enumerate() {
             let s = &ctx.symbols[id];
             let t = Target::Global(id);
@@ -349,7 +350,7 @@ impl DynPlan {
 }
 
 /// (section index, value, size) of a dynamic symbol.
-fn dynsym_place(ctx: &Ctx, id: SymbolId) -> (u16, u64, u64) {
+fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
     let t = Target::Global(id);
     let s = &ctx.symbols[id];
     match s.def {

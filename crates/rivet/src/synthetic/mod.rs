@@ -12,16 +12,17 @@ pub use tables::*;
 
 use crate::ctx::{Ctx, Target};
 use crate::ids::SymbolId;
+use crate::linked::Linked;
 use object::elf;
 
 /// The words of one GOT entry and the dynamic relocations that complete them. Used both to count
-/// `.rela.dyn` before layout (`addresses` false: values are left 0) and to write it, so the two
+/// `.rela.dyn` before layout (no `linked`: values are left 0) and to write it, so the two
 /// cannot disagree.
 /// A GOT entry's dynamic relocation: (byte offset in the entry, type, the symbol it names if any,
 /// addend).
 pub type GotReloc = (u64, u32, Option<SymbolId>, i64);
 
-pub fn got_entry(ctx: &Ctx, key: GotKey, addresses: bool) -> ([u64; 2], Vec<GotReloc>) {
+pub fn got_entry(ctx: &Ctx, linked: Option<&Linked>, key: GotKey) -> ([u64; 2], Vec<GotReloc>) {
     let shared_output = ctx.kind == crate::ctx::OutputKind::Shared;
     let (t, kind) = match key {
         GotKey::Symbol(t, kind) => (t, kind),
@@ -30,9 +31,9 @@ pub fn got_entry(ctx: &Ctx, key: GotKey, addresses: bool) -> ([u64; 2], Vec<GotR
         // An executable is module 1.
         GotKey::TlsModule => return ([1, 0], vec![]),
     };
-    let value = |t| if addresses { ctx.value(t) } else { 0 };
-    let tpoff = |t| if addresses { ctx.tpoff(t) } else { 0 };
-    let dtpoff = |t| if addresses { ctx.dtpoff(t) } else { 0 };
+    let value = |t| linked.map_or(0, |l| l.value(t));
+    let tpoff = |t| linked.map_or(0, |l| l.tpoff(t));
+    let dtpoff = |t| linked.map_or(0, |l| l.dtpoff(t));
     let sym = |t: Target| match t {
         Target::Global(id) => Some(id),
         Target::Local(..) => None,

@@ -4,6 +4,7 @@
 use crate::args::Discard;
 use crate::ctx::Ctx;
 use crate::ids::{FileId, SymbolId};
+use crate::linked::Linked;
 use crate::resolve::Def;
 use object::elf;
 use object::LittleEndian as LE;
@@ -151,7 +152,7 @@ impl Plan {
 
     /// Writes the `.symtab` entries (after the null one) into `out`, blocks of entries in
     /// parallel (one job, it was the last 15 ms of cxx-big's write on one thread).
-    pub fn write(&self, ctx: &Ctx, out: &mut [u8]) {
+    pub fn write(&self, ctx: &Linked, out: &mut [u8]) {
         use rayon::prelude::*;
         const BLOCK: usize = 4096;
         let end = 24 * (self.entries.len() + 1);
@@ -181,7 +182,7 @@ fn out_shndx(ctx: &Ctx, file: FileId, sec: u32) -> u16 {
     }
 }
 
-fn local_entry(ctx: &Ctx, file: FileId, i: usize) -> (u8, u8, u16, u64, u64) {
+fn local_entry(ctx: &Linked, file: FileId, i: usize) -> (u8, u8, u16, u64, u64) {
     let obj = &ctx.objects[file];
     let sym = &obj.syms[i];
     let shndx = match obj.sym_shndx(i) {
@@ -196,12 +197,12 @@ fn local_entry(ctx: &Ctx, file: FileId, i: usize) -> (u8, u8, u16, u64, u64) {
     (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
 }
 
-fn global_entry(ctx: &Ctx, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u64) {
+fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u64) {
     let s = &ctx.symbols[id];
     let value = if matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
         ctx.symbol_table_value(crate::ctx::Target::Global(id))
     } else {
-        ctx.global_addr[id]
+        ctx.addr.global[id]
     };
     // What `.symtab` shows: the inputs' visibility, also for a symbol a version script made local.
     let visibility = s.localized_from.unwrap_or(s.visibility);

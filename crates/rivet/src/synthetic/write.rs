@@ -2,7 +2,8 @@
 //! layout sized for it; anything that does not fit is a bug caught by a length check.
 use crate::ctx::{Ctx, Target};
 use crate::ids::SectionRef;
-use crate::layout::{DynValue, Layout};
+use crate::layout::DynValue;
+use crate::linked::Linked;
 use crate::sections::output::Content;
 use crate::synthetic::{got_entry, DynRel, GOTPLT_RESERVED};
 use object::elf;
@@ -16,11 +17,11 @@ fn put32(buf: &mut [u8], off: usize, v: u32) {
 }
 
 /// `.got`: each entry's words and the dynamic relocations that complete them (`got_entry`).
-pub fn got(ctx: &Ctx, buf: &mut [u8]) -> Vec<DynRel> {
+pub fn got(ctx: &Linked, buf: &mut [u8]) -> Vec<DynRel> {
     let base = ctx.sections[ctx.got.got_sec.unwrap()].addr;
     let mut rels = Vec::new();
     for &(key, word) in &ctx.got.got {
-        let (values, relocs) = got_entry(ctx, key, true);
+        let (values, relocs) = got_entry(ctx, Some(ctx), key);
         let off = 8 * word as usize;
         for (i, v) in values.iter().take(key.kind().words() as usize).enumerate() {
             put64(buf, off + 8 * i, *v);
@@ -35,7 +36,7 @@ pub fn got(ctx: &Ctx, buf: &mut [u8]) -> Vec<DynRel> {
 /// `.got.plt`: `_DYNAMIC` in the first word, then one slot per PLT entry. An import's slot starts at
 /// its stub's `push` (lazy binding: the first call goes to the resolver); an IFUNC's slot holds its
 /// resolver until the IRELATIVE relocation replaces it.
-pub fn got_plt(ctx: &Ctx, buf: &mut [u8]) {
+pub fn got_plt(ctx: &Linked, buf: &mut [u8]) {
     let dynamic = ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr);
     put64(buf, 0, dynamic);
     for (i, &t) in ctx.got.plt.iter().enumerate() {
@@ -127,7 +128,7 @@ fn info(ctx: &Ctx, r: &DynRel) -> Result<u64, String> {
 }
 
 /// `.rela.plt`: JUMP_SLOT for imports, IRELATIVE (the resolver as addend) for IFUNCs.
-pub fn rela_plt(ctx: &Ctx, buf: &mut [u8]) -> Result<(), String> {
+pub fn rela_plt(ctx: &Linked, buf: &mut [u8]) -> Result<(), String> {
     for (i, &t) in ctx.got.plt.iter().enumerate() {
         let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
         let r = match t {
@@ -163,13 +164,14 @@ pub fn rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), 
     })
 }
 
-pub fn dynamic(ctx: &Ctx, layout: &Layout, buf: &mut [u8]) {
+pub fn dynamic(ctx: &Linked, buf: &mut [u8]) {
+    let layout = ctx.layout;
     for (i, &(tag, v)) in layout.dynamic.iter().enumerate() {
         let value = match v {
             DynValue::Value(v) => v,
             DynValue::SectionAddr(s) => ctx.sections[s].addr,
             DynValue::SectionSize(s) => ctx.sections[s].size,
-            DynValue::Symbol(id) => ctx.global_addr[id],
+            DynValue::Symbol(id) => ctx.addr.global[id],
         };
         put64(buf, 16 * i, tag as u64);
         put64(buf, 16 * i + 8, value);
@@ -196,7 +198,7 @@ pub fn sysv_hash(ctx: &Ctx, buf: &mut [u8]) {
 
 /// `.eh_frame_hdr`: a pointer to `.eh_frame` and a table of (code address, FDE address) sorted by
 /// code address, both relative to the header, for the unwinder's binary search.
-pub fn eh_frame_hdr(ctx: &Ctx, hdr_addr: u64, buf: &mut [u8]) -> Result<(), String> {
+pub fn eh_frame_hdr(ctx: &Linked, hdr_addr: u64, buf: &mut [u8]) -> Result<(), String> {
     let eh_frame = ctx.sections.iter().find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
     let eh_addr = eh_frame.map_or(0, |s| s.addr);
     let mut table: Vec<(i64, i64)> = Vec::new();
