@@ -199,6 +199,41 @@ impl InputCache {
     pub fn files(&self) -> Vec<Arc<InputFile>> {
         self.order.lock().unwrap().clone()
     }
+
+    /// Linking an input over itself would destroy the input on success: an error naming the input
+    /// when `output` is the same file (device and inode) as one of the files opened.
+    pub fn refuse_as_output(&self, output: &Path) -> io::Result<()> {
+        let Ok(out) = std::fs::metadata(output) else { return Ok(()) };
+        for path in self.paths() {
+            if let Ok(m) = std::fs::metadata(&path) {
+                if (m.dev(), m.ino()) == (out.dev(), out.ino()) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AlreadyExists,
+                        format!(
+                            "output file {} is also an input ({}); refusing to overwrite it",
+                            output.display(),
+                            path.display()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// An error naming the first file another process changed since it was opened (or that can no
+    /// longer be read): an output built from torn bytes must not be committed.
+    pub fn check_unchanged(&self) -> io::Result<()> {
+        for f in self.files() {
+            if f.changed_since_open().unwrap_or(true) {
+                return Err(io::Error::other(format!(
+                    "{} changed while it was being linked; output not written",
+                    f.path().display()
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -257,6 +292,48 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b) && Arc::ptr_eq(&a, &c));
         assert_eq!(cache.paths().len(), 1);
         assert_eq!(cache.totals(), (4, 0));
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn output_over_an_input_is_refused() {
+        let d = tmpdir("refuse");
+        std::fs::write(d.join("a.o"), b"input").unwrap();
+        std::fs::hard_link(d.join("a.o"), d.join("other-name")).unwrap();
+        let cache = InputCache::new();
+        cache.open(&d.join("a.o")).unwrap();
+        cache.refuse_as_output(&d.join("missing")).unwrap();
+        std::fs::write(d.join("b.out"), b"old output").unwrap();
+        cache.refuse_as_output(&d.join("b.out")).unwrap();
+        let e = cache.refuse_as_output(&d.join("other-name")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "output file {} is also an input ({}); refusing to overwrite it",
+                d.join("other-name").display(),
+                d.join("a.o").display()
+            )
+        );
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn changed_inputs_are_named() {
+        let d = tmpdir("changed");
+        std::fs::write(d.join("a.o"), b"aaaa").unwrap();
+        std::fs::write(d.join("b.o"), b"bbbb").unwrap();
+        let cache = InputCache::new();
+        cache.open(&d.join("a.o")).unwrap();
+        cache.open(&d.join("b.o")).unwrap();
+        cache.check_unchanged().unwrap();
+        std::fs::write(d.join("b.o"), b"a longer b").unwrap();
+        let e = cache.check_unchanged().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{} changed while it was being linked; output not written", d.join("b.o").display())
+        );
+        std::fs::remove_file(d.join("b.o")).unwrap();
+        assert!(cache.check_unchanged().is_err(), "a file gone counts as changed");
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -2,8 +2,92 @@
 //! whether to read inputs ahead, from what the file system and memory look like. Explicit flags
 //! always win. Each rule names the measurement that justifies it; the reason string goes into the
 //! I/O report so a user can see why a link behaved as it did.
-use crate::fsinfo::{FsInfo, MemInfo};
+//!
+//! The linker asks twice: `plan_inputs` before any input is opened (prefetch, and the memory as the
+//! link found it), `plan_output` once the output's size is known (everything about the output).
+use crate::copy::CopyMethod;
+use crate::fsinfo::{self, FsInfo, MemInfo};
 use crate::output::OutputMode;
+use std::path::Path;
+
+/// The choices made before inputs are opened.
+#[derive(Clone, Debug)]
+pub struct InputPlan {
+    pub prefetch: PrefetchChoice,
+    /// The memory as the link found it, before its own working set was allocated.
+    pub memory: MemInfo,
+}
+
+/// Reads the memory and decides on prefetching (`explicit`: `--[no-]prefetch-inputs`).
+pub fn plan_inputs(explicit: Option<bool>) -> InputPlan {
+    let memory = fsinfo::memory();
+    InputPlan { prefetch: choose_prefetch(explicit, &memory), memory }
+}
+
+/// Everything decided about the output, with the reasons the I/O report prints.
+#[derive(Clone, Debug)]
+pub struct IoPlan {
+    /// Mmap or Heap, why, and whether to reserve the space first.
+    pub output: OutputChoice,
+    /// Write-behind paces itself to the device (waits for old windows' writeback and drops them
+    /// from the cache).
+    pub paced: bool,
+    /// How sections that reach the output unchanged are copied, and why.
+    pub copy: CopyChoice,
+    /// The output directory's file system, as the report shows it ("unknown" when statfs failed).
+    pub output_fs: String,
+}
+
+/// Decides how the output of `size` bytes at `output` is built: reads the file system of its
+/// directory and the memory as it is now (with the link's own working set allocated, which counts
+/// against a cgroup). `mmap` is `--[no-]mmap-output-file`, `copy` is `--copy-method` (None: auto).
+pub fn plan_output(
+    inputs: &InputPlan,
+    output: &Path,
+    mmap: Option<bool>,
+    copy: Option<CopyMethod>,
+    size: u64,
+) -> IoPlan {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let fs = fsinfo::for_path(dir).ok();
+    let now = fsinfo::memory();
+    decide_output(mmap, copy, fs.as_ref(), &inputs.memory, &now, size)
+}
+
+/// `plan_output` once the facts are read: `mem` is the memory as the link found it, `now` as it is
+/// when the output is created.
+fn decide_output(
+    mmap: Option<bool>,
+    copy: Option<CopyMethod>,
+    fs: Option<&FsInfo>,
+    mem: &MemInfo,
+    now: &MemInfo,
+    size: u64,
+) -> IoPlan {
+    IoPlan {
+        output: choose_output(mmap, fs, mem, now, size),
+        // Only when the output could not sit in memory twice over: under a cgroup limit that is
+        // what keeps dirty pages from getting the link killed. The cgroup's file cache counts as
+        // taken here (its dirty part is not reclaimable before writeback): counted as free, cxx-big
+        // (51 MB output) wrote unpaced in a 112 MiB cgroup on a 30 MB/s disk and was OOM-killed.
+        paced: size.saturating_mul(2) > mem.available_without_cache(),
+        copy: choose_copy(copy, fs),
+        output_fs: fs.map_or_else(|| "unknown".into(), describe_fs),
+    }
+}
+
+/// "ext4 at /, 12.3 GiB free", "btrfs at /mnt, compressed, 1.0 GiB free".
+pub fn describe_fs(f: &FsInfo) -> String {
+    let mut s = format!("{} at {}", f.fs_type, f.mount_point.display());
+    if f.compressed {
+        s.push_str(", compressed");
+    }
+    s.push_str(&format!(", {} free", human(f.free_bytes)));
+    s
+}
 
 #[derive(Clone, Debug)]
 pub struct OutputChoice {
@@ -160,14 +244,14 @@ pub fn choose_prefetch(explicit: Option<bool>, mem: &MemInfo) -> PrefetchChoice 
 
 #[derive(Clone, Debug)]
 pub struct CopyChoice {
-    pub method: crate::copy::CopyMethod,
+    pub method: CopyMethod,
     pub reason: String,
 }
 
 /// How sections that reach the output unchanged are copied. `explicit` is `--copy-method`'s value
 /// (`auto` or absent: decide here).
-pub fn choose_copy(explicit: Option<crate::copy::CopyMethod>, fs: Option<&FsInfo>) -> CopyChoice {
-    use crate::copy::CopyMethod::*;
+pub fn choose_copy(explicit: Option<CopyMethod>, fs: Option<&FsInfo>) -> CopyChoice {
+    use CopyMethod::*;
     let pick = |method, reason: &str| CopyChoice { method, reason: reason.to_string() };
     if let Some(method) = explicit {
         return pick(method, &format!("--copy-method={}", method.name()));
@@ -258,6 +342,87 @@ mod tests {
         assert_eq!(c.mode, OutputMode::Heap);
         assert!(c.reason.contains("larger than the memory available"), "{}", c.reason);
         assert_eq!(choose_prefetch(None, &limited).budget, 512 << 20);
+    }
+
+    #[test]
+    fn plan_output_explicit_flags_win() {
+        let p = decide_output(Some(true), Some(CopyMethod::Sendfile), Some(&fs("nfs")), &mem(16), &mem(16), 1 << 20);
+        assert_eq!((p.output.mode, p.output.reason.as_str()), (OutputMode::Mmap, "--mmap-output-file"));
+        assert_eq!((p.copy.method, p.copy.reason.as_str()), (CopyMethod::Sendfile, "--copy-method=sendfile"));
+        let tmpfs = fs("tmpfs");
+        let p = decide_output(Some(false), Some(CopyMethod::CopyFileRange), Some(&tmpfs), &mem(16), &mem(16), 1 << 20);
+        assert_eq!((p.output.mode, p.output.reason.as_str()), (OutputMode::Heap, "--no-mmap-output-file"));
+        assert_eq!(p.copy.reason, "--copy-method=copy-file-range");
+        let p = decide_output(None, None, Some(&tmpfs), &mem(16), &mem(16), 1 << 20);
+        assert_eq!((p.output.mode, p.copy.method), (OutputMode::Mmap, CopyMethod::Memcpy));
+    }
+
+    #[test]
+    fn plan_output_network_file_system_is_written_sequentially() {
+        let nfs = FsInfo { mount_point: "/net/home".into(), free_bytes: 3 << 30, ..fs("nfs") };
+        let p = decide_output(None, None, Some(&nfs), &mem(16), &mem(16), 1 << 20);
+        assert_eq!(p.output.mode, OutputMode::Heap);
+        assert_eq!(p.output.reason, "nfs is a network/FUSE file system: write sequentially");
+        assert!(p.output.reserve);
+        assert_eq!(p.copy.method, CopyMethod::Memcpy);
+        assert_eq!(p.copy.reason, "auto: network/FUSE output: no in-kernel copies");
+        assert!(!p.paced);
+        assert_eq!(p.output_fs, "nfs at /net/home, 3.0 GiB free");
+    }
+
+    #[test]
+    fn plan_output_paces_when_the_output_twice_over_exceeds_memory_without_cache() {
+        // 80 MiB free in the cgroup, 30 MiB of it not file cache.
+        let m = MemInfo {
+            cgroup_limit: Some(100 << 20),
+            cgroup_usage: Some(20 << 20),
+            cgroup_file_cache: 50 << 20,
+            ..mem(16)
+        };
+        let ext4 = fs("ext4");
+        assert!(!decide_output(None, None, Some(&ext4), &m, &m, 15 << 20).paced, "30 MiB twice over fits");
+        let p = decide_output(None, None, Some(&ext4), &m, &m, (15 << 20) + 1);
+        assert!(p.paced);
+        assert_eq!(p.output.mode, OutputMode::Mmap, "the mode counts the file cache as free: {}", p.output.reason);
+        assert!(decide_output(Some(false), None, Some(&ext4), &m, &m, 40 << 20).paced, "explicit modes pace too");
+        // Pacing looks at the memory as the link found it, not at what is left now.
+        assert!(!decide_output(None, None, Some(&ext4), &mem(16), &m, 40 << 20).paced);
+        assert!(decide_output(None, None, Some(&ext4), &m, &mem(16), 40 << 20).paced);
+    }
+
+    #[test]
+    fn plan_output_without_file_system_facts() {
+        let p = decide_output(None, None, None, &mem(16), &mem(16), 1 << 20);
+        assert_eq!(p.output.mode, OutputMode::Mmap);
+        assert_eq!(p.output.reason, "file system unknown; mmap as lld and mold do by default");
+        assert_eq!(p.output_fs, "unknown");
+        assert_eq!(p.copy.method, CopyMethod::Memcpy);
+        assert!(p.copy.reason.starts_with("auto: memcpy"), "{}", p.copy.reason);
+    }
+
+    #[test]
+    fn describes_file_systems() {
+        let btrfs = FsInfo { compressed: true, mount_point: "/mnt/b".into(), free_bytes: 1536, ..fs("btrfs") };
+        assert_eq!(describe_fs(&btrfs), "btrfs at /mnt/b, compressed, 1.5 KiB free");
+        let ext4 = FsInfo { mount_point: "/".into(), free_bytes: 100, ..fs("ext4") };
+        assert_eq!(describe_fs(&ext4), "ext4 at /, 100 B free");
+    }
+
+    #[test]
+    fn plans_read_the_machine() {
+        let inputs = plan_inputs(Some(false));
+        assert!(!inputs.prefetch.enabled);
+        assert!(inputs.memory.total > 0);
+        assert!(plan_inputs(None).prefetch.enabled);
+        // A bare file name goes to the current directory, which exists.
+        let p = plan_output(&inputs, Path::new("a.out"), Some(false), None, 4096);
+        assert_eq!(p.output.mode, OutputMode::Heap);
+        assert_ne!(p.output_fs, "unknown");
+        let p = plan_output(&inputs, Path::new("/proc/a.out"), None, None, 4096);
+        assert!(p.output_fs.starts_with("proc at /proc, "), "{}", p.output_fs);
+        let p = plan_output(&inputs, Path::new("/nonexistent-rivet-dir/a.out"), None, None, 4096);
+        assert_eq!(p.output_fs, "unknown");
+        assert_eq!(p.output.mode, OutputMode::Mmap);
     }
 
     #[test]

@@ -86,11 +86,12 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     reject_unimplemented(config)?;
     let kind = OutputKind::from_config(config)?;
     let io_start = rivet_io::stats::snapshot();
-    let memory = rivet_io::fsinfo::memory();
+    // Memory as the link finds it, and whether to prefetch: decided before any input is opened.
+    let io_inputs = rivet_io::policy::plan_inputs(config.prefetch_inputs);
     let cache = InputCache::new();
     // Ask the kernel to read inputs ahead from a background thread as soon as they are known.
-    let prefetch_choice = rivet_io::policy::choose_prefetch(config.prefetch_inputs, &memory);
-    let prefetcher = prefetch_choice.enabled.then(|| rivet_io::Prefetcher::start(prefetch_choice.budget));
+    let prefetch = &io_inputs.prefetch;
+    let prefetcher = prefetch.enabled.then(|| rivet_io::Prefetcher::start(prefetch.budget));
     // Open and map every input named on the command line (and in linker-script stubs).
     let loaded = timer
         .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref(), timer))
@@ -98,7 +99,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if let Some(p) = &prefetcher {
         p.flush();
     }
-    refuse_output_as_input(config, &cache)?;
+    cache.refuse_as_output(&config.output).map_err(|e| fatal!("{e}"))?;
     // A fixed-address executable that links no shared library and exports nothing needs no
     // dynamic section, interpreter or dynamic symbols: GNU ld and lld make it static.
     let kind = match kind {
@@ -205,7 +206,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // for the disk: on a 30 MB/s disk in a 73 MiB cgroup, synth-1's write phase took 1.1-1.6 s
     // while reclaim waited for writeback of its own output. (It costs 6 ms on synth-1, 1 ms on
     // rust-debug, so not when memory is plentiful.)
-    if memory.effective_available() < cache.totals().0.saturating_mul(2) {
+    if io_inputs.memory.effective_available() < cache.totals().0.saturating_mul(2) {
         timer.phase("release memory", rivet_io::fsinfo::release_free_memory);
     }
     timer.phase("input offsets", || {
@@ -253,52 +254,47 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         }
         diag.check()?;
     }
-    // Mmap or a buffer written sequentially: decided from the output's file system and memory.
-    let output_dir = match config.output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let fs = rivet_io::fsinfo::for_path(&output_dir).ok();
-    // Memory again, now that the link's own working set is allocated (it counts against a cgroup).
-    let memory_now = rivet_io::fsinfo::memory();
-    let choice = rivet_io::policy::choose_output(config.mmap_output, fs.as_ref(), &memory, &memory_now, lay.file_size);
+    // Mmap or a buffer written sequentially, paced or not, and how unchanged sections are copied:
+    // decided from the output's file system and memory, now that the output's size is known.
+    let io = rivet_io::policy::plan_output(
+        &io_inputs,
+        &config.output,
+        config.mmap_output,
+        config.copy_method,
+        lay.file_size,
+    );
     if config.verbose {
-        eprintln!("rivet: output mode {:?}: {}", choice.mode, choice.reason);
-        eprintln!("rivet: prefetch: {}", prefetch_choice.reason);
+        eprintln!("rivet: output mode {:?}: {}", io.output.mode, io.output.reason);
+        eprintln!("rivet: prefetch: {}", prefetch.reason);
     }
-    let (mode, mut mode_reason) = (choice.mode, choice.reason);
     let mut out = timer
-        .phase("create output", || OutputFile::create_with(&config.output, lay.file_size, mode, true, choice.reserve))
+        .phase("create output", || {
+            OutputFile::create_with(&config.output, lay.file_size, io.output.mode, true, io.output.reserve)
+        })
         .map_err(|e| fatal!("{e}"))?;
     if config.free_memory {
         out.caller_keeps_running();
     }
     let actual_mode = out.mode();
-    if let Some(note) = out.mode_note() {
-        mode_reason = format!("{mode_reason}; {note}");
-    }
-    // Write-behind paces itself to the device (waits for old windows' writeback and drops them from
-    // the cache) only when the output could not sit in memory twice over: under a cgroup limit that
-    // is what keeps dirty pages from getting the link killed. The cgroup's file cache counts as
-    // taken here (its dirty part is not reclaimable before writeback): counted as free, cxx-big
-    // (51 MB output) wrote unpaced in a 112 MiB cgroup on a 30 MB/s disk and was OOM-killed.
-    let paced = lay.file_size.saturating_mul(2) > memory.available_without_cache();
-    // Sections that reach the output unchanged may be copied file to file by the kernel.
-    let copy_choice = rivet_io::policy::choose_copy(config.copy_method, fs.as_ref());
+    let mode_reason = match out.mode_note() {
+        Some(note) => format!("{}; {note}", io.output.reason),
+        None => io.output.reason.clone(),
+    };
     if config.verbose {
-        eprintln!("rivet: copy method {}: {}", copy_choice.method.name(), copy_choice.reason);
+        eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
     }
-    let kernel = (copy_choice.method != rivet_io::CopyMethod::Memcpy)
-        .then(|| write::KernelCopy::new(copy_choice.method, cache.files()));
+    // Sections that reach the output unchanged may be copied file to file by the kernel.
+    let kernel =
+        (io.copy.method != rivet_io::CopyMethod::Memcpy).then(|| write::KernelCopy::new(io.copy.method, cache.files()));
     let linked = Linked::new(&ctx, &lay, &addresses);
     let copy_stats = timer
-        .phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), paced))
+        .phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), io.paced))
         .map_err(|e| fatal!("{e}"))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     // An input rewritten while we read it (a parallel build step) gives an output built from torn
     // bytes: refuse to commit it, as wild does.
-    timer.phase("check inputs", || inputs_unchanged(&cache))?;
+    timer.phase("check inputs", || cache.check_unchanged()).map_err(|e| fatal!("{e}"))?;
     let commit = timer
         .phase("commit", || out.commit(config.fsync))
         .map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
@@ -316,12 +312,12 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         output_size: lay.file_size,
         mode: actual_mode,
         mode_reason,
-        copy_method: copy_choice.method,
-        copy_reason: copy_choice.reason,
+        copy_method: io.copy.method,
+        copy_reason: io.copy.reason,
         copy: copy_stats,
-        prefetch_reason: prefetch_choice.reason,
+        prefetch_reason: io_inputs.prefetch.reason,
         prefetch: prefetcher.as_ref().map(|p| p.stats()),
-        output_fs: fs.map_or_else(|| "unknown".into(), |f| describe_fs(&f)),
+        output_fs: io.output_fs,
         input_bytes: cache.totals(),
         io: rivet_io::stats::snapshot().delta(&io_start),
         commit,
@@ -338,40 +334,4 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         std::mem::forget(cache);
     }
     Ok(report)
-}
-
-/// Linking an input over itself would destroy the input on success: refuse, naming it.
-fn refuse_output_as_input(config: &Config, cache: &InputCache) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(out) = std::fs::metadata(&config.output) else { return Ok(()) };
-    for path in cache.paths() {
-        if let Ok(m) = std::fs::metadata(&path) {
-            if (m.dev(), m.ino()) == (out.dev(), out.ino()) {
-                return Err(fatal!(
-                    "output file {} is also an input ({}); refusing to overwrite it",
-                    config.output.display(),
-                    path.display()
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn inputs_unchanged(cache: &InputCache) -> Result<()> {
-    for f in cache.files() {
-        if f.changed_since_open().unwrap_or(true) {
-            return Err(fatal!("{} changed while it was being linked; output not written", f.path().display()));
-        }
-    }
-    Ok(())
-}
-
-fn describe_fs(f: &rivet_io::fsinfo::FsInfo) -> String {
-    let mut s = format!("{} at {}", f.fs_type, f.mount_point.display());
-    if f.compressed {
-        s.push_str(", compressed");
-    }
-    s.push_str(&format!(", {} free", rivet_io::policy::human(f.free_bytes)));
-    s
 }

@@ -567,41 +567,61 @@ fn write_synthetic(
 
 /// The ELF header and program headers (`out` starts at file offset 0).
 fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
+    use object::elf::{FileHeader64, Ident, ProgramHeader64};
+    use object::{pod, LittleEndian as LE, U16, U32, U64};
+    const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
+    const _: () = assert!(size_of::<ProgramHeader64<LE>>() == PHDR_SIZE as usize);
     let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
     let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
-    let h = &mut out[..EHDR_SIZE as usize];
-    h[0..4].copy_from_slice(&elf::ELFMAG);
-    h[4] = elf::ELFCLASS64;
-    h[5] = elf::ELFDATA2LSB;
-    h[6] = elf::EV_CURRENT;
-    h[7] = elf::ELFOSABI_NONE;
-    h[16..18].copy_from_slice(&e_type.to_le_bytes());
-    h[18..20].copy_from_slice(&elf::EM_X86_64.to_le_bytes());
-    h[20..24].copy_from_slice(&(elf::EV_CURRENT as u32).to_le_bytes());
-    h[24..32].copy_from_slice(&entry.to_le_bytes());
-    h[32..40].copy_from_slice(&EHDR_SIZE.to_le_bytes());
-    h[40..48].copy_from_slice(&layout.shoff.to_le_bytes());
-    h[52..54].copy_from_slice(&(EHDR_SIZE as u16).to_le_bytes());
-    h[54..56].copy_from_slice(&(PHDR_SIZE as u16).to_le_bytes());
-    h[56..58].copy_from_slice(&(layout.phdrs.len() as u16).to_le_bytes());
-    h[58..60].copy_from_slice(&(SHDR_SIZE as u16).to_le_bytes());
-    h[60..62].copy_from_slice(&(shnum as u16).to_le_bytes());
-    h[62..64].copy_from_slice(&(shstrndx as u16).to_le_bytes());
-    for (i, p) in layout.phdrs.iter().enumerate() {
-        let o = (EHDR_SIZE + PHDR_SIZE * i as u64) as usize;
-        let e = &mut out[o..o + PHDR_SIZE as usize];
-        e[0..4].copy_from_slice(&p.p_type.to_le_bytes());
-        e[4..8].copy_from_slice(&p.flags.to_le_bytes());
-        for (k, v) in [p.offset, p.vaddr, p.vaddr, p.filesz, p.memsz, p.align].iter().enumerate() {
-            e[8 + 8 * k..16 + 8 * k].copy_from_slice(&v.to_le_bytes());
-        }
+    let header = FileHeader64::<LE> {
+        e_ident: Ident {
+            magic: elf::ELFMAG,
+            class: elf::ELFCLASS64,
+            data: elf::ELFDATA2LSB,
+            version: elf::EV_CURRENT,
+            os_abi: elf::ELFOSABI_NONE,
+            abi_version: 0,
+            padding: [0; 7],
+        },
+        e_type: U16::new(LE, e_type),
+        e_machine: U16::new(LE, elf::EM_X86_64),
+        e_version: U32::new(LE, elf::EV_CURRENT as u32),
+        e_entry: U64::new(LE, entry),
+        e_phoff: U64::new(LE, EHDR_SIZE),
+        e_shoff: U64::new(LE, layout.shoff),
+        e_flags: U32::new(LE, 0),
+        e_ehsize: U16::new(LE, EHDR_SIZE as u16),
+        e_phentsize: U16::new(LE, PHDR_SIZE as u16),
+        e_phnum: U16::new(LE, layout.phdrs.len() as u16),
+        e_shentsize: U16::new(LE, SHDR_SIZE as u16),
+        e_shnum: U16::new(LE, shnum as u16),
+        e_shstrndx: U16::new(LE, shstrndx as u16),
+    };
+    let (h, rest) = out.split_at_mut(EHDR_SIZE as usize);
+    h.copy_from_slice(pod::bytes_of(&header));
+    let (phdrs, _) = pod::slice_from_bytes_mut::<ProgramHeader64<LE>>(rest, layout.phdrs.len()).unwrap();
+    for (e, p) in phdrs.iter_mut().zip(&layout.phdrs) {
+        *e = ProgramHeader64 {
+            p_type: U32::new(LE, p.p_type),
+            p_flags: U32::new(LE, p.flags),
+            p_offset: U64::new(LE, p.offset),
+            p_vaddr: U64::new(LE, p.vaddr),
+            p_paddr: U64::new(LE, p.vaddr),
+            p_filesz: U64::new(LE, p.filesz),
+            p_memsz: U64::new(LE, p.memsz),
+            p_align: U64::new(LE, p.align),
+        };
     }
 }
 
 /// The section header table (`out` starts at `layout.shoff`).
 fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
+    use object::elf::SectionHeader64;
+    use object::{pod, LittleEndian as LE, U32, U64};
+    const _: () = assert!(size_of::<SectionHeader64<LE>>() == SHDR_SIZE as usize);
     let idx = |c: Content| ctx.sections.iter().find(|s| s.content == c).map_or(0, |s| s.shndx);
+    let (headers, _) = pod::slice_from_bytes_mut::<SectionHeader64<LE>>(out, out.len() / SHDR_SIZE as usize).unwrap();
     for (i, s) in ctx.sections.iter().enumerate() {
         if s.shndx == 0 {
             continue;
@@ -617,18 +637,18 @@ fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
             Content::Dynamic => (idx(Content::Dynstr), 0),
             _ => (0, 0),
         };
-        let o = (SHDR_SIZE * s.shndx as u64) as usize;
-        let e = &mut out[o..o + SHDR_SIZE as usize];
-        e[0..4].copy_from_slice(&layout.sh_name[i].to_le_bytes());
-        e[4..8].copy_from_slice(&s.sh_type.to_le_bytes());
-        e[8..16].copy_from_slice(&s.flags.to_le_bytes());
-        e[16..24].copy_from_slice(&s.addr.to_le_bytes());
-        e[24..32].copy_from_slice(&s.offset.to_le_bytes());
-        e[32..40].copy_from_slice(&s.size.to_le_bytes());
-        e[40..44].copy_from_slice(&link.to_le_bytes());
-        e[44..48].copy_from_slice(&info.to_le_bytes());
-        e[48..56].copy_from_slice(&s.align.to_le_bytes());
-        e[56..64].copy_from_slice(&s.entsize.to_le_bytes());
+        headers[s.shndx as usize] = SectionHeader64 {
+            sh_name: U32::new(LE, layout.sh_name[i]),
+            sh_type: U32::new(LE, s.sh_type),
+            sh_flags: U64::new(LE, s.flags),
+            sh_addr: U64::new(LE, s.addr),
+            sh_offset: U64::new(LE, s.offset),
+            sh_size: U64::new(LE, s.size),
+            sh_link: U32::new(LE, link),
+            sh_info: U32::new(LE, info),
+            sh_addralign: U64::new(LE, s.align),
+            sh_entsize: U64::new(LE, s.entsize),
+        };
     }
 }
 

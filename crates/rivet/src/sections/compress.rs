@@ -29,7 +29,7 @@ impl Format {
 }
 
 /// The size of an Elf64_Chdr.
-const CHDR_SIZE: usize = 24;
+const CHDR_SIZE: usize = size_of::<elf::CompressionHeader64<object::LittleEndian>>();
 
 /// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
 /// non-alloc sections and the section header table up. Returns (sections compressed, bytes
@@ -101,11 +101,15 @@ pub fn pack(plain: &[u8], align: u64, format: Format, zlib_level: u8) -> Vec<u8>
             ruzstd::encoding::compress_to_vec(plain, ruzstd::encoding::CompressionLevel::Fastest),
         ),
     };
+    use object::{LittleEndian as LE, U32, U64};
+    let header = elf::CompressionHeader64::<LE> {
+        ch_type: U32::new(LE, kind),
+        ch_reserved: U32::new(LE, 0),
+        ch_size: U64::new(LE, plain.len() as u64),
+        ch_addralign: U64::new(LE, align),
+    };
     let mut out = Vec::with_capacity(CHDR_SIZE + stream.len());
-    out.extend_from_slice(&kind.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&(plain.len() as u64).to_le_bytes());
-    out.extend_from_slice(&align.to_le_bytes());
+    out.extend_from_slice(object::pod::bytes_of(&header));
     out.extend_from_slice(&stream);
     out
 }

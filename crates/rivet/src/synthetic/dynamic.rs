@@ -6,7 +6,8 @@ use crate::ctx::{Ctx, OutputKind, Target};
 use crate::ids::{IdVec, SharedId, SymbolId};
 use crate::linked::Linked;
 use crate::resolve::Def;
-use object::elf;
+use object::elf::{self, Sym64, Verdaux, Verdef, Vernaux, Verneed};
+use object::{pod, LittleEndian as LE, U16, U32, U64};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -210,21 +211,27 @@ fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
         let versions = &per_lib[l];
         let file = strings.add(ctx.shared[l].file.needed_name.as_bytes());
         let last = n + 1 == libs.len();
-        // Elf64_Verneed: version, count, file, aux offset, next offset.
-        p.verneed.extend_from_slice(&1u16.to_le_bytes());
-        p.verneed.extend_from_slice(&(versions.len() as u16).to_le_bytes());
-        p.verneed.extend_from_slice(&file.to_le_bytes());
-        p.verneed.extend_from_slice(&16u32.to_le_bytes());
-        let next_off = if last { 0 } else { 16 + 16 * versions.len() as u32 };
-        p.verneed.extend_from_slice(&next_off.to_le_bytes());
+        const NEED: u32 = size_of::<Verneed<LE>>() as u32;
+        const AUX: u32 = size_of::<Vernaux<LE>>() as u32;
+        let next_off = if last { 0 } else { NEED + AUX * versions.len() as u32 };
+        let need = Verneed {
+            vn_version: U16::new(LE, elf::VER_NEED_CURRENT),
+            vn_cnt: U16::new(LE, versions.len() as u16),
+            vn_file: U32::new(LE, file),
+            vn_aux: U32::new(LE, NEED),
+            vn_next: U32::new(LE, next_off),
+        };
+        p.verneed.extend_from_slice(pod::bytes_of(&need));
         for (k, &(name, index)) in versions.iter().enumerate() {
-            // Elf64_Vernaux: hash, flags, other (the index), name, next.
-            p.verneed.extend_from_slice(&elf_hash(name).to_le_bytes());
-            p.verneed.extend_from_slice(&0u16.to_le_bytes());
-            p.verneed.extend_from_slice(&index.to_le_bytes());
-            p.verneed.extend_from_slice(&strings.add(name).to_le_bytes());
-            let next_aux: u32 = if k + 1 == versions.len() { 0 } else { 16 };
-            p.verneed.extend_from_slice(&next_aux.to_le_bytes());
+            let aux = Vernaux {
+                vna_hash: U32::new(LE, elf_hash(name)),
+                vna_flags: U16::new(LE, 0),
+                // The version index the .gnu.version entries of its symbols hold.
+                vna_other: U16::new(LE, index),
+                vna_name: U32::new(LE, strings.add(name)),
+                vna_next: U32::new(LE, if k + 1 == versions.len() { 0 } else { AUX }),
+            };
+            p.verneed.extend_from_slice(pod::bytes_of(&aux));
         }
     }
     p.verneed_count = libs.len() as u32;
@@ -249,20 +256,24 @@ fn build_verdefs(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
     }
     for (n, (flags, index, names)) in defs.iter().enumerate() {
         let last = n + 1 == defs.len();
-        // Elf64_Verdef: version, flags, index, aux count, hash, aux offset, next offset.
-        p.verdef.extend_from_slice(&1u16.to_le_bytes());
-        p.verdef.extend_from_slice(&flags.to_le_bytes());
-        p.verdef.extend_from_slice(&index.to_le_bytes());
-        p.verdef.extend_from_slice(&(names.len() as u16).to_le_bytes());
-        p.verdef.extend_from_slice(&elf_hash(names[0].as_bytes()).to_le_bytes());
-        p.verdef.extend_from_slice(&20u32.to_le_bytes());
-        let next: u32 = if last { 0 } else { 20 + 8 * names.len() as u32 };
-        p.verdef.extend_from_slice(&next.to_le_bytes());
+        const DEF: u32 = size_of::<Verdef<LE>>() as u32;
+        const AUX: u32 = size_of::<Verdaux<LE>>() as u32;
+        let def = Verdef {
+            vd_version: U16::new(LE, elf::VER_DEF_CURRENT),
+            vd_flags: U16::new(LE, *flags),
+            vd_ndx: U16::new(LE, *index),
+            vd_cnt: U16::new(LE, names.len() as u16),
+            vd_hash: U32::new(LE, elf_hash(names[0].as_bytes())),
+            vd_aux: U32::new(LE, DEF),
+            vd_next: U32::new(LE, if last { 0 } else { DEF + AUX * names.len() as u32 }),
+        };
+        p.verdef.extend_from_slice(pod::bytes_of(&def));
         for (k, name) in names.iter().enumerate() {
-            // Elf64_Verdaux: name, next.
-            p.verdef.extend_from_slice(&strings.add(name.as_bytes()).to_le_bytes());
-            let next: u32 = if k + 1 == names.len() { 0 } else { 8 };
-            p.verdef.extend_from_slice(&next.to_le_bytes());
+            let aux = Verdaux {
+                vda_name: U32::new(LE, strings.add(name.as_bytes())),
+                vda_next: U32::new(LE, if k + 1 == names.len() { 0 } else { AUX }),
+            };
+            p.verdef.extend_from_slice(pod::bytes_of(&aux));
         }
     }
     p.verdef_count = defs.len() as u32;
@@ -307,10 +318,12 @@ fn build_gnu_hash(ctx: &Ctx, p: &DynPlan, nbuckets: u32) -> Vec<u8> {
 impl DynPlan {
     /// Fills `.dynsym` (after layout): addresses of definitions, copies and canonical PLT stubs.
     pub fn write_dynsym(&self, ctx: &Linked, out: &mut [u8]) {
-        for (i, &id) in self.symbols.iter().enumerate() {
+        // The null symbol, then one entry per dynamic symbol.
+        let (entries, _) =
+            pod::slice_from_bytes_mut::<Sym64<LE>>(out, self.symbols.len() + 1).expect("room for .dynsym");
+        for (i, (e, &id)) in entries[1..].iter_mut().zip(&self.symbols).enumerate() {
             let s = &ctx.symbols[id];
             let t = Target::Global(id);
-            let e = &mut out[24 * (i + 1)..24 * (i + 2)];
             // A reference-only symbol is weak when every reference to it is weak (crti.o's
             // `__gmon_start__`), so the loader does not insist on finding it.
             let weak = match s.def {
@@ -339,12 +352,14 @@ impl DynPlan {
                     }
                 }
             }
-            e[0..4].copy_from_slice(&self.name_off[i].to_le_bytes());
-            e[4] = (bind << 4) | ty;
-            e[5] = if s.visibility == elf::STV_PROTECTED { elf::STV_PROTECTED } else { elf::STV_DEFAULT };
-            e[6..8].copy_from_slice(&shndx.to_le_bytes());
-            e[8..16].copy_from_slice(&value.to_le_bytes());
-            e[16..24].copy_from_slice(&size.to_le_bytes());
+            *e = Sym64 {
+                st_name: U32::new(LE, self.name_off[i]),
+                st_info: (bind << 4) | ty,
+                st_other: if s.visibility == elf::STV_PROTECTED { elf::STV_PROTECTED } else { elf::STV_DEFAULT },
+                st_shndx: U16::new(LE, shndx),
+                st_value: U64::new(LE, value),
+                st_size: U64::new(LE, size),
+            };
         }
     }
 }

@@ -6,8 +6,12 @@ use crate::ctx::Ctx;
 use crate::ids::{FileId, SymbolId};
 use crate::linked::Linked;
 use crate::resolve::Def;
-use object::elf;
+use object::elf::{self, Sym64};
 use object::LittleEndian as LE;
+use object::{pod, U16, U32, U64};
+
+/// The size of an Elf64_Sym.
+const SYM_SIZE: usize = size_of::<Sym64<LE>>();
 
 #[derive(Clone, Copy)]
 pub enum Source {
@@ -147,7 +151,7 @@ impl Plan {
     }
 
     pub fn symtab_size(&self) -> u64 {
-        24 * (self.entries.len() as u64 + 1)
+        (SYM_SIZE * (self.entries.len() + 1)) as u64
     }
 
     /// Writes the `.symtab` entries (after the null one) into `out`, blocks of entries in
@@ -155,19 +159,24 @@ impl Plan {
     pub fn write(&self, ctx: &Linked, out: &mut [u8]) {
         use rayon::prelude::*;
         const BLOCK: usize = 4096;
-        let end = 24 * (self.entries.len() + 1);
-        out[24..end].par_chunks_mut(24 * BLOCK).zip(self.entries.par_chunks(BLOCK)).for_each(|(out, entries)| {
-            for (e, &(src, name)) in out.chunks_exact_mut(24).zip(entries) {
+        let end = SYM_SIZE * (self.entries.len() + 1);
+        let out = &mut out[SYM_SIZE..end];
+        out.par_chunks_mut(SYM_SIZE * BLOCK).zip(self.entries.par_chunks(BLOCK)).for_each(|(out, entries)| {
+            // Byte-aligned (`object`'s `unaligned` feature): only the length can fail, and it fits.
+            let (syms, _) = pod::slice_from_bytes_mut::<Sym64<LE>>(out, entries.len()).unwrap();
+            for (e, &(src, name)) in syms.iter_mut().zip(entries) {
                 let (info, other, shndx, value, size) = match src {
                     Source::Local { file, sym } => local_entry(ctx, file, sym as usize),
                     Source::Global { id, local } => global_entry(ctx, id, local),
                 };
-                e[0..4].copy_from_slice(&name.to_le_bytes());
-                e[4] = info;
-                e[5] = other;
-                e[6..8].copy_from_slice(&shndx.to_le_bytes());
-                e[8..16].copy_from_slice(&value.to_le_bytes());
-                e[16..24].copy_from_slice(&size.to_le_bytes());
+                *e = Sym64 {
+                    st_name: U32::new(LE, name),
+                    st_info: info,
+                    st_other: other,
+                    st_shndx: U16::new(LE, shndx),
+                    st_value: U64::new(LE, value),
+                    st_size: U64::new(LE, size),
+                };
             }
         });
     }

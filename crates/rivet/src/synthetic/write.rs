@@ -6,7 +6,11 @@ use crate::layout::DynValue;
 use crate::linked::Linked;
 use crate::sections::output::Content;
 use crate::synthetic::{got_entry, DynRel, GOTPLT_RESERVED};
-use object::elf;
+use object::elf::{self, Dyn64, NoteHeader64, Rela64};
+use object::{pod, LittleEndian as LE, I64, U32, U64};
+
+/// The size of an Elf64_Rela.
+const RELA_SIZE: usize = size_of::<Rela64<LE>>();
 
 fn put64(buf: &mut [u8], off: usize, v: u64) {
     buf[off..off + 8].copy_from_slice(&v.to_le_bytes());
@@ -108,10 +112,15 @@ pub fn plt(ctx: &Ctx, buf: &mut [u8]) {
     }
 }
 
-fn rela(buf: &mut [u8], i: usize, offset: u64, info: u64, addend: i64) {
-    put64(buf, 24 * i, offset);
-    put64(buf, 24 * i + 8, info);
-    put64(buf, 24 * i + 16, addend as u64);
+/// An Elf64_Rela.
+fn rela(offset: u64, info: u64, addend: i64) -> Rela64<LE> {
+    Rela64 { r_offset: U64::new(LE, offset), r_info: U64::new(LE, info), r_addend: I64::new(LE, addend) }
+}
+
+/// `buf` as `n` Elf64_Rela entries (a bug if it is shorter; the `unaligned` feature of `object`
+/// makes its ELF types byte-aligned, so any offset will do).
+fn relas(buf: &mut [u8], n: usize) -> &mut [Rela64<LE>] {
+    pod::slice_from_bytes_mut(buf, n).expect("room for the relocations").0
 }
 
 fn info(ctx: &Ctx, r: &DynRel) -> Result<u64, String> {
@@ -129,7 +138,8 @@ fn info(ctx: &Ctx, r: &DynRel) -> Result<u64, String> {
 
 /// `.rela.plt`: JUMP_SLOT for imports, IRELATIVE (the resolver as addend) for IFUNCs.
 pub fn rela_plt(ctx: &Linked, buf: &mut [u8]) -> Result<(), String> {
-    for (i, &t) in ctx.got.plt.iter().enumerate() {
+    let entries = relas(buf, ctx.got.plt.len());
+    for (i, (e, &t)) in entries.iter_mut().zip(&ctx.got.plt).enumerate() {
         let slot = ctx.got.gotplt_slot_addr(&ctx.sections, i as u32);
         let r = match t {
             Target::Global(id) if ctx.is_preemptible(t) => {
@@ -137,7 +147,7 @@ pub fn rela_plt(ctx: &Linked, buf: &mut [u8]) -> Result<(), String> {
             }
             _ => DynRel { offset: slot, ty: elf::R_X86_64_IRELATIVE, sym: None, addend: ctx.raw_value(t) as i64 },
         };
-        rela(buf, i, r.offset, info(ctx, &r)?, r.addend);
+        *e = rela(r.offset, info(ctx, &r)?, r.addend);
     }
     Ok(())
 }
@@ -148,17 +158,17 @@ pub fn rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), 
     use rayon::prelude::*;
     // Sorted and written on every thread (cxx-big: 104k relocations, 11 ms on one).
     rels.par_sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
-    if rels.len() * 24 != buf.len() {
+    if rels.len() * RELA_SIZE != buf.len() {
         return Err(format!(
             "internal error: {} dynamic relocations were written but {} were counted",
             rels.len(),
-            buf.len() / 24
+            buf.len() / RELA_SIZE
         ));
     }
     const PER_TASK: usize = 8192;
-    buf.par_chunks_mut(24 * PER_TASK).zip(rels.par_chunks(PER_TASK)).try_for_each(|(out, rels)| {
-        for (i, r) in rels.iter().enumerate() {
-            rela(out, i, r.offset, info(ctx, r)?, r.addend);
+    buf.par_chunks_mut(RELA_SIZE * PER_TASK).zip(rels.par_chunks(PER_TASK)).try_for_each(|(out, rels)| {
+        for (e, r) in relas(out, rels.len()).iter_mut().zip(rels) {
+            *e = rela(r.offset, info(ctx, r)?, r.addend);
         }
         Ok(())
     })
@@ -166,15 +176,15 @@ pub fn rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), 
 
 pub fn dynamic(ctx: &Linked, buf: &mut [u8]) {
     let layout = ctx.layout;
-    for (i, &(tag, v)) in layout.dynamic.iter().enumerate() {
+    let (entries, _) = pod::slice_from_bytes_mut::<Dyn64<LE>>(buf, layout.dynamic.len()).expect("room for .dynamic");
+    for (e, &(tag, v)) in entries.iter_mut().zip(&layout.dynamic) {
         let value = match v {
             DynValue::Value(v) => v,
             DynValue::SectionAddr(s) => ctx.sections[s].addr,
             DynValue::SectionSize(s) => ctx.sections[s].size,
             DynValue::Symbol(id) => ctx.addr.global[id],
         };
-        put64(buf, 16 * i, tag as u64);
-        put64(buf, 16 * i + 8, value);
+        *e = Dyn64 { d_tag: U64::new(LE, tag as u64), d_val: U64::new(LE, value) };
     }
 }
 
@@ -244,9 +254,12 @@ pub fn eh_frame_hdr(ctx: &Linked, hdr_addr: u64, buf: &mut [u8]) -> Result<(), S
 /// of the output is final.
 pub fn build_id_header(buf: &mut [u8]) {
     let desc = buf.len() as u32 - 16;
-    put32(buf, 0, 4);
-    put32(buf, 4, desc);
-    put32(buf, 8, elf::NT_GNU_BUILD_ID);
+    let header = NoteHeader64 {
+        n_namesz: U32::new(LE, 4),
+        n_descsz: U32::new(LE, desc),
+        n_type: U32::new(LE, elf::NT_GNU_BUILD_ID),
+    };
+    buf[0..12].copy_from_slice(pod::bytes_of(&header));
     buf[12..16].copy_from_slice(b"GNU\0");
 }
 
