@@ -7,7 +7,8 @@ use crate::input::object::{ObjectFile, Sym};
 use crate::resolve::{Def, Symbol};
 use crate::sections::eh_frame::{self, EhSection};
 use crate::sections::merged::{MergedSection, Merges};
-use crate::sections::output::OutputSection;
+use crate::sections::output::{Content, OutputSection, SyntheticIds};
+use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
 // FxHash: keys are symbol names and small indices from the link's own inputs; SipHash's
@@ -94,6 +95,8 @@ pub struct Ctx<'a> {
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
     pub defsym_offsets: Vec<DefsymOffset>,
     pub got: crate::synthetic::tables::Tables,
+    /// Where each linker-made section is (set when they are created, before layout).
+    pub synthetic: SyntheticIds,
     pub dynsym: crate::synthetic::dynamic_tables::DynPlan,
     pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
@@ -128,6 +131,7 @@ impl<'a> Ctx<'a> {
             global_types: IdVec::new(),
             defsym_offsets: Vec::new(),
             got: Default::default(),
+            synthetic: Default::default(),
             dynsym: Default::default(),
             versions: Default::default(),
             dynamic_list: Default::default(),
@@ -400,6 +404,49 @@ impl<'a> Ctx<'a> {
             }
         }
         0
+    }
+
+    /// The linker-made section of kind `c`, if this output has one.
+    pub fn synthetic_section(&self, c: Content) -> Option<&OutputSection> {
+        self.synthetic.get(c).map(|id| &self.sections[id])
+    }
+
+    /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when
+    /// there is one).
+    pub fn plt_entry_addr(&self, i: u32) -> u64 {
+        if let Some(sec) = self.synthetic_section(Content::PltSec) {
+            return sec.addr + PLT_ENTRY_SIZE * i as u64;
+        }
+        let plt = self.synthetic_section(Content::Plt).expect("PLT section exists when PLT entries do");
+        plt.addr + self.got.plt_header + PLT_ENTRY_SIZE * i as u64
+    }
+
+    /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
+    /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
+    pub fn plt_lazy_addr(&self, i: u32) -> u64 {
+        let plt = self.synthetic_section(Content::Plt).expect("PLT section exists when PLT entries do");
+        let stub = plt.addr + self.got.plt_header + PLT_ENTRY_SIZE * i as u64;
+        if self.synthetic.get(Content::PltSec).is_some() {
+            stub
+        } else {
+            stub + 6
+        }
+    }
+
+    pub fn gotplt_slot_addr(&self, i: u32) -> u64 {
+        self.gotplt_addr() + 8 * (GOTPLT_RESERVED + i as u64)
+    }
+
+    /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
+    pub fn gotplt_addr(&self) -> u64 {
+        let gotplt = self.synthetic_section(Content::GotPlt).or_else(|| self.synthetic_section(Content::Got));
+        gotplt.map_or(0, |s| s.addr)
+    }
+
+    /// The address of `t`'s `.got` entry of `kind`.
+    pub fn got_entry_addr(&self, t: Target, kind: GotKind) -> Option<u64> {
+        let word = self.got.got_word(t, kind)?;
+        Some(self.synthetic_section(Content::Got)?.addr + 8 * word as u64)
     }
 
     pub fn is_pic(&self) -> bool {

@@ -1,12 +1,10 @@
 //! Layout: takes the output sections with their sizes and gives every section an address and a file
 //! offset, every segment its program header, and every global symbol its final value. Sizes are
 //! exact here, so the writer only fills slices that layout has measured.
-use crate::args::{BuildId, HashStyle};
 use crate::ctx::{Ctx, OutputKind};
 use crate::ids::{OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::{Content, OutputSection, *};
-use crate::synthetic::tables::{GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -37,9 +35,6 @@ pub struct Layout {
     pub shstrtab: Vec<u8>,
     /// Name offsets in `.shstrtab`, by output section index.
     pub sh_name: Vec<u32>,
-    pub dynamic: Vec<(i64, DynValue)>,
-    /// `.symtab`'s sh_info: the index of its first global symbol.
-    pub symtab_first_global: u32,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -48,16 +43,6 @@ pub struct Layout {
 pub struct Tls {
     pub start: u64,
     pub end: u64,
-}
-
-/// A `.dynamic` entry's value, resolved when addresses are known.
-#[derive(Clone, Copy, Debug)]
-pub enum DynValue {
-    Value(u64),
-    SectionAddr(OutputSectionId),
-    SectionSize(OutputSectionId),
-    /// A global symbol's address (DT_INIT = `_init`).
-    Symbol(SymbolId),
 }
 
 pub fn align_up(v: u64, align: u64) -> u64 {
@@ -119,236 +104,6 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
         ctx.sections[si].members = members;
         ctx.sections[si].size = off;
     }
-}
-
-fn add_section(
-    ctx: &mut Ctx,
-    name: &str,
-    sh_type: u32,
-    flags: u32,
-    align: u64,
-    content: Content,
-    size: u64,
-) -> OutputSectionId {
-    let mut s = OutputSection::new(name, sh_type, flags as u64, align, content);
-    s.size = size;
-    ctx.sections.push(s)
-}
-
-/// Creates the linker-made sections with their exact sizes. `symtab_size`: (.symtab, .strtab)
-/// bytes, or None when stripped. Returns the `.dynamic` entries (static-PIE).
-pub fn create_synthetic_sections(ctx: &mut Ctx, symtab_size: Option<(u64, u64)>) -> Vec<(i64, DynValue)> {
-    use elf::*;
-    let a = SHF_ALLOC;
-    let aw = SHF_ALLOC | SHF_WRITE;
-    let props = crate::synthetic::property::size(&ctx.gnu_properties);
-    if props > 0 {
-        add_section(ctx, ".note.gnu.property", SHT_NOTE, a, 8, Content::GnuProperty, props);
-    }
-    if ctx.config.build_id != BuildId::None {
-        let desc = build_id_len(&ctx.config.build_id);
-        add_section(ctx, ".note.gnu.build-id", SHT_NOTE, a, 4, Content::BuildId, 16 + desc);
-    }
-    let nplt = ctx.got.plt.len() as u64;
-    if !ctx.got.got.is_empty() {
-        ctx.got.got_sec =
-            Some(add_section(ctx, ".got", SHT_PROGBITS, aw, 8, Content::Got, 8 * ctx.got.got_words as u64));
-    }
-    if nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]) {
-        let size = 8 * (GOTPLT_RESERVED + nplt);
-        ctx.got.gotplt_sec = Some(add_section(ctx, ".got.plt", SHT_PROGBITS, aw, 8, Content::GotPlt, size));
-    }
-    if nplt > 0 {
-        let size = ctx.got.plt_header + PLT_ENTRY_SIZE * nplt;
-        let ax = SHF_ALLOC | SHF_EXECINSTR;
-        ctx.got.plt_sec = Some(add_section(ctx, ".plt", SHT_PROGBITS, ax, 16, Content::Plt, size));
-        ctx.sections.last_mut().unwrap().entsize = PLT_ENTRY_SIZE;
-        if ctx.got.ibt && ctx.got.plt_header > 0 {
-            let size = PLT_ENTRY_SIZE * nplt;
-            ctx.got.pltsec_sec = Some(add_section(ctx, ".plt.sec", SHT_PROGBITS, ax, 16, Content::PltSec, size));
-            ctx.sections.last_mut().unwrap().entsize = PLT_ENTRY_SIZE;
-        }
-        let flags = a | SHF_INFO_LINK;
-        ctx.got.relaplt_sec = Some(add_section(ctx, ".rela.plt", SHT_RELA, flags, 8, Content::RelaPlt, 24 * nplt));
-        ctx.sections.last_mut().unwrap().entsize = 24;
-    }
-    if ctx.config.eh_frame_hdr {
-        let fdes: u64 = ctx.eh.values().map(|e| e.fde_count as u64).sum();
-        if ctx.sections.iter().any(|s| s.name == ".eh_frame") {
-            add_section(ctx, ".eh_frame_hdr", SHT_PROGBITS, a, 4, Content::EhFrameHdr, 12 + 8 * fdes);
-        }
-    }
-    let mut dynamic = Vec::new();
-    if ctx.kind.is_dynamic() || ctx.kind == OutputKind::StaticPie {
-        dynamic = create_dynamic_sections(ctx);
-    }
-    if let Some((symtab, strtab)) = symtab_size {
-        add_section(ctx, ".symtab", SHT_SYMTAB, 0, 8, Content::Symtab, symtab);
-        ctx.sections.last_mut().unwrap().entsize = 24;
-        add_section(ctx, ".strtab", SHT_STRTAB, 0, 1, Content::Strtab, strtab);
-    }
-    add_section(ctx, ".shstrtab", SHT_STRTAB, 0, 1, Content::Shstrtab, 0);
-    dynamic
-}
-
-pub fn build_id_len(b: &BuildId) -> u64 {
-    match b {
-        BuildId::None => 0,
-        BuildId::Sha1 => 20,
-        BuildId::Md5 | BuildId::Uuid => 16,
-        BuildId::Hex(h) => h.len() as u64,
-    }
-}
-
-/// The interpreter an executable names in PT_INTERP.
-pub fn interpreter(ctx: &Ctx) -> Option<String> {
-    if !ctx.kind.is_dynamic() || !ctx.kind.is_executable() || ctx.config.no_dynamic_linker {
-        return None;
-    }
-    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| "/lib64/ld-linux-x86-64.so.2".into()))
-}
-
-/// The dynamic symbol table and `.dynamic`. A static PIE gets a minimal one (an empty `.dynsym`)
-/// so glibc's `_dl_relocate_static_pie` finds its RELATIVE and IRELATIVE relocations.
-fn create_dynamic_sections(ctx: &mut Ctx) -> Vec<(i64, DynValue)> {
-    use elf::*;
-    let a = SHF_ALLOC;
-    let exe = ctx.kind.is_executable();
-    let dynamic_output = ctx.kind.is_dynamic();
-    if let Some(interp) = interpreter(ctx) {
-        add_section(ctx, ".interp", SHT_PROGBITS, a, 1, Content::Interp, interp.len() as u64 + 1);
-    }
-    let nsyms = ctx.dynsym.symbols.len() as u64 + 1;
-    let style = ctx.config.hash_style;
-    let mut dynamic: Vec<(i64, DynValue)> = Vec::new();
-    for &n in &ctx.dynsym.needed {
-        dynamic.push((DT_NEEDED as i64, DynValue::Value(n as u64)));
-    }
-    if let Some(so) = ctx.dynsym.soname {
-        dynamic.push((DT_SONAME as i64, DynValue::Value(so as u64)));
-    }
-    if let Some(rp) = ctx.dynsym.runpath {
-        let tag = if ctx.config.new_dtags { DT_RUNPATH } else { DT_RPATH };
-        dynamic.push((tag as i64, DynValue::Value(rp as u64)));
-    }
-    if dynamic_output {
-        for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
-            if let Some(&id) = ctx.by_name.get(name) {
-                if matches!(ctx.symbols[id].def, Def::Defined { .. }) {
-                    dynamic.push((tag as i64, DynValue::Symbol(id)));
-                }
-            }
-        }
-        for (name, addr, size) in [
-            (".preinit_array", DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ),
-            (".init_array", DT_INIT_ARRAY, DT_INIT_ARRAYSZ),
-            (".fini_array", DT_FINI_ARRAY, DT_FINI_ARRAYSZ),
-        ] {
-            if name == ".preinit_array" && !exe {
-                continue;
-            }
-            if let Some(i) = ctx.sections.position(|s| s.name == name && s.size > 0) {
-                dynamic.push((addr as i64, DynValue::SectionAddr(i)));
-                dynamic.push((size as i64, DynValue::SectionSize(i)));
-            }
-        }
-    }
-    if matches!(style, HashStyle::Sysv | HashStyle::Both) && dynamic_output {
-        let h = add_section(ctx, ".hash", SHT_HASH, a, 8, Content::Hash, 4 * (2 + 2 * nsyms));
-        ctx.sections[h].entsize = 4;
-        dynamic.push((DT_HASH as i64, DynValue::SectionAddr(h)));
-    }
-    if matches!(style, HashStyle::Gnu | HashStyle::Both) || !dynamic_output {
-        let size = ctx.dynsym.gnu_hash.len() as u64;
-        let h = add_section(ctx, ".gnu.hash", SHT_GNU_HASH, a, 8, Content::GnuHash, size);
-        dynamic.push((DT_GNU_HASH as i64, DynValue::SectionAddr(h)));
-    }
-    let dynsym = add_section(ctx, ".dynsym", SHT_DYNSYM, a, 8, Content::Dynsym, 24 * nsyms);
-    ctx.sections[dynsym].entsize = 24;
-    let dynstr = add_section(ctx, ".dynstr", SHT_STRTAB, a, 1, Content::Dynstr, ctx.dynsym.dynstr.len() as u64);
-    dynamic.push((DT_STRTAB as i64, DynValue::SectionAddr(dynstr)));
-    dynamic.push((DT_SYMTAB as i64, DynValue::SectionAddr(dynsym)));
-    dynamic.push((DT_STRSZ as i64, DynValue::SectionSize(dynstr)));
-    dynamic.push((DT_SYMENT as i64, DynValue::Value(24)));
-    // The loader writes DT_DEBUG's value, which a read-only `.dynamic` cannot take (lld leaves it
-    // out too).
-    if exe && !ctx.config.rodynamic {
-        dynamic.push((DT_DEBUG as i64, DynValue::Value(0)));
-    }
-    let nplt = ctx.got.plt.len() as u64;
-    if let Some(relaplt) = ctx.got.relaplt_sec {
-        dynamic.push((DT_PLTGOT as i64, DynValue::SectionAddr(ctx.got.gotplt_sec.unwrap())));
-        dynamic.push((DT_PLTRELSZ as i64, DynValue::Value(24 * nplt)));
-        dynamic.push((DT_PLTREL as i64, DynValue::Value(DT_RELA as u64)));
-        dynamic.push((DT_JMPREL as i64, DynValue::SectionAddr(relaplt)));
-    }
-    let nrel = ctx.got.dynrel_count;
-    if nrel > 0 {
-        let rela = add_section(ctx, ".rela.dyn", SHT_RELA, a, 8, Content::RelaDyn, 24 * nrel);
-        ctx.sections[rela].entsize = 24;
-        ctx.got.reladyn_sec = Some(rela);
-        dynamic.push((DT_RELA as i64, DynValue::SectionAddr(rela)));
-        dynamic.push((DT_RELASZ as i64, DynValue::SectionSize(rela)));
-        dynamic.push((DT_RELAENT as i64, DynValue::Value(24)));
-    }
-    let mut flags = 0;
-    let mut flags_1 = ctx.config.dt_flags_1;
-    if exe {
-        // Only a shared object can be initialised first, kept loaded or refused to dlopen: GNU ld
-        // drops these bits from executables.
-        flags_1 &= !(DF_1_INITFIRST | DF_1_NODELETE | DF_1_NOOPEN);
-    }
-    if flags_1 & DF_1_ORIGIN != 0 {
-        flags |= DF_ORIGIN;
-    }
-    if ctx.config.symbolic == crate::args::Symbolic::All && !exe {
-        flags |= DF_SYMBOLIC;
-    }
-    // A shared object with initial-exec TLS needs its block in the static TLS area: the loader
-    // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
-    if !exe && ctx.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::tables::GotKind::TpOff) {
-        flags |= DF_STATIC_TLS;
-    }
-    if ctx.config.now {
-        flags |= DF_BIND_NOW;
-        flags_1 |= DF_1_NOW;
-    }
-    if ctx.kind.is_pic() && exe {
-        flags_1 |= DF_1_PIE;
-    }
-    if flags != 0 {
-        dynamic.push((DT_FLAGS as i64, DynValue::Value(flags as u64)));
-    }
-    if flags_1 != 0 {
-        dynamic.push((DT_FLAGS_1 as i64, DynValue::Value(flags_1 as u64)));
-    }
-    if ctx.dynsym.verneed_count > 0 || ctx.dynsym.verdef_count > 0 {
-        let vs = add_section(ctx, ".gnu.version", SHT_GNU_VERSYM, a, 2, Content::GnuVersion, 2 * nsyms);
-        ctx.sections[vs].entsize = 2;
-        dynamic.push((DT_VERSYM as i64, DynValue::SectionAddr(vs)));
-    }
-    if ctx.dynsym.verdef_count > 0 {
-        let size = ctx.dynsym.verdef.len() as u64;
-        let vd = add_section(ctx, ".gnu.version_d", SHT_GNU_VERDEF, a, 8, Content::GnuVersionD, size);
-        dynamic.push((DT_VERDEF as i64, DynValue::SectionAddr(vd)));
-        dynamic.push((DT_VERDEFNUM as i64, DynValue::Value(ctx.dynsym.verdef_count as u64)));
-    }
-    if ctx.dynsym.verneed_count > 0 {
-        let size = ctx.dynsym.verneed.len() as u64;
-        let vr = add_section(ctx, ".gnu.version_r", SHT_GNU_VERNEED, a, 8, Content::GnuVersionR, size);
-        dynamic.push((DT_VERNEED as i64, DynValue::SectionAddr(vr)));
-        dynamic.push((DT_VERNEEDNUM as i64, DynValue::Value(ctx.dynsym.verneed_count as u64)));
-    }
-    if ctx.got.relative_count > 0 {
-        dynamic.push((DT_RELACOUNT as i64, DynValue::Value(ctx.got.relative_count)));
-    }
-    dynamic.push((DT_NULL as i64, DynValue::Value(0)));
-    let size = 16 * dynamic.len() as u64;
-    // `-z rodynamic`: read-only, so it goes with the read-only data.
-    let dynamic_flags = if ctx.config.rodynamic { SHF_ALLOC } else { SHF_ALLOC | SHF_WRITE };
-    ctx.got.dynamic_sec = Some(add_section(ctx, ".dynamic", SHT_DYNAMIC, dynamic_flags, 8, Content::Dynamic, size));
-    ctx.sections.last_mut().unwrap().entsize = 16;
-    dynamic
 }
 
 /// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
@@ -519,12 +274,12 @@ fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
 }
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
-pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout {
+pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
     let order = sort_order(ctx);
     let loads = plan_loads(ctx, &order);
     let page = ctx.config.max_page_size.max(4096);
     let common = ctx.config.common_page_size.clamp(4096, page);
-    let has = |c: Content| ctx.sections.iter().any(|s| s.content == c);
+    let has = |c: Content| ctx.synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
     let note_runs = note_runs(ctx, &order);
@@ -660,7 +415,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
     // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
     // them, follow the loaded ones in the file.
     let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
-    let shstr = ctx.sections.position(|s| s.content == Content::Shstrtab).unwrap();
+    let shstr = ctx.synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     ctx.sections[shstr].size = shstrtab.len() as u64;
     let (shoff, file_size) = place_non_alloc(ctx, alloc_end);
 
@@ -680,13 +435,13 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             align: 8,
         });
     }
-    if let Some(i) = ctx.sections.iter().find(|s| s.content == Content::Interp) {
+    if let Some(i) = ctx.synthetic_section(Content::Interp) {
         all.push(section_phdr(i, elf::PT_INTERP, elf::PF_R));
     }
     all.extend(phdrs);
-    if let Some(d) = ctx.got.dynamic_sec {
+    if let Some(d) = ctx.synthetic_section(Content::Dynamic) {
         let flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
-        all.push(section_phdr(&ctx.sections[d], elf::PT_DYNAMIC, flags));
+        all.push(section_phdr(d, elf::PT_DYNAMIC, flags));
     }
     for run in &note_runs {
         let first = &ctx.sections[run[0]];
@@ -715,10 +470,10 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
             align: tls.align,
         });
     }
-    if let Some(p) = ctx.sections.iter().find(|s| s.content == Content::GnuProperty) {
+    if let Some(p) = ctx.synthetic_section(Content::GnuProperty) {
         all.push(section_phdr(p, elf::PT_GNU_PROPERTY, elf::PF_R));
     }
-    if let Some(h) = ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr) {
+    if let Some(h) = ctx.synthetic_section(Content::EhFrameHdr) {
         all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));
     }
     let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
@@ -734,18 +489,7 @@ pub fn assign_addresses(ctx: &mut Ctx, dynamic: Vec<(i64, DynValue)>) -> Layout 
         all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout {
-        base,
-        tls: tls_block,
-        phdrs: all,
-        shoff,
-        file_size,
-        alloc_end,
-        shstrtab,
-        sh_name,
-        dynamic,
-        symtab_first_global: 0,
-    }
+    Layout { base, tls: tls_block, phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name }
 }
 
 /// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.

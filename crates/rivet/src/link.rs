@@ -238,10 +238,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     });
     let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
     let (mut lay, addresses) = timer.phase("layout", || {
-        let sizes = plan.as_ref().map(|p| (p.symtab_size(), p.strtab_size));
-        let dynamic = layout::create_synthetic_sections(&mut ctx, sizes);
-        let mut lay = layout::assign_addresses(&mut ctx, dynamic);
-        lay.symtab_first_global = plan.as_ref().map_or(0, |p| p.first_global);
+        crate::synthetic::chunks::create_sections(&mut ctx, plan.as_ref());
+        let lay = layout::assign_addresses(&mut ctx);
         let addresses = Addresses::compute(&ctx, &lay);
         (lay, addresses)
     });

@@ -127,7 +127,7 @@ impl<'l, 'a> Linked<'l, 'a> {
     /// address, so function pointers compare equal everywhere).
     pub fn value(&self, t: Target) -> u64 {
         match self.got.plt_index(t) {
-            Some(i) => self.got.plt_entry_addr(&self.sections, i),
+            Some(i) => self.plt_entry_addr(i),
             None => self.raw_value(t),
         }
     }
@@ -212,10 +212,10 @@ fn synthetic_value(ctx: &Ctx, layout: &Layout, name: &[u8]) -> u64 {
     let end_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.1);
     match name {
         b"__ehdr_start" | b"__executable_start" => base,
-        b"_GLOBAL_OFFSET_TABLE_" => ctx.got.gotplt_addr(&ctx.sections),
-        b"_DYNAMIC" => ctx.got.dynamic_sec.map_or(0, |d| ctx.sections[d].addr),
-        b"__rela_iplt_start" => ctx.got.relaplt_sec.map_or(base, |s| ctx.sections[s].addr),
-        b"__rela_iplt_end" => ctx.got.relaplt_sec.map_or(base, |s| ctx.sections[s].addr + ctx.sections[s].size),
+        b"_GLOBAL_OFFSET_TABLE_" => ctx.gotplt_addr(),
+        b"_DYNAMIC" => ctx.synthetic_section(Content::Dynamic).map_or(0, |d| d.addr),
+        b"__rela_iplt_start" => ctx.synthetic_section(Content::RelaPlt).map_or(base, |s| s.addr),
+        b"__rela_iplt_end" => ctx.synthetic_section(Content::RelaPlt).map_or(base, |s| s.addr + s.size),
         b"__init_array_start" => start_or_base(".init_array"),
         b"__init_array_end" => end_or_base(".init_array"),
         b"__fini_array_start" => start_or_base(".fini_array"),
@@ -232,7 +232,7 @@ fn synthetic_value(ctx: &Ctx, layout: &Layout, name: &[u8]) -> u64 {
         b"_etext" | b"etext" | b"__etext" => {
             alloc().filter(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0).map(|s| s.addr + s.size).max().unwrap_or(base)
         }
-        b"__GNU_EH_FRAME_HDR" => ctx.sections.iter().find(|s| s.content == Content::EhFrameHdr).map_or(0, |s| s.addr),
+        b"__GNU_EH_FRAME_HDR" => ctx.synthetic_section(Content::EhFrameHdr).map_or(0, |s| s.addr),
         b"_TLS_MODULE_BASE_" => layout.tls.start,
         _ => {
             let (start, sec) = match name.strip_prefix(b"__start_") {

@@ -7,7 +7,8 @@ use crate::layout::{Layout, EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
 use crate::linked::Linked;
 use crate::sections::eh_frame::PieceKind;
 use crate::sections::output::Content;
-use crate::synthetic::{symtab, write as synth, DynRel};
+use crate::synthetic::chunks::{self, Writing};
+use crate::synthetic::{symtab, DynRel};
 use object::elf;
 use rayon::prelude::*;
 use rivet_io::CopyMethod;
@@ -44,7 +45,7 @@ const WINDOW: u64 = 8 << 20;
 const PACED_WINDOW: u64 = 2 << 20;
 /// Windows end on build-id chunk boundaries (1 MiB, a multiple of every file-system block size),
 /// so each window's chunks can be hashed on their own and every write but the last is aligned.
-const BLOCK: u64 = synth::BUILD_ID_CHUNK as u64;
+const BLOCK: u64 = chunks::BUILD_ID_CHUNK as u64;
 
 /// Fills the output. Mmap mode: the whole mapping is filled in parallel and the kernel writes it
 /// back. Heap mode (write-behind): the output is filled window by window in file order, each window
@@ -75,7 +76,7 @@ pub fn write(
     }
     let buf = out.buf();
     finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
-    let digests = synth::chunk_digests(&ctx.config.build_id, buf);
+    let digests = chunks::chunk_digests(&ctx.config.build_id, buf);
     patch_build_id(ctx, &digests, buf, 0)?;
     Ok(stats)
 }
@@ -193,10 +194,11 @@ impl KernelCopy {
 /// Ranges that are final only when everything else is: `.rela.dyn` (its entries come from every
 /// section) and the build-id note (a hash of all other bytes).
 fn late_ranges(ctx: &Ctx) -> Vec<(u64, u64)> {
-    let mut late: Vec<(u64, u64)> =
-        ctx.got.reladyn_sec.map(|s| (ctx.sections[s].offset, ctx.sections[s].size)).into_iter().collect();
-    late.extend(ctx.sections.iter().filter(|s| s.content == Content::BuildId).map(|s| (s.offset, s.size)));
-    late
+    [Content::RelaDyn, Content::BuildId]
+        .into_iter()
+        .filter_map(|c| ctx.synthetic_section(c))
+        .map(|s| (s.offset, s.size))
+        .collect()
 }
 
 /// The loader fills each copy relocation's space with the library's initial bytes.
@@ -210,13 +212,12 @@ fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
 
 /// Writes `.rela.dyn` into `buf` if the section lies in it (`buf` starts at file offset `base`).
 fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<(), String> {
-    match ctx.got.reladyn_sec {
-        Some(s) => {
-            let sec = &ctx.sections[s];
+    match ctx.synthetic_section(Content::RelaDyn) {
+        Some(sec) => {
             let Some(start) = sec.offset.checked_sub(base).filter(|&o| o + sec.size <= buf.len() as u64) else {
                 return Ok(());
             };
-            synth::rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + sec.size) as usize])
+            chunks::write_rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + sec.size) as usize])
         }
         None if dynrels.is_empty() => Ok(()),
         None => Err("internal error: dynamic relocations produced without a .rela.dyn section".into()),
@@ -225,9 +226,9 @@ fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) 
 
 /// Puts the build-id (from every chunk's digest) into the note if it lies in `buf`.
 fn patch_build_id(ctx: &Ctx, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<(), String> {
-    let Some(b) = ctx.sections.iter().find(|s| s.content == Content::BuildId) else { return Ok(()) };
+    let Some(b) = ctx.synthetic_section(Content::BuildId) else { return Ok(()) };
     let Some(start) = b.offset.checked_sub(base).filter(|&o| o + b.size <= buf.len() as u64) else { return Ok(()) };
-    let desc = synth::build_id(&ctx.config.build_id, digests)?;
+    let desc = chunks::build_id(&ctx.config.build_id, digests)?;
     let len = b.size as usize - 16;
     let at = start as usize + 16;
     buf[at..at + len].copy_from_slice(&desc[..len]);
@@ -347,7 +348,7 @@ fn write_behind(
             }
             let first = (start / BLOCK) as usize;
             let patches: Vec<(u64, &[u8])> = copies.iter().map(|&(off, data)| (off - start, data)).collect();
-            for (i, d) in synth::chunk_digests_patched(style, &buf, &patches).into_iter().enumerate() {
+            for (i, d) in chunks::chunk_digests_patched(style, &buf, &patches).into_iter().enumerate() {
                 digests[first + i] = d;
             }
             if tx.send((start, buf, copies)).is_err() {
@@ -361,11 +362,10 @@ fn write_behind(
     let dynrels = with_copies(ctx, dynrels);
     let mut dynrels = Some(dynrels);
     for (start, buf) in &mut kept {
-        let holds_reladyn = ctx.got.reladyn_sec.is_some_and(|s| {
-            let sec = &ctx.sections[s];
-            sec.offset >= *start && sec.offset + sec.size <= *start + buf.len() as u64
-        });
-        if holds_reladyn || ctx.got.reladyn_sec.is_none() {
+        let reladyn = ctx.synthetic_section(Content::RelaDyn);
+        let holds_reladyn =
+            reladyn.is_some_and(|sec| sec.offset >= *start && sec.offset + sec.size <= *start + buf.len() as u64);
+        if holds_reladyn || reladyn.is_none() {
             finish_window(ctx, dynrels.take().unwrap_or_default(), buf, *start)?;
         }
     }
@@ -374,7 +374,7 @@ fn write_behind(
     }
     for (start, buf) in &kept {
         let first = (*start / BLOCK) as usize;
-        for (i, d) in synth::chunk_digests(style, buf).into_iter().enumerate() {
+        for (i, d) in chunks::chunk_digests(style, buf).into_iter().enumerate() {
             digests[first + i] = d;
         }
     }
@@ -481,7 +481,7 @@ fn fill_parallel(
                 Ok(Vec::new())
             }
             Job::SectionHeaders => {
-                write_section_headers(ctx, ctx.layout, buf);
+                write_section_headers(ctx, plan, buf);
                 Ok(Vec::new())
             }
         })
@@ -532,37 +532,10 @@ fn write_synthetic(
         buf.copy_from_slice(bytes);
         return Ok(Vec::new());
     }
-    match sec.content {
-        Content::Got => return Ok(synth::got(ctx, buf)),
-        Content::GotPlt => synth::got_plt(ctx, buf),
-        Content::Plt => synth::plt(ctx, buf),
-        Content::PltSec => synth::plt_sec(ctx, buf),
-        Content::GnuProperty => crate::synthetic::property::write(&ctx.gnu_properties, buf),
-        Content::RelaPlt => synth::rela_plt(ctx, buf)?,
-        Content::Dynamic => synth::dynamic(ctx, buf),
-        Content::GnuHash => buf.copy_from_slice(&ctx.dynsym.gnu_hash),
-        Content::Hash => synth::sysv_hash(ctx, buf),
-        Content::Dynsym => ctx.dynsym.write_dynsym(ctx, buf),
-        Content::Dynstr => buf.copy_from_slice(&ctx.dynsym.dynstr),
-        Content::GnuVersion => {
-            for (i, v) in ctx.dynsym.versym.iter().enumerate() {
-                buf[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        Content::GnuVersionR => buf.copy_from_slice(&ctx.dynsym.verneed),
-        Content::GnuVersionD => buf.copy_from_slice(&ctx.dynsym.verdef),
-        Content::Interp => {
-            let interp = crate::layout::interpreter(ctx).unwrap_or_default();
-            buf[..interp.len()].copy_from_slice(interp.as_bytes());
-        }
-        Content::EhFrameHdr => synth::eh_frame_hdr(ctx, sec.addr, buf)?,
-        Content::BuildId => synth::build_id_header(buf),
-        Content::Symtab => plan.expect("symtab planned").write(ctx, buf),
-        Content::Strtab => plan.expect("symtab planned").write_strtab(ctx, buf),
-        Content::Shstrtab => buf.copy_from_slice(&ctx.layout.shstrtab),
-        Content::RelaDyn | Content::Inputs => {}
+    match chunks::chunk(sec.content) {
+        Some(chunk) => chunk.write(&Writing { linked: ctx, symtab: plan, section: sec }, buf),
+        None => Ok(Vec::new()),
     }
-    Ok(Vec::new())
 }
 
 /// The ELF header and program headers (`out` starts at file offset 0).
@@ -572,7 +545,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
     const _: () = assert!(size_of::<ProgramHeader64<LE>>() == PHDR_SIZE as usize);
     let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
-    let shstrndx = ctx.sections.iter().find(|s| s.content == Content::Shstrtab).map_or(0, |s| s.shndx);
+    let shstrndx = ctx.synthetic_section(Content::Shstrtab).map_or(0, |s| s.shndx);
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
     let header = FileHeader64::<LE> {
         e_ident: Ident {
@@ -616,29 +589,19 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
 }
 
 /// The section header table (`out` starts at `layout.shoff`).
-fn write_section_headers(ctx: &Ctx, layout: &Layout, out: &mut [u8]) {
+fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u8]) {
     use object::elf::SectionHeader64;
     use object::{pod, LittleEndian as LE, U32, U64};
     const _: () = assert!(size_of::<SectionHeader64<LE>>() == SHDR_SIZE as usize);
-    let idx = |c: Content| ctx.sections.iter().find(|s| s.content == c).map_or(0, |s| s.shndx);
     let (headers, _) = pod::slice_from_bytes_mut::<SectionHeader64<LE>>(out, out.len() / SHDR_SIZE as usize).unwrap();
     for (i, s) in ctx.sections.iter().enumerate() {
         if s.shndx == 0 {
             continue;
         }
-        let (link, info) = match s.content {
-            Content::Symtab => (idx(Content::Strtab), layout.symtab_first_global),
-            Content::RelaPlt => (idx(Content::Dynsym), idx(Content::GotPlt)),
-            Content::RelaDyn | Content::GnuHash | Content::Hash | Content::GnuVersion => (idx(Content::Dynsym), 0),
-            // Every .dynsym entry after the null one is global.
-            Content::Dynsym => (idx(Content::Dynstr), 1),
-            Content::GnuVersionR => (idx(Content::Dynstr), ctx.dynsym.verneed_count),
-            Content::GnuVersionD => (idx(Content::Dynstr), ctx.dynsym.verdef_count),
-            Content::Dynamic => (idx(Content::Dynstr), 0),
-            _ => (0, 0),
-        };
+        let writing = Writing { linked: ctx, symtab: plan, section: s };
+        let (link, info) = chunks::chunk(s.content).map_or((0, 0), |c| c.link_info(&writing));
         headers[s.shndx as usize] = SectionHeader64 {
-            sh_name: U32::new(LE, layout.sh_name[i]),
+            sh_name: U32::new(LE, ctx.layout.sh_name[i]),
             sh_type: U32::new(LE, s.sh_type),
             sh_flags: U64::new(LE, s.flags),
             sh_addr: U64::new(LE, s.addr),

@@ -618,9 +618,8 @@ impl Reloc<'_, '_> {
             return self.apply_nonalloc(ty, t, a);
         }
         let s = ctx.merged_section_value(t, a as i64).unwrap_or_else(|| ctx.value(t) as i128);
-        let secs = &ctx.sections;
-        let got = |kind| ctx.got.got_entry_addr(secs, t, kind).unwrap_or(0) as i128;
-        let gotplt = ctx.got.gotplt_addr(secs) as i128;
+        let got = |kind| ctx.got_entry_addr(t, kind).unwrap_or(0) as i128;
+        let gotplt = ctx.gotplt_addr() as i128;
         let exe = ctx.kind.is_executable();
         // None at once unless `ty` is a relaxable GOT load.
         let relax = self.relaxation(ty, t);

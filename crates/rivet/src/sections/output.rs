@@ -40,6 +40,25 @@ pub enum Content {
 /// The output sections, by id.
 pub type Sections = IdVec<OutputSectionId, OutputSection>;
 
+impl Content {
+    /// How many kinds there are (`Inputs` and one per linker-made section).
+    pub const COUNT: usize = Content::Shstrtab as usize + 1;
+}
+
+/// Where each linker-made section is, by its kind (None: this output has none). Filled when the
+/// synthetic sections are created, before layout.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SyntheticIds([Option<OutputSectionId>; Content::COUNT]);
+
+impl SyntheticIds {
+    pub fn get(&self, c: Content) -> Option<OutputSectionId> {
+        self.0[c as usize]
+    }
+    pub fn set(&mut self, c: Content, id: OutputSectionId) {
+        self.0[c as usize] = Some(id);
+    }
+}
+
 pub struct OutputSection {
     pub name: String,
     pub sh_type: u32,

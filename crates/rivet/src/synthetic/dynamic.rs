@@ -348,7 +348,7 @@ impl DynPlan {
                 ty = elf::STT_FUNC;
                 if matches!(s.def, Def::Defined { .. }) {
                     if let Some(i) = ctx.got.plt_index(t) {
-                        value = ctx.got.plt_entry_addr(&ctx.sections, i);
+                        value = ctx.plt_entry_addr(i);
                     }
                 }
             }

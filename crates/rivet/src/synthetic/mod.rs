@@ -1,12 +1,13 @@
-//! Linker-made sections: the GOT and PLT (`Tables`, sized by the relocation scan), the dynamic
-//! symbol table and its companions (`dynamic`), and the writers of every synthetic section's bytes
-//! (`write`).
+//! Linker-made sections: one `Chunk` per kind (`chunks`: header, size, links and bytes), and the
+//! plans they are made from: the GOT and PLT (`Tables`, sized by the relocation scan), the dynamic
+//! symbol table and its companions (`dynamic`), `.symtab` (`symtab`) and the GNU property note
+//! (`property`).
+pub mod chunks;
 pub mod dynamic;
 pub mod dynamic_tables;
 pub mod property;
 pub mod symtab;
 pub mod tables;
-pub mod write;
 
 pub use tables::*;
 

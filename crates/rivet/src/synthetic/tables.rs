@@ -2,7 +2,6 @@
 //! exist, in which order, and where they are once sections have addresses. Plain data over
 //! `Target`s; the passes that fill and write them are in `synthetic` and `arch`.
 use crate::ids::{IdVec, OutputSectionId, SymbolId, Target};
-use crate::sections::output::Sections;
 
 /// What a `.got` entry is for: a symbol's entry of some kind, or the one local-dynamic TLS entry
 /// of the module (module id and 0), which every local-dynamic sequence shares.
@@ -89,12 +88,6 @@ pub struct Tables {
     /// Where each copy is: (output section, offset in it). Copies of read-only variables go to
     /// `.bss.rel.ro` (made read-only after relocation, as lld does), the others to `.bss`.
     pub copy_offset: HashMap<SymbolId, (OutputSectionId, u64)>,
-    pub got_sec: Option<OutputSectionId>,
-    pub gotplt_sec: Option<OutputSectionId>,
-    pub plt_sec: Option<OutputSectionId>,
-    pub relaplt_sec: Option<OutputSectionId>,
-    pub reladyn_sec: Option<OutputSectionId>,
-    pub dynamic_sec: Option<OutputSectionId>,
     /// Entries of `.rela.dyn` (sections, GOT, copies), and how many of them are RELATIVE.
     pub dynrel_count: u64,
     pub relative_count: u64,
@@ -107,8 +100,6 @@ pub struct Tables {
     /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays
     /// them out; in static ones `.plt` holds only the latter.
     pub ibt: bool,
-    /// `.plt.sec`, with an IBT PLT in a dynamic output.
-    pub pltsec_sec: Option<OutputSectionId>,
 }
 
 impl Tables {
@@ -149,43 +140,9 @@ impl Tables {
         }
     }
 
-    /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when
-    /// there is one).
-    pub fn plt_entry_addr(&self, sections: &Sections, i: u32) -> u64 {
-        if let Some(sec) = self.pltsec_sec {
-            return sections[sec].addr + PLT_ENTRY_SIZE * i as u64;
-        }
-        sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr
-            + self.plt_header
-            + PLT_ENTRY_SIZE * i as u64
-    }
-
-    /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
-    /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
-    pub fn plt_lazy_addr(&self, sections: &Sections, i: u32) -> u64 {
-        let plt = sections[self.plt_sec.expect("PLT section exists when PLT entries do")].addr;
-        let stub = plt + self.plt_header + PLT_ENTRY_SIZE * i as u64;
-        if self.pltsec_sec.is_some() {
-            stub
-        } else {
-            stub + 6
-        }
-    }
-
-    pub fn gotplt_slot_addr(&self, sections: &Sections, i: u32) -> u64 {
-        self.gotplt_addr(sections) + 8 * (GOTPLT_RESERVED + i as u64)
-    }
-
-    /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
-    pub fn gotplt_addr(&self, sections: &Sections) -> u64 {
-        match (self.gotplt_sec, self.got_sec) {
-            (Some(s), _) | (None, Some(s)) => sections[s].addr,
-            (None, None) => 0,
-        }
-    }
-
-    pub fn got_entry_addr(&self, sections: &Sections, t: Target, kind: GotKind) -> Option<u64> {
+    /// The index of the first word of `t`'s `.got` entry of `kind`.
+    pub fn got_word(&self, t: Target, kind: GotKind) -> Option<u32> {
         let i = *self.index.get(&GotKey::new(t, kind))?;
-        Some(sections[self.got_sec?].addr + 8 * self.got[i as usize].1 as u64)
+        Some(self.got[i as usize].1)
     }
 }

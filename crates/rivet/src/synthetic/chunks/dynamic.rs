@@ -1,0 +1,204 @@
+//! `.dynamic` and `.interp`.
+use super::{has_dynamic, shndx, Chunk, Header, Sizing, Writing};
+use crate::args::Symbolic;
+use crate::ctx::Ctx;
+use crate::ids::{OutputSectionId, SymbolId};
+use crate::resolve::Def;
+use crate::sections::output::Content;
+use crate::synthetic::DynRel;
+use object::elf::{self, Dyn64};
+use object::{pod, LittleEndian as LE, U64};
+
+/// A `.dynamic` entry's value, resolved when addresses are known.
+#[derive(Clone, Copy, Debug)]
+pub enum DynValue {
+    Value(u64),
+    SectionAddr(OutputSectionId),
+    SectionSize(OutputSectionId),
+    /// A global symbol's address (DT_INIT = `_init`).
+    Symbol(SymbolId),
+}
+
+/// The interpreter an executable names in PT_INTERP.
+pub fn interpreter(ctx: &Ctx) -> Option<String> {
+    if !ctx.kind.is_dynamic() || !ctx.kind.is_executable() || ctx.config.no_dynamic_linker {
+        return None;
+    }
+    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| "/lib64/ld-linux-x86-64.so.2".into()))
+}
+
+/// `.interp`: the dynamic loader's path, NUL-terminated.
+pub struct Interp;
+
+impl Chunk for Interp {
+    fn header(&self, _: &Ctx) -> Header {
+        Header { name: ".interp", sh_type: elf::SHT_PROGBITS, flags: elf::SHF_ALLOC as u64, align: 1, entsize: 0 }
+    }
+    fn size(&self, s: &Sizing) -> Option<u64> {
+        has_dynamic(s.ctx).then(|| interpreter(s.ctx)).flatten().map(|i| i.len() as u64 + 1)
+    }
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+        let interp = interpreter(w.linked).unwrap_or_default();
+        buf[..interp.len()].copy_from_slice(interp.as_bytes());
+        Ok(Vec::new())
+    }
+}
+
+/// `.dynamic`: made last of the dynamic sections, since its entries name the others. A static PIE
+/// gets a minimal one.
+pub struct Dynamic;
+
+impl Chunk for Dynamic {
+    fn header(&self, ctx: &Ctx) -> Header {
+        // `-z rodynamic`: read-only, so it goes with the read-only data.
+        let flags = if ctx.config.rodynamic { elf::SHF_ALLOC } else { elf::SHF_ALLOC | elf::SHF_WRITE };
+        Header { name: ".dynamic", sh_type: elf::SHT_DYNAMIC, flags: flags as u64, align: 8, entsize: 16 }
+    }
+    fn size(&self, s: &Sizing) -> Option<u64> {
+        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx).len() as u64)
+    }
+    fn link_info(&self, w: &Writing) -> (u32, u32) {
+        (shndx(w.linked, Content::Dynstr), 0)
+    }
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+        let ctx = w.linked;
+        let list = entries(ctx);
+        let (out, _) = pod::slice_from_bytes_mut::<Dyn64<LE>>(buf, list.len()).expect("room for .dynamic");
+        for (e, &(tag, v)) in out.iter_mut().zip(&list) {
+            let value = match v {
+                DynValue::Value(v) => v,
+                DynValue::SectionAddr(s) => ctx.sections[s].addr,
+                DynValue::SectionSize(s) => ctx.sections[s].size,
+                DynValue::Symbol(id) => ctx.addr.global[id],
+            };
+            *e = Dyn64 { d_tag: U64::new(LE, tag as u64), d_val: U64::new(LE, value) };
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// The `.dynamic` entries, in GNU ld's order, once every other synthetic section exists.
+pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
+    use elf::*;
+    let exe = ctx.kind.is_executable();
+    let dynamic_output = ctx.kind.is_dynamic();
+    let id = |c: Content| ctx.synthetic.get(c);
+    let mut dynamic: Vec<(i64, DynValue)> = Vec::new();
+    let mut push = |tag: u32, v: DynValue| dynamic.push((tag as i64, v));
+    for &n in &ctx.dynsym.needed {
+        push(DT_NEEDED, DynValue::Value(n as u64));
+    }
+    if let Some(so) = ctx.dynsym.soname {
+        push(DT_SONAME, DynValue::Value(so as u64));
+    }
+    if let Some(rp) = ctx.dynsym.runpath {
+        let tag = if ctx.config.new_dtags { DT_RUNPATH } else { DT_RPATH };
+        push(tag, DynValue::Value(rp as u64));
+    }
+    if dynamic_output {
+        for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
+            if let Some(&sym) = ctx.by_name.get(name) {
+                if matches!(ctx.symbols[sym].def, Def::Defined { .. }) {
+                    push(tag, DynValue::Symbol(sym));
+                }
+            }
+        }
+        for (name, addr, size) in [
+            (".preinit_array", DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ),
+            (".init_array", DT_INIT_ARRAY, DT_INIT_ARRAYSZ),
+            (".fini_array", DT_FINI_ARRAY, DT_FINI_ARRAYSZ),
+        ] {
+            if name == ".preinit_array" && !exe {
+                continue;
+            }
+            if let Some(i) = ctx.sections.position(|s| s.name == name && s.size > 0) {
+                push(addr, DynValue::SectionAddr(i));
+                push(size, DynValue::SectionSize(i));
+            }
+        }
+    }
+    if let Some(h) = id(Content::Hash) {
+        push(DT_HASH, DynValue::SectionAddr(h));
+    }
+    if let Some(h) = id(Content::GnuHash) {
+        push(DT_GNU_HASH, DynValue::SectionAddr(h));
+    }
+    if let (Some(dynsym), Some(dynstr)) = (id(Content::Dynsym), id(Content::Dynstr)) {
+        push(DT_STRTAB, DynValue::SectionAddr(dynstr));
+        push(DT_SYMTAB, DynValue::SectionAddr(dynsym));
+        push(DT_STRSZ, DynValue::SectionSize(dynstr));
+        push(DT_SYMENT, DynValue::Value(24));
+    }
+    // The loader writes DT_DEBUG's value, which a read-only `.dynamic` cannot take (lld leaves it
+    // out too).
+    if exe && !ctx.config.rodynamic {
+        push(DT_DEBUG, DynValue::Value(0));
+    }
+    if let Some(relaplt) = id(Content::RelaPlt) {
+        let gotplt = id(Content::GotPlt).expect(".got.plt exists when .rela.plt does");
+        push(DT_PLTGOT, DynValue::SectionAddr(gotplt));
+        push(DT_PLTRELSZ, DynValue::Value(24 * ctx.got.plt.len() as u64));
+        push(DT_PLTREL, DynValue::Value(DT_RELA as u64));
+        push(DT_JMPREL, DynValue::SectionAddr(relaplt));
+    }
+    if let Some(rela) = id(Content::RelaDyn) {
+        push(DT_RELA, DynValue::SectionAddr(rela));
+        push(DT_RELASZ, DynValue::SectionSize(rela));
+        push(DT_RELAENT, DynValue::Value(24));
+    }
+    let (flags, flags_1) = dt_flags(ctx);
+    if flags != 0 {
+        push(DT_FLAGS, DynValue::Value(flags as u64));
+    }
+    if flags_1 != 0 {
+        push(DT_FLAGS_1, DynValue::Value(flags_1 as u64));
+    }
+    if let Some(vs) = id(Content::GnuVersion) {
+        push(DT_VERSYM, DynValue::SectionAddr(vs));
+    }
+    if let Some(vd) = id(Content::GnuVersionD) {
+        push(DT_VERDEF, DynValue::SectionAddr(vd));
+        push(DT_VERDEFNUM, DynValue::Value(ctx.dynsym.verdef_count as u64));
+    }
+    if let Some(vr) = id(Content::GnuVersionR) {
+        push(DT_VERNEED, DynValue::SectionAddr(vr));
+        push(DT_VERNEEDNUM, DynValue::Value(ctx.dynsym.verneed_count as u64));
+    }
+    if ctx.got.relative_count > 0 {
+        push(DT_RELACOUNT, DynValue::Value(ctx.got.relative_count));
+    }
+    push(DT_NULL, DynValue::Value(0));
+    dynamic
+}
+
+/// DT_FLAGS and DT_FLAGS_1.
+fn dt_flags(ctx: &Ctx) -> (u32, u32) {
+    use elf::*;
+    let exe = ctx.kind.is_executable();
+    let mut flags = 0;
+    let mut flags_1 = ctx.config.dt_flags_1;
+    if exe {
+        // Only a shared object can be initialised first, kept loaded or refused to dlopen: GNU ld
+        // drops these bits from executables.
+        flags_1 &= !(DF_1_INITFIRST | DF_1_NODELETE | DF_1_NOOPEN);
+    }
+    if flags_1 & DF_1_ORIGIN != 0 {
+        flags |= DF_ORIGIN;
+    }
+    if ctx.config.symbolic == Symbolic::All && !exe {
+        flags |= DF_SYMBOLIC;
+    }
+    // A shared object with initial-exec TLS needs its block in the static TLS area: the loader
+    // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
+    if !exe && ctx.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::tables::GotKind::TpOff) {
+        flags |= DF_STATIC_TLS;
+    }
+    if ctx.config.now {
+        flags |= DF_BIND_NOW;
+        flags_1 |= DF_1_NOW;
+    }
+    if ctx.kind.is_pic() && exe {
+        flags_1 |= DF_1_PIE;
+    }
+    (flags, flags_1)
+}

@@ -1,0 +1,65 @@
+//! `.got` and `.got.plt`.
+use super::{put64, Chunk, Header, Sizing, Writing};
+use crate::ctx::Ctx;
+use crate::sections::output::Content;
+use crate::synthetic::tables::GOTPLT_RESERVED;
+use crate::synthetic::{got_entry, DynRel};
+use object::elf;
+
+/// `.got`: each entry's words and the dynamic relocations that complete them (`got_entry`).
+pub struct Got;
+
+impl Chunk for Got {
+    fn header(&self, _: &Ctx) -> Header {
+        let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+        Header { name: ".got", sh_type: elf::SHT_PROGBITS, flags, align: 8, entsize: 0 }
+    }
+    fn size(&self, s: &Sizing) -> Option<u64> {
+        (!s.ctx.got.got.is_empty()).then(|| 8 * s.ctx.got.got_words as u64)
+    }
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+        let ctx = w.linked;
+        let base = w.section.addr;
+        let mut rels = Vec::new();
+        for &(key, word) in &ctx.got.got {
+            let (values, relocs) = got_entry(ctx, Some(ctx), key);
+            let off = 8 * word as usize;
+            for (i, v) in values.iter().take(key.kind().words() as usize).enumerate() {
+                put64(buf, off + 8 * i, *v);
+            }
+            for (delta, ty, sym, addend) in relocs {
+                rels.push(DynRel { offset: base + off as u64 + delta, ty, sym, addend });
+            }
+        }
+        Ok(rels)
+    }
+}
+
+/// `.got.plt`: `_DYNAMIC` in the first word, then one slot per PLT entry. An import's slot starts at
+/// its stub's `push` (lazy binding: the first call goes to the resolver); an IFUNC's slot holds its
+/// resolver until the IRELATIVE relocation replaces it. Also made when only
+/// `_GLOBAL_OFFSET_TABLE_` or a GOT-relative relocation needs it.
+pub struct GotPlt;
+
+impl Chunk for GotPlt {
+    fn header(&self, _: &Ctx) -> Header {
+        let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+        Header { name: ".got.plt", sh_type: elf::SHT_PROGBITS, flags, align: 8, entsize: 0 }
+    }
+    fn size(&self, s: &Sizing) -> Option<u64> {
+        let ctx = s.ctx;
+        let nplt = ctx.got.plt.len() as u64;
+        let wanted = nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]);
+        wanted.then(|| 8 * (GOTPLT_RESERVED + nplt))
+    }
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+        let ctx = w.linked;
+        let dynamic = ctx.synthetic_section(Content::Dynamic).map_or(0, |d| d.addr);
+        put64(buf, 0, dynamic);
+        for (i, &t) in ctx.got.plt.iter().enumerate() {
+            let v = if ctx.is_preemptible(t) { ctx.plt_lazy_addr(i as u32) } else { ctx.raw_value(t) };
+            put64(buf, 8 * (GOTPLT_RESERVED as usize + i), v);
+        }
+        Ok(Vec::new())
+    }
+}

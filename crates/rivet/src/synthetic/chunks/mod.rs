@@ -1,0 +1,152 @@
+//! One abstraction per linker-made output section (mold's `Chunk`): each kind of synthetic section
+//! says, in one place, what its section header holds, whether this output has one and how large,
+//! its `sh_link`/`sh_info`, and its bytes. `chunk` maps a section's `Content` to its
+//! implementation and `ORDER` says in which order they are created (which breaks ties between
+//! sections of the same segment class, so it is part of the output's layout).
+//!
+//! Adding a synthetic section: a `Content` variant, an implementation of `Chunk` in a file of this
+//! directory, and its line in `ORDER` and `chunk`.
+use crate::ctx::Ctx;
+use crate::linked::Linked;
+use crate::sections::output::{Content, OutputSection};
+use crate::synthetic::symtab::Plan;
+use crate::synthetic::DynRel;
+
+mod dynamic;
+mod dynsym;
+mod eh_frame_hdr;
+mod got;
+mod notes;
+mod plt;
+mod rela;
+mod symtab;
+
+pub use dynamic::{interpreter, DynValue};
+pub use notes::{build_id, build_id_len, chunk_digests, chunk_digests_patched, BUILD_ID_CHUNK};
+pub use rela::write_rela_dyn;
+
+/// The fixed part of a synthetic section's header.
+pub struct Header {
+    pub name: &'static str,
+    pub sh_type: u32,
+    pub flags: u64,
+    pub align: u64,
+    pub entsize: u64,
+}
+
+/// What sizing a synthetic section may look at: the link before layout, and the `.symtab` plan
+/// (None with `-s`).
+pub struct Sizing<'s, 'a> {
+    pub ctx: &'s Ctx<'a>,
+    pub symtab: Option<&'s Plan>,
+}
+
+/// What writing a synthetic section may look at: the link after layout, the `.symtab` plan and the
+/// section itself (its address, its size).
+pub struct Writing<'w, 'l, 'a> {
+    pub linked: &'w Linked<'l, 'a>,
+    pub symtab: Option<&'w Plan>,
+    pub section: &'w OutputSection,
+}
+
+pub trait Chunk: Sync {
+    /// Name, type, flags, alignment and entry size.
+    fn header(&self, ctx: &Ctx) -> Header;
+    /// The section's size, or None when this output has no such section. Asked once, before
+    /// layout, in `ORDER`: a chunk may look at the ids of the chunks created before it.
+    fn size(&self, s: &Sizing) -> Option<u64>;
+    /// `sh_link` and `sh_info` (section indices are known by then).
+    fn link_info(&self, _w: &Writing) -> (u32, u32) {
+        (0, 0)
+    }
+    /// Fills the section's bytes (`buf` is exactly `size` bytes); returns the dynamic relocations
+    /// its contents need.
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String>;
+}
+
+/// The order synthetic sections are created in.
+pub const ORDER: [Content; 21] = [
+    Content::GnuProperty,
+    Content::BuildId,
+    Content::Got,
+    Content::GotPlt,
+    Content::Plt,
+    Content::PltSec,
+    Content::RelaPlt,
+    Content::EhFrameHdr,
+    Content::Interp,
+    Content::Hash,
+    Content::GnuHash,
+    Content::Dynsym,
+    Content::Dynstr,
+    Content::RelaDyn,
+    Content::GnuVersion,
+    Content::GnuVersionD,
+    Content::GnuVersionR,
+    Content::Dynamic,
+    Content::Symtab,
+    Content::Strtab,
+    Content::Shstrtab,
+];
+
+/// The implementation of a synthetic section's kind (None for input sections).
+pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
+    Some(match c {
+        Content::Inputs => return None,
+        Content::GnuProperty => &notes::GnuProperty,
+        Content::BuildId => &notes::BuildId,
+        Content::Got => &got::Got,
+        Content::GotPlt => &got::GotPlt,
+        Content::Plt => &plt::Plt,
+        Content::PltSec => &plt::PltSec,
+        Content::RelaPlt => &rela::RelaPlt,
+        Content::EhFrameHdr => &eh_frame_hdr::EhFrameHdr,
+        Content::Interp => &dynamic::Interp,
+        Content::Hash => &dynsym::Hash,
+        Content::GnuHash => &dynsym::GnuHash,
+        Content::Dynsym => &dynsym::Dynsym,
+        Content::Dynstr => &dynsym::Dynstr,
+        Content::RelaDyn => &rela::RelaDyn,
+        Content::GnuVersion => &dynsym::GnuVersion,
+        Content::GnuVersionD => &dynsym::GnuVersionD,
+        Content::GnuVersionR => &dynsym::GnuVersionR,
+        Content::Dynamic => &dynamic::Dynamic,
+        Content::Symtab => &symtab::Symtab,
+        Content::Strtab => &symtab::Strtab,
+        Content::Shstrtab => &symtab::Shstrtab,
+    })
+}
+
+/// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
+/// layout once section names are known), and records where each is in `ctx.synthetic`.
+pub fn create_sections(ctx: &mut Ctx, symtab: Option<&Plan>) {
+    for c in ORDER {
+        let Some(chunk) = chunk(c) else { continue };
+        let Some(size) = chunk.size(&Sizing { ctx, symtab }) else { continue };
+        let h = chunk.header(ctx);
+        let mut s = OutputSection::new(h.name, h.sh_type, h.flags, h.align, c);
+        s.size = size;
+        s.entsize = h.entsize;
+        let id = ctx.sections.push(s);
+        ctx.synthetic.set(c, id);
+    }
+}
+
+/// The section header index of the synthetic section of kind `c` (0: none).
+fn shndx(ctx: &Ctx, c: Content) -> u32 {
+    ctx.synthetic_section(c).map_or(0, |s| s.shndx)
+}
+
+/// Whether the output has a dynamic section and its companions (a static PIE has a minimal one, so
+/// that glibc's `_dl_relocate_static_pie` finds its relocations).
+fn has_dynamic(ctx: &Ctx) -> bool {
+    ctx.kind.is_dynamic() || ctx.kind == crate::ctx::OutputKind::StaticPie
+}
+
+fn put32(buf: &mut [u8], off: usize, v: u32) {
+    buf[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn put64(buf: &mut [u8], off: usize, v: u64) {
+    buf[off..off + 8].copy_from_slice(&v.to_le_bytes());
+}
