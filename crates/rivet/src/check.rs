@@ -1,14 +1,12 @@
 //! Checks between resolution and layout: undefined symbols (lld's message, with the references)
 //! and `--require-defined`.
 use crate::ctx::{Ctx, OutputKind};
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::resolve::{self, Def};
 
 /// Undefined symbols (lld's message with references) and `--require-defined`.
 pub fn check_symbols(ctx: &Ctx) -> Result<()> {
-    for e in undefined_errors(ctx) {
-        ctx.diag.error(e);
-    }
+    ctx.diag.report(undefined_errors(ctx));
     for name in &ctx.config.require_defined {
         let defined = ctx
             .by_name
@@ -21,7 +19,7 @@ pub fn check_symbols(ctx: &Ctx) -> Result<()> {
     ctx.diag.check()
 }
 
-fn undefined_errors(ctx: &Ctx) -> Vec<String> {
+fn undefined_errors(ctx: &Ctx) -> Vec<Error> {
     // A shared library may leave symbols for its users to define, unless -z defs.
     if ctx.kind == OutputKind::Shared && !ctx.config.no_undefined {
         return Vec::new();

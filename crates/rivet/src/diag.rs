@@ -1,6 +1,12 @@
 //! Diagnostics: errors and warnings are collected from every stage (and thread), printed as
 //! `rivet: error: …` like lld's, and counted into the exit code. A stage that finds errors lets the
 //! pipeline stop before anything is written, so a failed link never touches the output.
+//!
+//! Every fallible function returns `Result<T>` with the one `Error` type (a message and its
+//! context: `.context()` names the file, member or section, `fatal!`, `bail!` and `ensure!` build
+//! one). A pass that finds many errors (input loading, resolution) returns them all
+//! (`Result<T, Vec<Error>>`); `Diag::report` prints them at the pass boundary. This module is a
+//! leaf: it imports no stage.
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -30,22 +36,132 @@ pub fn print_error(msg: impl fmt::Display) {
     eprintln!("{}{msg}", prefix("error"));
 }
 
-/// A fatal condition that stops the link at once (after the messages already collected are printed).
-#[derive(Debug)]
-pub struct LinkError(pub String);
+/// rivet's one error type: a message and the context it was found in (a file, an archive member,
+/// a section, an option), innermost first. It prints as the context, outermost first, then the
+/// message, joined by ": " (`lib.a(x.o): section .text: alignment 3 is not a power of two`). A
+/// function that fails returns one (`?` adds no text; `.context()` adds a frame); a pass that finds
+/// several at once (input loading, resolution) returns them all, and `Diag::report` prints each.
+pub struct Error(Box<Frames>);
 
-impl fmt::Display for LinkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+struct Frames {
+    message: String,
+    /// Context frames, innermost (added first) to outermost.
+    context: Vec<String>,
+}
+
+impl Error {
+    pub fn new(message: impl Into<String>) -> Error {
+        Error(Box::new(Frames { message: message.into(), context: Vec::new() }))
+    }
+
+    /// Adds a frame around what the error says so far.
+    pub fn context(mut self, frame: impl fmt::Display) -> Error {
+        self.0.context.push(frame.to_string());
+        self
+    }
+
+    /// What went wrong, without its context.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The outermost context frame, if any (what a pass's caller named last).
+    pub fn outermost(&self) -> Option<&str> {
+        self.0.context.last().map(String::as_str)
     }
 }
 
-pub type Result<T> = std::result::Result<T, LinkError>;
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for frame in self.0.context.iter().rev() {
+            write!(f, "{frame}: ")?;
+        }
+        f.write_str(&self.0.message)
+    }
+}
 
-/// Builds a `LinkError` with `format!` syntax.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.to_string())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<String> for Error {
+    fn from(message: String) -> Error {
+        Error::new(message)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(message: &str) -> Error {
+        Error::new(message)
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::new(e.to_string())
+    }
+}
+
+impl From<object::read::Error> for Error {
+    fn from(e: object::read::Error) -> Error {
+        Error::new(e.to_string())
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Context for a failure: `.context(frame)` on a `Result` whose error converts into `Error` adds
+/// a frame; on an `Option`, `None` becomes an error whose message is `frame`.
+pub trait Context<T> {
+    fn context(self, frame: impl fmt::Display) -> Result<T>;
+    /// `context`, with the frame built only on failure.
+    fn with_context<D: fmt::Display>(self, frame: impl FnOnce() -> D) -> Result<T>;
+}
+
+impl<T, E: Into<Error>> Context<T> for std::result::Result<T, E> {
+    fn context(self, frame: impl fmt::Display) -> Result<T> {
+        self.map_err(|e| e.into().context(frame))
+    }
+
+    fn with_context<D: fmt::Display>(self, frame: impl FnOnce() -> D) -> Result<T> {
+        self.map_err(|e| e.into().context(frame()))
+    }
+}
+
+impl<T> Context<T> for Option<T> {
+    fn context(self, message: impl fmt::Display) -> Result<T> {
+        self.ok_or_else(|| Error::new(message.to_string()))
+    }
+
+    fn with_context<D: fmt::Display>(self, message: impl FnOnce() -> D) -> Result<T> {
+        self.ok_or_else(|| Error::new(message().to_string()))
+    }
+}
+
+/// Builds an `Error` with `format!` syntax.
 #[macro_export]
 macro_rules! fatal {
-    ($($arg:tt)*) => { $crate::diag::LinkError(format!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::diag::Error::new(format!($($arg)*)) };
+}
+
+/// Returns an `Error` built with `format!` syntax.
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)*) => { return ::core::result::Result::Err($crate::fatal!($($arg)*)) };
+}
+
+/// Returns an `Error` built with `format!` syntax unless the condition holds.
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            $crate::bail!($($arg)*);
+        }
+    };
 }
 
 /// Collected diagnostics. Errors are printed as they arrive (a long link shows progress) and counted.
@@ -103,6 +219,19 @@ impl Diag {
         eprintln!("{}{msg}", prefix("warning"));
     }
 
+    /// Reports each of a pass's errors (input loading and resolution return them all at once).
+    pub fn report<E: fmt::Display>(&self, errors: impl IntoIterator<Item = E>) {
+        for e in errors {
+            self.error(e);
+        }
+    }
+
+    /// Reports a pass's errors and gives the error that stops the link.
+    pub fn fail<E: fmt::Display>(&self, errors: impl IntoIterator<Item = E>) -> Error {
+        self.report(errors);
+        self.check().err().unwrap_or_else(|| Error::new("link failed"))
+    }
+
     pub fn error_count(&self) -> usize {
         self.errors.load(Ordering::Relaxed)
     }
@@ -111,7 +240,94 @@ impl Diag {
     pub fn check(&self) -> Result<()> {
         match self.error_count() {
             0 => Ok(()),
-            n => Err(LinkError(format!("{n} error{} found; no output written", if n == 1 { "" } else { "s" }))),
+            n => bail!("{n} error{} found; no output written", if n == 1 { "" } else { "s" }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(path: &str) -> Result<String> {
+        Ok(std::fs::read_to_string(path)?)
+    }
+
+    fn parse_number(text: &str) -> Result<u32> {
+        text.parse::<u32>().map_err(|e| e.to_string())?;
+        ensure!(text != "0", "zero is not allowed here");
+        if text.len() > 3 {
+            bail!("'{text}' has {} digits, at most 3", text.len());
+        }
+        Ok(text.parse().unwrap())
+    }
+
+    #[test]
+    fn context_prints_outermost_first() {
+        let e: Result<()> = Err(fatal!("bad header at offset {}", 8));
+        let e = e.context("member x.o").with_context(|| format!("lib{}.a", "foo")).unwrap_err();
+        assert_eq!(e.to_string(), "libfoo.a: member x.o: bad header at offset 8");
+        assert_eq!(e.message(), "bad header at offset 8");
+        assert_eq!(e.outermost(), Some("libfoo.a"));
+        assert_eq!(format!("{e:?}"), "\"libfoo.a: member x.o: bad header at offset 8\"");
+        let plain = Error::new("no context");
+        assert_eq!((plain.to_string(), plain.outermost()), ("no context".to_string(), None));
+        // Built by hand or framed by `context`, the same text.
+        assert_eq!(Error::new("e").context("b").context("a").to_string(), format!("{}: {}: {}", "a", "b", "e"));
+    }
+
+    #[test]
+    fn bail_and_ensure_return_formatted_errors() {
+        assert_eq!(parse_number("42").unwrap(), 42);
+        assert_eq!(parse_number("0").unwrap_err().to_string(), "zero is not allowed here");
+        assert_eq!(parse_number("1234").unwrap_err().to_string(), "'1234' has 4 digits, at most 3");
+        // A String error converts through `?`.
+        assert_eq!(parse_number("x").unwrap_err().to_string(), "invalid digit found in string");
+    }
+
+    #[test]
+    fn question_mark_and_context_convert_strings_and_io_errors() {
+        let io = open("/nonexistent/rivet-diag-test").unwrap_err();
+        let expected = std::fs::read_to_string("/nonexistent/rivet-diag-test").unwrap_err().to_string();
+        assert_eq!(io.to_string(), expected);
+        let framed = std::fs::read("/nonexistent/x").context("cannot read x").unwrap_err();
+        assert_eq!(framed.to_string(), format!("cannot read x: {expected}"));
+        let s = Err::<(), _>(String::from("plain text"));
+        assert_eq!(s.context("a.o").unwrap_err().to_string(), "a.o: plain text");
+        let r: std::result::Result<(), &str> = Err("static text");
+        assert_eq!(r.with_context(|| "b.o").unwrap_err().to_string(), "b.o: static text");
+    }
+
+    #[test]
+    fn option_context_is_the_message() {
+        assert_eq!(Some(3).context("missing").unwrap(), 3);
+        let e = None::<u8>.context("symbol table is truncated").unwrap_err();
+        assert_eq!((e.message(), e.outermost()), ("symbol table is truncated", None));
+        let e = None::<u8>.with_context(|| format!("member {} is absent", 2)).context("lib.a").unwrap_err();
+        assert_eq!(e.to_string(), "lib.a: member 2 is absent");
+    }
+
+    #[test]
+    fn reported_errors_are_counted() {
+        let diag = Diag::quiet();
+        assert!(diag.check().is_ok());
+        diag.report(Vec::<Error>::new());
+        assert_eq!(diag.error_count(), 0);
+        diag.report(vec![Error::new("one"), fatal!("two").context("a.o")]);
+        diag.error("three");
+        assert_eq!(diag.error_count(), 3);
+        assert_eq!(diag.check().unwrap_err().to_string(), "3 errors found; no output written");
+        // A pass's errors stop the link with the count; warnings are not errors.
+        let diag = Diag::quiet();
+        diag.warn("only a warning");
+        assert!(diag.check().is_ok());
+        let stop = diag.fail(vec!["x".to_string()]);
+        assert_eq!((stop.to_string(), diag.error_count()), ("1 error found; no output written".to_string(), 1));
+        // --fatal-warnings: a warning counts as an error.
+        let strict = Diag { silent: true, ..Diag::new(true) };
+        strict.warn("now an error");
+        assert_eq!(strict.error_count(), 1);
+        // Nothing reported but the pass failed: still an error that stops the link.
+        assert_eq!(Diag::quiet().fail(Vec::<Error>::new()).to_string(), "link failed");
     }
 }

@@ -25,6 +25,9 @@ pub fn parse_number(s: &str) -> Option<u64> {
     }
 }
 
+use crate::diag::Result;
+use crate::{bail, ensure, fatal};
+
 /// A parsed expression: `symbol + addend`, or the absolute `addend` when there is no symbol.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Expr<'a> {
@@ -32,22 +35,21 @@ pub struct Expr<'a> {
     pub addend: i64,
 }
 
-pub fn parse(text: &str) -> Result<Expr<'_>, String> {
+pub fn parse(text: &str) -> Result<Expr<'_>> {
     let tokens = tokenize(text)?;
     let mut p = Parser { tokens, at: 0, symbols: Vec::new() };
     let constant = p.sum(1)?;
     if let Some(t) = p.tokens.get(p.at) {
-        return Err(format!("unexpected '{}' in expression '{text}'", t.text()));
+        bail!("unexpected '{}' in expression '{text}'", t.text());
     }
     // The symbols with the sign each ends up with; a symbol may appear once, positively.
     let mut symbol = None;
     for (name, sign) in p.symbols {
-        if sign < 0 || symbol.is_some() {
-            return Err(format!(
-                "expression '{text}' combines symbol addresses; only NUMBER, SYMBOL and SYMBOL plus or minus \
-                 numbers are supported"
-            ));
-        }
+        ensure!(
+            sign >= 0 && symbol.is_none(),
+            "expression '{text}' combines symbol addresses; only NUMBER, SYMBOL and SYMBOL plus or minus numbers \
+             are supported"
+        );
         symbol = Some(name);
     }
     Ok(Expr { symbol, addend: constant })
@@ -70,7 +72,7 @@ impl Token<'_> {
     }
 }
 
-fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
+fn tokenize(text: &str) -> Result<Vec<Token<'_>>> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -89,20 +91,15 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
             }
             let w = &text[start..i];
             out.push(if c.is_ascii_digit() {
-                Token::Number(number(w).ok_or_else(|| format!("bad number '{w}' in expression '{text}'"))?)
+                Token::Number(number(w).ok_or_else(|| fatal!("bad number '{w}' in expression '{text}'"))?)
             } else {
                 Token::Symbol(w)
             });
         } else {
-            return Err(format!(
-                "unsupported character '{}' in expression '{text}' (only +, - and parentheses)",
-                c as char
-            ));
+            bail!("unsupported character '{}' in expression '{text}' (only +, - and parentheses)", c as char);
         }
     }
-    if out.is_empty() {
-        return Err("empty expression".to_string());
-    }
+    ensure!(!out.is_empty(), "empty expression");
     Ok(out)
 }
 
@@ -125,7 +122,7 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     /// sum := term (('+' | '-') term)*; `sign` is the sign this sum has in the whole expression.
-    fn sum(&mut self, sign: i64) -> Result<i64, String> {
+    fn sum(&mut self, sign: i64) -> Result<i64> {
         let mut total = self.term(sign)?;
         while let Some(&Token::Op(op @ (b'+' | b'-'))) = self.tokens.get(self.at) {
             self.at += 1;
@@ -136,7 +133,7 @@ impl<'a> Parser<'a> {
     }
 
     /// term := NUMBER | SYMBOL | '(' sum ')' | ('-' | '+') term; gives the constant part.
-    fn term(&mut self, sign: i64) -> Result<i64, String> {
+    fn term(&mut self, sign: i64) -> Result<i64> {
         let t = self.tokens.get(self.at).copied();
         self.at += 1;
         match t {
@@ -152,13 +149,13 @@ impl<'a> Parser<'a> {
                         self.at += 1;
                         Ok(v)
                     }
-                    _ => Err("missing ')'".to_string()),
+                    _ => bail!("missing ')'"),
                 }
             }
             Some(Token::Op(b'-')) => Ok(-self.term(-sign)?),
             Some(Token::Op(b'+')) => self.term(sign),
-            Some(other) => Err(format!("unexpected '{}'", other.text())),
-            None => Err("expression ends too early".to_string()),
+            Some(other) => bail!("unexpected '{}'", other.text()),
+            None => bail!("expression ends too early"),
         }
     }
 }
@@ -190,7 +187,7 @@ mod tests {
         for bad in ["a-b", "a+b", "-a", "4-(a)", "a*2", "ALIGN(8)", "", "a+", "(a", "0xzz", "a)"] {
             assert!(parse(bad).is_err(), "{bad} should be refused");
         }
-        assert!(parse("a-b").unwrap_err().contains("combines symbol addresses"));
-        assert!(parse("a*2").unwrap_err().contains("'*'"));
+        assert!(parse("a-b").unwrap_err().to_string().contains("combines symbol addresses"));
+        assert!(parse("a*2").unwrap_err().to_string().contains("'*'"));
     }
 }

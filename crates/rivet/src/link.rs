@@ -53,16 +53,6 @@ fn root_symbols(config: &Config) -> Vec<String> {
     roots
 }
 
-fn report_all(diag: &Diag, errors: Vec<String>) -> crate::diag::LinkError {
-    for e in errors {
-        diag.error(e);
-    }
-    match diag.check() {
-        Err(e) => e,
-        Ok(()) => fatal!("link failed"),
-    }
-}
-
 /// Options the command line accepts (they have a meaning rivet will implement) but this version
 /// does not implement yet: refusing them is honest; ignoring them would link something else than
 /// the user asked for.
@@ -95,7 +85,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Open and map every input named on the command line (and in linker-script stubs).
     let loaded = timer
         .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref(), timer))
-        .map_err(|e| report_all(diag, e))?;
+        .map_err(|e| diag.fail(e))?;
     if let Some(p) = &prefetcher {
         p.flush();
     }
@@ -120,7 +110,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
             .map(|l| format!("attempted static link of dynamic object {}", l.name))
             .collect();
         if !shared.is_empty() {
-            return Err(report_all(diag, shared));
+            return Err(diag.fail(shared));
         }
     }
     // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
@@ -142,7 +132,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         .phase("resolve symbols", || {
             resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config.allow_multiple_definition)
         })
-        .map_err(|e| report_all(diag, e))?;
+        .map_err(|e| diag.fail(e))?;
     // The archive members resolution picked are read again when writing.
     if let Some(p) = &prefetcher {
         p.flush();

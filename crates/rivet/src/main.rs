@@ -1,5 +1,6 @@
 //! rivet: an x86-64 ELF linker. `main` parses the command line, runs the link, prints the reports
 //! asked for and exits (without freeing what the link built: the kernel does that faster).
+use rivet::diag::Context;
 use rivet::{args, diag, link, timing};
 
 use std::process::exit;
@@ -99,8 +100,8 @@ fn main() {
                     p.push(".time-trace.json");
                     p.into()
                 });
-                if let Err(e) = timer.write_trace(&path) {
-                    diag::print_error(format!("cannot write {}: {e}", path.display()));
+                if let Err(e) = timer.write_trace(&path).with_context(|| format!("cannot write {}", path.display())) {
+                    diag::print_error(e);
                     exit(1);
                 }
             }

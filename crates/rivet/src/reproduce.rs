@@ -3,6 +3,7 @@
 //! made relative to `NAME/`), `NAME/version.txt`, and each input stored under its absolute path
 //! (`NAME/usr/lib/x86_64-linux-gnu/crt1.o`). Extract it, `cd NAME`, run `LINKER @response.txt`.
 use crate::args::Config;
+use crate::diag::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -145,8 +146,10 @@ fn pad(out: &mut Vec<u8>) {
     }
 }
 
-/// Writes the archive. `inputs` are every file the link read (as opened), with their bytes.
-pub fn write(config: &Config, inputs: &[(PathBuf, &[u8])]) -> std::io::Result<()> {
+/// Writes the archive. `inputs` are every file the link read (as opened), with their bytes. The
+/// error (a version script that cannot be read, the archive that cannot be written) does not name
+/// the archive: the caller says what could not be written.
+pub fn write(config: &Config, inputs: &[(PathBuf, &[u8])]) -> Result<()> {
     let tar_path = config.reproduce.as_ref().expect("--reproduce given");
     let base = tar_path.file_stem().map_or("repro".into(), |s| s.to_string_lossy().into_owned());
     let mut extra: Vec<(PathBuf, Vec<u8>)> = Vec::new();
@@ -178,7 +181,7 @@ pub fn write(config: &Config, inputs: &[(PathBuf, &[u8])]) -> std::io::Result<()
     }
     out.extend(std::iter::repeat_n(0u8, 1024));
     let mut f = std::fs::File::create(tar_path)?;
-    f.write_all(&out)
+    Ok(f.write_all(&out)?)
 }
 
 #[cfg(test)]

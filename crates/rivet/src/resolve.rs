@@ -4,6 +4,8 @@
 //! wins, the first COMDAT group of a signature is kept. Archives behave as in lld: every archive seen
 //! so far can satisfy a reference, so `--start-group` needs no re-scanning and the result does not
 //! depend on how often a library is repeated.
+use crate::diag::{Context, Error, Result};
+use crate::fatal;
 use crate::ids::{FileId, IdVec, SharedId, SymbolId};
 use crate::input::archive::{self, Archive};
 use crate::input::object::{self, ObjectFile};
@@ -214,7 +216,7 @@ enum Signature {
 
 /// An object with its global symbols prepared (an error for a symbol whose name is unreadable)
 /// and how each of its COMDAT signatures is found.
-type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>, String>>, Vec<Signature>);
+type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>>>, Vec<Signature>);
 
 /// Where `foo@@V` splits: the first "@@".
 fn default_version_at(name: &[u8]) -> Option<usize> {
@@ -222,7 +224,7 @@ fn default_version_at(name: &[u8]) -> Option<usize> {
 }
 
 fn prepare<'a>(obj: ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> ParsedObject<'a> {
-    let globals: Vec<Result<Prepared, String>> = (obj.first_global..obj.syms.len())
+    let globals: Vec<Result<Prepared>> = (obj.first_global..obj.syms.len())
         .map(|i| {
             let sym = &obj.syms[i];
             let name = obj.sym_name(sym)?;
@@ -267,7 +269,7 @@ pub struct SharedInput<'a> {
 }
 
 /// A parsed archive member (None: not ELF, skipped), or why it could not be parsed.
-type Member<'a> = Result<Option<ParsedObject<'a>>, String>;
+type Member<'a> = Result<Option<ParsedObject<'a>>>;
 
 struct Resolver<'a, 'x> {
     loaded: &'a [Loaded],
@@ -295,7 +297,7 @@ struct Resolver<'a, 'x> {
     /// Results that arrived before their turn.
     early: HashMap<u64, Member<'a>>,
     next_seq: u64,
-    errors: Vec<String>,
+    errors: Vec<Error>,
     /// Pairs (symbol, other file) for duplicate definitions, reported once each.
     duplicates: Vec<(SymbolId, FileId, FileId)>,
     /// `--allow-multiple-definition` / `-z muldefs`: the first definition wins, silently.
@@ -311,7 +313,7 @@ pub fn resolve<'a>(
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
     allow_multiple_definition: bool,
-) -> Result<Resolution<'a>, Vec<String>> {
+) -> Result<Resolution<'a>, Vec<Error>> {
     let (archives, errors) = parse_archives(loaded);
     if !errors.is_empty() {
         return Err(errors);
@@ -370,7 +372,7 @@ impl<'a> Resolver<'a, '_> {
         mut self,
         roots: &'a [String],
         direct: &mut HashMap<u32, ParsedObject<'a>>,
-    ) -> Result<Resolution<'a>, Vec<String>> {
+    ) -> Result<Resolution<'a>, Vec<Error>> {
         let r = &mut self;
         let loaded = r.loaded;
         // The archives' symbol tables and the objects' global symbols bound the table's size: reserving
@@ -410,8 +412,8 @@ impl<'a> Resolver<'a, '_> {
 
 /// Parses every archive's member headers and symbol table, archives in parallel (5.5% of a
 /// cxx-big link's CPU time).
-fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) {
-    let parsed: Vec<Option<Result<Archive, String>>> = loaded
+fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<Error>) {
+    let parsed: Vec<Option<Result<Archive>>> = loaded
         .par_iter()
         .with_max_len(1)
         .map(|l| {
@@ -427,12 +429,12 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<String>) 
         .map(|(p, l)| match p? {
             Ok(a) => {
                 if !a.has_symbol_table && a.member_count() > 0 && !l.state.whole_archive {
-                    errors.push(format!("{}: archive has no symbol table (run ranlib on it)", l.name));
+                    errors.push(fatal!("archive has no symbol table (run ranlib on it)").context(&l.name));
                 }
                 Some(a)
             }
             Err(e) => {
-                errors.push(format!("{}: {e}", l.name));
+                errors.push(e.context(&l.name));
                 None
             }
         })
@@ -445,8 +447,8 @@ fn parse_command_line_objects<'a>(
     loaded: &'a [Loaded],
     renames: &HashMap<&'a [u8], &'a [u8]>,
     timer: &crate::timing::Timer,
-) -> Result<HashMap<u32, ParsedObject<'a>>, Vec<String>> {
-    let results: Vec<(u32, Result<ParsedObject<'a>, String>)> = loaded
+) -> Result<HashMap<u32, ParsedObject<'a>>, Vec<Error>> {
+    let results: Vec<(u32, Result<ParsedObject<'a>>)> = loaded
         .par_iter()
         .with_max_len(1)
         .enumerate()
@@ -488,7 +490,7 @@ fn load_member<'a>(
 ) -> Member<'a> {
     let l = &loaded[pos as usize];
     let ar = archives[pos as usize].as_ref().expect("archive parsed");
-    let m = ar.member(member as usize).map_err(|e| format!("{}: {e}", l.name))?;
+    let m = ar.member(member as usize).context(&l.name)?;
     let member_name = String::from_utf8_lossy(m.name);
     let name = format!("{}({})", l.name, member_name);
     let data: &'a [u8] = match m.data {
@@ -503,13 +505,11 @@ fn load_member<'a>(
         None => match l.thin_members.get(member as usize).and_then(|f| f.as_ref()) {
             Some(f) if f.data().len() == m.size => f.data(),
             Some(f) => {
-                return Err(format!(
-                    "{name}: member file is {} bytes but the archive says {}; was it changed?",
-                    f.data().len(),
-                    m.size
-                ))
+                let size = f.data().len();
+                return Err(fatal!("member file is {size} bytes but the archive says {}; was it changed?", m.size)
+                    .context(name));
             }
-            None => return Err(format!("{name}: thin archive member was not opened")),
+            None => return Err(fatal!("thin archive member was not opened").context(name)),
         },
     };
     if !object::is_elf(data) {
@@ -757,14 +757,11 @@ impl<'a> Resolver<'a, '_> {
         obj: &ObjectFile<'a>,
         i: usize,
         p: Prepared<'a>,
-    ) -> Result<(SymbolId, Option<&'a [u8]>), String> {
+    ) -> Result<(SymbolId, Option<&'a [u8]>)> {
         let sym = &obj.syms[i];
         if sym.st_info >> 4 == elf::STB_LOCAL {
-            return Err(format!(
-                "{}: local symbol {} appears among the global symbols",
-                obj.name,
-                String::from_utf8_lossy(obj.sym_name(sym)?)
-            ));
+            let name = String::from_utf8_lossy(obj.sym_name(sym)?);
+            return Err(fatal!("local symbol {name} appears among the global symbols").context(&obj.name));
         }
         Ok((self.intern_hashed(p.name, p.hash), p.default_version))
     }
@@ -850,8 +847,7 @@ impl<'a> Resolver<'a, '_> {
                 let o = &self.objects[f];
                 format!(">>> defined at {}", o.name)
             };
-            let msg = format!("duplicate symbol: {name}\n{}\n{}", at(first), at(second));
-            self.errors.push(msg);
+            self.errors.push(fatal!("duplicate symbol: {name}\n{}\n{}", at(first), at(second)));
         }
     }
 }
@@ -862,7 +858,7 @@ pub fn undefined_symbol_errors_in(
     objects: &[ObjectFile],
     symbols: &IdVec<SymbolId, Symbol>,
     ignore: &dyn Fn(&[u8]) -> bool,
-) -> Vec<String> {
+) -> Vec<Error> {
     let mut out = Vec::new();
     for (id, s) in symbols.iter_enumerated() {
         if s.def != Def::Undefined || !s.strong_ref || ignore(s.name) {
@@ -893,7 +889,7 @@ pub fn undefined_symbol_errors_in(
                 msg.push_str(&format!("\n>>> referenced by {f}"));
             }
         }
-        out.push(msg);
+        out.push(Error::new(msg));
     }
     out
 }

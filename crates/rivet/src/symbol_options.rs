@@ -4,11 +4,11 @@
 use crate::args::Config;
 use crate::ctx::DefsymOffset;
 use crate::ctx::{Ctx, OutputKind};
-use crate::diag::Result;
-use crate::fatal;
+use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SymbolId};
 use crate::layout;
 use crate::resolve::{self, Def};
+use crate::{bail, fatal};
 
 /// Parses version scripts or dynamic lists (the same syntax) into one matcher.
 /// A relative path that does not exist is looked for in the `-L` directories too, as GNU ld and
@@ -24,8 +24,8 @@ fn read_version_nodes(
             .then(|| lib_paths.iter().map(|d| d.join(path)).find(|p| p.is_file()))
             .flatten();
         let path = found.as_ref().unwrap_or(path);
-        let text = std::fs::read_to_string(path).map_err(|e| fatal!("cannot read {what} {}: {e}", path.display()))?;
-        nodes.extend(crate::input::version_script::parse(&text).map_err(|e| fatal!("{}: {e}", path.display()))?);
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {what} {}", path.display()))?;
+        nodes.extend(crate::input::version_script::parse(&text).with_context(|| path.display())?);
     }
     Ok(crate::input::version_script::Matcher { nodes })
 }
@@ -58,7 +58,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             })
             .collect(),
     };
-    let mut errors = Vec::new();
+    let mut errors: Vec<Error> = Vec::new();
     for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
         if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
@@ -78,7 +78,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
                 // symbol (lld links it; mold suite arch-x86_64-comdat-signatures).
                 None if ctx.kind != OutputKind::Shared => {}
                 None => {
-                    errors.push(format!("symbol {} has undefined version {}", s.display(), String::from_utf8_lossy(v)))
+                    errors.push(fatal!("symbol {} has undefined version {}", s.display(), String::from_utf8_lossy(v)))
                 }
             }
             continue;
@@ -110,7 +110,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
                     && if p.cxx { version_script::demangle(s.name) == p.text } else { s.name == p.text.as_bytes() }
             });
             if !defined {
-                errors.push(format!(
+                errors.push(fatal!(
                     "version script assignment of '{}' to symbol '{}' failed: symbol not defined",
                     node.name.as_deref().unwrap_or("global"),
                     p.text
@@ -118,9 +118,7 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             }
         }
     }
-    for e in errors {
-        ctx.diag.error(e);
-    }
+    ctx.diag.report(errors);
     ctx.diag.check()
 }
 
@@ -217,13 +215,11 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
                     linker_defined = Some(id);
                     (Def::Synthetic, expr.addend)
                 }
-                Some(Def::Shared { .. }) => {
-                    return Err(fatal!(
-                        "--defsym={name}={text}: {target} is defined in a shared library; rivet (like lld) cannot \
-                         define a symbol from it"
-                    ))
-                }
-                _ => return Err(fatal!("--defsym={name}={text}: undefined symbol: {target} (no object defines it)")),
+                Some(Def::Shared { .. }) => bail!(
+                    "--defsym={name}={text}: {target} is defined in a shared library; rivet (like lld) cannot define \
+                     a symbol from it"
+                ),
+                _ => bail!("--defsym={name}={text}: undefined symbol: {target} (no object defines it)"),
             },
         };
         let id = res.intern(name.as_bytes());

@@ -1,6 +1,9 @@
 //! `ar` archives: GNU format (`!<arch>\n`) and thin archives (`!<thin>\n`). Takes the archive's
 //! bytes, gives its members and its symbol table, zero-copy. Every header and size is checked
 //! against the data; a lie is an error naming the byte offset, never a panic or an out-of-bounds read.
+//! Errors do not name the archive: the caller gives them that context.
+use crate::diag::{Context, Result};
+use crate::{bail, ensure, fatal};
 
 #[derive(Clone, Debug)]
 pub struct Member<'a> {
@@ -45,15 +48,13 @@ impl<'a> Archive<'a> {
 
     /// Member `i` (< `member_count()`); for a lazily parsed archive, an error if its header or
     /// size is bad.
-    pub fn member(&self, i: usize) -> Result<Member<'a>, String> {
+    pub fn member(&self, i: usize) -> Result<Member<'a>> {
         match &self.members {
             Members::Read(m) => Ok(m[i].clone()),
             &Members::Lazy { data, long_names, ref offsets } => {
                 let off = offsets[i];
                 let h = parse_header(data, off)?;
-                if special(h.name).is_some() {
-                    return Err(format!("the symbol table points at offset {off}, which is not a member"));
-                }
+                ensure!(special(h.name).is_none(), "the symbol table points at offset {off}, which is not a member");
                 let bytes = member_bytes(data, off, h.size)?;
                 let name = member_name(h.name, long_names, off)?;
                 Ok(Member { name, data: Some(bytes), header_offset: off, size: h.size })
@@ -74,13 +75,11 @@ struct RawHeader<'a> {
     size: usize,
 }
 
-fn parse_header(data: &[u8], off: usize) -> Result<RawHeader<'_>, String> {
-    let h = data.get(off..off + HEADER_SIZE).ok_or_else(|| format!("truncated member header at offset {off}"))?;
-    if &h[58..60] != b"`\n" {
-        return Err(format!("bad member header at offset {off} (no end marker)"));
-    }
-    let size_text = std::str::from_utf8(&h[48..58]).map_err(|_| format!("bad member size at offset {off}"))?.trim_end();
-    let size = size_text.parse::<usize>().map_err(|_| format!("bad member size '{size_text}' at offset {off}"))?;
+fn parse_header(data: &[u8], off: usize) -> Result<RawHeader<'_>> {
+    let h = data.get(off..off + HEADER_SIZE).ok_or_else(|| fatal!("truncated member header at offset {off}"))?;
+    ensure!(&h[58..60] == b"`\n", "bad member header at offset {off} (no end marker)");
+    let size_text = std::str::from_utf8(&h[48..58]).map_err(|_| fatal!("bad member size at offset {off}"))?.trim_end();
+    let size = size_text.parse::<usize>().map_err(|_| fatal!("bad member size '{size_text}' at offset {off}"))?;
     Ok(RawHeader { name: &h[..16], size })
 }
 
@@ -106,10 +105,10 @@ fn special(name: &[u8]) -> Option<Special> {
 }
 
 /// The `size` bytes after the header at `off`.
-fn member_bytes(data: &[u8], off: usize, size: usize) -> Result<&[u8], String> {
+fn member_bytes(data: &[u8], off: usize, size: usize) -> Result<&[u8]> {
     let body = off + HEADER_SIZE;
-    data.get(body..body.checked_add(size).ok_or("member size overflows")?)
-        .ok_or_else(|| format!("member at offset {off} claims {size} bytes but the archive ends at {}", data.len()))
+    data.get(body..body.checked_add(size).context("member size overflows")?)
+        .ok_or_else(|| fatal!("member at offset {off} claims {size} bytes but the archive ends at {}", data.len()))
 }
 
 /// Parses the symbol table and the long-name table of a regular archive, and no member header:
@@ -118,7 +117,7 @@ fn member_bytes(data: &[u8], off: usize, size: usize) -> Result<&[u8], String> {
 /// libcrypto.a: 5-10 ms before anything else could start). Only the members the symbol table
 /// names can be fetched, so they are all it lists. A thin archive, or one without a symbol
 /// table, is parsed whole (`parse`).
-pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>, String> {
+pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>> {
     if !data.starts_with(b"!<arch>\n") {
         return parse(data);
     }
@@ -147,9 +146,9 @@ pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>, String> {
 
 /// Parses an archive. Supports the GNU 32-bit symbol table (`/`) and the 64-bit one (`/SYM64/`)
 /// and the long-name table `//`.
-pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
+pub fn parse(data: &[u8]) -> Result<Archive<'_>> {
     if !is_archive(data) {
-        return Err("not an archive".into());
+        bail!("not an archive");
     }
     let thin = data.starts_with(b"!<thin>\n");
     let mut off = 8;
@@ -165,8 +164,8 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
         let kind = special(h.name);
         // Thin archives store only the symbol and name tables; members live in their own files.
         let stored = if thin && kind.is_none() { 0 } else { h.size };
-        let bytes = data.get(body..body.checked_add(stored).ok_or("member size overflows")?).ok_or_else(|| {
-            format!("member at offset {off} claims {} bytes but the archive ends at {}", h.size, data.len())
+        let bytes = data.get(body..body.checked_add(stored).context("member size overflows")?).ok_or_else(|| {
+            fatal!("member at offset {off} claims {} bytes but the archive ends at {}", h.size, data.len())
         })?;
         match kind {
             Some(Special::SymbolTable { wide }) => symtab = Some((bytes, wide)),
@@ -188,16 +187,16 @@ pub fn parse(data: &[u8]) -> Result<Archive<'_>, String> {
     Ok(Archive { thin, members: Members::Read(members), symbols, has_symbol_table: symtab.is_some() })
 }
 
-fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'a [u8], String> {
+fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'a [u8]> {
     if raw.starts_with(b"#1/") {
-        return Err(format!("BSD-style member name at offset {off} is not supported"));
+        bail!("BSD-style member name at offset {off} is not supported");
     }
     if raw[0] == b'/' && raw.get(1).is_some_and(|c| c.is_ascii_digit()) {
         let text = std::str::from_utf8(&raw[1..]).unwrap_or("").trim_end();
-        let start: usize = text.parse().map_err(|_| format!("bad long-name reference at offset {off}"))?;
+        let start: usize = text.parse().map_err(|_| fatal!("bad long-name reference at offset {off}"))?;
         let rest = long_names
             .get(start..)
-            .ok_or_else(|| format!("long-name offset {start} at offset {off} is past the name table"))?;
+            .ok_or_else(|| fatal!("long-name offset {start} at offset {off} is past the name table"))?;
         let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
         let name = &rest[..end];
         return Ok(name.strip_suffix(b"/").unwrap_or(name));
@@ -211,7 +210,7 @@ fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'
 
 /// The symbol table: a big-endian count, that many member-header offsets, then NUL-terminated names.
 /// Gives the count and a reader of the i-th offset, once the count is checked against the size.
-fn symbol_table_header(table: &[u8], wide: bool) -> Result<(usize, impl Fn(usize) -> usize + '_), String> {
+fn symbol_table_header(table: &[u8], wide: bool) -> Result<(usize, impl Fn(usize) -> usize + '_)> {
     let w = if wide { 8 } else { 4 };
     let read = move |pos: usize| -> usize {
         let b = &table[pos..pos + w];
@@ -221,20 +220,18 @@ fn symbol_table_header(table: &[u8], wide: bool) -> Result<(usize, impl Fn(usize
             u32::from_be_bytes(b.try_into().unwrap()) as usize
         }
     };
-    if table.len() < w {
-        return Err("symbol table is truncated".into());
-    }
+    ensure!(table.len() >= w, "symbol table is truncated");
     let count = read(0);
     count
         .checked_add(1)
         .and_then(|c| c.checked_mul(w))
         .filter(|&s| s <= table.len())
-        .ok_or("symbol table count is larger than the table")?;
+        .context("symbol table count is larger than the table")?;
     Ok((count, move |i: usize| read(w * (i + 1))))
 }
 
 /// The member-header offsets the symbol table lists, in its order.
-fn symbol_table_offsets(table: &[u8], wide: bool) -> Result<Vec<usize>, String> {
+fn symbol_table_offsets(table: &[u8], wide: bool) -> Result<Vec<usize>> {
     let (count, offset) = symbol_table_header(table, wide)?;
     Ok((0..count).map(offset).collect())
 }
@@ -245,7 +242,7 @@ fn read_symbol_table(
     table: &[u8],
     wide: bool,
     member_at: impl Fn(usize) -> Option<usize>,
-) -> Result<Vec<(&[u8], usize)>, String> {
+) -> Result<Vec<(&[u8], usize)>> {
     let (count, offset_of) = symbol_table_header(table, wide)?;
     let w = if wide { 8 } else { 4 };
     let mut names = &table[(count + 1) * w..];
@@ -256,10 +253,10 @@ fn read_symbol_table(
         let member = match last {
             Some((o, m)) if o == offset => m,
             _ => member_at(offset)
-                .ok_or_else(|| format!("symbol table entry {i} points at offset {offset}, where no member starts"))?,
+                .ok_or_else(|| fatal!("symbol table entry {i} points at offset {offset}, where no member starts"))?,
         };
         last = Some((offset, member));
-        let end = memchr::memchr(0, names).ok_or("symbol table names are truncated")?;
+        let end = memchr::memchr(0, names).context("symbol table names are truncated")?;
         out.push((&names[..end], member));
         names = &names[end + 1..];
     }
@@ -350,13 +347,13 @@ mod tests {
         let Some(good) = build(&d, false) else { return };
         let mut bad_size = good.clone();
         bad_size[8 + 48..8 + 58].copy_from_slice(b"12x4567890");
-        assert!(parse(&bad_size).unwrap_err().contains("bad member size"));
+        assert!(parse(&bad_size).unwrap_err().to_string().contains("bad member size"));
         let mut huge = good.clone();
         huge[8 + 48..8 + 58].copy_from_slice(b"9999999999");
-        assert!(parse(&huge).unwrap_err().contains("claims"));
+        assert!(parse(&huge).unwrap_err().to_string().contains("claims"));
         let mut no_magic = good.clone();
         no_magic[8 + 58] = b'X';
-        assert!(parse(&no_magic).unwrap_err().contains("end marker"));
+        assert!(parse(&no_magic).unwrap_err().to_string().contains("end marker"));
         assert!(parse(&good[..good.len() - 30]).is_err());
         // Parsed lazily, a bad member header is an error when the member is read.
         let lazy = parse_lazily(&good).unwrap();
@@ -365,10 +362,10 @@ mod tests {
         bad[second + 58] = b'X';
         let lazy = parse_lazily(&bad).unwrap();
         assert!(lazy.member(0).is_ok());
-        assert!(lazy.member(1).unwrap_err().contains("end marker"));
+        assert!(lazy.member(1).unwrap_err().to_string().contains("end marker"));
         let mut huge = good.clone();
         huge[second + 48..second + 58].copy_from_slice(b"9999999999");
-        assert!(parse_lazily(&huge).unwrap().member(1).unwrap_err().contains("claims"));
+        assert!(parse_lazily(&huge).unwrap().member(1).unwrap_err().to_string().contains("claims"));
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -8,6 +8,8 @@ pub mod shared;
 pub mod version_script;
 
 use crate::args::{Config, InputArg, InputState};
+use crate::diag::{Context, Error, Result};
+use crate::fatal;
 use rivet_io::{InputCache, InputFile};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -55,7 +57,7 @@ struct Loader<'c> {
     cache: &'c InputCache,
     prefetch: Option<&'c rivet_io::Prefetcher>,
     out: Vec<Loaded>,
-    errors: Vec<String>,
+    errors: Vec<Error>,
     /// Script stubs being expanded, to refuse one that includes itself.
     script_stack: Vec<PathBuf>,
     /// The file being added was found by a `-l` search.
@@ -71,7 +73,7 @@ pub fn load(
     cache: &InputCache,
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
-) -> Result<Vec<Loaded>, Vec<String>> {
+) -> Result<Vec<Loaded>, Vec<Error>> {
     let mut loader = Loader {
         config,
         timer,
@@ -115,7 +117,7 @@ impl Loader<'_> {
                 self.add_path(&path, state);
                 self.searching = outer;
             }
-            None => self.errors.push(format!("unable to find library -l{name}")),
+            None => self.errors.push(fatal!("unable to find library -l{name}")),
         }
     }
 
@@ -151,11 +153,9 @@ impl Loader<'_> {
         let file = match self.cache.open(path) {
             Ok(f) => f,
             Err(e) => {
-                return self.errors.push(format!(
-                    "cannot open {}: {}",
-                    path.display(),
-                    strip_path(&e.to_string(), path)
-                ))
+                return self.errors.push(
+                    Error::new(strip_path(&e.to_string(), path)).context(format!("cannot open {}", path.display())),
+                )
             }
         };
         let name = path.display().to_string();
@@ -178,7 +178,7 @@ impl Loader<'_> {
             if let Some(p) = self.prefetch {
                 p.request(&file, 0, file.size());
             }
-            match object::check_header(data, &name) {
+            match object::check_header(data) {
                 Ok(::object::elf::ET_REL) => self.out.push(Loaded {
                     file,
                     name,
@@ -197,32 +197,33 @@ impl Loader<'_> {
                     arena: Default::default(),
                     searched: self.searching,
                 }),
-                Ok(t) => self
-                    .errors
-                    .push(format!("{name}: cannot link an ELF file of type {t} (not an object or shared library)")),
-                Err(e) => self.errors.push(e),
+                Ok(t) => self.errors.push(
+                    fatal!("cannot link an ELF file of type {t} (not an object or shared library)").context(name),
+                ),
+                Err(e) => self.errors.push(e.context(name)),
             }
         } else if script::looks_like_script(data) {
             self.add_script(path, &file, state);
         } else {
-            self.errors.push(format!(
-                "{name}: unknown file type (not an ELF object, archive, shared library or linker script)"
-            ));
+            self.errors.push(
+                fatal!("unknown file type (not an ELF object, archive, shared library or linker script)").context(name),
+            );
         }
     }
 
     fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState) {
+        let shown = path.display().to_string();
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.script_stack.contains(&canonical) {
-            return self.errors.push(format!("{}: linker script includes itself", path.display()));
+            return self.errors.push(fatal!("linker script includes itself").context(shown));
         }
         let text = match std::str::from_utf8(file.data()) {
             Ok(t) => t,
-            Err(_) => return self.errors.push(format!("{}: linker script is not valid UTF-8", path.display())),
+            Err(_) => return self.errors.push(fatal!("linker script is not valid UTF-8").context(shown)),
         };
         let stub = match script::parse(text) {
             Ok(s) => s,
-            Err(e) => return self.errors.push(format!("{}: {e}", path.display())),
+            Err(e) => return self.errors.push(e.context(shown)),
         };
         self.script_stack.push(canonical);
         let first_error = self.errors.len();
@@ -237,17 +238,17 @@ impl Loader<'_> {
                         self.add_path(&p, st);
                         self.searching = outer;
                     }
-                    None => self.errors.push(format!("{}: cannot find {}", path.display(), input.name)),
+                    None => self.errors.push(fatal!("cannot find {}", input.name).context(&shown)),
                 }
             }
         }
         self.script_stack.pop();
         // Say which script named the inputs that failed (nested scripts add their own names).
-        for e in &mut self.errors[first_error..] {
-            if !e.starts_with(&format!("{}: ", path.display())) {
-                *e = format!("{}: {e}", path.display());
-            }
-        }
+        let failed = self.errors.split_off(first_error);
+        self.errors.extend(failed.into_iter().map(|e| match e.outermost() == Some(shown.as_str()) {
+            true => e,
+            false => e.context(&shown),
+        }));
     }
 
     /// A name in a script: absolute (under the sysroot if the script is), else relative to the
@@ -275,22 +276,24 @@ impl Loader<'_> {
     }
 
     /// Opens the member files of a thin archive (paths relative to the archive's directory).
-    fn open_thin_members(&self, file: &InputFile, path: &Path) -> Result<Vec<Option<Arc<InputFile>>>, String> {
+    fn open_thin_members(&self, file: &InputFile, path: &Path) -> Result<Vec<Option<Arc<InputFile>>>> {
         // Regular archives are parsed once, by resolution (in parallel); parsing each one here as
         // well only to learn it is not thin was 4% of a cxx-big link, serial.
         if !file.data().starts_with(b"!<thin>\n") {
             return Ok(Vec::new());
         }
-        let parsed = archive::parse(file.data()).map_err(|e| format!("{}: {e}", path.display()))?;
+        let parsed = archive::parse(file.data()).with_context(|| path.display())?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut members = Vec::with_capacity(parsed.member_count());
         for i in 0..parsed.member_count() {
-            let m = parsed.member(i).map_err(|e| format!("{}: {e}", path.display()))?;
+            let m = parsed.member(i).with_context(|| path.display())?;
             let rel = String::from_utf8_lossy(m.name).into_owned();
             let member_path = dir.join(&rel);
-            let f = self.cache.open(&member_path).map_err(|e| {
-                format!("{}: cannot open thin archive member {}: {}", path.display(), member_path.display(), e)
-            })?;
+            let f = self
+                .cache
+                .open(&member_path)
+                .with_context(|| format!("cannot open thin archive member {}", member_path.display()))
+                .with_context(|| path.display())?;
             if let Some(p) = self.prefetch {
                 p.request(&f, 0, f.size());
             }

@@ -1,7 +1,10 @@
 //! Relocatable objects (`.o`, archive members). Takes the bytes of an ELF64 x86-64 ET_REL file and
 //! gives its sections, symbols, relocations and COMDAT groups, borrowed from the mapped input
 //! (nothing is copied). Every offset, size and index the file claims is checked here or where it is
-//! first used, so a lying file is a clear error, never a panic.
+//! first used, so a lying file is a clear error, never a panic. `parse` names the file in its
+//! errors (as their outermost context); the functions it calls name only the section.
+use crate::diag::{Context, Result};
+use crate::{bail, ensure, fatal};
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, SectionTable};
 use object::read::StringTable;
@@ -81,32 +84,20 @@ pub struct ObjectFile<'a> {
     pub global_ids: Vec<SymbolId>,
 }
 
-fn err<E: std::fmt::Display>(name: &str, what: &str) -> impl Fn(E) -> String {
-    let prefix = format!("{name}: {what}");
-    move |e| format!("{prefix}: {e}")
-}
-
 /// True when `data` is an ELF file of any kind (checked further by `parse`).
 pub fn is_elf(data: &[u8]) -> bool {
     data.starts_with(&elf::ELFMAG)
 }
 
 /// The ELF type (ET_REL, ET_DYN, ...) after checking that the file is ELF64 little-endian x86-64.
-pub fn check_header(data: &[u8], name: &str) -> Result<u16, String> {
-    if data.len() < 64 {
-        return Err(format!("{name}: file is too short to be an ELF object ({} bytes)", data.len()));
-    }
-    if data[4] != elf::ELFCLASS64 {
-        return Err(format!("{name}: is a 32-bit ELF file; rivet links x86-64 (ELF64) only"));
-    }
-    if data[5] != elf::ELFDATA2LSB {
-        return Err(format!("{name}: is a big-endian ELF file; rivet links x86-64 only"));
-    }
-    let header = Header::parse(data).map_err(err(name, "bad ELF header"))?;
+/// Errors do not name the file: the caller gives them that context.
+pub fn check_header(data: &[u8]) -> Result<u16> {
+    ensure!(data.len() >= 64, "file is too short to be an ELF object ({} bytes)", data.len());
+    ensure!(data[4] == elf::ELFCLASS64, "is a 32-bit ELF file; rivet links x86-64 (ELF64) only");
+    ensure!(data[5] == elf::ELFDATA2LSB, "is a big-endian ELF file; rivet links x86-64 only");
+    let header = Header::parse(data).context("bad ELF header")?;
     let machine = header.e_machine(LE);
-    if machine != elf::EM_X86_64 {
-        return Err(format!("{name}: is for machine {} ({machine}), not x86-64", machine_name(machine)));
-    }
+    ensure!(machine == elf::EM_X86_64, "is for machine {} ({machine}), not x86-64", machine_name(machine));
     Ok(header.e_type(LE))
 }
 
@@ -122,37 +113,40 @@ fn machine_name(m: u16) -> &'static str {
     }
 }
 
-/// Parses a relocatable object. `order` places it on the command line.
+/// Parses a relocatable object. `order` places it on the command line; `name` names it in
+/// messages (and in its errors).
 /// `arena` keeps the decompressed bytes of `SHF_COMPRESSED` (and `.zdebug_*`) sections.
 pub fn parse<'a>(
     data: &'a [u8],
     name: String,
     order: (u32, u32),
     arena: &'a rivet_io::ByteArena,
-) -> Result<ObjectFile<'a>, String> {
-    let kind = check_header(data, &name)?;
-    if kind != elf::ET_REL {
-        return Err(format!("{name}: not a relocatable object (ELF type {kind})"));
+) -> Result<ObjectFile<'a>> {
+    match read(data, order, arena) {
+        Ok(file) => Ok(ObjectFile { name, ..file }),
+        Err(e) => Err(e.context(name)),
     }
-    let header = Header::parse(data).map_err(err(&name, "bad ELF header"))?;
-    let table = header.sections(LE, data).map_err(err(&name, "bad section header table"))?;
-    let mut sections = read_sections(&table, data, &name, arena)?;
-    let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).map_err(err(&name, "bad symbol table"))?;
+}
+
+/// `parse`, the file not yet named.
+fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -> Result<ObjectFile<'a>> {
+    let kind = check_header(data)?;
+    ensure!(kind == elf::ET_REL, "not a relocatable object (ELF type {kind})");
+    let header = Header::parse(data).context("bad ELF header")?;
+    let table = header.sections(LE, data).context("bad section header table")?;
+    let mut sections = read_sections(&table, data, arena)?;
+    let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).context("bad symbol table")?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
         None => 0,
     };
     let syms = symtab.symbols();
-    if first_global > syms.len() {
-        return Err(format!("{name}: symbol table's first global index {first_global} is past its end"));
-    }
+    ensure!(first_global <= syms.len(), "symbol table's first global index {first_global} is past its end");
     // Symbol 0 (the null symbol) is always local, so a symbol table says at least 1 here.
-    if first_global == 0 && !syms.is_empty() {
-        return Err(format!("{name}: symbol table's first global index is 0 (symbol 0 must be local)"));
-    }
-    attach_relocations(&table, data, &name, &mut sections, syms.len())?;
+    ensure!(first_global != 0 || syms.is_empty(), "symbol table's first global index is 0 (symbol 0 must be local)");
+    attach_relocations(&table, data, &mut sections, syms.len())?;
     let mut file = ObjectFile {
-        name,
+        name: String::new(),
         order,
         sections,
         syms,
@@ -170,52 +164,45 @@ pub fn parse<'a>(
 fn read_sections<'a>(
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
-    name: &str,
     arena: &'a rivet_io::ByteArena,
-) -> Result<Vec<ObjSection<'a>>, String> {
+) -> Result<Vec<ObjSection<'a>>> {
     let mut out = Vec::with_capacity(table.len());
     for (i, sh) in table.iter().enumerate() {
-        let sec_name = table.section_name(LE, sh).map_err(|e| format!("{name}: section {i}: bad name: {e}"))?;
+        let sec_name = table.section_name(LE, sh).with_context(|| format!("section {i}: bad name"))?;
+        let section = || format!("section {}", String::from_utf8_lossy(sec_name));
         let sh_type = sh.sh_type(LE);
         let bytes: &[u8] = if sh_type == elf::SHT_NOBITS {
             &[]
         } else {
             sh.data(LE, data).map_err(|_| {
-                format!(
-                    "{name}: section {} ({i}): offset {:#x} + size {:#x} is past the end of the file ({:#x} bytes)",
-                    String::from_utf8_lossy(sec_name),
+                fatal!(
+                    "offset {:#x} + size {:#x} is past the end of the file ({:#x} bytes)",
                     sh.sh_offset(LE),
                     sh.sh_size(LE),
                     data.len()
                 )
+                .context(format!("{} ({i})", section()))
             })?
         };
         let align = sh.sh_addralign(LE).max(1);
         // lld's limit too: larger alignments only pad the output to absurd sizes.
         if align > 1 << 32 {
-            return Err(format!(
-                "{name}: section {}: alignment {align:#x} is too large (more than 4 GiB)",
-                String::from_utf8_lossy(sec_name)
-            ));
+            return Err(fatal!("alignment {align:#x} is too large (more than 4 GiB)").context(section()));
         }
         if !align.is_power_of_two() {
-            return Err(format!(
-                "{name}: section {}: alignment {align} is not a power of two",
-                String::from_utf8_lossy(sec_name)
-            ));
+            return Err(fatal!("alignment {align} is not a power of two").context(section()));
         }
-        if sec_name.starts_with(b".gnu.lto_") || sec_name == b".llvm.lto" {
-            return Err(format!(
-                "{name}: is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild without -flto"
-            ));
-        }
+        ensure!(
+            !sec_name.starts_with(b".gnu.lto_") && sec_name != b".llvm.lto",
+            "is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild \
+             without -flto"
+        );
         let mut flags = sh.sh_flags(LE);
         let (mut sec_name, mut bytes, mut align, mut size) = (sec_name, bytes, align, sh.sh_size(LE));
         let gnu_style = sec_name.starts_with(b".zdebug") && bytes.starts_with(b"ZLIB");
         let decompressed = flags & elf::SHF_COMPRESSED as u64 != 0 || gnu_style;
         if decompressed {
-            let what = format!("{name}: section {}", String::from_utf8_lossy(sec_name));
-            let (plain, plain_align) = decompress(bytes, gnu_style, &what)?;
+            let (plain, plain_align) = decompress(bytes, gnu_style, &section())?;
             if gnu_style {
                 // .zdebug_info holds what .debug_info would have.
                 sec_name = table.section_name(LE, sh).ok().and_then(|n| n.get(2..)).map_or(sec_name, |rest| {
@@ -247,7 +234,7 @@ fn read_sections<'a>(
             folded_into: None,
         });
     }
-    check_overlaps(table, &out, name)?;
+    check_overlaps(table, &out)?;
     Ok(out)
 }
 
@@ -256,47 +243,44 @@ const MAX_DECOMPRESSED: u64 = 4 << 30;
 
 /// The contents of a compressed section and the alignment its header gives: ELF `SHF_COMPRESSED`
 /// (an Elf64_Chdr then a zlib or zstd stream, gcc `-gz=zlib|zstd`) or the older GNU `.zdebug_*`
-/// form ("ZLIB", a big-endian 64-bit size, a zlib stream; gcc `-gz=zlib-gnu`).
-pub(crate) fn decompress(bytes: &[u8], gnu_style: bool, what: &str) -> Result<(Vec<u8>, u64), String> {
+/// form ("ZLIB", a big-endian 64-bit size, a zlib stream; gcc `-gz=zlib-gnu`). `what` names the
+/// section in errors.
+pub(crate) fn decompress(bytes: &[u8], gnu_style: bool, what: &str) -> Result<(Vec<u8>, u64)> {
+    inflate(bytes, gnu_style).context(what)
+}
+
+fn inflate(bytes: &[u8], gnu_style: bool) -> Result<(Vec<u8>, u64)> {
     let (kind, size, align, payload) = if gnu_style {
         let size = bytes.get(4..12).map(|b| u64::from_be_bytes(b.try_into().unwrap()));
-        let size = size.ok_or_else(|| format!("{what}: truncated .zdebug header"))?;
+        let size = size.context("truncated .zdebug header")?;
         (elf::ELFCOMPRESS_ZLIB, size, 1, &bytes[12..])
     } else {
-        let Some(h) = bytes.get(..24) else {
-            return Err(format!("{what}: compressed section is too small for its header"));
-        };
+        let h = bytes.get(..24).context("compressed section is too small for its header")?;
         let word = |at: usize| u64::from_le_bytes(h[at..at + 8].try_into().unwrap());
         (u32::from_le_bytes(h[0..4].try_into().unwrap()), word(8), word(16), &bytes[24..])
     };
-    if size > MAX_DECOMPRESSED {
-        return Err(format!("{what}: claims {size} bytes uncompressed (more than 4 GiB)"));
-    }
+    ensure!(size <= MAX_DECOMPRESSED, "claims {size} bytes uncompressed (more than 4 GiB)");
     let plain = match kind {
         elf::ELFCOMPRESS_ZLIB => miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(payload, size as usize)
-            .map_err(|e| format!("{what}: corrupt zlib data ({:?})", e.status))?,
+            .map_err(|e| fatal!("corrupt zlib data ({:?})", e.status))?,
         elf::ELFCOMPRESS_ZSTD => {
             use std::io::Read;
             let mut out = Vec::with_capacity(size as usize);
-            let decoder = ruzstd::decoding::StreamingDecoder::new(payload)
-                .map_err(|e| format!("{what}: corrupt zstd data ({e})"))?;
-            decoder.take(size + 1).read_to_end(&mut out).map_err(|e| format!("{what}: corrupt zstd data ({e})"))?;
+            let decoder =
+                ruzstd::decoding::StreamingDecoder::new(payload).map_err(|e| fatal!("corrupt zstd data ({e})"))?;
+            decoder.take(size + 1).read_to_end(&mut out).map_err(|e| fatal!("corrupt zstd data ({e})"))?;
             out
         }
-        other => return Err(format!("{what}: unknown compression type {other}")),
+        other => bail!("unknown compression type {other}"),
     };
-    if plain.len() as u64 != size {
-        return Err(format!("{what}: decompressed to {} bytes but the header says {size}", plain.len()));
-    }
-    if align != 0 && !align.is_power_of_two() {
-        return Err(format!("{what}: alignment {align} in the compression header is not a power of two"));
-    }
+    ensure!(plain.len() as u64 == size, "decompressed to {} bytes but the header says {size}", plain.len());
+    ensure!(align == 0 || align.is_power_of_two(), "alignment {align} in the compression header is not a power of two");
     Ok((plain, align))
 }
 
 /// Two sections whose bytes share part of the file mean a corrupt (or crafted) object: the same
 /// bytes would reach the output twice or be read as two different things.
-fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection], name: &str) -> Result<(), String> {
+fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> Result<()> {
     let mut ranges: Vec<(u64, u64, usize)> = table
         .iter()
         .enumerate()
@@ -310,13 +294,12 @@ fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection], nam
     }
     for w in ranges.windows(2) {
         let ((_, end_a, a), (start_b, _, b)) = (w[0], w[1]);
-        if start_b < end_a {
-            return Err(format!(
-                "{name}: section {} ({b}) overlaps section {} ({a}) in the file",
-                String::from_utf8_lossy(sections[b].name),
-                String::from_utf8_lossy(sections[a].name)
-            ));
-        }
+        ensure!(
+            start_b >= end_a,
+            "section {} ({b}) overlaps section {} ({a}) in the file",
+            String::from_utf8_lossy(sections[b].name),
+            String::from_utf8_lossy(sections[a].name)
+        );
     }
     Ok(())
 }
@@ -342,27 +325,29 @@ fn is_content(sh_type: u32, flags: u64, name: &[u8]) -> bool {
 fn attach_relocations<'a>(
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
-    name: &str,
     sections: &mut [ObjSection<'a>],
     nsyms: usize,
-) -> Result<(), String> {
+) -> Result<()> {
     for (i, sh) in table.iter().enumerate() {
         match sh.sh_type(LE) {
-            elf::SHT_REL => return Err(format!("{name}: section {i}: SHT_REL relocations are not used on x86-64")),
+            elf::SHT_REL => {
+                return Err(fatal!("SHT_REL relocations are not used on x86-64").context(format!("section {i}")))
+            }
             elf::SHT_RELA => {}
             _ => continue,
         }
         let target = sh.sh_info(LE) as usize;
-        if target == 0 || target >= sections.len() {
-            return Err(format!("{name}: relocation section {i} applies to section {target}, which does not exist"));
-        }
-        let relas: &[Rela] = sh.data_as_array(LE, data).map_err(|e| format!("{name}: relocation section {i}: {e}"))?;
+        ensure!(
+            target != 0 && target < sections.len(),
+            "relocation section {i} applies to section {target}, which does not exist"
+        );
+        let relas: &[Rela] = sh.data_as_array(LE, data).with_context(|| format!("relocation section {i}"))?;
         if let Some(bad) = relas.iter().find(|r| r.r_sym(LE, false) as usize >= nsyms) {
-            return Err(format!(
-                "{name}: relocation in section {} refers to symbol {}, but the file has {nsyms}",
+            bail!(
+                "relocation in section {} refers to symbol {}, but the file has {nsyms}",
                 String::from_utf8_lossy(sections[target].name),
                 bad.r_sym(LE, false)
-            ));
+            );
         }
         sections[target].relas = relas;
     }
@@ -373,54 +358,52 @@ fn read_groups<'a>(
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
     file: &ObjectFile<'a>,
-) -> Result<Vec<ComdatGroup<'a>>, String> {
+) -> Result<Vec<ComdatGroup<'a>>> {
     let mut groups = Vec::new();
     for (i, sh) in table.iter().enumerate() {
         if sh.sh_type(LE) != elf::SHT_GROUP {
             continue;
         }
-        let words: &[object::U32<LE>] =
-            sh.data_as_array(LE, data).map_err(|e| format!("{}: group section {i}: {e}", file.name))?;
-        let Some((flags, members)) = words.split_first() else {
-            return Err(format!("{}: group section {i} is empty", file.name));
-        };
+        let words: &[object::U32<LE>] = sh.data_as_array(LE, data).with_context(|| format!("group section {i}"))?;
+        let (flags, members) = words.split_first().with_context(|| format!("group section {i} is empty"))?;
         if flags.get(LE) & elf::GRP_COMDAT == 0 {
             continue; // A non-COMDAT group only ties sections together; nothing to deduplicate.
         }
         let sym_index = sh.sh_info(LE) as usize;
-        let sym = file
-            .syms
-            .get(sym_index)
-            .ok_or_else(|| format!("{}: group section {i}: signature symbol {sym_index} does not exist", file.name))?;
-        let signature = file.sym_name(sym)?;
+        let sym = file.syms.get(sym_index).ok_or_else(|| {
+            fatal!("signature symbol {sym_index} does not exist").context(format!("group section {i}"))
+        })?;
+        let signature = symbol_name(file.strtab, sym)?;
         if let Some(bad) =
             members.iter().map(|m| m.get(LE)).find(|&idx| idx as usize >= file.sections.len() || idx == 0)
         {
-            return Err(format!("{}: group section {i} names section {bad}, which does not exist", file.name));
+            bail!("group section {i} names section {bad}, which does not exist");
         }
         groups.push(ComdatGroup { signature, signature_sym: sym_index as u32, members });
     }
     Ok(groups)
 }
 
-fn check_symbols(file: &ObjectFile) -> Result<(), String> {
+fn check_symbols(file: &ObjectFile) -> Result<()> {
     for i in 0..file.syms.len() {
         let shndx = file.sym_shndx(i);
         if let Some(sec) = shndx {
-            if sec as usize >= file.sections.len() {
-                return Err(format!("{}: symbol {i} is in section {sec}, which does not exist", file.name));
-            }
+            ensure!((sec as usize) < file.sections.len(), "symbol {i} is in section {sec}, which does not exist");
         }
     }
     Ok(())
 }
 
+/// A symbol's name from the string table (the error names no file).
+fn symbol_name<'a>(strtab: StringTable<'a>, sym: &Sym) -> Result<&'a [u8]> {
+    use object::read::elf::Sym as _;
+    sym.name(LE, strtab).map_err(|_| fatal!("symbol name offset {:#x} is past the string table", sym.st_name.get(LE)))
+}
+
 impl<'a> ObjectFile<'a> {
-    pub fn sym_name(&self, sym: &Sym) -> Result<&'a [u8], String> {
-        use object::read::elf::Sym as _;
-        sym.name(LE, self.strtab).map_err(|_| {
-            format!("{}: symbol name offset {:#x} is past the string table", self.name, sym.st_name.get(LE))
-        })
+    /// A symbol's name; the error names the file.
+    pub fn sym_name(&self, sym: &Sym) -> Result<&'a [u8]> {
+        symbol_name(self.strtab, sym).context(&self.name)
     }
 
     /// The section index a symbol is defined in: None for undefined, absolute and common symbols.
@@ -500,19 +483,20 @@ mod tests {
         short.extend_from_slice(&z);
         assert!(decompress(&short, false, "f.o: section .debug_info")
             .unwrap_err()
+            .to_string()
             .contains("f.o: section .debug_info"));
         let mut long = chdr(elf::ELFCOMPRESS_ZLIB, 9000, 1);
         long.extend_from_slice(&z);
-        assert!(decompress(&long, false, "x").unwrap_err().contains("header says 9000"));
+        assert!(decompress(&long, false, "x").unwrap_err().to_string().contains("header says 9000"));
         let mut huge = chdr(elf::ELFCOMPRESS_ZLIB, 1 << 40, 1);
         huge.extend_from_slice(&z);
-        assert!(decompress(&huge, false, "x").unwrap_err().contains("more than 4 GiB"));
+        assert!(decompress(&huge, false, "x").unwrap_err().to_string().contains("more than 4 GiB"));
         let mut unknown = chdr(7, 10, 1);
         unknown.extend_from_slice(&z);
-        assert!(decompress(&unknown, false, "x").unwrap_err().contains("unknown compression type 7"));
-        assert!(decompress(&[1, 0, 0], false, "x").unwrap_err().contains("too small"));
+        assert!(decompress(&unknown, false, "x").unwrap_err().to_string().contains("unknown compression type 7"));
+        assert!(decompress(&[1, 0, 0], false, "x").unwrap_err().to_string().contains("too small"));
         let mut garbage = chdr(elf::ELFCOMPRESS_ZSTD, 10, 1);
         garbage.extend_from_slice(b"not zstd at all");
-        assert!(decompress(&garbage, false, "x").unwrap_err().contains("corrupt zstd"));
+        assert!(decompress(&garbage, false, "x").unwrap_err().to_string().contains("corrupt zstd"));
     }
 }

@@ -3,6 +3,9 @@
 //! Takes the script's text, gives the inputs it names. Full linker scripts (SECTIONS, MEMORY, ...)
 //! are not supported: they are a clear error.
 
+use crate::diag::{Context, Result};
+use crate::{bail, ensure, fatal};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScriptInput {
     /// A path (absolute or relative, as written) or, for `-lNAME` inside the script, `-lNAME`.
@@ -39,7 +42,7 @@ enum Token<'a> {
     Close,
 }
 
-fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
+fn tokenize(text: &str) -> Result<Vec<Token<'_>>> {
     let mut out = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
@@ -47,7 +50,7 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
         match b[i] {
             c if c.is_ascii_whitespace() || c == b',' || c == b';' => i += 1,
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = text[i + 2..].find("*/").ok_or("unterminated comment")?;
+                let end = text[i + 2..].find("*/").context("unterminated comment")?;
                 i += 2 + end + 2;
             }
             b'(' => {
@@ -59,7 +62,7 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
                 i += 1;
             }
             b'"' => {
-                let end = text[i + 1..].find('"').ok_or("unterminated quoted name")?;
+                let end = text[i + 1..].find('"').context("unterminated quoted name")?;
                 out.push(Token::Word(&text[i + 1..i + 1 + end]));
                 i += end + 2;
             }
@@ -90,42 +93,36 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn expect_open(&mut self, after: &str) -> Result<(), String> {
+    fn expect_open(&mut self, after: &str) -> Result<()> {
         match self.next() {
             Some(Token::Open) => Ok(()),
-            _ => Err(format!("expected '(' after {after}")),
+            _ => Err(fatal!("expected '(' after {after}")),
         }
     }
 
     /// Words up to the matching ')'.
-    fn words(&mut self, after: &str) -> Result<Vec<&'a str>, String> {
+    fn words(&mut self, after: &str) -> Result<Vec<&'a str>> {
         self.expect_open(after)?;
         let mut out = Vec::new();
         loop {
             match self.next() {
                 Some(Token::Word(w)) => out.push(*w),
                 Some(Token::Close) => return Ok(out),
-                Some(Token::Open) => return Err(format!("unexpected '(' in {after}")),
-                None => return Err(format!("missing ')' after {after}")),
+                Some(Token::Open) => bail!("unexpected '(' in {after}"),
+                None => bail!("missing ')' after {after}"),
             }
         }
     }
 
-    fn file_list(
-        &mut self,
-        cmd: &str,
-        in_group: bool,
-        as_needed: bool,
-        out: &mut Vec<ScriptInput>,
-    ) -> Result<(), String> {
+    fn file_list(&mut self, cmd: &str, in_group: bool, as_needed: bool, out: &mut Vec<ScriptInput>) -> Result<()> {
         self.expect_open(cmd)?;
         loop {
             match self.next() {
                 Some(Token::Word("AS_NEEDED")) => self.file_list("AS_NEEDED", in_group, true, out)?,
                 Some(Token::Word(w)) => out.push(ScriptInput { name: w.to_string(), as_needed, in_group }),
                 Some(Token::Close) => return Ok(()),
-                Some(Token::Open) => return Err(format!("unexpected '(' in {cmd}")),
-                None => return Err(format!("missing ')' after {cmd}")),
+                Some(Token::Open) => bail!("unexpected '(' in {cmd}"),
+                None => bail!("missing ')' after {cmd}"),
             }
         }
     }
@@ -133,7 +130,7 @@ impl<'a> Parser<'a> {
 
 /// Parses a script stub. Supports comments `/* */`, `GROUP`, `INPUT`, `AS_NEEDED`, `OUTPUT_FORMAT`
 /// (1 or 3 args), `OUTPUT_ARCH`; commas or spaces between names.
-pub fn parse(text: &str) -> Result<ScriptStub, String> {
+pub fn parse(text: &str) -> Result<ScriptStub> {
     let mut p = Parser { tokens: tokenize(text)?, pos: 0 };
     let mut stub = ScriptStub::default();
     while let Some(tok) = p.next() {
@@ -142,24 +139,24 @@ pub fn parse(text: &str) -> Result<ScriptStub, String> {
             Token::Word("INPUT") => p.file_list("INPUT", false, false, &mut stub.inputs)?,
             Token::Word("OUTPUT_FORMAT") => {
                 let w = p.words("OUTPUT_FORMAT")?;
-                if !(w.len() == 1 || w.len() == 3) {
-                    return Err("OUTPUT_FORMAT takes 1 or 3 names".into());
-                }
-                if !w[0].starts_with("elf64-x86-64") {
-                    return Err(format!("unsupported output format '{}' (rivet links elf64-x86-64)", w[0]));
-                }
+                ensure!(w.len() == 1 || w.len() == 3, "OUTPUT_FORMAT takes 1 or 3 names");
+                ensure!(
+                    w[0].starts_with("elf64-x86-64"),
+                    "unsupported output format '{}' (rivet links elf64-x86-64)",
+                    w[0]
+                );
                 stub.output_format = Some(w[0].to_string());
             }
             Token::Word("OUTPUT_ARCH") => {
                 let w = p.words("OUTPUT_ARCH")?;
                 if w.first().is_some_and(|a| !a.starts_with("i386:x86-64")) {
-                    return Err(format!("unsupported architecture '{}'", w[0]));
+                    bail!("unsupported architecture '{}'", w[0]);
                 }
             }
             Token::Word(w) => {
-                return Err(format!("unsupported linker script command '{w}' (rivet reads only GROUP/INPUT stubs)"))
+                bail!("unsupported linker script command '{w}' (rivet reads only GROUP/INPUT stubs)")
             }
-            Token::Open | Token::Close => return Err("unexpected parenthesis".into()),
+            Token::Open | Token::Close => bail!("unexpected parenthesis"),
         }
     }
     Ok(stub)
@@ -211,10 +208,10 @@ mod tests {
         let names: Vec<&str> = s.inputs.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["-lfoo", "my file.o", "bar.a"]);
         assert!(!s.inputs[0].in_group);
-        assert!(parse("SECTIONS { .text : { *(.text) } }").unwrap_err().contains("SECTIONS"));
-        assert!(parse("/* open").unwrap_err().contains("unterminated comment"));
-        assert!(parse("GROUP a.o").unwrap_err().contains("expected '('"));
-        assert!(parse("GROUP ( a.o").unwrap_err().contains("missing ')'"));
+        assert!(parse("SECTIONS { .text : { *(.text) } }").unwrap_err().to_string().contains("SECTIONS"));
+        assert!(parse("/* open").unwrap_err().to_string().contains("unterminated comment"));
+        assert!(parse("GROUP a.o").unwrap_err().to_string().contains("expected '('"));
+        assert!(parse("GROUP ( a.o").unwrap_err().to_string().contains("missing ')'"));
         assert!(parse("OUTPUT_FORMAT(elf32-i386)").is_err());
         assert!(!looks_like_script(b"\x7fELF\x02"));
         assert!(looks_like_script(b"  GROUP ( x )"));

@@ -1,6 +1,7 @@
 //! Shared libraries (ET_DYN inputs). Takes a `.so`'s bytes and gives what linking against it needs:
 //! its DT_SONAME, its dynamic symbols with their versions, and the names it leaves undefined (an
 //! executable exports its own definitions of those, so the library binds to them at run time).
+use crate::diag::{Context, Result};
 use object::elf;
 use object::read::elf::{Dyn as _, FileHeader, Sym as _};
 use object::LittleEndian as LE;
@@ -36,17 +37,25 @@ pub struct SharedFile<'a> {
     pub undefined: Vec<(&'a [u8], bool)>,
 }
 
-pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<SharedFile<'a>, String> {
-    let err = |what: &str| format!("{name}: {what}");
-    let header = Header::parse(data).map_err(|e| err(&format!("bad ELF header: {e}")))?;
-    let sections = header.sections(LE, data).map_err(|e| err(&format!("bad section headers: {e}")))?;
-    let symtab =
-        sections.symbols(LE, data, elf::SHT_DYNSYM).map_err(|e| err(&format!("bad dynamic symbol table: {e}")))?;
-    let versions = sections.versions(LE, data).map_err(|e| err(&format!("bad symbol versions: {e}")))?;
+/// Parses a shared library; `name` names it in messages (and in its errors), `base_name` is what
+/// DT_NEEDED records when it has no DT_SONAME.
+pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<SharedFile<'a>> {
+    match read(data, base_name) {
+        Ok(file) => Ok(SharedFile { name, ..file }),
+        Err(e) => Err(e.context(name)),
+    }
+}
+
+/// `parse`, the file not yet named.
+fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
+    let header = Header::parse(data).context("bad ELF header")?;
+    let sections = header.sections(LE, data).context("bad section headers")?;
+    let symtab = sections.symbols(LE, data, elf::SHT_DYNSYM).context("bad dynamic symbol table")?;
+    let versions = sections.versions(LE, data).context("bad symbol versions")?;
     // The address ranges that are read-only once the library is relocated.
     let read_only: Vec<(u64, u64)> = header
         .program_headers(LE, data)
-        .map_err(|e| err(&format!("bad program headers: {e}")))?
+        .context("bad program headers")?
         .iter()
         .filter(|p| {
             let ty = p.p_type.get(LE);
@@ -55,8 +64,8 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
         .map(|p| (p.p_vaddr.get(LE), p.p_vaddr.get(LE).saturating_add(p.p_memsz.get(LE))))
         .collect();
     let mut soname = None;
-    if let Some((dyns, link)) = sections.dynamic(LE, data).map_err(|e| err(&format!("bad dynamic section: {e}")))? {
-        let strings = sections.strings(LE, data, link).map_err(|e| err(&format!("bad dynamic strings: {e}")))?;
+    if let Some((dyns, link)) = sections.dynamic(LE, data).context("bad dynamic section")? {
+        let strings = sections.strings(LE, data, link).context("bad dynamic strings")?;
         for d in dyns {
             if d.d_tag(LE) == elf::DT_SONAME as u64 {
                 soname = d.string(LE, strings).ok();
@@ -71,7 +80,7 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
         if bind == elf::STB_LOCAL {
             continue;
         }
-        let sym_name = sym.name(LE, strings).map_err(|_| err("dynamic symbol name is past the string table"))?;
+        let sym_name = sym.name(LE, strings).ok().context("dynamic symbol name is past the string table")?;
         if sym.st_shndx(LE) == elf::SHN_UNDEF {
             undefined.push((sym_name, bind == elf::STB_WEAK));
             continue;
@@ -79,8 +88,7 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
         let (version, hidden) = match &versions {
             Some(v) => {
                 let idx = v.version_index(LE, object::SymbolIndex(i));
-                let ver =
-                    v.version(idx).map_err(|e| err(&format!("symbol {}: {e}", String::from_utf8_lossy(sym_name))))?;
+                let ver = v.version(idx).with_context(|| format!("symbol {}", String::from_utf8_lossy(sym_name)))?;
                 (ver.map(|v| v.name()), idx.is_hidden())
             }
             None => (None, false),
@@ -101,7 +109,7 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
         Some(s) => String::from_utf8_lossy(s).into_owned(),
         None => base_name.to_string(),
     };
-    Ok(SharedFile { name, needed_name, defined, undefined })
+    Ok(SharedFile { name: String::new(), needed_name, defined, undefined })
 }
 
 #[cfg(test)]

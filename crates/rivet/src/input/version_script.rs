@@ -4,6 +4,9 @@
 //! it stays global. Precedence follows GNU ld and lld: an exact name beats a wildcard, and among
 //! wildcards `global` beats `local`.
 
+use crate::diag::{Context, Result};
+use crate::{bail, fatal};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pattern {
     pub text: String,
@@ -38,7 +41,7 @@ enum Tok {
     Punct(char),
 }
 
-fn tokenize(text: &str) -> Result<Vec<Tok>, String> {
+fn tokenize(text: &str) -> Result<Vec<Tok>> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -51,13 +54,13 @@ fn tokenize(text: &str) -> Result<Vec<Tok>, String> {
                 i += 1;
             }
         } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            let end = text[i + 2..].find("*/").ok_or("unterminated comment")?;
+            let end = text[i + 2..].find("*/").context("unterminated comment")?;
             i += end + 4;
         } else if matches!(c, b'{' | b'}' | b';' | b':') {
             out.push(Tok::Punct(c as char));
             i += 1;
         } else if c == b'"' {
-            let end = text[i + 1..].find('"').ok_or("unterminated string")?;
+            let end = text[i + 1..].find('"').context("unterminated string")?;
             out.push(Tok::Str(text[i + 1..i + 1 + end].to_string()));
             i += end + 2;
         } else {
@@ -93,15 +96,15 @@ impl Parser {
         self.pos += 1;
         t
     }
-    fn expect(&mut self, c: char) -> Result<(), String> {
+    fn expect(&mut self, c: char) -> Result<()> {
         match self.next() {
             Some(Tok::Punct(p)) if p == c => Ok(()),
-            other => Err(format!("expected '{c}', found {}", describe(other.as_ref()))),
+            other => Err(fatal!("expected '{c}', found {}", describe(other.as_ref()))),
         }
     }
 
     /// `{ global: a; b; local: *; }` — the body of a node or of an `extern "C++"` block.
-    fn body(&mut self, node: &mut VersionNode, cxx: bool) -> Result<(), String> {
+    fn body(&mut self, node: &mut VersionNode, cxx: bool) -> Result<()> {
         self.expect('{')?;
         let mut local = false;
         loop {
@@ -115,11 +118,11 @@ impl Parser {
                     let lang = match self.next() {
                         Some(Tok::Str(s)) => s,
                         other => {
-                            return Err(format!("expected a language after extern, found {}", describe(other.as_ref())))
+                            bail!("expected a language after extern, found {}", describe(other.as_ref()))
                         }
                     };
                     if lang != "C++" && lang != "C" {
-                        return Err(format!("unsupported language \"{lang}\" in extern"));
+                        bail!("unsupported language \"{lang}\" in extern");
                     }
                     let mut inner = VersionNode::default();
                     self.body(&mut inner, lang == "C++")?;
@@ -137,7 +140,7 @@ impl Parser {
                     self.skip_semicolon();
                 }
                 Some(Tok::Punct(';')) => {}
-                other => return Err(format!("unexpected {} in version node", describe(other.as_ref()))),
+                other => bail!("unexpected {} in version node", describe(other.as_ref())),
             }
         }
     }
@@ -158,7 +161,7 @@ fn describe(t: Option<&Tok>) -> String {
     }
 }
 
-pub fn parse(text: &str) -> Result<Vec<VersionNode>, String> {
+pub fn parse(text: &str) -> Result<Vec<VersionNode>> {
     let mut p = Parser { toks: tokenize(text)?, pos: 0 };
     let mut nodes = Vec::new();
     while p.peek().is_some() {
@@ -176,15 +179,12 @@ pub fn parse(text: &str) -> Result<Vec<VersionNode>, String> {
         nodes.push(node);
     }
     if nodes.iter().filter(|n| n.name.is_none()).count() > 0 && nodes.len() > 1 {
-        return Err("an anonymous version node must be the only node".into());
+        bail!("an anonymous version node must be the only node");
     }
     for n in &nodes {
         if let Some(parent) = &n.parent {
             if !nodes.iter().any(|m| m.name.as_ref() == Some(parent)) {
-                return Err(format!(
-                    "version node {} inherits from undefined version {parent}",
-                    n.name.as_deref().unwrap_or("")
-                ));
+                bail!("version node {} inherits from undefined version {parent}", n.name.as_deref().unwrap_or(""));
             }
         }
     }
@@ -358,9 +358,9 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(parse("V1 { global: foo; } NOPE;").unwrap_err().contains("NOPE"));
+        assert!(parse("V1 { global: foo; } NOPE;").unwrap_err().to_string().contains("NOPE"));
         assert!(parse("V1 { global: foo;").is_err());
-        assert!(parse("V1 { global: foo; }").unwrap_err().contains("expected ';'"));
+        assert!(parse("V1 { global: foo; }").unwrap_err().to_string().contains("expected ';'"));
         assert!(parse("/* open").is_err());
     }
 

@@ -2,6 +2,8 @@
 //! FDEs that describe code in discarded sections (a COMDAT copy another file owns) are dropped, so
 //! the unwinder never sees a frame for code that is not in the output; the surviving FDEs have
 //! their CIE pointers rewritten at write time, and `.eh_frame_hdr` is built from them.
+use crate::diag::{Context, Result};
+use crate::fatal;
 use crate::input::object::{ObjSection, Rela};
 use object::LittleEndian as LE;
 
@@ -38,13 +40,18 @@ fn read_u32(data: &[u8], off: usize) -> Option<u32> {
 }
 
 /// Splits `sec` into records and decides which survive. `target_live(rela)` says whether the code
-/// an FDE's initial-location relocation points at is in the output.
-pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) -> Result<EhSection, String> {
+/// an FDE's initial-location relocation points at is in the output. `file` names the object in
+/// errors.
+pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) -> Result<EhSection> {
+    split_records(sec, target_live).context(".eh_frame").context(file)
+}
+
+fn split_records(sec: &ObjSection, target_live: impl Fn(&Rela) -> bool) -> Result<EhSection> {
     let data = sec.data;
     let mut pieces = Vec::new();
     let mut off = 0usize;
     while off < data.len() {
-        let bad = |what: &str| format!("{file}: .eh_frame: {what} at offset {off:#x}");
+        let bad = |what: &str| fatal!("{what} at offset {off:#x}");
         let len = read_u32(data, off).ok_or_else(|| bad("truncated record length"))? as usize;
         if len == 0 {
             pieces.push(Piece {

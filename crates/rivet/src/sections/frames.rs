@@ -11,7 +11,7 @@ pub fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
     // Objects in parallel (cxx-big: 1157 of them, 11-16 ms on one thread); results and errors
     // are taken in file order.
     let ctx_ref = &*ctx;
-    type Split = (SectionRef, std::result::Result<eh_frame::EhSection, String>);
+    type Split = (SectionRef, Result<eh_frame::EhSection>);
     let split: Vec<Vec<Split>> = ctx_ref
         .file_order
         .par_iter()

@@ -13,7 +13,8 @@
 //! Other property types are ignored. Shared libraries' notes do not take part (neither linker reads
 //! them).
 use crate::args::{CetReport, Config};
-use crate::diag::Diag;
+use crate::diag::{Context, Diag, Result};
+use crate::ensure;
 use crate::ids::FileId;
 use crate::input::object::Objects;
 use object::elf;
@@ -39,34 +40,29 @@ fn u32_at(d: &[u8], off: usize) -> u32 {
 
 /// The properties of one `.note.gnu.property` section's bytes. Several notes and several entries of
 /// one type are ORed together (as lld does). `what` names the file in errors.
-pub fn parse(data: &[u8], what: &str) -> Result<Properties, String> {
-    let bad = |why: &str| format!("{what}: .note.gnu.property: {why}");
+pub fn parse(data: &[u8], what: &str) -> Result<Properties> {
+    read_notes(data).context(".note.gnu.property").context(what)
+}
+
+fn read_notes(data: &[u8]) -> Result<Properties> {
     let mut props: Properties = Vec::new();
     let mut at = 0usize;
     while at < data.len() {
         let rest = &data[at..];
-        if rest.len() < 16 {
-            return Err(bad("note header is truncated"));
-        }
+        ensure!(rest.len() >= 16, "note header is truncated");
         let (namesz, descsz, ty) = (u32_at(rest, 0) as usize, u32_at(rest, 4) as usize, u32_at(rest, 8));
         // The name is padded to 4 bytes, the descriptor of a property note starts 8-aligned.
         let desc_off = (12 + namesz.div_ceil(4) * 4).next_multiple_of(8);
-        let end = desc_off.checked_add(descsz).filter(|&e| e <= rest.len()).ok_or_else(|| bad("note is truncated"))?;
+        let end = desc_off.checked_add(descsz).filter(|&e| e <= rest.len()).context("note is truncated")?;
         let name = &rest[12..(12 + namesz).min(rest.len())];
         if ty == elf::NT_GNU_PROPERTY_TYPE_0 && name == b"GNU\0" {
             let mut desc = &rest[desc_off..end];
             while !desc.is_empty() {
-                if desc.len() < 8 {
-                    return Err(bad("property is truncated"));
-                }
+                ensure!(desc.len() >= 8, "property is truncated");
                 let (pty, size) = (u32_at(desc, 0), u32_at(desc, 4) as usize);
-                if size > desc.len() - 8 {
-                    return Err(bad(&format!("property {pty:#x} is larger than its note")));
-                }
+                ensure!(size <= desc.len() - 8, "property {pty:#x} is larger than its note");
                 if kept(pty) {
-                    if size != 4 {
-                        return Err(bad(&format!("property {pty:#x} has {size} bytes of data, not 4")));
-                    }
+                    ensure!(size == 4, "property {pty:#x} has {size} bytes of data, not 4");
                     let v = u32_at(desc, 8);
                     match props.iter_mut().find(|p| p.0 == pty) {
                         Some(p) => p.1 |= v,
@@ -197,7 +193,7 @@ mod tests {
         let mut two = buf.clone();
         two.extend_from_slice(&buf);
         assert_eq!(parse(&two, "a.o").unwrap(), props);
-        assert!(parse(&buf[..20], "a.o").unwrap_err().contains("a.o"));
+        assert!(parse(&buf[..20], "a.o").unwrap_err().to_string().contains("a.o"));
         let mut long = buf.clone();
         long[20..24].copy_from_slice(&100u32.to_le_bytes());
         assert!(parse(&long, "a.o").is_err());
