@@ -110,7 +110,13 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     /// The state after resolution; the tables later stages fill start empty.
-    pub fn new(config: &'a Config, diag: &'a Diag, kind: OutputKind, res: crate::resolve::Resolution<'a>) -> Ctx<'a> {
+    pub fn new(
+        config: &'a Config,
+        diag: &'a Diag,
+        kind: OutputKind,
+        res: crate::resolve::Resolution<'a>,
+        defsym_offsets: Vec<DefsymOffset>,
+    ) -> Ctx<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
         Ctx {
@@ -129,7 +135,7 @@ impl<'a> Ctx<'a> {
             commons_section: None,
             commons_base: 0,
             global_types: IdVec::new(),
-            defsym_offsets: Vec::new(),
+            defsym_offsets,
             got: Default::default(),
             synthetic: Default::default(),
             dynsym: Default::default(),

@@ -20,6 +20,9 @@ pub mod synthetic;
 pub mod timing;
 pub mod write;
 
+#[cfg(test)]
+mod tests;
+
 /// FxHash of a byte string: what string merging and the symbol table file bytes under.
 pub(crate) fn fx_hash(bytes: &[u8]) -> u64 {
     use std::hash::{BuildHasher, Hasher};

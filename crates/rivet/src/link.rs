@@ -140,8 +140,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let mut res = res;
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
     symbol_options::exclude_libs(config, &loaded, &mut res);
-    let mut ctx = Ctx::new(config, diag, kind, res);
-    ctx.defsym_offsets = defsym_offsets;
+    let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || {
         symbol_options::apply_version_scripts(&mut ctx).and_then(|()| symbol_options::apply_dynamic_lists(&mut ctx))
