@@ -170,6 +170,10 @@ pub struct Config {
     pub z_shstk: bool,
     /// `-z ibtplt`: an IBT-enabled PLT (`.plt` lazy stubs and `.plt.sec` entries with `endbr64`).
     pub ibt_plt: bool,
+    /// `-z pack-relative-relocs` / `--pack-dyn-relocs=relr`: RELATIVE relocations go to `.relr.dyn`.
+    pub pack_relative_relocs: bool,
+    /// `--use-android-relr-tags`: DT_ANDROID_RELR* instead of DT_RELR*.
+    pub android_relr_tags: bool,
     /// `-z cet-report=none|warning|error`: how objects missing IBT or SHSTK are reported.
     pub cet_report: CetReport,
     /// `--allow-multiple-definition` / `-z muldefs`: a second strong definition of a symbol is not
@@ -298,6 +302,8 @@ impl Default for Config {
             z_ibt: false,
             z_shstk: false,
             ibt_plt: false,
+            pack_relative_relocs: false,
+            android_relr_tags: false,
             cet_report: Default::default(),
             init: "_init".to_string(),
             fini: "_fini".to_string(),
@@ -442,6 +448,7 @@ const WITH_VALUE: &[&str] = &[
     "section-start",
     "sort-section",
     "hash-style",
+    "pack-dyn-relocs",
     "io-strategy",
     "copy-method",
     "threads",
@@ -515,6 +522,8 @@ fn split_option(arg: &str) -> (String, Option<String>) {
 
 /// Flags (no value). Listed so that `-static` is never read as `-s tatic` and so on.
 const KNOWN_FLAGS: &[&str] = &[
+    "use-android-relr-tags",
+    "no-use-android-relr-tags",
     "emit-relocs",
     "static",
     "Bstatic",
@@ -701,6 +710,8 @@ impl ArgParser {
             "allow-multiple-definition" => c.allow_multiple_definition = true,
             "no-allow-multiple-definition" => c.allow_multiple_definition = false,
             "relax" => c.relax = true,
+            "use-android-relr-tags" => c.android_relr_tags = true,
+            "no-use-android-relr-tags" => c.android_relr_tags = false,
             "no-relax" => c.relax = false,
             "enable-new-dtags" => c.new_dtags = true,
             "disable-new-dtags" => c.new_dtags = false,
@@ -805,6 +816,14 @@ impl ArgParser {
                     _ => SortSection::Alignment,
                 })
             }
+            "pack-dyn-relocs" => match v.as_str() {
+                "relr" => c.pack_relative_relocs = true,
+                "none" => c.pack_relative_relocs = false,
+                "android" | "android+relr" => {
+                    bail!("--pack-dyn-relocs={v}: Android's packed relocation format is not supported (relr is)")
+                }
+                _ => bail!("--pack-dyn-relocs: unknown format '{v}' (relr or none)"),
+            },
             "hash-style" => {
                 c.hash_style = match v.as_str() {
                     "sysv" => HashStyle::Sysv,
@@ -889,6 +908,8 @@ impl ArgParser {
             "ibt" | "force-ibt" => c.z_ibt = true,
             "shstk" => c.z_shstk = true,
             "ibtplt" => c.ibt_plt = true,
+            "pack-relative-relocs" => c.pack_relative_relocs = true,
+            "nopack-relative-relocs" => c.pack_relative_relocs = false,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
                     let n = parse_number(v)
@@ -1048,6 +1069,8 @@ const Z_KEYWORDS: &[&str] = &[
     "force-ibt",
     "shstk",
     "ibtplt",
+    "pack-relative-relocs",
+    "nopack-relative-relocs",
     "max-page-size=",
     "common-page-size=",
     "stack-size=",

@@ -412,6 +412,24 @@ impl<'a> Ctx<'a> {
         0
     }
 
+    /// Whether a RELATIVE relocation at `offset` in input section `sec` goes to `.relr.dyn`
+    /// (`-z pack-relative-relocs`): as in lld, when the section is at least 2-aligned and the
+    /// offset even (a RELR entry is an even address or a bitmap of words), unless
+    /// `--section-start` puts its output section at an odd address. Split `.eh_frame` sections
+    /// move their bytes, so they keep their relocations in `.rela.dyn`.
+    pub fn packs_relative(&self, sec: &crate::input::object::ObjSection, offset: u64) -> bool {
+        let odd_start = || {
+            let Some(out) = sec.out else { return false };
+            let name = &self.sections[out].name;
+            self.config.section_starts.iter().rev().find(|(n, _)| n == name).is_some_and(|&(_, a)| a % 2 != 0)
+        };
+        self.config.pack_relative_relocs
+            && sec.align >= 2
+            && offset.is_multiple_of(2)
+            && sec.name != b".eh_frame"
+            && (self.config.section_starts.is_empty() || !odd_start())
+    }
+
     /// The linker-made section of kind `c`, if this output has one.
     pub fn synthetic_section(&self, c: Content) -> Option<&OutputSection> {
         self.synthetic.get(c).map(|id| &self.sections[id])

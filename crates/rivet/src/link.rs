@@ -212,9 +212,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         ctx.relax_got_loads = config.relax && arch::x86_64::pc32_reaches_everything(&ctx);
         ctx.got = arch::x86_64::scan(&ctx);
         layout::allocate_copies(&mut ctx);
-        let (all, relative) = arch::x86_64::table_relocations(&ctx);
+        let (all, relative, packed) = arch::x86_64::table_relocations(&ctx);
         ctx.got.dynrel_count += all;
         ctx.got.relative_count += relative;
+        ctx.got.relr_got = packed;
     });
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.

@@ -466,3 +466,62 @@ fn export_dynamic_symbol_options_match_gnu_ld() {
     }
     tmp.finish();
 }
+
+/// The RELATIVE relocations of the output's `.rela.dyn` and the addresses `.relr.dyn` relocates,
+/// as readelf decodes them.
+fn relative_relocations(file: &Path) -> (Vec<String>, Vec<String>) {
+    let text = readelf("-rW", file);
+    let (mut rela, mut relr) = (Vec::new(), Vec::new());
+    let mut in_relr = false;
+    for line in text.lines() {
+        if line.starts_with("Relocation section") {
+            in_relr = line.contains(".relr.dyn");
+            continue;
+        }
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if in_relr && w.len() == 1 && u64::from_str_radix(w[0], 16).is_ok() {
+            relr.push(w[0].to_string());
+        } else if !in_relr && w.get(2) == Some(&"R_X86_64_RELATIVE") {
+            rela.push(w[0].to_string());
+        }
+    }
+    (rela, relr)
+}
+
+#[test]
+fn pack_relative_relocs_matches_gnu_ld() {
+    let Some(tmp) = setup("relr") else { return };
+    // Word-aligned pointers pack; one at an odd offset cannot, and stays in .rela.dyn.
+    let source = "#include <stdio.h>\n\
+        static int a = 1, b = 2;\n\
+        int *ptrs[] = {&a, &b, &a, &b, 0};\n\
+        struct __attribute__((packed)) odd { char c; int *p; } odd = {0, &b};\n\
+        int main(void) { int s = 0; for (int i = 0; ptrs[i]; i++) s += *ptrs[i]; printf(\"%d %d\\n\", s, *odd.p); return 0; }\n";
+    compile(&tmp, "relr.c", source, &["-fPIC"]);
+    // (GNU ld's flags, ours: lld's --pack-dyn-relocs has no GNU ld spelling), whether the output
+    // packs, whether it needs GLIBC_ABI_DT_RELR (glibc refuses to load DT_RELR without it, so
+    // both spellings ask for it).
+    let z = &["-z pack-relative-relocs"][..];
+    for (gnu_flags, flags, relr, glibc) in [
+        (z, z, true, true),
+        (z, &["--pack-dyn-relocs=relr"][..], true, true),
+        (&[][..], &["-z pack-relative-relocs", "-z nopack-relative-relocs"][..], false, false),
+    ] {
+        let gnu = link(&tmp, false, false, &["relr.o", "-pie"], gnu_flags, "gnu-relr");
+        let ours = link(&tmp, true, false, &["relr.o", "-pie"], flags, "ours-relr");
+        assert_eq!(run(&ours), "6 2\n", "{flags:?}");
+        let (g, o) = (relative_relocations(&gnu), relative_relocations(&ours));
+        // Which relocations are packed agrees with GNU ld (addresses differ between the linkers).
+        assert_eq!((g.0.len(), g.1.len()), (o.0.len(), o.1.len()), "{flags:?}: GNU ld {g:?}, ours {o:?}");
+        assert_eq!(!o.1.is_empty(), relr, "{flags:?}: {o:?}");
+        assert_eq!(readelf("-dW", &ours).contains("(RELR)"), relr, "{flags:?}");
+        assert_eq!(readelf("-VW", &ours).contains("GLIBC_ABI_DT_RELR"), glibc, "{flags:?}");
+    }
+    // --use-android-relr-tags: the same packing under Android's tags and section type (lld's
+    // option; glibc does not read them, so the program is for Android's loader, not run here).
+    let flags = &["--pack-dyn-relocs=relr", "--use-android-relr-tags"];
+    let ours = link(&tmp, true, false, &["relr.o", "-pie"], flags, "android");
+    let dynamic = readelf("-dW", &ours);
+    assert!(dynamic.contains("0x000000006fffe000") && !dynamic.contains("(RELR)"), "{dynamic}");
+    assert!(readelf("-SW", &ours).contains("LOOS+0xfffff00"), "{}", readelf("-SW", &ours));
+}

@@ -422,6 +422,14 @@ fn structure(exe: &Path) -> std::collections::BTreeSet<String> {
                 facts.insert(format!("{tag} {}", rest.trim()));
             }
         }
+        // Packed relative relocations (-z pack-relative-relocs): whether there are any.
+        if line.contains("(RELR)") {
+            facts.insert("DT_RELR".to_string());
+        }
+    }
+    // Version needs that are not about symbols: GLIBC_ABI_DT_RELR.
+    if text(&["-VW"]).contains("Name: GLIBC_ABI_DT_RELR") {
+        facts.insert("needs GLIBC_ABI_DT_RELR".to_string());
     }
     let notes = text(&["-nW"]);
     for line in notes.lines().map(str::trim).filter(|l| l.starts_with("Properties:") || l.starts_with("x86")) {
@@ -602,6 +610,7 @@ programs! {
     multi_object => "multi_object.c",
     needed_by_path => "needed_by_path.c",
     no_relax => "no_relax.c",
+    pack_relative_relocs => "pack_relative_relocs.c",
     optimized_debug => "optimized_debug.c",
     out_debug_zlib => "out_debug_zlib.c",
     out_debug_zstd => "out_debug_zstd.c",

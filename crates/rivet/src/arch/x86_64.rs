@@ -5,7 +5,7 @@
 //! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
 //! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
 use crate::ctx::{Ctx, Target};
-use crate::ids::{FileId, SymbolId};
+use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::{ObjSection, Rela};
 use crate::linked::Linked;
 use crate::sections::merged::MergedSection;
@@ -220,6 +220,7 @@ struct Needs {
     copies: Vec<SymbolId>,
     dynrels: u64,
     relative: u64,
+    relr: Vec<(SectionRef, u64)>,
     gotplt: bool,
 }
 
@@ -266,22 +267,28 @@ pub fn scan(ctx: &Ctx) -> Tables {
         }
         tables.dynrel_count += n.dynrels;
         tables.relative_count += n.relative;
+        tables.relr.extend(n.relr);
         tables.need_gotplt |= n.gotplt;
     }
     tables
 }
 
 /// The dynamic relocations the GOT and the copies need (once the tables are final): (all of
-/// them, how many are RELATIVE).
-pub fn table_relocations(ctx: &Ctx) -> (u64, u64) {
-    let (mut all, mut relative) = (ctx.got.copies.len() as u64, 0);
+/// those in `.rela.dyn`, how many of them are RELATIVE, how many RELATIVE ones are packed into
+/// `.relr.dyn` instead).
+pub fn table_relocations(ctx: &Ctx) -> (u64, u64, u64) {
+    let (mut all, mut relative, mut packed) = (ctx.got.copies.len() as u64, 0, 0);
     for &(key, _) in &ctx.got.got {
         for (_, ty, _, _) in crate::synthetic::got_entry(ctx, None, key).1 {
+            if ty == R_X86_64_RELATIVE && ctx.config.pack_relative_relocs {
+                packed += 1; // The GOT is 8-aligned: always packed.
+                continue;
+            }
             all += 1;
             relative += (ty == R_X86_64_RELATIVE) as u64;
         }
     }
-    (all, relative)
+    (all, relative, packed)
 }
 
 fn scan_section(ctx: &Ctx, f: FileId, si: u32, sec: &ObjSection, needs: &mut Needs) {
@@ -354,6 +361,8 @@ fn scan_section(ctx: &Ctx, f: FileId, si: u32, sec: &ObjSection, needs: &mut Nee
                     needs.dynrels += 1;
                 } else if pre {
                     address_in_executable(ctx, t, needs);
+                } else if needs_runtime && ctx.packs_relative(sec, rel.r_offset.get(LE)) {
+                    needs.relr.push((SectionRef::new(f, si), rel.r_offset.get(LE)));
                 } else if needs_runtime {
                     needs.dynrels += 1;
                     needs.relative += 1;
@@ -632,7 +641,12 @@ impl Reloc<'_, '_> {
                     dynrels.push(DynRel { offset: self.place, ty: R_X86_64_64, sym: Some(id), addend: a as i64 });
                 } else {
                     self.write(8, (s + a) as u64);
-                    if !ctx.is_preemptible(t) && ctx.is_pic() && !ctx.is_absolute(t) {
+                    let sec = &ctx.objects[self.f].sections[self.si as usize];
+                    if !ctx.is_preemptible(t)
+                        && ctx.is_pic()
+                        && !ctx.is_absolute(t)
+                        && !ctx.packs_relative(sec, self.off)
+                    {
                         dynrels.push(DynRel {
                             offset: self.place,
                             ty: R_X86_64_RELATIVE,

@@ -32,6 +32,8 @@ pub enum Content {
     Dynstr,
     GnuHash,
     RelaDyn,
+    /// `.relr.dyn`: packed RELATIVE relocations (`-z pack-relative-relocs`).
+    RelrDyn,
     Symtab,
     Strtab,
     Shstrtab,
@@ -203,6 +205,7 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
             ".dynsym" => (CLASS_HEADERS, 4),
             ".dynstr" => (CLASS_HEADERS, 5),
             ".rela.dyn" => (CLASS_HEADERS, 8),
+            ".relr.dyn" => (CLASS_HEADERS, 8),
             ".rela.plt" => (CLASS_HEADERS, 9),
             ".rodata" => (CLASS_RODATA, 0),
             ".eh_frame_hdr" => (CLASS_RODATA, 2),

@@ -206,6 +206,21 @@ fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
         };
         p.versym[i + 1] = index;
     }
+    // Packed relative relocations: a glibc that cannot apply DT_RELR must refuse the program
+    // rather than run it unrelocated, so it depends on glibc's GLIBC_ABI_DT_RELR version, added
+    // to libc's entry when the program needs some GLIBC_2.* version of it (GNU ld and lld do so
+    // for -z pack-relative-relocs; glibc refuses to load a DT_RELR object without it, so
+    // --pack-dyn-relocs=relr gets it too).
+    let packs = !ctx.got.relr.is_empty() || ctx.got.relr_got > 0;
+    if packs && ctx.kind.is_dynamic() {
+        for l in ctx.shared.ids() {
+            let is_libc = ctx.shared[l].file.needed_name.starts_with("libc.so.");
+            if is_libc && per_lib[l].iter().any(|(n, _)| n.starts_with(b"GLIBC_2.")) {
+                per_lib[l].push((b"GLIBC_ABI_DT_RELR", next));
+                next += 1;
+            }
+        }
+    }
     let libs: Vec<SharedId> = ctx.shared.ids().filter(|&l| !per_lib[l].is_empty()).collect();
     for (n, &l) in libs.iter().enumerate() {
         let versions = &per_lib[l];

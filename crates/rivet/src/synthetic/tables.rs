@@ -1,7 +1,7 @@
 //! The GOT and PLT tables the relocation scan fills and layout and the writers read: which entries
 //! exist, in which order, and where they are once sections have addresses. Plain data over
 //! `Target`s; the passes that fill and write them are in `synthetic` and `arch`.
-use crate::ids::{IdVec, OutputSectionId, SymbolId, Target};
+use crate::ids::{IdVec, OutputSectionId, SectionRef, SymbolId, Target};
 
 /// What a `.got` entry is for: a symbol's entry of some kind, or the one local-dynamic TLS entry
 /// of the module (module id and 0), which every local-dynamic sequence shares.
@@ -91,6 +91,11 @@ pub struct Tables {
     /// Entries of `.rela.dyn` (sections, GOT, copies), and how many of them are RELATIVE.
     pub dynrel_count: u64,
     pub relative_count: u64,
+    /// RELATIVE relocations packed into `.relr.dyn` (`-z pack-relative-relocs`): input section
+    /// and offset in it (the GOT's are found from `got`).
+    pub relr: Vec<(SectionRef, u64)>,
+    /// How many of the GOT's RELATIVE relocations are packed into `.relr.dyn`.
+    pub relr_got: u64,
     /// `_GLOBAL_OFFSET_TABLE_` or GOT-relative relocations need `.got.plt` even without a PLT.
     pub need_gotplt: bool,
     /// A dynamic output's PLT starts with the lazy-binding header.

@@ -9,6 +9,14 @@ use crate::synthetic::DynRel;
 use object::elf::{self, Dyn64};
 use object::{pod, LittleEndian as LE, U64};
 
+// The RELR tags (gABI; the `object` crate has no names for them) and Android's older ones.
+const DT_RELRSZ: u32 = 35;
+const DT_RELR: u32 = 36;
+const DT_RELRENT: u32 = 37;
+const DT_ANDROID_RELR: u32 = 0x6fff_e000;
+const DT_ANDROID_RELRSZ: u32 = 0x6fff_e001;
+const DT_ANDROID_RELRENT: u32 = 0x6fff_e003;
+
 /// A `.dynamic` entry's value, resolved when addresses are known.
 #[derive(Clone, Copy, Debug)]
 pub enum DynValue {
@@ -145,6 +153,15 @@ pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
         push(DT_RELA, DynValue::SectionAddr(rela));
         push(DT_RELASZ, DynValue::SectionSize(rela));
         push(DT_RELAENT, DynValue::Value(24));
+    }
+    if let Some(relr) = id(Content::RelrDyn) {
+        let (addr, size, ent) = match ctx.config.android_relr_tags {
+            true => (DT_ANDROID_RELR, DT_ANDROID_RELRSZ, DT_ANDROID_RELRENT),
+            false => (DT_RELR, DT_RELRSZ, DT_RELRENT),
+        };
+        push(addr, DynValue::SectionAddr(relr));
+        push(size, DynValue::SectionSize(relr));
+        push(ent, DynValue::Value(8));
     }
     let (flags, flags_1) = dt_flags(ctx);
     if flags != 0 {

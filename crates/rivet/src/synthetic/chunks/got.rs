@@ -28,6 +28,9 @@ impl Chunk for Got {
                 put64(buf, off + 8 * i, *v);
             }
             for (delta, ty, sym, addend) in relocs {
+                if ty == elf::R_X86_64_RELATIVE && ctx.config.pack_relative_relocs {
+                    continue; // In .relr.dyn.
+                }
                 rels.push(DynRel { offset: base + off as u64 + delta, ty, sym, addend });
             }
         }

@@ -19,6 +19,7 @@ mod got;
 mod notes;
 mod plt;
 mod rela;
+mod relr;
 mod symtab;
 
 pub use dynamic::{interpreter, DynValue};
@@ -65,7 +66,7 @@ pub trait Chunk: Sync {
 }
 
 /// The order synthetic sections are created in.
-pub const ORDER: [Content; 21] = [
+pub const ORDER: [Content; 22] = [
     Content::GnuProperty,
     Content::BuildId,
     Content::Got,
@@ -80,6 +81,7 @@ pub const ORDER: [Content; 21] = [
     Content::Dynsym,
     Content::Dynstr,
     Content::RelaDyn,
+    Content::RelrDyn,
     Content::GnuVersion,
     Content::GnuVersionD,
     Content::GnuVersionR,
@@ -107,6 +109,7 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
         Content::Dynsym => &dynsym::Dynsym,
         Content::Dynstr => &dynsym::Dynstr,
         Content::RelaDyn => &rela::RelaDyn,
+        Content::RelrDyn => &relr::RelrDyn,
         Content::GnuVersion => &dynsym::GnuVersion,
         Content::GnuVersionD => &dynsym::GnuVersionD,
         Content::GnuVersionR => &dynsym::GnuVersionR,
