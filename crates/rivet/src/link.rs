@@ -3,7 +3,7 @@
 //! touches an existing output.
 use crate::args::{Config, Icf, Strip};
 use crate::ctx::{Ctx, OutputKind};
-use crate::diag::{Diag, Result};
+use crate::diag::{Context, Diag, Result};
 use crate::input;
 use crate::linked::{Addresses, Linked};
 use crate::resolve;
@@ -89,7 +89,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if let Some(p) = &prefetcher {
         p.flush();
     }
-    cache.refuse_as_output(&config.output).map_err(|e| fatal!("{e}"))?;
+    cache.refuse_as_output(&config.output)?;
     // A fixed-address executable that links no shared library and exports nothing needs no
     // dynamic section, interpreter or dynamic symbols: GNU ld and lld make it static.
     let kind = match kind {
@@ -119,7 +119,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         let inputs: Vec<_> = files.iter().map(|f| (f.path().to_path_buf(), f.data())).collect();
         timer
             .phase("reproduce", || crate::reproduce::write(config, &inputs))
-            .map_err(|e| fatal!("cannot write {}: {e}", config.reproduce.as_ref().unwrap().display()))?;
+            .with_context(|| format!("cannot write {}", config.reproduce.as_ref().unwrap().display()))?;
     }
     // Resolve symbols, pulling archive members in as references need them.
     let roots = root_symbols(config);
@@ -255,11 +255,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         eprintln!("rivet: output mode {:?}: {}", io.output.mode, io.output.reason);
         eprintln!("rivet: prefetch: {}", prefetch.reason);
     }
-    let mut out = timer
-        .phase("create output", || {
-            OutputFile::create_with(&config.output, lay.file_size, io.output.mode, true, io.output.reserve)
-        })
-        .map_err(|e| fatal!("{e}"))?;
+    let mut out = timer.phase("create output", || {
+        OutputFile::create_with(&config.output, lay.file_size, io.output.mode, true, io.output.reserve)
+    })?;
     if config.free_memory {
         out.caller_keeps_running();
     }
@@ -275,22 +273,21 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let kernel =
         (io.copy.method != rivet_io::CopyMethod::Memcpy).then(|| write::KernelCopy::new(io.copy.method, cache.files()));
     let linked = Linked::new(&ctx, &lay, &addresses);
-    let copy_stats = timer
-        .phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), io.paced))
-        .map_err(|e| fatal!("{e}"))?;
+    let copy_stats =
+        timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), io.paced))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     // An input rewritten while we read it (a parallel build step) gives an output built from torn
     // bytes: refuse to commit it, as wild does.
-    timer.phase("check inputs", || cache.check_unchanged()).map_err(|e| fatal!("{e}"))?;
+    timer.phase("check inputs", || cache.check_unchanged())?;
     let commit = timer
         .phase("commit", || out.commit(config.fsync))
-        .map_err(|e| fatal!("cannot write {}: {e}", config.output.display()))?;
+        .with_context(|| format!("cannot write {}", config.output.display()))?;
     // The link map, once the output exists (lld writes it too when asked, at the end).
     if config.map_file.is_some() || config.print_map {
         let text = timer.phase("map", || crate::map::render(&linked));
         if let Some(p) = &config.map_file {
-            std::fs::write(p, &text).map_err(|e| fatal!("cannot write map file {}: {e}", p.display()))?;
+            std::fs::write(p, &text).with_context(|| format!("cannot write map file {}", p.display()))?;
         }
         if config.print_map {
             print!("{text}");

@@ -2,6 +2,8 @@
 //! slices, one per input section or linker-made section, which are filled and relocated in
 //! parallel without locks; what depends on everything else (`.rela.dyn`, the build-id) comes last.
 use crate::ctx::Ctx;
+use crate::diag::{Context, Result};
+use crate::fatal;
 use crate::ids::{FileId, OutputSectionId, SectionRef};
 use crate::layout::{Layout, EHDR_SIZE, PHDR_SIZE, SHDR_SIZE};
 use crate::linked::Linked;
@@ -59,7 +61,7 @@ pub fn write(
     out: &mut rivet_io::OutputFile,
     kernel: Option<&KernelCopy>,
     paced: bool,
-) -> Result<CopyStats, String> {
+) -> Result<CopyStats> {
     let kernel = kernel.filter(|k| k.method != CopyMethod::Memcpy && out.file().is_some());
     let jobs = collect_jobs(ctx, ctx.layout, kernel.is_some());
     let mut stats = CopyStats::default();
@@ -132,23 +134,21 @@ impl KernelCopy {
 
     /// Copies each (output offset, file, section) from its input file into `dst`; the sections of
     /// one input go in one batch (one open), batches in parallel for copy_file_range.
-    fn run(&self, copies: &[(u64, &[u8])], dst: &std::fs::File, stats: &mut CopyStats) -> Result<(), String> {
+    fn run(&self, copies: &[(u64, &[u8])], dst: &std::fs::File, stats: &mut CopyStats) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let mut by_file: rustc_hash::FxHashMap<usize, Batch> = Default::default();
         for &(out_off, data) in copies {
             let Some((file, in_off)) = self.source(data) else {
-                return Err(format!(
-                    "internal error: bytes to copy at output offset {out_off:#x} are in no input file"
-                ));
+                crate::bail!("internal error: bytes to copy at output offset {out_off:#x} are in no input file");
             };
             by_file.entry(file as *const _ as usize).or_default().push((out_off, in_off, data));
         }
         let batches: Vec<(&rivet_io::InputFile, Batch)> =
             by_file.into_values().map(|v| (self.source(v[0].2).unwrap().0, v)).collect();
-        let one = |(file, list): &(&rivet_io::InputFile, Batch)| -> Result<(u64, Option<String>), String> {
-            let write_all = |why: Option<String>| -> Result<(u64, Option<String>), String> {
+        let one = |(file, list): &(&rivet_io::InputFile, Batch)| -> Result<(u64, Option<String>)> {
+            let write_all = |why: Option<String>| -> Result<(u64, Option<String>)> {
                 for (out_off, _, data) in list {
-                    dst.write_all_at(data, *out_off).map_err(|e| format!("cannot write the output: {e}"))?;
+                    dst.write_all_at(data, *out_off).context("cannot write the output")?;
                 }
                 Ok((0, why))
             };
@@ -162,14 +162,16 @@ impl KernelCopy {
                     Ok(()) => done += data.len() as u64,
                     Err(e) if rivet_io::copy::unsupported(&e) => {
                         for (out_off, _, data) in &list[i..] {
-                            dst.write_all_at(data, *out_off).map_err(|e| format!("cannot write the output: {e}"))?;
+                            dst.write_all_at(data, *out_off).context("cannot write the output")?;
                         }
                         return Ok((
                             done,
                             Some(format!("{} refused ({e}); the bytes were written instead", self.method.name())),
                         ));
                     }
-                    Err(e) => return Err(format!("cannot copy {} into the output: {e}", file.path().display())),
+                    Err(e) => {
+                        return Err(e).with_context(|| format!("cannot copy {} into the output", file.path().display()))
+                    }
                 }
             }
             Ok((done, None))
@@ -211,7 +213,7 @@ fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
 }
 
 /// Writes `.rela.dyn` into `buf` if the section lies in it (`buf` starts at file offset `base`).
-fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<(), String> {
+fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<()> {
     match ctx.synthetic_section(Content::RelaDyn) {
         Some(sec) => {
             let Some(start) = sec.offset.checked_sub(base).filter(|&o| o + sec.size <= buf.len() as u64) else {
@@ -225,7 +227,7 @@ fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) 
 }
 
 /// Puts the build-id (from every chunk's digest) into the note if it lies in `buf`.
-fn patch_build_id(ctx: &Ctx, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<(), String> {
+fn patch_build_id(ctx: &Ctx, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<()> {
     let Some(b) = ctx.synthetic_section(Content::BuildId) else { return Ok(()) };
     let Some(start) = b.offset.checked_sub(base).filter(|&o| o + b.size <= buf.len() as u64) else { return Ok(()) };
     let desc = chunks::build_id(&ctx.config.build_id, digests)?;
@@ -291,7 +293,7 @@ fn write_behind(
     file: &std::fs::File,
     kernel: Option<&KernelCopy>,
     paced: bool,
-) -> Result<CopyStats, String> {
+) -> Result<CopyStats> {
     use std::os::unix::fs::FileExt;
     let mut stats = CopyStats::default();
     let file_size = ctx.layout.file_size;
@@ -300,11 +302,11 @@ fn write_behind(
     let mut kept: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut dynrels = Vec::new();
     let style = &ctx.config.build_id;
-    std::thread::scope(|scope| -> Result<(), String> {
+    std::thread::scope(|scope| -> Result<()> {
         // (window start, its bytes, its in-kernel copies as (output offset, file, section)).
         type Sent<'b> = (u64, Vec<u8>, Vec<(u64, &'b [u8])>);
         let (tx, rx) = std::sync::mpsc::sync_channel::<Sent>(1);
-        let writer = scope.spawn(move || -> Result<CopyStats, String> {
+        let writer = scope.spawn(move || -> Result<CopyStats> {
             let mut stats = CopyStats::default();
             // The last two windows written: (start, len).
             let mut recent: std::collections::VecDeque<(u64, u64)> = Default::default();
@@ -313,12 +315,10 @@ fn write_behind(
                 let mut at = 0;
                 for &(off, data) in &copies {
                     let rel = (off - start) as usize;
-                    file.write_all_at(&bytes[at..rel], start + at as u64)
-                        .map_err(|e| format!("cannot write the output: {e}"))?;
+                    file.write_all_at(&bytes[at..rel], start + at as u64).context("cannot write the output")?;
                     at = rel + data.len();
                 }
-                file.write_all_at(&bytes[at..], start + at as u64)
-                    .map_err(|e| format!("cannot write the output: {e}"))?;
+                file.write_all_at(&bytes[at..], start + at as u64).context("cannot write the output")?;
                 if let Some(k) = kernel.filter(|_| !copies.is_empty()) {
                     k.run(&copies, file, &mut stats)?;
                 }
@@ -356,7 +356,7 @@ fn write_behind(
             }
         }
         drop(tx);
-        stats = writer.join().map_err(|_| "the output writer thread panicked".to_string())??;
+        stats = writer.join().map_err(|_| fatal!("the output writer thread panicked"))??;
         Ok(())
     })?;
     let dynrels = with_copies(ctx, dynrels);
@@ -380,7 +380,7 @@ fn write_behind(
     }
     for (start, buf) in &mut kept {
         patch_build_id(ctx, &digests, buf, *start)?;
-        file.write_all_at(buf, *start).map_err(|e| format!("cannot write the output: {e}"))?;
+        file.write_all_at(buf, *start).context("cannot write the output")?;
     }
     Ok(stats)
 }
@@ -440,13 +440,13 @@ fn fill_parallel(
     jobs: Vec<Piece>,
     out: &mut [u8],
     kernel_copies: bool,
-) -> Result<Vec<DynRel>, String> {
+) -> Result<Vec<DynRel>> {
     let mut slices: Vec<(&mut [u8], Job)> = Vec::with_capacity(jobs.len());
     let mut rest: &mut [u8] = out;
     let mut cursor = 0u64;
     for (off, size, job) in jobs {
         if off < cursor {
-            return Err(format!("internal error: output pieces overlap at offset {off:#x}"));
+            crate::bail!("internal error: output pieces overlap at offset {off:#x}");
         }
         let (_, tail) = std::mem::take(&mut rest).split_at_mut((off - cursor) as usize);
         let (piece, tail) = tail.split_at_mut(size as usize);
@@ -458,7 +458,7 @@ fn fill_parallel(
     // is stolen, and the leaf holding the .debug_* sections of the big objects ran on one worker
     // while the other slept (rust-debug: 88 ms of pieces on one thread, 15 ms on the other; fill
     // 95 -> 73 ms with the cap).
-    let results: Vec<Result<Vec<DynRel>, String>> = slices
+    let results: Vec<Result<Vec<DynRel>>> = slices
         .into_par_iter()
         .with_max_len(64)
         .map(|(buf, job)| match job {
@@ -526,7 +526,7 @@ fn write_synthetic(
     plan: Option<&symtab::Plan>,
     i: OutputSectionId,
     buf: &mut [u8],
-) -> Result<Vec<DynRel>, String> {
+) -> Result<Vec<DynRel>> {
     let sec = &ctx.sections[i];
     if let Some(bytes) = &sec.compressed {
         buf.copy_from_slice(bytes);

@@ -5,6 +5,7 @@
 //! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
 //! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
 use crate::ctx::{Ctx, Target};
+use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::{ObjSection, Rela};
 use crate::linked::Linked;
@@ -12,7 +13,7 @@ use crate::sections::merged::MergedSection;
 use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
 use object::elf::*;
 use object::LittleEndian as LE;
-use std::sync::Mutex;
+use std::cell::RefCell;
 
 pub fn reloc_name(ty: u32) -> String {
     let name = match ty {
@@ -143,14 +144,14 @@ fn rewrite_got_access(buf: &mut [u8], off: usize, how: GotRelax) {
 /// General-dynamic → local-exec: `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call
 /// __tls_get_addr` (16 bytes from `off - 4`; the call may also be `call *…@GOTPCREL(%rip)`) becomes
 /// `mov %fs:0,%rax; lea tpoff(%rax),%rax`.
-pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), String> {
+pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<()> {
     let ok = off >= 4
         && buf.get(off - 4..off) == Some(&[0x66, 0x48, 0x8d, 0x3d])
         && buf.get(off + 4..off + 8).is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..3] == [0x66, 0x48, 0xff]);
     if !ok {
         return Err("unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".into());
     }
-    let imm = i32::try_from(tpoff).map_err(|_| "TLS offset does not fit in 32 bits".to_string())?;
+    let imm = i32::try_from(tpoff).ok().context("TLS offset does not fit in 32 bits")?;
     let mut code = [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0];
     code[12..].copy_from_slice(&imm.to_le_bytes());
     buf[off - 4..off + 12].copy_from_slice(&code);
@@ -160,9 +161,9 @@ pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), Stri
 /// General-dynamic → initial-exec (an executable using a shared library's variable): the same 16
 /// bytes become `mov %fs:0,%rax; add x@gottpoff(%rip),%rax`; `got_rel` is the GOT entry's address
 /// minus the end of the sequence.
-pub fn relax_gd_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<(), String> {
+pub fn relax_gd_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<()> {
     relax_gd_to_le(buf, off, 0)?;
-    let disp = i32::try_from(got_rel).map_err(|_| "GOT entry out of reach".to_string())?;
+    let disp = i32::try_from(got_rel).ok().context("GOT entry out of reach")?;
     buf[off + 5..off + 8].copy_from_slice(&[0x48, 0x03, 0x05]);
     buf[off + 8..off + 12].copy_from_slice(&disp.to_le_bytes());
     Ok(())
@@ -171,7 +172,7 @@ pub fn relax_gd_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<(), St
 /// Local-dynamic → local-exec: `lea x@tlsld(%rip),%rdi; call __tls_get_addr` (12 bytes from
 /// `off - 3`) becomes `mov %fs:0,%rax` with prefixes; the `x@dtpoff(%rax)` uses that follow become
 /// thread-pointer offsets.
-pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<(), String> {
+pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<()> {
     let ok = off >= 3 && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d]) && buf.get(off + 4) == Some(&0xe8);
     if !ok {
         return Err("unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".into());
@@ -181,10 +182,10 @@ pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<(), String> {
 }
 
 /// TLS descriptor → local-exec: `lea x@tlsdesc(%rip),%reg` becomes `mov $tpoff,%reg`.
-pub fn relax_tlsdesc_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(), String> {
+pub fn relax_tlsdesc_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<()> {
     check_tlsdesc_lea(buf, off)?;
     let (rex, modrm) = (buf[off - 3], buf[off - 1]);
-    let imm = i32::try_from(tpoff).map_err(|_| "TLS offset does not fit in 32 bits".to_string())?;
+    let imm = i32::try_from(tpoff).ok().context("TLS offset does not fit in 32 bits")?;
     let reg = (modrm >> 3) & 7;
     // The destination moves from ModRM.reg (REX.R) to ModRM.rm (REX.B).
     buf[off - 3..off].copy_from_slice(&[0x48 | ((rex >> 2) & 1), 0xc7, 0xc0 | reg]);
@@ -195,19 +196,19 @@ pub fn relax_tlsdesc_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<(),
 /// TLS descriptor → initial-exec (an executable using a shared library's variable):
 /// `lea x@tlsdesc(%rip),%reg` becomes `mov x@gottpoff(%rip),%reg`; `got_rel` is the GOT entry's
 /// address minus the place plus the addend.
-pub fn relax_tlsdesc_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<(), String> {
+pub fn relax_tlsdesc_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<()> {
     check_tlsdesc_lea(buf, off)?;
-    let disp = i32::try_from(got_rel).map_err(|_| "GOT entry out of reach".to_string())?;
+    let disp = i32::try_from(got_rel).ok().context("GOT entry out of reach")?;
     buf[off - 2] = 0x8b;
     buf[off..off + 4].copy_from_slice(&disp.to_le_bytes());
     Ok(())
 }
 
 /// Checks for `lea x@tlsdesc(%rip),%reg` (REX.W, optionally REX.R) before the field at `off`.
-fn check_tlsdesc_lea(buf: &[u8], off: usize) -> Result<(), String> {
+fn check_tlsdesc_lea(buf: &[u8], off: usize) -> Result<()> {
     match off.checked_sub(3).and_then(|s| buf.get(s..off + 4)) {
         Some(&[rex, 0x8d, modrm, ..]) if modrm & 0xc7 == 0x05 && rex & 0xfb == 0x48 => Ok(()),
-        _ => Err("unrecognised TLS descriptor sequence".to_string()),
+        _ => Err("unrecognised TLS descriptor sequence".into()),
     }
 }
 
@@ -459,12 +460,10 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let alloc = is_alloc(sec);
     let mut dynrels = Vec::new();
     let mut skip_next = false;
-    let errors = Mutex::new(Vec::new());
+    let errors = RefCell::new(Vec::new());
     if !alloc && eh.is_none() {
         apply_nonalloc_section(ctx, f, si, buf, base, &errors);
-        for e in errors.into_inner().unwrap() {
-            ctx.diag.error(e);
-        }
+        ctx.diag.report(errors.into_inner());
         return dynrels;
     }
     for rel in sec.relas {
@@ -482,9 +481,7 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
         let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors: &errors };
         skip_next = r.apply_one(alloc, &mut dynrels);
     }
-    for e in errors.into_inner().unwrap() {
-        ctx.diag.error(e);
-    }
+    ctx.diag.report(errors.into_inner());
     dynrels
 }
 
@@ -505,7 +502,7 @@ enum LocalTarget<'m> {
 /// what each needs is looked up once per symbol, in a small cache, instead of through the symbol,
 /// its section and its merged section on every relocation; only the piece of a merged section
 /// is still found per relocation (synth-1's write went from 91 to 73 ms).
-fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base: u64, errors: &Mutex<Vec<String>>) {
+fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base: u64, errors: &RefCell<Vec<Error>>) {
     let obj = &ctx.objects[f];
     const WAYS: usize = 16;
     let mut cache: [Option<(u32, LocalTarget)>; WAYS] = [None; WAYS];
@@ -556,13 +553,13 @@ struct Reloc<'r, 'a> {
     buf: &'r mut [u8],
     off: u64,
     place: u64,
-    errors: &'r Mutex<Vec<String>>,
+    errors: &'r RefCell<Vec<Error>>,
 }
 
 impl Reloc<'_, '_> {
-    fn error(&self, msg: String) {
+    fn error(&self, e: impl Into<Error>) {
         let place = place_name(self.ctx, self.f, self.si, self.rel.r_offset.get(LE));
-        self.errors.lock().unwrap().push(format!("{place}: {msg}"));
+        self.errors.borrow_mut().push(e.into().context(place));
     }
 
     fn target(&self) -> Target {
@@ -618,7 +615,7 @@ impl Reloc<'_, '_> {
             let sym = &ctx.symbols[id];
             if sym.name == b"__tls_get_addr" && ctx.is_undefined(t) {
                 self.error(
-                    "undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)".into(),
+                    "undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)",
                 );
                 return false;
             }
@@ -778,7 +775,7 @@ impl Reloc<'_, '_> {
     }
 
     /// Reports a failed rewrite; true (skip the `__tls_get_addr` call's relocation) on success.
-    fn relaxed(&self, r: Result<(), String>) -> bool {
+    fn relaxed(&self, r: Result<()>) -> bool {
         match r {
             Ok(()) => true,
             Err(e) => {

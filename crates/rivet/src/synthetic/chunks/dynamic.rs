@@ -2,6 +2,7 @@
 use super::{has_dynamic, shndx, Chunk, Header, Sizing, Writing};
 use crate::args::Symbolic;
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::ids::{OutputSectionId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::Content;
@@ -45,7 +46,7 @@ impl Chunk for Interp {
     fn size(&self, s: &Sizing) -> Option<u64> {
         has_dynamic(s.ctx).then(|| interpreter(s.ctx)).flatten().map(|i| i.len() as u64 + 1)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let interp = interpreter(w.linked).unwrap_or_default();
         buf[..interp.len()].copy_from_slice(interp.as_bytes());
         Ok(Vec::new())
@@ -68,7 +69,7 @@ impl Chunk for Dynamic {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), 0)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let list = entries(ctx);
         let (out, _) = pod::slice_from_bytes_mut::<Dyn64<LE>>(buf, list.len()).expect("room for .dynamic");

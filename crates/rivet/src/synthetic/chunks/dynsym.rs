@@ -4,6 +4,7 @@
 use super::{has_dynamic, put32, shndx, Chunk, Header, Sizing, Writing};
 use crate::args::HashStyle;
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::sections::output::Content;
 use crate::synthetic::DynRel;
 use object::elf;
@@ -28,7 +29,7 @@ impl Chunk for Dynsym {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), 1)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         w.linked.dynsym.write_dynsym(w.linked, buf);
         Ok(Vec::new())
     }
@@ -43,7 +44,7 @@ impl Chunk for Dynstr {
     fn size(&self, s: &Sizing) -> Option<u64> {
         has_dynamic(s.ctx).then_some(s.ctx.dynsym.dynstr.len() as u64)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         buf.copy_from_slice(&w.linked.dynsym.dynstr);
         Ok(Vec::new())
     }
@@ -64,7 +65,7 @@ impl Chunk for Hash {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let n = ctx.dynsym.symbols.len() + 1;
         let nbucket = n.max(1);
@@ -98,7 +99,7 @@ impl Chunk for GnuHash {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         buf.copy_from_slice(&w.linked.dynsym.gnu_hash);
         Ok(Vec::new())
     }
@@ -118,7 +119,7 @@ impl Chunk for GnuVersion {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         for (i, v) in w.linked.dynsym.versym.iter().enumerate() {
             buf[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
         }
@@ -139,7 +140,7 @@ impl Chunk for GnuVersionD {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), w.linked.dynsym.verdef_count)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         buf.copy_from_slice(&w.linked.dynsym.verdef);
         Ok(Vec::new())
     }
@@ -158,7 +159,7 @@ impl Chunk for GnuVersionR {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), w.linked.dynsym.verneed_count)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         buf.copy_from_slice(&w.linked.dynsym.verneed);
         Ok(Vec::new())
     }

@@ -2,6 +2,7 @@
 //! address) sorted by code address, both relative to the header, for the unwinder's binary search.
 use super::{put32, Chunk, Header, Sizing, Writing};
 use crate::ctx::{Ctx, Target};
+use crate::diag::Result;
 use crate::ids::SectionRef;
 use crate::sections::eh_frame::PieceKind;
 use crate::sections::output::Content;
@@ -23,7 +24,7 @@ impl Chunk for EhFrameHdr {
         let fdes: u64 = ctx.eh.values().map(|e| e.fde_count as u64).sum();
         Some(12 + 8 * fdes)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let hdr_addr = w.section.addr;
         let eh_frame = ctx.sections.iter().find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
@@ -50,11 +51,11 @@ impl Chunk for EhFrameHdr {
             }
         }
         if 12 + 8 * table.len() != buf.len() {
-            return Err(format!(
+            crate::bail!(
                 "internal error: .eh_frame_hdr has {} entries but room for {}",
                 table.len(),
                 (buf.len() - 12) / 8
-            ));
+            );
         }
         table.sort_unstable();
         buf[0..4].copy_from_slice(&[1, 0x1b, 0x03, 0x3b]);

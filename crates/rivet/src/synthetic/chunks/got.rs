@@ -1,6 +1,7 @@
 //! `.got` and `.got.plt`.
 use super::{put64, Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::sections::output::Content;
 use crate::synthetic::tables::GOTPLT_RESERVED;
 use crate::synthetic::{got_entry, DynRel};
@@ -17,7 +18,7 @@ impl Chunk for Got {
     fn size(&self, s: &Sizing) -> Option<u64> {
         (!s.ctx.got.got.is_empty()).then(|| 8 * s.ctx.got.got_words as u64)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let base = w.section.addr;
         let mut rels = Vec::new();
@@ -55,7 +56,7 @@ impl Chunk for GotPlt {
         let wanted = nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]);
         wanted.then(|| 8 * (GOTPLT_RESERVED + nplt))
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let dynamic = ctx.synthetic_section(Content::Dynamic).map_or(0, |d| d.addr);
         put64(buf, 0, dynamic);

@@ -7,6 +7,7 @@
 //! Adding a synthetic section: a `Content` variant, an implementation of `Chunk` in a file of this
 //! directory, and its line in `ORDER` and `chunk`.
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::linked::Linked;
 use crate::sections::output::{Content, OutputSection};
 use crate::synthetic::symtab::Plan;
@@ -62,7 +63,7 @@ pub trait Chunk: Sync {
     }
     /// Fills the section's bytes (`buf` is exactly `size` bytes); returns the dynamic relocations
     /// its contents need.
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String>;
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>>;
 }
 
 /// The order synthetic sections are created in.

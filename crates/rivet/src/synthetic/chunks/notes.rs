@@ -4,6 +4,7 @@
 use super::{Chunk, Header, Sizing, Writing};
 use crate::args::BuildId as Style;
 use crate::ctx::Ctx;
+use crate::diag::{Context, Result};
 use crate::synthetic::DynRel;
 use object::elf::{self, NoteHeader64};
 use object::{pod, LittleEndian as LE, U32};
@@ -21,7 +22,7 @@ impl Chunk for GnuProperty {
         let size = crate::synthetic::property::size(&s.ctx.gnu_properties);
         (size > 0).then_some(size)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         crate::synthetic::property::write(&w.linked.gnu_properties, buf);
         Ok(Vec::new())
     }
@@ -39,7 +40,7 @@ impl Chunk for BuildId {
         let style = &s.ctx.config.build_id;
         (*style != Style::None).then(|| 16 + build_id_len(style))
     }
-    fn write(&self, _: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, _: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let desc = buf.len() as u32 - 16;
         let header = NoteHeader64 {
             n_namesz: U32::new(LE, 4),
@@ -119,7 +120,7 @@ pub fn chunk_digests_patched(style: &Style, data: &[u8], patches: &[(u64, &[u8])
 }
 
 /// The build-id descriptor from the chunk digests of the whole file (in order).
-pub fn build_id(style: &Style, digests: &[[u8; 32]]) -> Result<Vec<u8>, String> {
+pub fn build_id(style: &Style, digests: &[[u8; 32]]) -> Result<Vec<u8>> {
     Ok(match style {
         Style::None => Vec::new(),
         Style::Hex(h) => h.clone(),
@@ -127,7 +128,7 @@ pub fn build_id(style: &Style, digests: &[[u8; 32]]) -> Result<Vec<u8>, String> 
             let mut b = [0u8; 16];
             std::fs::File::open("/dev/urandom")
                 .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b))
-                .map_err(|e| format!("cannot read /dev/urandom for --build-id=uuid: {e}"))?;
+                .context("cannot read /dev/urandom for --build-id=uuid")?;
             b[6] = (b[6] & 0x0f) | 0x40;
             b[8] = (b[8] & 0x3f) | 0x80;
             b.to_vec()

@@ -1,6 +1,7 @@
 //! `.plt` and `.plt.sec` (the IBT PLT's entries).
 use super::{Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::synthetic::tables::PLT_ENTRY_SIZE;
 use crate::synthetic::DynRel;
 use object::elf;
@@ -21,7 +22,7 @@ impl Chunk for Plt {
         let nplt = s.ctx.got.plt.len() as u64;
         (nplt > 0).then(|| s.ctx.got.plt_header + PLT_ENTRY_SIZE * nplt)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let plt_addr = w.section.addr;
         let gotplt = ctx.gotplt_addr();
@@ -74,7 +75,7 @@ impl Chunk for PltSec {
         let nplt = s.ctx.got.plt.len() as u64;
         (nplt > 0 && s.ctx.got.ibt && s.ctx.got.plt_header > 0).then(|| PLT_ENTRY_SIZE * nplt)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         for i in 0..ctx.got.plt.len() {
             let entry = ctx.plt_entry_addr(i as u32);

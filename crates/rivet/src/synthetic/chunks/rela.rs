@@ -1,6 +1,7 @@
 //! `.rela.plt` and `.rela.dyn`: the relocations the dynamic loader applies.
 use super::{shndx, Chunk, Header, Sizing, Writing};
 use crate::ctx::{Ctx, Target};
+use crate::diag::Result;
 use crate::sections::output::Content;
 use crate::synthetic::DynRel;
 use object::elf::{self, Rela64};
@@ -25,7 +26,7 @@ impl Chunk for RelaPlt {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), shndx(w.linked, Content::GotPlt))
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let entries = relas(buf, ctx.got.plt.len());
         for (i, (e, &t)) in entries.iter_mut().zip(&ctx.got.plt).enumerate() {
@@ -63,23 +64,23 @@ impl Chunk for RelaDyn {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
-    fn write(&self, _: &Writing, _: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, _: &Writing, _: &mut [u8]) -> Result<Vec<DynRel>> {
         Ok(Vec::new())
     }
 }
 
 /// Writes `.rela.dyn`: RELATIVE relocations first (DT_RELACOUNT lets the loader apply them in a
 /// tight loop), each group sorted by address: deterministic whatever the thread count.
-pub fn write_rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<(), String> {
+pub fn write_rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
     use rayon::prelude::*;
     // Sorted and written on every thread (cxx-big: 104k relocations, 11 ms on one).
     rels.par_sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
     if rels.len() * RELA_SIZE != buf.len() {
-        return Err(format!(
+        crate::bail!(
             "internal error: {} dynamic relocations were written but {} were counted",
             rels.len(),
             buf.len() / RELA_SIZE
-        ));
+        );
     }
     const PER_TASK: usize = 8192;
     buf.par_chunks_mut(RELA_SIZE * PER_TASK).zip(rels.par_chunks(PER_TASK)).try_for_each(|(out, rels)| {
@@ -101,13 +102,13 @@ fn relas(buf: &mut [u8], n: usize) -> &mut [Rela64<LE>] {
     pod::slice_from_bytes_mut(buf, n).expect("room for the relocations").0
 }
 
-fn info(ctx: &Ctx, r: &DynRel) -> Result<u64, String> {
+fn info(ctx: &Ctx, r: &DynRel) -> Result<u64> {
     let Some(sym) = r.sym else {
         return Ok(r.ty as u64);
     };
     match ctx.dynsym.index.get(&sym) {
         Some(&i) => Ok(((i as u64) << 32) | r.ty as u64),
-        None => Err(format!(
+        None => Err(crate::fatal!(
             "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
             ctx.symbols[sym].display()
         )),

@@ -9,6 +9,7 @@
 //! whatever addresses layout gives the sections.
 use super::{has_dynamic, Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::ids::OutputSectionId;
 use crate::sections::output::Content;
 use crate::synthetic::{got_entry, DynRel};
@@ -34,7 +35,7 @@ impl Chunk for RelrDyn {
         let entries: usize = offsets(s.ctx).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
         (entries > 0).then_some(8 * entries as u64)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let mut at = 0;
         // Sections in address order, so the entries ascend as readers expect.
@@ -52,11 +53,11 @@ impl Chunk for RelrDyn {
                 None => overflow = true,
             });
             if overflow {
-                return Err("internal error: .relr.dyn has more entries than it was sized for".into());
+                crate::bail!("internal error: .relr.dyn has more entries than it was sized for");
             }
         }
         if at != buf.len() {
-            return Err(format!("internal error: .relr.dyn holds {} bytes of {}", at, buf.len()));
+            crate::bail!("internal error: .relr.dyn holds {} bytes of {}", at, buf.len());
         }
         Ok(Vec::new())
     }

@@ -2,6 +2,7 @@
 //! `.shstrtab` (its size is set by layout once the sections that are kept have their names).
 use super::{shndx, Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
+use crate::diag::Result;
 use crate::sections::output::Content;
 use crate::synthetic::DynRel;
 use object::elf;
@@ -19,7 +20,7 @@ impl Chunk for Symtab {
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Strtab), w.symtab.map_or(0, |p| p.first_global))
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         w.symtab.expect("a .symtab section has a plan").write(w.linked, buf);
         Ok(Vec::new())
     }
@@ -34,7 +35,7 @@ impl Chunk for Strtab {
     fn size(&self, s: &Sizing) -> Option<u64> {
         s.symtab.map(|p| p.strtab_size)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         w.symtab.expect("a .strtab section has a plan").write_strtab(w.linked, buf);
         Ok(Vec::new())
     }
@@ -49,7 +50,7 @@ impl Chunk for Shstrtab {
     fn size(&self, _: &Sizing) -> Option<u64> {
         Some(0)
     }
-    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>, String> {
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         buf.copy_from_slice(&w.linked.layout.shstrtab);
         Ok(Vec::new())
     }
