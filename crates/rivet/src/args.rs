@@ -33,6 +33,8 @@ pub enum BuildId {
     None,
     Sha1,
     Md5,
+    /// 32 bytes (`sha256`, and `fast` as mold makes it).
+    Sha256,
     Uuid,
     Hex(Vec<u8>),
 }
@@ -73,6 +75,8 @@ pub struct Config {
     pub entry: Option<String>,
     /// `--build-id` (= sha1), `--build-id=STYLE`; None when not given.
     pub build_id: BuildId,
+    /// `--package-metadata=JSON` (`%XX` escapes decoded): the `.note.package` descriptor.
+    pub package_metadata: Option<Vec<u8>>,
     /// `--eh-frame-hdr` / `--no-eh-frame-hdr`.
     pub eh_frame_hdr: bool,
     /// `-z relro` (default true, as Debian's ld) / `-z norelro`.
@@ -254,6 +258,7 @@ impl Default for Config {
             no_dynamic_linker: false,
             entry: None,
             build_id: BuildId::None,
+            package_metadata: None,
             eh_frame_hdr: false,
             relro: true,
             now: false,
@@ -453,6 +458,7 @@ const WITH_VALUE: &[&str] = &[
     "copy-method",
     "threads",
     "build-id",
+    "package-metadata",
     "time-trace",
     "color-diagnostics",
     "T",
@@ -854,6 +860,7 @@ impl ArgParser {
                 )
             }
             "build-id" => c.build_id = build_id(&v)?,
+            "package-metadata" => c.package_metadata = Some(percent_decoded(&v)?),
             "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
             "color-diagnostics" => {
                 c.color_diagnostics = match one_of("--color-diagnostics", &v, &["auto", "always", "never"])? {
@@ -951,10 +958,34 @@ fn hex(s: &str) -> Option<u64> {
     u64::from_str_radix(h, 16).ok()
 }
 
+/// `--package-metadata`'s value with `%XX` escapes decoded, as lld does (so that build systems can
+/// pass JSON through shells and make).
+fn percent_decoded(v: &str) -> Result<Vec<u8>> {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let byte =
+            b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+        match byte {
+            Some(byte) => out.push(byte),
+            None => bail!("--package-metadata: invalid string: {v}"),
+        }
+        i += 3;
+    }
+    Ok(out)
+}
+
 fn build_id(v: &str) -> Result<BuildId> {
     Ok(match v {
         "sha1" | "tree" => BuildId::Sha1,
         "md5" => BuildId::Md5,
+        "sha256" | "fast" => BuildId::Sha256,
         "uuid" => BuildId::Uuid,
         "none" => BuildId::None,
         _ => {

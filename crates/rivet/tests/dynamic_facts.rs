@@ -525,3 +525,58 @@ fn pack_relative_relocs_matches_gnu_ld() {
     assert!(dynamic.contains("0x000000006fffe000") && !dynamic.contains("(RELR)"), "{dynamic}");
     assert!(readelf("-SW", &ours).contains("LOOS+0xfffff00"), "{}", readelf("-SW", &ours));
 }
+
+#[test]
+fn package_metadata_note_matches_gnu_ld() {
+    let Some(tmp) = setup("package-metadata") else { return };
+    // No comma: the flags reach the linker through -Wl, which splits at commas.
+    let json = r#"{"name":"rivet-test"}"#;
+    let metadata = |file: &Path| {
+        let notes = readelf("-nW", file);
+        notes.lines().find_map(|l| l.split("Packaging Metadata: ").nth(1).map(|m| m.trim().to_string()))
+    };
+    let flag = format!("--package-metadata={json}");
+    let (gnu, ours) = link_both(&tmp, false, &["app.o", "lib.o"], &[flag.as_str()], "pkg");
+    assert_eq!(metadata(&ours), Some(json.to_string()));
+    assert_eq!(metadata(&ours), metadata(&gnu));
+    assert!(readelf("-SW", &ours).contains(".note.package"));
+    // %XX escapes are decoded, as lld does (GNU ld takes the text as it is).
+    let escaped = "--package-metadata=%7B%22name%22%3A%22rivet-test%22%7D";
+    let decoded = link(&tmp, true, false, &["app.o", "lib.o"], &[escaped], "pkg-escaped");
+    assert_eq!(metadata(&decoded), Some(json.to_string()));
+    // A broken escape is an error naming the option.
+    let out = Command::new("gcc")
+        .current_dir(&tmp.path)
+        .arg("-B")
+        .arg(linker_dir(&tmp))
+        .args(["app.o", "lib.o", "-o", "bad", "-Wl,--package-metadata=foo%x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--package-metadata: invalid string: foo%x"), "{stderr}");
+}
+
+#[test]
+fn build_id_sizes_match_lld() {
+    let Some(tmp) = setup("build-id-sizes") else { return };
+    let size = |file: &Path| {
+        let notes = readelf("-nW", file);
+        let line = notes.lines().find(|l| l.contains("NT_GNU_BUILD_ID")).unwrap_or("").to_string();
+        line.split_whitespace().nth(1).map(str::to_string).unwrap_or_default()
+    };
+    // (style, descriptor size): lld's and GNU ld's for sha1/md5/uuid/sha256; `fast` is 32 bytes as
+    // mold makes it.
+    for (style, want) in [
+        ("sha1", "0x00000014"),
+        ("md5", "0x00000010"),
+        ("uuid", "0x00000010"),
+        ("sha256", "0x00000020"),
+        ("fast", "0x00000020"),
+    ] {
+        let flag = format!("--build-id={style}");
+        let ours = link(&tmp, true, false, &["app.o", "lib.o"], &[flag.as_str()], &format!("bid-{style}"));
+        assert_eq!(size(&ours), want, "{style}");
+        assert_eq!(run(&ours), "1\n", "{style}");
+    }
+}

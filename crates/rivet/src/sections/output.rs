@@ -11,6 +11,8 @@ pub enum Content {
     /// Input sections (`members`).
     Inputs,
     BuildId,
+    /// `.note.package` (`--package-metadata`).
+    PackageNote,
     /// `.note.gnu.property`: the merged GNU properties.
     GnuProperty,
     /// IRELATIVE relocations for IFUNCs (`.rela.plt`, bracketed by `__rela_iplt_start/end`).

@@ -67,9 +67,10 @@ pub trait Chunk: Sync {
 }
 
 /// The order synthetic sections are created in.
-pub const ORDER: [Content; 22] = [
+pub const ORDER: [Content; 23] = [
     Content::GnuProperty,
     Content::BuildId,
+    Content::PackageNote,
     Content::Got,
     Content::GotPlt,
     Content::Plt,
@@ -98,6 +99,7 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
         Content::Inputs => return None,
         Content::GnuProperty => &notes::GnuProperty,
         Content::BuildId => &notes::BuildId,
+        Content::PackageNote => &notes::PackageNote,
         Content::Got => &got::Got,
         Content::GotPlt => &got::GotPlt,
         Content::Plt => &plt::Plt,

@@ -53,11 +53,41 @@ impl Chunk for BuildId {
     }
 }
 
+/// `.note.package` (`--package-metadata=JSON`, the Fedora/systemd package metadata note): owner
+/// "FDO", type NT_FDO_PACKAGING_METADATA, the JSON as a NUL-terminated string, padded to 4.
+pub struct PackageNote;
+
+/// NT_FDO_PACKAGING_METADATA.
+const NT_FDO_PACKAGING_METADATA: u32 = 0xcafe_1a7e;
+
+impl Chunk for PackageNote {
+    fn header(&self, _: &Ctx) -> Header {
+        Header { name: ".note.package", sh_type: elf::SHT_NOTE, flags: A, align: 4, entsize: 0 }
+    }
+    fn size(&self, s: &Sizing) -> Option<u64> {
+        let json = s.ctx.config.package_metadata.as_ref()?;
+        Some(16 + (json.len() as u64 + 1).next_multiple_of(4))
+    }
+    fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
+        let json = w.linked.config.package_metadata.as_deref().unwrap_or_default();
+        let header = NoteHeader64 {
+            n_namesz: U32::new(LE, 4),
+            n_descsz: U32::new(LE, json.len() as u32 + 1),
+            n_type: U32::new(LE, NT_FDO_PACKAGING_METADATA),
+        };
+        buf[0..12].copy_from_slice(pod::bytes_of(&header));
+        buf[12..16].copy_from_slice(b"FDO\0");
+        buf[16..16 + json.len()].copy_from_slice(json);
+        Ok(Vec::new())
+    }
+}
+
 /// The descriptor's size for each `--build-id` style.
 pub fn build_id_len(b: &Style) -> u64 {
     match b {
         Style::None => 0,
         Style::Sha1 => 20,
+        Style::Sha256 => 32,
         Style::Md5 | Style::Uuid => 16,
         Style::Hex(h) => h.len() as u64,
     }
@@ -70,7 +100,7 @@ pub const BUILD_ID_CHUNK: usize = 1 << 20;
 
 /// Whether `style` is computed from the output's bytes.
 fn hashed(style: &Style) -> bool {
-    matches!(style, Style::Sha1 | Style::Md5)
+    matches!(style, Style::Sha1 | Style::Md5 | Style::Sha256)
 }
 
 /// The digests of consecutive chunks (`data` starts on a chunk boundary).
@@ -133,7 +163,7 @@ pub fn build_id(style: &Style, digests: &[[u8; 32]]) -> Result<Vec<u8>> {
             b[8] = (b[8] & 0x3f) | 0x80;
             b.to_vec()
         }
-        Style::Sha1 | Style::Md5 => {
+        Style::Sha1 | Style::Md5 | Style::Sha256 => {
             let mut h = blake3::Hasher::new();
             digests.iter().for_each(|d| {
                 h.update(d);
@@ -154,6 +184,7 @@ mod tests {
         assert_eq!(d.len(), 4, "one digest per started chunk");
         let sha1 = build_id(&Style::Sha1, &d).unwrap();
         let md5 = build_id(&Style::Md5, &d).unwrap();
+        assert_eq!(build_id(&Style::Sha256, &d).unwrap().len(), 32);
         assert_eq!((sha1.len(), md5.len()), (20, 16));
         // One byte changed in the last, short chunk changes the id.
         let mut other = data.clone();
