@@ -430,6 +430,14 @@ fn bad_symbol_and_relocation_indices() {
     let mut e = Elf::open(&o);
     let bad = e.set(".symtab", 40, 999).write(&c.tmp.join("link.o"));
     c.fails(&[&bad], &["link.o", "symbol table"]);
+    // The last symbol's section index says "extended" (SHN_XINDEX) but the file has no
+    // SHT_SYMTAB_SHNDX section to hold it.
+    let mut e = Elf::open(&o);
+    let (symtab, size) = (e.contents(".symtab"), e.u64_at(e.header(".symtab") + 32) as usize);
+    let last = symtab + size - 24;
+    e.bytes[last + 6..last + 8].copy_from_slice(&0xffffu16.to_le_bytes());
+    let bad = e.write(&c.tmp.join("xindex.o"));
+    c.fails(&[&bad], &["xindex.o", "extended section index", "SHT_SYMTAB_SHNDX"]);
     c.tmp.finish();
 }
 

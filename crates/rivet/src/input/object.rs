@@ -386,6 +386,10 @@ fn read_groups<'a>(
 
 fn check_symbols(file: &ObjectFile) -> Result<()> {
     for i in 0..file.syms.len() {
+        ensure!(
+            file.syms[i].st_shndx.get(LE) != elf::SHN_XINDEX || file.symtab.shndx(LE, object::SymbolIndex(i)).is_some(),
+            "symbol {i} has an extended section index but the file has no SHT_SYMTAB_SHNDX entry for it"
+        );
         let shndx = file.sym_shndx(i);
         if let Some(sec) = shndx {
             ensure!((sec as usize) < file.sections.len(), "symbol {i} is in section {sec}, which does not exist");
@@ -412,7 +416,7 @@ impl<'a> ObjectFile<'a> {
         let shndx = sym.st_shndx.get(LE);
         match shndx {
             elf::SHN_UNDEF | elf::SHN_ABS | elf::SHN_COMMON => None,
-            elf::SHN_XINDEX => Some(self.symtab.shndx(LE, object::SymbolIndex(index)).unwrap_or(u32::MAX)),
+            elf::SHN_XINDEX => self.symtab.shndx(LE, object::SymbolIndex(index)),
             s if s >= elf::SHN_LORESERVE => None,
             s => Some(s as u32),
         }

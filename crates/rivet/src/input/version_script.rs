@@ -194,13 +194,13 @@ pub fn parse(text: &str) -> Result<Vec<VersionNode>> {
 /// Shell-style glob: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`, and `\c` for a literal `c`.
 pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
     let (mut p, mut t) = (0, 0);
-    let (mut star_p, mut star_t) = (usize::MAX, 0);
+    // The last `*` seen and where in the text it started matching (None: no `*` yet).
+    let mut star: Option<(usize, usize)> = None;
     while t < text.len() {
         if p < pattern.len() {
             match pattern[p] {
                 b'*' => {
-                    star_p = p;
-                    star_t = t;
+                    star = Some((p, t));
                     p += 1;
                     continue;
                 }
@@ -235,12 +235,11 @@ pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
                 _ => {}
             }
         }
-        if star_p == usize::MAX {
-            return false;
-        }
-        p = star_p + 1;
-        star_t += 1;
-        t = star_t;
+        // Backtrack: the last `*` takes one more character.
+        let Some((star_p, star_t)) = star.as_mut() else { return false };
+        *star_t += 1;
+        p = *star_p + 1;
+        t = *star_t;
     }
     pattern[p..].iter().all(|&c| c == b'*')
 }

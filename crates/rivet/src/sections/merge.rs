@@ -298,7 +298,9 @@ pub fn merge(ctx: &mut Ctx) {
         .with_max_len(8)
         .enumerate()
         .map(|(c, pieces)| {
-            let mut offs = vec![u32::MAX; pieces.len()];
+            // Only the pieces this section owns get an offset; the others' entries are never read
+            // (every owner is an owned piece).
+            let mut offs = vec![0u32; pieces.len()];
             let mut at = 0u64;
             for (pi, p) in pieces.iter().enumerate() {
                 if owner_of[c][pi] != (c as u32, pi as u32) || tails.contains_key(&(c as u32, pi as u32)) {
