@@ -130,9 +130,12 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         .collect();
     let res = timer
         .phase("resolve symbols", || {
-            resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config.allow_multiple_definition)
+            resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config)
         })
         .map_err(|e| diag.fail(e))?;
+    for w in &res.warnings {
+        diag.warn(w);
+    }
     // The archive members resolution picked are read again when writing.
     if let Some(p) = &prefetcher {
         p.flush();

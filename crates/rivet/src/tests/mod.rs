@@ -119,8 +119,7 @@ impl Inputs {
     /// Symbol resolution (`resolve::resolve`) over the inputs.
     pub fn resolve(&self) -> Result<Resolution<'_>, Vec<String>> {
         let timer = crate::timing::Timer::new();
-        let allow = self.config.allow_multiple_definition;
-        crate::resolve::resolve(&self.loaded, &self.roots, &self.renames, None, &timer, allow)
+        crate::resolve::resolve(&self.loaded, &self.roots, &self.renames, None, &timer, &self.config)
             .map_err(|errors| errors.iter().map(|e| e.to_string()).collect())
     }
 
