@@ -243,19 +243,16 @@ pub struct Config {
     /// `--filter=NAME` / `-F NAME`, `--auxiliary=NAME` / `-f NAME`: DT_FILTER / DT_AUXILIARY.
     pub filters: Vec<String>,
     pub auxiliaries: Vec<String>,
-    /// `--rosegment` (default) / `--no-rosegment`: with the latter, read-only data shares the
-    /// executable segment (lld's single RX segment).
-    pub rosegment: bool,
+    /// `--rosegment` (Some(true)): read-only data in a segment of its own, also under
+    /// `-z noseparate-code`; `--no-rosegment` (Some(false)): read-only data shares the executable
+    /// segment (lld's single RX segment). None: as `-z separate-code` decides (GNU ld's rule).
+    pub rosegment: Option<bool>,
     /// `--warn-common` / `--no-warn-common`: warn when a common symbol meets another common or a
     /// definition, in GNU ld's words.
     pub warn_common: bool,
     /// `-z keep-text-section-prefix`: `.text.hot.*`, `.text.unknown.*`, `.text.unlikely.*`,
     /// `.text.startup.*`, `.text.exit.*`, `.text.split.*` go to output sections of those names.
     pub keep_text_section_prefix: bool,
-    /// `-z dynamic-undefined-weak` (Some(true)) / `-z nodynamic-undefined-weak` (Some(false));
-    /// None: the default (undefined weak symbols are dynamic in a shared library or PIE that
-    /// links shared libraries, as in lld).
-    pub dynamic_undefined_weak: Option<bool>,
     /// `-N` / `--omagic` (off after `--no-omagic`): text and data in one RWX segment, not
     /// page-aligned.
     pub omagic: bool,
@@ -364,10 +361,9 @@ impl Default for Config {
             undefined_globs: Vec::new(),
             filters: Vec::new(),
             auxiliaries: Vec::new(),
-            rosegment: true,
+            rosegment: None,
             warn_common: false,
             keep_text_section_prefix: false,
-            dynamic_undefined_weak: None,
             omagic: false,
             dependency_file: None,
             prefetch_inputs: None,
@@ -784,8 +780,8 @@ impl ArgParser {
             "nostdlib" => c.nostdlib = true,
             "prefetch-inputs" => c.prefetch_inputs = Some(true),
             "no-prefetch-inputs" => c.prefetch_inputs = Some(false),
-            "rosegment" => c.rosegment = true,
-            "no-rosegment" => c.rosegment = false,
+            "rosegment" => c.rosegment = Some(true),
+            "no-rosegment" => c.rosegment = Some(false),
             "start-lib" => {
                 ensure!(!self.state.lazy, "nested --start-lib");
                 self.state.lazy = true;
@@ -987,8 +983,6 @@ impl ArgParser {
             "nopack-relative-relocs" => c.pack_relative_relocs = false,
             "keep-text-section-prefix" => c.keep_text_section_prefix = true,
             "nokeep-text-section-prefix" => c.keep_text_section_prefix = false,
-            "dynamic-undefined-weak" => c.dynamic_undefined_weak = Some(true),
-            "nodynamic-undefined-weak" => c.dynamic_undefined_weak = Some(false),
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
                     let n = parse_number(v)
@@ -1175,8 +1169,6 @@ const Z_KEYWORDS: &[&str] = &[
     "nopack-relative-relocs",
     "keep-text-section-prefix",
     "nokeep-text-section-prefix",
-    "dynamic-undefined-weak",
-    "nodynamic-undefined-weak",
     "max-page-size=",
     "common-page-size=",
     "stack-size=",

@@ -861,7 +861,8 @@ impl<'a> Resolver<'a, '_> {
                     s.weak = false;
                     if self.warn_common {
                         let (old, name) = (&self.objects[cf].name, s.display());
-                        self.warnings.push(format!("{}: definition of `{name}' overriding common from {old}", obj.name));
+                        self.warnings
+                            .push(format!("{}: definition of `{name}' overriding common from {old}", obj.name));
                     }
                 }
                 _ => {}

@@ -152,8 +152,13 @@ impl Inputs {
             crate::sections::icf::fold(&mut ctx, self.config.icf == crate::args::Icf::Safe);
         }
         let strip_debug = self.config.strip != crate::args::Strip::None;
-        ctx.sections =
-            crate::sections::output::build(&mut ctx.objects, &ctx.file_order, strip_debug, self.config.sort_section);
+        ctx.sections = crate::sections::output::build(
+            &mut ctx.objects,
+            &ctx.file_order,
+            strip_debug,
+            self.config.sort_section,
+            false,
+        );
         crate::layout::define_reserved_symbols(&mut ctx);
         ctx
     }
