@@ -253,11 +253,6 @@ pub struct Config {
     /// `-z keep-text-section-prefix`: `.text.hot.*`, `.text.unknown.*`, `.text.unlikely.*`,
     /// `.text.startup.*`, `.text.exit.*`, `.text.split.*` go to output sections of those names.
     pub keep_text_section_prefix: bool,
-    /// `-N` / `--omagic` (off after `--no-omagic`): text and data in one RWX segment, not
-    /// page-aligned.
-    pub omagic: bool,
-    /// `--dependency-file=FILE`: a make rule naming the output's inputs.
-    pub dependency_file: Option<PathBuf>,
     /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
     /// automatic choice, which `--io-strategy=auto` also names).
     pub prefetch_inputs: Option<bool>,
@@ -364,8 +359,6 @@ impl Default for Config {
             rosegment: None,
             warn_common: false,
             keep_text_section_prefix: false,
-            omagic: false,
-            dependency_file: None,
             prefetch_inputs: None,
             copy_method: None,
             raw_args: Vec::new(),
@@ -505,7 +498,6 @@ const WITH_VALUE: &[&str] = &[
     "undefined-glob",
     "filter",
     "auxiliary",
-    "dependency-file",
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
@@ -662,9 +654,6 @@ const KNOWN_FLAGS: &[&str] = &[
     "end-lib",
     "warn-common",
     "no-warn-common",
-    "N",
-    "omagic",
-    "no-omagic",
 ];
 
 impl ArgParser {
@@ -792,8 +781,6 @@ impl ArgParser {
             }
             "warn-common" => c.warn_common = true,
             "no-warn-common" => c.warn_common = false,
-            "N" | "omagic" => c.omagic = true,
-            "no-omagic" => c.omagic = false,
             _ => bail!("unknown argument '{arg}'"),
         }
         Ok(())
@@ -937,7 +924,6 @@ impl ArgParser {
             "F" | "filter" => c.filters.push(v),
             "f" | "auxiliary" => c.auxiliaries.push(v),
             "undefined-glob" => c.undefined_globs.push(v),
-            "dependency-file" => c.dependency_file = Some(PathBuf::from(v)),
             _ => bail!("unknown argument '-{name}'"),
         }
         Ok(())
