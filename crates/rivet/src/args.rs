@@ -14,6 +14,9 @@ pub struct InputState {
     pub whole_archive: bool,
     /// `-Bstatic` (also `-static`, `-dn`, `-non_shared`): `-l` finds only `lib*.a`.
     pub static_only: bool,
+    /// Between `--start-lib` and `--end-lib`: an object is loaded only when it defines a symbol
+    /// that is needed, as an archive member is.
+    pub lazy: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -231,8 +234,25 @@ pub struct Config {
     pub discard: Discard,
     /// `--print-map` / `-M` to stdout.
     pub print_map: bool,
-    /// `--trace` / `-t`: print each input file name as it is opened.
+    /// `--trace` / `-t`: print each file that takes part in the link (objects, archive members as
+    /// `archive.a(member.o)`, shared libraries) on stdout, as lld does.
     pub trace: bool,
+    /// `--undefined-glob=PATTERN`: every symbol matching it that an archive member (or a
+    /// `--start-lib` object) defines loads that member, as `-u` would.
+    pub undefined_globs: Vec<String>,
+    /// `--filter=NAME` / `-F NAME`, `--auxiliary=NAME` / `-f NAME`: DT_FILTER / DT_AUXILIARY.
+    pub filters: Vec<String>,
+    pub auxiliaries: Vec<String>,
+    /// `--rosegment` (Some(true)): read-only data in a segment of its own, also under
+    /// `-z noseparate-code`; `--no-rosegment` (Some(false)): read-only data shares the executable
+    /// segment (lld's single RX segment). None: as `-z separate-code` decides (GNU ld's rule).
+    pub rosegment: Option<bool>,
+    /// `--warn-common` / `--no-warn-common`: warn when a common symbol meets another common or a
+    /// definition, in GNU ld's words.
+    pub warn_common: bool,
+    /// `-z keep-text-section-prefix`: `.text.hot.*`, `.text.unknown.*`, `.text.unlikely.*`,
+    /// `.text.startup.*`, `.text.exit.*`, `.text.split.*` go to output sections of those names.
+    pub keep_text_section_prefix: bool,
     /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
     /// automatic choice, which `--io-strategy=auto` also names).
     pub prefetch_inputs: Option<bool>,
@@ -333,6 +353,12 @@ impl Default for Config {
             discard: Discard::Locals,
             print_map: false,
             trace: false,
+            undefined_globs: Vec::new(),
+            filters: Vec::new(),
+            auxiliaries: Vec::new(),
+            rosegment: None,
+            warn_common: false,
+            keep_text_section_prefix: false,
             prefetch_inputs: None,
             copy_method: None,
             raw_args: Vec::new(),
@@ -469,6 +495,9 @@ const WITH_VALUE: &[&str] = &[
     "audit",
     "f",
     "F",
+    "undefined-glob",
+    "filter",
+    "auxiliary",
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
@@ -619,6 +648,12 @@ const KNOWN_FLAGS: &[&str] = &[
     "prefetch-inputs",
     "no-prefetch-inputs",
     "threads",
+    "rosegment",
+    "no-rosegment",
+    "start-lib",
+    "end-lib",
+    "warn-common",
+    "no-warn-common",
 ];
 
 impl ArgParser {
@@ -734,6 +769,18 @@ impl ArgParser {
             "nostdlib" => c.nostdlib = true,
             "prefetch-inputs" => c.prefetch_inputs = Some(true),
             "no-prefetch-inputs" => c.prefetch_inputs = Some(false),
+            "rosegment" => c.rosegment = Some(true),
+            "no-rosegment" => c.rosegment = Some(false),
+            "start-lib" => {
+                ensure!(!self.state.lazy, "nested --start-lib");
+                self.state.lazy = true;
+            }
+            "end-lib" => {
+                ensure!(self.state.lazy, "stray --end-lib");
+                self.state.lazy = false;
+            }
+            "warn-common" => c.warn_common = true,
+            "no-warn-common" => c.warn_common = false,
             _ => bail!("unknown argument '{arg}'"),
         }
         Ok(())
@@ -873,7 +920,10 @@ impl ArgParser {
                 bail!("-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)")
             }
             "y" | "trace-symbol" => bail!("-y {v}: --trace-symbol is not supported yet"),
-            "f" | "F" | "audit" => bail!("-{name}: auxiliary/filter libraries are not supported yet"),
+            "audit" => bail!("--audit: audit libraries are not supported yet"),
+            "F" | "filter" => c.filters.push(v),
+            "f" | "auxiliary" => c.auxiliaries.push(v),
+            "undefined-glob" => c.undefined_globs.push(v),
             _ => bail!("unknown argument '-{name}'"),
         }
         Ok(())
@@ -917,6 +967,8 @@ impl ArgParser {
             "ibtplt" => c.ibt_plt = true,
             "pack-relative-relocs" => c.pack_relative_relocs = true,
             "nopack-relative-relocs" => c.pack_relative_relocs = false,
+            "keep-text-section-prefix" => c.keep_text_section_prefix = true,
+            "nokeep-text-section-prefix" => c.keep_text_section_prefix = false,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
                     let n = parse_number(v)
@@ -1065,8 +1117,7 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>> {
 
 /// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
 /// that a configure probe grepping it does not take them for supported.
-const REFUSED: &[&str] =
-    &["emit-relocs", "q", "y", "trace-symbol", "f", "F", "audit", "rpath-link", "no-allow-shlib-undefined"];
+const REFUSED: &[&str] = &["emit-relocs", "q", "y", "trace-symbol", "audit", "rpath-link", "no-allow-shlib-undefined"];
 
 /// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
 const Z_KEYWORDS: &[&str] = &[
@@ -1102,6 +1153,8 @@ const Z_KEYWORDS: &[&str] = &[
     "ibtplt",
     "pack-relative-relocs",
     "nopack-relative-relocs",
+    "keep-text-section-prefix",
+    "nokeep-text-section-prefix",
     "max-page-size=",
     "common-page-size=",
     "stack-size=",

@@ -235,9 +235,10 @@ struct LoadPlan {
 
 /// Groups sorted alloc sections into PT_LOADs: headers+notes (R), code (RX), read-only data (R),
 /// RELRO data (RW), other data and bss (RW). Without `-z separate-code` the first three share one
-/// RX segment, as GNU ld does.
+/// RX segment, as GNU ld does; `--rosegment` keeps them apart all the same and `--no-rosegment`
+/// puts them together all the same (lld's single RX segment).
 fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
-    let separate = ctx.config.separate_code;
+    let separate = ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
     let relro = ctx.config.relro;
     let mut loads: Vec<LoadPlan> = Vec::new();
     let segment_of = |class: u8| -> (u8, u32, bool) {

@@ -72,8 +72,20 @@ fn reject_unimplemented(config: &Config) -> Result<()> {
     }
 }
 
+/// Options that only mean something in some outputs (GNU ld's and lld's words).
+fn check_option_outputs(config: &Config) -> Result<()> {
+    if !config.shared && !config.filters.is_empty() {
+        return Err(fatal!("-F may not be used without -shared"));
+    }
+    if !config.shared && !config.auxiliaries.is_empty() {
+        return Err(fatal!("-f may not be used without -shared"));
+    }
+    Ok(())
+}
+
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     reject_unimplemented(config)?;
+    check_option_outputs(config)?;
     let kind = OutputKind::from_config(config)?;
     let io_start = rivet_io::stats::snapshot();
     // Memory as the link finds it, and whether to prefetch: decided before any input is opened.
@@ -129,10 +141,11 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         .flat_map(|w| [(w.clone(), format!("__wrap_{w}")), (format!("__real_{w}"), w.clone())])
         .collect();
     let res = timer
-        .phase("resolve symbols", || {
-            resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config.allow_multiple_definition)
-        })
+        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config))
         .map_err(|e| diag.fail(e))?;
+    for w in &res.warnings {
+        diag.warn(w);
+    }
     // The archive members resolution picked are read again when writing.
     if let Some(p) = &prefetcher {
         p.flush();
@@ -181,7 +194,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Group live input sections into output sections by name.
     timer.phase("output sections", || {
         let strip_debug = config.strip != Strip::None;
-        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section);
+        let keep_prefix = config.keep_text_section_prefix;
+        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix);
         layout::define_reserved_symbols(&mut ctx);
     });
     timer.phase("check symbols", || check::check_symbols(&ctx))?;

@@ -4,6 +4,7 @@
 //! wins, the first COMDAT group of a signature is kept. Archives behave as in lld: every archive seen
 //! so far can satisfy a reference, so `--start-group` needs no re-scanning and the result does not
 //! depend on how often a library is repeated.
+use crate::args::Config;
 use crate::diag::{Context, Error, Result};
 use crate::fatal;
 use crate::ids::{FileId, IdVec, SharedId, SymbolId};
@@ -103,6 +104,8 @@ pub struct Resolution<'a> {
     pub shared: IdVec<SharedId, SharedInput<'a>>,
     pub symbols: IdVec<SymbolId, Symbol<'a>>,
     pub by_name: SymbolMap<'a>,
+    /// Warnings resolution found (`--warn-common`), for the caller to report.
+    pub warnings: Vec<String>,
 }
 
 /// STV_HIDDEN or STV_INTERNAL: the symbol binds inside the output.
@@ -302,17 +305,23 @@ struct Resolver<'a, 'x> {
     duplicates: Vec<(SymbolId, FileId, FileId)>,
     /// `--allow-multiple-definition` / `-z muldefs`: the first definition wins, silently.
     allow_multiple_definition: bool,
+    /// `--trace`: each object is printed as it joins the link.
+    trace: bool,
+    /// `--warn-common`: the warnings, in GNU ld's words.
+    warn_common: bool,
+    warnings: Vec<String>,
 }
 
 /// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
-/// (the entry point, `-u`).
+/// (the entry point, `-u`). From `config`: `--allow-multiple-definition`, `--trace`,
+/// `--undefined-glob`, `--warn-common`.
 pub fn resolve<'a>(
     loaded: &'a [Loaded],
     roots: &'a [String],
     renames: &'a [(String, String)],
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
-    allow_multiple_definition: bool,
+    config: &Config,
 ) -> Result<Resolution<'a>, Vec<Error>> {
     let (archives, errors) = parse_archives(loaded);
     if !errors.is_empty() {
@@ -361,9 +370,12 @@ pub fn resolve<'a>(
             next_seq: 0,
             errors: Vec::new(),
             duplicates: Vec::new(),
-            allow_multiple_definition,
+            allow_multiple_definition: config.allow_multiple_definition,
+            trace: config.trace,
+            warn_common: config.warn_common,
+            warnings: Vec::new(),
         };
-        r.run(roots, &mut direct)
+        r.run(roots, &config.undefined_globs, &mut direct)
     })
 }
 
@@ -371,6 +383,7 @@ impl<'a> Resolver<'a, '_> {
     fn run(
         mut self,
         roots: &'a [String],
+        globs: &[String],
         direct: &mut HashMap<u32, ParsedObject<'a>>,
     ) -> Result<Resolution<'a>, Vec<Error>> {
         let r = &mut self;
@@ -390,6 +403,7 @@ impl<'a> Resolver<'a, '_> {
         }
         for (pos, l) in loaded.iter().enumerate() {
             match l.kind {
+                Kind::Object if l.state.lazy => r.add_archive(pos as u32),
                 Kind::Object => {
                     let parsed = direct.remove(&(pos as u32)).expect("parsed above");
                     r.add_object(parsed);
@@ -399,6 +413,7 @@ impl<'a> Resolver<'a, '_> {
             }
             r.drain_queue();
         }
+        r.undefined_globs(globs);
         r.unlazy_fetched();
         r.bind_versioned_references();
         r.report_duplicates();
@@ -406,7 +421,8 @@ impl<'a> Resolver<'a, '_> {
             return Err(std::mem::take(&mut r.errors));
         }
         let r = self;
-        Ok(Resolution { objects: r.objects, shared: r.shared, symbols: r.symbols, by_name: r.by_name })
+        let (objects, shared, symbols, by_name, warnings) = (r.objects, r.shared, r.symbols, r.by_name, r.warnings);
+        Ok(Resolution { objects, shared, symbols, by_name, warnings })
     }
 }
 
@@ -419,7 +435,11 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<Error>) {
         .map(|l| {
             // --whole-archive takes every member, also those the symbol table does not name.
             let parse = if l.state.whole_archive { archive::parse } else { archive::parse_lazily };
-            (l.kind == Kind::Archive).then(|| parse(l.file.data()))
+            match l.kind {
+                Kind::Archive => Some(parse(l.file.data())),
+                Kind::Object if l.state.lazy => Some(lazy_object(l)),
+                _ => None,
+            }
         })
         .collect();
     let mut errors = Vec::new();
@@ -442,6 +462,12 @@ fn parse_archives(loaded: &[Loaded]) -> (Vec<Option<Archive<'_>>>, Vec<Error>) {
     (archives, errors)
 }
 
+/// An object between `--start-lib` and `--end-lib`, as an archive whose one member is itself.
+fn lazy_object(l: &Loaded) -> Result<Archive<'_>> {
+    let data = l.file.data();
+    Ok(archive::single_member(l.name.as_bytes(), data, object::defined_globals(data)?))
+}
+
 /// Objects named on the command line are all needed: parse them in parallel up front.
 fn parse_command_line_objects<'a>(
     loaded: &'a [Loaded],
@@ -452,7 +478,7 @@ fn parse_command_line_objects<'a>(
         .par_iter()
         .with_max_len(1)
         .enumerate()
-        .filter(|(_, l)| l.kind == Kind::Object)
+        .filter(|(_, l)| l.kind == Kind::Object && !l.state.lazy)
         .map(|(pos, l)| {
             // One trace span per input file (depth 2: in --time-trace, not in the table).
             let start = timer.origin_elapsed();
@@ -492,7 +518,11 @@ fn load_member<'a>(
     let ar = archives[pos as usize].as_ref().expect("archive parsed");
     let m = ar.member(member as usize).context(&l.name)?;
     let member_name = String::from_utf8_lossy(m.name);
-    let name = format!("{}({})", l.name, member_name);
+    // A `--start-lib` object is named as itself, at its own place on the command line.
+    let (name, order) = match l.kind {
+        Kind::Object => (l.name.clone(), (pos, 0)),
+        _ => (format!("{}({})", l.name, member_name), (pos, member + 1)),
+    };
     let data: &'a [u8] = match m.data {
         Some(d) => {
             // The member's sections are read again when writing: start reading them now.
@@ -515,7 +545,7 @@ fn load_member<'a>(
     if !object::is_elf(data) {
         return Ok(None);
     }
-    let obj = object::parse(data, name, (pos, member + 1), &l.arena)?;
+    let obj = object::parse(data, name, order, &l.arena)?;
     Ok(Some(prepare(obj, renames)))
 }
 
@@ -554,7 +584,7 @@ impl<'a> Resolver<'a, '_> {
         let Some(ar) = &self.archives[pos as usize] else {
             return;
         };
-        if self.loaded[pos as usize].state.whole_archive {
+        if self.loaded[pos as usize].state.whole_archive && self.loaded[pos as usize].kind == Kind::Archive {
             for m in 0..ar.member_count() as u32 {
                 self.enqueue(pos, m);
             }
@@ -636,6 +666,9 @@ impl<'a> Resolver<'a, '_> {
                 self.enqueue(archive, member);
             }
         }
+        if self.trace {
+            println!("{}", l.name);
+        }
         self.shared.push(SharedInput { file, as_needed: l.state.as_needed });
     }
 
@@ -664,6 +697,9 @@ impl<'a> Resolver<'a, '_> {
     }
 
     fn add_object(&mut self, (mut obj, globals, comdats): ParsedObject<'a>) {
+        if self.trace {
+            println!("{}", obj.name);
+        }
         let file = self.objects.next_id();
         // Every global gets its id first, so that a group signed by one of them is claimed by the
         // id; then the groups, since a symbol in a dropped group is only a reference; then the
@@ -802,18 +838,40 @@ impl<'a> Resolver<'a, '_> {
             Def::Common { file: cf, sym: cs } => match new {
                 Def::Common { .. } => {
                     let old_size = self.objects[cf].syms[cs as usize].st_size.get(LE);
-                    if sym.st_size.get(LE) > old_size {
+                    let new_size = sym.st_size.get(LE);
+                    if new_size > old_size {
                         s.def = new;
+                    }
+                    if self.warn_common {
+                        let (old, name) = (&self.objects[cf].name, s.display());
+                        self.warnings.push(match new_size.cmp(&old_size) {
+                            std::cmp::Ordering::Greater => {
+                                format!("{}: common of `{name}' overriding smaller common from {old}", obj.name)
+                            }
+                            std::cmp::Ordering::Less => {
+                                format!("{}: common of `{name}' overridden by larger common from {old}", obj.name)
+                            }
+                            std::cmp::Ordering::Equal => format!("{} and {old}: multiple common of `{name}'", obj.name),
+                        });
                     }
                 }
                 // A strong definition overrides a common symbol (GNU ld and lld agree); a weak one does not.
                 _ if !weak => {
                     s.def = new;
                     s.weak = false;
+                    if self.warn_common {
+                        let (old, name) = (&self.objects[cf].name, s.display());
+                        self.warnings
+                            .push(format!("{}: definition of `{name}' overriding common from {old}", obj.name));
+                    }
                 }
                 _ => {}
             },
             Def::Defined { file: other, .. } => {
+                if self.warn_common && !s.weak && matches!(new, Def::Common { .. }) {
+                    let (old, name) = (&self.objects[other].name, s.display());
+                    self.warnings.push(format!("{}: common of `{name}' overridden by definition from {old}", obj.name));
+                }
                 if s.weak && !weak {
                     s.def = new;
                     s.weak = false;
@@ -822,6 +880,27 @@ impl<'a> Resolver<'a, '_> {
                 }
             }
         }
+    }
+
+    /// `--undefined-glob`: every lazy symbol matching a pattern loads its member, as `-u` would
+    /// (lld's rule; the archives' and `--start-lib` objects' symbols, after every input is read).
+    fn undefined_globs(&mut self, globs: &[String]) {
+        if globs.is_empty() {
+            return;
+        }
+        let matches = |name: &[u8]| globs.iter().any(|g| crate::input::version_script::glob_match(g.as_bytes(), name));
+        let fetch: Vec<(u32, u32)> = self
+            .symbols
+            .iter()
+            .filter_map(|s| match s.def {
+                Def::Lazy { archive, member } if matches(s.name) => Some((archive, member)),
+                _ => None,
+            })
+            .collect();
+        for (archive, member) in fetch {
+            self.enqueue(archive, member);
+        }
+        self.drain_queue();
     }
 
     /// A symbol still lazy whose member was fetched was not defined by it (the archive's symbol

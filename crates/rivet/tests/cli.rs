@@ -808,3 +808,293 @@ fn executable_without_shared_libraries_is_static() {
     }
     tmp.finish();
 }
+
+/// Compiles each (file, C source) in `tmp` with `gcc -c` and `cflags`.
+fn compile_all(tmp: &TempDir, sources: &[(&str, &str)], cflags: &[&str]) {
+    for (file, text) in sources {
+        std::fs::write(tmp.join(file), text).unwrap();
+        must(Command::new("gcc").current_dir(&tmp.path).arg("-c").args(cflags).arg(file));
+    }
+}
+
+/// Runs `ld` (the linker under test or a reference) in `tmp` with `args`; its output.
+fn run_ld(tmp: &TempDir, ld: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(ld).current_dir(&tmp.path).args(args).output().unwrap()
+}
+
+/// The names of the defined global symbols of `file` (nm), sorted.
+fn defined_globals(file: &Path) -> Vec<String> {
+    let out = must(Command::new("nm").arg("-g").arg("--defined-only").arg(file));
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .map(String::from)
+        .collect();
+    names.sort();
+    names
+}
+
+const LLD: &str = "ld.lld-19";
+
+/// `--trace` prints what lld prints, on stdout: objects, the archive members that were loaded as
+/// `archive(member)` (thin archives too), shared libraries; not the archives themselves.
+#[test]
+fn trace_prints_inputs_as_lld() {
+    if !testing_rivet() || !have("gcc") || !have(LLD) {
+        return;
+    }
+    let tmp = TempDir::new("cli-trace");
+    compile_all(
+        &tmp,
+        &[
+            ("long-long-long-filename.c", "int three(void) { return 3; }\n"),
+            ("b.c", "int five(void) { return 5; }\n"),
+            ("unused.c", "int unused(void) { return 0; }\n"),
+            ("c.c", "int three(void); int five(void);\nint _start(void) { return three() + five(); }\n"),
+            ("lib.c", "int lib(void) { return 1; }\n"),
+        ],
+        &["-fPIC"],
+    );
+    must(Command::new("ar").current_dir(&tmp.path).args([
+        "rcs",
+        "d.a",
+        "long-long-long-filename.o",
+        "b.o",
+        "unused.o",
+    ]));
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcsT", "thin.a", "long-long-long-filename.o", "b.o"]));
+    must(Command::new(LLD).current_dir(&tmp.path).args(["-shared", "-o", "lib.so", "lib.o"]));
+    for archive in ["d.a", "thin.a"] {
+        let args = ["-t", "-o", "out", "c.o", archive, "lib.so"];
+        let ours = run_ld(&tmp, &linker(), &args);
+        let lld = run_ld(&tmp, Path::new(LLD), &args);
+        assert!(ours.status.success() && lld.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&lld.stdout), "{archive}");
+        assert!(String::from_utf8_lossy(&ours.stdout).contains(&format!("{archive}(b.o)")));
+    }
+    tmp.finish();
+}
+
+/// `--start-lib`/`--end-lib` objects are loaded only for a symbol that is needed, and
+/// `--undefined-glob` loads the archive members (and such objects) defining matching symbols,
+/// wherever the archive stands: the symbols each output defines are lld's.
+#[test]
+fn start_lib_and_undefined_glob_load_what_lld_loads() {
+    if !have("gcc") || !have(LLD) || !have("nm") {
+        return;
+    }
+    let tmp = TempDir::new("cli-lazy");
+    compile_all(
+        &tmp,
+        &[
+            ("foo.c", "int foo = 1;\n"),
+            ("foobar.c", "int foobar = 1;\n"),
+            ("baz.c", "int baz = 1;\n"),
+            ("uses_baz.c", "extern int baz; int get_baz(void) { return baz; }\n"),
+            ("main.c", "int get_baz(void);\nint _start(void) { return 0; }\nint call(void) { return get_baz(); }\n"),
+            ("plain.c", "int _start(void) { return 0; }\n"),
+        ],
+        &[],
+    );
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcs", "d.a", "foo.o", "foobar.o", "baz.o"]));
+    let cases: &[&[&str]] = &[
+        &["--start-lib", "foo.o", "foobar.o", "--end-lib", "plain.o"],
+        // baz.o is needed (through uses_baz.o, itself needed by main.o); foo.o and foobar.o not.
+        &["--start-lib", "foo.o", "baz.o", "uses_baz.o", "--end-lib", "main.o"],
+        &["d.a", "plain.o"],
+        &["d.a", "plain.o", "--undefined-glob=foo*"],
+        &["d.a", "plain.o", "--undefined-glob", "f?o", "--undefined-glob=[b]az"],
+        &["--start-lib", "foo.o", "baz.o", "--end-lib", "plain.o", "--undefined-glob=*a*"],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        let mut names = Vec::new();
+        for (who, ld) in [("lld", Path::new(LLD)), ("ours", linker().as_path())] {
+            let out = format!("{who}-{i}");
+            let o = run_ld(&tmp, ld, &[&["-o", &out], *args].concat());
+            assert!(o.status.success(), "{who} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+            names.push(defined_globals(&tmp.join(&out)));
+        }
+        assert_eq!(names[1], names[0], "{args:?}");
+    }
+    tmp.finish();
+}
+
+/// `--warn-common` says what GNU ld says, in its words; `--fatal-warnings` makes it fail the link.
+#[test]
+fn warn_common_matches_gnu_ld() {
+    if !testing_rivet() || !have("gcc") || !have("ld.bfd") {
+        return;
+    }
+    let tmp = TempDir::new("cli-warn-common");
+    compile_all(
+        &tmp,
+        &[
+            ("a.c", "int foo;\n"),
+            ("b.c", "int foo;\nint _start(void) { return foo; }\n"),
+            ("big.c", "long foo[4];\n"),
+            ("def.c", "int foo = 1;\n"),
+        ],
+        &["-fcommon"],
+    );
+    // GNU ld: "ld.bfd: b.o and a.o: warning: multiple common of `foo'"; rivet:
+    // "rivet: warning: b.o and a.o: multiple common of `foo'".
+    let words = |stderr: &[u8], tool: &str| -> Vec<String> {
+        String::from_utf8_lossy(stderr)
+            .lines()
+            .map(|l| l.replacen(tool, "", 1).replacen("warning: ", "", 1))
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    for inputs in [&["a.o", "b.o"][..], &["a.o", "big.o", "b.o"], &["a.o", "def.o", "b.o"], &["def.o", "a.o", "b.o"]] {
+        let args = [&["--warn-common", "-o", "out"], inputs].concat();
+        let gnu = run_ld(&tmp, Path::new("ld.bfd"), &args);
+        let ours = run_ld(&tmp, &linker(), &args);
+        assert!(ours.status.success(), "{inputs:?}");
+        let expected = words(&gnu.stderr, "ld.bfd: ");
+        assert!(!expected.is_empty(), "{inputs:?}");
+        assert_eq!(words(&ours.stderr, "rivet: "), expected, "{inputs:?}");
+        // Without the option, nothing is said.
+        assert!(run_ld(&tmp, &linker(), &args[1..]).stderr.is_empty(), "{inputs:?}");
+    }
+    let fatal = run_ld(&tmp, &linker(), &["--warn-common", "--fatal-warnings", "-o", "fatal", "a.o", "b.o"]);
+    assert_eq!(fatal.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&fatal.stderr).contains("error: b.o and a.o: multiple common of `foo'"));
+    assert!(!tmp.join("fatal").exists());
+    tmp.finish();
+}
+
+/// `--filter`/`-F` and `--auxiliary`/`-f` give the DT_FILTER and DT_AUXILIARY entries lld gives
+/// (every one, in order), and are refused outside a shared library as lld and GNU ld refuse them.
+#[test]
+fn filter_and_auxiliary_entries_match_lld() {
+    if !testing_rivet() || !have("gcc") || !have(LLD) || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-filter");
+    std::fs::write(tmp.join("a.s"), ".globl _start\n_start:\n nop\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));
+    let entries = |file: &str| -> Vec<String> {
+        let out = must(Command::new("readelf").arg("-dW").arg(tmp.join(file)));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("(FILTER)") || l.contains("(AUXILIARY)"))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let args = ["-shared", "a.o", "--filter", "foo", "-F", "bar", "--auxiliary=aux1", "-f", "aux2", "-soname", "x"];
+    must(Command::new(LLD).current_dir(&tmp.path).args(args).args(["-o", "lld.so"]));
+    must(Command::new(linker()).current_dir(&tmp.path).args(args).args(["-o", "ours.so"]));
+    let expected = entries("lld.so");
+    assert_eq!(expected.len(), 4);
+    assert_eq!(entries("ours.so"), expected);
+    for (opt, message) in [("-F", "-F may not be used without -shared"), ("-f", "-f may not be used without -shared")] {
+        let o = run_ld(&tmp, &linker(), &["a.o", opt, "foo", "-o", "exe"]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stderr).contains(message), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    tmp.finish();
+}
+
+/// The output sections of the PT_LOAD that holds `.text`, from `readelf -lW`'s mapping.
+fn text_segment(file: &Path) -> Vec<String> {
+    let out = must(Command::new("readelf").arg("-lW").arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mapping = text.split("Segment Sections...").nth(1).unwrap_or("").to_string();
+    mapping
+        .lines()
+        .map(|l| l.split_whitespace().skip(1).map(String::from).collect::<Vec<_>>())
+        .find(|secs| {
+            secs.iter().any(|s| s == ".text") && secs.iter().any(|s| s == ".init" || s == ".plt" || s == ".fini")
+        })
+        .unwrap_or_default()
+}
+
+/// `--no-rosegment` puts read-only data in the executable segment, `--rosegment` keeps it out
+/// also under `-z noseparate-code`: where `.rodata` and `.dynsym` go is where lld puts them.
+#[test]
+fn rosegment_places_read_only_data_as_lld() {
+    if !have("gcc") || !have(LLD) || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-rosegment");
+    compile_all(&tmp, &[("a.c", "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n")], &[]);
+    let lld_dir = tmp.join("lld");
+    std::fs::create_dir_all(&lld_dir).unwrap();
+    let _ = std::os::unix::fs::symlink(which(LLD), lld_dir.join("ld"));
+    for flags in [&["--no-rosegment"][..], &["--rosegment", "-z", "noseparate-code"], &["--rosegment"]] {
+        let mut has = Vec::new();
+        for (who, dir) in [("lld", lld_dir.clone()), ("ours", linker_dir(&tmp))] {
+            let out = format!("{who}-{}", flags.len());
+            let mut cmd = Command::new("gcc");
+            cmd.current_dir(&tmp.path).arg("-B").arg(&dir).args(["a.o", "-o", &out]);
+            cmd.arg(format!("-Wl,{}", flags.join(",")));
+            must(&mut cmd);
+            let exe = tmp.join(&out);
+            let secs = text_segment(&exe);
+            has.push([".rodata", ".dynsym", ".eh_frame"].map(|s| secs.iter().any(|x| x == s)));
+            assert_eq!(must(&mut Command::new(&exe)).stdout, b"hello\n", "{who} {flags:?}");
+        }
+        assert_eq!(has[1], has[0], "{flags:?}: which of .rodata, .dynsym, .eh_frame share .text's segment");
+    }
+    tmp.finish();
+}
+
+fn which(tool: &str) -> PathBuf {
+    let out = must(Command::new("sh").args(["-c", &format!("command -v {tool}")]));
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// `-z keep-text-section-prefix` keeps `.text.hot`, `.text.unlikely`, ... as output sections of
+/// their own, with the same members lld gives them; without it they are all `.text`.
+#[test]
+fn keep_text_section_prefix_names_sections_as_lld() {
+    if !have("gcc") || !have(LLD) || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("cli-text-prefix");
+    let mut asm = String::from(".globl _start\n.text\n_start:\n ret\n");
+    for name in [
+        ".text.hot",
+        ".text.hot.foo",
+        ".text.hotter",
+        ".text.unknown.foo",
+        ".text.unlikely",
+        ".text.unlikely.foo",
+        ".text.startup.foo",
+        ".text.exit",
+        ".text.split.x",
+        ".text.foo",
+    ] {
+        asm.push_str(&format!(".section {name},\"ax\",@progbits\n.ascii \"{name} \"\n"));
+    }
+    std::fs::write(tmp.join("a.s"), asm).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));
+    let text_sections = |file: &str| -> Vec<(String, String)> {
+        let out = must(Command::new("readelf").arg("-SW").arg(tmp.join(file)));
+        let mut v: Vec<(String, String)> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split(']').nth(1)?.split_whitespace().next().map(String::from))
+            .filter(|n| n.starts_with(".text"))
+            .map(|n| {
+                let dump = must(Command::new("readelf").arg("-p").arg(&n).arg(tmp.join(file)));
+                let s = String::from_utf8_lossy(&dump.stdout);
+                (n, s.lines().filter_map(|l| l.split(']').nth(1)).map(str::trim).collect::<Vec<_>>().join(" "))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    for flags in [
+        &["-z", "keep-text-section-prefix"][..],
+        &[],
+        &["-z", "keep-text-section-prefix", "-z", "nokeep-text-section-prefix"],
+    ] {
+        let args = [&["a.o"], flags].concat();
+        must(Command::new(LLD).current_dir(&tmp.path).args(&args).args(["-o", "lld"]));
+        must(Command::new(linker()).current_dir(&tmp.path).args(&args).args(["-o", "ours"]));
+        let expected = text_sections("lld");
+        assert_eq!(text_sections("ours"), expected, "{flags:?}");
+        assert_eq!(expected.len(), if flags.len() == 2 { 7 } else { 1 }, "{expected:?}");
+    }
+    tmp.finish();
+}

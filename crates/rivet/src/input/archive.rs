@@ -63,6 +63,18 @@ impl<'a> Archive<'a> {
     }
 }
 
+/// An object between `--start-lib` and `--end-lib` seen as an archive of one member, itself:
+/// `symbols` are the names it defines, and a reference to one of them loads it.
+pub fn single_member<'a>(name: &'a [u8], data: &'a [u8], symbols: Vec<&'a [u8]>) -> Archive<'a> {
+    let member = Member { name, data: Some(data), header_offset: 0, size: data.len() };
+    Archive {
+        thin: false,
+        members: Members::Read(vec![member]),
+        symbols: symbols.into_iter().map(|s| (s, 0)).collect(),
+        has_symbol_table: true,
+    }
+}
+
 const HEADER_SIZE: usize = 60;
 
 /// True when `data` starts with an archive magic.

@@ -141,9 +141,6 @@ impl Loader<'_> {
     }
 
     fn add_path(&mut self, path: &Path, state: InputState) {
-        if self.config.trace {
-            eprintln!("{}", path.display());
-        }
         let start = self.timer.origin_elapsed();
         self.add_path_untimed(path, state);
         self.timer.record(&format!("open {}", path.display()), 2, start, self.timer.origin_elapsed() - start);

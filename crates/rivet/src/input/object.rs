@@ -128,6 +128,27 @@ pub fn parse<'a>(
     }
 }
 
+/// The names a relocatable object defines globally (`foo@@V` cut to `foo`), as an archive's symbol
+/// table would list them: what makes an object between `--start-lib` and `--end-lib` loaded.
+pub fn defined_globals(data: &[u8]) -> Result<Vec<&[u8]>> {
+    use object::read::elf::Sym as _;
+    let kind = check_header(data)?;
+    ensure!(kind == elf::ET_REL, "not a relocatable object (ELF type {kind})");
+    let header = Header::parse(data).context("bad ELF header")?;
+    let table = header.sections(LE, data).context("bad section header table")?;
+    let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).context("bad symbol table")?;
+    let mut names = Vec::new();
+    for sym in symtab.symbols() {
+        if sym.st_info >> 4 == elf::STB_LOCAL || sym.st_shndx.get(LE) == elf::SHN_UNDEF {
+            continue;
+        }
+        let name = sym.name(LE, symtab.strings()).map_err(|_| fatal!("bad symbol name offset"))?;
+        let cut = memchr::memmem::find(name, b"@@").unwrap_or(name.len());
+        names.push(&name[..cut]);
+    }
+    Ok(names)
+}
+
 /// `parse`, the file not yet named.
 fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -> Result<ObjectFile<'a>> {
     let kind = check_header(data)?;

@@ -122,6 +122,24 @@ pub const CLASS_DATA: u8 = 4;
 pub const CLASS_BSS: u8 = 5;
 pub const CLASS_NONALLOC: u8 = 6;
 
+/// The text prefixes `-z keep-text-section-prefix` keeps as output sections of their own (lld's
+/// list): `.text.hot` and `.text.hot.*` go to `.text.hot`, and so on.
+const KEPT_TEXT_PREFIXES: &[&[u8]] =
+    &[b".text.hot", b".text.unknown", b".text.unlikely", b".text.startup", b".text.exit", b".text.split"];
+
+/// `output_name`, and with `keep_text_prefix` (`-z keep-text-section-prefix`) the names of
+/// `KEPT_TEXT_PREFIXES` kept.
+pub fn output_name_for(name: &[u8], keep_text_prefix: bool) -> &[u8] {
+    if keep_text_prefix {
+        for p in KEPT_TEXT_PREFIXES {
+            if name == *p || (name.starts_with(p) && name.get(p.len()) == Some(&b'.')) {
+                return p;
+            }
+        }
+    }
+    output_name(name)
+}
+
 /// GNU ld's default script maps `.text.foo` into `.text`, `.rodata.str1.1` into `.rodata`, and so on;
 /// any other name is an orphan section that keeps its name.
 pub fn output_name(name: &[u8]) -> &[u8] {
@@ -247,12 +265,14 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
 
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
-/// `sort` is `--sort-section`: `name` or `alignment`.
+/// `sort` is `--sort-section`: `name` or `alignment`; `keep_text_prefix` is
+/// `-z keep-text-section-prefix`.
 pub fn build(
     objects: &mut Objects,
     file_order: &[FileId],
     strip_debug: bool,
     sort: Option<crate::args::SortSection>,
+    keep_text_prefix: bool,
 ) -> Sections {
     let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
@@ -267,7 +287,7 @@ pub fn build(
                 sec.live = false;
                 continue;
             }
-            let name = output_name(sec.name);
+            let name = output_name_for(sec.name, keep_text_prefix);
             let idx = *by_name.entry(name).or_insert_with(|| {
                 let n = String::from_utf8_lossy(name).into_owned();
                 out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs))
@@ -358,6 +378,10 @@ mod tests {
         assert_eq!(output_name(b"my_section"), b"my_section");
         assert_eq!(output_name(b".tbss.x"), b".tbss");
         assert_eq!(output_name(b".tcommon"), b".tbss");
+        assert_eq!(output_name_for(b".text.hot.f", true), b".text.hot");
+        assert_eq!(output_name_for(b".text.unlikely", true), b".text.unlikely");
+        assert_eq!(output_name_for(b".text.hotter", true), b".text");
+        assert_eq!(output_name_for(b".text.hot.f", false), b".text");
     }
 
     #[test]

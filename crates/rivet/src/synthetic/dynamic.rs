@@ -140,6 +140,8 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
     if !ctx.config.rpath.is_empty() {
         p.runpath = Some(strings.add(ctx.config.rpath.join(":").as_bytes()));
     }
+    p.filters = ctx.config.filters.iter().map(|f| strings.add(f.as_bytes())).collect();
+    p.auxiliaries = ctx.config.auxiliaries.iter().map(|f| strings.add(f.as_bytes())).collect();
     let wanted = wanted_by_libraries(ctx);
     // Which symbols go in .dynsym, decided on every thread: Some(true) hashed, Some(false)
     // unhashed (imports without an address of their own).

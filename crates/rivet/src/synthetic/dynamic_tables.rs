@@ -17,6 +17,9 @@ pub struct DynPlan {
     pub needed: Vec<u32>,
     pub soname: Option<u32>,
     pub runpath: Option<u32>,
+    /// `--filter` / `--auxiliary` names (DT_FILTER / DT_AUXILIARY), in command-line order.
+    pub filters: Vec<u32>,
+    pub auxiliaries: Vec<u32>,
     pub versym: Vec<u16>,
     pub verneed: Vec<u8>,
     pub verneed_count: u32,

@@ -119,8 +119,7 @@ impl Inputs {
     /// Symbol resolution (`resolve::resolve`) over the inputs.
     pub fn resolve(&self) -> Result<Resolution<'_>, Vec<String>> {
         let timer = crate::timing::Timer::new();
-        let allow = self.config.allow_multiple_definition;
-        crate::resolve::resolve(&self.loaded, &self.roots, &self.renames, None, &timer, allow)
+        crate::resolve::resolve(&self.loaded, &self.roots, &self.renames, None, &timer, &self.config)
             .map_err(|errors| errors.iter().map(|e| e.to_string()).collect())
     }
 
@@ -153,8 +152,13 @@ impl Inputs {
             crate::sections::icf::fold(&mut ctx, self.config.icf == crate::args::Icf::Safe);
         }
         let strip_debug = self.config.strip != crate::args::Strip::None;
-        ctx.sections =
-            crate::sections::output::build(&mut ctx.objects, &ctx.file_order, strip_debug, self.config.sort_section);
+        ctx.sections = crate::sections::output::build(
+            &mut ctx.objects,
+            &ctx.file_order,
+            strip_debug,
+            self.config.sort_section,
+            false,
+        );
         crate::layout::define_reserved_symbols(&mut ctx);
         ctx
     }

@@ -104,6 +104,13 @@ pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
         let tag = if ctx.config.new_dtags { DT_RUNPATH } else { DT_RPATH };
         push(tag, DynValue::Value(rp as u64));
     }
+    // After DT_RUNPATH, as GNU ld places them; every one given, as lld keeps them.
+    for &f in &ctx.dynsym.filters {
+        push(DT_FILTER, DynValue::Value(f as u64));
+    }
+    for &a in &ctx.dynsym.auxiliaries {
+        push(DT_AUXILIARY, DynValue::Value(a as u64));
+    }
     if dynamic_output {
         for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
             if let Some(&sym) = ctx.by_name.get(name) {
