@@ -1,7 +1,7 @@
 //! The link, as a pipeline: one call per stage, each timed, each handing the next a plain data
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output.
-use crate::args::{Config, Icf, Strip};
+use crate::args::{Config, Icf, InputArg, Strip};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Diag, Result};
 use crate::input;
@@ -53,27 +53,10 @@ fn root_symbols(config: &Config) -> Vec<String> {
     roots
 }
 
-/// Options the command line accepts (they have a meaning rivet will implement) but this version
-/// does not implement yet: refusing them is honest; ignoring them would link something else than
-/// the user asked for.
-fn reject_unimplemented(config: &Config) -> Result<()> {
-    let mut missing: Vec<&str> = Vec::new();
-    let mut check = |set: bool, name: &'static str| {
-        if set {
-            missing.push(name);
-        }
-    };
-    // Both need the libraries' own dependencies loaded, which rivet does not do yet.
-    check(!config.rpath_link.is_empty(), "-rpath-link");
-    check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
-    match missing.as_slice() {
-        [] => Ok(()),
-        list => Err(fatal!("not supported yet: {}", list.join(", "))),
-    }
-}
-
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
-    reject_unimplemented(config)?;
+    // As GNU ld and lld: a link of nothing is an error, not an empty a.out.
+    let named = |i: &InputArg| matches!(i, InputArg::File { .. } | InputArg::Library { .. });
+    crate::ensure!(config.inputs.iter().any(named), "no input files");
     let kind = OutputKind::from_config(config)?;
     let io_start = rivet_io::stats::snapshot();
     // Memory as the link finds it, and whether to prefetch: decided before any input is opened.
