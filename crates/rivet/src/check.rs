@@ -4,13 +4,14 @@
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::symbol_name;
 use crate::resolve::{self, Def};
+use object::elf::STV_DEFAULT;
 
 /// Which undefined symbols are reported, and how (lld's policy).
 struct Policy {
     /// Those the objects refer to (`-z defs`; by default, except in a shared library).
     objects: bool,
     /// Those of the shared libraries whose dependencies are all loaded too
-    /// (`--no-allow-shlib-undefined`).
+    /// (`--no-allow-shlib-undefined`; by default, except in a shared library).
     shlibs: bool,
     /// As warnings (`--warn-unresolved-symbols`): the link goes on.
     warn: bool,
@@ -21,7 +22,8 @@ impl Policy {
         let shared = ctx.kind == OutputKind::Shared;
         Policy {
             objects: ctx.config.no_undefined.unwrap_or(!shared),
-            shlibs: ctx.config.allow_shlib_undefined.map_or(false, |allow| !allow),
+            // By default checked for executables only, as lld and GNU ld do.
+            shlibs: ctx.config.allow_shlib_undefined.map_or(!shared, |allow| !allow),
             warn: ctx.config.warn_unresolved,
         }
     }
@@ -56,18 +58,18 @@ pub fn check_symbols(ctx: &Ctx) -> crate::diag::Result<()> {
 fn undefined_in_objects(ctx: &Ctx, policy: &Policy) {
     let undefined_ok: Vec<&[u8]> = ctx.config.undefined.iter().map(|s| s.as_bytes()).collect();
     let entry_default = ctx.config.entry.is_none();
-    // A hidden symbol must be defined in the output whatever the options say (lld's rule), so it is
-    // an error even when the others are ignored or warned about.
+    // A hidden, internal or protected symbol must be defined in the output whatever the options say
+    // (lld's rule), so it is an error even when the others are ignored or warned about.
     let found = resolve::undefined_symbol_errors_in(&ctx.objects, &ctx.symbols, &|s| {
         // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
         // `__tls_get_addr` is only called by general/local-dynamic TLS sequences, which an
         // executable relaxes away; a call outside such a sequence is an error when relocating.
         let name = s.name;
         let exempt = undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr";
-        !exempt && (policy.objects || s.is_hidden())
+        !exempt && (policy.objects || s.visibility != STV_DEFAULT)
     });
     for (id, e) in found {
-        match ctx.symbols[id].is_hidden() {
+        match ctx.symbols[id].visibility != STV_DEFAULT {
             true => ctx.diag.error(e),
             false => policy.report(ctx, e),
         }

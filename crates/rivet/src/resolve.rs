@@ -872,7 +872,15 @@ pub fn undefined_symbol_errors_in(
             // GNU ld and lld link this without a word.
             continue;
         }
-        let mut msg = format!("undefined symbol: {}", crate::diag::symbol_name(s.name));
+        // lld names a visibility other than the default (such a symbol must be defined here).
+        let visibility = match s.visibility {
+            _ if s.localized_from.is_some() => "",
+            elf::STV_HIDDEN => "hidden ",
+            elf::STV_PROTECTED => "protected ",
+            elf::STV_INTERNAL => "internal ",
+            _ => "",
+        };
+        let mut msg = format!("undefined {visibility}symbol: {}", crate::diag::symbol_name(s.name));
         for r in refs.iter().take(3) {
             msg.push_str(&format!("\n>>> referenced by {r}"));
         }
