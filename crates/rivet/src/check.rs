@@ -76,17 +76,19 @@ fn undefined_in_objects(ctx: &Ctx, policy: &Policy) {
     }
 }
 
-/// lld's `--no-allow-shlib-undefined`: a shared library whose DT_NEEDED libraries are all on the
-/// command line should find every symbol it needs among them, the output and the other libraries;
-/// one that nothing defines, or that the output defines but does not export, will fail to bind at
-/// run time. (A library with a dependency rivet has not loaded is not checked: the missing symbol
-/// may be there.)
+/// `--no-allow-shlib-undefined`, lld's check: a shared library's symbol that nothing defines, or
+/// that the output defines but does not export, will fail to bind at run time. Checked only when
+/// every library on the command line has its DT_NEEDED libraries loaded too: rivet, like lld, does
+/// not load dependencies, and a missing symbol may be in one of them, where the loader finds it
+/// (lld skips only the libraries whose own dependencies are missing, and so rejects links that GNU
+/// ld, which loads them, accepts: `-lbar -lbaz` where libbar.so needs libfoo.so and libbaz.so uses
+/// a symbol of libfoo.so).
 fn undefined_in_shared_libraries(ctx: &Ctx, policy: &Policy) {
     let loaded: Vec<&[u8]> = ctx.shared.iter().map(|l| l.file.needed_name.as_bytes()).collect();
+    if !ctx.shared.iter().all(|lib| lib.file.needed.iter().all(|n| loaded.contains(n))) {
+        return;
+    }
     for lib in ctx.shared.iter() {
-        if !lib.file.needed.iter().all(|n| loaded.contains(n)) {
-            continue;
-        }
         for &(name, weak) in &lib.file.undefined {
             let Some(&id) = ctx.by_name.get(name) else { continue };
             let s = &ctx.symbols[id];
