@@ -1088,8 +1088,7 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>> {
 
 /// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
 /// that a configure probe grepping it does not take them for supported.
-const REFUSED: &[&str] =
-    &["emit-relocs", "q", "y", "trace-symbol", "f", "F", "audit"];
+const REFUSED: &[&str] = &["emit-relocs", "q", "y", "trace-symbol", "f", "F", "audit"];
 
 /// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
 const Z_KEYWORDS: &[&str] = &[

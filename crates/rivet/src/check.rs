@@ -106,8 +106,8 @@ fn undefined_in_shared_libraries(ctx: &Ctx, policy: &Policy) {
                         lib.file.name
                     ),
                 ),
-                Def::Defined { file, .. } | Def::Common { file, .. } if s.is_hidden() && !in_a_library() => {
-                    policy.report(
+                Def::Defined { file, .. } | Def::Common { file, .. } if s.is_hidden() && !in_a_library() => policy
+                    .report(
                         ctx,
                         format!(
                             "non-exported symbol '{}' in '{}' is referenced by DSO '{}'",
@@ -115,8 +115,7 @@ fn undefined_in_shared_libraries(ctx: &Ctx, policy: &Policy) {
                             ctx.objects[file].name,
                             lib.file.name
                         ),
-                    )
-                }
+                    ),
                 _ => {}
             }
         }

@@ -854,7 +854,12 @@ fn unresolved_symbol_options_agree_with_lld() {
         void _start(void) { __asm__ volatile(\"syscall\" :: \"a\"(60), \"D\"((long)&missing)); }\n";
     compile(dir, "caller", caller, &[]);
     compile(dir, "lib", "int missing_fn(void);\nint api(void) { return missing_fn(); }\n", &["-fPIC"]);
-    compile(dir, "hidden", "__attribute__((visibility(\"hidden\"))) int hid(void);\nint main(void) { return hid(); }\n", &[]);
+    compile(
+        dir,
+        "hidden",
+        "__attribute__((visibility(\"hidden\"))) int hid(void);\nint main(void) { return hid(); }\n",
+        &[],
+    );
     let exe = ["-static", "caller.o", "-o", "exe"];
     let warned = |e: &str| e.matches("warning: undefined symbol: missing").count();
     // (options, links, warns)
@@ -883,7 +888,10 @@ fn unresolved_symbol_options_agree_with_lld() {
         if testing_rivet() {
             assert_eq!(warned(&stderr), warns as usize, "{opts:?}:\n{stderr}");
             if !ok {
-                assert!(stderr.contains("error: undefined symbol: missing\n>>> referenced by caller.o:(_start)"), "{stderr}");
+                assert!(
+                    stderr.contains("error: undefined symbol: missing\n>>> referenced by caller.o:(_start)"),
+                    "{stderr}"
+                );
             }
         }
         if ok {
@@ -960,7 +968,8 @@ fn shared_library_undefined_symbols_agree_with_lld() {
         (&["-shared", "--no-allow-shlib-undefined", "libbar.so"], false, msg),
     ];
     for &(opts, ok, expected) in cases {
-        let args: Vec<&str> = exe.iter().chain(opts).copied().filter(|a| !(opts.contains(&"-shared") && *a == "-pie")).collect();
+        let args: Vec<&str> =
+            exe.iter().chain(opts).copied().filter(|a| !(opts.contains(&"-shared") && *a == "-pie")).collect();
         let stderr = agrees_with_lld(dir, &args, ok);
         assert!(!testing_rivet() || stderr.contains(expected), "{opts:?}: {stderr}");
     }
@@ -1018,9 +1027,12 @@ fn error_limit_counts_printed_errors_like_lld() {
     let decls: String = (0..25).map(|i| format!("int f{i}(void);")).collect();
     compile(dir, "many", &format!("{decls}\nint main(void) {{ {calls} return 0; }}\n"), &[]);
     let printed = |e: &str| e.matches("error: undefined symbol: f").count();
-    for (opts, count, stopped) in
-        [(&[][..], 20, true), (&["--error-limit=0"], 25, false), (&["--error-limit", "5"], 5, true), (&["--error-limit=30"], 25, false)]
-    {
+    for (opts, count, stopped) in [
+        (&[][..], 20, true),
+        (&["--error-limit=0"], 25, false),
+        (&["--error-limit", "5"], 5, true),
+        (&["--error-limit=30"], 25, false),
+    ] {
         let args: Vec<&str> = ["-static", "-e", "main", "-o", "exe", "many.o"].iter().chain(opts).copied().collect();
         let stderr = agrees_with_lld(dir, &args, false);
         if testing_rivet() {
@@ -1063,7 +1075,8 @@ fn unused_undefined_symbol_is_not_an_error() {
         return;
     }
     let tmp = TempDir::new("cli-unused-undef");
-    std::fs::write(tmp.join("a.s"), ".globl _start, foo\n_start:\n mov $60, %eax\n xor %edi, %edi\n syscall\n").unwrap();
+    std::fs::write(tmp.join("a.s"), ".globl _start, foo\n_start:\n mov $60, %eax\n xor %edi, %edi\n syscall\n")
+        .unwrap();
     must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));
     agrees_with_lld(&tmp.path, &["-o", "exe", "a.o"], true);
     agrees_with_lld(&tmp.path, &["-shared", "-z", "defs", "-o", "a.so", "a.o"], true);
@@ -1082,7 +1095,9 @@ fn rpath_link_is_accepted_and_changes_nothing() {
     let dir = &tmp.path;
     compile(dir, "main", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n", &[]);
     let mut outputs = Vec::new();
-    for (out, extra) in [("plain", ""), ("with", "-Wl,-rpath-link,/nonexistent:/usr/lib"), ("eq", "-Wl,--rpath-link=/opt")] {
+    for (out, extra) in
+        [("plain", ""), ("with", "-Wl,-rpath-link,/nonexistent:/usr/lib"), ("eq", "-Wl,--rpath-link=/opt")]
+    {
         let mut cmd = Command::new("gcc");
         cmd.current_dir(dir).arg("-B").arg(linker_dir(&tmp)).args(["main.o", "-o", out]);
         if !extra.is_empty() {
