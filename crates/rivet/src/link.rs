@@ -10,7 +10,7 @@ use crate::resolve;
 use crate::sections::{compress, frames, output};
 use crate::synthetic::symtab;
 use crate::timing::Timer;
-use crate::{arch, check, fatal, layout, symbol_options, write};
+use crate::{arch, check, layout, symbol_options, write};
 use rivet_io::{InputCache, OutputFile, OutputMode};
 
 /// What the link did, for the reports.
