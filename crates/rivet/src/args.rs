@@ -152,10 +152,21 @@ pub struct Config {
     /// `--dynamic-list` does in a shared library (lld's semantics).
     pub export_dynamic_symbol_lists: Vec<PathBuf>,
     pub export_dynamic_symbols: Vec<String>,
-    /// `--no-undefined` / `-z defs`.
-    pub no_undefined: bool,
-    /// `--allow-shlib-undefined` (Some(true)) / `--no-allow-shlib-undefined` (Some(false)).
+    /// Whether undefined symbols referenced by the objects are reported, the last of these options
+    /// deciding (as in lld): Some(true) for `--no-undefined`, `-z defs`,
+    /// `--unresolved-symbols=report-all|ignore-in-shared-libs`; Some(false) for `-z undefs`,
+    /// `--unresolved-symbols=ignore-all|ignore-in-object-files`; None: reported unless `-shared`.
+    pub no_undefined: Option<bool>,
+    /// `--allow-shlib-undefined` (Some(true)) / `--no-allow-shlib-undefined` (Some(false)); the
+    /// `--unresolved-symbols=` values set it too (the last option deciding, as in lld).
     pub allow_shlib_undefined: Option<bool>,
+    /// `--warn-unresolved-symbols` (true) / `--error-unresolved-symbols` (false): the undefined
+    /// symbols that are reported are warnings, and the link goes on.
+    pub warn_unresolved: bool,
+    /// `--error-limit=N`: errors printed before stopping (0: all). lld's default, 20.
+    pub error_limit: usize,
+    /// `--demangle` (default) / `--no-demangle`: C++ names in diagnostics are demangled.
+    pub demangle: bool,
     /// `--no-undefined-version` (true) / `--undefined-version` (false). Default false.
     pub no_undefined_version: bool,
     /// `-Bsymbolic`, `-Bsymbolic-functions`, `-Bsymbolic-non-weak(-functions)`, `-Bno-symbolic`
@@ -314,8 +325,11 @@ impl Default for Config {
             dynamic_lists: Vec::new(),
             export_dynamic_symbol_lists: Vec::new(),
             export_dynamic_symbols: Vec::new(),
-            no_undefined: false,
+            no_undefined: None,
             allow_shlib_undefined: None,
+            warn_unresolved: false,
+            error_limit: 20,
+            demangle: true,
             no_undefined_version: false,
             symbolic: Symbolic::None,
             dt_flags_1: 0,
@@ -429,6 +443,12 @@ pub enum Discard {
 pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
     ("-plugin, -plugin-opt", "the LTO plugin only matters for LTO objects, which rivet rejects with an error"),
     ("--no-warn-mismatch", "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says"),
+    (
+        "-rpath-link, --rpath-link",
+        "GNU ld searches it for the libraries a shared library needs, to check their symbols; rivet, like lld, \
+         loads only the libraries the command line names, so it has nothing to find there",
+    ),
+    ("--warn-once", "rivet reports each undefined symbol once already, with its first references (as lld does)"),
     ("-nostdlib", "honoured: only -L directories are searched"),
 ];
 
@@ -454,6 +474,8 @@ const WITH_VALUE: &[&str] = &[
     "rpath",
     "R",
     "rpath-link",
+    "unresolved-symbols",
+    "error-limit",
     "dynamic-linker",
     "I",
     "version-script",
@@ -617,6 +639,11 @@ const KNOWN_FLAGS: &[&str] = &[
     "no-undefined",
     "allow-shlib-undefined",
     "no-allow-shlib-undefined",
+    "warn-unresolved-symbols",
+    "error-unresolved-symbols",
+    "warn-once",
+    "demangle",
+    "no-demangle",
     "no-undefined-version",
     "undefined-version",
     "Bsymbolic",
@@ -738,9 +765,15 @@ impl ArgParser {
             }
             "start-group" | "(" => c.inputs.push(InputArg::GroupStart),
             "end-group" | ")" => c.inputs.push(InputArg::GroupEnd),
-            "no-undefined" => c.no_undefined = true,
+            "no-undefined" => c.no_undefined = Some(true),
             "allow-shlib-undefined" => c.allow_shlib_undefined = Some(true),
             "no-allow-shlib-undefined" => c.allow_shlib_undefined = Some(false),
+            "warn-unresolved-symbols" => c.warn_unresolved = true,
+            "error-unresolved-symbols" => c.warn_unresolved = false,
+            // Accepted and ignored (IGNORED_OPTIONS says why).
+            "warn-once" => {}
+            "demangle" => c.demangle = true,
+            "no-demangle" => c.demangle = false,
             "no-undefined-version" => c.no_undefined_version = true,
             "undefined-version" => c.no_undefined_version = false,
             "Bsymbolic" => c.symbolic = Symbolic::All,
@@ -805,6 +838,27 @@ impl ArgParser {
             "h" | "soname" => c.soname = Some(v),
             "rpath" | "R" => c.rpath.push(v),
             "rpath-link" => c.rpath_link.push(v),
+            // lld's meaning: whether the objects' and the shared libraries' undefined symbols are
+            // reported.
+            "unresolved-symbols" => {
+                let (objects, shlibs) = match v.as_str() {
+                    "ignore-all" => (false, false),
+                    "ignore-in-object-files" => (false, true),
+                    "ignore-in-shared-libs" => (true, false),
+                    "report-all" => (true, true),
+                    _ => bail!(
+                        "unknown --unresolved-symbols value: {v} (ignore-all, ignore-in-object-files, \
+                         ignore-in-shared-libs or report-all)"
+                    ),
+                };
+                c.no_undefined = Some(objects);
+                c.allow_shlib_undefined = Some(!shlibs);
+            }
+            "error-limit" => {
+                c.error_limit = crate::expr::parse_number(&v)
+                    .and_then(|n| usize::try_from(n).ok())
+                    .with_context(|| format!("--error-limit: '{v}' is not a number"))?
+            }
             "dynamic-linker" | "I" => c.dynamic_linker = Some(v),
             "version-script" => c.version_scripts.push(PathBuf::from(v)),
             "dynamic-list" => c.dynamic_lists.push(PathBuf::from(v)),
@@ -949,8 +1003,8 @@ impl ArgParser {
                 c.separate_code = true;
                 c.separate_loadable_segments = true;
             }
-            "defs" => c.no_undefined = true,
-            "nodefs" | "undefs" => c.no_undefined = false,
+            "defs" => c.no_undefined = Some(true),
+            "nodefs" | "undefs" => c.no_undefined = Some(false),
             "initfirst" => c.dt_flags_1 |= object::elf::DF_1_INITFIRST,
             "interpose" => c.dt_flags_1 |= object::elf::DF_1_INTERPOSE,
             "nodefaultlib" => c.dt_flags_1 |= object::elf::DF_1_NODEFLIB,
@@ -1117,7 +1171,7 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>> {
 
 /// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
 /// that a configure probe grepping it does not take them for supported.
-const REFUSED: &[&str] = &["emit-relocs", "q", "y", "trace-symbol", "audit", "rpath-link", "no-allow-shlib-undefined"];
+const REFUSED: &[&str] = &["emit-relocs", "q", "y", "trace-symbol", "audit"];
 
 /// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
 const Z_KEYWORDS: &[&str] = &[
@@ -1252,7 +1306,7 @@ mod tests {
         }
         assert!(help.contains(" relro"), "-z relro");
         // Refused options are not advertised.
-        assert!(!help.contains("--emit-relocs") && !help.contains("--rpath-link"), "{help}");
+        assert!(!help.contains("--emit-relocs") && !help.contains("--audit"), "{help}");
         // Every -z keyword listed parses.
         for k in Z_KEYWORDS {
             let key = match k.strip_suffix('=') {

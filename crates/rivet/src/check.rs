@@ -1,12 +1,48 @@
-//! Checks between resolution and layout: undefined symbols (lld's message, with the references)
-//! and `--require-defined`.
+//! Checks between resolution and layout: undefined symbols (lld's message, with the references),
+//! as `--unresolved-symbols`, `-z defs`/`undefs`, `--[no-]allow-shlib-undefined` and
+//! `--warn-unresolved-symbols` ask, and `--require-defined`.
 use crate::ctx::{Ctx, OutputKind};
-use crate::diag::{Error, Result};
+use crate::diag::symbol_name;
 use crate::resolve::{self, Def};
+use object::elf::STV_DEFAULT;
+
+/// Which undefined symbols are reported, and how (lld's policy).
+struct Policy {
+    /// Those the objects refer to (`-z defs`; by default, except in a shared library).
+    objects: bool,
+    /// Those of the shared libraries whose dependencies are all loaded too
+    /// (`--no-allow-shlib-undefined`; by default, except in a shared library).
+    shlibs: bool,
+    /// As warnings (`--warn-unresolved-symbols`): the link goes on.
+    warn: bool,
+}
+
+impl Policy {
+    fn of(ctx: &Ctx) -> Policy {
+        let shared = ctx.kind == OutputKind::Shared;
+        Policy {
+            objects: ctx.config.no_undefined.unwrap_or(!shared),
+            // By default checked for executables only, as lld and GNU ld do.
+            shlibs: ctx.config.allow_shlib_undefined.map_or(!shared, |allow| !allow),
+            warn: ctx.config.warn_unresolved,
+        }
+    }
+
+    fn report(&self, ctx: &Ctx, msg: impl std::fmt::Display) {
+        match self.warn {
+            true => ctx.diag.warn(msg),
+            false => ctx.diag.error(msg),
+        }
+    }
+}
 
 /// Undefined symbols (lld's message with references) and `--require-defined`.
-pub fn check_symbols(ctx: &Ctx) -> Result<()> {
-    ctx.diag.report(undefined_errors(ctx));
+pub fn check_symbols(ctx: &Ctx) -> crate::diag::Result<()> {
+    let policy = Policy::of(ctx);
+    undefined_in_objects(ctx, &policy);
+    if policy.shlibs {
+        undefined_in_shared_libraries(ctx, &policy);
+    }
     for name in &ctx.config.require_defined {
         let defined = ctx
             .by_name
@@ -19,18 +55,69 @@ pub fn check_symbols(ctx: &Ctx) -> Result<()> {
     ctx.diag.check()
 }
 
-fn undefined_errors(ctx: &Ctx) -> Vec<Error> {
-    // A shared library may leave symbols for its users to define, unless -z defs.
-    if ctx.kind == OutputKind::Shared && !ctx.config.no_undefined {
-        return Vec::new();
-    }
+fn undefined_in_objects(ctx: &Ctx, policy: &Policy) {
     let undefined_ok: Vec<&[u8]> = ctx.config.undefined.iter().map(|s| s.as_bytes()).collect();
     let entry_default = ctx.config.entry.is_none();
-    // A view of the resolution for the message builder, borrowing the context's tables.
-    resolve::undefined_symbol_errors_in(&ctx.objects, &ctx.symbols, &|name| {
+    // A hidden, internal or protected symbol must be defined in the output whatever the options say
+    // (lld's rule), so it is an error even when the others are ignored or warned about.
+    let found = resolve::undefined_symbol_errors_in(&ctx.objects, &ctx.symbols, &|s| {
         // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
         // `__tls_get_addr` is only called by general/local-dynamic TLS sequences, which an
         // executable relaxes away; a call outside such a sequence is an error when relocating.
-        undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr"
-    })
+        let name = s.name;
+        let exempt = undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr";
+        !exempt && (policy.objects || s.visibility != STV_DEFAULT)
+    });
+    for (id, e) in found {
+        match ctx.symbols[id].visibility != STV_DEFAULT {
+            true => ctx.diag.error(e),
+            false => policy.report(ctx, e),
+        }
+    }
+}
+
+/// `--no-allow-shlib-undefined`, lld's check: a shared library's symbol that nothing defines, or
+/// that the output defines but does not export, will fail to bind at run time. Checked only when
+/// every library on the command line has its DT_NEEDED libraries loaded too: rivet, like lld, does
+/// not load dependencies, and a missing symbol may be in one of them, where the loader finds it
+/// (lld skips only the libraries whose own dependencies are missing, and so rejects links that GNU
+/// ld, which loads them, accepts: `-lbar -lbaz` where libbar.so needs libfoo.so and libbaz.so uses
+/// a symbol of libfoo.so).
+fn undefined_in_shared_libraries(ctx: &Ctx, policy: &Policy) {
+    let loaded: Vec<&[u8]> = ctx.shared.iter().map(|l| l.file.needed_name.as_bytes()).collect();
+    if !ctx.shared.iter().all(|lib| lib.file.needed.iter().all(|n| loaded.contains(n))) {
+        return;
+    }
+    for lib in ctx.shared.iter() {
+        for &(name, weak) in &lib.file.undefined {
+            let Some(&id) = ctx.by_name.get(name) else { continue };
+            let s = &ctx.symbols[id];
+            if weak || matches!(s.def, Def::Shared { .. }) {
+                continue;
+            }
+            // A library may define it in a version that only versioned references bind to.
+            let in_a_library = || ctx.shared.iter().any(|l| l.file.defined.iter().any(|d| d.name == name));
+            match s.def {
+                Def::Undefined | Def::Lazy { .. } if !in_a_library() => policy.report(
+                    ctx,
+                    format!(
+                        "undefined reference due to --no-allow-shlib-undefined: {}\n>>> referenced by {}",
+                        symbol_name(name),
+                        lib.file.name
+                    ),
+                ),
+                Def::Defined { file, .. } | Def::Common { file, .. } if s.is_hidden() && !in_a_library() => policy
+                    .report(
+                        ctx,
+                        format!(
+                            "non-exported symbol '{}' in '{}' is referenced by DSO '{}'",
+                            symbol_name(name),
+                            ctx.objects[file].name,
+                            lib.file.name
+                        ),
+                    ),
+                _ => {}
+            }
+        }
+    }
 }

@@ -12,6 +12,30 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 static COLOR: AtomicBool = AtomicBool::new(false);
+static DEMANGLE: AtomicBool = AtomicBool::new(true);
+
+/// `--demangle` (the default) / `--no-demangle`: whether `symbol_name` demangles.
+pub fn set_demangle(on: bool) {
+    DEMANGLE.store(on, Ordering::Relaxed);
+}
+
+/// A symbol's name as messages print it: a C++ (Itanium) name demangled, as lld prints it
+/// (`foo(int, int)`), unless `--no-demangle`; a version suffix (`@V`, `@@V`) follows unchanged.
+/// A name that does not demangle is printed as it is.
+pub fn symbol_name(name: &[u8]) -> String {
+    let (base, version) = match name.iter().position(|&b| b == b'@') {
+        Some(at) => name.split_at(at),
+        None => (name, &[][..]),
+    };
+    let plain = || String::from_utf8_lossy(name).into_owned();
+    if !DEMANGLE.load(Ordering::Relaxed) || !base.starts_with(b"_Z") {
+        return plain();
+    }
+    match cpp_demangle::Symbol::new(base).ok().and_then(|s| s.demangle().ok()) {
+        Some(d) => format!("{d}{}", String::from_utf8_lossy(version)),
+        None => plain(),
+    }
+}
 
 /// `--color-diagnostics[=always|never|auto]`: `Some` forces colours on or off; `None` (auto, lld's
 /// default) colours when stderr is a terminal.
@@ -171,7 +195,7 @@ pub struct Diag {
     fatal_warnings: bool,
     /// Serialises printing so lines from different threads do not interleave.
     out: Mutex<()>,
-    /// Stop printing after this many errors (lld's --error-limit default is 20).
+    /// Stop printing after this many errors (`--error-limit`, lld's default 20; 0: no limit).
     error_limit: usize,
     /// Count without printing (in-process callers such as the fuzz targets).
     silent: bool,
@@ -189,6 +213,11 @@ impl Diag {
         }
     }
 
+    /// `--error-limit=N`: print at most `n` errors (0: all of them).
+    pub fn with_error_limit(self, n: usize) -> Diag {
+        Diag { error_limit: if n == 0 { usize::MAX } else { n }, ..self }
+    }
+
     /// Counts errors and warnings without printing them.
     pub fn quiet() -> Diag {
         Diag { silent: true, ..Diag::new(false) }
@@ -203,7 +232,10 @@ impl Diag {
         if n < self.error_limit {
             eprintln!("{}{msg}", prefix("error"));
         } else if n == self.error_limit {
-            eprintln!("{}too many errors emitted, stopping now", prefix("error"));
+            eprintln!(
+                "{}too many errors emitted, stopping now (use --error-limit=0 to see all errors)",
+                prefix("error")
+            );
         }
     }
 
@@ -248,6 +280,15 @@ impl Diag {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn symbol_names_are_demangled_like_lld() {
+        assert_eq!(symbol_name(b"_Z3fooii"), "foo(int, int)");
+        assert_eq!(symbol_name(b"_ZN2ns7versionEv@@V1"), "ns::version()@@V1");
+        // Not mangled, or not a valid mangling: as it is.
+        assert_eq!(symbol_name(b"Pi"), "Pi");
+        assert_eq!(symbol_name(b"_Zunknown"), "_Zunknown");
+    }
 
     fn open(path: &str) -> Result<String> {
         Ok(std::fs::read_to_string(path)?)
@@ -327,6 +368,9 @@ mod tests {
         let strict = Diag { silent: true, ..Diag::new(true) };
         strict.warn("now an error");
         assert_eq!(strict.error_count(), 1);
+        // --error-limit=0 means no limit.
+        assert_eq!(Diag::quiet().with_error_limit(0).error_limit, usize::MAX);
+        assert_eq!(Diag::quiet().with_error_limit(3).error_limit, 3);
         // Nothing reported but the pass failed: still an error that stops the link.
         assert_eq!(Diag::quiet().fail(Vec::<Error>::new()).to_string(), "link failed");
     }

@@ -1,7 +1,7 @@
 //! The link, as a pipeline: one call per stage, each timed, each handing the next a plain data
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output.
-use crate::args::{Config, Icf, Strip};
+use crate::args::{Config, Icf, InputArg, Strip};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Diag, Result};
 use crate::input;
@@ -10,7 +10,7 @@ use crate::resolve;
 use crate::sections::{compress, frames, output};
 use crate::synthetic::symtab;
 use crate::timing::Timer;
-use crate::{arch, check, fatal, layout, symbol_options, write};
+use crate::{arch, check, layout, symbol_options, write};
 use rivet_io::{InputCache, OutputFile, OutputMode};
 
 /// What the link did, for the reports.
@@ -53,38 +53,21 @@ fn root_symbols(config: &Config) -> Vec<String> {
     roots
 }
 
-/// Options the command line accepts (they have a meaning rivet will implement) but this version
-/// does not implement yet: refusing them is honest; ignoring them would link something else than
-/// the user asked for.
-fn reject_unimplemented(config: &Config) -> Result<()> {
-    let mut missing: Vec<&str> = Vec::new();
-    let mut check = |set: bool, name: &'static str| {
-        if set {
-            missing.push(name);
-        }
-    };
-    // Both need the libraries' own dependencies loaded, which rivet does not do yet.
-    check(!config.rpath_link.is_empty(), "-rpath-link");
-    check(config.allow_shlib_undefined == Some(false), "--no-allow-shlib-undefined");
-    match missing.as_slice() {
-        [] => Ok(()),
-        list => Err(fatal!("not supported yet: {}", list.join(", "))),
-    }
-}
-
 /// Options that only mean something in some outputs (GNU ld's and lld's words).
 fn check_option_outputs(config: &Config) -> Result<()> {
     if !config.shared && !config.filters.is_empty() {
-        return Err(fatal!("-F may not be used without -shared"));
+        crate::bail!("-F may not be used without -shared");
     }
     if !config.shared && !config.auxiliaries.is_empty() {
-        return Err(fatal!("-f may not be used without -shared"));
+        crate::bail!("-f may not be used without -shared");
     }
     Ok(())
 }
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
-    reject_unimplemented(config)?;
+    // As GNU ld and lld: a link of nothing is an error, not an empty a.out.
+    let named = |i: &InputArg| matches!(i, InputArg::File { .. } | InputArg::Library { .. });
+    crate::ensure!(config.inputs.iter().any(named), "no input files");
     check_option_outputs(config)?;
     let kind = OutputKind::from_config(config)?;
     let io_start = rivet_io::stats::snapshot();

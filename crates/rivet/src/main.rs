@@ -67,6 +67,7 @@ fn main() {
         }
     };
     diag::set_color(config.color_diagnostics);
+    diag::set_demangle(config.demangle);
     if config.print_help {
         print!("{}", args::usage());
         exit(0);
@@ -82,7 +83,7 @@ fn main() {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
     }
     let timer = timing::Timer::new();
-    let diag = diag::Diag::new(config.fatal_warnings);
+    let diag = diag::Diag::new(config.fatal_warnings).with_error_limit(config.error_limit);
     let result = timer.phase("link", || link::link(&config, &timer, &diag));
     let total = timer.total();
     match result {

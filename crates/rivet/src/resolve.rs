@@ -921,7 +921,7 @@ impl<'a> Resolver<'a, '_> {
             return;
         }
         for &(id, first, second) in &self.duplicates {
-            let name = self.symbols[id].display();
+            let name = crate::diag::symbol_name(self.symbols[id].name);
             let at = |f: FileId| {
                 let o = &self.objects[f];
                 format!(">>> defined at {}", o.name)
@@ -931,26 +931,35 @@ impl<'a> Resolver<'a, '_> {
     }
 }
 
-/// lld-style "undefined symbol" errors: each undefined, strongly referenced symbol with up to
-/// three places that refer to it (`file:(function)`).
+/// lld-style "undefined symbol" messages: each undefined, strongly referenced symbol that `report`
+/// accepts, with up to three places that refer to it (`file:(function)`), and the symbol.
 pub fn undefined_symbol_errors_in(
     objects: &[ObjectFile],
     symbols: &IdVec<SymbolId, Symbol>,
-    ignore: &dyn Fn(&[u8]) -> bool,
-) -> Vec<Error> {
+    report: &dyn Fn(&Symbol) -> bool,
+) -> Vec<(SymbolId, Error)> {
     let mut out = Vec::new();
     for (id, s) in symbols.iter_enumerated() {
-        if s.def != Def::Undefined || !s.strong_ref || ignore(s.name) {
+        if s.def != Def::Undefined || !s.strong_ref || !report(s) {
             continue;
         }
         let refs = references_to(objects, id);
-        if refs.is_empty() && !s.undefined_ref {
-            // Only definitions in discarded sections (a COMDAT copy whose group another file
-            // brought first, when that copy does not define it) and no relocation: GNU ld and lld
-            // link this without a word.
+        if refs.is_empty() && (!s.undefined_ref || objects.iter().any(|o| o.global_ids.contains(&id))) {
+            // No relocation of a live section uses it: only definitions in discarded sections (a
+            // COMDAT copy whose group another file brought first), or an undefined entry in a
+            // symbol table (`.globl foo` and no use, or uses in sections --gc-sections dropped).
+            // GNU ld and lld link this without a word.
             continue;
         }
-        let mut msg = format!("undefined symbol: {}", s.display());
+        // lld names a visibility other than the default (such a symbol must be defined here).
+        let visibility = match s.visibility {
+            _ if s.localized_from.is_some() => "",
+            elf::STV_HIDDEN => "hidden ",
+            elf::STV_PROTECTED => "protected ",
+            elf::STV_INTERNAL => "internal ",
+            _ => "",
+        };
+        let mut msg = format!("undefined {visibility}symbol: {}", crate::diag::symbol_name(s.name));
         for r in refs.iter().take(3) {
             msg.push_str(&format!("\n>>> referenced by {r}"));
         }
@@ -958,17 +967,9 @@ pub fn undefined_symbol_errors_in(
             msg.push_str(&format!("\n>>> referenced {} more times", refs.len() - 3));
         }
         if refs.is_empty() {
-            // No relocation uses it: name the files whose symbol tables ask for it, as lld does.
-            let files: Vec<&str> =
-                objects.iter().filter(|o| o.global_ids.contains(&id)).map(|o| o.name.as_str()).take(3).collect();
-            if files.is_empty() {
-                msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
-            }
-            for f in files {
-                msg.push_str(&format!("\n>>> referenced by {f}"));
-            }
+            msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
         }
-        out.push(Error::new(msg));
+        out.push((id, Error::new(msg)));
     }
     out
 }

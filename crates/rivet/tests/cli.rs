@@ -133,9 +133,9 @@ fn unimplemented_options_are_refused() {
     if !testing_rivet() {
         return;
     }
-    let out = Command::new(linker()).args(["-static", "-rpath-link", "/opt/lib", "x.o"]).output().unwrap();
+    let out = Command::new(linker()).args(["-static", "--emit-relocs", "x.o"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: -rpath-link"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
 }
 
 fn readelf(args: &[&str], exe: &Path) -> String {
@@ -1096,5 +1096,306 @@ fn keep_text_section_prefix_names_sections_as_lld() {
         assert_eq!(text_sections("ours"), expected, "{flags:?}");
         assert_eq!(expected.len(), if flags.len() == 2 { 7 } else { 1 }, "{expected:?}");
     }
+    tmp.finish();
+}
+
+// The undefined-symbol policy (`--unresolved-symbols`, `--[no-]warn/error-unresolved-symbols`,
+// `-z defs/undefs`, `--[no-]allow-shlib-undefined`): lld is the reference, and where ld.lld-19 is
+// installed every case is also linked with it and must succeed or fail as it does.
+
+/// lld, when installed.
+fn lld() -> Option<PathBuf> {
+    have("ld.lld-19").then(|| PathBuf::from("ld.lld-19"))
+}
+
+/// Runs `ld` in `dir` with `args`: (success, stderr).
+fn ld_in(ld: &Path, dir: &Path, args: &[&str]) -> (bool, String) {
+    let out = Command::new(ld).current_dir(dir).args(args).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Links `args` with the linker under test and with lld (when installed): both must succeed (`ok`)
+/// or both fail; gives the linker under test's stderr.
+fn agrees_with_lld(dir: &Path, args: &[&str], ok: bool) -> String {
+    let (ours, stderr) = ld_in(&linker(), dir, args);
+    assert_eq!(ours, ok, "{args:?}: expected {}\n{stderr}", if ok { "success" } else { "failure" });
+    if let Some(lld) = lld() {
+        let (theirs, lld_err) = ld_in(&lld, dir, args);
+        assert_eq!(theirs, ok, "lld disagrees on {args:?}\n{lld_err}");
+    }
+    stderr
+}
+
+fn compile(dir: &Path, name: &str, source: &str, flags: &[&str]) {
+    let src = if name.ends_with("pp") { format!("{name}.cpp") } else { format!("{name}.c") };
+    std::fs::write(dir.join(&src), source).unwrap();
+    must(Command::new("gcc").current_dir(dir).args(flags).args(["-c", &src, "-o", &format!("{name}.o")]));
+}
+
+#[test]
+fn unresolved_symbol_options_agree_with_lld() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-unresolved");
+    let dir = &tmp.path;
+    // Exits with the low byte of the missing variable's address.
+    let caller = "extern int missing;\n\
+        void _start(void) { __asm__ volatile(\"syscall\" :: \"a\"(60), \"D\"((long)&missing)); }\n";
+    compile(dir, "caller", caller, &[]);
+    compile(dir, "lib", "int missing_fn(void);\nint api(void) { return missing_fn(); }\n", &["-fPIC"]);
+    compile(
+        dir,
+        "hidden",
+        "__attribute__((visibility(\"hidden\"))) int hid(void);\nint main(void) { return hid(); }\n",
+        &[],
+    );
+    let exe = ["-static", "caller.o", "-o", "exe"];
+    let warned = |e: &str| e.matches("warning: undefined symbol: missing").count();
+    // (options, links, warns)
+    let cases: &[(&[&str], bool, bool)] = &[
+        (&[], false, false),
+        (&["--warn-unresolved-symbols"], true, true),
+        (&["-warn-unresolved-symbols", "--error-unresolved-symbols"], false, false),
+        (&["--error-unresolved-symbols", "--warn-unresolved-symbols"], true, true),
+        (&["--unresolved-symbols=ignore-all"], true, false),
+        (&["--unresolved-symbols", "ignore-in-object-files"], true, false),
+        (&["--unresolved-symbols=ignore-in-shared-libs"], false, false),
+        (&["-unresolved-symbols=report-all"], false, false),
+        (&["--unresolved-symbols=report-all", "--warn-unresolved-symbols"], true, true),
+        (&["-z", "undefs"], true, false),
+        (&["-z", "undefs", "-z", "defs"], false, false),
+        (&["--unresolved-symbols=ignore-all", "-z", "defs"], false, false),
+        (&["--unresolved-symbols=ignore-all", "--error-unresolved-symbols"], true, false),
+        // --fatal-warnings makes the warning an error.
+        (&["--warn-unresolved-symbols", "--fatal-warnings"], false, false),
+        // Each symbol is reported once already: --warn-once changes nothing.
+        (&["--warn-unresolved-symbols", "--warn-once"], true, true),
+    ];
+    for &(opts, ok, warns) in cases {
+        let args: Vec<&str> = exe.iter().chain(opts).copied().collect();
+        let stderr = agrees_with_lld(dir, &args, ok);
+        if testing_rivet() {
+            assert_eq!(warned(&stderr), warns as usize, "{opts:?}:\n{stderr}");
+            if !ok {
+                assert!(
+                    stderr.contains("error: undefined symbol: missing\n>>> referenced by caller.o:(_start)"),
+                    "{stderr}"
+                );
+            }
+        }
+        if ok {
+            // The ignored symbol is 0, as a weak undefined one would be.
+            assert_eq!(Command::new(tmp.join("exe")).status().unwrap().code(), Some(0), "{opts:?}");
+        }
+    }
+    // A shared library's undefined symbols are errors only with -z defs / --no-undefined.
+    let so = ["-shared", "lib.o", "-o", "lib.so"];
+    let cases: &[(&[&str], bool, bool)] = &[
+        (&[], true, false),
+        (&["-z", "defs"], false, false),
+        (&["--no-undefined"], false, false),
+        (&["-z", "defs", "-z", "undefs"], true, false),
+        (&["-z", "defs", "--warn-unresolved-symbols"], true, true),
+        (&["-z", "defs", "--unresolved-symbols=ignore-in-object-files"], true, false),
+    ];
+    for &(opts, ok, warns) in cases {
+        let args: Vec<&str> = so.iter().chain(opts).copied().collect();
+        let stderr = agrees_with_lld(dir, &args, ok);
+        if testing_rivet() {
+            assert_eq!(stderr.matches("warning: undefined symbol: missing_fn").count(), warns as usize, "{stderr}");
+        }
+        if ok && have("readelf") {
+            // Left for the loader.
+            let syms = readelf(&["--dyn-syms", "-W"], &tmp.join("lib.so"));
+            assert!(syms.lines().any(|l| l.contains(" UND ") && l.ends_with(" missing_fn")), "{opts:?}\n{syms}");
+        }
+    }
+    // A hidden symbol must be defined here, whatever the options say.
+    for opts in [&["--unresolved-symbols=ignore-all"][..], &["--warn-unresolved-symbols"], &["-shared"]] {
+        let args: Vec<&str> = ["-e", "main", "hidden.o", "-o", "hidden"].iter().chain(opts).copied().collect();
+        let stderr = agrees_with_lld(dir, &args, false);
+        assert!(!testing_rivet() || stderr.contains("error: undefined hidden symbol: hid"), "{stderr}");
+    }
+    // An unknown value is refused.
+    let (ok, stderr) = ld_in(&linker(), dir, &["--unresolved-symbols=some", "caller.o"]);
+    assert!(!ok && (!testing_rivet() || stderr.contains("unknown --unresolved-symbols value: some")), "{stderr}");
+    tmp.finish();
+}
+
+#[test]
+fn shared_library_undefined_symbols_agree_with_lld() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-shlib-undef");
+    let dir = &tmp.path;
+    compile(dir, "foo", "void foo(void) {}\n", &["-fPIC"]);
+    compile(dir, "bar", "void foo(void);\nvoid bar(void) { foo(); }\n", &["-fPIC"]);
+    compile(dir, "main", "void bar(void);\nint main(void) { bar(); return 0; }\n", &["-fPIC"]);
+    compile(dir, "hide", "__attribute__((visibility(\"hidden\"))) void foo(void) {}\nvoid bar(void);\nint main(void) { bar(); return 0; }\n", &[]);
+    // The libraries are fixtures: no DT_NEEDED but the ones asked for (libbar2.so needs libfoo.so).
+    let so = |args: &[&str]| must(Command::new("gcc").current_dir(dir).args(["-shared", "-nostdlib"]).args(args));
+    so(&["foo.o", "-o", "libfoo.so"]);
+    so(&["bar.o", "-o", "libbar.so"]);
+    so(&["bar.o", "-o", "libbar2.so", "-Wl,-soname,libbar2.so", "-L.", "-lfoo"]);
+    let exe = ["-pie", "-e", "main", "-o", "exe", "main.o"];
+    let msg = "error: undefined reference due to --no-allow-shlib-undefined: foo\n>>> referenced by libbar.so";
+    // (options and libraries, links, the message expected)
+    let cases: &[(&[&str], bool, &str)] = &[
+        (&["--no-allow-shlib-undefined", "libbar.so"], false, msg),
+        // The default for an executable.
+        (&["libbar.so"], false, msg),
+        (&["--allow-shlib-undefined", "libbar.so"], true, ""),
+        (&["--unresolved-symbols=ignore-in-shared-libs", "libbar.so"], true, ""),
+        (&["--unresolved-symbols=ignore-in-object-files", "libbar.so"], false, msg),
+        (&["--warn-unresolved-symbols", "libbar.so"], true, "warning: undefined reference due to"),
+        (&["--no-allow-shlib-undefined", "libfoo.so", "libbar.so"], true, ""),
+        // libbar2.so needs libfoo.so, which is not loaded: foo may be there, so it is not checked.
+        (&["--no-allow-shlib-undefined", "libbar2.so"], true, ""),
+        // The default for a shared library is to allow them.
+        (&["-shared", "libbar.so"], true, ""),
+        (&["-shared", "--no-allow-shlib-undefined", "libbar.so"], false, msg),
+    ];
+    for &(opts, ok, expected) in cases {
+        let args: Vec<&str> =
+            exe.iter().chain(opts).copied().filter(|a| !(opts.contains(&"-shared") && *a == "-pie")).collect();
+        let stderr = agrees_with_lld(dir, &args, ok);
+        assert!(!testing_rivet() || stderr.contains(expected), "{opts:?}: {stderr}");
+    }
+    // With libfoo.so, a dependency of libbar2.so, not loaded, foo may be there (GNU ld, which loads
+    // it, finds it there): nothing is checked. lld checks libbar.so and rejects this.
+    let args = ["-pie", "-e", "main", "-o", "exe", "main.o", "libbar2.so", "libbar.so", "-rpath-link", "."];
+    assert!(ld_in(&linker(), dir, &args).0, "{args:?}");
+    if have("ld.bfd") {
+        assert!(ld_in(Path::new("ld.bfd"), dir, &args).0, "GNU ld, {args:?}");
+    }
+    // A definition the output does not export cannot be what the library binds to.
+    let stderr = agrees_with_lld(dir, &["-pie", "-e", "main", "-o", "exe", "hide.o", "libbar.so"], false);
+    let msg = "error: non-exported symbol 'foo' in 'hide.o' is referenced by DSO 'libbar.so'";
+    assert!(!testing_rivet() || stderr.contains(msg), "{stderr}");
+    tmp.finish();
+}
+
+#[test]
+fn messages_demangle_cpp_names_like_lld() {
+    if !have("g++") {
+        return;
+    }
+    let tmp = TempDir::new("cli-demangle");
+    let dir = &tmp.path;
+    compile(dir, "callpp", "int foo(int, int);\nint main() { return foo(3, 4); }\n", &["-xc++"]);
+    compile(dir, "dup1pp", "int dup(int x) { return x; }\n", &["-xc++"]);
+    compile(dir, "dup2pp", "int dup(int x) { return x + 1; }\nint main() { return 0; }\n", &["-xc++"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["callpp.o"], "undefined symbol: foo(int, int)\n"),
+        (&["--demangle", "callpp.o"], "undefined symbol: foo(int, int)\n"),
+        (&["--no-demangle", "callpp.o"], "undefined symbol: _Z3fooii\n"),
+        (&["dup1pp.o", "dup2pp.o"], "duplicate symbol: dup(int)\n"),
+        (&["--no-demangle", "dup1pp.o", "dup2pp.o"], "duplicate symbol: _Z3dupi\n"),
+    ];
+    for &(opts, expected) in cases {
+        let args: Vec<&str> = ["-static", "-e", "main", "-o", "exe"].iter().chain(opts).copied().collect();
+        let stderr = agrees_with_lld(dir, &args, false);
+        assert!(!testing_rivet() || stderr.contains(expected), "{opts:?}: {stderr}");
+        if let Some(lld) = lld() {
+            let (_, theirs) = ld_in(&lld, dir, &args);
+            assert!(theirs.contains(expected), "lld: {opts:?}: {theirs}");
+        }
+    }
+    tmp.finish();
+}
+
+#[test]
+fn error_limit_counts_printed_errors_like_lld() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-error-limit");
+    let dir = &tmp.path;
+    let calls: String = (0..25).map(|i| format!("f{i}();")).collect();
+    let decls: String = (0..25).map(|i| format!("int f{i}(void);")).collect();
+    compile(dir, "many", &format!("{decls}\nint main(void) {{ {calls} return 0; }}\n"), &[]);
+    let printed = |e: &str| e.matches("error: undefined symbol: f").count();
+    for (opts, count, stopped) in [
+        (&[][..], 20, true),
+        (&["--error-limit=0"], 25, false),
+        (&["--error-limit", "5"], 5, true),
+        (&["--error-limit=30"], 25, false),
+    ] {
+        let args: Vec<&str> = ["-static", "-e", "main", "-o", "exe", "many.o"].iter().chain(opts).copied().collect();
+        let stderr = agrees_with_lld(dir, &args, false);
+        if testing_rivet() {
+            assert_eq!(printed(&stderr), count, "{opts:?}: {stderr}");
+            assert_eq!(stderr.contains("too many errors emitted, stopping now"), stopped, "{stderr}");
+        }
+        if let Some(lld) = lld() {
+            assert_eq!(printed(&ld_in(&lld, dir, &args).1), count, "lld, {opts:?}");
+        }
+    }
+    let (ok, stderr) = ld_in(&linker(), dir, &["--error-limit=many", "many.o"]);
+    assert!(!ok && (!testing_rivet() || stderr.contains("--error-limit: 'many' is not a number")), "{stderr}");
+    tmp.finish();
+}
+
+/// Linking nothing is an error (GNU ld and lld: "no input files"), not an empty a.out.
+#[test]
+fn no_input_files_is_an_error() {
+    let tmp = TempDir::new("cli-no-inputs");
+    for args in [&[][..], &["-o", "out"], &["-static", "-e", "main", "--gc-sections"]] {
+        for ld in [linker(), PathBuf::from("ld.bfd")] {
+            if !have(&ld.to_string_lossy()) {
+                continue;
+            }
+            let (ok, stderr) = ld_in(&ld, &tmp.path, args);
+            assert!(!ok && stderr.contains("no input files"), "{ld:?} {args:?}: {stderr}");
+        }
+        assert_eq!(files_in(&tmp.path), Vec::<String>::new(), "an output was written");
+    }
+    // Only asking for the version is no link.
+    assert!(ld_in(&linker(), &tmp.path, &["-v"]).0);
+    tmp.finish();
+}
+
+/// An undefined symbol that only a symbol table lists (`.globl foo`, no relocation uses it) is no
+/// error for GNU ld and lld.
+#[test]
+fn unused_undefined_symbol_is_not_an_error() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-unused-undef");
+    std::fs::write(tmp.join("a.s"), ".globl _start, foo\n_start:\n mov $60, %eax\n xor %edi, %edi\n syscall\n")
+        .unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));
+    agrees_with_lld(&tmp.path, &["-o", "exe", "a.o"], true);
+    agrees_with_lld(&tmp.path, &["-shared", "-z", "defs", "-o", "a.so", "a.o"], true);
+    assert_eq!(Command::new(tmp.join("exe")).status().unwrap().code(), Some(0));
+    tmp.finish();
+}
+
+/// -rpath-link only tells GNU ld where to find a library's dependencies; rivet does not load them
+/// (as lld), so the output is the same with or without it.
+#[test]
+fn rpath_link_is_accepted_and_changes_nothing() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-rpath-link");
+    let dir = &tmp.path;
+    compile(dir, "main", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n", &[]);
+    let mut outputs = Vec::new();
+    for (out, extra) in
+        [("plain", ""), ("with", "-Wl,-rpath-link,/nonexistent:/usr/lib"), ("eq", "-Wl,--rpath-link=/opt")]
+    {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(dir).arg("-B").arg(linker_dir(&tmp)).args(["main.o", "-o", out]);
+        if !extra.is_empty() {
+            cmd.arg(extra);
+        }
+        must(&mut cmd);
+        outputs.push(std::fs::read(tmp.join(out)).unwrap());
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "-rpath-link changed the output");
     tmp.finish();
 }

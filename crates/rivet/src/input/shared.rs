@@ -1,6 +1,7 @@
 //! Shared libraries (ET_DYN inputs). Takes a `.so`'s bytes and gives what linking against it needs:
-//! its DT_SONAME, its dynamic symbols with their versions, and the names it leaves undefined (an
-//! executable exports its own definitions of those, so the library binds to them at run time).
+//! its DT_SONAME and DT_NEEDED, its dynamic symbols with their versions, and the names it leaves
+//! undefined (an executable exports its own definitions of those, so the library binds to them at
+//! run time).
 use crate::diag::{Context, Result};
 use object::elf;
 use object::read::elf::{Dyn as _, FileHeader, Sym as _};
@@ -35,6 +36,8 @@ pub struct SharedFile<'a> {
     pub defined: Vec<DynSym<'a>>,
     /// Names the library refers to but does not define, each with whether the reference is weak.
     pub undefined: Vec<(&'a [u8], bool)>,
+    /// Its DT_NEEDED entries: the libraries it depends on.
+    pub needed: Vec<&'a [u8]>,
 }
 
 /// Parses a shared library; `name` names it in messages (and in its errors), `base_name` is what
@@ -64,11 +67,14 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
         .map(|p| (p.p_vaddr.get(LE), p.p_vaddr.get(LE).saturating_add(p.p_memsz.get(LE))))
         .collect();
     let mut soname = None;
+    let mut needed = Vec::new();
     if let Some((dyns, link)) = sections.dynamic(LE, data).context("bad dynamic section")? {
         let strings = sections.strings(LE, data, link).context("bad dynamic strings")?;
         for d in dyns {
             if d.d_tag(LE) == elf::DT_SONAME as u64 {
                 soname = d.string(LE, strings).ok();
+            } else if d.d_tag(LE) == elf::DT_NEEDED as u64 {
+                needed.push(d.string(LE, strings).ok().context("DT_NEEDED is past the string table")?);
             }
         }
     }
@@ -109,7 +115,7 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
         Some(s) => String::from_utf8_lossy(s).into_owned(),
         None => base_name.to_string(),
     };
-    Ok(SharedFile { name: String::new(), needed_name, defined, undefined })
+    Ok(SharedFile { name: String::new(), needed_name, defined, undefined, needed })
 }
 
 #[cfg(test)]
@@ -131,5 +137,6 @@ mod tests {
         let memcpys: Vec<_> = so.defined.iter().filter(|s| s.name == b"memcpy").collect();
         assert!(memcpys.iter().any(|s| s.hidden) && memcpys.iter().any(|s| !s.hidden), "{memcpys:?}");
         assert!(so.undefined.iter().any(|(n, _)| n.starts_with(b"_dl_")), "libc imports from ld.so");
+        assert!(so.needed.iter().any(|n| n.starts_with(b"ld-linux-x86-64.so")), "{:?}", so.needed);
     }
 }
