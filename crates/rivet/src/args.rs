@@ -539,6 +539,18 @@ pub fn takes_separate_value(arg: &str) -> bool {
 
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
+impl Config {
+    /// What the command line must hold as a whole before a link starts (GNU ld's and lld's
+    /// checks and words): some input, and -F/-f only for a shared library.
+    pub fn validate(&self) -> Result<()> {
+        let named = |i: &InputArg| matches!(i, InputArg::File { .. } | InputArg::Library { .. });
+        ensure!(self.inputs.iter().any(named), "no input files");
+        ensure!(self.shared || self.filters.is_empty(), "-F may not be used without -shared");
+        ensure!(self.shared || self.auxiliaries.is_empty(), "-f may not be used without -shared");
+        Ok(())
+    }
+}
+
 pub fn parse(args: Vec<OsString>) -> Result<Config> {
     let args = expand_response_files(args, &mut Vec::new())?;
     let config = Config { raw_args: args.clone(), ..Config::default() };

@@ -44,6 +44,35 @@ impl OutputKind {
             (false, false, false) => OutputKind::Exec,
         })
     }
+    /// The kind once the inputs are known: a fixed-address executable that links no shared
+    /// library and exports nothing needs no dynamic section, interpreter or dynamic symbols (GNU ld
+    /// and lld make it static); a shared library cannot be part of a static output (GNU ld's
+    /// words for each).
+    pub fn for_inputs(
+        self,
+        config: &Config,
+        loaded: &[crate::input::Loaded],
+    ) -> std::result::Result<OutputKind, Vec<String>> {
+        let shared = || loaded.iter().filter(|l| l.kind == crate::input::Kind::Shared);
+        let kind = match self {
+            OutputKind::Exec
+                if shared().next().is_none() && !config.export_dynamic && config.dynamic_lists.is_empty() =>
+            {
+                OutputKind::Static
+            }
+            kind => kind,
+        };
+        let refused: Vec<String> = match kind.is_dynamic() {
+            true => Vec::new(),
+            false => shared().map(|l| format!("attempted static link of dynamic object {}", l.name)).collect(),
+        };
+        if refused.is_empty() {
+            Ok(kind)
+        } else {
+            Err(refused)
+        }
+    }
+
     /// Has a dynamic section, an interpreter (executables) and imports from shared libraries.
     pub fn is_dynamic(self) -> bool {
         matches!(self, OutputKind::Exec | OutputKind::Pie | OutputKind::Shared)

@@ -1,74 +1,21 @@
 //! The link, as a pipeline: one call per stage, each timed, each handing the next a plain data
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output.
-use crate::args::{Config, Icf, InputArg, Strip};
+use crate::args::{Config, Icf, Strip};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Diag, Result};
 use crate::input;
 use crate::linked::{Addresses, Linked};
+pub use crate::report::LinkReport;
 use crate::resolve;
 use crate::sections::{compress, frames, output};
 use crate::synthetic::symtab;
 use crate::timing::Timer;
 use crate::{arch, check, layout, symbol_options, write};
-use rivet_io::{InputCache, OutputFile, OutputMode};
-
-/// What the link did, for the reports.
-pub struct LinkReport {
-    pub output_size: u64,
-    pub mode: OutputMode,
-    pub mode_reason: String,
-    pub copy_method: rivet_io::CopyMethod,
-    pub copy_reason: String,
-    /// What the in-kernel copies did (zero with memcpy).
-    pub copy: write::CopyStats,
-    pub prefetch_reason: String,
-    pub prefetch: Option<rivet_io::PrefetchStats>,
-    /// The output directory's file system, as the report shows it.
-    pub output_fs: String,
-    /// (bytes of all inputs, bytes of them mapped).
-    pub input_bytes: (u64, u64),
-    /// I/O counters over the whole link.
-    pub io: rivet_io::stats::IoSnapshot,
-    pub commit: rivet_io::CommitReport,
-    pub inputs: usize,
-    pub objects: usize,
-    /// `--stats`: (what, count) pairs.
-    pub stats: Vec<(&'static str, u64)>,
-}
-
-/// Names that must be resolved even if no object mentions them: the entry point, `-u`,
-/// `--require-defined`.
-fn root_symbols(config: &Config) -> Vec<String> {
-    let mut roots = Vec::new();
-    // A shared library has no entry point unless -e names one.
-    let entry = config.entry.clone().or_else(|| (!config.shared).then(|| "_start".into()));
-    if let Some(entry) = entry.filter(|e| crate::args::parse_number(e).is_none()) {
-        roots.push(entry);
-    }
-    roots.extend(config.undefined.iter().cloned());
-    // A --defsym alias needs its target: archive members defining it are loaded.
-    roots.extend(config.defsym.iter().filter_map(|d| d.symbol.clone()));
-    roots.extend(config.require_defined.iter().cloned());
-    roots
-}
-
-/// Options that only mean something in some outputs (GNU ld's and lld's words).
-fn check_option_outputs(config: &Config) -> Result<()> {
-    if !config.shared && !config.filters.is_empty() {
-        crate::bail!("-F may not be used without -shared");
-    }
-    if !config.shared && !config.auxiliaries.is_empty() {
-        crate::bail!("-f may not be used without -shared");
-    }
-    Ok(())
-}
+use rivet_io::{InputCache, OutputFile};
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
-    // As GNU ld and lld: a link of nothing is an error, not an empty a.out.
-    let named = |i: &InputArg| matches!(i, InputArg::File { .. } | InputArg::Library { .. });
-    crate::ensure!(config.inputs.iter().any(named), "no input files");
-    check_option_outputs(config)?;
+    config.validate()?;
     let kind = OutputKind::from_config(config)?;
     let io_start = rivet_io::stats::snapshot();
     // Memory as the link finds it, and whether to prefetch: decided before any input is opened.
@@ -85,29 +32,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         p.flush();
     }
     cache.refuse_as_output(&config.output)?;
-    // A fixed-address executable that links no shared library and exports nothing needs no
-    // dynamic section, interpreter or dynamic symbols: GNU ld and lld make it static.
-    let kind = match kind {
-        OutputKind::Exec
-            if !loaded.iter().any(|l| l.kind == input::Kind::Shared)
-                && !config.export_dynamic
-                && config.dynamic_lists.is_empty() =>
-        {
-            OutputKind::Static
-        }
-        kind => kind,
-    };
-    if !kind.is_dynamic() {
-        // As GNU ld: a shared library cannot be part of a static output.
-        let shared: Vec<String> = loaded
-            .iter()
-            .filter(|l| l.kind == input::Kind::Shared)
-            .map(|l| format!("attempted static link of dynamic object {}", l.name))
-            .collect();
-        if !shared.is_empty() {
-            return Err(diag.fail(shared));
-        }
-    }
+    let kind = kind.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
     // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
     if config.reproduce.is_some() {
         let files: Vec<_> = cache.files();
@@ -117,12 +42,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
             .with_context(|| format!("cannot write {}", config.reproduce.as_ref().unwrap().display()))?;
     }
     // Resolve symbols, pulling archive members in as references need them.
-    let roots = root_symbols(config);
-    let renames: Vec<(String, String)> = config
-        .wrap
-        .iter()
-        .flat_map(|w| [(w.clone(), format!("__wrap_{w}")), (format!("__real_{w}"), w.clone())])
-        .collect();
+    let roots = resolve::root_symbols(config);
+    let renames = resolve::wrap_renames(config);
     let res = timer
         .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config))
         .map_err(|e| diag.fail(e))?;
@@ -152,27 +73,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     if config.gc_sections {
         let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));
         if config.print_gc_sections {
-            for r in dropped {
-                let obj = &ctx.objects[r.file];
-                eprintln!(
-                    "rivet: removing unused section '{}' in file '{}'",
-                    String::from_utf8_lossy(obj.sections[r.index as usize].name),
-                    obj.name
-                );
-            }
+            crate::sections::gc::print_dropped(&ctx, &dropped);
         }
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
     if config.icf != Icf::None {
         let folds = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, config.icf == Icf::Safe));
-        // On stderr, as --print-gc-sections (lld writes both to stdout).
-        if config.print_icf_sections {
-            eprint!("{}", crate::sections::icf::report(&ctx, &folds));
-        }
-        if config.verbose {
-            let n: usize = folds.iter().map(|g| g.removed.len()).sum();
-            eprintln!("rivet: --icf={}: {n} sections folded", format!("{:?}", config.icf).to_lowercase());
-        }
+        crate::sections::icf::print(&ctx, &folds);
     }
     // Group live input sections into output sections by name.
     timer.phase("output sections", || {
@@ -186,13 +93,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).
     timer.phase("merge sections", || crate::sections::merge::merge(&mut ctx));
-    // Merging's working set (pieces, hashes, shard tables: 38 of 52 MB on synth-1) is freed by now
-    // but stays in the worker threads' malloc arenas; when memory is tight, hand it back before the
-    // output's pages are dirtied. Under a memory cgroup that is what keeps the link from waiting
-    // for the disk: on a 30 MB/s disk in a 73 MiB cgroup, synth-1's write phase took 1.1-1.6 s
-    // while reclaim waited for writeback of its own output. (It costs 6 ms on synth-1, 1 ms on
-    // rust-debug, so not when memory is plentiful.)
-    if io_inputs.memory.effective_available() < cache.totals().0.saturating_mul(2) {
+    // Merging's working set is freed by now but stays in the threads' malloc arenas.
+    if io_inputs.release_memory_before_output(cache.totals().0) {
         timer.phase("release memory", rivet_io::fsinfo::release_free_memory);
     }
     timer.phase("input offsets", || {

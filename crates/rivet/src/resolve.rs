@@ -999,3 +999,24 @@ fn references_to(objects: &[ObjectFile], id: SymbolId) -> Vec<String> {
     }
     out
 }
+
+/// Names that must be resolved even if no object mentions them: the entry point, `-u`,
+/// `--require-defined`.
+pub fn root_symbols(config: &Config) -> Vec<String> {
+    let mut roots = Vec::new();
+    // A shared library has no entry point unless -e names one.
+    let entry = config.entry.clone().or_else(|| (!config.shared).then(|| "_start".into()));
+    if let Some(entry) = entry.filter(|e| crate::args::parse_number(e).is_none()) {
+        roots.push(entry);
+    }
+    roots.extend(config.undefined.iter().cloned());
+    // A --defsym alias needs its target: archive members defining it are loaded.
+    roots.extend(config.defsym.iter().filter_map(|d| d.symbol.clone()));
+    roots.extend(config.require_defined.iter().cloned());
+    roots
+}
+
+/// `--wrap=SYM`'s renames of undefined references: `SYM` → `__wrap_SYM`, `__real_SYM` → `SYM`.
+pub fn wrap_renames(config: &Config) -> Vec<(String, String)> {
+    config.wrap.iter().flat_map(|w| [(w.clone(), format!("__wrap_{w}")), (format!("__real_{w}"), w.clone())]).collect()
+}

@@ -230,6 +230,18 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<SectionRef> {
     dropped
 }
 
+/// `--print-gc-sections`: each dropped section, in GNU ld's words, on stderr.
+pub fn print_dropped(ctx: &Ctx, dropped: &[SectionRef]) {
+    for &r in dropped {
+        let obj = &ctx.objects[r.file];
+        eprintln!(
+            "rivet: removing unused section '{}' in file '{}'",
+            String::from_utf8_lossy(ctx.objects[r].name),
+            obj.name
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,6 +149,18 @@ pub struct Folded {
 
 /// `--print-icf-sections`: each class as lld prints it, `selected section FILE:(NAME)` and then
 /// `  removing identical section FILE:(NAME)` for each folded copy.
+/// What `--print-icf-sections` and `--verbose` ask to be told, on stderr (as --print-gc-sections;
+/// lld writes both to stdout).
+pub fn print(ctx: &Ctx, folds: &[Folded]) {
+    if ctx.config.print_icf_sections {
+        eprint!("{}", report(ctx, folds));
+    }
+    if ctx.config.verbose {
+        let n: usize = folds.iter().map(|g| g.removed.len()).sum();
+        eprintln!("rivet: --icf={}: {n} sections folded", format!("{:?}", ctx.config.icf).to_lowercase());
+    }
+}
+
 pub fn report(ctx: &Ctx, folds: &[Folded]) -> String {
     let name =
         |r: SectionRef| format!("{}:({})", ctx.objects[r.file].name, String::from_utf8_lossy(ctx.objects[r].name));

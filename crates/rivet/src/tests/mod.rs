@@ -12,7 +12,7 @@ use crate::ctx::{Ctx, OutputKind};
 use crate::diag::Diag;
 use crate::ids::{FileId, IdVec, SectionRef, SymbolId};
 use crate::input::object::ObjectFile;
-use crate::input::{Kind, Loaded};
+use crate::input::Loaded;
 use crate::resolve::{Def, Resolution, Symbol, SymbolMap};
 use object::LittleEndian as LE;
 use std::path::PathBuf;
@@ -91,28 +91,12 @@ impl Inputs {
         let cache = rivet_io::InputCache::new();
         let timer = crate::timing::Timer::new();
         let loaded = crate::input::load(&config, &cache, None, &timer).expect("inputs load");
-        // As link.rs: a fixed-address executable without shared libraries or exports is static.
-        let kind = match OutputKind::from_config(&config).expect("output kind") {
-            OutputKind::Exec
-                if !loaded.iter().any(|l| l.kind == Kind::Shared)
-                    && !config.export_dynamic
-                    && config.dynamic_lists.is_empty() =>
-            {
-                OutputKind::Static
-            }
-            kind => kind,
-        };
-        // The names link.rs resolves even if no object mentions them, and its --wrap renames.
-        let entry = config.entry.clone().or_else(|| (!config.shared).then(|| "_start".into()));
-        let mut roots: Vec<String> = entry.filter(|e| crate::args::parse_number(e).is_none()).into_iter().collect();
-        roots.extend(config.undefined.iter().cloned());
-        roots.extend(config.defsym.iter().filter_map(|d| d.symbol.clone()));
-        roots.extend(config.require_defined.iter().cloned());
-        let renames = config
-            .wrap
-            .iter()
-            .flat_map(|w| [(w.clone(), format!("__wrap_{w}")), (format!("__real_{w}"), w.clone())])
-            .collect();
+        // As link.rs: the output kind once the inputs are known, the names resolved even if no
+        // object mentions them, and the --wrap renames.
+        let kind = OutputKind::from_config(&config).expect("output kind");
+        let kind = kind.for_inputs(&config, &loaded).expect("output kind for the inputs");
+        let roots = crate::resolve::root_symbols(&config);
+        let renames = crate::resolve::wrap_renames(&config);
         Inputs { config, loaded, diag: Diag::quiet(), kind, roots, renames }
     }
 
