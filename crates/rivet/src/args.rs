@@ -232,6 +232,8 @@ pub struct Config {
     pub icf: Icf,
     /// `--compress-debug-sections=none|zlib|zstd`.
     pub compress_debug_sections: DebugCompression,
+    /// `--compress-debug-sections=zlib:N`: zlib's level (default 1, 6 with -O2).
+    pub compress_level: Option<u8>,
     /// `--image-base=ADDR`.
     pub image_base: Option<u64>,
     /// `-Ttext=ADDR`, `-Tdata`, `-Tbss`, `--section-start=.NAME=ADDR`: output section name
@@ -360,6 +362,7 @@ impl Default for Config {
             exclude_libs: Vec::new(),
             icf: Icf::None,
             compress_debug_sections: DebugCompression::None,
+            compress_level: None,
             image_base: None,
             section_starts: Vec::new(),
             sort_section: None,
@@ -906,6 +909,26 @@ impl ArgParser {
                 }
             }
             "compress-debug-sections" => {
+                // `FORMAT:LEVEL`, as mold takes it.
+                let (v, level) = match v.split_once(':') {
+                    Some((format, level)) => (format.to_string(), Some(level)),
+                    None => (v.clone(), None),
+                };
+                c.compress_level = match (v.as_str(), level) {
+                    (_, None) => None,
+                    ("zlib" | "zlib-gabi", Some(l)) => match l.parse::<u8>() {
+                        Ok(n) if n <= 9 => Some(n),
+                        _ => bail!("--compress-debug-sections: zlib level must be between 0 and 9, not '{l}'"),
+                    },
+                    ("zstd", Some(l)) => match l.parse::<u8>() {
+                        Ok(1) => None,
+                        Ok(n) if (1..=22).contains(&n) => bail!(
+                            "--compress-debug-sections=zstd:{n}: only level 1 is supported (rivet's zstd encoder has one level)"
+                        ),
+                        _ => bail!("--compress-debug-sections: zstd level must be between 1 and 22, not '{l}'"),
+                    },
+                    (other, Some(_)) => bail!("--compress-debug-sections={other}: takes no level"),
+                };
                 c.compress_debug_sections =
                     match one_of("--compress-debug-sections", &v, &["none", "zlib", "zstd", "zlib-gabi"])? {
                         "zlib" | "zlib-gabi" => DebugCompression::Zlib,

@@ -580,3 +580,46 @@ fn build_id_sizes_match_lld() {
         assert_eq!(run(&ours), "1\n", "{style}");
     }
 }
+
+#[test]
+fn compression_levels() {
+    let Some(tmp) = setup("compress-levels") else { return };
+    // Enough debug info (many similar types) that compression pays at every level.
+    let mut source = String::from("#include <stdio.h>\n");
+    for i in 0..200 {
+        source.push_str(&format!(
+            "struct s{i} {{ int field_a{i}; long field_b{i}; char name{i}[8]; }};\nstruct s{i} v{i};\n"
+        ));
+    }
+    source.push_str("int main(void) { printf(\"%d\\n\", (int)sizeof v199); return 0; }\n");
+    compile(&tmp, "dbg.c", &source, &["-g"]);
+    let flags = |f: &'static str| [f];
+    let fast = link(&tmp, true, false, &["dbg.o"], &flags("--compress-debug-sections=zlib:1"), "z1");
+    let best = link(&tmp, true, false, &["dbg.o"], &flags("--compress-debug-sections=zlib:9"), "z9");
+    let zstd = link(&tmp, true, false, &["dbg.o"], &flags("--compress-debug-sections=zstd:1"), "zs1");
+    for exe in [&fast, &best, &zstd] {
+        assert_eq!(run(exe), "24\n");
+        // readelf -S marks compressed sections with C.
+        let debug_info = readelf("-SW", exe).lines().find(|l| l.contains(".debug_info")).unwrap_or("").to_string();
+        assert!(debug_info.split_whitespace().any(|w| w.contains('C')), "{debug_info}");
+    }
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&best) <= size(&fast), "level 9 gave {} bytes, level 1 {}", size(&best), size(&fast));
+    // Levels out of range, and zstd levels rivet's encoder does not have, are errors.
+    for (flag, message) in [
+        ("--compress-debug-sections=zlib:10", "zlib level must be between 0 and 9"),
+        ("--compress-debug-sections=zstd:0", "zstd level must be between 1 and 22"),
+        ("--compress-debug-sections=zstd:19", "only level 1 is supported"),
+    ] {
+        let out = Command::new("gcc")
+            .current_dir(&tmp.path)
+            .arg("-B")
+            .arg(linker_dir(&tmp))
+            .args(["dbg.o", "-o", "bad"])
+            .arg(format!("-Wl,{flag}"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(message), "{flag}: {stderr}");
+    }
+}

@@ -43,7 +43,7 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: 
             !s.is_alloc() && s.content == Content::Inputs && s.size > 0 && s.name.starts_with(".debug")
         })
         .collect();
-    let level = if ctx.config.opt_level >= 2 { 6 } else { 1 };
+    let level = ctx.config.compress_level.unwrap_or(if ctx.config.opt_level >= 2 { 6 } else { 1 });
     let done: Vec<(OutputSectionId, Option<Vec<u8>>)> = {
         let ctx = Linked::new(ctx, lay, addresses);
         candidates
