@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what rivet's example and tests need on a fresh Debian 12 machine: gcc/g++ with the static
 # C and C++ libraries, binutils (the reference GNU ld, nm, addr2line, ar), strace (holds a link still
-# while a test changes its input). Rust comes with the machine.
+# while a test changes its input), autoconf/automake/libtool and cmake (real projects are built
+# through rivet). Rust comes with the machine.
 set -euo pipefail
 need=()
 command -v gcc >/dev/null || need+=(gcc)
@@ -10,6 +11,10 @@ command -v ar >/dev/null && command -v addr2line >/dev/null || need+=(binutils)
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
 ls /usr/lib/gcc/x86_64-linux-gnu/*/libstdc++.a >/dev/null 2>&1 || need+=(libstdc++-12-dev)
 command -v strace >/dev/null || need+=(strace)
+command -v autoreconf >/dev/null || need+=(autoconf)
+command -v aclocal >/dev/null || need+=(automake)
+command -v libtoolize >/dev/null || need+=(libtool)
+command -v cmake >/dev/null || need+=(cmake)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
