@@ -260,6 +260,9 @@ pub struct Config {
     /// `-z noseparate-code`; `--no-rosegment` (Some(false)): read-only data shares the executable
     /// segment (lld's single RX segment). None: as `-z separate-code` decides (GNU ld's rule).
     pub rosegment: Option<bool>,
+    /// `-N`/`--omagic`: one read-write-execute segment, sections not page-aligned, no RELRO
+    /// (lld's and GNU ld's meaning).
+    pub omagic: bool,
     /// `--warn-common` / `--no-warn-common`: warn when a common symbol meets another common or a
     /// definition, in GNU ld's words.
     pub warn_common: bool,
@@ -374,6 +377,7 @@ impl Default for Config {
             filters: Vec::new(),
             auxiliaries: Vec::new(),
             rosegment: None,
+            omagic: false,
             warn_common: false,
             keep_text_section_prefix: false,
             prefetch_inputs: None,
@@ -692,6 +696,9 @@ const KNOWN_FLAGS: &[&str] = &[
     "threads",
     "rosegment",
     "no-rosegment",
+    "N",
+    "omagic",
+    "no-omagic",
     "start-lib",
     "end-lib",
     "warn-common",
@@ -818,6 +825,12 @@ impl ArgParser {
             "prefetch-inputs" => c.prefetch_inputs = Some(true),
             "no-prefetch-inputs" => c.prefetch_inputs = Some(false),
             "rosegment" => c.rosegment = Some(true),
+            // Also links against static libraries from here on, as lld does (-Bstatic).
+            "N" | "omagic" => {
+                c.omagic = true;
+                self.state.static_only = true;
+            }
+            "no-omagic" => c.omagic = false,
             "no-rosegment" => c.rosegment = Some(false),
             "start-lib" => {
                 ensure!(!self.state.lazy, "nested --start-lib");

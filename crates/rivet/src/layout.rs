@@ -239,10 +239,13 @@ struct LoadPlan {
 /// puts them together all the same (lld's single RX segment).
 fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
     let separate = ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
-    let relro = ctx.config.relro;
+    let relro = ctx.config.relro && !ctx.config.omagic;
+    let omagic = ctx.config.omagic;
     let mut loads: Vec<LoadPlan> = Vec::new();
     let segment_of = |class: u8| -> (u8, u32, bool) {
         match class {
+            // -N: everything in one segment that can be read, written and executed.
+            _ if omagic => (0, elf::PF_R | elf::PF_W | elf::PF_X, false),
             CLASS_HEADERS if !separate => (0, elf::PF_R | elf::PF_X, false),
             CLASS_TEXT if !separate => (0, elf::PF_R | elf::PF_X, false),
             CLASS_RODATA if !separate => (0, elf::PF_R | elf::PF_X, false),
@@ -278,8 +281,10 @@ fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
 pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
     let order = sort_order(ctx);
     let loads = plan_loads(ctx, &order);
-    let page = ctx.config.max_page_size.max(4096);
-    let common = ctx.config.common_page_size.clamp(4096, page);
+    // -N: sections are not page-aligned (its one segment keeps its most aligned section's
+    // alignment; loaded at a page-aligned base, its offsets stay congruent to its addresses).
+    let page = if ctx.config.omagic { 1 } else { ctx.config.max_page_size.max(4096) };
+    let common = if page == 1 { 1 } else { ctx.config.common_page_size.clamp(4096, page) };
     let has = |c: Content| ctx.synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();

@@ -1399,3 +1399,42 @@ fn rpath_link_is_accepted_and_changes_nothing() {
     assert!(outputs.windows(2).all(|w| w[0] == w[1]), "-rpath-link changed the output");
     tmp.finish();
 }
+
+/// `-N`/`--omagic`: one segment that is readable, writable and executable, no RELRO, as lld
+/// makes it; the static program still runs.
+#[test]
+fn omagic_makes_one_rwx_segment_as_lld() {
+    if !testing_rivet() || !have("gcc") || !have(LLD) {
+        return;
+    }
+    let tmp = TempDir::new("cli-omagic");
+    compile_all(&tmp, &[("hello.c", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n")], &[]);
+    let lld_dir = tmp.join("lld");
+    std::fs::create_dir_all(&lld_dir).unwrap();
+    std::os::unix::fs::symlink(which(LLD), lld_dir.join("ld")).unwrap();
+    let segments = |dir: &Path, out: &str| {
+        must(Command::new("gcc").current_dir(&tmp.path).arg("-B").arg(dir).args([
+            "hello.o",
+            "-static",
+            "-no-pie",
+            "-Wl,--omagic",
+            "-o",
+            out,
+        ]));
+        let text =
+            String::from_utf8_lossy(&must(Command::new("readelf").args(["-lW", out]).current_dir(&tmp.path)).stdout)
+                .into_owned();
+        let loads: Vec<String> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("LOAD"))
+            .map(|l| l.split_whitespace().skip(6).take_while(|w| !w.starts_with("0x")).collect::<Vec<_>>().join(""))
+            .collect();
+        (loads, text.contains("GNU_RELRO"))
+    };
+    let ours = segments(&linker_dir(&tmp), "ours.out");
+    let lld = segments(&lld_dir, "lld.out");
+    assert_eq!(ours, (vec!["RWE".to_string()], false));
+    assert_eq!(ours, lld);
+    assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(tmp.join("ours.out"))).stdout), "hi\n");
+    tmp.finish();
+}
