@@ -84,6 +84,18 @@ struct Frame<'a> {
     targets: Vec<Place>,
 }
 
+/// An FDE's bytes after its CIE pointer without the `DW_CFA_nop`s (zero bytes) that pad it to its
+/// alignment: the assembler pads the last FDE of a file differently from the others, and the
+/// padding says nothing. The initial location and the address range (the first 8 bytes) are kept
+/// whole; what follows them (augmentation data, then instructions) only loses trailing zeros, which
+/// in a well-formed record are nops. FDEs are compared only when their CIEs are equal, so both
+/// sides have the same fields.
+fn without_nop_padding(fde: &[u8]) -> &[u8] {
+    let fixed = fde.len().min(8);
+    let end = fde[fixed..].iter().rposition(|&b| b != 0).map_or(fixed, |i| fixed + i + 1);
+    &fde[..end]
+}
+
 fn is_exception_table(name: &[u8]) -> bool {
     name == b".gcc_except_table" || name.starts_with(b".gcc_except_table.")
 }
@@ -127,7 +139,7 @@ fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<SectionRef, usize>) -> Vec<(usize, 
                     let frame = Frame {
                         cie: bytes(cie_piece),
                         cie_relocs,
-                        fde: &bytes(p)[8..],
+                        fde: without_nop_padding(&bytes(p)[8..]),
                         fde_relocs,
                         start: (pc_rela.r_type(LE, false), (value as i64).wrapping_add(pc_rela.r_addend.get(LE))),
                         targets,
@@ -316,4 +328,19 @@ pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
         kept.align = kept.align.max(align);
     }
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fde_padding_is_not_compared() {
+        let a = [1, 0, 0, 0, 0x10, 0, 0, 0, 0, 0x0e, 0x10];
+        let b = [1, 0, 0, 0, 0x10, 0, 0, 0, 0, 0x0e, 0x10, 0, 0, 0];
+        assert_eq!(without_nop_padding(&a), without_nop_padding(&b));
+        // The address range keeps its zero bytes; an instruction that differs still differs.
+        assert_eq!(without_nop_padding(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0]), &[1, 0, 0, 0, 0, 0, 0, 0][..]);
+        assert_ne!(without_nop_padding(&a), without_nop_padding(&[1, 0, 0, 0, 0x10, 0, 0, 0, 0, 0x0e, 0x20]));
+    }
 }

@@ -199,3 +199,18 @@ fn an_exported_function_of_a_shared_output_never_folds() {
     assert_eq!(folds_by_name(&ctx, &folds), [(".text.first".into(), vec![".text.second".into()])]);
     assert_folded_into(&ctx, "/hidden.o", ".text.second", ".text.first");
 }
+
+#[test]
+fn the_last_function_of_a_file_folds_too() {
+    // `second` is the file's last function: the assembler pads its FDE to the section's alignment
+    // with DW_CFA_nops, so its FDE bytes differ from `first`'s by trailing zeros only.
+    let s = Scratch::new("icf-last");
+    let pic = [FLAGS, &["-fPIC", "-fasynchronous-unwind-tables"]].concat();
+    let source = format!("{PRELUDE}#pragma GCC visibility push(hidden)\n{SAME}#pragma GCC visibility pop\n");
+    let obj = s.cc("last.c", &source, &pic);
+    let inputs = Inputs::new(&["-shared", &obj]);
+    let mut ctx = inputs.ctx();
+    let folds = fold(&mut ctx, false);
+    assert_eq!(folds_by_name(&ctx, &folds), [(".text.first".into(), vec![".text.second".into()])]);
+    assert_folded_into(&ctx, "/last.o", ".text.second", ".text.first");
+}
