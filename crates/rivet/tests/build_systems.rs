@@ -14,22 +14,6 @@ const CONFIGURE_AC: &str = "AC_INIT([greet], [1.0])\nAM_INIT_AUTOMAKE([foreign])
 const MAKEFILE_AM: &str = "lib_LTLIBRARIES = libgreet.la\nlibgreet_la_SOURCES = greet.c\n\
     bin_PROGRAMS = hello\nhello_SOURCES = main.c\nhello_LDADD = libgreet.la\n";
 
-/// Writes an `ld` into `dir` that appends each `-o` argument to `log` and runs the linker under test.
-fn logging_ld(dir: &std::path::Path, log: &std::path::Path) {
-    std::fs::create_dir_all(dir).unwrap();
-    let ld = dir.join("ld");
-    std::fs::write(
-        &ld,
-        format!(
-            "#!/bin/sh\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && echo \"$a\" >> {}; prev=$a; done\nexec {} \"$@\"\n",
-            log.display(),
-            linker().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&ld, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-}
-
 #[test]
 fn libtool_builds_a_shared_library_through_us() {
     if !have("autoreconf") || !have("libtoolize") || !have("make") || !have("gcc") {

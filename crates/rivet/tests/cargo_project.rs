@@ -30,21 +30,8 @@ fn workspace_with_proc_macro_and_cdylib() {
     let tmp = TempDir::new("cargo");
     let ws = tmp.join("ws");
     copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_workspace"), &ws);
-    // `ld` in a -B directory: records each output it is asked for, then runs the linker under test.
-    let bin = tmp.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let log = tmp.join("links.log");
-    let ld = bin.join("ld");
-    std::fs::write(
-        &ld,
-        format!(
-            "#!/bin/sh\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && echo \"$a\" >> {}; prev=$a; done\nexec {} \"$@\"\n",
-            log.display(),
-            linker().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&ld, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (bin, log) = (tmp.join("bin"), tmp.join("links.log"));
+    logging_ld(&bin, &log);
     let target = tmp.join("target");
     let out = must(
         Command::new("cargo")

@@ -102,6 +102,22 @@ fn facts(file: &Path) -> Vec<String> {
     f
 }
 
+/// Links `inputs` with the linker under test and `flag`, which must fail; gives its stderr.
+fn link_fails(tmp: &TempDir, inputs: &[&str], flag: &str) -> String {
+    let out = Command::new("gcc")
+        .current_dir(&tmp.path)
+        .arg("-B")
+        .arg(linker_dir(tmp))
+        .args(inputs)
+        .args(["-o", "bad"])
+        .arg(format!("-Wl,{flag}"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{flag} linked: {stderr}");
+    stderr
+}
+
 fn run(exe: &Path) -> String {
     let out = must(Command::new(exe).current_dir(exe.parent().unwrap()).env("LD_LIBRARY_PATH", exe.parent().unwrap()));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -545,15 +561,7 @@ fn package_metadata_note_matches_gnu_ld() {
     let decoded = link(&tmp, true, false, &["app.o", "lib.o"], &[escaped], "pkg-escaped");
     assert_eq!(metadata(&decoded), Some(json.to_string()));
     // A broken escape is an error naming the option.
-    let out = Command::new("gcc")
-        .current_dir(&tmp.path)
-        .arg("-B")
-        .arg(linker_dir(&tmp))
-        .args(["app.o", "lib.o", "-o", "bad", "-Wl,--package-metadata=foo%x"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = link_fails(&tmp, &["app.o", "lib.o"], "--package-metadata=foo%x");
     assert!(stderr.contains("--package-metadata: invalid string: foo%x"), "{stderr}");
 }
 
@@ -611,15 +619,7 @@ fn compression_levels() {
         ("--compress-debug-sections=zstd:0", "zstd level must be between 1 and 22"),
         ("--compress-debug-sections=zstd:19", "only level 1 is supported"),
     ] {
-        let out = Command::new("gcc")
-            .current_dir(&tmp.path)
-            .arg("-B")
-            .arg(linker_dir(&tmp))
-            .args(["dbg.o", "-o", "bad"])
-            .arg(format!("-Wl,{flag}"))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success() && stderr.contains(message), "{flag}: {stderr}");
+        let stderr = link_fails(&tmp, &["dbg.o"], flag);
+        assert!(stderr.contains(message), "{flag}: {stderr}");
     }
 }

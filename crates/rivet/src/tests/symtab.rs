@@ -83,6 +83,11 @@ fn kinds(table: &Plan) -> String {
         .collect()
 }
 
+/// The table of A and B without `--gc-sections`: locals file by file, then hidden globals made
+/// local, then the visible ones, globals in the order resolution met them (`_start` first).
+const ORDER: [&str; 10] =
+    ["a.s", "a_local", "b.s", "b_local", "dead_local", "a_hidden", "b_hidden", "_start", "b_visible", "dead_global"];
+
 #[test]
 fn locals_then_hidden_globals_then_visible_globals() {
     let s = Scratch::new("symtab-order");
@@ -93,21 +98,7 @@ fn locals_then_hidden_globals_then_visible_globals() {
     let table = plan(&ctx);
     // Every object's locals in command-line order, then the hidden globals (made local), then the
     // visible ones, globals in the order resolution met them (`_start` first: the entry point).
-    assert_eq!(
-        names(&ctx, &table),
-        [
-            "a.s",
-            "a_local",
-            "b.s",
-            "b_local",
-            "dead_local",
-            "a_hidden",
-            "b_hidden",
-            "_start",
-            "b_visible",
-            "dead_global"
-        ]
-    );
+    assert_eq!(names(&ctx, &table), ORDER);
     assert_eq!(kinds(&table), "lllllhhggg");
     // The index of `_start` in `.symtab` (after the null entry).
     assert_eq!(table.first_global, 8);
@@ -245,18 +236,7 @@ fn strtab_holds_each_name_at_its_offset() {
     let b = s.cc("b.s", B, &[]);
     let inputs = Inputs::new(&[&a, &b]);
     let ctx = inputs.ctx_with_output_sections();
-    let expected = strings(&[
-        "a.s",
-        "a_local",
-        "b.s",
-        "b_local",
-        "dead_local",
-        "a_hidden",
-        "b_hidden",
-        "_start",
-        "b_visible",
-        "dead_global",
-    ]);
+    let expected = strings(&ORDER);
     check_strtab(&ctx, &plan(&ctx), &expected);
 }
 

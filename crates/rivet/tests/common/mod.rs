@@ -132,3 +132,20 @@ pub fn files_in(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// Writes an `ld` into `dir` (for `gcc -B dir`) that appends each `-o` argument to `log`, then runs
+/// the linker under test: a test that drives a build system learns which links were ours.
+pub fn logging_ld(dir: &Path, log: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let ld = dir.join("ld");
+    std::fs::write(
+        &ld,
+        format!(
+            "#!/bin/sh\nprev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && echo \"$a\" >> {}; prev=$a; done\nexec {} \"$@\"\n",
+            log.display(),
+            linker().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&ld, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}

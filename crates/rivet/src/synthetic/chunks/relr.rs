@@ -10,7 +10,7 @@
 use super::{has_dynamic, Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
 use crate::diag::Result;
-use crate::ids::OutputSectionId;
+use crate::ids::{IdVec, OutputSectionId};
 use crate::sections::output::Content;
 use crate::synthetic::{got_entry, DynRel};
 use object::elf;
@@ -65,30 +65,29 @@ impl Chunk for RelrDyn {
 
 /// Each output section's packed relocations: offsets within it, sorted, in section order.
 fn offsets(ctx: &Ctx) -> Vec<(OutputSectionId, Vec<u64>)> {
-    let mut by_section: Vec<Vec<u64>> = vec![Vec::new(); ctx.sections.len()];
+    let mut by_section: IdVec<OutputSectionId, Vec<u64>> = vec![Vec::new(); ctx.sections.len()].into();
     for &(r, off) in &ctx.got.relr {
         let sec = &ctx.objects[r];
         if let Some(out) = sec.out {
-            by_section[out.index()].push(sec.offset + off);
+            by_section[out].push(sec.offset + off);
         }
     }
     if let Some(got) = ctx.synthetic.get(Content::Got) {
         for &(key, word) in &ctx.got.got {
             for (delta, ty, _, _) in got_entry(ctx, None, key).1 {
                 if ty == elf::R_X86_64_RELATIVE {
-                    by_section[got.index()].push(8 * word as u64 + delta);
+                    by_section[got].push(8 * word as u64 + delta);
                 }
             }
         }
     }
-    by_section
-        .into_iter()
-        .enumerate()
+    let ids = by_section.ids();
+    ids.zip(by_section.into_vec())
         .filter(|(_, offs)| !offs.is_empty())
-        .map(|(i, mut offs)| {
+        .map(|(id, mut offs)| {
             offs.sort_unstable();
             offs.dedup();
-            (OutputSectionId::new(i), offs)
+            (id, offs)
         })
         .collect()
 }
