@@ -263,6 +263,10 @@ pub struct Config {
     /// `-N`/`--omagic`: one read-write-execute segment, sections not page-aligned, no RELRO
     /// (lld's and GNU ld's meaning).
     pub omagic: bool,
+    /// `-r`/`--relocatable`: the output is an object for a later link (ET_REL).
+    pub relocatable: bool,
+    /// `-d`/`--define-common`: a relocatable output allocates common symbols in `.bss`.
+    pub define_common: bool,
     /// `--warn-common` / `--no-warn-common`: warn when a common symbol meets another common or a
     /// definition, in GNU ld's words.
     pub warn_common: bool,
@@ -378,6 +382,8 @@ impl Default for Config {
             auxiliaries: Vec::new(),
             rosegment: None,
             omagic: false,
+            relocatable: false,
+            define_common: false,
             warn_common: false,
             keep_text_section_prefix: false,
             prefetch_inputs: None,
@@ -456,6 +462,10 @@ pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
          loads only the libraries the command line names, so it has nothing to find there",
     ),
     ("--warn-once", "rivet reports each undefined symbol once already, with its first references (as lld does)"),
+    (
+        "-d, -dc, -dp, --define-common (without -r)",
+        "a final link always allocates common symbols; with -r they allocate them in .bss, as GNU ld does",
+    ),
     ("-nostdlib", "honoured: only -L directories are searched"),
 ];
 
@@ -703,6 +713,14 @@ const KNOWN_FLAGS: &[&str] = &[
     "end-lib",
     "warn-common",
     "no-warn-common",
+    "r",
+    "relocatable",
+    "Ur",
+    "d",
+    "dc",
+    "dp",
+    "define-common",
+    "no-define-common",
 ];
 
 impl ArgParser {
@@ -831,6 +849,11 @@ impl ArgParser {
                 self.state.static_only = true;
             }
             "no-omagic" => c.omagic = false,
+            // -Ur also resolves C++ constructor tables in GNU ld, which ELF's .init_array makes moot.
+            "r" | "relocatable" | "Ur" => c.relocatable = true,
+            // Final links always allocate common symbols; with -r these allocate them too.
+            "d" | "dc" | "dp" | "define-common" => c.define_common = true,
+            "no-define-common" => c.define_common = false,
             "no-rosegment" => c.rosegment = Some(false),
             "start-lib" => {
                 ensure!(!self.state.lazy, "nested --start-lib");

@@ -30,11 +30,25 @@ pub enum OutputKind {
     Pie,
     /// A shared library (`-shared`).
     Shared,
+    /// An object for a later link (`-r`): ET_REL, no addresses, relocations kept.
+    Relocatable,
 }
 
 impl OutputKind {
     /// What `-shared`, `-static` and `-pie` ask for.
     pub fn from_config(config: &Config) -> crate::diag::Result<OutputKind> {
+        if config.relocatable {
+            // lld's words; GNU ld refuses the same pairs.
+            for (given, what) in [
+                (config.shared, "-shared"),
+                (config.pie, "-pie"),
+                (config.icf != crate::args::Icf::None, "--icf"),
+                (config.export_dynamic, "--export-dynamic"),
+            ] {
+                crate::ensure!(!given, "-r and {what} may not be used together");
+            }
+            return Ok(OutputKind::Relocatable);
+        }
         Ok(match (config.shared, config.static_link, config.pie) {
             (true, true, _) => return Err(crate::fatal!("-shared and -static cannot be combined")),
             (true, false, _) => OutputKind::Shared,
@@ -82,7 +96,7 @@ impl OutputKind {
         matches!(self, OutputKind::StaticPie | OutputKind::Pie | OutputKind::Shared)
     }
     pub fn is_executable(self) -> bool {
-        self != OutputKind::Shared
+        !matches!(self, OutputKind::Shared | OutputKind::Relocatable)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod layout;
 pub mod link;
 pub mod linked;
 pub mod map;
+pub mod relocatable;
 pub mod report;
 pub mod reproduce;
 pub mod resolve;

@@ -58,6 +58,10 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
     symbol_options::exclude_libs(config, &loaded, &mut res);
     let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
+    if kind == OutputKind::Relocatable {
+        let report = crate::relocatable::link(&mut ctx, &cache, &io_inputs, timer)?;
+        return Ok(LinkReport { io: rivet_io::stats::snapshot().delta(&io_start), inputs: loaded.len(), ..report });
+    }
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || {
         symbol_options::apply_version_scripts(&mut ctx).and_then(|()| symbol_options::apply_dynamic_lists(&mut ctx))

@@ -22,6 +22,8 @@ pub struct ObjSection<'a> {
     pub align: u64,
     pub size: u64,
     pub entsize: u64,
+    /// `sh_link`: for `SHF_LINK_ORDER` sections, the section this one's order follows.
+    pub link: u32,
     /// The section's bytes (empty for SHT_NOBITS).
     pub data: &'a [u8],
     pub relas: &'a [Rela],
@@ -41,6 +43,8 @@ pub struct ObjSection<'a> {
 }
 
 pub struct ComdatGroup<'a> {
+    /// The group section's own index.
+    pub section: u32,
     pub signature: &'a [u8],
     /// The index of the signature symbol in the symbol table (the group section's `sh_info`).
     pub signature_sym: u32,
@@ -245,6 +249,7 @@ fn read_sections<'a>(
             align,
             size,
             entsize: sh.sh_entsize(LE),
+            link: sh.sh_link(LE),
             data: bytes,
             relas: &[],
             live: i != 0 && is_content(sh_type, flags, sec_name),
@@ -400,7 +405,7 @@ fn read_groups<'a>(
         {
             bail!("group section {i} names section {bad}, which does not exist");
         }
-        groups.push(ComdatGroup { signature, signature_sym: sym_index as u32, members });
+        groups.push(ComdatGroup { section: i as u32, signature, signature_sym: sym_index as u32, members });
     }
     Ok(groups)
 }

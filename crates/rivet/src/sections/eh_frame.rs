@@ -161,6 +161,7 @@ mod tests {
             align: 8,
             size: data.len() as u64,
             entsize: 0,
+            link: 0,
             data,
             relas: &[],
             live: true,

@@ -24,7 +24,13 @@ pub fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
                     continue;
                 }
                 let live = |rel: &crate::input::object::Rela| {
-                    let t = ctx_ref.target(f, rel.r_sym(object::LittleEndian, false));
+                    // A relocatable link (lld's, rivet's) turns the frame of a dropped COMDAT
+                    // copy into R_X86_64_NONE against symbol 0: that code is gone.
+                    let sym = rel.r_sym(object::LittleEndian, false);
+                    if sym == 0 || rel.r_type(object::LittleEndian, false) == object::elf::R_X86_64_NONE {
+                        return false;
+                    }
+                    let t = ctx_ref.target(f, sym);
                     match t {
                         crate::ctx::Target::Local(lf, ls) => {
                             let o = &ctx_ref.objects[lf];
