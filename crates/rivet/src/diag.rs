@@ -19,8 +19,8 @@ pub fn set_demangle(on: bool) {
     DEMANGLE.store(on, Ordering::Relaxed);
 }
 
-/// A symbol's name as messages print it: a C++ (Itanium) name demangled, as lld prints it
-/// (`foo(int, int)`), unless `--no-demangle`; a version suffix (`@V`, `@@V`) follows unchanged.
+/// A symbol's name as messages print it: a C++ (Itanium) or Rust (v0) name demangled, as lld
+/// prints it (`foo(int, int)`, `<core::slice::Iter<u8>>::len`), unless `--no-demangle`; a version suffix (`@V`, `@@V`) follows unchanged.
 /// A name that does not demangle is printed as it is.
 pub fn symbol_name(name: &[u8]) -> String {
     let (base, version) = match name.iter().position(|&b| b == b'@') {
@@ -28,7 +28,17 @@ pub fn symbol_name(name: &[u8]) -> String {
         None => (name, &[][..]),
     };
     let plain = || String::from_utf8_lossy(name).into_owned();
-    if !DEMANGLE.load(Ordering::Relaxed) || !base.starts_with(b"_Z") {
+    if !DEMANGLE.load(Ordering::Relaxed) {
+        return plain();
+    }
+    // Rust's own mangling (v0, `_R`), printed without crate hashes as lld prints it.
+    if base.starts_with(b"_R") {
+        return match std::str::from_utf8(base).ok().and_then(|b| rustc_demangle::try_demangle(b).ok()) {
+            Some(d) => format!("{d:#}{}", String::from_utf8_lossy(version)),
+            None => plain(),
+        };
+    }
+    if !base.starts_with(b"_Z") {
         return plain();
     }
     match cpp_demangle::Symbol::new(base).ok().and_then(|s| s.demangle().ok()) {
@@ -288,6 +298,15 @@ mod tests {
         // Not mangled, or not a valid mangling: as it is.
         assert_eq!(symbol_name(b"Pi"), "Pi");
         assert_eq!(symbol_name(b"_Zunknown"), "_Zunknown");
+        // Rust v0 names (mold's demangle-rust case), without crate disambiguators.
+        assert_eq!(
+            symbol_name(
+                b"_RNCINkXs25_NgCsbmNqQUJIY6D_4core5sliceINyB9_4IterhENuNgNoBb_4iter8iterator8Iterator9rpositionNCNgNpB9_6memchr7memrchrs_0E0Bb_"
+            ),
+            "<core::slice::Iter<u8> as core::iter::iterator::Iterator>::rposition::<core::slice::memchr::memrchr::{closure#1}>::{closure#0}"
+        );
+        assert_eq!(symbol_name(b"_RNvCs1234_7mycrate3foo@V2"), "mycrate::foo@V2");
+        assert_eq!(symbol_name(b"_Rbogus"), "_Rbogus");
     }
 
     fn open(path: &str) -> Result<String> {
