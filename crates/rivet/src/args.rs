@@ -267,6 +267,8 @@ pub struct Config {
     pub relocatable: bool,
     /// `-d`/`--define-common`: a relocatable output allocates common symbols in `.bss`.
     pub define_common: bool,
+    /// `--gdb-index`: write a `.gdb_index` section from the inputs' DWARF.
+    pub gdb_index: bool,
     /// `--warn-common` / `--no-warn-common`: warn when a common symbol meets another common or a
     /// definition, in GNU ld's words.
     pub warn_common: bool,
@@ -384,6 +386,7 @@ impl Default for Config {
             omagic: false,
             relocatable: false,
             define_common: false,
+            gdb_index: false,
             warn_common: false,
             keep_text_section_prefix: false,
             prefetch_inputs: None,
@@ -716,6 +719,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "r",
     "relocatable",
     "Ur",
+    "gdb-index",
+    "no-gdb-index",
     "d",
     "dc",
     "dp",
@@ -854,6 +859,8 @@ impl ArgParser {
             // Final links always allocate common symbols; with -r these allocate them too.
             "d" | "dc" | "dp" | "define-common" => c.define_common = true,
             "no-define-common" => c.define_common = false,
+            "gdb-index" => c.gdb_index = true,
+            "no-gdb-index" => c.gdb_index = false,
             "no-rosegment" => c.rosegment = Some(false),
             "start-lib" => {
                 ensure!(!self.state.lazy, "nested --start-lib");

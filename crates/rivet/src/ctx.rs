@@ -44,6 +44,7 @@ impl OutputKind {
                 (config.pie, "-pie"),
                 (config.icf != crate::args::Icf::None, "--icf"),
                 (config.export_dynamic, "--export-dynamic"),
+                (config.gdb_index, "--gdb-index"),
             ] {
                 crate::ensure!(!given, "-r and {what} may not be used together");
             }
@@ -149,6 +150,8 @@ pub struct Ctx<'a> {
     pub relax_got_loads: bool,
     /// The output's GNU properties (`.note.gnu.property`), merged from the inputs' notes.
     pub gnu_properties: crate::synthetic::property::Properties,
+    /// `--gdb-index`: the index, all but its addresses (planned once input offsets are known).
+    pub gdb_index: Option<crate::synthetic::gdb_index::GdbIndex>,
 }
 
 impl<'a> Ctx<'a> {
@@ -186,6 +189,7 @@ impl<'a> Ctx<'a> {
             dynamic_list: Default::default(),
             relax_got_loads: false,
             gnu_properties: Vec::new(),
+            gdb_index: None,
         }
     }
 

@@ -106,6 +106,12 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         layout::assign_member_offsets(&mut ctx);
         ctx.merges.finalize(&ctx.objects);
     });
+    // The .gdb_index's units, names and ranges, read from the inputs' DWARF now that each input
+    // section's offset in its output section is known.
+    if config.gdb_index && config.strip == Strip::None {
+        let index = timer.phase("gdb index", || crate::synthetic::gdb_index::GdbIndex::plan(&ctx))?;
+        ctx.gdb_index = (!index.is_empty()).then_some(index);
+    }
     // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
     ctx.gnu_properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, diag);
     diag.check()?;

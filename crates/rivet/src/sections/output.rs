@@ -36,6 +36,8 @@ pub enum Content {
     RelaDyn,
     /// `.relr.dyn`: packed RELATIVE relocations (`-z pack-relative-relocs`).
     RelrDyn,
+    /// `.gdb_index` (`--gdb-index`).
+    GdbIndex,
     Symtab,
     Strtab,
     Shstrtab,

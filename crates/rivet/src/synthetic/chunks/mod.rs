@@ -16,6 +16,7 @@ use crate::synthetic::DynRel;
 mod dynamic;
 mod dynsym;
 mod eh_frame_hdr;
+mod gdb_index;
 mod got;
 mod notes;
 mod plt;
@@ -66,7 +67,7 @@ pub trait Chunk: Sync {
 }
 
 /// The order synthetic sections are created in.
-pub const ORDER: [Content; 23] = [
+pub const ORDER: [Content; 24] = [
     Content::GnuProperty,
     Content::BuildId,
     Content::PackageNote,
@@ -87,6 +88,7 @@ pub const ORDER: [Content; 23] = [
     Content::GnuVersionD,
     Content::GnuVersionR,
     Content::Dynamic,
+    Content::GdbIndex,
     Content::Symtab,
     Content::Strtab,
     Content::Shstrtab,
@@ -116,6 +118,7 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
         Content::GnuVersionD => &dynsym::GnuVersionD,
         Content::GnuVersionR => &dynsym::GnuVersionR,
         Content::Dynamic => &dynamic::Dynamic,
+        Content::GdbIndex => &gdb_index::GdbIndex,
         Content::Symtab => &symtab::Symtab,
         Content::Strtab => &symtab::Strtab,
         Content::Shstrtab => &symtab::Shstrtab,
