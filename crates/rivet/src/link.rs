@@ -5,7 +5,7 @@ use crate::args::{Config, Icf, Strip};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Diag, Result};
 use crate::input;
-use crate::linked::{Addresses, Linked};
+use crate::linked::{Addresses, Linked, Placed};
 pub use crate::report::LinkReport;
 use crate::resolve;
 use crate::sections::{compress, frames, output};
@@ -129,7 +129,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     let (mut lay, addresses) = timer.phase("layout", || {
         crate::synthetic::chunks::create_sections(&mut ctx, plan.as_ref());
         let lay = layout::assign_addresses(&mut ctx);
-        let addresses = Addresses::compute(&ctx, &lay);
+        let addresses = Addresses::compute(Placed::new(&ctx, &lay));
         (lay, addresses)
     });
     diag.check()?;
@@ -207,7 +207,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         commit,
         inputs: loaded.len(),
         objects: ctx.objects.len(),
-        stats: if config.stats { ctx.stats() } else { Vec::new() },
+        stats: if config.stats { crate::report::link_stats(&linked) } else { Vec::new() },
     };
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();

@@ -26,16 +26,17 @@ pub fn render(ctx: &Linked) -> String {
     }
     let mut out = String::new();
     let _ = writeln!(out, "{:>16} {:>16} {:>8} {:>5} Out     In      Symbol", "VMA", "LMA", "Size", "Align");
-    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| ctx.sections[i].shndx != 0).collect();
-    order.sort_by_key(|&i| (ctx.sections[i].addr == 0, ctx.sections[i].addr, ctx.sections[i].offset));
+    let place = &ctx.layout.sections;
+    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| place[i].shndx != 0).collect();
+    order.sort_by_key(|&i| (place[i].addr == 0, place[i].addr, place[i].offset));
     for i in order {
-        let os = &ctx.sections[i];
-        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", os.addr, os.addr, os.size, os.align, os.name);
+        let (os, addr) = (&ctx.sections[i], place[i].addr);
+        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", addr, addr, os.size, os.align, os.name);
         if os.content != Content::Inputs {
             let _ = writeln!(
                 out,
                 "{:>16x} {:>16x} {:>8x} {:>5}         <internal>:({})",
-                os.addr, os.addr, os.size, os.align, os.name
+                addr, addr, os.size, os.align, os.name
             );
             continue;
         }
@@ -43,7 +44,7 @@ pub fn render(ctx: &Linked) -> String {
             let obj = &ctx.objects[f];
             let sec = &obj.sections[s as usize];
             let size = ctx.member_size(f, s);
-            let addr = os.addr + sec.offset;
+            let addr = place[i].addr + sec.offset;
             let note = if sec.merge_index.is_some() { " (merged)" } else { "" };
             let _ = writeln!(
                 out,

@@ -68,7 +68,7 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: 
         s.compressed = Some(packed);
     }
     if count > 0 {
-        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, lay.alloc_end);
+        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, &mut lay.sections, lay.alloc_end);
     }
     (count, before, after)
 }

@@ -389,7 +389,7 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
         Def::Shared { .. } => {
             let size = ctx.shared_def(t).map_or(0, |d| d.size);
             if let Some(&(sec, _)) = ctx.got.copy_offset.get(&id) {
-                (ctx.sections[sec].shndx as u16, ctx.raw_value(t), size)
+                (ctx.layout.shndx(sec) as u16, ctx.raw_value(t), size)
             } else if ctx.got.canonical.contains(&id) {
                 (elf::SHN_UNDEF, ctx.value(t), 0)
             } else {
@@ -400,10 +400,10 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
             let obj = &ctx.objects[file];
             let size = obj.syms[sym as usize].st_size.get(object::LittleEndian);
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
-                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
+                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16),
                 (_, Some(sec)) => {
                     let out = obj.sections[sec as usize].out;
-                    out.and_then(|o| ctx.sections.get(o)).map_or(elf::SHN_ABS, |o| o.shndx as u16)
+                    out.and_then(|o| ctx.layout.sections.get(o)).map_or(elf::SHN_ABS, |o| o.shndx as u16)
                 }
                 _ => elf::SHN_ABS,
             };

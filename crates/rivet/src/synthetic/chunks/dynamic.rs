@@ -76,7 +76,7 @@ impl Chunk for Dynamic {
         for (e, &(tag, v)) in out.iter_mut().zip(&list) {
             let value = match v {
                 DynValue::Value(v) => v,
-                DynValue::SectionAddr(s) => ctx.sections[s].addr,
+                DynValue::SectionAddr(s) => ctx.layout.addr(s),
                 DynValue::SectionSize(s) => ctx.sections[s].size,
                 DynValue::Symbol(id) => ctx.addr.global[id],
             };

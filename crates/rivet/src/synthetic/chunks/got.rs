@@ -20,7 +20,7 @@ impl Chunk for Got {
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let base = w.section.addr;
+        let base = w.place.addr;
         let mut rels = Vec::new();
         for &(key, word) in &ctx.got.got {
             let (values, relocs) = got_entry(ctx, Some(ctx), key);
@@ -58,7 +58,7 @@ impl Chunk for GotPlt {
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let dynamic = ctx.synthetic_section(Content::Dynamic).map_or(0, |d| d.addr);
+        let dynamic = ctx.synthetic_addr(Content::Dynamic).unwrap_or(0);
         put64(buf, 0, dynamic);
         for (i, &t) in ctx.got.plt.iter().enumerate() {
             let v = if ctx.is_preemptible(t) { ctx.plt_lazy_addr(i as u32) } else { ctx.raw_value(t) };

@@ -8,6 +8,7 @@
 //! directory, and its line in `ORDER` and `chunk`.
 use crate::ctx::Ctx;
 use crate::diag::Result;
+use crate::layout::Placement;
 use crate::linked::Linked;
 use crate::sections::output::{Content, OutputSection};
 use crate::synthetic::symtab::Plan;
@@ -42,12 +43,13 @@ pub struct Sizing<'s, 'a> {
     pub symtab: Option<&'s Plan>,
 }
 
-/// What writing a synthetic section may look at: the link after layout, the `.symtab` plan and the
-/// section itself (its address, its size).
+/// What writing a synthetic section may look at: the link after layout, the `.symtab` plan, the
+/// section itself (its size) and where layout put it (its address).
 pub struct Writing<'w, 'l, 'a> {
     pub linked: &'w Linked<'l, 'a>,
     pub symtab: Option<&'w Plan>,
     pub section: &'w OutputSection,
+    pub place: Placement,
 }
 
 pub trait Chunk: Sync {
@@ -138,8 +140,8 @@ pub fn create_sections(ctx: &mut Ctx, symtab: Option<&Plan>) {
 }
 
 /// The section header index of the synthetic section of kind `c` (0: none).
-fn shndx(ctx: &Ctx, c: Content) -> u32 {
-    ctx.synthetic_section(c).map_or(0, |s| s.shndx)
+fn shndx(ctx: &Linked, c: Content) -> u32 {
+    ctx.synthetic.get(c).map_or(0, |s| ctx.layout.shndx(s))
 }
 
 /// Whether the output has a dynamic section and its companions (a static PIE has a minimal one, so

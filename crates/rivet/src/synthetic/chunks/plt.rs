@@ -24,7 +24,7 @@ impl Chunk for Plt {
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let plt_addr = w.section.addr;
+        let plt_addr = w.place.addr;
         let gotplt = ctx.gotplt_addr();
         let header = ctx.got.plt_header as usize;
         if header > 0 {

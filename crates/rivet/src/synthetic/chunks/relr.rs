@@ -40,9 +40,9 @@ impl Chunk for RelrDyn {
         let mut at = 0;
         // Sections in address order, so the entries ascend as readers expect.
         let mut groups = offsets(ctx);
-        groups.sort_by_key(|(sec, _)| ctx.sections[*sec].addr);
+        groups.sort_by_key(|(sec, _)| ctx.layout.addr(*sec));
         for (sec, offs) in groups {
-            let base = ctx.sections[sec].addr;
+            let base = ctx.layout.addr(sec);
             let addrs: Vec<u64> = offs.iter().map(|o| base + o).collect();
             let mut overflow = false;
             encode(&addrs, |e| match buf.get_mut(at..at + 8) {
