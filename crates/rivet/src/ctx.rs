@@ -116,29 +116,24 @@ pub struct Ctx<'a> {
     pub commons: Vec<(SymbolId, u64)>,
     pub commons_section: Option<OutputSectionId>,
     pub commons_base: u64,
-    /// Every global symbol's type (STT_*) by id, filled before relocations are scanned: the scan
-    /// and the write ask for it per relocation, and finding the defining symbol each time cost 2%
-    /// of a cxx-big link. Symbols added later (shared-library aliases) are looked up as before.
+    /// Every global symbol's type (STT_*) by id, computed with the `Ctx` (no pass after
+    /// resolution changes a definition's type): the scan and the write ask for it per relocation,
+    /// and finding the defining symbol each time cost 2% of a cxx-big link. Symbols added later
+    /// (shared-library aliases) are looked up as before.
     pub global_types: IdVec<SymbolId, u8>,
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
     pub defsym_offsets: Vec<DefsymOffset>,
-    pub got: crate::synthetic::tables::Tables,
     /// Where each linker-made section is (set when they are created, before layout).
     pub synthetic: SyntheticIds,
-    pub dynsym: crate::synthetic::dynamic_tables::DynPlan,
     pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
     pub dynamic_list: rustc_hash::FxHashSet<SymbolId>,
-    /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
-    /// PC-relative field (and `--no-relax` was not given). Set before the relocation scan.
-    pub relax_got_loads: bool,
-    /// The output's GNU properties (`.note.gnu.property`), merged from the inputs' notes.
-    pub gnu_properties: crate::synthetic::property::Properties,
 }
 
 impl<'a> Ctx<'a> {
-    /// The state after resolution; the tables later stages fill start empty.
+    /// The state after resolution; the output sections and the tables built from them (`.eh_frame`
+    /// pieces, merged pieces, commons, synthetic section ids) start empty.
     pub fn new(
         config: &'a Config,
         diag: &'a Diag,
@@ -148,7 +143,7 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
-        Ctx {
+        let mut ctx = Ctx {
             config,
             diag,
             kind,
@@ -165,20 +160,12 @@ impl<'a> Ctx<'a> {
             commons_base: 0,
             global_types: IdVec::new(),
             defsym_offsets,
-            got: Default::default(),
             synthetic: Default::default(),
-            dynsym: Default::default(),
             versions: Default::default(),
             dynamic_list: Default::default(),
-            relax_got_loads: false,
-            gnu_properties: Vec::new(),
-        }
-    }
-
-    /// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
-    pub fn output_features(&self) -> u32 {
-        let and = crate::synthetic::property::FEATURE_1_AND;
-        self.gnu_properties.iter().find(|p| p.0 == and).map_or(0, |p| p.1)
+        };
+        ctx.global_types = ctx.compute_global_types();
+        ctx
     }
 
     pub fn target(&self, file: FileId, sym: u32) -> Target {
@@ -225,7 +212,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `global_types`, in parallel.
-    pub fn compute_global_types(&self) -> IdVec<SymbolId, u8> {
+    fn compute_global_types(&self) -> IdVec<SymbolId, u8> {
         use rayon::prelude::*;
         let types: Vec<u8> = (0..self.symbols.len())
             .into_par_iter()

@@ -5,6 +5,7 @@ use crate::ctx::{Ctx, OutputKind};
 use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::{Content, OutputSection, *};
+use crate::synthetic::tables::Tables;
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -139,22 +140,22 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
 
 /// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
 /// aligned them (the lowest set bit of their address, at most a page).
-pub fn allocate_copies(ctx: &mut Ctx) {
-    if ctx.got.copies.is_empty() {
+pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables) {
+    if tables.copies.is_empty() {
         return;
     }
     let read_only =
         |ctx: &Ctx, id: SymbolId| ctx.shared_def(crate::ctx::Target::Global(id)).is_some_and(|d| d.read_only);
     // A read-only variable's copy must become read-only too once relocated (-z relro), or the
     // executable could write what the library's code treats as constant.
-    let relro = ctx.config.relro && ctx.got.copies.iter().any(|&id| read_only(ctx, id));
+    let relro = ctx.config.relro && tables.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
         ctx.sections.push(OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs))
     });
-    let bss = ctx.got.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
-    for i in 0..ctx.got.copies.len() {
-        let id = ctx.got.copies[i];
+    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
+    for i in 0..tables.copies.len() {
+        let id = tables.copies[i];
         let sec = match relro_sec {
             Some(s) if read_only(ctx, id) => s,
             _ => bss.expect("a writable copy has .bss"),
@@ -163,11 +164,11 @@ pub fn allocate_copies(ctx: &mut Ctx) {
         let (value, size) = (d.value, d.size);
         let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
         let off = align_up(ctx.sections[sec].size, align);
-        ctx.got.copy_offset.insert(id, (sec, off));
+        tables.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve
         // to the copy too, or the library keeps using its own stale original under those names.
         for alias in aliases_of(ctx, id) {
-            ctx.got.copy_offset.insert(alias, (sec, off));
+            tables.copy_offset.insert(alias, (sec, off));
         }
         ctx.sections[sec].size = off + size.max(1);
         ctx.sections[sec].align = ctx.sections[sec].align.max(align);

@@ -9,6 +9,7 @@ use crate::linked::{Addresses, Linked, Placed};
 pub use crate::report::LinkReport;
 use crate::resolve;
 use crate::sections::{compress, frames, output};
+use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab;
 use crate::timing::Timer;
 use crate::{arch, check, layout, symbol_options, write};
@@ -103,39 +104,31 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         ctx.merges.finalize(&ctx.objects);
     });
     // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
-    ctx.gnu_properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, diag);
+    let gnu_properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, diag);
     diag.check()?;
     // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
-    timer.phase("scan relocations", || {
-        ctx.global_types = ctx.compute_global_types();
-        ctx.relax_got_loads = config.relax && arch::x86_64::pc32_reaches_everything(&ctx);
-        ctx.got = arch::x86_64::scan(&ctx);
-        layout::allocate_copies(&mut ctx);
-        let (all, relative, packed) = arch::x86_64::table_relocations(&ctx);
-        ctx.got.dynrel_count += all;
-        ctx.got.relative_count += relative;
-        ctx.got.relr_got = packed;
-    });
+    let got = timer.phase("scan relocations", || arch::x86_64::scan_relocations(&mut ctx, &gnu_properties));
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
-    ctx.dynsym = timer.phase("dynamic symbols", || {
+    let dynsym = timer.phase("dynamic symbols", || {
         if ctx.kind.is_dynamic() || ctx.kind == OutputKind::StaticPie {
-            crate::synthetic::dynamic::plan(&ctx)
+            crate::synthetic::dynamic::plan(&ctx, &got)
         } else {
             Default::default()
         }
     });
+    let plans = Plans { gnu_properties, got, dynsym };
     let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
     let (mut lay, addresses) = timer.phase("layout", || {
-        crate::synthetic::chunks::create_sections(&mut ctx, plan.as_ref());
+        crate::synthetic::chunks::create_sections(&mut ctx, &plans, plan.as_ref());
         let lay = layout::assign_addresses(&mut ctx);
-        let addresses = Addresses::compute(Placed::new(&ctx, &lay));
+        let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         (lay, addresses)
     });
     diag.check()?;
     if let Some(format) = compress::Format::from_option(config.compress_debug_sections) {
         let (n, before, after) =
-            timer.phase("compress debug", || compress::compress(&mut ctx, &mut lay, &addresses, format));
+            timer.phase("compress debug", || compress::compress(&mut ctx, &plans, &mut lay, &addresses, format));
         if config.verbose {
             eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
         }
@@ -171,7 +164,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Sections that reach the output unchanged may be copied file to file by the kernel.
     let kernel =
         (io.copy.method != rivet_io::CopyMethod::Memcpy).then(|| write::KernelCopy::new(io.copy.method, cache.files()));
-    let linked = Linked::new(&ctx, &lay, &addresses);
+    let linked = Linked::new(Placed::new(&ctx, &plans, &lay), &addresses);
     let copy_stats =
         timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), io.paced))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.

@@ -11,6 +11,7 @@ use crate::resolve::Def;
 use crate::sections::eh_frame;
 use crate::sections::merged::MergedSection;
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
 use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
@@ -52,11 +53,12 @@ impl Addresses {
     }
 }
 
-/// The link once layout has placed the output sections: the context and the layout. It derefs to
-/// the `Ctx`.
+/// The link once layout has placed the output sections: the context, the plans the synthetic
+/// sections were made from and the layout. It derefs to the `Ctx`.
 #[derive(Clone, Copy)]
 pub struct Placed<'l, 'a> {
     pub ctx: &'l Ctx<'a>,
+    pub plans: &'l Plans,
     pub layout: &'l Layout,
 }
 
@@ -68,8 +70,8 @@ impl<'a> std::ops::Deref for Placed<'_, 'a> {
 }
 
 impl<'l, 'a> Placed<'l, 'a> {
-    pub fn new(ctx: &'l Ctx<'a>, layout: &'l Layout) -> Placed<'l, 'a> {
-        Placed { ctx, layout }
+    pub fn new(ctx: &'l Ctx<'a>, plans: &'l Plans, layout: &'l Layout) -> Placed<'l, 'a> {
+        Placed { ctx, plans, layout }
     }
 
     /// The address of the linker-made section of kind `c`, if this output has one.
@@ -153,14 +155,14 @@ impl<'l, 'a> Placed<'l, 'a> {
             return sec + PLT_ENTRY_SIZE * i as u64;
         }
         let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
-        plt + self.got.plt_header + PLT_ENTRY_SIZE * i as u64
+        plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64
     }
 
     /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
     /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
     pub fn plt_lazy_addr(&self, i: u32) -> u64 {
         let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
-        let stub = plt + self.got.plt_header + PLT_ENTRY_SIZE * i as u64;
+        let stub = plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64;
         if self.synthetic.get(Content::PltSec).is_some() {
             stub
         } else {
@@ -180,7 +182,7 @@ impl<'l, 'a> Placed<'l, 'a> {
 
     /// The address of `t`'s `.got` entry of `kind`.
     pub fn got_entry_addr(&self, t: Target, kind: GotKind) -> Option<u64> {
-        let word = self.got.got_word(t, kind)?;
+        let word = self.plans.got.got_word(t, kind)?;
         Some(self.synthetic_addr(Content::Got)? + 8 * word as u64)
     }
 }
@@ -201,8 +203,8 @@ impl<'l, 'a> std::ops::Deref for Linked<'l, 'a> {
 }
 
 impl<'l, 'a> Linked<'l, 'a> {
-    pub fn new(ctx: &'l Ctx<'a>, layout: &'l Layout, addr: &'l Addresses) -> Linked<'l, 'a> {
-        Linked { placed: Placed::new(ctx, layout), addr }
+    pub fn new(placed: Placed<'l, 'a>, addr: &'l Addresses) -> Linked<'l, 'a> {
+        Linked { placed, addr }
     }
 
     /// A relocation against the section symbol of a merged section refers to the piece at
@@ -263,7 +265,7 @@ impl<'l, 'a> Linked<'l, 'a> {
     /// The address code and data see: IFUNCs are represented by their PLT stub (the canonical
     /// address, so function pointers compare equal everywhere).
     pub fn value(&self, t: Target) -> u64 {
-        match self.got.plt_index(t) {
+        match self.plans.got.plt_index(t) {
             Some(i) => self.plt_entry_addr(i),
             None => self.raw_value(t),
         }
@@ -296,7 +298,7 @@ fn global_values(ctx: Placed) -> IdVec<SymbolId, u64> {
             Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
             Def::Synthetic => synthetic_value(ctx, s.name),
             Def::Absolute(v) => v,
-            Def::Shared { .. } => match ctx.got.copy_offset.get(&SymbolId::new(id)) {
+            Def::Shared { .. } => match ctx.plans.got.copy_offset.get(&SymbolId::new(id)) {
                 Some(&(sec, off)) => ctx.layout.addr(sec) + off,
                 None => 0,
             },

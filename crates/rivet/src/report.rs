@@ -40,9 +40,9 @@ pub fn link_stats(linked: &Linked) -> Vec<(&'static str, u64)> {
         ("global symbols", ctx.symbols.len() as u64),
         ("local symbols", ctx.objects.iter().map(|o| o.first_global as u64).sum()),
         ("relocations", ctx.objects.iter().map(relocs).sum()),
-        ("GOT entries", ctx.got.got.len() as u64),
-        ("IFUNC PLT entries", ctx.got.plt.len() as u64),
-        ("RELATIVE relocations", ctx.got.relative_count),
+        ("GOT entries", ctx.plans.got.got.len() as u64),
+        ("IFUNC PLT entries", ctx.plans.got.plt.len() as u64),
+        ("RELATIVE relocations", ctx.plans.got.relative_count),
         ("merged input sections", ctx.merges.sections.len() as u64),
         (
             "sections folded (ICF)",

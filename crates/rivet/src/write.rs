@@ -201,7 +201,7 @@ fn late_ranges(ctx: &Linked) -> Vec<(u64, u64)> {
 
 /// The loader fills each copy relocation's space with the library's initial bytes.
 fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
-    for &id in &ctx.got.copies {
+    for &id in &ctx.plans.got.copies {
         let offset = ctx.addr.global[id];
         dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: Some(id), addend: 0 });
     }

@@ -6,8 +6,9 @@ use crate::args::DebugCompression;
 use crate::ctx::Ctx;
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::layout::{self, Layout};
-use crate::linked::{Addresses, Linked};
+use crate::linked::{Addresses, Linked, Placed};
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
 use object::elf;
 use rayon::prelude::*;
 
@@ -34,7 +35,13 @@ const CHDR_SIZE: usize = size_of::<elf::CompressionHeader64<object::LittleEndian
 /// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
 /// non-alloc sections and the section header table up. Returns (sections compressed, bytes
 /// before, bytes after).
-pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: Format) -> (usize, u64, u64) {
+pub fn compress(
+    ctx: &mut Ctx,
+    plans: &Plans,
+    lay: &mut Layout,
+    addresses: &Addresses,
+    format: Format,
+) -> (usize, u64, u64) {
     let candidates: Vec<OutputSectionId> = ctx
         .sections
         .ids()
@@ -45,7 +52,7 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: 
         .collect();
     let level = ctx.config.compress_level.unwrap_or(if ctx.config.opt_level >= 2 { 6 } else { 1 });
     let done: Vec<(OutputSectionId, Option<Vec<u8>>)> = {
-        let ctx = Linked::new(ctx, lay, addresses);
+        let ctx = Linked::new(Placed::new(ctx, plans, lay), addresses);
         candidates
             .par_iter()
             .map(|&i| {

@@ -5,6 +5,7 @@
 pub mod chunks;
 pub mod dynamic;
 pub mod dynamic_tables;
+pub mod plans;
 pub mod property;
 pub mod symtab;
 pub mod tables;

@@ -11,6 +11,7 @@ use crate::diag::Result;
 use crate::layout::Placement;
 use crate::linked::Linked;
 use crate::sections::output::{Content, OutputSection};
+use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
 
@@ -36,10 +37,11 @@ pub struct Header {
     pub entsize: u64,
 }
 
-/// What sizing a synthetic section may look at: the link before layout, and the `.symtab` plan
-/// (None with `-s`).
+/// What sizing a synthetic section may look at: the link before layout, the plans (GOT and PLT
+/// tables, dynamic symbols, GNU properties) and the `.symtab` plan (None with `-s`).
 pub struct Sizing<'s, 'a> {
     pub ctx: &'s Ctx<'a>,
+    pub plans: &'s Plans,
     pub symtab: Option<&'s Plan>,
 }
 
@@ -126,10 +128,10 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
 
 /// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
 /// layout once section names are known), and records where each is in `ctx.synthetic`.
-pub fn create_sections(ctx: &mut Ctx, symtab: Option<&Plan>) {
+pub fn create_sections(ctx: &mut Ctx, plans: &Plans, symtab: Option<&Plan>) {
     for c in ORDER {
         let Some(chunk) = chunk(c) else { continue };
-        let Some(size) = chunk.size(&Sizing { ctx, symtab }) else { continue };
+        let Some(size) = chunk.size(&Sizing { ctx, plans, symtab }) else { continue };
         let h = chunk.header(ctx);
         let mut s = OutputSection::new(h.name, h.sh_type, h.flags, h.align, c);
         s.size = size;
