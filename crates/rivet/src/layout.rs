@@ -85,6 +85,24 @@ pub fn align_up(v: u64, align: u64) -> u64 {
     }
 }
 
+/// Groups the live input sections into output sections by name, then makes the reserved names
+/// (`_end`, `__start_foo`...) that are referenced but not defined linker-defined symbols.
+pub fn create_output_sections(ctx: &mut Ctx) {
+    let config = ctx.config;
+    let strip_debug = config.strip != crate::args::Strip::None;
+    let keep_prefix = config.keep_text_section_prefix;
+    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix);
+    define_reserved_symbols(ctx);
+}
+
+/// Every input section's offset in its output section, and the output sections' sizes: common
+/// symbols at the end of `.bss`, then the members in order, then the merged pieces' places.
+pub fn assign_input_offsets(ctx: &mut Ctx) {
+    allocate_commons(ctx);
+    assign_member_offsets(ctx);
+    ctx.merges.finalize(&ctx.objects);
+}
+
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
 /// padding stays small; ties keep symbol order, so the result is deterministic.
 pub fn allocate_commons(ctx: &mut Ctx) {

@@ -2,14 +2,33 @@
 //! then its input sections (`file:(section)`) and the global symbols each defines, with addresses,
 //! sizes and alignments. Merged and folded input sections are marked; linker-made sections show
 //! as `<internal>`.
+use crate::diag::{Context, Result};
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::linked::Linked;
 use crate::resolve::Def;
 use crate::sections::output::Content;
+use crate::timing::Timer;
 use std::fmt::Write;
 
 /// (address, name) of the global symbols an input section defines.
 type Defined<'a> = rustc_hash::FxHashMap<SectionRef, Vec<(u64, &'a [u8])>>;
+
+/// The link map, once the output exists (lld writes it too when asked, at the end): to
+/// `-Map=FILE`, and with `-M` to stdout.
+pub fn write_if_asked(linked: &Linked, timer: &Timer) -> Result<()> {
+    let config = linked.config;
+    if config.map_file.is_none() && !config.print_map {
+        return Ok(());
+    }
+    let text = timer.phase("map", || render(linked));
+    if let Some(p) = &config.map_file {
+        std::fs::write(p, &text).with_context(|| format!("cannot write map file {}", p.display()))?;
+    }
+    if config.print_map {
+        print!("{text}");
+    }
+    Ok(())
+}
 
 pub fn render(ctx: &Linked) -> String {
     // Global symbols by the input section that defines them, in address order.

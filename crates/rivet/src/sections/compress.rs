@@ -9,6 +9,7 @@ use crate::layout::{self, Layout};
 use crate::linked::{Addresses, Linked, Placed};
 use crate::sections::output::Content;
 use crate::synthetic::plans::Plans;
+use crate::timing::Timer;
 use object::elf;
 use rayon::prelude::*;
 
@@ -31,6 +32,15 @@ impl Format {
 
 /// The size of an Elf64_Chdr.
 const CHDR_SIZE: usize = size_of::<elf::CompressionHeader64<object::LittleEndian>>();
+
+/// `--compress-debug-sections`, when given (`--verbose` says what it did).
+pub fn compress_if_asked(ctx: &mut Ctx, plans: &Plans, lay: &mut Layout, addresses: &Addresses, timer: &Timer) {
+    let Some(format) = Format::from_option(ctx.config.compress_debug_sections) else { return };
+    let (n, before, after) = timer.phase("compress debug", || compress(ctx, plans, lay, addresses, format));
+    if ctx.config.verbose {
+        eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
+    }
+}
 
 /// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
 /// non-alloc sections and the section header table up. Returns (sections compressed, bytes

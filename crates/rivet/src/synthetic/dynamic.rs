@@ -125,6 +125,16 @@ pub fn export_roots(ctx: &Ctx) -> Vec<String> {
         .collect()
 }
 
+/// The dynamic symbol plan of an output that has a dynamic section (a static PIE's is minimal);
+/// an empty one for the others.
+pub fn plan_for_output(ctx: &Ctx, got: &Tables) -> DynPlan {
+    if ctx.kind.is_dynamic() || ctx.kind == crate::ctx::OutputKind::StaticPie {
+        plan(ctx, got)
+    } else {
+        DynPlan::default()
+    }
+}
+
 /// The dynamic symbol plan; `got`: the relocation scan's tables (which imports have an address
 /// in this output, whether RELATIVE relocations are packed).
 pub fn plan(ctx: &Ctx, got: &Tables) -> DynPlan {
