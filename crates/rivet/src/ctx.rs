@@ -1,14 +1,14 @@
 //! The link's shared state after resolution: the objects, the symbol table, the output sections and
-//! the tables later stages fill (GOT, PLT, TLS, addresses). Stages borrow it; only the pipeline in
-//! `link.rs` owns it. Also the answers every stage asks of a symbol: what it is, where it lives.
+//! the tables later stages fill (GOT, PLT, dynamic symbols). Stages borrow it; only the pipeline in
+//! `link.rs` owns it. Also the answers every stage asks of a symbol that need no address: what it
+//! is, which section it lives in. Addresses are layout's (`linked.rs`).
 use crate::args::{Config, Symbolic};
 use crate::diag::Diag;
 use crate::input::object::{ObjectFile, Sym};
 use crate::resolve::{Def, Symbol};
-use crate::sections::eh_frame::{self, EhSection};
-use crate::sections::merged::{MergedSection, Merges};
+use crate::sections::eh_frame::EhSection;
+use crate::sections::merged::Merges;
 use crate::sections::output::{Content, OutputSection, SyntheticIds};
-use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
 // FxHash: keys are symbol names and small indices from the link's own inputs; SipHash's
@@ -131,31 +131,24 @@ pub struct Ctx<'a> {
     pub commons: Vec<(SymbolId, u64)>,
     pub commons_section: Option<OutputSectionId>,
     pub commons_base: u64,
-    /// Every global symbol's type (STT_*) by id, filled before relocations are scanned: the scan
-    /// and the write ask for it per relocation, and finding the defining symbol each time cost 2%
-    /// of a cxx-big link. Symbols added later (shared-library aliases) are looked up as before.
+    /// Every global symbol's type (STT_*) by id, computed with the `Ctx` (no pass after
+    /// resolution changes a definition's type): the scan and the write ask for it per relocation,
+    /// and finding the defining symbol each time cost 2% of a cxx-big link. Symbols added later
+    /// (shared-library aliases) are looked up as before.
     pub global_types: IdVec<SymbolId, u8>,
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
     pub defsym_offsets: Vec<DefsymOffset>,
-    pub got: crate::synthetic::tables::Tables,
     /// Where each linker-made section is (set when they are created, before layout).
     pub synthetic: SyntheticIds,
-    pub dynsym: crate::synthetic::dynamic_tables::DynPlan,
     pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
     pub dynamic_list: rustc_hash::FxHashSet<SymbolId>,
-    /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
-    /// PC-relative field (and `--no-relax` was not given). Set before the relocation scan.
-    pub relax_got_loads: bool,
-    /// The output's GNU properties (`.note.gnu.property`), merged from the inputs' notes.
-    pub gnu_properties: crate::synthetic::property::Properties,
-    /// `--gdb-index`: the index, all but its addresses (planned once input offsets are known).
-    pub gdb_index: Option<crate::synthetic::gdb_index::GdbIndex>,
 }
 
 impl<'a> Ctx<'a> {
-    /// The state after resolution; the tables later stages fill start empty.
+    /// The state after resolution; the output sections and the tables built from them (`.eh_frame`
+    /// pieces, merged pieces, commons, synthetic section ids) start empty.
     pub fn new(
         config: &'a Config,
         diag: &'a Diag,
@@ -165,7 +158,7 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
-        Ctx {
+        let mut ctx = Ctx {
             config,
             diag,
             kind,
@@ -182,47 +175,12 @@ impl<'a> Ctx<'a> {
             commons_base: 0,
             global_types: IdVec::new(),
             defsym_offsets,
-            got: Default::default(),
             synthetic: Default::default(),
-            dynsym: Default::default(),
             versions: Default::default(),
             dynamic_list: Default::default(),
-            relax_got_loads: false,
-            gnu_properties: Vec::new(),
-            gdb_index: None,
-        }
-    }
-
-    /// Counts for `--stats`.
-    pub fn stats(&self) -> Vec<(&'static str, u64)> {
-        let ctx = self;
-        let live = |o: &crate::input::object::ObjectFile| o.sections.iter().filter(|s| s.live).count() as u64;
-        let relocs = |o: &crate::input::object::ObjectFile| {
-            o.sections.iter().filter(|s| s.live).map(|s| s.relas.len() as u64).sum::<u64>()
         };
-        vec![
-            ("object files", ctx.objects.len() as u64),
-            ("input sections kept", ctx.objects.iter().map(live).sum()),
-            ("output sections", ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64),
-            ("global symbols", ctx.symbols.len() as u64),
-            ("local symbols", ctx.objects.iter().map(|o| o.first_global as u64).sum()),
-            ("relocations", ctx.objects.iter().map(relocs).sum()),
-            ("GOT entries", ctx.got.got.len() as u64),
-            ("IFUNC PLT entries", ctx.got.plt.len() as u64),
-            ("RELATIVE relocations", ctx.got.relative_count),
-            ("merged input sections", ctx.merges.sections.len() as u64),
-            (
-                "sections folded (ICF)",
-                ctx.objects.iter().flat_map(|o| &o.sections).filter(|s| s.folded_into.is_some()).count() as u64,
-            ),
-            ("bytes merged away", ctx.merges.saved),
-        ]
-    }
-
-    /// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
-    pub fn output_features(&self) -> u32 {
-        let and = crate::synthetic::property::FEATURE_1_AND;
-        self.gnu_properties.iter().find(|p| p.0 == and).map_or(0, |p| p.1)
+        ctx.global_types = ctx.compute_global_types();
+        ctx
     }
 
     pub fn target(&self, file: FileId, sym: u32) -> Target {
@@ -269,7 +227,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `global_types`, in parallel.
-    pub fn compute_global_types(&self) -> IdVec<SymbolId, u8> {
+    fn compute_global_types(&self) -> IdVec<SymbolId, u8> {
         use rayon::prelude::*;
         let types: Vec<u8> = (0..self.symbols.len())
             .into_par_iter()
@@ -362,42 +320,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The output address of input section `sec` of `file` (None: not in the output).
-    pub fn section_addr(&self, file: FileId, sec: u32) -> Option<u64> {
-        let s = &self.objects[file].sections[sec as usize];
-        if let Some(kept) = s.folded_into {
-            return self.section_addr(kept.file, kept.index);
-        }
-        if !s.live {
-            return None;
-        }
-        Some(self.sections[s.out?].addr + s.offset)
-    }
-
-    /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping, and for
-    /// merged sections to the copy of the piece that was kept).
-    pub fn input_addr(&self, file: FileId, sec: u32, off: u64) -> Option<u64> {
-        let s = &self.objects[file].sections[sec as usize];
-        if let Some(m) = self.merges.at(s.merge_index) {
-            if !s.live {
-                return None;
-            }
-            let (out, o) = self.merges.place(m, off)?;
-            return Some(self.sections[out].addr + o);
-        }
-        let base = self.section_addr(file, sec)?;
-        match self.split_eh_frame(file, sec) {
-            Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
-            None => Some(base + off),
-        }
-    }
-
-    /// `merged_section_value` for a target `merged_target` gave (`m`, `value`).
-    pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Option<i128> {
-        let (out, o) = self.merges.place(m, value.wrapping_add(addend as u64))?;
-        Some((self.sections[out].addr + o) as i128 - addend as i128)
-    }
-
     /// The section of local symbol `sym` of `file` if it is the section symbol of a merged section
     /// (what it refers to then depends on the addend).
     pub fn merged_section_of(&self, file: FileId, sym: u32) -> Option<u32> {
@@ -431,34 +353,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The value of a symbol defined in an object (not through PLT redirection).
-    pub fn object_sym_value(&self, file: FileId, idx: usize) -> u64 {
-        let obj = &self.objects[file];
-        let sym = &obj.syms[idx];
-        let value = sym.st_value.get(LE);
-        match sym.st_shndx.get(LE) {
-            elf::SHN_ABS => value,
-            elf::SHN_UNDEF => 0,
-            elf::SHN_COMMON => self.common_addr(file, idx as u32),
-            _ => match obj.sym_shndx(idx) {
-                Some(sec) => self.input_addr(file, sec, value).unwrap_or(0),
-                None => value,
-            },
-        }
-    }
-
-    fn common_addr(&self, file: FileId, sym: u32) -> u64 {
-        let Some(sec) = self.commons_section else {
-            return 0;
-        };
-        for &(id, off) in &self.commons {
-            if self.symbols[id].def == (Def::Common { file, sym }) {
-                return self.sections[sec].addr + self.commons_base + off;
-            }
-        }
-        0
-    }
-
     /// Whether a RELATIVE relocation at `offset` in input section `sec` goes to `.relr.dyn`
     /// (`-z pack-relative-relocs`): as in lld, when the section is at least 2-aligned and the
     /// offset even (a RELR entry is an even address or a bitmap of words), unless
@@ -480,44 +374,6 @@ impl<'a> Ctx<'a> {
     /// The linker-made section of kind `c`, if this output has one.
     pub fn synthetic_section(&self, c: Content) -> Option<&OutputSection> {
         self.synthetic.get(c).map(|id| &self.sections[id])
-    }
-
-    /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when
-    /// there is one).
-    pub fn plt_entry_addr(&self, i: u32) -> u64 {
-        if let Some(sec) = self.synthetic_section(Content::PltSec) {
-            return sec.addr + PLT_ENTRY_SIZE * i as u64;
-        }
-        let plt = self.synthetic_section(Content::Plt).expect("PLT section exists when PLT entries do");
-        plt.addr + self.got.plt_header + PLT_ENTRY_SIZE * i as u64
-    }
-
-    /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
-    /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
-    pub fn plt_lazy_addr(&self, i: u32) -> u64 {
-        let plt = self.synthetic_section(Content::Plt).expect("PLT section exists when PLT entries do");
-        let stub = plt.addr + self.got.plt_header + PLT_ENTRY_SIZE * i as u64;
-        if self.synthetic.get(Content::PltSec).is_some() {
-            stub
-        } else {
-            stub + 6
-        }
-    }
-
-    pub fn gotplt_slot_addr(&self, i: u32) -> u64 {
-        self.gotplt_addr() + 8 * (GOTPLT_RESERVED + i as u64)
-    }
-
-    /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
-    pub fn gotplt_addr(&self) -> u64 {
-        let gotplt = self.synthetic_section(Content::GotPlt).or_else(|| self.synthetic_section(Content::Got));
-        gotplt.map_or(0, |s| s.addr)
-    }
-
-    /// The address of `t`'s `.got` entry of `kind`.
-    pub fn got_entry_addr(&self, t: Target, kind: GotKind) -> Option<u64> {
-        let word = self.got.got_word(t, kind)?;
-        Some(self.synthetic_section(Content::Got)?.addr + 8 * word as u64)
     }
 
     pub fn is_pic(&self) -> bool {

@@ -2,9 +2,10 @@
 //! offset, every segment its program header, and every global symbol its final value. Sizes are
 //! exact here, so the writer only fills slices that layout has measured.
 use crate::ctx::{Ctx, OutputKind};
-use crate::ids::{OutputSectionId, SectionRef, SharedId, SymbolId};
+use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::{Content, OutputSection, *};
+use crate::synthetic::tables::Tables;
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -23,7 +24,23 @@ pub struct Phdr {
     pub align: u64,
 }
 
+/// Where layout put one output section. Only layout makes these: an output section has no address,
+/// file offset or section header index before there is a `Layout` to hold them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// The address (0 for sections that are not loaded).
+    pub addr: u64,
+    /// The file offset.
+    pub offset: u64,
+    /// The index in the section header table (0: not emitted, as ELF's SHN_UNDEF).
+    pub shndx: u32,
+    /// (segment class, rank within it, first appearance): the sort key of output sections.
+    pub key: (u8, u8, u32),
+}
+
 pub struct Layout {
+    /// Every output section's placement, by id.
+    pub sections: IdVec<OutputSectionId, Placement>,
     /// The address the output is linked at (0 for position-independent outputs).
     pub base: u64,
     pub tls: Tls,
@@ -45,12 +62,45 @@ pub struct Tls {
     pub end: u64,
 }
 
+impl Layout {
+    /// Output section `id`'s address.
+    pub fn addr(&self, id: OutputSectionId) -> u64 {
+        self.sections[id].addr
+    }
+    /// Output section `id`'s index in the section header table (0: not emitted).
+    pub fn shndx(&self, id: OutputSectionId) -> u32 {
+        self.sections[id].shndx
+    }
+    /// How many sections the section header table lists (without the null entry).
+    pub fn emitted_count(&self) -> usize {
+        self.sections.iter().filter(|p| p.shndx != 0).count()
+    }
+}
+
 pub fn align_up(v: u64, align: u64) -> u64 {
     if align <= 1 {
         v
     } else {
         v.div_ceil(align) * align
     }
+}
+
+/// Groups the live input sections into output sections by name, then makes the reserved names
+/// (`_end`, `__start_foo`...) that are referenced but not defined linker-defined symbols.
+pub fn create_output_sections(ctx: &mut Ctx) {
+    let config = ctx.config;
+    let strip_debug = config.strip != crate::args::Strip::None;
+    let keep_prefix = config.keep_text_section_prefix;
+    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix);
+    define_reserved_symbols(ctx);
+}
+
+/// Every input section's offset in its output section, and the output sections' sizes: common
+/// symbols at the end of `.bss`, then the members in order, then the merged pieces' places.
+pub fn assign_input_offsets(ctx: &mut Ctx) {
+    allocate_commons(ctx);
+    assign_member_offsets(ctx);
+    ctx.merges.finalize(&ctx.objects);
 }
 
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
@@ -108,22 +158,22 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
 
 /// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
 /// aligned them (the lowest set bit of their address, at most a page).
-pub fn allocate_copies(ctx: &mut Ctx) {
-    if ctx.got.copies.is_empty() {
+pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables) {
+    if tables.copies.is_empty() {
         return;
     }
     let read_only =
         |ctx: &Ctx, id: SymbolId| ctx.shared_def(crate::ctx::Target::Global(id)).is_some_and(|d| d.read_only);
     // A read-only variable's copy must become read-only too once relocated (-z relro), or the
     // executable could write what the library's code treats as constant.
-    let relro = ctx.config.relro && ctx.got.copies.iter().any(|&id| read_only(ctx, id));
+    let relro = ctx.config.relro && tables.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
         ctx.sections.push(OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs))
     });
-    let bss = ctx.got.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
-    for i in 0..ctx.got.copies.len() {
-        let id = ctx.got.copies[i];
+    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
+    for i in 0..tables.copies.len() {
+        let id = tables.copies[i];
         let sec = match relro_sec {
             Some(s) if read_only(ctx, id) => s,
             _ => bss.expect("a writable copy has .bss"),
@@ -132,11 +182,11 @@ pub fn allocate_copies(ctx: &mut Ctx) {
         let (value, size) = (d.value, d.size);
         let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
         let off = align_up(ctx.sections[sec].size, align);
-        ctx.got.copy_offset.insert(id, (sec, off));
+        tables.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve
         // to the copy too, or the library keeps using its own stale original under those names.
         for alias in aliases_of(ctx, id) {
-            ctx.got.copy_offset.insert(alias, (sec, off));
+            tables.copy_offset.insert(alias, (sec, off));
         }
         ctx.sections[sec].size = off + size.max(1);
         ctx.sections[sec].align = ctx.sections[sec].align.max(align);
@@ -197,13 +247,13 @@ fn ensure_bss(ctx: &mut Ctx) -> OutputSectionId {
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
-fn sort_order(ctx: &mut Ctx) -> Vec<OutputSectionId> {
-    for (i, s) in ctx.sections.iter_enumerated_mut() {
+fn sort_order(ctx: &Ctx, places: &mut IdVec<OutputSectionId, Placement>) -> Vec<OutputSectionId> {
+    for (i, s) in ctx.sections.iter_enumerated() {
         let (class, rank) = class_rank(&s.name, s.flags, s.sh_type);
-        s.key = (class, rank, i.as_u32());
+        places[i].key = (class, rank, i.as_u32());
     }
     let mut order: Vec<OutputSectionId> = ctx.sections.ids().collect();
-    order.sort_by_key(|&i| ctx.sections[i].key);
+    order.sort_by_key(|&i| places[i].key);
     order
 }
 
@@ -237,7 +287,7 @@ struct LoadPlan {
 /// RELRO data (RW), other data and bss (RW). Without `-z separate-code` the first three share one
 /// RX segment, as GNU ld does; `--rosegment` keeps them apart all the same and `--no-rosegment`
 /// puts them together all the same (lld's single RX segment).
-fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
+fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[OutputSectionId]) -> Vec<LoadPlan> {
     let separate = ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
     let relro = ctx.config.relro && !ctx.config.omagic;
     let omagic = ctx.config.omagic;
@@ -264,7 +314,7 @@ fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
         if !s.is_alloc() {
             continue;
         }
-        let (seg, flags, is_relro) = segment_of(s.key.0);
+        let (seg, flags, is_relro) = segment_of(places[i].key.0);
         // A section placed by -Ttext/--section-start starts a PT_LOAD of its own (with the flags
         // of the one it splits; a split RELRO segment keeps its protection on the first part).
         let placed = start_address(ctx, i).is_some();
@@ -279,8 +329,9 @@ fn plan_loads(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<LoadPlan> {
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
 pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
-    let order = sort_order(ctx);
-    let loads = plan_loads(ctx, &order);
+    let mut places: IdVec<OutputSectionId, Placement> = ctx.sections.iter().map(|_| Placement::default()).collect();
+    let order = sort_order(ctx, &mut places);
+    let loads = plan_loads(ctx, &places, &order);
     // -N: sections are not page-aligned (its one segment keeps its most aligned section's
     // alignment; loaded at a page-aligned base, its offsets stay congruent to its addresses).
     let page = if ctx.config.omagic { 1 } else { ctx.config.max_page_size.max(4096) };
@@ -366,15 +417,15 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
         // TLS template, but several such sections must not overlap inside it.
         let mut tbss_end = 0u64;
         for (k, &i) in load.sections.iter().enumerate() {
-            let s = &mut ctx.sections[i];
+            let s = &ctx.sections[i];
             let tbss = s.is_tls() && s.is_nobits();
             if k > 0 || placed.is_none() {
                 va = align_up(va, s.align);
             }
             off = seg_off + (va - seg_va);
             let at = if tbss { align_up(va.max(tbss_end), s.align) } else { va };
-            s.addr = at;
-            s.offset = off;
+            places[i].addr = at;
+            places[i].offset = off;
             if tbss {
                 tbss_end = at + s.size;
             }
@@ -420,10 +471,10 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
     let alloc_end = off;
     // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
     // them, follow the loaded ones in the file.
-    let (shstrtab, sh_name) = assign_section_indices(ctx, &order);
+    let (shstrtab, sh_name) = assign_section_indices(ctx, &mut places, &order);
     let shstr = ctx.synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     ctx.sections[shstr].size = shstrtab.len() as u64;
-    let (shoff, file_size) = place_non_alloc(ctx, alloc_end);
+    let (shoff, file_size) = place_non_alloc(ctx, &mut places, alloc_end);
 
     let tls_block =
         tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
@@ -441,30 +492,30 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             align: 8,
         });
     }
-    if let Some(i) = ctx.synthetic_section(Content::Interp) {
-        all.push(section_phdr(i, elf::PT_INTERP, elf::PF_R));
-    }
+    let section_phdr = |c: Content, p_type: u32, flags: u32| {
+        let id = ctx.synthetic.get(c)?;
+        let (s, p) = (&ctx.sections[id], &places[id]);
+        Some(Phdr { p_type, flags, offset: p.offset, vaddr: p.addr, filesz: s.size, memsz: s.size, align: s.align })
+    };
+    all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
     all.extend(phdrs);
-    if let Some(d) = ctx.synthetic_section(Content::Dynamic) {
-        let flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
-        all.push(section_phdr(d, elf::PT_DYNAMIC, flags));
-    }
+    let dynamic_flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
+    all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
     for run in &note_runs {
-        let first = &ctx.sections[run[0]];
-        let last = &ctx.sections[*run.last().unwrap()];
-        let size = last.addr + last.size - first.addr;
+        let (first, last) = (run[0], *run.last().unwrap());
+        let size = places[last].addr + ctx.sections[last].size - places[first].addr;
         all.push(Phdr {
             p_type: elf::PT_NOTE,
             flags: elf::PF_R,
-            offset: first.offset,
-            vaddr: first.addr,
+            offset: places[first].offset,
+            vaddr: places[first].addr,
             filesz: size,
             memsz: size,
-            align: first.align,
+            align: ctx.sections[first].align,
         });
     }
     if let Some(tls) = tls {
-        let first = &ctx.sections[tls_secs[0]];
+        let first = &places[tls_secs[0]];
         let filesz = tls.file_end.saturating_sub(first.offset);
         all.push(Phdr {
             p_type: elf::PT_TLS,
@@ -476,12 +527,8 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             align: tls.align,
         });
     }
-    if let Some(p) = ctx.synthetic_section(Content::GnuProperty) {
-        all.push(section_phdr(p, elf::PT_GNU_PROPERTY, elf::PF_R));
-    }
-    if let Some(h) = ctx.synthetic_section(Content::EhFrameHdr) {
-        all.push(section_phdr(h, elf::PT_GNU_EH_FRAME, elf::PF_R));
-    }
+    all.extend(section_phdr(Content::GnuProperty, elf::PT_GNU_PROPERTY, elf::PF_R));
+    all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
     let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
     let stack = ctx.config.stack_size;
     all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
@@ -491,11 +538,11 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
         // mprotects the whole range, and past the RELRO segment's last page nothing is mapped
         // (the program would not start).
         let memsz = align_up(vaddr + memsz, common) - vaddr;
-        let filesz = memsz.min(relro_file_size(ctx, &loads));
+        let filesz = memsz.min(relro_file_size(ctx, &places, &loads));
         all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout { base, tls: tls_block, phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name }
+    Layout { sections: places, base, tls: tls_block, phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name }
 }
 
 /// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.
@@ -506,40 +553,35 @@ fn segment_align(ctx: &Ctx, load: &LoadPlan, page: u64) -> u64 {
 /// File offsets of the non-alloc sections, in section order from `from` (the end of the loaded
 /// ones), then the section header table: gives (its offset, the file size). Run again when
 /// non-alloc sizes change after layout (`--compress-debug-sections`).
-pub fn place_non_alloc(ctx: &mut Ctx, from: u64) -> (u64, u64) {
+pub fn place_non_alloc(ctx: &Ctx, placed: &mut IdVec<OutputSectionId, Placement>, from: u64) -> (u64, u64) {
     let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| !ctx.sections[i].is_alloc()).collect();
-    order.sort_by_key(|&i| ctx.sections[i].key);
+    order.sort_by_key(|&i| placed[i].key);
     let mut off = from;
     for i in order {
-        let s = &mut ctx.sections[i];
+        let s = &ctx.sections[i];
         off = align_up(off, s.align);
-        s.addr = 0;
-        s.offset = off;
+        placed[i].addr = 0;
+        placed[i].offset = off;
         off += s.size;
     }
     let shoff = align_up(off, 8);
-    let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
+    let nsh = 1 + placed.iter().filter(|p| p.shndx != 0).count() as u64;
     (shoff, shoff + nsh * SHDR_SIZE)
 }
 
-fn relro_file_size(ctx: &Ctx, loads: &[LoadPlan]) -> u64 {
+fn relro_file_size(ctx: &Ctx, placed: &IdVec<OutputSectionId, Placement>, loads: &[LoadPlan]) -> u64 {
     let Some(l) = loads.iter().find(|l| l.relro && !l.sections.is_empty()) else {
         return 0;
     };
-    let first = &ctx.sections[l.sections[0]];
+    let first = placed[l.sections[0]].offset;
     let end = l
         .sections
         .iter()
-        .map(|&i| &ctx.sections[i])
-        .filter(|s| !s.is_nobits())
-        .map(|s| s.offset + s.size)
+        .filter(|&&i| !ctx.sections[i].is_nobits())
+        .map(|&i| placed[i].offset + ctx.sections[i].size)
         .max()
-        .unwrap_or(first.offset);
-    align_up(end, 4096) - first.offset
-}
-
-fn section_phdr(s: &OutputSection, p_type: u32, flags: u32) -> Phdr {
-    Phdr { p_type, flags, offset: s.offset, vaddr: s.addr, filesz: s.size, memsz: s.size, align: s.align }
+        .unwrap_or(first);
+    align_up(end, 4096) - first
 }
 
 /// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
@@ -565,17 +607,21 @@ fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> 
 
 /// Section header indices (in file order) and the `.shstrtab` bytes. Empty linker-made sections
 /// are left out; empty input-made sections stay (symbols may point into them).
-fn assign_section_indices(ctx: &mut Ctx, order: &[OutputSectionId]) -> (Vec<u8>, Vec<u32>) {
+fn assign_section_indices(
+    ctx: &Ctx,
+    placed: &mut IdVec<OutputSectionId, Placement>,
+    order: &[OutputSectionId],
+) -> (Vec<u8>, Vec<u32>) {
     let mut shstrtab = vec![0u8];
     let mut sh_name = vec![0u32; ctx.sections.len()];
     let mut next = 1;
     for &i in order {
-        let s = &mut ctx.sections[i];
+        let s = &ctx.sections[i];
         let keep = s.content == Content::Inputs || s.size > 0 || s.content == Content::Shstrtab;
         if !keep {
             continue;
         }
-        s.shndx = next;
+        placed[i].shndx = next;
         next += 1;
         sh_name[i.index()] = shstrtab.len() as u32;
         shstrtab.extend_from_slice(s.name.as_bytes());

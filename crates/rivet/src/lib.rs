@@ -10,6 +10,7 @@ pub mod ids;
 pub mod input;
 pub mod layout;
 pub mod link;
+pub mod link_io;
 pub mod linked;
 pub mod map;
 pub mod relocatable;

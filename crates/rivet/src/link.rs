@@ -1,231 +1,116 @@
 //! The link, as a pipeline: one call per stage, each timed, each handing the next a plain data
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
-//! touches an existing output.
+//! touches an existing output. What each stage does lives next to its data; this file is the
+//! table of contents.
 use crate::args::{Config, Icf, Strip};
 use crate::ctx::{Ctx, OutputKind};
-use crate::diag::{Context, Diag, Result};
-use crate::input;
-use crate::linked::{Addresses, Linked};
+use crate::diag::{Diag, Result};
+use crate::link_io::{self, Inputs, Output};
+use crate::linked::{Addresses, Linked, Placed};
 pub use crate::report::LinkReport;
-use crate::resolve;
-use crate::sections::{compress, frames, output};
-use crate::synthetic::symtab;
+use crate::sections::{compress, frames, gc, icf, merge};
+use crate::synthetic::plans::Plans;
+use crate::synthetic::{chunks, dynamic, gdb_index, property, symtab};
 use crate::timing::Timer;
-use crate::{arch, check, layout, symbol_options, write};
-use rivet_io::{InputCache, OutputFile};
+use crate::{arch, check, input, layout, map, relocatable, report, reproduce, resolve, symbol_options, write};
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     config.validate()?;
     let kind = OutputKind::from_config(config)?;
-    let io_start = rivet_io::stats::snapshot();
-    // Memory as the link finds it, and whether to prefetch: decided before any input is opened.
-    let io_inputs = rivet_io::policy::plan_inputs(config.prefetch_inputs);
-    let cache = InputCache::new();
-    // Ask the kernel to read inputs ahead from a background thread as soon as they are known.
-    let prefetch = &io_inputs.prefetch;
-    let prefetcher = prefetch.enabled.then(|| rivet_io::Prefetcher::start(prefetch.budget));
+    // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
+    let inputs = Inputs::start(config);
     // Open and map every input named on the command line (and in linker-script stubs).
     let loaded = timer
-        .phase("open inputs", || input::load(config, &cache, prefetcher.as_ref(), timer))
+        .phase("open inputs", || input::load(config, &inputs.cache, inputs.prefetcher.as_ref(), timer))
         .map_err(|e| diag.fail(e))?;
-    if let Some(p) = &prefetcher {
-        p.flush();
-    }
-    cache.refuse_as_output(&config.output)?;
+    inputs.flush_prefetch();
+    inputs.cache.refuse_as_output(&config.output)?;
     let kind = kind.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
-    // Like lld, write the reproduce archive before linking, so a failing link can be replayed too.
-    if config.reproduce.is_some() {
-        let files: Vec<_> = cache.files();
-        let inputs: Vec<_> = files.iter().map(|f| (f.path().to_path_buf(), f.data())).collect();
-        timer
-            .phase("reproduce", || crate::reproduce::write(config, &inputs))
-            .with_context(|| format!("cannot write {}", config.reproduce.as_ref().unwrap().display()))?;
-    }
+    reproduce::write_if_asked(config, &inputs.cache, timer)?;
     // Resolve symbols, pulling archive members in as references need them.
     let roots = resolve::root_symbols(config);
     let renames = resolve::wrap_renames(config);
-    let res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config))
+    let prefetcher = inputs.prefetcher.as_ref();
+    let mut res = timer
+        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher, timer, config))
         .map_err(|e| diag.fail(e))?;
     for w in &res.warnings {
         diag.warn(w);
     }
     // The archive members resolution picked are read again when writing.
-    if let Some(p) = &prefetcher {
-        p.flush();
-    }
-    let mut res = res;
+    inputs.flush_prefetch();
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
     symbol_options::exclude_libs(config, &loaded, &mut res);
     let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
+    // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
-        let report = crate::relocatable::link(&mut ctx, &cache, &io_inputs, timer)?;
-        return Ok(LinkReport { io: rivet_io::stats::snapshot().delta(&io_start), inputs: loaded.len(), ..report });
+        return relocatable::link(&ctx, &inputs, loaded.len(), timer);
     }
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || {
         symbol_options::apply_version_scripts(&mut ctx).and_then(|()| symbol_options::apply_dynamic_lists(&mut ctx))
     })?;
-    // Drop sections nothing reaches (--gc-sections), before anything is sized. What a shared
-    // library or an -E executable exports is reachable from outside.
-    let mut roots = roots.clone();
-    if kind == OutputKind::Shared || config.export_dynamic {
-        roots.extend(symbol_options::exported_names(&ctx));
-    } else if kind.is_dynamic() {
-        roots.extend(crate::synthetic::dynamic::export_roots(&ctx));
-    }
+    // Drop sections nothing reaches (--gc-sections), before anything is sized.
     if config.gc_sections {
-        let dropped = timer.phase("gc sections", || crate::sections::gc::collect(&mut ctx, &roots));
-        if config.print_gc_sections {
-            crate::sections::gc::print_dropped(&ctx, &dropped);
-        }
+        let roots = symbol_options::gc_roots(&ctx, &roots);
+        let dropped = timer.phase("gc sections", || gc::collect(&mut ctx, &roots));
+        gc::print_dropped(&ctx, &dropped);
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
     if config.icf != Icf::None {
-        let folds = timer.phase("icf", || crate::sections::icf::fold(&mut ctx, config.icf == Icf::Safe));
-        crate::sections::icf::print(&ctx, &folds);
+        let folds = timer.phase("icf", || icf::fold(&mut ctx, config.icf == Icf::Safe));
+        icf::print(&ctx, &folds);
     }
-    // Group live input sections into output sections by name.
-    timer.phase("output sections", || {
-        let strip_debug = config.strip != Strip::None;
-        let keep_prefix = config.keep_text_section_prefix;
-        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix);
-        layout::define_reserved_symbols(&mut ctx);
-    });
+    timer.phase("output sections", || layout::create_output_sections(&mut ctx));
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
-    // Split .eh_frame so frames of dropped COMDAT code go too; allocate common symbols.
+    // Split .eh_frame so frames of dropped COMDAT code go too.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).
-    timer.phase("merge sections", || crate::sections::merge::merge(&mut ctx));
-    // Merging's working set is freed by now but stays in the threads' malloc arenas.
-    if io_inputs.release_memory_before_output(cache.totals().0) {
-        timer.phase("release memory", rivet_io::fsinfo::release_free_memory);
-    }
-    timer.phase("input offsets", || {
-        layout::allocate_commons(&mut ctx);
-        layout::assign_member_offsets(&mut ctx);
-        ctx.merges.finalize(&ctx.objects);
-    });
-    // The .gdb_index's units, names and ranges, read from the inputs' DWARF now that each input
-    // section's offset in its output section is known.
-    if config.gdb_index && config.strip == Strip::None {
-        let index = timer.phase("gdb index", || crate::synthetic::gdb_index::GdbIndex::plan(&ctx))?;
-        ctx.gdb_index = (!index.is_empty()).then_some(index);
-    }
+    timer.phase("merge sections", || merge::merge(&mut ctx));
+    inputs.release_memory_before_output(timer);
+    timer.phase("input offsets", || layout::assign_input_offsets(&mut ctx));
+    // --gdb-index: units, names and ranges from the inputs' DWARF, now that input offsets are known.
+    let gdb_index = gdb_index::plan_if_asked(&ctx, timer)?;
     // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
-    ctx.gnu_properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, diag);
+    let gnu_properties = property::merge(config, &ctx.objects, &ctx.file_order, diag);
     diag.check()?;
-    // Size the GOT, IFUNC PLT and RELATIVE relocations from what relocations need.
-    timer.phase("scan relocations", || {
-        ctx.global_types = ctx.compute_global_types();
-        ctx.relax_got_loads = config.relax && arch::x86_64::pc32_reaches_everything(&ctx);
-        ctx.got = arch::x86_64::scan(&ctx);
-        layout::allocate_copies(&mut ctx);
-        let (all, relative, packed) = arch::x86_64::table_relocations(&ctx);
-        ctx.got.dynrel_count += all;
-        ctx.got.relative_count += relative;
-        ctx.got.relr_got = packed;
-    });
+    // Size the GOT, PLT, copies and dynamic relocations from what relocations need.
+    let got = timer.phase("scan relocations", || arch::x86_64::scan_relocations(&mut ctx, &gnu_properties));
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
-    ctx.dynsym = timer.phase("dynamic symbols", || {
-        if ctx.kind.is_dynamic() || ctx.kind == OutputKind::StaticPie {
-            crate::synthetic::dynamic::plan(&ctx)
-        } else {
-            Default::default()
-        }
-    });
+    let dynsym = timer.phase("dynamic symbols", || dynamic::plan_for_output(&ctx, &got));
+    let plans = Plans { gnu_properties, got, dynsym, gdb_index };
     let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
     let (mut lay, addresses) = timer.phase("layout", || {
-        crate::synthetic::chunks::create_sections(&mut ctx, plan.as_ref());
+        chunks::create_sections(&mut ctx, &plans, plan.as_ref());
         let lay = layout::assign_addresses(&mut ctx);
-        let addresses = Addresses::compute(&ctx, &lay);
+        let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         (lay, addresses)
     });
     diag.check()?;
-    if let Some(format) = compress::Format::from_option(config.compress_debug_sections) {
-        let (n, before, after) =
-            timer.phase("compress debug", || compress::compress(&mut ctx, &mut lay, &addresses, format));
-        if config.verbose {
-            eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
-        }
-        diag.check()?;
-    }
-    // Mmap or a buffer written sequentially, paced or not, and how unchanged sections are copied:
-    // decided from the output's file system and memory, now that the output's size is known.
-    let io = rivet_io::policy::plan_output(
-        &io_inputs,
-        &config.output,
-        config.mmap_output,
-        config.copy_method,
-        lay.file_size,
-    );
-    if config.verbose {
-        eprintln!("rivet: output mode {:?}: {}", io.output.mode, io.output.reason);
-        eprintln!("rivet: prefetch: {}", prefetch.reason);
-    }
-    let mut out = timer.phase("create output", || {
-        OutputFile::create_with(&config.output, lay.file_size, io.output.mode, true, io.output.reserve)
-    })?;
-    if config.free_memory {
-        out.caller_keeps_running();
-    }
-    let actual_mode = out.mode();
-    let mode_reason = match out.mode_note() {
-        Some(note) => format!("{}; {note}", io.output.reason),
-        None => io.output.reason.clone(),
-    };
-    if config.verbose {
-        eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
-    }
-    // Sections that reach the output unchanged may be copied file to file by the kernel.
-    let kernel =
-        (io.copy.method != rivet_io::CopyMethod::Memcpy).then(|| write::KernelCopy::new(io.copy.method, cache.files()));
-    let linked = Linked::new(&ctx, &lay, &addresses);
-    let copy_stats =
-        timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out, kernel.as_ref(), io.paced))?;
+    compress::compress_if_asked(&mut ctx, &plans, &mut lay, &addresses, timer);
+    diag.check()?;
+    // The output's I/O plan and the file, now that its size is known.
+    let mut out = Output::create(config, &inputs, lay.file_size, timer)?;
+    let kernel = out.kernel_copy(&inputs);
+    let linked = Linked::new(Placed::new(&ctx, &plans, &lay), &addresses);
+    let paced = out.io.paced;
+    let copy = timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out.file, kernel.as_ref(), paced))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     // An input rewritten while we read it (a parallel build step) gives an output built from torn
     // bytes: refuse to commit it, as wild does.
-    timer.phase("check inputs", || cache.check_unchanged())?;
-    let commit = timer
-        .phase("commit", || out.commit(config.fsync))
-        .with_context(|| format!("cannot write {}", config.output.display()))?;
-    // The link map, once the output exists (lld writes it too when asked, at the end).
-    if config.map_file.is_some() || config.print_map {
-        let text = timer.phase("map", || crate::map::render(&linked));
-        if let Some(p) = &config.map_file {
-            std::fs::write(p, &text).with_context(|| format!("cannot write map file {}", p.display()))?;
-        }
-        if config.print_map {
-            print!("{text}");
-        }
-    }
-    let report = LinkReport {
-        output_size: lay.file_size,
-        mode: actual_mode,
-        mode_reason,
-        copy_method: io.copy.method,
-        copy_reason: io.copy.reason,
-        copy: copy_stats,
-        prefetch_reason: io_inputs.prefetch.reason,
-        prefetch: prefetcher.as_ref().map(|p| p.stats()),
-        output_fs: io.output_fs,
-        input_bytes: cache.totals(),
-        io: rivet_io::stats::snapshot().delta(&io_start),
-        commit,
-        inputs: loaded.len(),
-        objects: ctx.objects.len(),
-        stats: if config.stats { ctx.stats() } else { Vec::new() },
-    };
+    timer.phase("check inputs", || inputs.cache.check_unchanged())?;
+    let committed = out.commit(config, timer)?;
+    map::write_if_asked(&linked, timer)?;
+    let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
+    let counts = (loaded.len(), ctx.objects.len(), stats);
+    let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();
     if !config.free_memory {
-        std::mem::forget(ctx);
-        std::mem::forget(plan);
-        std::mem::forget(loaded);
-        std::mem::forget(cache);
+        std::mem::forget((ctx, plans, plan));
+        std::mem::forget((loaded, inputs.cache));
     }
     Ok(report)
 }

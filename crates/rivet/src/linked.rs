@@ -1,13 +1,18 @@
-//! The link once layout has placed everything: `Addresses` (every symbol's value and the entry
-//! point), computed from the `Ctx` and the `Layout`, and `Linked`, the view the writers take. The
-//! questions that need an address (`value`, `tpoff`, ...) are answered here and only here: before
-//! layout there is no `Linked`, so no stage can read an address that does not exist yet.
+//! The link once layout has placed everything. `Placed` is the `Ctx` with the `Layout`: it answers
+//! where a section, an input byte, a GOT or PLT entry is. `Addresses` (every symbol's value and the
+//! entry point) are computed from it, and `Linked`, the view the writers take, adds them. The
+//! questions that need an address (`input_addr`, `value`, `tpoff`, ...) are answered here and only
+//! here: before layout there is no `Layout`, so no stage can read an address that does not exist
+//! yet (an `OutputSection` has none; layout's `Placement` of it has).
 use crate::ctx::{Ctx, OutputKind, Target};
 use crate::ids::{FileId, IdVec, SymbolId};
 use crate::layout::Layout;
 use crate::resolve::Def;
+use crate::sections::eh_frame;
 use crate::sections::merged::MergedSection;
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
+use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -40,32 +45,166 @@ pub struct Addresses {
 
 impl Addresses {
     /// The values of every symbol and the entry point, from the sections' addresses.
-    pub fn compute(ctx: &Ctx, layout: &Layout) -> Addresses {
-        let global = global_values(ctx, layout);
-        let locals = local_values(ctx);
-        let entry = entry_address(ctx, &global);
+    pub fn compute(placed: Placed) -> Addresses {
+        let global = global_values(placed);
+        let locals = local_values(placed);
+        let entry = entry_address(placed, &global);
         Addresses { global, locals, entry }
     }
 }
 
-/// The link after layout: the context, the layout and the addresses. It derefs to the `Ctx`.
+/// The link once layout has placed the output sections: the context, the plans the synthetic
+/// sections were made from and the layout. It derefs to the `Ctx`.
 #[derive(Clone, Copy)]
-pub struct Linked<'l, 'a> {
+pub struct Placed<'l, 'a> {
     pub ctx: &'l Ctx<'a>,
+    pub plans: &'l Plans,
     pub layout: &'l Layout,
-    pub addr: &'l Addresses,
 }
 
-impl<'a> std::ops::Deref for Linked<'_, 'a> {
+impl<'a> std::ops::Deref for Placed<'_, 'a> {
     type Target = Ctx<'a>;
     fn deref(&self) -> &Ctx<'a> {
         self.ctx
     }
 }
 
+impl<'l, 'a> Placed<'l, 'a> {
+    pub fn new(ctx: &'l Ctx<'a>, plans: &'l Plans, layout: &'l Layout) -> Placed<'l, 'a> {
+        Placed { ctx, plans, layout }
+    }
+
+    /// The address of the linker-made section of kind `c`, if this output has one.
+    pub fn synthetic_addr(&self, c: Content) -> Option<u64> {
+        self.synthetic.get(c).map(|id| self.layout.addr(id))
+    }
+
+    /// The file bytes of the linker-made section of kind `c`: (offset, size).
+    pub fn synthetic_file_range(&self, c: Content) -> Option<(u64, u64)> {
+        self.synthetic.get(c).map(|id| (self.layout.sections[id].offset, self.sections[id].size))
+    }
+
+    /// The output address of input section `sec` of `file` (None: not in the output).
+    pub fn section_addr(&self, file: FileId, sec: u32) -> Option<u64> {
+        let s = &self.objects[file].sections[sec as usize];
+        if let Some(kept) = s.folded_into {
+            return self.section_addr(kept.file, kept.index);
+        }
+        if !s.live {
+            return None;
+        }
+        Some(self.layout.addr(s.out?) + s.offset)
+    }
+
+    /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping, and for
+    /// merged sections to the copy of the piece that was kept).
+    pub fn input_addr(&self, file: FileId, sec: u32, off: u64) -> Option<u64> {
+        let s = &self.objects[file].sections[sec as usize];
+        if let Some(m) = self.merges.at(s.merge_index) {
+            if !s.live {
+                return None;
+            }
+            let (out, o) = self.merges.place(m, off)?;
+            return Some(self.layout.addr(out) + o);
+        }
+        let base = self.section_addr(file, sec)?;
+        match self.split_eh_frame(file, sec) {
+            Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
+            None => Some(base + off),
+        }
+    }
+
+    /// `merged_section_value` for a target `merged_target` gave (`m`, `value`).
+    pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Option<i128> {
+        let (out, o) = self.merges.place(m, value.wrapping_add(addend as u64))?;
+        Some((self.layout.addr(out) + o) as i128 - addend as i128)
+    }
+
+    /// The value of a symbol defined in an object (not through PLT redirection).
+    pub fn object_sym_value(&self, file: FileId, idx: usize) -> u64 {
+        let obj = &self.objects[file];
+        let sym = &obj.syms[idx];
+        let value = sym.st_value.get(LE);
+        match sym.st_shndx.get(LE) {
+            elf::SHN_ABS => value,
+            elf::SHN_UNDEF => 0,
+            elf::SHN_COMMON => self.common_addr(file, idx as u32),
+            _ => match obj.sym_shndx(idx) {
+                Some(sec) => self.input_addr(file, sec, value).unwrap_or(0),
+                None => value,
+            },
+        }
+    }
+
+    fn common_addr(&self, file: FileId, sym: u32) -> u64 {
+        let Some(sec) = self.commons_section else {
+            return 0;
+        };
+        for &(id, off) in &self.commons {
+            if self.symbols[id].def == (Def::Common { file, sym }) {
+                return self.layout.addr(sec) + self.commons_base + off;
+            }
+        }
+        0
+    }
+
+    /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when
+    /// there is one).
+    pub fn plt_entry_addr(&self, i: u32) -> u64 {
+        if let Some(sec) = self.synthetic_addr(Content::PltSec) {
+            return sec + PLT_ENTRY_SIZE * i as u64;
+        }
+        let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
+        plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64
+    }
+
+    /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
+    /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
+    pub fn plt_lazy_addr(&self, i: u32) -> u64 {
+        let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
+        let stub = plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64;
+        if self.synthetic.get(Content::PltSec).is_some() {
+            stub
+        } else {
+            stub + 6
+        }
+    }
+
+    pub fn gotplt_slot_addr(&self, i: u32) -> u64 {
+        self.gotplt_addr() + 8 * (GOTPLT_RESERVED + i as u64)
+    }
+
+    /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
+    pub fn gotplt_addr(&self) -> u64 {
+        let gotplt = self.synthetic_addr(Content::GotPlt).or_else(|| self.synthetic_addr(Content::Got));
+        gotplt.unwrap_or(0)
+    }
+
+    /// The address of `t`'s `.got` entry of `kind`.
+    pub fn got_entry_addr(&self, t: Target, kind: GotKind) -> Option<u64> {
+        let word = self.plans.got.got_word(t, kind)?;
+        Some(self.synthetic_addr(Content::Got)? + 8 * word as u64)
+    }
+}
+
+/// The link after layout: the context, the layout and the addresses. It derefs to `Placed` (and
+/// so to the `Ctx`).
+#[derive(Clone, Copy)]
+pub struct Linked<'l, 'a> {
+    pub placed: Placed<'l, 'a>,
+    pub addr: &'l Addresses,
+}
+
+impl<'l, 'a> std::ops::Deref for Linked<'l, 'a> {
+    type Target = Placed<'l, 'a>;
+    fn deref(&self) -> &Placed<'l, 'a> {
+        &self.placed
+    }
+}
+
 impl<'l, 'a> Linked<'l, 'a> {
-    pub fn new(ctx: &'l Ctx<'a>, layout: &'l Layout, addr: &'l Addresses) -> Linked<'l, 'a> {
-        Linked { ctx, layout, addr }
+    pub fn new(placed: Placed<'l, 'a>, addr: &'l Addresses) -> Linked<'l, 'a> {
+        Linked { placed, addr }
     }
 
     /// A relocation against the section symbol of a merged section refers to the piece at
@@ -126,7 +265,7 @@ impl<'l, 'a> Linked<'l, 'a> {
     /// The address code and data see: IFUNCs are represented by their PLT stub (the canonical
     /// address, so function pointers compare equal everywhere).
     pub fn value(&self, t: Target) -> u64 {
-        match self.got.plt_index(t) {
+        match self.plans.got.plt_index(t) {
             Some(i) => self.plt_entry_addr(i),
             None => self.raw_value(t),
         }
@@ -148,7 +287,7 @@ impl<'l, 'a> Linked<'l, 'a> {
 }
 
 /// The final address of every global symbol, in parallel.
-fn global_values(ctx: &Ctx, layout: &Layout) -> IdVec<SymbolId, u64> {
+fn global_values(ctx: Placed) -> IdVec<SymbolId, u64> {
     use rayon::prelude::*;
     let values: Vec<u64> = ctx
         .symbols
@@ -157,10 +296,10 @@ fn global_values(ctx: &Ctx, layout: &Layout) -> IdVec<SymbolId, u64> {
         .with_min_len(4096)
         .map(|(id, s)| match s.def {
             Def::Defined { file, sym } | Def::Common { file, sym } => ctx.object_sym_value(file, sym as usize),
-            Def::Synthetic => synthetic_value(ctx, layout, s.name),
+            Def::Synthetic => synthetic_value(ctx, s.name),
             Def::Absolute(v) => v,
-            Def::Shared { .. } => match ctx.got.copy_offset.get(&SymbolId::new(id)) {
-                Some(&(sec, off)) => ctx.sections[sec].addr + off,
+            Def::Shared { .. } => match ctx.plans.got.copy_offset.get(&SymbolId::new(id)) {
+                Some(&(sec, off)) => ctx.layout.addr(sec) + off,
                 None => 0,
             },
             Def::Undefined | Def::Lazy { .. } => 0,
@@ -175,7 +314,7 @@ fn global_values(ctx: &Ctx, layout: &Layout) -> IdVec<SymbolId, u64> {
 }
 
 /// Every object's local symbol values, objects in parallel.
-fn local_values(ctx: &Ctx) -> IdVec<FileId, LocalValues> {
+fn local_values(ctx: Placed) -> IdVec<FileId, LocalValues> {
     use rayon::prelude::*;
     let values: Vec<LocalValues> = ctx
         .objects
@@ -200,39 +339,46 @@ fn local_values(ctx: &Ctx) -> IdVec<FileId, LocalValues> {
     values.into()
 }
 
-fn section_range(ctx: &Ctx, name: &str) -> Option<(u64, u64)> {
-    ctx.sections.iter().find(|s| s.name == name && s.is_alloc()).map(|s| (s.addr, s.addr + s.size))
+fn section_range(ctx: Placed, name: &str) -> Option<(u64, u64)> {
+    let id = ctx.sections.position(|s| s.name == name && s.is_alloc())?;
+    let addr = ctx.layout.addr(id);
+    Some((addr, addr + ctx.sections[id].size))
 }
 
 /// The value of a symbol the linker defines (`_end`, `__start_foo`, `_GLOBAL_OFFSET_TABLE_`...).
-fn synthetic_value(ctx: &Ctx, layout: &Layout, name: &[u8]) -> u64 {
+fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
+    let layout = ctx.layout;
     let base = layout.base;
-    let alloc = || ctx.sections.iter().filter(|s| s.is_alloc());
+    // (address, output section) of every loaded section.
+    let alloc = || ctx.sections.iter_enumerated().filter(|(_, s)| s.is_alloc()).map(|(i, s)| (layout.addr(i), s));
+    let span = |c: Content| ctx.synthetic.get(c).map(|id| (layout.addr(id), ctx.sections[id].size));
     let start_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.0);
     let end_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.1);
     match name {
         b"__ehdr_start" | b"__executable_start" => base,
         b"_GLOBAL_OFFSET_TABLE_" => ctx.gotplt_addr(),
-        b"_DYNAMIC" => ctx.synthetic_section(Content::Dynamic).map_or(0, |d| d.addr),
-        b"__rela_iplt_start" => ctx.synthetic_section(Content::RelaPlt).map_or(base, |s| s.addr),
-        b"__rela_iplt_end" => ctx.synthetic_section(Content::RelaPlt).map_or(base, |s| s.addr + s.size),
+        b"_DYNAMIC" => ctx.synthetic_addr(Content::Dynamic).unwrap_or(0),
+        b"__rela_iplt_start" => span(Content::RelaPlt).map_or(base, |(addr, _)| addr),
+        b"__rela_iplt_end" => span(Content::RelaPlt).map_or(base, |(addr, size)| addr + size),
         b"__init_array_start" => start_or_base(".init_array"),
         b"__init_array_end" => end_or_base(".init_array"),
         b"__fini_array_start" => start_or_base(".fini_array"),
         b"__fini_array_end" => end_or_base(".fini_array"),
         b"__preinit_array_start" => start_or_base(".preinit_array"),
         b"__preinit_array_end" => end_or_base(".preinit_array"),
-        b"_end" | b"end" => alloc().filter(|s| !s.is_tls()).map(|s| s.addr + s.size).max().unwrap_or(base),
-        b"_edata" | b"edata" => alloc().filter(|s| !s.is_nobits()).map(|s| s.addr + s.size).max().unwrap_or(base),
+        b"_end" | b"end" => alloc().filter(|(_, s)| !s.is_tls()).map(|(a, s)| a + s.size).max().unwrap_or(base),
+        b"_edata" | b"edata" => alloc().filter(|(_, s)| !s.is_nobits()).map(|(a, s)| a + s.size).max().unwrap_or(base),
         b"__bss_start" => alloc()
-            .filter(|s| s.is_nobits() && !s.is_tls())
-            .map(|s| s.addr)
+            .filter(|(_, s)| s.is_nobits() && !s.is_tls())
+            .map(|(a, _)| a)
             .min()
-            .unwrap_or_else(|| synthetic_value(ctx, layout, b"_edata")),
-        b"_etext" | b"etext" | b"__etext" => {
-            alloc().filter(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0).map(|s| s.addr + s.size).max().unwrap_or(base)
-        }
-        b"__GNU_EH_FRAME_HDR" => ctx.synthetic_section(Content::EhFrameHdr).map_or(0, |s| s.addr),
+            .unwrap_or_else(|| synthetic_value(ctx, b"_edata")),
+        b"_etext" | b"etext" | b"__etext" => alloc()
+            .filter(|(_, s)| s.flags & elf::SHF_EXECINSTR as u64 != 0)
+            .map(|(a, s)| a + s.size)
+            .max()
+            .unwrap_or(base),
+        b"__GNU_EH_FRAME_HDR" => ctx.synthetic_addr(Content::EhFrameHdr).unwrap_or(0),
         b"_TLS_MODULE_BASE_" => layout.tls.start,
         _ => {
             let (start, sec) = match name.strip_prefix(b"__start_") {
@@ -256,7 +402,7 @@ fn synthetic_value(ctx: &Ctx, layout: &Layout, name: &[u8]) -> u64 {
 
 /// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of
 /// `.text` when the symbol is missing.
-fn entry_address(ctx: &Ctx, global: &IdVec<SymbolId, u64>) -> u64 {
+fn entry_address(ctx: Placed, global: &IdVec<SymbolId, u64>) -> u64 {
     let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
     if let Some(&id) = ctx.by_name.get(name.as_bytes()) {
         if !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }) {

@@ -2,14 +2,33 @@
 //! then its input sections (`file:(section)`) and the global symbols each defines, with addresses,
 //! sizes and alignments. Merged and folded input sections are marked; linker-made sections show
 //! as `<internal>`.
+use crate::diag::{Context, Result};
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::linked::Linked;
 use crate::resolve::Def;
 use crate::sections::output::Content;
+use crate::timing::Timer;
 use std::fmt::Write;
 
 /// (address, name) of the global symbols an input section defines.
 type Defined<'a> = rustc_hash::FxHashMap<SectionRef, Vec<(u64, &'a [u8])>>;
+
+/// The link map, once the output exists (lld writes it too when asked, at the end): to
+/// `-Map=FILE`, and with `-M` to stdout.
+pub fn write_if_asked(linked: &Linked, timer: &Timer) -> Result<()> {
+    let config = linked.config;
+    if config.map_file.is_none() && !config.print_map {
+        return Ok(());
+    }
+    let text = timer.phase("map", || render(linked));
+    if let Some(p) = &config.map_file {
+        std::fs::write(p, &text).with_context(|| format!("cannot write map file {}", p.display()))?;
+    }
+    if config.print_map {
+        print!("{text}");
+    }
+    Ok(())
+}
 
 pub fn render(ctx: &Linked) -> String {
     // Global symbols by the input section that defines them, in address order.
@@ -26,16 +45,17 @@ pub fn render(ctx: &Linked) -> String {
     }
     let mut out = String::new();
     let _ = writeln!(out, "{:>16} {:>16} {:>8} {:>5} Out     In      Symbol", "VMA", "LMA", "Size", "Align");
-    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| ctx.sections[i].shndx != 0).collect();
-    order.sort_by_key(|&i| (ctx.sections[i].addr == 0, ctx.sections[i].addr, ctx.sections[i].offset));
+    let place = &ctx.layout.sections;
+    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| place[i].shndx != 0).collect();
+    order.sort_by_key(|&i| (place[i].addr == 0, place[i].addr, place[i].offset));
     for i in order {
-        let os = &ctx.sections[i];
-        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", os.addr, os.addr, os.size, os.align, os.name);
+        let (os, addr) = (&ctx.sections[i], place[i].addr);
+        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", addr, addr, os.size, os.align, os.name);
         if os.content != Content::Inputs {
             let _ = writeln!(
                 out,
                 "{:>16x} {:>16x} {:>8x} {:>5}         <internal>:({})",
-                os.addr, os.addr, os.size, os.align, os.name
+                addr, addr, os.size, os.align, os.name
             );
             continue;
         }
@@ -43,7 +63,7 @@ pub fn render(ctx: &Linked) -> String {
             let obj = &ctx.objects[f];
             let sec = &obj.sections[s as usize];
             let size = ctx.member_size(f, s);
-            let addr = os.addr + sec.offset;
+            let addr = place[i].addr + sec.offset;
             let note = if sec.merge_index.is_some() { " (merged)" } else { "" };
             let _ = writeln!(
                 out,

@@ -79,7 +79,11 @@ fn is_debug(name: &[u8], flags: u64) -> bool {
 }
 
 /// Groups the live input sections into output sections, in the order they first appear.
-fn plan_sections<'a>(ctx: &Ctx<'a>, strip_debug: bool) -> Plan<'a> {
+fn plan_sections<'a>(
+    ctx: &Ctx<'a>,
+    strip_debug: bool,
+    properties: &crate::synthetic::property::Properties,
+) -> Plan<'a> {
     let mut sections: Vec<OutSection<'a>> = Vec::new();
     let mut placement: Placement = ctx.objects.iter().map(|o| vec![None; o.sections.len()]).collect();
     let mut by_key: HashMap<(&'a [u8], u32, u64, u64), usize> = HashMap::default();
@@ -154,9 +158,9 @@ fn plan_sections<'a>(ctx: &Ctx<'a>, strip_debug: bool) -> Plan<'a> {
         let flags = if exec_stack { elf::SHF_EXECINSTR as u64 } else { 0 };
         sections.push(OutSection::new(b".note.GNU-stack", elf::SHT_PROGBITS, flags, 0, Body::Bytes(Vec::new())));
     }
-    if !ctx.gnu_properties.is_empty() {
-        let mut bytes = vec![0; crate::synthetic::property::size(&ctx.gnu_properties) as usize];
-        crate::synthetic::property::write(&ctx.gnu_properties, &mut bytes);
+    if !properties.is_empty() {
+        let mut bytes = vec![0; crate::synthetic::property::size(properties) as usize];
+        crate::synthetic::property::write(properties, &mut bytes);
         let mut s =
             OutSection::new(b".note.gnu.property", elf::SHT_NOTE, elf::SHF_ALLOC as u64, 0, Body::Bytes(Vec::new()));
         s.align = 8;
@@ -461,9 +465,9 @@ fn group(ctx: &Ctx, plan: &Plan, t: &Symbols, f: FileId, g: usize) -> Result<(Ve
 }
 
 /// The relocatable output's bytes.
-pub fn build(ctx: &Ctx) -> Result<Vec<u8>> {
+pub fn build(ctx: &Ctx, properties: &crate::synthetic::property::Properties) -> Result<Vec<u8>> {
     let strip_debug = ctx.config.strip != crate::args::Strip::None;
-    let plan = plan_sections(ctx, strip_debug);
+    let plan = plan_sections(ctx, strip_debug, properties);
     let symbols = plan_symbols(ctx, &plan)?;
     let symtab_index = plan.sections.len() as u32 + 1;
     // Relocations and groups, now that every index is known: (bytes, sh_link, sh_info).
@@ -657,10 +661,11 @@ fn write_file(ctx: &Ctx, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)])
 }
 
 /// The `-r` pipeline after resolution: refuse what it cannot do, build the object, write it.
+/// `inputs_loaded` counts the inputs for the report.
 pub fn link(
-    ctx: &mut Ctx,
-    cache: &rivet_io::InputCache,
-    io_inputs: &rivet_io::policy::InputPlan,
+    ctx: &Ctx,
+    inputs: &crate::link_io::Inputs,
+    inputs_loaded: usize,
     timer: &crate::timing::Timer,
 ) -> Result<crate::report::LinkReport> {
     let config = ctx.config;
@@ -674,40 +679,14 @@ pub fn link(
     ] {
         ensure!(!given, "-r: {what} is not supported with relocatable output");
     }
-    ctx.gnu_properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, ctx.diag);
+    let properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, ctx.diag);
     ctx.diag.check()?;
-    let image = timer.phase("relocatable output", || build(ctx))?;
-    let io = rivet_io::policy::plan_output(
-        io_inputs,
-        &config.output,
-        config.mmap_output,
-        config.copy_method,
-        image.len() as u64,
-    );
-    let mut out = timer.phase("create output", || {
-        rivet_io::OutputFile::create_with(&config.output, image.len() as u64, io.output.mode, false, io.output.reserve)
-    })?;
-    timer.phase("write", || out.buf().copy_from_slice(&image));
-    timer.phase("check inputs", || cache.check_unchanged())?;
-    let mode = out.mode();
-    let commit = timer
-        .phase("commit", || out.commit(config.fsync))
-        .with_context(|| format!("cannot write {}", config.output.display()))?;
-    Ok(crate::report::LinkReport {
-        output_size: image.len() as u64,
-        mode,
-        mode_reason: io.output.reason,
-        copy_method: rivet_io::CopyMethod::Memcpy,
-        copy_reason: "a relocatable output is built in memory".to_string(),
-        copy: Default::default(),
-        prefetch_reason: io_inputs.prefetch.reason.clone(),
-        prefetch: None,
-        output_fs: io.output_fs,
-        input_bytes: cache.totals(),
-        io: Default::default(),
-        commit,
-        inputs: 0,
-        objects: ctx.objects.len(),
-        stats: if config.stats { ctx.stats() } else { Vec::new() },
-    })
+    let image = timer.phase("relocatable output", || build(ctx, &properties))?;
+    let size = image.len() as u64;
+    let mut out = crate::link_io::Output::create(config, inputs, size, timer)?;
+    timer.phase("write", || out.file.buf().copy_from_slice(&image));
+    timer.phase("check inputs", || inputs.cache.check_unchanged())?;
+    let committed = out.commit(config, timer)?;
+    let counts = (inputs_loaded, ctx.objects.len(), Vec::new());
+    Ok(crate::link_io::report(inputs, committed, size, Default::default(), counts))
 }

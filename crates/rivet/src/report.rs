@@ -1,4 +1,6 @@
 //! What a link did, for the reports `main` prints (`--print-timing`'s I/O block, `--stats`).
+use crate::input::object::ObjectFile;
+use crate::linked::Linked;
 use crate::write;
 use rivet_io::OutputMode;
 
@@ -24,4 +26,28 @@ pub struct LinkReport {
     pub objects: usize,
     /// `--stats`: (what, count) pairs.
     pub stats: Vec<(&'static str, u64)>,
+}
+
+/// Counts for `--stats`, once the output is written.
+pub fn link_stats(linked: &Linked) -> Vec<(&'static str, u64)> {
+    let ctx = linked;
+    let live = |o: &ObjectFile| o.sections.iter().filter(|s| s.live).count() as u64;
+    let relocs = |o: &ObjectFile| o.sections.iter().filter(|s| s.live).map(|s| s.relas.len() as u64).sum::<u64>();
+    vec![
+        ("object files", ctx.objects.len() as u64),
+        ("input sections kept", ctx.objects.iter().map(live).sum()),
+        ("output sections", ctx.layout.emitted_count() as u64),
+        ("global symbols", ctx.symbols.len() as u64),
+        ("local symbols", ctx.objects.iter().map(|o| o.first_global as u64).sum()),
+        ("relocations", ctx.objects.iter().map(relocs).sum()),
+        ("GOT entries", ctx.plans.got.got.len() as u64),
+        ("IFUNC PLT entries", ctx.plans.got.plt.len() as u64),
+        ("RELATIVE relocations", ctx.plans.got.relative_count),
+        ("merged input sections", ctx.merges.sections.len() as u64),
+        (
+            "sections folded (ICF)",
+            ctx.objects.iter().flat_map(|o| &o.sections).filter(|s| s.folded_into.is_some()).count() as u64,
+        ),
+        ("bytes merged away", ctx.merges.saved),
+    ]
 }

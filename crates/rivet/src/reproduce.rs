@@ -3,7 +3,8 @@
 //! made relative to `NAME/`), `NAME/version.txt`, and each input stored under its absolute path
 //! (`NAME/usr/lib/x86_64-linux-gnu/crt1.o`). Extract it, `cd NAME`, run `LINKER @response.txt`.
 use crate::args::Config;
-use crate::diag::Result;
+use crate::diag::{Context, Result};
+use crate::timing::Timer;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -144,6 +145,15 @@ fn pad(out: &mut Vec<u8>) {
     if rem != 0 {
         out.extend(std::iter::repeat_n(0u8, 512 - rem));
     }
+}
+
+/// `--reproduce`: like lld, the archive is written before linking, so a failing link can be
+/// replayed too; its inputs are every file the link has opened (`cache`).
+pub fn write_if_asked(config: &Config, cache: &rivet_io::InputCache, timer: &Timer) -> Result<()> {
+    let Some(tar) = &config.reproduce else { return Ok(()) };
+    let files: Vec<_> = cache.files();
+    let inputs: Vec<_> = files.iter().map(|f| (f.path().to_path_buf(), f.data())).collect();
+    timer.phase("reproduce", || write(config, &inputs)).with_context(|| format!("cannot write {}", tar.display()))
 }
 
 /// Writes the archive. `inputs` are every file the link read (as opened), with their bytes. The

@@ -152,6 +152,19 @@ pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
+/// What `--gc-sections` keeps from the start: the root symbols (`roots`), and what is reachable
+/// from outside: what a shared library or an `-E` executable exports, or in another dynamic
+/// output what the shared libraries reference.
+pub fn gc_roots(ctx: &Ctx, roots: &[String]) -> Vec<String> {
+    let mut roots = roots.to_vec();
+    if ctx.kind == OutputKind::Shared || ctx.config.export_dynamic {
+        roots.extend(exported_names(ctx));
+    } else if ctx.kind.is_dynamic() {
+        roots.extend(crate::synthetic::dynamic::export_roots(ctx));
+    }
+    roots
+}
+
 /// Default-visibility definitions: what a shared library (or an -E executable) exports.
 pub fn exported_names(ctx: &Ctx) -> Vec<String> {
     ctx.symbols

@@ -195,17 +195,13 @@ impl KernelCopy {
 
 /// Ranges that are final only when everything else is: `.rela.dyn` (its entries come from every
 /// section) and the build-id note (a hash of all other bytes).
-fn late_ranges(ctx: &Ctx) -> Vec<(u64, u64)> {
-    [Content::RelaDyn, Content::BuildId]
-        .into_iter()
-        .filter_map(|c| ctx.synthetic_section(c))
-        .map(|s| (s.offset, s.size))
-        .collect()
+fn late_ranges(ctx: &Linked) -> Vec<(u64, u64)> {
+    [Content::RelaDyn, Content::BuildId].into_iter().filter_map(|c| ctx.synthetic_file_range(c)).collect()
 }
 
 /// The loader fills each copy relocation's space with the library's initial bytes.
 fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
-    for &id in &ctx.got.copies {
+    for &id in &ctx.plans.got.copies {
         let offset = ctx.addr.global[id];
         dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: Some(id), addend: 0 });
     }
@@ -214,12 +210,12 @@ fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
 
 /// Writes `.rela.dyn` into `buf` if the section lies in it (`buf` starts at file offset `base`).
 fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<()> {
-    match ctx.synthetic_section(Content::RelaDyn) {
-        Some(sec) => {
-            let Some(start) = sec.offset.checked_sub(base).filter(|&o| o + sec.size <= buf.len() as u64) else {
+    match ctx.synthetic_file_range(Content::RelaDyn) {
+        Some((offset, size)) => {
+            let Some(start) = offset.checked_sub(base).filter(|&o| o + size <= buf.len() as u64) else {
                 return Ok(());
             };
-            chunks::write_rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + sec.size) as usize])
+            chunks::write_rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + size) as usize])
         }
         None if dynrels.is_empty() => Ok(()),
         None => Err("internal error: dynamic relocations produced without a .rela.dyn section".into()),
@@ -227,11 +223,11 @@ fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) 
 }
 
 /// Puts the build-id (from every chunk's digest) into the note if it lies in `buf`.
-fn patch_build_id(ctx: &Ctx, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<()> {
-    let Some(b) = ctx.synthetic_section(Content::BuildId) else { return Ok(()) };
-    let Some(start) = b.offset.checked_sub(base).filter(|&o| o + b.size <= buf.len() as u64) else { return Ok(()) };
+fn patch_build_id(ctx: &Linked, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<()> {
+    let Some((offset, size)) = ctx.synthetic_file_range(Content::BuildId) else { return Ok(()) };
+    let Some(start) = offset.checked_sub(base).filter(|&o| o + size <= buf.len() as u64) else { return Ok(()) };
     let desc = chunks::build_id(&ctx.config.build_id, digests)?;
-    let len = b.size as usize - 16;
+    let len = size as usize - 16;
     let at = start as usize + 16;
     buf[at..at + len].copy_from_slice(&desc[..len]);
     Ok(())
@@ -362,9 +358,9 @@ fn write_behind(
     let dynrels = with_copies(ctx, dynrels);
     let mut dynrels = Some(dynrels);
     for (start, buf) in &mut kept {
-        let reladyn = ctx.synthetic_section(Content::RelaDyn);
+        let reladyn = ctx.synthetic_file_range(Content::RelaDyn);
         let holds_reladyn =
-            reladyn.is_some_and(|sec| sec.offset >= *start && sec.offset + sec.size <= *start + buf.len() as u64);
+            reladyn.is_some_and(|(offset, size)| offset >= *start && offset + size <= *start + buf.len() as u64);
         if holds_reladyn || reladyn.is_none() {
             finish_window(ctx, dynrels.take().unwrap_or_default(), buf, *start)?;
         }
@@ -389,7 +385,7 @@ fn write_behind(
 /// `kernel`: sections that reach the output unchanged and are large enough become `Job::Kernel`.
 fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
     let mut jobs = vec![(0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader)];
-    let nsh = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count() as u64;
+    let nsh = 1 + layout.emitted_count() as u64;
     jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
     // Output sections in parallel (cxx-big: 85k input sections, 11 ms on one thread).
     let per_section: Vec<Vec<Piece>> = ctx
@@ -399,13 +395,14 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         .with_max_len(1)
         .map(|(i, os)| {
             let i = OutputSectionId::new(i);
+            let place = layout.sections[i];
             let mut jobs = Vec::new();
-            if os.is_nobits() || os.shndx == 0 {
+            if os.is_nobits() || place.shndx == 0 {
                 return jobs;
             }
             if os.content != Content::Inputs || os.compressed.is_some() {
                 if os.size > 0 {
-                    jobs.push((os.offset, os.size, Job::Synthetic(i)));
+                    jobs.push((place.offset, os.size, Job::Synthetic(i)));
                 }
                 return jobs;
             }
@@ -421,9 +418,9 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                     && ctx.split_eh_frame(f, s).is_none()
                     && size == sec.data.len() as u64;
                 if kernel && verbatim && size >= MIN_KERNEL_COPY {
-                    jobs.push((os.offset + sec.offset, size, Job::Kernel(f, s, 0)));
+                    jobs.push((place.offset + sec.offset, size, Job::Kernel(f, s, 0)));
                 } else if size > 0 {
-                    jobs.push((os.offset + sec.offset, size, Job::Input(f, s)));
+                    jobs.push((place.offset + sec.offset, size, Job::Input(f, s)));
                 }
             }
             jobs
@@ -533,7 +530,9 @@ fn write_synthetic(
         return Ok(Vec::new());
     }
     match chunks::chunk(sec.content) {
-        Some(chunk) => chunk.write(&Writing { linked: ctx, symtab: plan, section: sec }, buf),
+        Some(chunk) => {
+            chunk.write(&Writing { linked: ctx, symtab: plan, section: sec, place: ctx.layout.sections[i] }, buf)
+        }
         None => Ok(Vec::new()),
     }
 }
@@ -544,8 +543,8 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     use object::{pod, LittleEndian as LE, U16, U32, U64};
     const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
     const _: () = assert!(size_of::<ProgramHeader64<LE>>() == PHDR_SIZE as usize);
-    let shnum = 1 + ctx.sections.iter().filter(|s| s.shndx != 0).count();
-    let shstrndx = ctx.synthetic_section(Content::Shstrtab).map_or(0, |s| s.shndx);
+    let shnum = 1 + layout.emitted_count();
+    let shstrndx = ctx.synthetic.get(Content::Shstrtab).map_or(0, |s| layout.shndx(s));
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
     let header = FileHeader64::<LE> {
         e_ident: Ident {
@@ -594,18 +593,19 @@ fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u
     use object::{pod, LittleEndian as LE, U32, U64};
     const _: () = assert!(size_of::<SectionHeader64<LE>>() == SHDR_SIZE as usize);
     let (headers, _) = pod::slice_from_bytes_mut::<SectionHeader64<LE>>(out, out.len() / SHDR_SIZE as usize).unwrap();
-    for (i, s) in ctx.sections.iter().enumerate() {
-        if s.shndx == 0 {
+    for (i, s) in ctx.sections.iter_enumerated() {
+        let place = ctx.layout.sections[i];
+        if place.shndx == 0 {
             continue;
         }
-        let writing = Writing { linked: ctx, symtab: plan, section: s };
+        let writing = Writing { linked: ctx, symtab: plan, section: s, place };
         let (link, info) = chunks::chunk(s.content).map_or((0, 0), |c| c.link_info(&writing));
-        headers[s.shndx as usize] = SectionHeader64 {
-            sh_name: U32::new(LE, ctx.layout.sh_name[i]),
+        headers[place.shndx as usize] = SectionHeader64 {
+            sh_name: U32::new(LE, ctx.layout.sh_name[i.index()]),
             sh_type: U32::new(LE, s.sh_type),
             sh_flags: U64::new(LE, s.flags),
-            sh_addr: U64::new(LE, s.addr),
-            sh_offset: U64::new(LE, s.offset),
+            sh_addr: U64::new(LE, place.addr),
+            sh_offset: U64::new(LE, place.offset),
             sh_size: U64::new(LE, s.size),
             sh_link: U32::new(LE, link),
             sh_info: U32::new(LE, info),

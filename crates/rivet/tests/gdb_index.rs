@@ -95,7 +95,7 @@ fn index(tmp: &TempDir, exe: &str) -> Index {
                 if let Some(rest) = line.trim_start().strip_prefix('[') {
                     // "[  8] use_pt: 0 [global, function]" or "[ 18] int:" followed by entry lines.
                     let (_, entry) = rest.split_once("] ").unwrap();
-                    let (name, units) = entry.rsplit_once(':').map(|(n, u)| (n, u)).unwrap();
+                    let (name, units) = entry.rsplit_once(':').unwrap();
                     let name = if units.trim().is_empty() || units.trim().starts_with(|c: char| c.is_ascii_digit()) {
                         name
                     } else {

@@ -1,5 +1,6 @@
-//! x86-64 relocations. `scan` takes every relocation of the live sections and gives what they need
-//! from the linker (GOT entries, IFUNC PLT stubs, static-PIE RELATIVE relocations); `apply` takes an
+//! x86-64 relocations. `scan_relocations` takes every relocation of the live sections and gives
+//! what they need from the linker (GOT entries, IFUNC PLT stubs, copies, RELATIVE relocations) as
+//! the `Tables` it returns; `apply` takes an
 //! input section's bytes copied into the output and patches every relocation. An executable's TLS
 //! general-dynamic, local-dynamic and descriptor sequences are relaxed to local-exec (an executable
 //! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
@@ -10,6 +11,8 @@ use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::{ObjSection, Rela};
 use crate::linked::Linked;
 use crate::sections::merged::MergedSection;
+use crate::synthetic::plans::output_features;
+use crate::synthetic::property::Properties;
 use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
 use object::elf::*;
 use object::LittleEndian as LE;
@@ -75,17 +78,13 @@ enum GotRelax {
 /// PIE depends on it: `_start` calls `__libc_start_main` through such a reference before any
 /// RELATIVE relocation has been applied. The instruction bytes are read from the input section, so
 /// the scan and the write decide alike.
-fn got_relaxation(ctx: &Ctx, data: &[u8], off: u64, ty: u32, t: Target) -> Option<GotRelax> {
+fn got_relaxation(ctx: &Ctx, relax: bool, data: &[u8], off: u64, ty: u32, t: Target) -> Option<GotRelax> {
     if ty != R_X86_64_GOTPCRELX && ty != R_X86_64_REX_GOTPCRELX {
         return None;
     }
     // IFUNCs keep their GOT entry (it holds the PLT stub); a PIE cannot reach an absolute or
     // undefined symbol PC-relatively.
-    if !ctx.relax_got_loads
-        || ctx.is_ifunc(t)
-        || ctx.is_undefined(t)
-        || ctx.is_preemptible(t)
-        || (ctx.is_pic() && ctx.is_absolute(t))
+    if !relax || ctx.is_ifunc(t) || ctx.is_undefined(t) || ctx.is_preemptible(t) || (ctx.is_pic() && ctx.is_absolute(t))
     {
         return None;
     }
@@ -225,10 +224,25 @@ struct Needs {
     gotplt: bool,
 }
 
+/// The relocation scan as the pipeline runs it: decides whether GOT loads relax, walks every
+/// relocation (`scan`), places the copies of imported data (`layout::allocate_copies`: they add
+/// `.bss` space and may add symbols), and counts the dynamic relocations the GOT and the copies
+/// need. Gives the tables the synthetic sections are sized and written from.
+pub fn scan_relocations(ctx: &mut Ctx, properties: &Properties) -> Tables {
+    let relax = ctx.config.relax && pc32_reaches_everything(ctx);
+    let mut tables = scan(ctx, relax, output_features(properties));
+    crate::layout::allocate_copies(ctx, &mut tables);
+    let (all, relative, packed) = table_relocations(ctx, &tables);
+    tables.dynrel_count += all;
+    tables.relative_count += relative;
+    tables.relr_got = packed;
+    tables
+}
+
 /// Walks every relocation of every live allocated section and sizes the GOT, PLT, copy relocations
 /// and dynamic relocations. Errors (a 32-bit absolute relocation in a PIE, a non-PIC reference in a
 /// shared object, an unknown type) go to `ctx.diag`.
-pub fn scan(ctx: &Ctx) -> Tables {
+fn scan(ctx: &Ctx, relax: bool, features: u32) -> Tables {
     use rayon::prelude::*;
     let per_file: Vec<Needs> = ctx
         .file_order
@@ -238,17 +252,16 @@ pub fn scan(ctx: &Ctx) -> Tables {
             let mut needs = Needs::default();
             for (si, sec) in ctx.objects[f].sections.iter().enumerate() {
                 if sec.live && is_alloc(sec) && !sec.relas.is_empty() {
-                    scan_section(ctx, f, si as u32, sec, &mut needs);
+                    scan_section(ctx, relax, f, si as u32, sec, &mut needs);
                 }
             }
             needs
         })
         .collect();
     let mut tables = Tables::default();
+    tables.relax_got_loads = relax;
     tables.plt_header = if ctx.kind.is_dynamic() { PLT_HEADER_SIZE } else { 0 };
-    tables.ibt = ctx.config.ibt_plt
-        || ctx.config.z_ibt
-        || ctx.output_features() & crate::synthetic::property::FEATURE_1_IBT != 0;
+    tables.ibt = ctx.config.ibt_plt || ctx.config.z_ibt || features & crate::synthetic::property::FEATURE_1_IBT != 0;
     for n in per_file {
         for (t, k) in n.got {
             tables.add_got(t, k);
@@ -277,9 +290,9 @@ pub fn scan(ctx: &Ctx) -> Tables {
 /// The dynamic relocations the GOT and the copies need (once the tables are final): (all of
 /// those in `.rela.dyn`, how many of them are RELATIVE, how many RELATIVE ones are packed into
 /// `.relr.dyn` instead).
-pub fn table_relocations(ctx: &Ctx) -> (u64, u64, u64) {
-    let (mut all, mut relative, mut packed) = (ctx.got.copies.len() as u64, 0, 0);
-    for &(key, _) in &ctx.got.got {
+fn table_relocations(ctx: &Ctx, tables: &Tables) -> (u64, u64, u64) {
+    let (mut all, mut relative, mut packed) = (tables.copies.len() as u64, 0, 0);
+    for &(key, _) in &tables.got {
         for (_, ty, _, _) in crate::synthetic::got_entry(ctx, None, key).1 {
             if ty == R_X86_64_RELATIVE && ctx.config.pack_relative_relocs {
                 packed += 1; // The GOT is 8-aligned: always packed.
@@ -292,7 +305,7 @@ pub fn table_relocations(ctx: &Ctx) -> (u64, u64, u64) {
     (all, relative, packed)
 }
 
-fn scan_section(ctx: &Ctx, f: FileId, si: u32, sec: &ObjSection, needs: &mut Needs) {
+fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, needs: &mut Needs) {
     let obj = &ctx.objects[f];
     let writable = sec.flags & SHF_WRITE as u64 != 0;
     let exe = ctx.kind.is_executable();
@@ -310,7 +323,7 @@ fn scan_section(ctx: &Ctx, f: FileId, si: u32, sec: &ObjSection, needs: &mut Nee
         }
         match ty {
             R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX
-                if got_relaxation(ctx, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
+                if got_relaxation(ctx, relax, sec.data, rel.r_offset.get(LE), ty, t).is_some() => {}
             R_X86_64_GOTPCREL
             | R_X86_64_GOTPCRELX
             | R_X86_64_REX_GOTPCRELX
@@ -725,7 +738,7 @@ impl Reloc<'_, '_> {
 
     fn relaxation(&self, ty: u32, t: Target) -> Option<GotRelax> {
         let data = self.ctx.objects[self.f].sections[self.si as usize].data;
-        got_relaxation(self.ctx, data, self.rel.r_offset.get(LE), ty, t)
+        got_relaxation(self.ctx, self.ctx.plans.got.relax_got_loads, data, self.rel.r_offset.get(LE), ty, t)
     }
 
     fn sym_size(&self, t: Target) -> i128 {

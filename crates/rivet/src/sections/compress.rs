@@ -6,8 +6,10 @@ use crate::args::DebugCompression;
 use crate::ctx::Ctx;
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::layout::{self, Layout};
-use crate::linked::{Addresses, Linked};
+use crate::linked::{Addresses, Linked, Placed};
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
+use crate::timing::Timer;
 use object::elf;
 use rayon::prelude::*;
 
@@ -31,10 +33,25 @@ impl Format {
 /// The size of an Elf64_Chdr.
 const CHDR_SIZE: usize = size_of::<elf::CompressionHeader64<object::LittleEndian>>();
 
+/// `--compress-debug-sections`, when given (`--verbose` says what it did).
+pub fn compress_if_asked(ctx: &mut Ctx, plans: &Plans, lay: &mut Layout, addresses: &Addresses, timer: &Timer) {
+    let Some(format) = Format::from_option(ctx.config.compress_debug_sections) else { return };
+    let (n, before, after) = timer.phase("compress debug", || compress(ctx, plans, lay, addresses, format));
+    if ctx.config.verbose {
+        eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
+    }
+}
+
 /// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
 /// non-alloc sections and the section header table up. Returns (sections compressed, bytes
 /// before, bytes after).
-pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: Format) -> (usize, u64, u64) {
+pub fn compress(
+    ctx: &mut Ctx,
+    plans: &Plans,
+    lay: &mut Layout,
+    addresses: &Addresses,
+    format: Format,
+) -> (usize, u64, u64) {
     let candidates: Vec<OutputSectionId> = ctx
         .sections
         .ids()
@@ -45,7 +62,7 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: 
         .collect();
     let level = ctx.config.compress_level.unwrap_or(if ctx.config.opt_level >= 2 { 6 } else { 1 });
     let done: Vec<(OutputSectionId, Option<Vec<u8>>)> = {
-        let ctx = Linked::new(ctx, lay, addresses);
+        let ctx = Linked::new(Placed::new(ctx, plans, lay), addresses);
         candidates
             .par_iter()
             .map(|&i| {
@@ -68,7 +85,7 @@ pub fn compress(ctx: &mut Ctx, lay: &mut Layout, addresses: &Addresses, format: 
         s.compressed = Some(packed);
     }
     if count > 0 {
-        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, lay.alloc_end);
+        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, &mut lay.sections, lay.alloc_end);
     }
     (count, before, after)
 }

@@ -232,6 +232,9 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<SectionRef> {
 
 /// `--print-gc-sections`: each dropped section, in GNU ld's words, on stderr.
 pub fn print_dropped(ctx: &Ctx, dropped: &[SectionRef]) {
+    if !ctx.config.print_gc_sections {
+        return;
+    }
     for &r in dropped {
         let obj = &ctx.objects[r.file];
         eprintln!(

@@ -74,13 +74,9 @@ pub struct OutputSection {
     pub content: Content,
     /// Input sections in output order.
     pub members: Vec<SectionRef>,
+    /// Exact once the pass that fills the section has run (the synthetic sections' when they are
+    /// created); where the section goes is layout's answer (`layout::Placement`).
     pub size: u64,
-    pub addr: u64,
-    pub offset: u64,
-    /// Index in the section header table (0: not emitted).
-    pub shndx: u32,
-    /// (segment class, rank within it, first appearance): the sort key of output sections.
-    pub key: (u8, u8, u32),
     /// `--compress-debug-sections`: the section's final bytes (header and stream), which replace
     /// its members when writing.
     pub compressed: Option<Vec<u8>>,
@@ -97,10 +93,6 @@ impl OutputSection {
             content,
             members: Vec::new(),
             size: 0,
-            addr: 0,
-            offset: 0,
-            shndx: 0,
-            key: (0, 0, 0),
             compressed: None,
         }
     }

@@ -6,6 +6,7 @@ use crate::ctx::{Ctx, OutputKind, Target};
 use crate::ids::{IdVec, SharedId, SymbolId};
 use crate::linked::Linked;
 use crate::resolve::Def;
+use crate::synthetic::tables::Tables;
 use object::elf::{self, Sym64, Verdaux, Verdef, Vernaux, Verneed};
 use object::{pod, LittleEndian as LE, U16, U32, U64};
 use rayon::prelude::*;
@@ -124,7 +125,19 @@ pub fn export_roots(ctx: &Ctx) -> Vec<String> {
         .collect()
 }
 
-pub fn plan(ctx: &Ctx) -> DynPlan {
+/// The dynamic symbol plan of an output that has a dynamic section (a static PIE's is minimal);
+/// an empty one for the others.
+pub fn plan_for_output(ctx: &Ctx, got: &Tables) -> DynPlan {
+    if ctx.kind.is_dynamic() || ctx.kind == crate::ctx::OutputKind::StaticPie {
+        plan(ctx, got)
+    } else {
+        DynPlan::default()
+    }
+}
+
+/// The dynamic symbol plan; `got`: the relocation scan's tables (which imports have an address
+/// in this output, whether RELATIVE relocations are packed).
+pub fn plan(ctx: &Ctx, got: &Tables) -> DynPlan {
     let mut strings = Strings { bytes: vec![0], seen: HashMap::default() };
     let mut p = DynPlan::default();
     let needed = needed_libraries(ctx);
@@ -151,7 +164,7 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
         .map(|i| {
             let id = SymbolId::new(i);
             let s = &ctx.symbols[id];
-            let has_address = ctx.got.canonical.contains(&id) || ctx.got.copy_offset.contains_key(&id);
+            let has_address = got.canonical.contains(&id) || got.copy_offset.contains_key(&id);
             match s.def {
                 Def::Shared { .. } if s.referenced || has_address => Some(has_address),
                 // A hidden undefined (weak) symbol resolves to 0 here; it is never imported.
@@ -178,7 +191,7 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
         p.index.insert(id, i as u32 + 1);
         p.name_off.push(strings.add(dynamic_name(ctx.symbols[id].name)));
     }
-    build_versions(ctx, &mut p, &mut strings);
+    build_versions(ctx, got, &mut p, &mut strings);
     p.gnu_hash = build_gnu_hash(ctx, &p, nbuckets);
     p.dynstr = strings.bytes;
     p
@@ -186,7 +199,7 @@ pub fn plan(ctx: &Ctx) -> DynPlan {
 
 /// `.gnu.version` and `.gnu.version_r`: every import that its library versions names that version
 /// (`printf@GLIBC_2.2.5`), so the loader binds the version the program was linked against.
-fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
+fn build_versions(ctx: &Ctx, got: &Tables, p: &mut DynPlan, strings: &mut Strings) {
     p.versym = vec![elf::VER_NDX_LOCAL; p.symbols.len() + 1];
     // (library, version name) → index, in first-use order per library.
     let mut per_lib: IdVec<SharedId, Vec<(&[u8], u16)>> = vec![Vec::new(); ctx.shared.len()].into();
@@ -213,7 +226,7 @@ fn build_versions(ctx: &Ctx, p: &mut DynPlan, strings: &mut Strings) {
     // to libc's entry when the program needs some GLIBC_2.* version of it (GNU ld and lld do so
     // for -z pack-relative-relocs; glibc refuses to load a DT_RELR object without it, so
     // --pack-dyn-relocs=relr gets it too).
-    let packs = !ctx.got.relr.is_empty() || ctx.got.relr_got > 0;
+    let packs = !got.relr.is_empty() || got.relr_got > 0;
     if packs && ctx.kind.is_dynamic() {
         for l in ctx.shared.ids() {
             let is_libc = ctx.shared[l].file.needed_name.starts_with("libc.so.");
@@ -345,7 +358,9 @@ impl DynPlan {
             // `__gmon_start__`), so the loader does not insist on finding it.
             let weak = match s.def {
                 Def::Undefined | Def::Lazy { .. } => !s.strong_ref,
-                Def::Shared { .. } if !ctx.got.copy_offset.contains_key(&id) && !ctx.got.canonical.contains(&id) => {
+                Def::Shared { .. }
+                    if !ctx.plans.got.copy_offset.contains_key(&id) && !ctx.plans.got.canonical.contains(&id) =>
+                {
                     !s.strong_ref
                 }
                 _ => s.weak,
@@ -364,7 +379,7 @@ impl DynPlan {
             if ty == elf::STT_GNU_IFUNC && ctx.kind.is_executable() {
                 ty = elf::STT_FUNC;
                 if matches!(s.def, Def::Defined { .. }) {
-                    if let Some(i) = ctx.got.plt_index(t) {
+                    if let Some(i) = ctx.plans.got.plt_index(t) {
                         value = ctx.plt_entry_addr(i);
                     }
                 }
@@ -388,9 +403,9 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
     match s.def {
         Def::Shared { .. } => {
             let size = ctx.shared_def(t).map_or(0, |d| d.size);
-            if let Some(&(sec, _)) = ctx.got.copy_offset.get(&id) {
-                (ctx.sections[sec].shndx as u16, ctx.raw_value(t), size)
-            } else if ctx.got.canonical.contains(&id) {
+            if let Some(&(sec, _)) = ctx.plans.got.copy_offset.get(&id) {
+                (ctx.layout.shndx(sec) as u16, ctx.raw_value(t), size)
+            } else if ctx.plans.got.canonical.contains(&id) {
                 (elf::SHN_UNDEF, ctx.value(t), 0)
             } else {
                 (elf::SHN_UNDEF, 0, 0)
@@ -400,10 +415,10 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
             let obj = &ctx.objects[file];
             let size = obj.syms[sym as usize].st_size.get(object::LittleEndian);
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
-                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
+                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16),
                 (_, Some(sec)) => {
                     let out = obj.sections[sec as usize].out;
-                    out.and_then(|o| ctx.sections.get(o)).map_or(elf::SHN_ABS, |o| o.shndx as u16)
+                    out.and_then(|o| ctx.layout.sections.get(o)).map_or(elf::SHN_ABS, |o| o.shndx as u16)
                 }
                 _ => elf::SHN_ABS,
             };

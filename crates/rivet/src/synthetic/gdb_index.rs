@@ -15,7 +15,6 @@ use crate::ctx::{Ctx, Target};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, SectionRef};
 use crate::input::object::{ObjectFile, Rela};
-use crate::linked::Linked;
 use crate::{bail, ensure};
 use object::LittleEndian as LE;
 
@@ -577,6 +576,16 @@ fn kept(s: &crate::input::object::ObjSection) -> bool {
     s.live && s.folded_into.is_none()
 }
 
+/// The index `--gdb-index` asks for (None without it, with `-s`/`-S`, or with no debug
+/// information: lld and mold write no section then).
+pub fn plan_if_asked(ctx: &Ctx, timer: &crate::timing::Timer) -> Result<Option<GdbIndex>> {
+    if !ctx.config.gdb_index || ctx.config.strip != crate::args::Strip::None {
+        return Ok(None);
+    }
+    let index = timer.phase("gdb index", || GdbIndex::plan(ctx))?;
+    Ok((!index.is_empty()).then_some(index))
+}
+
 impl GdbIndex {
     /// Reads the inputs' DWARF (units in output order) and builds everything but the addresses.
     /// Needs each input section's offset in its output section.
@@ -682,11 +691,11 @@ impl GdbIndex {
         (24 + self.units.len() * 16 + self.ranges.len() * 20 + self.table.len() + self.constant_pool.len()) as u64
     }
 
-    /// The section's bytes, addresses final.
-    pub fn write(&self, linked: &Linked, buf: &mut [u8]) {
+    /// The section's bytes; `symbol_value` gives a relocation target's final address.
+    pub fn write(&self, symbol_value: impl Fn(Target) -> u64, buf: &mut [u8]) {
         let value = |a: Addr| match a {
             Addr::Literal(v) => v,
-            Addr::Symbol(t, addend) => linked.raw_value(t).wrapping_add(addend as u64),
+            Addr::Symbol(t, addend) => symbol_value(t).wrapping_add(addend as u64),
         };
         let cu_list = 24usize;
         let addr_area = cu_list + self.units.len() * 16;

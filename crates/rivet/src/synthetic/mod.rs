@@ -6,6 +6,7 @@ pub mod chunks;
 pub mod dynamic;
 pub mod dynamic_tables;
 pub mod gdb_index;
+pub mod plans;
 pub mod property;
 pub mod symtab;
 pub mod tables;

@@ -183,10 +183,10 @@ impl Plan {
 }
 
 /// The output section index for a symbol defined in input section `sec` of `file`.
-fn out_shndx(ctx: &Ctx, file: FileId, sec: u32) -> u16 {
+fn out_shndx(ctx: &Linked, file: FileId, sec: u32) -> u16 {
     let s = &ctx.objects[file].sections[sec as usize];
-    match s.out.and_then(|o| ctx.sections.get(o)) {
-        Some(os) if os.shndx != 0 => os.shndx as u16,
+    match s.out.and_then(|o| ctx.layout.sections.get(o)) {
+        Some(p) if p.shndx != 0 => p.shndx as u16,
         _ => elf::SHN_ABS,
     }
 }
@@ -229,7 +229,7 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             let obj = &ctx.objects[file];
             let esym = &obj.syms[sym as usize];
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
-                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.sections[c].shndx as u16),
+                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16),
                 (_, Some(sec)) => out_shndx(ctx, file, sec),
                 _ => elf::SHN_ABS,
             };

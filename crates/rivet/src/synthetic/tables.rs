@@ -96,6 +96,10 @@ pub struct Tables {
     pub relr: Vec<(SectionRef, u64)>,
     /// How many of the GOT's RELATIVE relocations are packed into `.relr.dyn`.
     pub relr_got: u64,
+    /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit
+    /// PC-relative field (and `--no-relax` was not given). Decided before the scan, which sizes
+    /// the GOT by it; the write relaxes by it.
+    pub relax_got_loads: bool,
     /// `_GLOBAL_OFFSET_TABLE_` or GOT-relative relocations need `.got.plt` even without a PLT.
     pub need_gotplt: bool,
     /// A dynamic output's PLT starts with the lazy-binding header.

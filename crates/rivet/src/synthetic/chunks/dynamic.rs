@@ -6,6 +6,7 @@ use crate::diag::Result;
 use crate::ids::{OutputSectionId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
 use crate::synthetic::DynRel;
 use object::elf::{self, Dyn64};
 use object::{pod, LittleEndian as LE, U64};
@@ -64,19 +65,19 @@ impl Chunk for Dynamic {
         Header { name: ".dynamic", sh_type: elf::SHT_DYNAMIC, flags: flags as u64, align: 8, entsize: 16 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx).len() as u64)
+        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx, s.plans).len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), 0)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let list = entries(ctx);
+        let list = entries(ctx, ctx.plans);
         let (out, _) = pod::slice_from_bytes_mut::<Dyn64<LE>>(buf, list.len()).expect("room for .dynamic");
         for (e, &(tag, v)) in out.iter_mut().zip(&list) {
             let value = match v {
                 DynValue::Value(v) => v,
-                DynValue::SectionAddr(s) => ctx.sections[s].addr,
+                DynValue::SectionAddr(s) => ctx.layout.addr(s),
                 DynValue::SectionSize(s) => ctx.sections[s].size,
                 DynValue::Symbol(id) => ctx.addr.global[id],
             };
@@ -87,28 +88,28 @@ impl Chunk for Dynamic {
 }
 
 /// The `.dynamic` entries, in GNU ld's order, once every other synthetic section exists.
-pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
+pub fn entries(ctx: &Ctx, plans: &Plans) -> Vec<(i64, DynValue)> {
     use elf::*;
     let exe = ctx.kind.is_executable();
     let dynamic_output = ctx.kind.is_dynamic();
     let id = |c: Content| ctx.synthetic.get(c);
     let mut dynamic: Vec<(i64, DynValue)> = Vec::new();
     let mut push = |tag: u32, v: DynValue| dynamic.push((tag as i64, v));
-    for &n in &ctx.dynsym.needed {
+    for &n in &plans.dynsym.needed {
         push(DT_NEEDED, DynValue::Value(n as u64));
     }
-    if let Some(so) = ctx.dynsym.soname {
+    if let Some(so) = plans.dynsym.soname {
         push(DT_SONAME, DynValue::Value(so as u64));
     }
-    if let Some(rp) = ctx.dynsym.runpath {
+    if let Some(rp) = plans.dynsym.runpath {
         let tag = if ctx.config.new_dtags { DT_RUNPATH } else { DT_RPATH };
         push(tag, DynValue::Value(rp as u64));
     }
     // After DT_RUNPATH, as GNU ld places them; every one given, as lld keeps them.
-    for &f in &ctx.dynsym.filters {
+    for &f in &plans.dynsym.filters {
         push(DT_FILTER, DynValue::Value(f as u64));
     }
-    for &a in &ctx.dynsym.auxiliaries {
+    for &a in &plans.dynsym.auxiliaries {
         push(DT_AUXILIARY, DynValue::Value(a as u64));
     }
     if dynamic_output {
@@ -153,7 +154,7 @@ pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
     if let Some(relaplt) = id(Content::RelaPlt) {
         let gotplt = id(Content::GotPlt).expect(".got.plt exists when .rela.plt does");
         push(DT_PLTGOT, DynValue::SectionAddr(gotplt));
-        push(DT_PLTRELSZ, DynValue::Value(24 * ctx.got.plt.len() as u64));
+        push(DT_PLTRELSZ, DynValue::Value(24 * plans.got.plt.len() as u64));
         push(DT_PLTREL, DynValue::Value(DT_RELA as u64));
         push(DT_JMPREL, DynValue::SectionAddr(relaplt));
     }
@@ -171,7 +172,7 @@ pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
         push(size, DynValue::SectionSize(relr));
         push(ent, DynValue::Value(8));
     }
-    let (flags, flags_1) = dt_flags(ctx);
+    let (flags, flags_1) = dt_flags(ctx, plans);
     if flags != 0 {
         push(DT_FLAGS, DynValue::Value(flags as u64));
     }
@@ -183,21 +184,21 @@ pub fn entries(ctx: &Ctx) -> Vec<(i64, DynValue)> {
     }
     if let Some(vd) = id(Content::GnuVersionD) {
         push(DT_VERDEF, DynValue::SectionAddr(vd));
-        push(DT_VERDEFNUM, DynValue::Value(ctx.dynsym.verdef_count as u64));
+        push(DT_VERDEFNUM, DynValue::Value(plans.dynsym.verdef_count as u64));
     }
     if let Some(vr) = id(Content::GnuVersionR) {
         push(DT_VERNEED, DynValue::SectionAddr(vr));
-        push(DT_VERNEEDNUM, DynValue::Value(ctx.dynsym.verneed_count as u64));
+        push(DT_VERNEEDNUM, DynValue::Value(plans.dynsym.verneed_count as u64));
     }
-    if ctx.got.relative_count > 0 {
-        push(DT_RELACOUNT, DynValue::Value(ctx.got.relative_count));
+    if plans.got.relative_count > 0 {
+        push(DT_RELACOUNT, DynValue::Value(plans.got.relative_count));
     }
     push(DT_NULL, DynValue::Value(0));
     dynamic
 }
 
 /// DT_FLAGS and DT_FLAGS_1.
-fn dt_flags(ctx: &Ctx) -> (u32, u32) {
+fn dt_flags(ctx: &Ctx, plans: &Plans) -> (u32, u32) {
     use elf::*;
     let exe = ctx.kind.is_executable();
     let mut flags = 0;
@@ -215,7 +216,7 @@ fn dt_flags(ctx: &Ctx) -> (u32, u32) {
     }
     // A shared object with initial-exec TLS needs its block in the static TLS area: the loader
     // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
-    if !exe && ctx.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::tables::GotKind::TpOff) {
+    if !exe && plans.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::tables::GotKind::TpOff) {
         flags |= DF_STATIC_TLS;
     }
     if ctx.config.now {

@@ -6,14 +6,15 @@ use crate::args::HashStyle;
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
 use crate::synthetic::DynRel;
 use object::elf;
 
 const A: u64 = elf::SHF_ALLOC as u64;
 
 /// Entries of `.dynsym`, the null one included.
-fn nsyms(ctx: &Ctx) -> u64 {
-    ctx.dynsym.symbols.len() as u64 + 1
+fn nsyms(plans: &Plans) -> u64 {
+    plans.dynsym.symbols.len() as u64 + 1
 }
 
 pub struct Dynsym;
@@ -23,14 +24,14 @@ impl Chunk for Dynsym {
         Header { name: ".dynsym", sh_type: elf::SHT_DYNSYM, flags: A, align: 8, entsize: 24 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        has_dynamic(s.ctx).then(|| 24 * nsyms(s.ctx))
+        has_dynamic(s.ctx).then(|| 24 * nsyms(s.plans))
     }
     /// Every `.dynsym` entry after the null one is global.
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), 1)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        w.linked.dynsym.write_dynsym(w.linked, buf);
+        w.linked.plans.dynsym.write_dynsym(w.linked, buf);
         Ok(Vec::new())
     }
 }
@@ -42,10 +43,10 @@ impl Chunk for Dynstr {
         Header { name: ".dynstr", sh_type: elf::SHT_STRTAB, flags: A, align: 1, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        has_dynamic(s.ctx).then_some(s.ctx.dynsym.dynstr.len() as u64)
+        has_dynamic(s.ctx).then_some(s.plans.dynsym.dynstr.len() as u64)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        buf.copy_from_slice(&w.linked.dynsym.dynstr);
+        buf.copy_from_slice(&w.linked.plans.dynsym.dynstr);
         Ok(Vec::new())
     }
 }
@@ -60,20 +61,20 @@ impl Chunk for Hash {
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
         let style = matches!(s.ctx.config.hash_style, HashStyle::Sysv | HashStyle::Both);
-        (has_dynamic(s.ctx) && style && s.ctx.kind.is_dynamic()).then(|| 4 * (2 + 2 * nsyms(s.ctx)))
+        (has_dynamic(s.ctx) && style && s.ctx.kind.is_dynamic()).then(|| 4 * (2 + 2 * nsyms(s.plans)))
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let n = ctx.dynsym.symbols.len() + 1;
+        let n = ctx.plans.dynsym.symbols.len() + 1;
         let nbucket = n.max(1);
         put32(buf, 0, nbucket as u32);
         put32(buf, 4, n as u32);
         let mut buckets = vec![0u32; nbucket];
         let mut chains = vec![0u32; n];
-        for (i, &id) in ctx.dynsym.symbols.iter().enumerate() {
+        for (i, &id) in ctx.plans.dynsym.symbols.iter().enumerate() {
             let b = crate::synthetic::dynamic::elf_hash(ctx.symbols[id].name) as usize % nbucket;
             chains[i + 1] = buckets[b];
             buckets[b] = i as u32 + 1;
@@ -94,13 +95,13 @@ impl Chunk for GnuHash {
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
         let style = matches!(s.ctx.config.hash_style, HashStyle::Gnu | HashStyle::Both);
-        (has_dynamic(s.ctx) && (style || !s.ctx.kind.is_dynamic())).then_some(s.ctx.dynsym.gnu_hash.len() as u64)
+        (has_dynamic(s.ctx) && (style || !s.ctx.kind.is_dynamic())).then_some(s.plans.dynsym.gnu_hash.len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        buf.copy_from_slice(&w.linked.dynsym.gnu_hash);
+        buf.copy_from_slice(&w.linked.plans.dynsym.gnu_hash);
         Ok(Vec::new())
     }
 }
@@ -113,14 +114,14 @@ impl Chunk for GnuVersion {
         Header { name: ".gnu.version", sh_type: elf::SHT_GNU_VERSYM, flags: A, align: 2, entsize: 2 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let d = &s.ctx.dynsym;
-        (has_dynamic(s.ctx) && (d.verneed_count > 0 || d.verdef_count > 0)).then(|| 2 * nsyms(s.ctx))
+        let d = &s.plans.dynsym;
+        (has_dynamic(s.ctx) && (d.verneed_count > 0 || d.verdef_count > 0)).then(|| 2 * nsyms(s.plans))
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        for (i, v) in w.linked.dynsym.versym.iter().enumerate() {
+        for (i, v) in w.linked.plans.dynsym.versym.iter().enumerate() {
             buf[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
         }
         Ok(Vec::new())
@@ -135,13 +136,13 @@ impl Chunk for GnuVersionD {
         Header { name: ".gnu.version_d", sh_type: elf::SHT_GNU_VERDEF, flags: A, align: 8, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        (has_dynamic(s.ctx) && s.ctx.dynsym.verdef_count > 0).then_some(s.ctx.dynsym.verdef.len() as u64)
+        (has_dynamic(s.ctx) && s.plans.dynsym.verdef_count > 0).then_some(s.plans.dynsym.verdef.len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
-        (shndx(w.linked, Content::Dynstr), w.linked.dynsym.verdef_count)
+        (shndx(w.linked, Content::Dynstr), w.linked.plans.dynsym.verdef_count)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        buf.copy_from_slice(&w.linked.dynsym.verdef);
+        buf.copy_from_slice(&w.linked.plans.dynsym.verdef);
         Ok(Vec::new())
     }
 }
@@ -154,13 +155,13 @@ impl Chunk for GnuVersionR {
         Header { name: ".gnu.version_r", sh_type: elf::SHT_GNU_VERNEED, flags: A, align: 8, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        (has_dynamic(s.ctx) && s.ctx.dynsym.verneed_count > 0).then_some(s.ctx.dynsym.verneed.len() as u64)
+        (has_dynamic(s.ctx) && s.plans.dynsym.verneed_count > 0).then_some(s.plans.dynsym.verneed.len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
-        (shndx(w.linked, Content::Dynstr), w.linked.dynsym.verneed_count)
+        (shndx(w.linked, Content::Dynstr), w.linked.plans.dynsym.verneed_count)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        buf.copy_from_slice(&w.linked.dynsym.verneed);
+        buf.copy_from_slice(&w.linked.plans.dynsym.verneed);
         Ok(Vec::new())
     }
 }

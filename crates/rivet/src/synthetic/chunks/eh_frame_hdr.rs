@@ -26,9 +26,10 @@ impl Chunk for EhFrameHdr {
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let hdr_addr = w.section.addr;
-        let eh_frame = ctx.sections.iter().find(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
-        let eh_addr = eh_frame.map_or(0, |s| s.addr);
+        let hdr_addr = w.place.addr;
+        let eh_frame = ctx.sections.position(|s| s.name == ".eh_frame" && s.content == Content::Inputs);
+        let eh_addr = eh_frame.map_or(0, |s| ctx.layout.addr(s));
+        let eh_frame = eh_frame.map(|s| &ctx.sections[s]);
         let mut table: Vec<(i64, i64)> = Vec::new();
         if let Some(os) = eh_frame {
             for &SectionRef { file: f, index: s } in &os.members {

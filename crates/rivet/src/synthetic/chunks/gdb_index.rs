@@ -13,10 +13,11 @@ impl Chunk for GdbIndex {
         Header { name: ".gdb_index", sh_type: elf::SHT_PROGBITS, flags: 0, align: 4, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        s.ctx.gdb_index.as_ref().map(|g| g.size())
+        s.plans.gdb_index.as_ref().map(|g| g.size())
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        w.linked.gdb_index.as_ref().expect("a .gdb_index section has a plan").write(w.linked, buf);
+        let index = w.linked.plans.gdb_index.as_ref().expect("a .gdb_index section has a plan");
+        index.write(|t| w.linked.raw_value(t), buf);
         Ok(Vec::new())
     }
 }

@@ -16,13 +16,13 @@ impl Chunk for Got {
         Header { name: ".got", sh_type: elf::SHT_PROGBITS, flags, align: 8, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        (!s.ctx.got.got.is_empty()).then(|| 8 * s.ctx.got.got_words as u64)
+        (!s.plans.got.got.is_empty()).then(|| 8 * s.plans.got.got_words as u64)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let base = w.section.addr;
+        let base = w.place.addr;
         let mut rels = Vec::new();
-        for &(key, word) in &ctx.got.got {
+        for &(key, word) in &ctx.plans.got.got {
             let (values, relocs) = got_entry(ctx, Some(ctx), key);
             let off = 8 * word as usize;
             for (i, v) in values.iter().take(key.kind().words() as usize).enumerate() {
@@ -51,16 +51,16 @@ impl Chunk for GotPlt {
         Header { name: ".got.plt", sh_type: elf::SHT_PROGBITS, flags, align: 8, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let ctx = s.ctx;
-        let nplt = ctx.got.plt.len() as u64;
-        let wanted = nplt > 0 || ctx.got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]);
+        let (ctx, got) = (s.ctx, &s.plans.got);
+        let nplt = got.plt.len() as u64;
+        let wanted = nplt > 0 || got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]);
         wanted.then(|| 8 * (GOTPLT_RESERVED + nplt))
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let dynamic = ctx.synthetic_section(Content::Dynamic).map_or(0, |d| d.addr);
+        let dynamic = ctx.synthetic_addr(Content::Dynamic).unwrap_or(0);
         put64(buf, 0, dynamic);
-        for (i, &t) in ctx.got.plt.iter().enumerate() {
+        for (i, &t) in ctx.plans.got.plt.iter().enumerate() {
             let v = if ctx.is_preemptible(t) { ctx.plt_lazy_addr(i as u32) } else { ctx.raw_value(t) };
             put64(buf, 8 * (GOTPLT_RESERVED as usize + i), v);
         }

@@ -8,8 +8,10 @@
 //! directory, and its line in `ORDER` and `chunk`.
 use crate::ctx::Ctx;
 use crate::diag::Result;
+use crate::layout::Placement;
 use crate::linked::Linked;
 use crate::sections::output::{Content, OutputSection};
+use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
 
@@ -36,19 +38,21 @@ pub struct Header {
     pub entsize: u64,
 }
 
-/// What sizing a synthetic section may look at: the link before layout, and the `.symtab` plan
-/// (None with `-s`).
+/// What sizing a synthetic section may look at: the link before layout, the plans (GOT and PLT
+/// tables, dynamic symbols, GNU properties) and the `.symtab` plan (None with `-s`).
 pub struct Sizing<'s, 'a> {
     pub ctx: &'s Ctx<'a>,
+    pub plans: &'s Plans,
     pub symtab: Option<&'s Plan>,
 }
 
-/// What writing a synthetic section may look at: the link after layout, the `.symtab` plan and the
-/// section itself (its address, its size).
+/// What writing a synthetic section may look at: the link after layout, the `.symtab` plan, the
+/// section itself (its size) and where layout put it (its address).
 pub struct Writing<'w, 'l, 'a> {
     pub linked: &'w Linked<'l, 'a>,
     pub symtab: Option<&'w Plan>,
     pub section: &'w OutputSection,
+    pub place: Placement,
 }
 
 pub trait Chunk: Sync {
@@ -127,10 +131,10 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
 
 /// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
 /// layout once section names are known), and records where each is in `ctx.synthetic`.
-pub fn create_sections(ctx: &mut Ctx, symtab: Option<&Plan>) {
+pub fn create_sections(ctx: &mut Ctx, plans: &Plans, symtab: Option<&Plan>) {
     for c in ORDER {
         let Some(chunk) = chunk(c) else { continue };
-        let Some(size) = chunk.size(&Sizing { ctx, symtab }) else { continue };
+        let Some(size) = chunk.size(&Sizing { ctx, plans, symtab }) else { continue };
         let h = chunk.header(ctx);
         let mut s = OutputSection::new(h.name, h.sh_type, h.flags, h.align, c);
         s.size = size;
@@ -141,8 +145,8 @@ pub fn create_sections(ctx: &mut Ctx, symtab: Option<&Plan>) {
 }
 
 /// The section header index of the synthetic section of kind `c` (0: none).
-fn shndx(ctx: &Ctx, c: Content) -> u32 {
-    ctx.synthetic_section(c).map_or(0, |s| s.shndx)
+fn shndx(ctx: &Linked, c: Content) -> u32 {
+    ctx.synthetic.get(c).map_or(0, |s| ctx.layout.shndx(s))
 }
 
 /// Whether the output has a dynamic section and its companions (a static PIE has a minimal one, so

@@ -19,11 +19,11 @@ impl Chunk for GnuProperty {
         Header { name: ".note.gnu.property", sh_type: elf::SHT_NOTE, flags: A, align: 8, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let size = crate::synthetic::property::size(&s.ctx.gnu_properties);
+        let size = crate::synthetic::property::size(&s.plans.gnu_properties);
         (size > 0).then_some(size)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        crate::synthetic::property::write(&w.linked.gnu_properties, buf);
+        crate::synthetic::property::write(&w.linked.plans.gnu_properties, buf);
         Ok(Vec::new())
     }
 }

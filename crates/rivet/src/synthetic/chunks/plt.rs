@@ -19,14 +19,14 @@ impl Chunk for Plt {
         Header { name: ".plt", sh_type: elf::SHT_PROGBITS, flags: AX, align: 16, entsize: PLT_ENTRY_SIZE }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let nplt = s.ctx.got.plt.len() as u64;
-        (nplt > 0).then(|| s.ctx.got.plt_header + PLT_ENTRY_SIZE * nplt)
+        let nplt = s.plans.got.plt.len() as u64;
+        (nplt > 0).then(|| s.plans.got.plt_header + PLT_ENTRY_SIZE * nplt)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let plt_addr = w.section.addr;
+        let plt_addr = w.place.addr;
         let gotplt = ctx.gotplt_addr();
-        let header = ctx.got.plt_header as usize;
+        let header = ctx.plans.got.plt_header as usize;
         if header > 0 {
             buf[0..2].copy_from_slice(&[0xff, 0x35]);
             buf[2..6].copy_from_slice(&rel32(gotplt + 8, plt_addr + 6));
@@ -34,11 +34,11 @@ impl Chunk for Plt {
             buf[8..12].copy_from_slice(&rel32(gotplt + 16, plt_addr + 12));
             buf[12..16].copy_from_slice(&[0x0f, 0x1f, 0x40, 0x00]);
         }
-        for i in 0..ctx.got.plt.len() {
+        for i in 0..ctx.plans.got.plt.len() {
             let stub = plt_addr + (header + 16 * i) as u64;
             let slot = ctx.gotplt_slot_addr(i as u32);
             let e = &mut buf[header + 16 * i..header + 16 * i + 16];
-            if ctx.got.ibt {
+            if ctx.plans.got.ibt {
                 if header > 0 {
                     e.copy_from_slice(&[0xf3, 0x0f, 0x1e, 0xfa, 0x68, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0, 0x66, 0x90]);
                     e[5..9].copy_from_slice(&(i as u32).to_le_bytes());
@@ -72,12 +72,12 @@ impl Chunk for PltSec {
         Header { name: ".plt.sec", sh_type: elf::SHT_PROGBITS, flags: AX, align: 16, entsize: PLT_ENTRY_SIZE }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let nplt = s.ctx.got.plt.len() as u64;
-        (nplt > 0 && s.ctx.got.ibt && s.ctx.got.plt_header > 0).then(|| PLT_ENTRY_SIZE * nplt)
+        let nplt = s.plans.got.plt.len() as u64;
+        (nplt > 0 && s.plans.got.ibt && s.plans.got.plt_header > 0).then(|| PLT_ENTRY_SIZE * nplt)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        for i in 0..ctx.got.plt.len() {
+        for i in 0..ctx.plans.got.plt.len() {
             let entry = ctx.plt_entry_addr(i as u32);
             let slot = ctx.gotplt_slot_addr(i as u32);
             ibt_entry(&mut buf[16 * i..16 * i + 16], entry, slot);

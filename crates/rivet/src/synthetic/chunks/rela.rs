@@ -2,6 +2,7 @@
 use super::{shndx, Chunk, Header, Sizing, Writing};
 use crate::ctx::{Ctx, Target};
 use crate::diag::Result;
+use crate::linked::Linked;
 use crate::sections::output::Content;
 use crate::synthetic::DynRel;
 use object::elf::{self, Rela64};
@@ -20,7 +21,7 @@ impl Chunk for RelaPlt {
         Header { name: ".rela.plt", sh_type: elf::SHT_RELA, flags, align: 8, entsize: RELA_SIZE as u64 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let nplt = s.ctx.got.plt.len();
+        let nplt = s.plans.got.plt.len();
         (nplt > 0).then_some((RELA_SIZE * nplt) as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
@@ -28,8 +29,8 @@ impl Chunk for RelaPlt {
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let entries = relas(buf, ctx.got.plt.len());
-        for (i, (e, &t)) in entries.iter_mut().zip(&ctx.got.plt).enumerate() {
+        let entries = relas(buf, ctx.plans.got.plt.len());
+        for (i, (e, &t)) in entries.iter_mut().zip(&ctx.plans.got.plt).enumerate() {
             let slot = ctx.gotplt_slot_addr(i as u32);
             let r = match t {
                 Target::Global(id) if ctx.is_preemptible(t) => {
@@ -58,7 +59,7 @@ impl Chunk for RelaDyn {
         }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let n = s.ctx.got.dynrel_count;
+        let n = s.plans.got.dynrel_count;
         (super::has_dynamic(s.ctx) && n > 0).then_some(RELA_SIZE as u64 * n)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
@@ -71,7 +72,7 @@ impl Chunk for RelaDyn {
 
 /// Writes `.rela.dyn`: RELATIVE relocations first (DT_RELACOUNT lets the loader apply them in a
 /// tight loop), each group sorted by address: deterministic whatever the thread count.
-pub fn write_rela_dyn(ctx: &Ctx, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
+pub fn write_rela_dyn(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
     use rayon::prelude::*;
     // Sorted and written on every thread (cxx-big: 104k relocations, 11 ms on one).
     rels.par_sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
@@ -102,11 +103,11 @@ fn relas(buf: &mut [u8], n: usize) -> &mut [Rela64<LE>] {
     pod::slice_from_bytes_mut(buf, n).expect("room for the relocations").0
 }
 
-fn info(ctx: &Ctx, r: &DynRel) -> Result<u64> {
+fn info(ctx: &Linked, r: &DynRel) -> Result<u64> {
     let Some(sym) = r.sym else {
         return Ok(r.ty as u64);
     };
-    match ctx.dynsym.index.get(&sym) {
+    match ctx.plans.dynsym.index.get(&sym) {
         Some(&i) => Ok(((i as u64) << 32) | r.ty as u64),
         None => Err(crate::fatal!(
             "internal error: '{}' needs a dynamic relocation but is not in .dynsym",

@@ -12,6 +12,7 @@ use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{IdVec, OutputSectionId};
 use crate::sections::output::Content;
+use crate::synthetic::plans::Plans;
 use crate::synthetic::{got_entry, DynRel};
 use object::elf;
 
@@ -32,17 +33,17 @@ impl Chunk for RelrDyn {
         if !has_dynamic(s.ctx) || !s.ctx.config.pack_relative_relocs {
             return None;
         }
-        let entries: usize = offsets(s.ctx).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
+        let entries: usize = offsets(s.ctx, s.plans).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
         (entries > 0).then_some(8 * entries as u64)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let mut at = 0;
         // Sections in address order, so the entries ascend as readers expect.
-        let mut groups = offsets(ctx);
-        groups.sort_by_key(|(sec, _)| ctx.sections[*sec].addr);
+        let mut groups = offsets(ctx, ctx.plans);
+        groups.sort_by_key(|(sec, _)| ctx.layout.addr(*sec));
         for (sec, offs) in groups {
-            let base = ctx.sections[sec].addr;
+            let base = ctx.layout.addr(sec);
             let addrs: Vec<u64> = offs.iter().map(|o| base + o).collect();
             let mut overflow = false;
             encode(&addrs, |e| match buf.get_mut(at..at + 8) {
@@ -64,16 +65,16 @@ impl Chunk for RelrDyn {
 }
 
 /// Each output section's packed relocations: offsets within it, sorted, in section order.
-fn offsets(ctx: &Ctx) -> Vec<(OutputSectionId, Vec<u64>)> {
+fn offsets(ctx: &Ctx, plans: &Plans) -> Vec<(OutputSectionId, Vec<u64>)> {
     let mut by_section: IdVec<OutputSectionId, Vec<u64>> = vec![Vec::new(); ctx.sections.len()].into();
-    for &(r, off) in &ctx.got.relr {
+    for &(r, off) in &plans.got.relr {
         let sec = &ctx.objects[r];
         if let Some(out) = sec.out {
             by_section[out].push(sec.offset + off);
         }
     }
     if let Some(got) = ctx.synthetic.get(Content::Got) {
-        for &(key, word) in &ctx.got.got {
+        for &(key, word) in &plans.got.got {
             for (delta, ty, _, _) in got_entry(ctx, None, key).1 {
                 if ty == elf::R_X86_64_RELATIVE {
                     by_section[got].push(8 * word as u64 + delta);

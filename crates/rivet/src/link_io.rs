@@ -1,0 +1,136 @@
+//! The link's I/O around the pipeline, with rivet-io's policy calls in one place: the input side
+//! (cache, prefetch thread, the memory plan) decided before any input is opened, the output file
+//! decided once its size is known, and the report of what both did.
+use crate::args::Config;
+use crate::diag::{Context, Result};
+use crate::report::LinkReport;
+use crate::timing::Timer;
+use crate::write::{CopyStats, KernelCopy};
+use rivet_io::policy::{InputPlan, IoPlan};
+use rivet_io::{CommitReport, InputCache, OutputFile, OutputMode, Prefetcher};
+
+/// The input side: the I/O counters at the start, the input plan, the opened inputs and the
+/// prefetch thread.
+pub struct Inputs {
+    start: rivet_io::stats::IoSnapshot,
+    pub plan: InputPlan,
+    pub cache: InputCache,
+    pub prefetcher: Option<Prefetcher>,
+}
+
+impl Inputs {
+    /// Memory as the link finds it, and whether to prefetch: decided before any input is opened.
+    /// The prefetch thread asks the kernel to read inputs ahead as soon as they are known.
+    pub fn start(config: &Config) -> Inputs {
+        let start = rivet_io::stats::snapshot();
+        let plan = rivet_io::policy::plan_inputs(config.prefetch_inputs);
+        let prefetch = &plan.prefetch;
+        let prefetcher = prefetch.enabled.then(|| Prefetcher::start(prefetch.budget));
+        Inputs { start, plan, cache: InputCache::new(), prefetcher }
+    }
+
+    /// Sends the prefetch thread what it has been told so far.
+    pub fn flush_prefetch(&self) {
+        if let Some(p) = &self.prefetcher {
+            p.flush();
+        }
+    }
+
+    /// Merging's working set is freed by now but stays in the threads' malloc arenas: given back
+    /// when memory is short for the output.
+    pub fn release_memory_before_output(&self, timer: &Timer) {
+        if self.plan.release_memory_before_output(self.cache.totals().0) {
+            timer.phase("release memory", rivet_io::fsinfo::release_free_memory);
+        }
+    }
+}
+
+/// The output side: the plan (mode, pacing, copy method) and the file, created at its final size.
+pub struct Output {
+    pub io: IoPlan,
+    pub file: OutputFile,
+    /// The mode the file got, and why (the plan's reason and what creating it found).
+    mode: OutputMode,
+    mode_reason: String,
+}
+
+impl Output {
+    /// Mmap or a buffer written sequentially, paced or not, and how unchanged sections are copied:
+    /// decided from the output's file system and memory, now that its size is known; then the
+    /// file (a temp file beside the target). `--verbose` says what was chosen and why.
+    pub fn create(config: &Config, inputs: &Inputs, size: u64, timer: &Timer) -> Result<Output> {
+        let io =
+            rivet_io::policy::plan_output(&inputs.plan, &config.output, config.mmap_output, config.copy_method, size);
+        if config.verbose {
+            eprintln!("rivet: output mode {:?}: {}", io.output.mode, io.output.reason);
+            eprintln!("rivet: prefetch: {}", inputs.plan.prefetch.reason);
+        }
+        let mut file = timer.phase("create output", || {
+            // A relocatable object is not a program: no execute bits (GNU ld's mode too).
+            OutputFile::create_with(&config.output, size, io.output.mode, !config.relocatable, io.output.reserve)
+        })?;
+        if config.free_memory {
+            file.caller_keeps_running();
+        }
+        let mode_reason = match file.mode_note() {
+            Some(note) => format!("{}; {note}", io.output.reason),
+            None => io.output.reason.clone(),
+        };
+        if config.verbose {
+            eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
+        }
+        Ok(Output { mode: file.mode(), mode_reason, io, file })
+    }
+
+    /// Sections that reach the output unchanged may be copied file to file by the kernel.
+    pub fn kernel_copy(&self, inputs: &Inputs) -> Option<KernelCopy> {
+        let method = self.io.copy.method;
+        (method != rivet_io::CopyMethod::Memcpy).then(|| KernelCopy::new(method, inputs.cache.files()))
+    }
+
+    /// Renames the finished file into place.
+    pub fn commit(self, config: &Config, timer: &Timer) -> Result<Committed> {
+        let Output { io, file, mode, mode_reason } = self;
+        let commit = timer
+            .phase("commit", || file.commit(config.fsync))
+            .with_context(|| format!("cannot write {}", config.output.display()))?;
+        Ok(Committed { io, mode, mode_reason, commit })
+    }
+}
+
+/// The output once committed: what the report says of it.
+pub struct Committed {
+    io: IoPlan,
+    mode: OutputMode,
+    mode_reason: String,
+    commit: CommitReport,
+}
+
+/// What the link did, for the reports: the output's I/O and the inputs'. `counts`: (inputs
+/// loaded, objects, `--stats` counts).
+pub fn report(
+    inputs: &Inputs,
+    out: Committed,
+    output_size: u64,
+    copy: CopyStats,
+    counts: (usize, usize, Vec<(&'static str, u64)>),
+) -> LinkReport {
+    let (n_inputs, objects, stats) = counts;
+    LinkReport {
+        output_size,
+        mode: out.mode,
+        mode_reason: out.mode_reason,
+        copy_method: out.io.copy.method,
+        copy_reason: out.io.copy.reason,
+        copy,
+        prefetch_reason: inputs.plan.prefetch.reason.clone(),
+        prefetch: inputs.prefetcher.as_ref().map(|p| p.stats()),
+        output_fs: out.io.output_fs,
+        input_bytes: inputs.cache.totals(),
+        io: rivet_io::stats::snapshot().delta(&inputs.start),
+        commit: out.commit,
+        inputs: n_inputs,
+        objects,
+        stats,
+    }
+}

@@ -1,0 +1,26 @@
+//! What the linker-made sections are made from, decided before layout by the passes after the
+//! output sections exist, and handed on as one value: to the synthetic sections' sizing
+//! (`chunks::create_sections`) and, through `Placed` and `Linked`, to everything after layout. No
+//! pass fills these in a shared context: each is the return value of the pass that decides it.
+use crate::synthetic::dynamic_tables::DynPlan;
+use crate::synthetic::gdb_index::GdbIndex;
+use crate::synthetic::property::{Properties, FEATURE_1_AND};
+use crate::synthetic::tables::Tables;
+
+pub struct Plans {
+    /// The inputs' GNU properties, merged (`property::merge`): `.note.gnu.property`, and whether
+    /// the PLT is the IBT one.
+    pub gnu_properties: Properties,
+    /// What the relocation scan sized (`arch::x86_64::scan_relocations`): GOT, PLT, copies,
+    /// dynamic relocation counts, RELR.
+    pub got: Tables,
+    /// Imports, exports, versions and DT_NEEDED (`synthetic::dynamic::plan`).
+    pub dynsym: DynPlan,
+    /// `--gdb-index`: the index, all but its addresses (`synthetic::gdb_index::plan_if_asked`).
+    pub gdb_index: Option<GdbIndex>,
+}
+
+/// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
+pub fn output_features(props: &Properties) -> u32 {
+    props.iter().find(|p| p.0 == FEATURE_1_AND).map_or(0, |p| p.1)
+}
