@@ -269,6 +269,17 @@ pub struct Config {
     pub define_common: bool,
     /// `--gdb-index`: write a `.gdb_index` section from the inputs' DWARF.
     pub gdb_index: bool,
+    /// `--noinhibit-exec`: unresolved symbols are warnings and the output is written.
+    pub noinhibit_exec: bool,
+    /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
+    /// loader (None: yes in shared libraries, no in executables).
+    pub dynamic_undefined_weak: Option<bool>,
+    /// `-y SYM`/`--trace-symbol=SYM`: print each file's reference to or definition of SYM.
+    pub trace_symbols: Vec<String>,
+    /// `--why-extract=FILE`: why each archive member was fetched (`-`: stdout).
+    pub why_extract: Option<PathBuf>,
+    /// `--dependency-file=FILE`: a Makefile rule listing the inputs the link read.
+    pub dependency_file: Option<PathBuf>,
     /// `--warn-common` / `--no-warn-common`: warn when a common symbol meets another common or a
     /// definition, in GNU ld's words.
     pub warn_common: bool,
@@ -387,6 +398,11 @@ impl Default for Config {
             relocatable: false,
             define_common: false,
             gdb_index: false,
+            noinhibit_exec: false,
+            dynamic_undefined_weak: None,
+            trace_symbols: Vec::new(),
+            why_extract: None,
+            dependency_file: None,
             warn_common: false,
             keep_text_section_prefix: false,
             prefetch_inputs: None,
@@ -525,6 +541,9 @@ const WITH_VALUE: &[&str] = &[
     "io-strategy",
     "copy-method",
     "threads",
+    "thread-count",
+    "why-extract",
+    "dependency-file",
     "build-id",
     "package-metadata",
     "time-trace",
@@ -716,6 +735,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "end-lib",
     "warn-common",
     "no-warn-common",
+    "noinhibit-exec",
+    "execute-only",
     "r",
     "relocatable",
     "Ur",
@@ -856,6 +877,9 @@ impl ArgParser {
             "no-omagic" => c.omagic = false,
             // -Ur also resolves C++ constructor tables in GNU ld, which ELF's .init_array makes moot.
             "r" | "relocatable" | "Ur" => c.relocatable = true,
+            "noinhibit-exec" => c.noinhibit_exec = true,
+            // lld's words: execute-only memory needs a target that has it.
+            "execute-only" => bail!("--execute-only is only supported on AArch64 targets"),
             // Final links always allocate common symbols; with -r these allocate them too.
             "d" | "dc" | "dp" | "define-common" => c.define_common = true,
             "no-define-common" => c.define_common = false,
@@ -1051,7 +1075,14 @@ impl ArgParser {
             "T" | "script" => {
                 bail!("-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)")
             }
-            "y" | "trace-symbol" => bail!("-y {v}: --trace-symbol is not supported yet"),
+            "y" | "trace-symbol" => c.trace_symbols.push(v),
+            "why-extract" => c.why_extract = Some(PathBuf::from(v)),
+            "dependency-file" => c.dependency_file = Some(PathBuf::from(v)),
+            "thread-count" => {
+                let n: usize = v.parse().map_err(|_| fatal!("--thread-count: expected a number, got '{v}'"))?;
+                ensure!(n > 0, "--thread-count: expected a positive number, got '{v}'");
+                c.threads = Some(n);
+            }
             "audit" => bail!("--audit: audit libraries are not supported yet"),
             "F" | "filter" => c.filters.push(v),
             "f" | "auxiliary" => c.auxiliaries.push(v),
@@ -1100,6 +1131,8 @@ impl ArgParser {
             "pack-relative-relocs" => c.pack_relative_relocs = true,
             "nopack-relative-relocs" => c.pack_relative_relocs = false,
             "keep-text-section-prefix" => c.keep_text_section_prefix = true,
+            "dynamic-undefined-weak" => c.dynamic_undefined_weak = Some(true),
+            "nodynamic-undefined-weak" => c.dynamic_undefined_weak = Some(false),
             "nokeep-text-section-prefix" => c.keep_text_section_prefix = false,
             _ => {
                 if let Some(v) = key.strip_prefix("max-page-size=") {
@@ -1249,7 +1282,7 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>> {
 
 /// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
 /// that a configure probe grepping it does not take them for supported.
-const REFUSED: &[&str] = &["emit-relocs", "q", "y", "trace-symbol", "audit"];
+const REFUSED: &[&str] = &["emit-relocs", "q", "audit"];
 
 /// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
 const Z_KEYWORDS: &[&str] = &[
@@ -1286,6 +1319,8 @@ const Z_KEYWORDS: &[&str] = &[
     "pack-relative-relocs",
     "nopack-relative-relocs",
     "keep-text-section-prefix",
+    "dynamic-undefined-weak",
+    "nodynamic-undefined-weak",
     "nokeep-text-section-prefix",
     "max-page-size=",
     "common-page-size=",

@@ -24,7 +24,8 @@ impl Policy {
             objects: ctx.config.no_undefined.unwrap_or(!shared),
             // By default checked for executables only, as lld and GNU ld do.
             shlibs: ctx.config.allow_shlib_undefined.map_or(!shared, |allow| !allow),
-            warn: ctx.config.warn_unresolved,
+            // --noinhibit-exec keeps the output too (lld and GNU ld: the undefined symbols warn).
+            warn: ctx.config.warn_unresolved || ctx.config.noinhibit_exec,
         }
     }
 

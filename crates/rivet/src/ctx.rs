@@ -256,7 +256,16 @@ impl<'a> Ctx<'a> {
         let s = &self.symbols[id];
         match s.def {
             Def::Shared { .. } => true,
-            Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared && !s.is_hidden(),
+            // An undefined symbol of a shared library is looked up at load time; an undefined weak
+            // one too unless `-z nodynamic-undefined-weak`, and in a dynamic executable only with
+            // `-z dynamic-undefined-weak` (otherwise it is 0), as mold does.
+            Def::Undefined | Def::Lazy { .. } if s.is_hidden() => false,
+            Def::Undefined | Def::Lazy { .. } if !s.strong_ref => match self.kind {
+                OutputKind::Shared => self.config.dynamic_undefined_weak != Some(false),
+                OutputKind::Pie | OutputKind::Exec => self.config.dynamic_undefined_weak == Some(true),
+                _ => false,
+            },
+            Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared,
             Def::Synthetic | Def::Absolute(_) => false,
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared

@@ -37,6 +37,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     for w in &res.warnings {
         diag.warn(w);
     }
+    resolve::report_tracing(config, &res)?;
     // The archive members resolution picked are read again when writing.
     inputs.flush_prefetch();
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
@@ -103,6 +104,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("check inputs", || inputs.cache.check_unchanged())?;
     let committed = out.commit(config, timer)?;
     map::write_if_asked(&linked, timer)?;
+    link_io::write_dependency_file(config, &inputs)?;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
     let counts = (loaded.len(), ctx.objects.len(), stats);
     let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);

@@ -134,3 +134,34 @@ pub fn report(
         stats,
     }
 }
+
+/// `--dependency-file=FILE`: a Makefile rule making the output depend on every file the link
+/// read, and an empty rule per input so that a deleted input does not break `make` (lld's format:
+/// spaces and `#` escaped with `\\`, `$` doubled).
+pub fn write_dependency_file(config: &Config, inputs: &Inputs) -> Result<()> {
+    let Some(path) = &config.dependency_file else { return Ok(()) };
+    let quote = |p: &std::path::Path| {
+        let mut out = String::new();
+        for c in p.to_string_lossy().chars() {
+            match c {
+                ' ' | '#' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                '$' => out.push_str("$$"),
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let files: Vec<String> = inputs.cache.files().iter().map(|f| quote(f.path())).collect();
+    let mut text = format!("{}:", quote(&config.output));
+    for f in &files {
+        text.push_str(&format!(" \\\n {f}"));
+    }
+    text.push('\n');
+    for f in &files {
+        text.push_str(&format!("\n{f}:\n"));
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write dependency file {}", path.display()))
+}

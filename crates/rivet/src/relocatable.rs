@@ -687,6 +687,7 @@ pub fn link(
     timer.phase("write", || out.file.buf().copy_from_slice(&image));
     timer.phase("check inputs", || inputs.cache.check_unchanged())?;
     let committed = out.commit(config, timer)?;
+    crate::link_io::write_dependency_file(config, inputs)?;
     let counts = (inputs_loaded, ctx.objects.len(), Vec::new());
     Ok(crate::link_io::report(inputs, committed, size, Default::default(), counts))
 }

@@ -106,6 +106,28 @@ pub struct Resolution<'a> {
     pub by_name: SymbolMap<'a>,
     /// Warnings resolution found (`--warn-common`), for the caller to report.
     pub warnings: Vec<String>,
+    /// `-y`: what each input said of a traced symbol, in the order seen.
+    pub trace: Vec<String>,
+    /// `--why-extract`: (referrer, archive member, symbol) for each member fetched by a reference.
+    pub why_extract: Vec<(String, String, &'a [u8])>,
+}
+
+/// Prints `-y`'s lines (stdout, lld's format) and writes `--why-extract`'s table (lld's TSV: a
+/// header, then `referrer  member  symbol` per fetched member; `-` is stdout).
+pub fn report_tracing(config: &Config, res: &Resolution) -> Result<(), Error> {
+    for line in &res.trace {
+        println!("{line}");
+    }
+    let Some(path) = &config.why_extract else { return Ok(()) };
+    let mut text = String::from("reference\textracted\tsymbol\n");
+    for (referrer, member, sym) in &res.why_extract {
+        text.push_str(&format!("{referrer}\t{member}\t{}\n", String::from_utf8_lossy(sym)));
+    }
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| crate::fatal!("cannot open --why-extract= file {}: {e}", path.display()))
 }
 
 /// STV_HIDDEN or STV_INTERNAL: the symbol binds inside the output.
@@ -310,6 +332,21 @@ struct Resolver<'a, 'x> {
     /// `--warn-common`: the warnings, in GNU ld's words.
     warn_common: bool,
     warnings: Vec<String>,
+    /// `-y`/`--trace-symbol`: the names traced, and what was seen of them (lld's lines).
+    traced: rustc_hash::FxHashSet<Vec<u8>>,
+    trace_lines: Vec<String>,
+    /// `--why-extract`: who first referred to each symbol, and why each queued member was fetched
+    /// (by queue number: referrer and symbol); empty unless asked.
+    why: Option<Why<'a>>,
+}
+
+/// `--why-extract`'s record.
+#[derive(Default)]
+struct Why<'a> {
+    first_referrer: HashMap<SymbolId, String>,
+    by_seq: HashMap<u64, (String, &'a [u8])>,
+    /// (referrer, member, symbol), in extraction order.
+    rows: Vec<(String, String, &'a [u8])>,
 }
 
 /// Resolves all symbols. `roots` are names that must be looked up even if no object refers to them
@@ -374,6 +411,9 @@ pub fn resolve<'a>(
             trace: config.trace,
             warn_common: config.warn_common,
             warnings: Vec::new(),
+            traced: config.trace_symbols.iter().map(|s| s.as_bytes().to_vec()).collect(),
+            trace_lines: Vec::new(),
+            why: config.why_extract.is_some().then(Why::default),
         };
         r.run(roots, &config.undefined_globs, &mut direct)
     })
@@ -396,6 +436,9 @@ impl<'a> Resolver<'a, '_> {
         r.symbols.reserve(expected);
         for name in roots {
             let id = r.intern(name.as_bytes());
+            if let Some(why) = &mut r.why {
+                why.first_referrer.entry(id).or_insert_with(|| "<internal>".to_string());
+            }
             let s = &mut r.symbols[id];
             s.strong_ref = true;
             s.referenced = true;
@@ -422,7 +465,8 @@ impl<'a> Resolver<'a, '_> {
         }
         let r = self;
         let (objects, shared, symbols, by_name, warnings) = (r.objects, r.shared, r.symbols, r.by_name, r.warnings);
-        Ok(Resolution { objects, shared, symbols, by_name, warnings })
+        let why_extract = r.why.map_or_else(Vec::new, |w| w.rows);
+        Ok(Resolution { objects, shared, symbols, by_name, warnings, trace: r.trace_lines, why_extract })
     }
 }
 
@@ -559,10 +603,19 @@ fn merge_visibility(a: u8, b: u8) -> u8 {
 impl<'a> Resolver<'a, '_> {
     /// Queues member `member` of archive `pos` (once) and starts parsing it.
     fn enqueue(&mut self, pos: u32, member: u32) {
+        self.enqueue_for(pos, member, None);
+    }
+
+    /// Queues a member, fetched because of symbol `why` (for `--why-extract`).
+    fn enqueue_for(&mut self, pos: u32, member: u32, why: Option<SymbolId>) {
         let fetched = &mut self.fetched[pos as usize][member as usize];
         if !std::mem::replace(fetched, true) {
             let seq = self.next_seq;
             self.next_seq += 1;
+            if let (Some(w), Some(id)) = (&mut self.why, why) {
+                let referrer = w.first_referrer.get(&id).cloned().unwrap_or_else(|| "<internal>".to_string());
+                w.by_seq.insert(seq, (referrer, self.symbols[id].name));
+            }
             (self.start_parse)(pos, member, seq);
         }
     }
@@ -601,7 +654,7 @@ impl<'a> Resolver<'a, '_> {
                 // they fetch it, never do.
                 s.def = Def::Lazy { archive: pos, member: member as u32 };
                 if s.strong_ref || s.shared_ref {
-                    self.enqueue(pos, member as u32);
+                    self.enqueue_for(pos, member as u32, Some(id));
                 }
             }
         }
@@ -649,6 +702,13 @@ impl<'a> Resolver<'a, '_> {
                 continue;
             }
             let id = self.intern(sym.name);
+            if !self.traced.is_empty() && self.traced.contains(sym.name) {
+                self.trace_lines.push(format!(
+                    "{}: shared definition of {}",
+                    l.name,
+                    String::from_utf8_lossy(sym.name)
+                ));
+            }
             let s = &mut self.symbols[id];
             if s.def == Def::Undefined {
                 s.def = Def::Shared { file: index, sym: i as u32 };
@@ -660,10 +720,13 @@ impl<'a> Resolver<'a, '_> {
                 continue;
             }
             let id = self.intern(name);
+            if let Some(w) = &mut self.why {
+                w.first_referrer.entry(id).or_insert_with(|| l.name.clone());
+            }
             let s = &mut self.symbols[id];
             s.shared_ref = true;
             if let Def::Lazy { archive, member } = s.def {
-                self.enqueue(archive, member);
+                self.enqueue_for(archive, member, Some(id));
             }
         }
         if self.trace {
@@ -689,7 +752,14 @@ impl<'a> Resolver<'a, '_> {
                 },
             };
             match member {
-                Ok(Some(parsed)) => self.add_object(parsed),
+                Ok(Some(parsed)) => {
+                    if let Some(w) = &mut self.why {
+                        if let Some((referrer, sym)) = w.by_seq.remove(&seq) {
+                            w.rows.push((referrer, parsed.0.name.clone(), sym));
+                        }
+                    }
+                    self.add_object(parsed)
+                }
                 Ok(None) => {}
                 Err(e) => self.errors.push(e),
             }
@@ -809,16 +879,30 @@ impl<'a> Resolver<'a, '_> {
         let bind = sym.st_info >> 4;
         let shndx = sym.st_shndx.get(LE);
         let weak = bind == elf::STB_WEAK;
+        let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);
+        let reference = shndx == elf::SHN_UNDEF || in_dropped_section;
+        if !self.traced.is_empty() && self.traced.contains(self.symbols[id].name) {
+            let what = match shndx {
+                _ if reference => "reference to",
+                elf::SHN_COMMON => "common definition of",
+                _ => "definition of",
+            };
+            self.trace_lines.push(format!("{}: {what} {}", obj.name, String::from_utf8_lossy(self.symbols[id].name)));
+        }
+        if reference {
+            if let Some(w) = &mut self.why {
+                w.first_referrer.entry(id).or_insert_with(|| obj.name.clone());
+            }
+        }
         let s = &mut self.symbols[id];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
-        let in_dropped_section = obj.sym_shndx(i).is_some_and(|sec| !obj.sections[sec as usize].live);
-        if shndx == elf::SHN_UNDEF || in_dropped_section {
+        if reference {
             s.referenced = true;
             if !weak {
                 s.strong_ref = true;
                 s.undefined_ref |= shndx == elf::SHN_UNDEF;
                 if let Def::Lazy { archive, member } = s.def {
-                    self.enqueue(archive, member);
+                    self.enqueue_for(archive, member, Some(id));
                 }
             }
             return;

@@ -1438,3 +1438,96 @@ fn omagic_makes_one_rwx_segment_as_lld() {
     assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(tmp.join("ours.out"))).stdout), "hi\n");
     tmp.finish();
 }
+
+/// `-y`/`--trace-symbol` and `--why-extract=-` print what lld prints (stdout): each file's
+/// reference to or definition of a traced symbol, shared definitions, and why each archive member
+/// was fetched (`<internal>` for `-u`).
+#[test]
+fn trace_symbol_and_why_extract_match_lld() {
+    if !testing_rivet() || !have("gcc") || !have(LLD) {
+        return;
+    }
+    let tmp = TempDir::new("cli-why");
+    compile_all(
+        &tmp,
+        &[
+            ("user.c", "int needed(void); int also(void);\nint _start(void) { return needed() + also(); }\n"),
+            ("m1.c", "int needed(void) { return 1; }\n"),
+            ("m2.c", "int also(void) { return 2; }\n"),
+            ("m3.c", "int by_u(void) { return 3; }\n"),
+            ("lib.c", "int also(void) { return 4; }\n"),
+        ],
+        &["-fPIC"],
+    );
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcs", "lib.a", "m1.o", "m2.o", "m3.o"]));
+    must(Command::new(LLD).current_dir(&tmp.path).args(["-shared", "-o", "lib.so", "lib.o"]));
+    for args in [
+        vec!["-y", "needed", "--trace-symbol=also", "-o", "out", "user.o", "lib.a", "lib.so"],
+        vec!["--why-extract=-", "-u", "by_u", "-o", "out", "user.o", "lib.a"],
+        vec!["-y", "also", "--why-extract=-", "-o", "out", "user.o", "lib.so", "lib.a"],
+    ] {
+        let ours = run_ld(&tmp, &linker(), &args);
+        let lld = run_ld(&tmp, Path::new(LLD), &args);
+        assert!(ours.status.success(), "{args:?}: {}", String::from_utf8_lossy(&ours.stderr));
+        assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&lld.stdout), "{args:?}");
+        assert!(!ours.stdout.is_empty(), "{args:?} printed something");
+    }
+    // Into a file.
+    let out = run_ld(&tmp, &linker(), &["--why-extract=why.txt", "-o", "out", "user.o", "lib.a"]);
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(tmp.join("why.txt")).unwrap();
+    assert_eq!(text, "reference\textracted\tsymbol\nuser.o\tlib.a(m1.o)\tneeded\nuser.o\tlib.a(m2.o)\talso\n");
+    tmp.finish();
+}
+
+/// `--dependency-file`: a Makefile rule naming every input read, as lld writes it (rivet also
+/// escapes a space in the output's name, which lld 19 leaves bare); `--thread-count=N` is
+/// `--threads=N`; `--execute-only` is refused with lld's words; `--noinhibit-exec` turns undefined
+/// symbols into warnings and writes the output (GNU ld and lld).
+#[test]
+fn dependency_file_thread_count_execute_only_noinhibit_exec() {
+    if !testing_rivet() || !have("gcc") || !have(LLD) {
+        return;
+    }
+    let tmp = TempDir::new("cli-depfile");
+    compile_all(
+        &tmp,
+        &[
+            ("main.c", "int helper(void);\nint _start(void) { return helper(); }\n"),
+            ("h.c", "int helper(void) { return 0; }\n"),
+        ],
+        &[],
+    );
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcs", "libh.a", "h.o"]));
+    for (ld, dep) in [(linker(), "ours.d"), (Path::new(LLD).to_path_buf(), "lld.d")] {
+        let dep_arg = format!("--dependency-file={dep}");
+        let out = run_ld(&tmp, &ld, &[&dep_arg, "-o", "out", "main.o", "libh.a"]);
+        assert!(out.status.success());
+    }
+    let (ours, lld) =
+        (std::fs::read_to_string(tmp.join("ours.d")).unwrap(), std::fs::read_to_string(tmp.join("lld.d")).unwrap());
+    assert_eq!(ours, lld);
+    assert_eq!(ours, "out: \\\n main.o \\\n libh.a\n\nmain.o:\n\nlibh.a:\n");
+    let out = run_ld(&tmp, &linker(), &["--dependency-file=sp.d", "-o", "with space", "main.o", "libh.a"]);
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(tmp.join("sp.d")).unwrap().starts_with("with\\ space: \\\n"));
+    // --thread-count=1 gives the bytes --threads=1 does.
+    assert!(run_ld(&tmp, &linker(), &["--thread-count=1", "-o", "t1", "main.o", "libh.a"]).status.success());
+    assert!(run_ld(&tmp, &linker(), &["--threads=1", "-o", "t2", "main.o", "libh.a"]).status.success());
+    assert_eq!(std::fs::read(tmp.join("t1")).unwrap(), std::fs::read(tmp.join("t2")).unwrap());
+    let bad = run_ld(&tmp, &linker(), &["--thread-count=0", "-o", "t3", "main.o"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let exec_only = run_ld(&tmp, &linker(), &["--execute-only", "-o", "x", "main.o", "libh.a"]);
+    let lld_exec_only = run_ld(&tmp, Path::new(LLD), &["--execute-only", "-o", "x", "main.o", "libh.a"]);
+    assert_eq!(exec_only.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&lld_exec_only.stderr).contains("--execute-only is only supported on AArch64"));
+    assert!(String::from_utf8_lossy(&exec_only.stderr).contains("--execute-only is only supported on AArch64"));
+    // main.o alone: `helper` is undefined.
+    let failed = run_ld(&tmp, &linker(), &["-o", "ni", "main.o"]);
+    assert_eq!(failed.status.code(), Some(1));
+    let kept = run_ld(&tmp, &linker(), &["--noinhibit-exec", "-o", "ni", "main.o"]);
+    assert!(kept.status.success(), "{}", String::from_utf8_lossy(&kept.stderr));
+    assert!(String::from_utf8_lossy(&kept.stderr).contains("warning: undefined symbol: helper"));
+    assert!(tmp.join("ni").exists());
+    tmp.finish();
+}

@@ -623,3 +623,40 @@ fn compression_levels() {
         assert!(stderr.contains(message), "{flag}: {stderr}");
     }
 }
+
+/// `-z nodynamic-undefined-weak`: a shared library's undefined weak symbol is bound to 0 at link
+/// time (not in .dynsym), so the executable's definition is not seen; by default it is left to the
+/// loader (GNU ld's behaviour), and `-z dynamic-undefined-weak` asks for that explicitly. In a PIE,
+/// `-z dynamic-undefined-weak` imports it (mold's option; lld 19 lacks it).
+#[test]
+fn dynamic_undefined_weak() {
+    let Some(tmp) = setup("dyn-undef-weak") else { return };
+    let weak = "__attribute__((weak)) int foo(void);\nint bar(void) { return foo ? foo() : 0; }\n";
+    let exe = "#include <stdio.h>\nint foo(void) { return 1; }\nint bar(void);\nint main(void) { printf(\"%d\\n\", bar()); return 0; }\n";
+    std::fs::write(tmp.join("weak.c"), weak).unwrap();
+    std::fs::write(tmp.join("exe.c"), exe).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIC", "weak.c", "exe.c"]));
+    for (flags, expect, in_dynsym) in [
+        (&[][..], "1", true),
+        (&["-z dynamic-undefined-weak"][..], "1", true),
+        (&["-z nodynamic-undefined-weak"][..], "0", false),
+    ] {
+        let lib = link(&tmp, true, true, &["weak.o"], flags, "libweak.so");
+        let dynsym = Command::new("readelf").args(["--dyn-syms", "-W"]).arg(&lib).output().unwrap();
+        let has = String::from_utf8_lossy(&dynsym.stdout).lines().any(|l| l.ends_with(" foo"));
+        assert_eq!(has, in_dynsym, "{flags:?}");
+        let prog = link(&tmp, true, false, &["exe.o", "./libweak.so"], &[], "prog");
+        let run = must(Command::new(&prog).current_dir(&tmp.path));
+        assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), expect, "{flags:?}");
+    }
+    // A PIE: undefined weak imported with the option, 0 without.
+    std::fs::write(tmp.join("pie.c"), "#include <stdio.h>\n__attribute__((weak)) extern int foo;\nint main(void) { printf(\"%d\\n\", &foo == 0); return 0; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIE", "pie.c"]));
+    for (flags, imported) in [(&[][..], false), (&["-z dynamic-undefined-weak"][..], true)] {
+        let exe = link(&tmp, true, false, &["pie.o"], flags, "pie");
+        let dynsym = Command::new("readelf").args(["--dyn-syms", "-W"]).arg(&exe).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&dynsym.stdout).lines().any(|l| l.ends_with(" foo")), imported, "{flags:?}");
+        assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(&exe)).stdout).trim(), "1");
+    }
+    tmp.finish();
+}

@@ -167,8 +167,12 @@ pub fn plan(ctx: &Ctx, got: &Tables) -> DynPlan {
             let has_address = got.canonical.contains(&id) || got.copy_offset.contains_key(&id);
             match s.def {
                 Def::Shared { .. } if s.referenced || has_address => Some(has_address),
-                // A hidden undefined (weak) symbol resolves to 0 here; it is never imported.
-                Def::Undefined if s.referenced && ctx.kind == OutputKind::Shared && !s.is_hidden() => Some(false),
+                // An undefined symbol the loader is to look up (`Ctx::is_preemptible`: a shared
+                // library's, or an undefined weak one under -z dynamic-undefined-weak); a hidden
+                // one resolves to 0 here and is never imported.
+                Def::Undefined | Def::Lazy { .. } if s.referenced && ctx.is_preemptible(Target::Global(id)) => {
+                    Some(false)
+                }
                 _ if exported(ctx, id, &wanted) => Some(true),
                 _ => None,
             }
