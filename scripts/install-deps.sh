@@ -2,7 +2,8 @@
 # Installs what rivet's example and tests need on a fresh Debian 12 machine: gcc/g++ with the static
 # C and C++ libraries, binutils (the reference GNU ld, nm, addr2line, ar), strace (holds a link still
 # while a test changes its input), autoconf/automake/libtool and cmake (real projects are built
-# through rivet). Rust comes with the machine.
+# through rivet), clang 19 with LLVMgold, llvm-ar and lld (clang's LTO through the plugin, against
+# lld's). Rust comes with the machine.
 set -euo pipefail
 need=()
 command -v gcc >/dev/null || need+=(gcc)
@@ -15,6 +16,10 @@ command -v autoreconf >/dev/null || need+=(autoconf)
 command -v aclocal >/dev/null || need+=(automake)
 command -v libtoolize >/dev/null || need+=(libtool)
 command -v cmake >/dev/null || need+=(cmake)
+command -v clang-19 >/dev/null || need+=(clang-19)
+[ -f /usr/lib/llvm-19/lib/LLVMgold.so ] || need+=(llvm-19-linker-tools)
+command -v llvm-ar-19 >/dev/null || need+=(llvm-19)
+command -v ld.lld-19 >/dev/null || need+=(lld-19)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"

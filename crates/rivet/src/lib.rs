@@ -11,6 +11,7 @@ pub mod input;
 pub mod layout;
 pub mod link;
 pub mod linked;
+pub mod lto;
 pub mod map;
 pub mod report;
 pub mod reproduce;

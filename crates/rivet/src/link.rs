@@ -41,12 +41,25 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
             .phase("reproduce", || crate::reproduce::write(config, &inputs))
             .with_context(|| format!("cannot write {}", config.reproduce.as_ref().unwrap().display()))?;
     }
-    // Resolve symbols, pulling archive members in as references need them.
+    // Resolve symbols, pulling archive members in as references need them. With -plugin and
+    // compiler IR among the inputs, link-time optimisation runs here: resolution over the IR's
+    // symbols, the plugin's code generation, resolution again over the objects it made. The
+    // session runs the plugin's cleanup when the link ends.
     let roots = resolve::root_symbols(config);
     let renames = resolve::wrap_renames(config);
-    let res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher.as_ref(), timer, config))
-        .map_err(|e| diag.fail(e))?;
+    let mut relinked = None;
+    let (inputs, res, _lto_session) = crate::lto::resolve(
+        config,
+        kind,
+        &loaded,
+        &mut relinked,
+        &roots,
+        &renames,
+        prefetcher.as_ref(),
+        &cache,
+        timer,
+        diag,
+    )?;
     for w in &res.warnings {
         diag.warn(w);
     }
@@ -56,7 +69,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     let mut res = res;
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
-    symbol_options::exclude_libs(config, &loaded, &mut res);
+    symbol_options::exclude_libs(config, inputs, &mut res);
     let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || {
@@ -205,7 +218,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         input_bytes: cache.totals(),
         io: rivet_io::stats::snapshot().delta(&io_start),
         commit,
-        inputs: loaded.len(),
+        inputs: inputs.len(),
         objects: ctx.objects.len(),
         stats: if config.stats { ctx.stats() } else { Vec::new() },
     };
@@ -215,6 +228,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         std::mem::forget(ctx);
         std::mem::forget(plan);
         std::mem::forget(loaded);
+        std::mem::forget(relinked);
         std::mem::forget(cache);
     }
     Ok(report)
