@@ -2,7 +2,8 @@
 # Installs what rivet's example and tests need on a fresh Debian 12 machine: gcc/g++ with the static
 # C and C++ libraries, binutils (the reference GNU ld, nm, addr2line, ar), strace (holds a link still
 # while a test changes its input), autoconf/automake/libtool and cmake (real projects are built
-# through rivet), lld 19. Rust comes with the machine.
+# through rivet), clang 19 with LLVMgold, llvm-ar and lld 19 (clang's LTO through
+# the plugin, against lld's; relocatable outputs linked by GNU ld, lld and rivet). Rust comes with the machine.
 set -euo pipefail
 need=()
 command -v gcc >/dev/null || need+=(gcc)
@@ -15,8 +16,10 @@ command -v autoreconf >/dev/null || need+=(autoconf)
 command -v aclocal >/dev/null || need+=(automake)
 command -v libtoolize >/dev/null || need+=(libtool)
 command -v cmake >/dev/null || need+=(cmake)
-# lld 19: a second reference linker (relocatable outputs are linked by GNU ld, lld and rivet).
-[ -x /usr/lib/llvm-19/bin/ld.lld ] || need+=(lld-19)
+command -v clang-19 >/dev/null || need+=(clang-19)
+[ -f /usr/lib/llvm-19/lib/LLVMgold.so ] || need+=(llvm-19-linker-tools)
+command -v llvm-ar-19 >/dev/null || need+=(llvm-19)
+command -v ld.lld-19 >/dev/null || need+=(lld-19)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"

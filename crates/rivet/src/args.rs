@@ -204,8 +204,9 @@ pub struct Config {
     /// output defines the symbol.
     pub init: String,
     pub fini: String,
-    /// `-plugin PATH` and `-plugin-opt OPT` / `-plugin-opt=OPT`: recorded (LTO is not implemented; an
-    /// LTO object given as input is an error).
+    /// `-plugin PATH`: the LTO plugin (gcc's liblto_plugin.so, LLVMgold.so), loaded when an input
+    /// holds compiler IR (`lto/`); `-plugin-opt OPT` / `-plugin-opt=OPT` (and `-mllvm OPT`, lld's
+    /// spelling for LLVM's options) are its options, in command-line order.
     pub plugin: Option<String>,
     pub plugin_opts: Vec<String>,
     /// `-m EMULATION`: only elf_x86_64 is accepted (checked by the parser).
@@ -473,7 +474,6 @@ pub enum Discard {
 /// Options rivet accepts and deliberately ignores, each because GNU ld gives it no effect for the
 /// outputs rivet writes (the README lists them).
 pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
-    ("-plugin, -plugin-opt", "the LTO plugin only matters for LTO objects, which rivet rejects with an error"),
     ("--no-warn-mismatch", "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says"),
     (
         "-rpath-link, --rpath-link",
@@ -520,6 +520,7 @@ const WITH_VALUE: &[&str] = &[
     "export-dynamic-symbol-list",
     "plugin",
     "plugin-opt",
+    "mllvm",
     "O",
     "Map",
     "sysroot",
@@ -947,7 +948,7 @@ impl ArgParser {
             "export-dynamic-symbol-list" => c.export_dynamic_symbol_lists.push(PathBuf::from(v)),
             "export-dynamic-symbol" => c.export_dynamic_symbols.push(v),
             "plugin" => c.plugin = Some(v),
-            "plugin-opt" => c.plugin_opts.push(v),
+            "plugin-opt" | "mllvm" => c.plugin_opts.push(v),
             "O" => {
                 c.opt_level =
                     v.parse().ok().filter(|&n| n <= 3).ok_or_else(|| fatal!("-O: bad optimisation level '{v}'"))?

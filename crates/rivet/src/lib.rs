@@ -12,6 +12,7 @@ pub mod layout;
 pub mod link;
 pub mod link_io;
 pub mod linked;
+pub mod lto;
 pub mod map;
 pub mod relocatable;
 pub mod report;

@@ -12,7 +12,7 @@ use crate::sections::{compress, frames, gc, icf, merge};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, dynamic, gdb_index, property, symtab};
 use crate::timing::Timer;
-use crate::{arch, check, input, layout, map, relocatable, report, reproduce, resolve, symbol_options, write};
+use crate::{arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, symbol_options, write};
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     config.validate()?;
@@ -27,13 +27,25 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     inputs.cache.refuse_as_output(&config.output)?;
     let kind = kind.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
     reproduce::write_if_asked(config, &inputs.cache, timer)?;
-    // Resolve symbols, pulling archive members in as references need them.
+    // Resolve symbols, pulling archive members in as references need them. With -plugin and
+    // compiler IR among the inputs, link-time optimisation runs here: resolution over the IR's
+    // symbols, the plugin's code generation, resolution again over the objects it made. The
+    // session runs the plugin's cleanup when the link ends.
     let roots = resolve::root_symbols(config);
     let renames = resolve::wrap_renames(config);
-    let prefetcher = inputs.prefetcher.as_ref();
-    let mut res = timer
-        .phase("resolve symbols", || resolve::resolve(&loaded, &roots, &renames, prefetcher, timer, config))
-        .map_err(|e| diag.fail(e))?;
+    let mut relinked = None;
+    let (linked_inputs, mut res, _lto_session) = lto::resolve(
+        config,
+        kind,
+        &loaded,
+        &mut relinked,
+        &roots,
+        &renames,
+        inputs.prefetcher.as_ref(),
+        &inputs.cache,
+        timer,
+        diag,
+    )?;
     for w in &res.warnings {
         diag.warn(w);
     }
@@ -41,11 +53,11 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // The archive members resolution picked are read again when writing.
     inputs.flush_prefetch();
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
-    symbol_options::exclude_libs(config, &loaded, &mut res);
+    symbol_options::exclude_libs(config, linked_inputs, &mut res);
     let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
     // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
-        return relocatable::link(&ctx, &inputs, loaded.len(), timer);
+        return relocatable::link(&ctx, &inputs, linked_inputs.len(), timer);
     }
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || {
@@ -106,13 +118,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     map::write_if_asked(&linked, timer)?;
     link_io::write_dependency_file(config, &inputs)?;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
-    let counts = (loaded.len(), ctx.objects.len(), stats);
+    let counts = (linked_inputs.len(), ctx.objects.len(), stats);
     let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();
     if !config.free_memory {
         std::mem::forget((ctx, plans, plan));
-        std::mem::forget((loaded, inputs.cache));
+        std::mem::forget((relinked, loaded, inputs.cache));
     }
     Ok(report)
 }

@@ -243,6 +243,44 @@ enum Signature {
 /// and how each of its COMDAT signatures is found.
 type ParsedObject<'a> = (ObjectFile<'a>, Vec<Result<Prepared<'a>>>, Vec<Signature>);
 
+/// An input as its parse leaves it: an object ready to join the link, or one holding compiler IR
+/// that the link-time optimisation hook decides about when it joins.
+enum Parsed<'a> {
+    Object(ParsedObject<'a>),
+    Ir(IrInput<'a>),
+}
+
+impl Parsed<'_> {
+    /// How messages name the input.
+    fn name(&self) -> &str {
+        match self {
+            Parsed::Object(p) => &p.0.name,
+            Parsed::Ir(ir) => &ir.name,
+        }
+    }
+}
+
+/// An object holding compiler IR (LLVM bitcode, or an ELF object with `.gnu.lto_*` / `.llvm.lto`
+/// sections) met by a link that has an LTO hook.
+pub struct IrInput<'a> {
+    pub loaded: &'a Loaded,
+    /// The file's (or archive member's) bytes.
+    pub data: &'a [u8],
+    /// How messages name it: `path` or `archive.a(member.o)`.
+    pub name: String,
+    /// Its place on the command line (the `order` of an object).
+    pub order: (u32, u32),
+    /// An archive member (rather than a file named on the command line).
+    pub member: bool,
+    /// The object as ELF, when it is one (bitcode is not): a fat object links with its code.
+    pub elf: Option<ObjectFile<'a>>,
+}
+
+/// What link-time optimisation makes of an IR input, decided when it joins the link (serially,
+/// in the order inputs join, so the plugin sees the same order every run): an object to add (the
+/// symbols the plugin read, or a fat object's own code), or nothing.
+pub type IrHook<'a, 'h> = &'h dyn Fn(IrInput<'a>) -> Result<Option<ObjectFile<'a>>>;
+
 /// Where `foo@@V` splits: the first "@@".
 fn default_version_at(name: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'@', name).find(|&at| name.get(at + 1) == Some(&b'@'))
@@ -294,7 +332,7 @@ pub struct SharedInput<'a> {
 }
 
 /// A parsed archive member (None: not ELF, skipped), or why it could not be parsed.
-type Member<'a> = Result<Option<ParsedObject<'a>>>;
+type Member<'a> = Result<Option<Parsed<'a>>>;
 
 struct Resolver<'a, 'x> {
     loaded: &'a [Loaded],
@@ -338,6 +376,10 @@ struct Resolver<'a, 'x> {
     /// `--why-extract`: who first referred to each symbol, and why each queued member was fetched
     /// (by queue number: referrer and symbol); empty unless asked.
     why: Option<Why<'a>>,
+    /// Link-time optimisation's say over IR inputs (None: IR objects are refused, fat ones link
+    /// with their code).
+    ir_hook: Option<IrHook<'a, 'x>>,
+    renames: &'x HashMap<&'a [u8], &'a [u8]>,
 }
 
 /// `--why-extract`'s record.
@@ -360,6 +402,19 @@ pub fn resolve<'a>(
     timer: &crate::timing::Timer,
     config: &Config,
 ) -> Result<Resolution<'a>, Vec<Error>> {
+    resolve_with(loaded, roots, renames, prefetch, timer, config, None)
+}
+
+/// `resolve`, IR inputs handed to `ir_hook` (link-time optimisation) as they join the link.
+pub fn resolve_with<'a>(
+    loaded: &'a [Loaded],
+    roots: &'a [String],
+    renames: &'a [(String, String)],
+    prefetch: Option<&rivet_io::Prefetcher>,
+    timer: &crate::timing::Timer,
+    config: &Config,
+    ir_hook: Option<IrHook<'a, '_>>,
+) -> Result<Resolution<'a>, Vec<Error>> {
     let (archives, errors) = parse_archives(loaded);
     if !errors.is_empty() {
         return Err(errors);
@@ -375,7 +430,8 @@ pub fn resolve<'a>(
     let renames: HashMap<&'a [u8], &'a [u8]> =
         renames.iter().map(|(from, to)| (from.as_bytes(), to.as_bytes())).collect();
     let renames = &renames;
-    let mut direct = parse_command_line_objects(loaded, renames, timer)?;
+    let with_ir = ir_hook.is_some();
+    let mut direct = parse_command_line_objects(loaded, renames, timer, with_ir)?;
     // Archive members are parsed on the thread pool as soon as resolution queues them, while this
     // thread goes on adding earlier ones: parsing was 9.5% of a cxx-big link's CPU time and sat on
     // the serial path. Members are still added in queue order, so the result does not depend on
@@ -386,7 +442,7 @@ pub fn resolve<'a>(
         let start_parse = |pos: u32, member: u32, seq: u64| {
             let tx = tx.clone();
             scope.spawn(move |_| {
-                let _ = tx.send((seq, load_member(loaded, archives, renames, prefetch, pos, member)));
+                let _ = tx.send((seq, load_member(loaded, archives, renames, prefetch, pos, member, with_ir)));
             });
         };
         let r = Resolver {
@@ -414,6 +470,8 @@ pub fn resolve<'a>(
             traced: config.trace_symbols.iter().map(|s| s.as_bytes().to_vec()).collect(),
             trace_lines: Vec::new(),
             why: config.why_extract.is_some().then(Why::default),
+            ir_hook,
+            renames,
         };
         r.run(roots, &config.undefined_globs, &mut direct)
     })
@@ -424,14 +482,20 @@ impl<'a> Resolver<'a, '_> {
         mut self,
         roots: &'a [String],
         globs: &[String],
-        direct: &mut HashMap<u32, ParsedObject<'a>>,
+        direct: &mut HashMap<u32, Parsed<'a>>,
     ) -> Result<Resolution<'a>, Vec<Error>> {
         let r = &mut self;
         let loaded = r.loaded;
         // The archives' symbol tables and the objects' global symbols bound the table's size: reserving
         // it up front saves rehashing while interning (6% of a cxx-big link).
         let expected = r.archives.iter().flatten().map(|a| a.symbols.len()).sum::<usize>()
-            + direct.values().map(|(_, globals, _)| globals.len()).sum::<usize>();
+            + direct
+                .values()
+                .map(|p| match p {
+                    Parsed::Object((_, globals, _)) => globals.len(),
+                    Parsed::Ir(_) => 0,
+                })
+                .sum::<usize>();
         r.by_name.reserve(expected);
         r.symbols.reserve(expected);
         for name in roots {
@@ -449,7 +513,7 @@ impl<'a> Resolver<'a, '_> {
                 Kind::Object if l.state.lazy => r.add_archive(pos as u32),
                 Kind::Object => {
                     let parsed = direct.remove(&(pos as u32)).expect("parsed above");
-                    r.add_object(parsed);
+                    r.add_parsed(parsed);
                 }
                 Kind::Archive => r.add_archive(pos as u32),
                 Kind::Shared => r.add_shared(pos as u32),
@@ -517,8 +581,9 @@ fn parse_command_line_objects<'a>(
     loaded: &'a [Loaded],
     renames: &HashMap<&'a [u8], &'a [u8]>,
     timer: &crate::timing::Timer,
-) -> Result<HashMap<u32, ParsedObject<'a>>, Vec<Error>> {
-    let results: Vec<(u32, Result<ParsedObject<'a>>)> = loaded
+    with_ir: bool,
+) -> Result<HashMap<u32, Parsed<'a>>, Vec<Error>> {
+    let results: Vec<(u32, Result<Parsed<'a>>)> = loaded
         .par_iter()
         .with_max_len(1)
         .enumerate()
@@ -526,8 +591,8 @@ fn parse_command_line_objects<'a>(
         .map(|(pos, l)| {
             // One trace span per input file (depth 2: in --time-trace, not in the table).
             let start = timer.origin_elapsed();
-            let parsed = object::parse(l.file.data(), l.name.clone(), (pos as u32, 0), &l.arena)
-                .map(|obj| prepare(obj, renames));
+            let parsed = parse_input(l, l.file.data(), l.name.clone(), (pos as u32, 0), false, renames, with_ir)
+                .and_then(|p| p.ok_or_else(|| fatal!("not an ELF object").context(&l.name)));
             timer.record(&format!("parse {}", l.name), 2, start, timer.origin_elapsed() - start);
             (pos as u32, parsed)
         })
@@ -557,6 +622,7 @@ fn load_member<'a>(
     prefetch: Option<&rivet_io::Prefetcher>,
     pos: u32,
     member: u32,
+    with_ir: bool,
 ) -> Member<'a> {
     let l = &loaded[pos as usize];
     let ar = archives[pos as usize].as_ref().expect("archive parsed");
@@ -586,11 +652,40 @@ fn load_member<'a>(
             None => return Err(fatal!("thin archive member was not opened").context(name)),
         },
     };
+    parse_input(l, data, name, order, l.kind == Kind::Archive, renames, with_ir)
+}
+
+/// Parses an object (a file or an archive member) for resolution; non-ELF archive members (an
+/// rlib's `lib.rmeta`) give None. An object holding compiler IR goes to the LTO hook when there
+/// is one (`with_ir`); without one, a fat object links with its code and any other is an error.
+fn parse_input<'a>(
+    l: &'a Loaded,
+    data: &'a [u8],
+    name: String,
+    order: (u32, u32),
+    member: bool,
+    renames: &HashMap<&'a [u8], &'a [u8]>,
+    with_ir: bool,
+) -> Result<Option<Parsed<'a>>> {
+    if object::is_bitcode(data) {
+        if !with_ir {
+            return Err(fatal!("{}", object::NEEDS_PLUGIN).context(name));
+        }
+        return Ok(Some(Parsed::Ir(IrInput { loaded: l, data, name, order, member, elf: None })));
+    }
     if !object::is_elf(data) {
         return Ok(None);
     }
     let obj = object::parse(data, name, order, &l.arena)?;
-    Ok(Some(prepare(obj, renames)))
+    Ok(Some(match obj.ir {
+        None => Parsed::Object(prepare(obj, renames)),
+        Some(_) if with_ir => {
+            let name = obj.name.clone();
+            Parsed::Ir(IrInput { loaded: l, data, name, order, member, elf: Some(obj) })
+        }
+        Some(object::Ir::Fat) => Parsed::Object(prepare(obj, renames)),
+        Some(object::Ir::Slim) => return Err(fatal!("{}", object::NEEDS_PLUGIN).context(obj.name)),
+    }))
 }
 
 fn merge_visibility(a: u8, b: u8) -> u8 {
@@ -755,13 +850,30 @@ impl<'a> Resolver<'a, '_> {
                 Ok(Some(parsed)) => {
                     if let Some(w) = &mut self.why {
                         if let Some((referrer, sym)) = w.by_seq.remove(&seq) {
-                            w.rows.push((referrer, parsed.0.name.clone(), sym));
+                            w.rows.push((referrer, parsed.name().to_string(), sym));
                         }
                     }
-                    self.add_object(parsed)
+                    self.add_parsed(parsed)
                 }
                 Ok(None) => {}
                 Err(e) => self.errors.push(e),
+            }
+        }
+    }
+
+    fn add_parsed(&mut self, parsed: Parsed<'a>) {
+        match parsed {
+            Parsed::Object(p) => self.add_object(p),
+            Parsed::Ir(ir) => {
+                let hook = self.ir_hook.expect("IR inputs are kept only for a hook");
+                match hook(ir) {
+                    Ok(Some(obj)) => {
+                        let p = prepare(obj, self.renames);
+                        self.add_object(p)
+                    }
+                    Ok(None) => {}
+                    Err(e) => self.errors.push(e),
+                }
             }
         }
     }

@@ -13,7 +13,7 @@ use crate::{bail, fatal};
 /// Parses version scripts or dynamic lists (the same syntax) into one matcher.
 /// A relative path that does not exist is looked for in the `-L` directories too, as GNU ld and
 /// lld do.
-fn read_version_nodes(
+pub(crate) fn read_version_nodes(
     paths: &[std::path::PathBuf],
     lib_paths: &[std::path::PathBuf],
     what: &str,

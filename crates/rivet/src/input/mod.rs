@@ -199,6 +199,17 @@ impl Loader<'_> {
                 ),
                 Err(e) => self.errors.push(e.context(name)),
             }
+        } else if object::is_bitcode(data) {
+            // LLVM bitcode (clang -flto): an object only the LTO plugin can read (resolution asks it).
+            self.out.push(Loaded {
+                file,
+                name,
+                kind: Kind::Object,
+                state,
+                thin_members: vec![],
+                arena: Default::default(),
+                searched: self.searching,
+            });
         } else if script::looks_like_script(data) {
             self.add_script(path, &file, state);
         } else {

@@ -86,6 +86,27 @@ pub struct ObjectFile<'a> {
     pub comdats: Vec<ComdatGroup<'a>>,
     /// Global symbol ids, one per symbol from `first_global` on; filled by resolution.
     pub global_ids: Vec<SymbolId>,
+    /// The object carries compiler IR for link-time optimisation (`.gnu.lto_*`, `.llvm.lto`).
+    pub ir: Option<Ir>,
+}
+
+/// What an object holding compiler IR carries besides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ir {
+    /// Machine code too (`-ffat-lto-objects`): linkable without the plugin.
+    Fat,
+    /// IR only (gcc's default `-flto` object, which defines `__gnu_lto_slim`).
+    Slim,
+}
+
+/// The message for an IR object that reaches a link without the LTO plugin.
+pub const NEEDS_PLUGIN: &str = "unable to handle this LTO object file (GCC/LLVM intermediate code) without the \
+                                LTO plugin: link with -flto through the compiler driver (it passes -plugin), or \
+                                rebuild without -flto";
+
+/// True when `data` is LLVM bitcode: raw (`BC\xC0\xDE`) or in its wrapper header (`0x0B17C0DE`).
+pub fn is_bitcode(data: &[u8]) -> bool {
+    data.starts_with(b"BC\xC0\xDE") || data.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
 }
 
 /// True when `data` is an ELF file of any kind (checked further by `parse`).
@@ -159,7 +180,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     ensure!(kind == elf::ET_REL, "not a relocatable object (ELF type {kind})");
     let header = Header::parse(data).context("bad ELF header")?;
     let table = header.sections(LE, data).context("bad section header table")?;
-    let mut sections = read_sections(&table, data, arena)?;
+    let (mut sections, has_ir) = read_sections(&table, data, arena)?;
     let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).context("bad symbol table")?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
@@ -180,18 +201,37 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         first_global,
         comdats: Vec::new(),
         global_ids: Vec::new(),
+        ir: None,
     };
     file.comdats = read_groups(&table, data, &file)?;
     check_symbols(&file)?;
+    if has_ir {
+        file.ir = Some(ir_kind(&file));
+    }
     Ok(file)
 }
 
+/// gcc's slim objects define `__gnu_lto_slim`; an IR object without it has machine code too.
+fn ir_kind(file: &ObjectFile) -> Ir {
+    let slim = (file.first_global..file.syms.len())
+        .any(|i| file.sym_name(&file.syms[i]).is_ok_and(|n| n == b"__gnu_lto_slim"));
+    let code = file.sections.iter().any(|s| s.flags & elf::SHF_EXECINSTR as u64 != 0 && s.size > 0);
+    if slim || !code {
+        Ir::Slim
+    } else {
+        Ir::Fat
+    }
+}
+
+/// The sections, and whether some hold compiler IR (`.gnu.lto_*`, `.llvm.lto`: never linked, as
+/// lld ignores them; a fat object links with its machine code).
 fn read_sections<'a>(
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
     arena: &'a rivet_io::ByteArena,
-) -> Result<Vec<ObjSection<'a>>> {
+) -> Result<(Vec<ObjSection<'a>>, bool)> {
     let mut out = Vec::with_capacity(table.len());
+    let mut has_ir = false;
     for (i, sh) in table.iter().enumerate() {
         let sec_name = table.section_name(LE, sh).with_context(|| format!("section {i}: bad name"))?;
         let section = || format!("section {}", String::from_utf8_lossy(sec_name));
@@ -217,11 +257,8 @@ fn read_sections<'a>(
         if !align.is_power_of_two() {
             return Err(fatal!("alignment {align} is not a power of two").context(section()));
         }
-        ensure!(
-            !sec_name.starts_with(b".gnu.lto_") && sec_name != b".llvm.lto",
-            "is an LTO object (GCC/LLVM intermediate code); rivet does not do link-time optimisation yet: rebuild \
-             without -flto"
-        );
+        let ir = sec_name.starts_with(b".gnu.lto_") || sec_name == b".llvm.lto";
+        has_ir |= ir;
         let mut flags = sh.sh_flags(LE);
         let (mut sec_name, mut bytes, mut align, mut size) = (sec_name, bytes, align, sh.sh_size(LE));
         let gnu_style = sec_name.starts_with(b".zdebug") && bytes.starts_with(b"ZLIB");
@@ -252,7 +289,7 @@ fn read_sections<'a>(
             link: sh.sh_link(LE),
             data: bytes,
             relas: &[],
-            live: i != 0 && is_content(sh_type, flags, sec_name),
+            live: i != 0 && !ir && is_content(sh_type, flags, sec_name),
             out: None,
             offset: 0,
             decompressed,
@@ -261,7 +298,7 @@ fn read_sections<'a>(
         });
     }
     check_overlaps(table, &out)?;
-    Ok(out)
+    Ok((out, has_ir))
 }
 
 /// Decompressed sizes above this are refused (a lying header must not exhaust memory).

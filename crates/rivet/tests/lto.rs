@@ -1,0 +1,288 @@
+//! Link-time optimisation through the linker plugin: programs compiled with `-flto` (gcc 12 with
+//! its liblto_plugin, clang 19 with LLVMgold) are linked by the reference linker (GNU ld through
+//! plain gcc, lld for clang) and by the linker under test (`gcc -B DIR`, `clang --ld-path`), both
+//! are run and their output compared. That the output really came from link-time optimisation is
+//! checked too: a function only another object calls is inlined across objects and gone from the
+//! symbol table, which no link of the objects' own code (there is none in a slim object) can do.
+//! Then the errors: a missing or unloadable plugin, a plugin that fails, IR with no plugin.
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const MAIN: &str = "#include <stdio.h>\n\
+    int scale(int x);\n\
+    int lib_first(int x);\n\
+    int counter;\n\
+    int main(void) {\n\
+        int total = 0;\n\
+        for (int i = 0; i < 10; i++) total += scale(i) + lib_first(i);\n\
+        printf(\"total %d counter %d\\n\", total, counter);\n\
+        return 0;\n\
+    }\n";
+/// `scale` is called only from main.c: with LTO it is inlined there and disappears.
+const UTIL: &str = "extern int counter;\n\
+    int scale(int x) { counter++; return x * 3 + 1; }\n";
+const LIB1: &str = "int lib_second(int x);\n\
+    int lib_first(int x) { return lib_second(x) + 1; }\n";
+const LIB2: &str = "int lib_second(int x) { return x * x; }\n\
+    int lib_unused(int x) { return x - 1; }\n";
+
+const CXX_MAIN: &str = "#include <iostream>\n#include <memory>\n#include <stdexcept>\n#include <string>\n\
+    #include \"shape.h\"\n\
+    int main() {\n\
+        std::unique_ptr<Shape> s = make_shape(\"square\", 3);\n\
+        std::cout << s->name() << \" \" << s->area() << std::endl;\n\
+        try { make_shape(\"hexagon\", 1); } catch (const std::invalid_argument &e) { std::cout << \"caught \" << e.what() << std::endl; }\n\
+        return 0;\n\
+    }\n";
+const CXX_SHAPE_H: &str = "#include <memory>\n#include <string>\n\
+    struct Shape { virtual ~Shape() = default; virtual std::string name() const = 0; virtual int area() const = 0; };\n\
+    std::unique_ptr<Shape> make_shape(const std::string &kind, int side);\n";
+const CXX_SHAPE: &str = "#include \"shape.h\"\n#include <stdexcept>\n\
+    namespace { struct Square : Shape { int side; explicit Square(int s) : side(s) {}\n\
+        std::string name() const override { return \"square\"; } int area() const override { return side * side; } }; }\n\
+    std::unique_ptr<Shape> make_shape(const std::string &kind, int side) {\n\
+        if (kind == \"square\") return std::make_unique<Square>(side);\n\
+        throw std::invalid_argument(\"no shape \" + kind);\n\
+    }\n";
+
+fn setup(name: &str, tools: &[&str]) -> Option<TempDir> {
+    if !tools.iter().all(|t| have(t)) || !testing_rivet() {
+        eprintln!("skipped: {tools:?} missing, or not testing rivet");
+        return None;
+    }
+    let tmp = TempDir::new(&format!("lto-{name}"));
+    for (file, text) in [
+        ("main.c", MAIN),
+        ("util.c", UTIL),
+        ("lib1.c", LIB1),
+        ("lib2.c", LIB2),
+        ("main.cpp", CXX_MAIN),
+        ("shape.h", CXX_SHAPE_H),
+        ("shape.cpp", CXX_SHAPE),
+    ] {
+        std::fs::write(tmp.join(file), text).unwrap();
+    }
+    Some(tmp)
+}
+
+fn run(cmd: &mut Command) -> String {
+    String::from_utf8_lossy(&must(cmd).stdout).into_owned()
+}
+
+/// Compiles `sources` with `cc` and `flags` in the test directory.
+fn compile(tmp: &TempDir, cc: &str, flags: &[&str], sources: &[&str]) {
+    must(Command::new(cc).current_dir(&tmp.path).arg("-c").args(flags).args(sources));
+}
+
+/// Links with the reference linker (`ours` false) or the linker under test, runs the program and
+/// gives its output.
+fn link_and_run(tmp: &TempDir, cc: &str, ours: bool, args: &[&str], out: &str) -> String {
+    let mut cmd = Command::new(cc);
+    cmd.current_dir(&tmp.path);
+    if ours {
+        match cc {
+            "gcc" | "g++" => cmd.arg("-B").arg(linker_dir(tmp)),
+            _ => cmd.arg(format!("--ld-path={}", linker().display())),
+        };
+    } else if cc.starts_with("clang") {
+        cmd.arg("-fuse-ld=lld");
+    }
+    must(cmd.args(args).arg("-o").arg(out));
+    run(&mut Command::new(tmp.join(out)))
+}
+
+/// The defined symbols `nm` lists for a file.
+fn defined(path: &Path) -> Vec<String> {
+    let out = run(Command::new("nm").arg("--defined-only").arg(path));
+    out.lines().filter_map(|l| l.split_whitespace().nth(2)).map(str::to_string).collect()
+}
+
+/// The C program (two objects and an archive of IR objects made with gcc-ar), linked by GNU ld and
+/// by rivet with the same `flags`: both run alike, and rivet's output is LTO's.
+fn gcc_program(name: &str, compile_flags: &[&str], flags: &[&str]) {
+    let Some(tmp) = setup(name, &["gcc", "gcc-ar", "nm"]) else { return };
+    compile(&tmp, "gcc", compile_flags, &["main.c", "util.c", "lib1.c", "lib2.c"]);
+    must(Command::new("gcc-ar").current_dir(&tmp.path).args(["rcs", "libl.a", "lib1.o", "lib2.o"]));
+    let args: Vec<&str> = compile_flags.iter().chain(flags).copied().chain(["main.o", "util.o", "libl.a"]).collect();
+    let expected = link_and_run(&tmp, "gcc", false, &args, "ref");
+    let got = link_and_run(&tmp, "gcc", true, &args, "ours");
+    assert_eq!(got, expected);
+    assert_eq!(got, "total 440 counter 10\n");
+    let syms = defined(&tmp.join("ours"));
+    assert!(syms.iter().any(|s| s == "main"), "{syms:?}");
+    assert!(!syms.iter().any(|s| s == "scale"), "scale was not inlined across objects: {syms:?}");
+    assert!(!syms.iter().any(|s| s == "lib_unused"), "an unused archive function was linked: {syms:?}");
+    tmp.finish();
+}
+
+#[test]
+fn gcc_c_objects_and_an_ir_archive() {
+    gcc_program("c", &["-flto", "-O2"], &[]);
+}
+
+#[test]
+fn gcc_flto_auto() {
+    gcc_program("auto", &["-flto=auto", "-O2"], &[]);
+}
+
+#[test]
+fn gcc_static() {
+    gcc_program("static", &["-flto", "-O2"], &["-static"]);
+}
+
+#[test]
+fn gcc_gc_sections() {
+    gcc_program("gc", &["-flto", "-O2", "-ffunction-sections"], &["-Wl,--gc-sections"]);
+}
+
+#[test]
+fn gcc_cxx() {
+    let Some(tmp) = setup("cxx", &["g++", "nm"]) else { return };
+    compile(&tmp, "g++", &["-flto", "-O2"], &["main.cpp", "shape.cpp"]);
+    let args = ["-flto", "-O2", "main.o", "shape.o"];
+    let expected = link_and_run(&tmp, "g++", false, &args, "ref");
+    let got = link_and_run(&tmp, "g++", true, &args, "ours");
+    assert_eq!(got, expected);
+    assert_eq!(got, "square 9\ncaught no shape hexagon\n");
+    tmp.finish();
+}
+
+/// `-ffat-lto-objects`: without the plugin (`-fno-use-linker-plugin`) the objects' machine code is
+/// linked (scale is there); through the plugin, LTO's code (scale is inlined).
+#[test]
+fn gcc_fat_objects_with_and_without_the_plugin() {
+    let Some(tmp) = setup("fat", &["gcc", "nm"]) else { return };
+    compile(&tmp, "gcc", &["-flto", "-ffat-lto-objects", "-O2"], &["main.c", "util.c", "lib1.c", "lib2.c"]);
+    let inputs = ["main.o", "util.o", "lib1.o", "lib2.o"];
+    let plain: Vec<&str> = ["-fno-use-linker-plugin"].into_iter().chain(inputs).collect();
+    let expected = link_and_run(&tmp, "gcc", false, &plain, "ref");
+    assert_eq!(link_and_run(&tmp, "gcc", true, &plain, "code"), expected);
+    assert!(defined(&tmp.join("code")).iter().any(|s| s == "scale"));
+    let lto: Vec<&str> = ["-flto", "-O2"].into_iter().chain(inputs).collect();
+    assert_eq!(link_and_run(&tmp, "gcc", true, &lto, "lto"), expected);
+    assert!(!defined(&tmp.join("lto")).iter().any(|s| s == "scale"));
+    // The same objects with no plugin at all, rivet called directly: the code links.
+    let crt = |f: &str| run(Command::new("gcc").arg(format!("-print-file-name={f}"))).trim().to_string();
+    let mut cmd = Command::new(linker());
+    cmd.current_dir(&tmp.path).args(["-static", "-o", "direct"]).args([crt("crt1.o"), crt("crti.o")]);
+    cmd.args(inputs).args(["--start-group", &crt("libc.a"), &crt("libgcc.a"), &crt("libgcc_eh.a"), "--end-group"]);
+    must(cmd.arg(crt("crtn.o")));
+    assert_eq!(run(&mut Command::new(tmp.join("direct"))), expected);
+    tmp.finish();
+}
+
+/// A shared library built with LTO and a version script: what the script keeps is exported, the
+/// rest is gone, and a program linked against it runs as against GNU ld's.
+#[test]
+fn gcc_shared_library_with_a_version_script() {
+    let Some(tmp) = setup("shared", &["gcc", "nm"]) else { return };
+    std::fs::write(
+        tmp.join("api.c"),
+        "static int twice(int x) { return 2 * x; }\nint internal_helper(int x) { return twice(x) + 1; }\n\
+         int api(int x) { return internal_helper(x) * 10; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("app.c"),
+        "#include <stdio.h>\nint api(int);\nint main(void) { printf(\"%d\\n\", api(4)); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("api.map"), "V1 { global: api; local: *; };\n").unwrap();
+    compile(&tmp, "gcc", &["-flto", "-O2", "-fPIC"], &["api.c"]);
+    compile(&tmp, "gcc", &["-O2"], &["app.c"]);
+    for (ours, lib) in [(false, "libref.so"), (true, "libours.so")] {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path);
+        if ours {
+            cmd.arg("-B").arg(linker_dir(&tmp));
+        }
+        must(cmd.args(["-shared", "-flto", "-O2", "api.o", "-Wl,--version-script=api.map", "-o", lib]));
+        let dynamic = run(Command::new("nm").args(["-D", "--defined-only"]).arg(tmp.join(lib)));
+        assert!(dynamic.contains(" api@@V1"), "{lib}: {dynamic}");
+        assert!(!dynamic.contains("internal_helper"), "{lib}: {dynamic}");
+        let exe = format!("app-{lib}");
+        must(Command::new("gcc").current_dir(&tmp.path).args(["app.o", lib, "-o", &exe, "-Wl,-rpath,$ORIGIN"]));
+        assert_eq!(run(&mut Command::new(tmp.join(&exe))), "90\n");
+    }
+    tmp.finish();
+}
+
+/// clang's LTO through LLVMgold.so, full and thin, against lld's.
+fn clang_program(name: &str, flto: &str) {
+    let plugin = Path::new("/usr/lib/llvm-19/lib/LLVMgold.so");
+    if !plugin.exists() || !have("ld.lld-19") && !have("ld.lld") {
+        eprintln!("skipped: LLVMgold.so or lld missing");
+        return;
+    }
+    let Some(tmp) = setup(name, &["clang-19", "nm", "llvm-ar-19"]) else { return };
+    compile(&tmp, "clang-19", &[flto, "-O2"], &["main.c", "util.c", "lib1.c", "lib2.c"]);
+    must(Command::new("llvm-ar-19").current_dir(&tmp.path).args(["rcs", "libl.a", "lib1.o", "lib2.o"]));
+    let args = [flto, "-O2", "main.o", "util.o", "libl.a"];
+    let expected = link_and_run(&tmp, "clang-19", false, &args, "ref");
+    let got = link_and_run(&tmp, "clang-19", true, &args, "ours");
+    assert_eq!(got, expected);
+    assert_eq!(got, "total 440 counter 10\n");
+    // The objects are bitcode, no machine code: linking them at all takes the plugin. Which
+    // functions survive is LLVM's choice from the resolutions (full LTO inlines `scale` and drops
+    // it, ThinLTO keeps it): the same as with lld.
+    assert!(std::fs::read(tmp.join("util.o")).unwrap().starts_with(b"BC\xC0\xDE"));
+    let pick = |f: &str| -> Vec<String> {
+        defined(&tmp.join(f))
+            .into_iter()
+            .filter(|s| ["scale", "lib_first", "lib_unused", "main"].contains(&s.as_str()))
+            .collect()
+    };
+    assert_eq!(pick("ours"), pick("ref"));
+    if flto == "-flto" {
+        assert!(!pick("ours").contains(&"scale".to_string()), "scale was not inlined across objects");
+    }
+    tmp.finish();
+}
+
+#[test]
+fn clang_full_lto() {
+    clang_program("clang", "-flto");
+}
+
+#[test]
+fn clang_thin_lto() {
+    clang_program("thin", "-flto=thin");
+}
+
+/// rivet called directly on gcc's IR object, with `plugin` args; the link must fail with exit 1,
+/// naming `names`, and leave the old output as it was.
+fn fails(tmp: &TempDir, plugin_args: &[&str], names: &[&str]) {
+    let out: PathBuf = tmp.join("out");
+    std::fs::write(&out, b"old output").unwrap();
+    let mut cmd = Command::new(linker());
+    cmd.current_dir(&tmp.path).args(plugin_args).args(["-static", "-e", "main", "-o"]).arg(&out).arg("util.o");
+    let result = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{}: {stderr}", render(&cmd));
+    for n in names {
+        assert!(stderr.contains(n), "stderr does not name '{n}': {stderr}");
+    }
+    assert_eq!(std::fs::read(&out).unwrap(), b"old output");
+}
+
+#[test]
+fn errors() {
+    let Some(tmp) = setup("errors", &["gcc"]) else { return };
+    compile(&tmp, "gcc", &["-flto", "-O2"], &["util.c"]);
+    // IR with no plugin.
+    fails(&tmp, &[], &["util.o", "LTO object", "-plugin"]);
+    // A plugin that does not exist.
+    fails(&tmp, &["-plugin", "/nonexistent/liblto_plugin.so"], &["/nonexistent/liblto_plugin.so", "no such file"]);
+    // A file that is no library.
+    std::fs::write(tmp.join("notaplugin.so"), "not a library\n").unwrap();
+    fails(&tmp, &["-plugin", "notaplugin.so"], &["notaplugin.so", "cannot load LTO plugin"]);
+    // The plugin fails: gcc's runs its first option as lto-wrapper, here a program that fails.
+    let gcc_plugin = run(Command::new("gcc").arg("-print-file-name=liblto_plugin.so")).trim().to_string();
+    if Path::new(&gcc_plugin).is_absolute() {
+        fails(&tmp, &["-plugin", &gcc_plugin, "-plugin-opt=/bin/false"], &["liblto_plugin.so"]);
+    }
+    tmp.finish();
+}
