@@ -272,6 +272,8 @@ pub struct Config {
     pub gdb_index: bool,
     /// `--noinhibit-exec`: unresolved symbols are warnings and the output is written.
     pub noinhibit_exec: bool,
+    /// `--emit-relocs`/`-q`: keep the inputs' relocations in `.rela<name>` sections of the output.
+    pub emit_relocs: bool,
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).
     pub dynamic_undefined_weak: Option<bool>,
@@ -400,6 +402,7 @@ impl Default for Config {
             define_common: false,
             gdb_index: false,
             noinhibit_exec: false,
+            emit_relocs: false,
             dynamic_undefined_weak: None,
             trace_symbols: Vec::new(),
             why_extract: None,
@@ -791,7 +794,7 @@ impl ArgParser {
             "shared" | "Bshareable" => c.shared = true,
             "no-dynamic-linker" => c.no_dynamic_linker = true,
             // Listed so that `-emit-relocs` is not read as `-e mit-relocs`.
-            "emit-relocs" | "q" => bail!("-{name}: --emit-relocs is not supported yet"),
+            "emit-relocs" | "q" => c.emit_relocs = true,
             "eh-frame-hdr" => c.eh_frame_hdr = true,
             "no-eh-frame-hdr" => c.eh_frame_hdr = false,
             "build-id" => c.build_id = BuildId::Sha1,
@@ -1283,7 +1286,7 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>> {
 
 /// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
 /// that a configure probe grepping it does not take them for supported.
-const REFUSED: &[&str] = &["emit-relocs", "q", "audit"];
+const REFUSED: &[&str] = &["audit"];
 
 /// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
 const Z_KEYWORDS: &[&str] = &[
@@ -1420,7 +1423,7 @@ mod tests {
         }
         assert!(help.contains(" relro"), "-z relro");
         // Refused options are not advertised.
-        assert!(!help.contains("--emit-relocs") && !help.contains("--audit"), "{help}");
+        assert!(help.contains("--emit-relocs") && !help.contains("--audit"), "{help}");
         // Every -z keyword listed parses.
         for k in Z_KEYWORDS {
             let key = match k.strip_suffix('=') {

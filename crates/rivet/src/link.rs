@@ -10,7 +10,7 @@ use crate::linked::{Addresses, Linked, Placed};
 pub use crate::report::LinkReport;
 use crate::sections::{compress, frames, gc, icf, merge};
 use crate::synthetic::plans::Plans;
-use crate::synthetic::{chunks, dynamic, gdb_index, property, symtab};
+use crate::synthetic::{chunks, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
 use crate::{arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, symbol_options, write};
 
@@ -92,7 +92,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
     let dynsym = timer.phase("dynamic symbols", || dynamic::plan_for_output(&ctx, &got));
-    let plans = Plans { gnu_properties, got, dynsym, gdb_index };
+    // --emit-relocs: a .rela section per output section with relocations, sized now.
+    let emit_relocs = emit_relocs::create_if_asked(&mut ctx);
+    let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
     let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
     let (mut lay, addresses) = timer.phase("layout", || {
         chunks::create_sections(&mut ctx, &plans, plan.as_ref());

@@ -531,7 +531,7 @@ fn write_synthetic(
     }
     match chunks::chunk(sec.content) {
         Some(chunk) => {
-            chunk.write(&Writing { linked: ctx, symtab: plan, section: sec, place: ctx.layout.sections[i] }, buf)
+            chunk.write(&Writing { linked: ctx, symtab: plan, id: i, section: sec, place: ctx.layout.sections[i] }, buf)
         }
         None => Ok(Vec::new()),
     }
@@ -598,7 +598,7 @@ fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u
         if place.shndx == 0 {
             continue;
         }
-        let writing = Writing { linked: ctx, symtab: plan, section: s, place };
+        let writing = Writing { linked: ctx, symtab: plan, id: i, section: s, place };
         let (link, info) = chunks::chunk(s.content).map_or((0, 0), |c| c.link_info(&writing));
         headers[place.shndx as usize] = SectionHeader64 {
             sh_name: U32::new(LE, ctx.layout.sh_name[i.index()]),

@@ -384,3 +384,89 @@ fn refused_combinations() {
     }
     tmp.finish();
 }
+
+/// `.rela.*` sections of an output: name → number of entries.
+fn emitted(tmp: &TempDir, exe: &str) -> std::collections::BTreeMap<String, u64> {
+    let out = must(Command::new("readelf").current_dir(&tmp.path).args(["-W", "-S", exe]));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let l = l.split_once(']')?.1;
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let name = f.first()?;
+            (name.starts_with(".rela.") && *name != ".rela.dyn" && *name != ".rela.plt")
+                .then(|| (name.to_string(), u64::from_str_radix(f[4], 16).unwrap() / 24))
+        })
+        .collect()
+}
+
+/// `--emit-relocs` (`-q`): the same `.rela.*` sections with the same number of entries as GNU ld's
+/// `-q` output of the same objects, and every PC-relative relocation kept in `.rela.text` says
+/// what the code holds: the bytes at its offset are S + A - P with S from `.symtab` (so offsets,
+/// symbol indices and re-based section addends are right). `.eh_frame` frames of code that
+/// `--gc-sections` dropped take their relocations with them.
+#[test]
+fn emit_relocs_match_gnu_ld() {
+    let Some(tmp) = setup("emit-relocs", &["gcc", "readelf", "ld"]) else { return };
+    write(&tmp, &[("a.c", C_LIB), ("more.c", C_MORE), ("main.c", C_MAIN)]);
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-O1", "-fcommon", "a.c", "more.c", "main.c"]));
+    let objects = ["a.o", "more.o", "main.o"];
+    let mut gnu = Command::new("gcc");
+    must(gnu.current_dir(&tmp.path).args(objects).args(["-Wl,-q", "-o", "gnu"]));
+    let expected = String::from_utf8(must(&mut Command::new(tmp.join("gnu"))).stdout).unwrap();
+    assert_eq!(link_and_run(&tmp, "gcc", "rivet", &["a.o", "more.o", "main.o", "-Wl,--emit-relocs"], "ours"), expected);
+    let (ours, theirs) = (emitted(&tmp, "ours"), emitted(&tmp, "gnu"));
+    assert_eq!(ours, theirs);
+    assert!(ours.contains_key(".rela.text") && ours.contains_key(".rela.eh_frame"), "{ours:?}");
+    // S + A - P against the bytes.
+    let bytes = std::fs::read(tmp.join("ours")).unwrap();
+    let file = object::read::elf::ElfFile64::<object::LittleEndian>::parse(&*bytes).unwrap();
+    use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable};
+    let symtab = file.symbol_table().unwrap();
+    let text = file.section_by_name(".text").unwrap();
+    let rela = file.section_by_name(".rela.text").unwrap();
+    let data = rela.data().unwrap();
+    let mut checked = 0;
+    for entry in data.chunks(24) {
+        let off = u64::from_le_bytes(entry[0..8].try_into().unwrap());
+        let info = u64::from_le_bytes(entry[8..16].try_into().unwrap());
+        let addend = i64::from_le_bytes(entry[16..24].try_into().unwrap());
+        let (sym, ty) = ((info >> 32) as usize, info as u32);
+        if ty != object::elf::R_X86_64_PC32 || sym == 0 {
+            continue;
+        }
+        let s = symtab.symbol_by_index(object::SymbolIndex(sym)).unwrap();
+        if s.is_undefined() {
+            continue;
+        }
+        let at = (off - text.address() + text.file_range().unwrap().0) as usize;
+        let field = i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as i64;
+        assert_eq!(field, s.address() as i64 + addend - off as i64, "relocation at {off:#x} against {:?}", s.name());
+        checked += 1;
+    }
+    assert!(checked >= 3, "checked {checked} PC32 relocations");
+    // Dropped code takes its frames' relocations along.
+    must(Command::new("gcc").current_dir(&tmp.path).args([
+        "-c",
+        "-O1",
+        "-fcommon",
+        "-ffunction-sections",
+        "a.c",
+        "more.c",
+        "main.c",
+    ]));
+    let mut gnu = Command::new("gcc");
+    must(gnu.current_dir(&tmp.path).args(objects).args(["-Wl,-q,--gc-sections", "-o", "gnu-gc"]));
+    link_and_run(&tmp, "gcc", "rivet", &["a.o", "more.o", "main.o", "-Wl,-q,--gc-sections"], "ours-gc");
+    // GNU ld leaves an R_X86_64_NONE where a dropped frame's relocation was; rivet leaves nothing.
+    let frames = |exe: &str| {
+        let out = must(Command::new("readelf").current_dir(&tmp.path).args(["-W", "-r", exe]));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let part =
+            text.split("Relocation section '.rela.eh_frame'").nth(1).unwrap().split("\n\n").next().unwrap().to_string();
+        part.lines().filter(|l| l.contains("R_X86_64_PC32")).count()
+    };
+    assert_eq!(frames("ours-gc"), frames("gnu-gc"));
+    assert!(frames("ours-gc") < frames("ours"), "frames of dropped code are gone");
+    tmp.finish();
+}

@@ -38,6 +38,8 @@ pub enum Content {
     RelrDyn,
     /// `.gdb_index` (`--gdb-index`).
     GdbIndex,
+    /// A `.rela<name>` section of `--emit-relocs` (one per output section with relocations).
+    EmittedRelocs,
     Symtab,
     Strtab,
     Shstrtab,

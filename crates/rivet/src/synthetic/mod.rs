@@ -5,6 +5,7 @@
 pub mod chunks;
 pub mod dynamic;
 pub mod dynamic_tables;
+pub mod emit_relocs;
 pub mod gdb_index;
 pub mod plans;
 pub mod property;

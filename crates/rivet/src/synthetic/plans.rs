@@ -2,6 +2,7 @@
 //! output sections exist, and handed on as one value: to the synthetic sections' sizing
 //! (`chunks::create_sections`) and, through `Placed` and `Linked`, to everything after layout. No
 //! pass fills these in a shared context: each is the return value of the pass that decides it.
+use crate::ids::OutputSectionId;
 use crate::synthetic::dynamic_tables::DynPlan;
 use crate::synthetic::gdb_index::GdbIndex;
 use crate::synthetic::property::{Properties, FEATURE_1_AND};
@@ -18,9 +19,26 @@ pub struct Plans {
     pub dynsym: DynPlan,
     /// `--gdb-index`: the index, all but its addresses (`synthetic::gdb_index::plan_if_asked`).
     pub gdb_index: Option<GdbIndex>,
+    /// `--emit-relocs`: the `.rela` sections made and what each holds
+    /// (`synthetic::emit_relocs::create_if_asked`).
+    pub emit_relocs: Option<EmitRelocs>,
 }
 
 /// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
 pub fn output_features(props: &Properties) -> u32 {
     props.iter().find(|p| p.0 == FEATURE_1_AND).map_or(0, |p| p.1)
+}
+
+/// `--emit-relocs`: the `.rela` sections made, each with the output section whose relocations it
+/// holds (`synthetic::emit_relocs` makes and writes them).
+#[derive(Default)]
+pub struct EmitRelocs {
+    pub sections: Vec<(OutputSectionId, OutputSectionId)>,
+}
+
+impl EmitRelocs {
+    /// The section `rela` holds the relocations of.
+    pub fn target_of(&self, rela: OutputSectionId) -> Option<OutputSectionId> {
+        self.sections.iter().find(|&&(r, _)| r == rela).map(|&(_, t)| t)
+    }
 }

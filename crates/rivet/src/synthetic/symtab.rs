@@ -3,9 +3,10 @@
 //! then globals; hidden globals become locals, as GNU ld makes them in an executable.
 use crate::args::Discard;
 use crate::ctx::Ctx;
-use crate::ids::{FileId, SymbolId};
+use crate::ids::{FileId, OutputSectionId, SymbolId};
 use crate::linked::Linked;
 use crate::resolve::Def;
+use crate::sections::output::Content;
 use object::elf::{self, Sym64};
 use object::LittleEndian as LE;
 use object::{pod, U16, U32, U64};
@@ -20,7 +21,12 @@ pub enum Source {
 }
 
 pub struct Plan {
-    /// Each entry's symbol and the offset of its name in `.strtab`.
+    /// `--emit-relocs`: an STT_SECTION symbol per output section of input sections (relocations
+    /// name them), right after the null symbol; their names are empty (readelf shows the
+    /// section's).
+    pub sections: Vec<OutputSectionId>,
+    /// Each entry's symbol and the offset of its name in `.strtab`; entry k is symbol
+    /// `1 + sections.len() + k`.
     pub entries: Vec<(Source, u32)>,
     pub first_global: u32,
     pub strtab_size: u64,
@@ -99,13 +105,20 @@ pub fn plan(ctx: &Ctx) -> Plan {
     };
     let (hidden, visible): (Vec<SymbolId>, Vec<SymbolId>) = globals.partition(made_local);
     let global = |local| move |&id: &SymbolId| Source::Global { id, local };
+    // With --emit-relocs, each output section of input sections has its section symbol first.
+    let sections: Vec<OutputSectionId> = match ctx.config.emit_relocs {
+        true => {
+            ctx.sections.iter_enumerated().filter(|(_, s)| s.content == Content::Inputs).map(|(id, _)| id).collect()
+        }
+        false => Vec::new(),
+    };
     let order: Vec<Source> = locals
         .into_iter()
         .flatten()
         .chain(hidden.iter().map(global(true)))
         .chain(visible.iter().map(global(false)))
         .collect();
-    let first_global = 1 + (order.len() - visible.len()) as u32;
+    let first_global = 1 + (sections.len() + order.len() - visible.len()) as u32;
     // Name sizes in parallel (a local's name is found by its terminating NUL), offsets in order.
     let sizes: Vec<u32> =
         order.par_iter().with_min_len(4096).map(|&src| entry_name(ctx, src).len() as u32 + 1).collect();
@@ -119,7 +132,7 @@ pub fn plan(ctx: &Ctx) -> Plan {
             (src, off)
         })
         .collect();
-    Plan { entries, first_global, strtab_size: next as u64 }
+    Plan { sections, entries, first_global, strtab_size: next as u64 }
 }
 
 impl Plan {
@@ -151,7 +164,7 @@ impl Plan {
     }
 
     pub fn symtab_size(&self) -> u64 {
-        (SYM_SIZE * (self.entries.len() + 1)) as u64
+        (SYM_SIZE * (1 + self.sections.len() + self.entries.len())) as u64
     }
 
     /// Writes the `.symtab` entries (after the null one) into `out`, blocks of entries in
@@ -159,8 +172,22 @@ impl Plan {
     pub fn write(&self, ctx: &Linked, out: &mut [u8]) {
         use rayon::prelude::*;
         const BLOCK: usize = 4096;
-        let end = SYM_SIZE * (self.entries.len() + 1);
-        let out = &mut out[SYM_SIZE..end];
+        let first = 1 + self.sections.len();
+        for (k, &id) in self.sections.iter().enumerate() {
+            let p = ctx.layout.sections[id];
+            let shndx = if p.shndx == 0 { elf::SHN_ABS } else { p.shndx as u16 };
+            let sym = Sym64 {
+                st_name: U32::new(LE, 0),
+                st_info: elf::STT_SECTION,
+                st_other: 0,
+                st_shndx: U16::new(LE, shndx),
+                st_value: U64::new(LE, p.addr),
+                st_size: U64::new(LE, 0),
+            };
+            out[(1 + k) * SYM_SIZE..(2 + k) * SYM_SIZE].copy_from_slice(pod::bytes_of(&sym));
+        }
+        let end = SYM_SIZE * (first + self.entries.len());
+        let out = &mut out[SYM_SIZE * first..end];
         out.par_chunks_mut(SYM_SIZE * BLOCK).zip(self.entries.par_chunks(BLOCK)).for_each(|(out, entries)| {
             // Byte-aligned (`object`'s `unaligned` feature): only the length can fail, and it fits.
             let (syms, _) = pod::slice_from_bytes_mut::<Sym64<LE>>(out, entries.len()).unwrap();

@@ -8,6 +8,7 @@
 //! directory, and its line in `ORDER` and `chunk`.
 use crate::ctx::Ctx;
 use crate::diag::Result;
+use crate::ids::OutputSectionId;
 use crate::layout::Placement;
 use crate::linked::Linked;
 use crate::sections::output::{Content, OutputSection};
@@ -18,6 +19,7 @@ use crate::synthetic::DynRel;
 mod dynamic;
 mod dynsym;
 mod eh_frame_hdr;
+mod emitted_relocs;
 mod gdb_index;
 mod got;
 mod notes;
@@ -51,6 +53,7 @@ pub struct Sizing<'s, 'a> {
 pub struct Writing<'w, 'l, 'a> {
     pub linked: &'w Linked<'l, 'a>,
     pub symtab: Option<&'w Plan>,
+    pub id: OutputSectionId,
     pub section: &'w OutputSection,
     pub place: Placement,
 }
@@ -123,6 +126,7 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
         Content::GnuVersionR => &dynsym::GnuVersionR,
         Content::Dynamic => &dynamic::Dynamic,
         Content::GdbIndex => &gdb_index::GdbIndex,
+        Content::EmittedRelocs => &emitted_relocs::EmittedRelocs,
         Content::Symtab => &symtab::Symtab,
         Content::Strtab => &symtab::Strtab,
         Content::Shstrtab => &symtab::Shstrtab,
