@@ -82,12 +82,13 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         crate::sections::icf::print(&ctx, &folds);
     }
     // Group live input sections into output sections by name.
-    timer.phase("output sections", || {
+    timer.phase("output sections", || -> crate::diag::Result<()> {
         let strip_debug = config.strip != Strip::None;
         let keep_prefix = config.keep_text_section_prefix;
-        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix);
+        ctx.sections = output::build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix)?;
         layout::define_reserved_symbols(&mut ctx);
-    });
+        Ok(())
+    })?;
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
     // Split .eh_frame so frames of dropped COMDAT code go too; allocate common symbols.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
@@ -125,7 +126,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
             Default::default()
         }
     });
-    let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
+    let plan =
+        timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || {
         crate::synthetic::chunks::create_sections(&mut ctx, plan.as_ref());
         let lay = layout::assign_addresses(&mut ctx);
