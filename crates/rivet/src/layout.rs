@@ -87,12 +87,13 @@ pub fn align_up(v: u64, align: u64) -> u64 {
 
 /// Groups the live input sections into output sections by name, then makes the reserved names
 /// (`_end`, `__start_foo`...) that are referenced but not defined linker-defined symbols.
-pub fn create_output_sections(ctx: &mut Ctx) {
+pub fn create_output_sections(ctx: &mut Ctx) -> crate::diag::Result<()> {
     let config = ctx.config;
     let strip_debug = config.strip != crate::args::Strip::None;
     let keep_prefix = config.keep_text_section_prefix;
-    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix);
+    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix)?;
     define_reserved_symbols(ctx);
+    Ok(())
 }
 
 /// Every input section's offset in its output section, and the output sections' sizes: common

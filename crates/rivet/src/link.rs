@@ -74,7 +74,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         let folds = timer.phase("icf", || icf::fold(&mut ctx, config.icf == Icf::Safe));
         icf::print(&ctx, &folds);
     }
-    timer.phase("output sections", || layout::create_output_sections(&mut ctx));
+    timer.phase("output sections", || layout::create_output_sections(&mut ctx))?;
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
     // Split .eh_frame so frames of dropped COMDAT code go too.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
@@ -95,7 +95,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // --emit-relocs: a .rela section per output section with relocations, sized now.
     let emit_relocs = emit_relocs::create_if_asked(&mut ctx);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
-    let plan = timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)));
+    let plan =
+        timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || {
         chunks::create_sections(&mut ctx, &plans, plan.as_ref());
         let lay = layout::assign_addresses(&mut ctx);

@@ -108,9 +108,10 @@ impl<'l, 'a> Placed<'l, 'a> {
             return Some(self.layout.addr(out) + o);
         }
         let base = self.section_addr(file, sec)?;
+        // An offset is the file's word (a symbol's value may be anything): addresses wrap, as in lld.
         match self.split_eh_frame(file, sec) {
-            Some(eh) => eh_frame::map_offset(eh, off).map(|o| base + o),
-            None => Some(base + off),
+            Some(eh) => eh_frame::map_offset(eh, off).map(|o| base.wrapping_add(o)),
+            None => Some(base.wrapping_add(off)),
         }
     }
 

@@ -358,6 +358,31 @@ impl Elf {
         std::fs::write(path, &self.bytes).unwrap();
         path.to_path_buf()
     }
+
+    /// The index of section `name` in the section header table.
+    fn index(&self, name: &str) -> u64 {
+        ((self.header(name) - self.u64_at(0x28) as usize) / 64) as u64
+    }
+
+    /// File offset of the symbol-table entry of the symbol called `name`.
+    fn symbol(&self, name: &str) -> usize {
+        let (symtab, size) = (self.contents(".symtab"), self.u64_at(self.header(".symtab") + 32) as usize);
+        let strtab = self.contents(".strtab");
+        (symtab..symtab + size)
+            .step_by(24)
+            .find(|&e| {
+                let n = strtab + self.u32_at(e) as usize;
+                let end = n + self.bytes[n..].iter().position(|&b| b == 0).unwrap();
+                &self.bytes[n..end] == name.as_bytes()
+            })
+            .unwrap_or_else(|| panic!("no symbol {name}"))
+    }
+
+    /// Sets `width` bytes at `at`.
+    fn put(&mut self, at: usize, width: usize, value: u64) -> &mut Elf {
+        self.bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+        self
+    }
 }
 
 /// Calls `g`, which it defines itself (so the link gets as far as relocation).
@@ -537,5 +562,159 @@ fn defsym_expressions_rivet_cannot_evaluate() {
     c.fails(&[Path::new("--defsym=x=ALIGN(8)"), &o], &["--defsym=x=ALIGN(8)", "unexpected '('"]);
     c.fails(&[Path::new("--defsym=x=(main+4"), &o], &["--defsym=x=(main+4", "missing ')'"]);
     c.fails(&[Path::new("--defsym=x=nowhere+4"), &o], &["--defsym=x=nowhere+4", "undefined symbol: nowhere"]);
+    c.tmp.finish();
+}
+
+/// A program with what the malformed-field cases corrupt: a string literal (`.LC0` in
+/// `.rodata.str1.1`), TLS, relocations, and with `-g3` COMDAT groups of `.debug_macro`.
+const FIELDS: &str = "__thread int tv = 1;\nint g(int x) { return x * 2 + tv; }\nint data = 5;\n\
+                      const char *s(void) { return \"a string\"; }\n\
+                      int main(void) { return g(data) + s()[0]; }\n\
+                      __asm__(\".section .extra,\\\"\\\",@progbits\\n.byte 1\\n.previous\");\n";
+
+/// Malformed fields that lld rejects (and rivet used to link): each one alone must be an error
+/// naming the file, the section or symbol, and what is wrong. Failures are collected, so a run
+/// against an older linker lists every case it accepts.
+#[test]
+fn malformed_fields_lld_rejects_too() {
+    let Some(c) = Case::new("fields") else { return };
+    let src = c.tmp.join("fields.c");
+    std::fs::write(&src, FIELDS).unwrap();
+    let o = c.tmp.join("fields.o");
+    must(Command::new("gcc").args(["-c", "-g3", "-O1"]).arg(&src).arg("-o").arg(&o));
+    let other = c.tmp.join("other.o");
+    let other_src = c.tmp.join("other.c");
+    std::fs::write(&other_src, "__asm__(\".section .extra,\\\"\\\",@progbits\\n.byte 2\\n.previous\");\n").unwrap();
+    must(Command::new("gcc").arg("-c").arg(&other_src).arg("-o").arg(&other));
+    let base = Elf::open(&o);
+    let mut failures = Vec::new();
+    let mut case = |name: &str, patch: &dyn Fn(&mut Elf), extra: Option<&Path>, expect: &[&str]| {
+        let mut e = Elf::open(&o);
+        patch(&mut e);
+        let bad = e.write(&c.tmp.join(&format!("{name}.o")));
+        let mut cmd = Command::new(linker());
+        // An extra input comes first: the error names the input that does not fit.
+        cmd.args(["-static", "-e", "main", "-o"]).arg(c.output()).args(extra).arg(&bad);
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let file = format!("{name}.o");
+        let named = !testing_rivet() || expect.iter().chain([&file.as_str()]).all(|n| stderr.contains(n));
+        if out.status.code() != Some(1) || !named || std::fs::read(c.output()).unwrap() != OLD {
+            failures.push(format!("{name}: exit {:?}, expected {expect:?}: {stderr}", out.status.code()));
+        }
+    };
+    let strtab_size = base.u64_at(base.header(".strtab") + 32);
+    let lc0 = base.symbol(".LC0");
+    // Symbols: a local's name (never looked up) past the string table; a local with global
+    // binding; a global with binding 8.
+    case(
+        "symname",
+        &|e| _ = e.put(lc0, 4, strtab_size),
+        None,
+        &["symbol", "name offset", "past the end of the string table"],
+    );
+    case("nonlocal", &|e| _ = e.put(lc0 + 4, 1, 0x10), None, &["is not local", "first global"]);
+    let main = base.symbol("main");
+    case("binding", &|e| _ = e.put(main + 4, 1, 0x82), None, &["invalid binding 8"]);
+    // Entry sizes of tables.
+    for (n, sec, want) in
+        [("symtab_ent", ".symtab", "24"), ("rela_ent", ".rela.text", "24"), ("group_ent", ".group", "4")]
+    {
+        case(n, &|e| _ = e.set(sec, 56, 0), None, &[sec, "invalid sh_entsize: expected", want, "got 0"]);
+    }
+    // The section-name table is not a string table.
+    case("shstrtab_type", &|e| _ = e.set(".shstrtab", 4, 0), None, &["section header string table", "SHT_STRTAB"]);
+    // No section headers, but e_shstrndx names one.
+    case("no_sections", &|e| _ = e.put(0x28, 8, 0), None, &["section header string table index", "does not exist"]);
+    // Mergeable strings: size not a multiple of the entry size, writable, last string unterminated.
+    let str_size = base.u64_at(base.header(".rodata.str1.1") + 32);
+    case(
+        "merge_ent",
+        &|e| _ = e.set(".rodata.str1.1", 56, str_size + 1),
+        None,
+        &[".rodata.str1.1", "multiple of sh_entsize"],
+    );
+    case("merge_write", &|e| _ = e.set(".rodata.str1.1", 8, 0x33), None, &[".rodata.str1.1", "writable SHF_MERGE"]);
+    let last = base.contents(".rodata.str1.1") + str_size as usize - 1;
+    case("merge_nul", &|e| _ = e.put(last, 1, b'x' as u64), None, &[".rodata.str1.1", "not null terminated"]);
+    // A symbol past the end of its mergeable section.
+    case("merge_sym", &|e| _ = e.put(lc0 + 8, 8, 1 << 20), None, &["symbol", "outside its section", ".rodata.str1.1"]);
+    // Unknown section types (GNU ld and lld refuse both).
+    case("type_f7", &|e| _ = e.set(".data", 4, 0xf7), None, &["section .data (", "unknown section type 0xf7"]);
+    case(
+        "type_650001",
+        &|e| _ = e.set(".text", 4, 0x650001),
+        None,
+        &["section .text (", "unknown section type 0x650001"],
+    );
+    // A relocation section that applies to the symbol table, and a second one for .text.
+    let symtab_index = base.index(".symtab");
+    case(
+        "rela_info",
+        &|e| _ = e.set(".rela.text", 44, symtab_index),
+        None,
+        &["relocation section", ".symtab", "holds no contents"],
+    );
+    let text = base.index(".text");
+    case(
+        "rela_twice",
+        &|e| _ = e.set(".rela.eh_frame", 44, text),
+        None,
+        &[".text", "more than one relocation section"],
+    );
+    // A group turned into an SHT_SYMTAB_SHNDX with the wrong number of entries; a group with
+    // unknown flags.
+    case("shndx", &|e| _ = e.set(".group", 4, 18), None, &["SHT_SYMTAB_SHNDX", "entries, but the symbol table has"]);
+    let group = base.contents(".group");
+    case("group_flags", &|e| _ = e.put(group, 4, 0x81), None, &["group section", "unknown flags 0x81"]);
+    // A NOBITS section larger than the address space.
+    case("bss_size", &|e| _ = e.set(".bss", 32, u64::MAX), None, &["section .bss (", "larger than the address space"]);
+    // A TLS variable in a section that is not TLS.
+    case("tls", &|e| _ = e.set(".tdata", 8, 3), None, &["symbol", "TLS symbol", ".tdata"]);
+    // .LC0 made undefined: `s` refers to an undefined local.
+    case("undef_local", &|e| _ = e.put(lc0 + 6, 2, 0), None, &["relocation", ".text", "local symbol", "undefined"]);
+    // One output section from inputs of incompatible types or TLS flags.
+    let other = other.as_path();
+    case("type_mismatch", &|e| _ = e.set(".extra", 4, 0x8000_0000), Some(other), &["section type mismatch for .extra"]);
+    case("tls_mismatch", &|e| _ = e.set(".extra", 8, 0x400), Some(other), &["incompatible section flags for .extra"]);
+    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
+    c.tmp.finish();
+}
+
+/// An archive whose symbol table sends a symbol nobody needs past the end of the archive: the
+/// table is checked when the archive is read, not only for the members that get loaded.
+#[test]
+fn archive_symbol_table_pointing_outside_the_archive() {
+    let Some(c) = Case::new("arsym") else { return };
+    let member = c.object("member", "int g(int x) { return x + 1; }\n");
+    let other = c.object("other", "int unrelated(void) { return 7; }\n");
+    let main = c.object("main", NEEDS_G);
+    let lib = c.tmp.join("libout.a");
+    must(Command::new("ar").arg("rcs").arg(&lib).arg(&member).arg(&other));
+    let mut bytes = std::fs::read(&lib).unwrap();
+    let count = u32::from_be_bytes(bytes[68..72].try_into().unwrap()) as usize;
+    let names_at = 72 + 4 * count;
+    let names: Vec<&[u8]> = bytes[names_at..].split(|&b| b == 0).take(count).collect();
+    let ui = names.iter().position(|n| *n == b"unrelated").expect("unrelated in the symbol table");
+    bytes[72 + 4 * ui..76 + 4 * ui].copy_from_slice(&0x7fff_0000u32.to_be_bytes());
+    std::fs::write(&lib, &bytes).unwrap();
+    c.fails(&[&main, &lib], &["libout.a", "symbol table entry", "past the end of the archive"]);
+    c.tmp.finish();
+}
+
+/// An input that changes between being read and the output being committed: rivet refuses to
+/// commit. Made deterministic by rivet itself: `--reproduce` writes its tarball (before symbol
+/// resolution) over a linker-script input, which was read and parsed when inputs were opened and
+/// is not read again; its size and modification time change, as an input rewritten by a parallel
+/// build step would.
+#[test]
+fn input_changed_during_the_link() {
+    let Some(c) = Case::new("changed") else { return };
+    let main = c.object("main", CALLER);
+    let script = c.tmp.join("inputs.ld");
+    std::fs::write(&script, format!("INPUT ( {} )\n", main.display())).unwrap();
+    let repro = PathBuf::from(format!("--reproduce={}", script.display()));
+    c.fails(&[&repro, &script], &["inputs.ld", "changed while it was being linked", "output not written"]);
+    assert!(std::fs::read(&script).unwrap().len() > 1024, "the tarball was not written over the script");
     c.tmp.finish();
 }

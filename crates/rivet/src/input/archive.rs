@@ -149,7 +149,7 @@ pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>> {
         off += off & 1;
     }
     let Some((table, wide)) = symtab else { return parse(data) };
-    let mut offsets = symbol_table_offsets(table, wide)?;
+    let mut offsets = symbol_table_offsets(table, wide, data.len())?;
     offsets.sort_unstable();
     offsets.dedup();
     let symbols = read_symbol_table(table, wide, |o| offsets.binary_search(&o).ok())?;
@@ -242,10 +242,15 @@ fn symbol_table_header(table: &[u8], wide: bool) -> Result<(usize, impl Fn(usize
     Ok((count, move |i: usize| read(w * (i + 1))))
 }
 
-/// The member-header offsets the symbol table lists, in its order.
-fn symbol_table_offsets(table: &[u8], wide: bool) -> Result<Vec<usize>> {
+/// The member-header offsets the symbol table lists, in its order; each must leave room for a
+/// member header inside the archive (`len` bytes).
+fn symbol_table_offsets(table: &[u8], wide: bool, len: usize) -> Result<Vec<usize>> {
     let (count, offset) = symbol_table_header(table, wide)?;
-    Ok((0..count).map(offset).collect())
+    let offsets: Vec<usize> = (0..count).map(offset).collect();
+    if let Some((i, o)) = offsets.iter().enumerate().find(|&(_, &o)| o.saturating_add(HEADER_SIZE) > len) {
+        bail!("symbol table entry {i} points at offset {o}, past the end of the archive ({len} bytes)");
+    }
+    Ok(offsets)
 }
 
 /// The symbol table's (name, member index) pairs; `member_at` gives the index of the member whose

@@ -1,6 +1,8 @@
 //! Output sections: takes the live input sections of every object, in command-line order, and
 //! gives the output sections they form (by GNU ld's default-script name rules), with
 //! `.init_array.N`-style priorities sorted, and a rank that orders them into segments.
+use crate::diag::{Context, Result};
+use crate::ensure;
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::Objects;
 use object::elf;
@@ -269,7 +271,7 @@ pub fn build(
     strip_debug: bool,
     sort: Option<crate::args::SortSection>,
     keep_text_prefix: bool,
-) -> Sections {
+) -> Result<Sections> {
     let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
     let mut by_name: rustc_hash::FxHashMap<&[u8], OutputSectionId> = Default::default();
@@ -289,6 +291,10 @@ pub fn build(
                 out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs))
             });
             let os = &mut out[idx];
+            if !os.members.is_empty() {
+                check_compatible(os, sec.sh_type, sec.flags)
+                    .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)))?;
+            }
             merge_kind(os, sec.sh_type, sec.flags);
             os.align = os.align.max(sec.align);
             if os.members.is_empty() {
@@ -311,7 +317,42 @@ pub fn build(
             sort_members(os, objects, how);
         }
     }
-    out
+    Ok(out)
+}
+
+/// Types that may share an output section (it becomes SHT_PROGBITS, or stays SHT_NOBITS), as in
+/// lld; any other pair of different types in one output section is an error.
+fn mixes_with_progbits(sh_type: u32) -> bool {
+    matches!(
+        sh_type,
+        elf::SHT_PROGBITS
+            | elf::SHT_NOBITS
+            | elf::SHT_NOTE
+            | elf::SHT_INIT_ARRAY
+            | elf::SHT_FINI_ARRAY
+            | elf::SHT_PREINIT_ARRAY
+    )
+}
+
+/// An input section may join output section `os` (lld's "section type mismatch" and
+/// "incompatible section flags": TLS and non-TLS bytes cannot share a section). `.eh_frame` is
+/// exempt from the type rule: it is rebuilt from its records, whatever the inputs' types.
+fn check_compatible(os: &OutputSection, sh_type: u32, flags: u64) -> Result<()> {
+    let tls = elf::SHF_TLS as u64;
+    ensure!(
+        (os.flags ^ flags) & tls == 0,
+        "incompatible section flags for {}: {flags:#x}, but the output section's are {:#x}",
+        os.name,
+        os.flags
+    );
+    let mixable = mixes_with_progbits(os.sh_type) && mixes_with_progbits(sh_type);
+    ensure!(
+        os.sh_type == sh_type || mixable || os.name == ".eh_frame",
+        "section type mismatch for {}: {sh_type:#x}, but the output section's type is {:#x}",
+        os.name,
+        os.sh_type
+    );
+    Ok(())
 }
 
 /// Flags that describe an input section but must not be copied to the output section.

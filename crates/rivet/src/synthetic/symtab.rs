@@ -3,6 +3,8 @@
 //! then globals; hidden globals become locals, as GNU ld makes them in an executable.
 use crate::args::Discard;
 use crate::ctx::Ctx;
+use crate::diag::{Context, Result};
+use crate::ensure;
 use crate::ids::{FileId, OutputSectionId, SymbolId};
 use crate::linked::Linked;
 use crate::resolve::Def;
@@ -82,7 +84,7 @@ fn entry_name<'a>(ctx: &Ctx<'a>, src: Source) -> &'a [u8] {
 /// where their names go in `.strtab`; the names are copied when `.strtab` is written, in parallel
 /// too. Building the string table here on one thread was 20-25 ms of a cxx-big link (78k
 /// entries, 7.3 MB of C++ names).
-pub fn plan(ctx: &Ctx) -> Plan {
+pub fn plan(ctx: &Ctx) -> Result<Plan> {
     use rayon::prelude::*;
     let locals: Vec<Vec<Source>> = ctx
         .file_order
@@ -120,19 +122,34 @@ pub fn plan(ctx: &Ctx) -> Plan {
         .collect();
     let first_global = 1 + (sections.len() + order.len() - visible.len()) as u32;
     // Name sizes in parallel (a local's name is found by its terminating NUL), offsets in order.
-    let sizes: Vec<u32> =
-        order.par_iter().with_min_len(4096).map(|&src| entry_name(ctx, src).len() as u32 + 1).collect();
-    let mut next = 1u32;
-    let entries = order
-        .into_iter()
-        .zip(sizes)
-        .map(|(src, size)| {
-            let off = next;
-            next += size;
-            (src, off)
-        })
-        .collect();
-    Plan { sections, entries, first_global, strtab_size: next as u64 }
+    let sizes: Vec<u64> =
+        order.par_iter().with_min_len(4096).map(|&src| entry_name(ctx, src).len() as u64 + 1).collect();
+    let (offsets, strtab_size) = name_offsets(&sizes)?;
+    let entries = order.into_iter().zip(offsets).collect();
+    Ok(Plan { sections, entries, first_global, strtab_size })
+}
+
+/// The offset of each name in `.strtab` (after its leading NUL) and the table's size, from the
+/// names' sizes (terminators included). A symbol's `st_name` is 32 bits: a table past 4 GiB
+/// cannot be written, and is an error rather than offsets that wrap.
+fn name_offsets(sizes: &[u64]) -> Result<(Vec<u32>, u64)> {
+    let mut next = 1u64;
+    let mut offsets = Vec::with_capacity(sizes.len());
+    for &size in sizes {
+        let off = u32::try_from(next).ok().context(format!(
+            "the output's .strtab would be larger than 4 GiB ({} symbols; st_name is a 32-bit offset): \
+             leave symbols out with --strip-all or --discard-all",
+            sizes.len()
+        ))?;
+        offsets.push(off);
+        next += size;
+    }
+    ensure!(
+        next <= 1 << 32,
+        "the output's .strtab would be larger than 4 GiB ({next} bytes; st_name is a 32-bit offset): leave \
+         symbols out with --strip-all or --discard-all"
+    );
+    Ok((offsets, next))
 }
 
 impl Plan {
@@ -277,5 +294,23 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             };
             ((bind(!s.strong_ref) << 4) | ty, 0, elf::SHN_UNDEF, 0, 0)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strtab_offsets_past_4_gib_are_an_error() {
+        assert_eq!(name_offsets(&[4, 6, 2]).unwrap(), (vec![1, 5, 11], 13));
+        // Exactly 4 GiB fits: the last name starts below 2^32 and the table ends at 2^32.
+        assert_eq!(name_offsets(&[(1 << 32) - 11, 10]).unwrap(), (vec![1, u32::MAX - 9], 1 << 32));
+        // One byte more: the last offset still fits but the table does not.
+        let e = name_offsets(&[(1 << 32) - 11, 11]).unwrap_err().to_string();
+        assert!(e.contains("larger than 4 GiB"), "{e}");
+        // A name that starts past 4 GiB (it would have wrapped to a small offset).
+        let e = name_offsets(&[3 << 30, 2 << 30, 8]).unwrap_err().to_string();
+        assert!(e.contains("larger than 4 GiB"), "{e}");
     }
 }

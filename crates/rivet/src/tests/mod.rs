@@ -142,7 +142,8 @@ impl Inputs {
             strip_debug,
             self.config.sort_section,
             false,
-        );
+        )
+        .unwrap();
         crate::layout::define_reserved_symbols(&mut ctx);
         ctx
     }

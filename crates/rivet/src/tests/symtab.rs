@@ -95,7 +95,7 @@ fn locals_then_hidden_globals_then_visible_globals() {
     let b = s.cc("b.s", B, &[]);
     let inputs = Inputs::new(&[&a, &b]);
     let ctx = inputs.ctx_with_output_sections();
-    let table = plan(&ctx);
+    let table = plan(&ctx).unwrap();
     // Every object's locals in command-line order, then the hidden globals (made local), then the
     // visible ones, globals in the order resolution met them (`_start` first: the entry point).
     assert_eq!(names(&ctx, &table), ORDER);
@@ -125,7 +125,7 @@ fn symbols_of_dropped_sections_are_absent() {
     let inputs = Inputs::new(&["--gc-sections", &a, &b]);
     let ctx = inputs.ctx_with_output_sections();
     assert!(!ctx.objects[section_ref(&ctx.objects, "/b.o", ".text.unused")].live);
-    let table = plan(&ctx);
+    let table = plan(&ctx).unwrap();
     // dead_local and dead_global lived in .text.unused, which nothing reaches.
     assert_eq!(
         names(&ctx, &table),
@@ -156,7 +156,7 @@ inline_fn:
     let two = s.cc("two.s", &group("two"), &[]);
     let inputs = Inputs::new(&["-e", "one", &one, &two]);
     let ctx = inputs.ctx_with_output_sections();
-    let table = plan(&ctx);
+    let table = plan(&ctx).unwrap();
     assert_eq!(names(&ctx, &table), ["one_in_group", "one", "inline_fn", "two"]);
     assert_eq!(table.first_global, 2);
     let Source::Global { id, .. } = table.entries[2].0 else { panic!("inline_fn is global") };
@@ -187,7 +187,7 @@ fn discard_modes_decide_which_locals_stay() {
     let plan_for = |options: &[&str]| {
         let inputs = Inputs::new(&[options, &[c.as_str()]].concat());
         let ctx = inputs.ctx_with_output_sections();
-        let table = plan(&ctx);
+        let table = plan(&ctx).unwrap();
         (names(&ctx, &table), table.first_global)
     };
     // --discard-none: every local with a name.
@@ -237,7 +237,7 @@ fn strtab_holds_each_name_at_its_offset() {
     let inputs = Inputs::new(&[&a, &b]);
     let ctx = inputs.ctx_with_output_sections();
     let expected = strings(&ORDER);
-    check_strtab(&ctx, &plan(&ctx), &expected);
+    check_strtab(&ctx, &plan(&ctx).unwrap(), &expected);
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn strtab_of_more_entries_than_one_write_block() {
     let many = s.cc("many.s", &source, &[]);
     let inputs = Inputs::new(&[&many]);
     let ctx = inputs.ctx_with_output_sections();
-    let table = plan(&ctx);
+    let table = plan(&ctx).unwrap();
     let mut expected = vec!["many.s".to_string()];
     expected.extend((0..10_000).map(|i| format!("local_{}_{i}", "x".repeat(i % 7))));
     expected.push("_start".into());
