@@ -29,6 +29,8 @@ pub enum InputArg {
     GroupStart,
     /// `--end-group` / `-)`
     GroupEnd,
+    /// `-T FILE` / `--script=FILE`: read as a linker script whatever it looks like.
+    Script { path: PathBuf },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +62,8 @@ pub enum Strip {
 pub struct Config {
     /// `-o` (default `a.out`).
     pub output: PathBuf,
+    /// `-o` was given (a script's `OUTPUT` does not replace it).
+    pub output_given: bool,
     pub inputs: Vec<InputArg>,
     /// `-L DIR`, in command-line order.
     pub lib_paths: Vec<PathBuf>,
@@ -291,6 +295,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             output: PathBuf::from("a.out"),
+            output_given: false,
             inputs: Vec::new(),
             lib_paths: Vec::new(),
             static_link: false,
@@ -594,6 +599,10 @@ struct ArgParser {
 /// Splits an argument into (option name, attached value). `--opt=v`, `-opt=v`, `-lc`, `-zrelro`.
 fn split_option(arg: &str) -> (String, Option<String>) {
     let body = arg.strip_prefix("--").unwrap_or_else(|| &arg[1..]);
+    // `-L=DIR`: the `=` says DIR is under the sysroot; it stays part of the value.
+    if let Some(dir) = body.strip_prefix("L=").filter(|_| !arg.starts_with("--")) {
+        return ("L".to_string(), Some(format!("={dir}")));
+    }
     if let Some((name, value)) = body.split_once('=') {
         if WITH_VALUE.contains(&name) || OPTIONAL_VALUE.contains(&name) {
             return (name.to_string(), Some(value.to_string()));
@@ -880,7 +889,10 @@ impl ArgParser {
     fn with_value(&mut self, name: &str, v: String) -> Result<()> {
         let c = &mut self.config;
         match name {
-            "o" | "output" => c.output = PathBuf::from(v),
+            "o" | "output" => {
+                c.output = PathBuf::from(v);
+                c.output_given = true;
+            }
             "l" | "library" => c.inputs.push(InputArg::Library { name: v, state: self.state }),
             "L" | "library-path" => c.lib_paths.push(PathBuf::from(v)),
             "e" | "entry" => c.entry = Some(v),
@@ -1048,9 +1060,7 @@ impl ArgParser {
                     _ => None,
                 }
             }
-            "T" | "script" => {
-                bail!("-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)")
-            }
+            "T" | "script" => c.inputs.push(InputArg::Script { path: PathBuf::from(v) }),
             "y" | "trace-symbol" => bail!("-y {v}: --trace-symbol is not supported yet"),
             "audit" => bail!("--audit: audit libraries are not supported yet"),
             "F" | "filter" => c.filters.push(v),
@@ -1556,7 +1566,7 @@ mod tests {
         assert!(p(&["-z", "bogus"]).unwrap_err().to_string().contains("bogus"));
         assert!(p(&["--pop-state"]).unwrap_err().to_string().contains("--push-state"));
         assert!(p(&["--build-id=0xabc"]).is_err());
-        assert!(p(&["-T", "script.ld"]).unwrap_err().to_string().contains("linker scripts"));
+        assert_eq!(p(&["-T", "script.ld"]).unwrap().inputs, [InputArg::Script { path: "script.ld".into() }]);
     }
 
     #[test]

@@ -30,11 +30,20 @@ fn read_version_nodes(
     Ok(crate::input::version_script::Matcher { nodes })
 }
 
+/// The nodes of every `--version-script`, then those of the linker scripts' `VERSION` blocks in
+/// command-line order (versions are numbered in that order, as GNU ld and lld number them).
+fn version_nodes(ctx: &Ctx) -> Result<crate::input::version_script::Matcher> {
+    let config = ctx.config;
+    let mut m = read_version_nodes(&config.version_scripts, &config.lib_paths, "version script")?;
+    m.nodes.extend(ctx.script_files.iter().flat_map(|f| f.script.versions.iter().cloned()));
+    Ok(m)
+}
+
 /// Reads `--version-script` files: symbols they make local become hidden; exported ones get the
 /// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
 pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     use crate::input::version_script::{self, Verdict};
-    let matcher = read_version_nodes(&ctx.config.version_scripts, &ctx.config.lib_paths, "version script")?;
+    let matcher = version_nodes(ctx)?;
     ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
     let named = |i: usize| matcher.nodes[i].name.is_some();
     // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
