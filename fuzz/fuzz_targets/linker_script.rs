@@ -1,4 +1,5 @@
-//! Linker-script stubs (`GROUP ( ... )`, `INPUT`, `AS_NEEDED`, comments), as Debian's libc.so.
+//! Linker scripts: stubs as Debian's libc.so (`GROUP ( ... )`, `INPUT`, `AS_NEEDED`), commands,
+//! expressions, SECTIONS.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

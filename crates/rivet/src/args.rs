@@ -29,6 +29,8 @@ pub enum InputArg {
     GroupStart,
     /// `--end-group` / `-)`
     GroupEnd,
+    /// `-T FILE` / `--script=FILE`: read as a linker script whatever it looks like.
+    Script { path: PathBuf },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +62,8 @@ pub enum Strip {
 pub struct Config {
     /// `-o` (default `a.out`).
     pub output: PathBuf,
+    /// `-o` was given (a script's `OUTPUT` does not replace it).
+    pub output_given: bool,
     pub inputs: Vec<InputArg>,
     /// `-L DIR`, in command-line order.
     pub lib_paths: Vec<PathBuf>,
@@ -274,6 +278,8 @@ pub struct Config {
     pub noinhibit_exec: bool,
     /// `--emit-relocs`/`-q`: keep the inputs' relocations in `.rela<name>` sections of the output.
     pub emit_relocs: bool,
+    /// `--default-symver`: a shared library's unversioned definitions get its soname as version.
+    pub default_symver: bool,
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).
     pub dynamic_undefined_weak: Option<bool>,
@@ -305,6 +311,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             output: PathBuf::from("a.out"),
+            output_given: false,
             inputs: Vec::new(),
             lib_paths: Vec::new(),
             static_link: false,
@@ -403,6 +410,7 @@ impl Default for Config {
             gdb_index: false,
             noinhibit_exec: false,
             emit_relocs: false,
+            default_symver: false,
             dynamic_undefined_weak: None,
             trace_symbols: Vec::new(),
             why_extract: None,
@@ -617,6 +625,10 @@ struct ArgParser {
 /// Splits an argument into (option name, attached value). `--opt=v`, `-opt=v`, `-lc`, `-zrelro`.
 fn split_option(arg: &str) -> (String, Option<String>) {
     let body = arg.strip_prefix("--").unwrap_or_else(|| &arg[1..]);
+    // `-L=DIR`: the `=` says DIR is under the sysroot; it stays part of the value.
+    if let Some(dir) = body.strip_prefix("L=").filter(|_| !arg.starts_with("--")) {
+        return ("L".to_string(), Some(format!("={dir}")));
+    }
     if let Some((name, value)) = body.split_once('=') {
         if WITH_VALUE.contains(&name) || OPTIONAL_VALUE.contains(&name) {
             return (name.to_string(), Some(value.to_string()));
@@ -741,6 +753,7 @@ const KNOWN_FLAGS: &[&str] = &[
     "no-warn-common",
     "noinhibit-exec",
     "execute-only",
+    "default-symver",
     "r",
     "relocatable",
     "Ur",
@@ -882,6 +895,7 @@ impl ArgParser {
             // -Ur also resolves C++ constructor tables in GNU ld, which ELF's .init_array makes moot.
             "r" | "relocatable" | "Ur" => c.relocatable = true,
             "noinhibit-exec" => c.noinhibit_exec = true,
+            "default-symver" => c.default_symver = true,
             // lld's words: execute-only memory needs a target that has it.
             "execute-only" => bail!("--execute-only is only supported on AArch64 targets"),
             // Final links always allocate common symbols; with -r these allocate them too.
@@ -908,7 +922,10 @@ impl ArgParser {
     fn with_value(&mut self, name: &str, v: String) -> Result<()> {
         let c = &mut self.config;
         match name {
-            "o" | "output" => c.output = PathBuf::from(v),
+            "o" | "output" => {
+                c.output = PathBuf::from(v);
+                c.output_given = true;
+            }
             "l" | "library" => c.inputs.push(InputArg::Library { name: v, state: self.state }),
             "L" | "library-path" => c.lib_paths.push(PathBuf::from(v)),
             "e" | "entry" => c.entry = Some(v),
@@ -1076,9 +1093,7 @@ impl ArgParser {
                     _ => None,
                 }
             }
-            "T" | "script" => {
-                bail!("-T {v}: linker scripts are not supported (only GROUP/INPUT stubs given as inputs)")
-            }
+            "T" | "script" => c.inputs.push(InputArg::Script { path: PathBuf::from(v) }),
             "y" | "trace-symbol" => c.trace_symbols.push(v),
             "why-extract" => c.why_extract = Some(PathBuf::from(v)),
             "dependency-file" => c.dependency_file = Some(PathBuf::from(v)),
@@ -1595,7 +1610,7 @@ mod tests {
         assert!(p(&["-z", "bogus"]).unwrap_err().to_string().contains("bogus"));
         assert!(p(&["--pop-state"]).unwrap_err().to_string().contains("--push-state"));
         assert!(p(&["--build-id=0xabc"]).is_err());
-        assert!(p(&["-T", "script.ld"]).unwrap_err().to_string().contains("linker scripts"));
+        assert_eq!(p(&["-T", "script.ld"]).unwrap().inputs, [InputArg::Script { path: "script.ld".into() }]);
     }
 
     #[test]

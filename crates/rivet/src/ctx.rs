@@ -144,6 +144,10 @@ pub struct Ctx<'a> {
     pub versions: crate::synthetic::dynamic_tables::Versions,
     /// Symbols named by `--dynamic-list`.
     pub dynamic_list: rustc_hash::FxHashSet<SymbolId>,
+    /// The linker scripts read (`-T`, or given as inputs), in command-line order.
+    pub script_files: &'a [crate::input::script::ScriptFile],
+    /// The symbols they assign: `Def::Script(i)` is entry i.
+    pub script_syms: Vec<crate::input::script::ScriptSym>,
 }
 
 impl<'a> Ctx<'a> {
@@ -178,6 +182,8 @@ impl<'a> Ctx<'a> {
             synthetic: Default::default(),
             versions: Default::default(),
             dynamic_list: Default::default(),
+            script_files: &[],
+            script_syms: Vec::new(),
         };
         ctx.global_types = ctx.compute_global_types();
         ctx
@@ -266,7 +272,7 @@ impl<'a> Ctx<'a> {
                 _ => false,
             },
             Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared,
-            Def::Synthetic | Def::Absolute(_) => false,
+            Def::Synthetic | Def::Absolute(_) | Def::Script(_) => false,
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
@@ -312,8 +318,10 @@ impl<'a> Ctx<'a> {
             return false;
         }
         if let Target::Global(id) = t {
-            if matches!(self.symbols[id].def, Def::Absolute(_)) {
-                return true;
+            match self.symbols[id].def {
+                Def::Absolute(_) => return true,
+                Def::Script(i) => return self.script_syms[i as usize].absolute,
+                _ => {}
             }
         }
         match self.definition(t) {

@@ -18,6 +18,7 @@ pub mod relocatable;
 pub mod report;
 pub mod reproduce;
 pub mod resolve;
+pub mod script;
 pub mod sections;
 pub mod symbol_options;
 pub mod synthetic;

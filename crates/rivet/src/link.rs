@@ -12,7 +12,9 @@ use crate::sections::{compress, frames, gc, icf, merge};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
-use crate::{arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, symbol_options, write};
+use crate::{
+    arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, script, symbol_options, write,
+};
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     config.validate()?;
@@ -20,10 +22,14 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
     let inputs = Inputs::start(config);
     // Open and map every input named on the command line (and in linker-script stubs).
-    let loaded = timer
+    let (loaded, script_files) = timer
         .phase("open inputs", || input::load(config, &inputs.cache, inputs.prefetcher.as_ref(), timer))
         .map_err(|e| diag.fail(e))?;
     inputs.flush_prefetch();
+    // A linker script's ENTRY, OUTPUT and SEARCH_DIR, where the command line said nothing.
+    script::refuse_unsupported(&script_files)?;
+    let scripted = script::configure(config, &script_files);
+    let config = scripted.as_ref().unwrap_or(config);
     inputs.cache.refuse_as_output(&config.output)?;
     let kind = kind.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
     reproduce::write_if_asked(config, &inputs.cache, timer)?;
@@ -31,7 +37,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // compiler IR among the inputs, link-time optimisation runs here: resolution over the IR's
     // symbols, the plugin's code generation, resolution again over the objects it made. The
     // session runs the plugin's cleanup when the link ends.
-    let roots = resolve::root_symbols(config);
+    let command_line_roots = resolve::root_symbols(config);
+    let mut roots = command_line_roots.clone();
+    roots.extend(script::roots(&script_files));
     let renames = resolve::wrap_renames(config);
     let mut relinked = None;
     let (linked_inputs, mut res, _lto_session) = lto::resolve(
@@ -53,10 +61,18 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // The archive members resolution picked are read again when writing.
     inputs.flush_prefetch();
     let defsym_offsets = symbol_options::apply_defsyms(config, &mut res)?;
+    // Scripts' symbol assignments define their symbols; the values come after layout.
+    let script_syms = script::declare_symbols(&script_files, &command_line_roots, &mut res)?;
     symbol_options::exclude_libs(config, linked_inputs, &mut res);
     let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
+    ctx.script_files = &script_files;
+    ctx.script_syms = script_syms;
+    script::classify(&mut ctx);
     // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
+        if let Some(what) = script::refused_with_relocatable(&script_files) {
+            crate::bail!("-r: {what} are not supported with a relocatable output");
+        }
         return relocatable::link(&ctx, &inputs, linked_inputs.len(), timer);
     }
     // Version scripts decide what is exported and at which version, before anything depends on it.

@@ -5,9 +5,10 @@
 //! here: before layout there is no `Layout`, so no stage can read an address that does not exist
 //! yet (an `OutputSection` has none; layout's `Placement` of it has).
 use crate::ctx::{Ctx, OutputKind, Target};
-use crate::ids::{FileId, IdVec, SymbolId};
+use crate::ids::{FileId, IdVec, OutputSectionId, SymbolId};
 use crate::layout::Layout;
 use crate::resolve::Def;
+use crate::script;
 use crate::sections::eh_frame;
 use crate::sections::merged::MergedSection;
 use crate::sections::output::Content;
@@ -41,15 +42,78 @@ pub struct Addresses {
     /// cxx-big write's CPU time).
     pub locals: IdVec<FileId, LocalValues>,
     pub entry: u64,
+    /// The section each linker-script symbol (`Def::Script(i)`) belongs to (None: absolute).
+    pub script_secs: Vec<Option<OutputSectionId>>,
 }
 
 impl Addresses {
     /// The values of every symbol and the entry point, from the sections' addresses.
     pub fn compute(placed: Placed) -> Addresses {
-        let global = global_values(placed);
+        let (global, script_secs) = global_values(placed);
         let locals = local_values(placed);
         let entry = entry_address(placed, &global);
-        Addresses { global, locals, entry }
+        Addresses { global, locals, entry, script_secs }
+    }
+}
+
+/// Expressions of linker scripts evaluated once every section has its address: symbols read
+/// the values computed so far (and those the script assigns as it goes).
+struct ScriptEnv<'l, 'a> {
+    ctx: Placed<'l, 'a>,
+    values: std::cell::RefCell<IdVec<SymbolId, u64>>,
+    secs: std::cell::RefCell<Vec<Option<OutputSectionId>>>,
+}
+
+impl script::Env for ScriptEnv<'_, '_> {
+    fn symbol(&self, name: &str) -> Option<script::Value> {
+        let ctx = self.ctx;
+        let &id = ctx.by_name.get(name.as_bytes())?;
+        let sec = match ctx.symbols[id].def {
+            Def::Undefined | Def::Lazy { .. } => return None,
+            Def::Defined { file, sym } => {
+                let obj = &ctx.objects[file];
+                obj.sym_shndx(sym as usize).and_then(|i| obj.sections[i as usize].out)
+            }
+            Def::Common { .. } => ctx.commons_section,
+            Def::Script(i) => self.secs.borrow()[i as usize],
+            Def::Synthetic | Def::Absolute(_) | Def::Shared { .. } => None,
+        };
+        let ty = ctx.sym_type(Target::Global(id));
+        Some(script::Value { sec, val: self.values.borrow()[id], ty })
+    }
+    fn defined(&self, name: &str) -> bool {
+        self.symbol(name).is_some()
+    }
+    fn dot(&self) -> Option<script::Value> {
+        None
+    }
+    fn section(&self, name: &str) -> Option<script::SectionFacts> {
+        let ctx = self.ctx;
+        let id = ctx
+            .sections
+            .position(|s| s.name == name && s.is_alloc())
+            .or_else(|| ctx.sections.position(|s| s.name == name))?;
+        let s = &ctx.sections[id];
+        let addr = ctx.layout.addr(id);
+        Some(script::SectionFacts { id, addr, lma: addr, size: s.size, align: s.align })
+    }
+    fn sizeof_headers(&self) -> u64 {
+        crate::layout::EHDR_SIZE + crate::layout::PHDR_SIZE * self.ctx.layout.phdrs.len() as u64
+    }
+    fn page_size(&self, max: bool) -> u64 {
+        let c = self.ctx.config;
+        if max {
+            c.max_page_size
+        } else {
+            c.common_page_size
+        }
+    }
+    fn region(&self, name: &str) -> Option<(u64, u64)> {
+        let files = self.ctx.script_files;
+        let alias = files.iter().flat_map(|f| &f.script.region_aliases).find(|(a, _)| a == name);
+        let name = alias.map_or(name, |(_, r)| r.as_str());
+        let r = files.iter().flat_map(|f| &f.script.memory).find(|r| r.name == name)?;
+        Some((script::eval(&r.origin, self).ok()?.val, script::eval(&r.length, self).ok()?.val))
     }
 }
 
@@ -287,8 +351,9 @@ impl<'l, 'a> Linked<'l, 'a> {
     }
 }
 
-/// The final address of every global symbol, in parallel.
-fn global_values(ctx: Placed) -> IdVec<SymbolId, u64> {
+/// The final address of every global symbol, in parallel; then the linker scripts' assignments
+/// outside SECTIONS, in order (with the section each script symbol belongs to).
+fn global_values(ctx: Placed) -> (IdVec<SymbolId, u64>, Vec<Option<OutputSectionId>>) {
     use rayon::prelude::*;
     let values: Vec<u64> = ctx
         .symbols
@@ -303,7 +368,7 @@ fn global_values(ctx: Placed) -> IdVec<SymbolId, u64> {
                 Some(&(sec, off)) => ctx.layout.addr(sec) + off,
                 None => 0,
             },
-            Def::Undefined | Def::Lazy { .. } => 0,
+            Def::Undefined | Def::Lazy { .. } | Def::Script(_) => 0,
         })
         .collect();
     let mut values: IdVec<SymbolId, u64> = values.into();
@@ -311,7 +376,24 @@ fn global_values(ctx: Placed) -> IdVec<SymbolId, u64> {
         let base = values[d.linker_defined.unwrap_or(d.symbol)];
         values[d.symbol] = base.wrapping_add(d.addend as u64);
     }
-    values
+    if ctx.script_syms.is_empty() && ctx.script_files.iter().all(|f| f.script.commands.is_empty()) {
+        return (values, Vec::new());
+    }
+    let env = ScriptEnv {
+        ctx,
+        values: std::cell::RefCell::new(values),
+        secs: std::cell::RefCell::new(vec![None; ctx.script_syms.len()]),
+    };
+    let mut set = |id: SymbolId, v: script::Value| {
+        env.values.borrow_mut()[id] = v.val;
+        if let Def::Script(i) = ctx.symbols[id].def {
+            env.secs.borrow_mut()[i as usize] = v.sec;
+        }
+    };
+    if let Err(e) = script::eval_top_level(ctx.ctx, &env, &mut set) {
+        ctx.diag.error(e);
+    }
+    (env.values.into_inner(), env.secs.into_inner())
 }
 
 /// Every object's local symbol values, objects in parallel.

@@ -372,7 +372,7 @@ fn push_global(ctx: &Ctx, plan: &Plan, t: &mut Symbols, id: SymbolId, first_seen
         }
         Def::Absolute(v) => t.push(s.name, elf::STB_GLOBAL << 4, other, Shndx::Reserved(elf::SHN_ABS), v, 0),
         // Linker-defined names (`_end`, `__start_foo`) are the final link's to define.
-        Def::Undefined | Def::Lazy { .. } | Def::Synthetic => {
+        Def::Undefined | Def::Lazy { .. } | Def::Synthetic | Def::Script(_) => {
             let weak = !s.strong_ref && first_seen.st_info >> 4 == elf::STB_WEAK;
             let bind = if weak { elf::STB_WEAK } else { elf::STB_GLOBAL };
             t.push(s.name, (bind << 4) | (first_seen.st_info & 0xf), other, Shndx::Reserved(elf::SHN_UNDEF), 0, 0)

@@ -39,6 +39,8 @@ pub enum Def {
     Synthetic,
     /// An absolute value (`--defsym=SYM=NUMBER`).
     Absolute(u64),
+    /// Assigned by a linker script: `ctx.script_syms[i]`, whose value comes after layout.
+    Script(u32),
     /// Defined by dynamic symbol `sym` of shared library `file` (an index into `Resolution::shared`).
     Shared {
         file: SharedId,
@@ -1029,8 +1031,8 @@ impl<'a> Resolver<'a, '_> {
                 s.def = new;
                 s.weak = weak;
             }
-            // --defsym is applied after resolution; nothing is absolute yet.
-            Def::Absolute(_) => {}
+            // --defsym and scripts are applied after resolution; nothing is absolute yet.
+            Def::Absolute(_) | Def::Script(_) => {}
             Def::Common { file: cf, sym: cs } => match new {
                 Def::Common { .. } => {
                     let old_size = self.objects[cf].syms[cs as usize].st_size.get(LE);

@@ -30,11 +30,20 @@ pub(crate) fn read_version_nodes(
     Ok(crate::input::version_script::Matcher { nodes })
 }
 
+/// The nodes of every `--version-script`, then those of the linker scripts' `VERSION` blocks in
+/// command-line order (versions are numbered in that order, as GNU ld and lld number them).
+fn version_nodes(ctx: &Ctx) -> Result<crate::input::version_script::Matcher> {
+    let config = ctx.config;
+    let mut m = read_version_nodes(&config.version_scripts, &config.lib_paths, "version script")?;
+    m.nodes.extend(ctx.script_files.iter().flat_map(|f| f.script.versions.iter().cloned()));
+    Ok(m)
+}
+
 /// Reads `--version-script` files: symbols they make local become hidden; exported ones get the
 /// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
 pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
     use crate::input::version_script::{self, Verdict};
-    let matcher = read_version_nodes(&ctx.config.version_scripts, &ctx.config.lib_paths, "version script")?;
+    let matcher = version_nodes(ctx)?;
     ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
     let named = |i: usize| matcher.nodes[i].name.is_some();
     // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
@@ -118,8 +127,34 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             }
         }
     }
+    default_symver(ctx);
     ctx.diag.report(errors);
     ctx.diag.check()
+}
+
+/// `--default-symver` (GNU ld): in a shared library, every defined symbol without a version gets
+/// one named after the library (its soname, else the output file's name).
+fn default_symver(ctx: &mut Ctx) {
+    if !ctx.config.default_symver || ctx.kind != OutputKind::Shared {
+        return;
+    }
+    let name = match &ctx.config.soname {
+        Some(so) => so.clone(),
+        None => ctx.config.output.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    };
+    let ix = match ctx.versions.index_of(name.as_bytes()) {
+        Some(ix) => ix,
+        None => {
+            ctx.versions.nodes.push((name, None));
+            ctx.versions.nodes.len() as u16 + 1
+        }
+    };
+    for id in ctx.symbols.ids() {
+        let s = &ctx.symbols[id];
+        if matches!(s.def, Def::Defined { .. } | Def::Common { .. }) && s.localized_from.is_none() {
+            ctx.versions.of_symbol.entry(id).or_insert(ix);
+        }
+    }
 }
 
 /// `--dynamic-list`: an executable exports the listed symbols; in a shared library only the listed

@@ -660,3 +660,40 @@ fn dynamic_undefined_weak() {
     }
     tmp.finish();
 }
+
+/// `--default-symver`: a shared library's definitions get its soname (else the output's file name)
+/// as version, as GNU ld gives them (lld 19 lacks the option); a program linked against it binds
+/// that version and runs.
+#[test]
+fn default_symver_matches_gnu_ld() {
+    let Some(tmp) = setup("default-symver") else { return };
+    let versioned = |file: &str| {
+        let out = must(Command::new("readelf").args(["--dyn-syms", "-W"]).arg(tmp.join(file)));
+        let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(7).filter(|n| n.contains('@')).map(String::from))
+            .filter(|n| !n.contains("GLIBC"))
+            .collect();
+        v.sort();
+        v
+    };
+    for (flags, expect) in [
+        (&["--default-symver"][..], "get@@libgnu.so"),
+        (&["--default-symver", "-soname libx.so.1"][..], "get@@libx.so.1"),
+    ] {
+        let gnu = link(&tmp, false, true, &["lib.o"], flags, "libgnu.so");
+        let gnu_syms = versioned("libgnu.so");
+        std::fs::rename(&gnu, tmp.join("libkeep.so")).unwrap();
+        // Same file name for ours, so the version (when it is the file's name) is comparable.
+        link(&tmp, true, true, &["lib.o"], flags, "libgnu.so");
+        assert_eq!(versioned("libgnu.so"), gnu_syms, "{flags:?}");
+        assert!(gnu_syms.iter().any(|n| n == expect), "{flags:?}: {gnu_syms:?}");
+        let prog = link(&tmp, true, false, &["app.o", "./libgnu.so"], &[], "app");
+        if flags.len() > 1 {
+            // The program needs the library by its soname.
+            std::fs::copy(tmp.join("libgnu.so"), tmp.join("libx.so.1")).unwrap();
+        }
+        must(Command::new(&prog).current_dir(&tmp.path).env("LD_LIBRARY_PATH", &tmp.path));
+    }
+    tmp.finish();
+}

@@ -1,6 +1,8 @@
 //! Inputs: takes the command line's input list and gives every file it names, opened (mapped) and
-//! classified: relocatable objects, archives (thin members opened too), shared objects. Linker-script
-//! stubs (Debian's `libc.so`) are expanded in place; `-l` is searched as GNU ld searches it.
+//! classified: relocatable objects, archives (thin members opened too), shared objects. Linker
+//! scripts (`-T`, or any text input: Debian's `libc.so` stubs too) are parsed and the inputs they
+//! name expanded in place, their other commands kept for later stages; `-l` is searched as GNU ld
+//! searches it.
 pub mod archive;
 pub mod object;
 pub mod script;
@@ -62,18 +64,24 @@ struct Loader<'c> {
     script_stack: Vec<PathBuf>,
     /// The file being added was found by a `-l` search.
     searching: bool,
+    /// The scripts read, in command-line order.
+    scripts: Vec<script::ScriptFile>,
+    /// The command-line input being expanded.
+    at: usize,
+    /// `SEARCH_DIR`s of the scripts read so far (searched after `-L`).
+    script_dirs: Vec<PathBuf>,
 }
 
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
 /// collected so the user sees each one, not only the first.
 /// `prefetch`: objects and shared libraries are read ahead as soon as they are opened (archive
-/// members later, when resolution picks them).
+/// members later, when resolution picks them). Gives the files and the linker scripts read.
 pub fn load(
     config: &Config,
     cache: &InputCache,
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
-) -> Result<Vec<Loaded>, Vec<Error>> {
+) -> Result<(Vec<Loaded>, Vec<script::ScriptFile>), Vec<Error>> {
     let mut loader = Loader {
         config,
         timer,
@@ -83,18 +91,30 @@ pub fn load(
         errors: Vec::new(),
         script_stack: Vec::new(),
         searching: false,
+        scripts: Vec::new(),
+        at: 0,
+        script_dirs: Vec::new(),
     };
-    for arg in &config.inputs {
+    let mut state = InputState::default();
+    for (at, arg) in config.inputs.iter().enumerate() {
+        loader.at = at;
         match arg {
-            InputArg::File { path, state } => loader.add_path(path, *state),
-            InputArg::Library { name, state } => loader.add_library(name, *state),
+            InputArg::File { path, state: s } => {
+                state = *s;
+                loader.add_path(path, *s)
+            }
+            InputArg::Library { name, state: s } => {
+                state = *s;
+                loader.add_library(name, *s)
+            }
+            InputArg::Script { path } => loader.add_script_file(path, state),
             // rivet resolves archives like lld: a symbol is looked up in every archive seen so far,
             // so groups need no re-scanning and the group markers carry no meaning of their own.
             InputArg::GroupStart | InputArg::GroupEnd => {}
         }
     }
     if loader.errors.is_empty() {
-        Ok(loader.out)
+        Ok((loader.out, loader.scripts))
     } else {
         Err(loader.errors)
     }
@@ -104,10 +124,23 @@ impl Loader<'_> {
     fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let sysroot = self.config.sysroot.clone();
         let defaults = if self.config.nostdlib { &[][..] } else { DEFAULT_LIB_DIRS };
-        self.config.lib_paths.iter().cloned().chain(defaults.iter().map(move |d| match &sysroot {
+        let given = self.config.lib_paths.iter().chain(&self.script_dirs).map(|d| self.in_sysroot(d));
+        given.chain(defaults.iter().map(move |d| match &sysroot {
             Some(root) => root.join(d.trim_start_matches('/')),
             None => PathBuf::from(d),
         }))
+    }
+
+    /// A directory or file name that starts with `=` or `$SYSROOT` is under the sysroot (GNU
+    /// ld's rule for `-L` and for names in scripts); without a sysroot the prefix is dropped.
+    fn in_sysroot(&self, p: &Path) -> PathBuf {
+        let s = p.to_string_lossy();
+        let rest = s.strip_prefix('=').or_else(|| s.strip_prefix("$SYSROOT"));
+        match (rest, &self.config.sysroot) {
+            (Some(rest), Some(root)) => root.join(rest.trim_start_matches('/')),
+            (Some(rest), None) => PathBuf::from(rest),
+            (None, _) => p.to_path_buf(),
+        }
     }
 
     fn add_library(&mut self, name: &str, state: InputState) {
@@ -210,8 +243,11 @@ impl Loader<'_> {
                 arena: Default::default(),
                 searched: self.searching,
             });
-        } else if script::looks_like_script(data) {
-            self.add_script(path, &file, state);
+        } else if script::looks_like_script(data) || script::is_text(data) {
+            // Any text is read as a script, as lld reads it; one that does not start like one and
+            // does not parse is most likely not meant as a script at all.
+            let guess = !script::looks_like_script(data);
+            self.add_script(path, &file, state, guess);
         } else {
             self.errors.push(
                 fatal!("unknown file type (not an ELF object, archive, shared library or linker script)").context(name),
@@ -219,7 +255,30 @@ impl Loader<'_> {
         }
     }
 
-    fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState) {
+    /// `-T FILE`: read as a script whatever it looks like, found in the current directory or
+    /// the library search path (as GNU ld and lld look for it).
+    fn add_script_file(&mut self, path: &Path, state: InputState) {
+        let found = if path.exists() || path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.search_dirs().map(|d| d.join(path)).find(|c| c.is_file()).unwrap_or_else(|| path.to_path_buf())
+        };
+        let file = match self.cache.open(&found) {
+            Ok(f) => f,
+            Err(e) => {
+                return self.errors.push(
+                    Error::new(strip_path(&e.to_string(), &found))
+                        .context(format!("cannot open linker script {}", found.display())),
+                )
+            }
+        };
+        self.add_script(&found, &file, state, false);
+    }
+
+    /// Parses a script, reads what it `INCLUDE`s, adds the inputs it names and keeps the rest.
+    /// `guess`: the file did not look like a script; if it does not parse, say it is of no
+    /// known type.
+    fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState, guess: bool) {
         let shown = path.display().to_string();
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.script_stack.contains(&canonical) {
@@ -229,13 +288,26 @@ impl Loader<'_> {
             Ok(t) => t,
             Err(_) => return self.errors.push(fatal!("linker script is not valid UTF-8").context(shown)),
         };
-        let stub = match script::parse(text) {
-            Ok(s) => s,
-            Err(e) => return self.errors.push(e.context(shown)),
+        let mut include = |name: &str| -> crate::diag::Result<(String, String)> {
+            let p = self.find_include(name, path).ok_or_else(|| fatal!("cannot find linker script {name}"))?;
+            let text = std::fs::read_to_string(&p).map_err(|e| fatal!("cannot read {}: {e}", p.display()))?;
+            Ok((p.display().to_string(), text))
         };
+        let stub = match script::parse_with(&shown, text, &mut include) {
+            Ok(s) => s,
+            Err(e) if guess => {
+                return self.errors.push(
+                    fatal!("unknown file type (not an ELF object, archive, shared library or linker script: {e})")
+                        .context(shown),
+                )
+            }
+            Err(e) => return self.errors.push(e),
+        };
+        let dirs: Vec<PathBuf> = stub.search_dirs.iter().map(|d| self.in_sysroot(Path::new(d))).collect();
+        self.script_dirs.extend(dirs);
         self.script_stack.push(canonical);
         let first_error = self.errors.len();
-        for input in stub.inputs {
+        for input in &stub.inputs {
             let st = InputState { as_needed: state.as_needed || input.as_needed, ..state };
             if let Some(lib) = input.name.strip_prefix("-l") {
                 self.add_library(lib, st);
@@ -251,6 +323,7 @@ impl Loader<'_> {
             }
         }
         self.script_stack.pop();
+        self.scripts.push(script::ScriptFile { script: stub, name: shown.clone(), at: self.at });
         // Say which script named the inputs that failed (nested scripts add their own names).
         let failed = self.errors.split_off(first_error);
         self.errors.extend(failed.into_iter().map(|e| match e.outermost() == Some(shown.as_str()) {
@@ -259,14 +332,37 @@ impl Loader<'_> {
         }));
     }
 
-    /// A name in a script: absolute (under the sysroot if the script is), else relative to the
-    /// current directory, then the script's own directory, then the library search path.
+    /// An `INCLUDE`d script: as named, then in the including script's directory, then in the
+    /// library search path.
+    fn find_include(&self, name: &str, script: &Path) -> Option<PathBuf> {
+        let p = self.in_sysroot(Path::new(name));
+        if p.is_file() {
+            return Some(p);
+        }
+        if let Some(dir) = script.parent().filter(|_| p.is_relative()) {
+            if dir.join(&p).is_file() {
+                return Some(dir.join(&p));
+            }
+        }
+        self.search_dirs().map(|d| d.join(&p)).find(|c| c.is_file())
+    }
+
+    /// A name in a script: `=/path` is under the sysroot; an absolute name is under the sysroot
+    /// if the script is; else relative to the current directory, then the script's own
+    /// directory, then the library search path.
     fn find_script_input(&self, name: &str, script: &Path) -> Option<PathBuf> {
+        if name.starts_with('=') || name.starts_with("$SYSROOT") {
+            return Some(self.in_sysroot(Path::new(name)));
+        }
         let p = Path::new(name);
         if p.is_absolute() {
             if let Some(root) = &self.config.sysroot {
                 let in_root = root.join(name.trim_start_matches('/'));
-                if script.starts_with(root) && in_root.exists() {
+                let under = |r: &Path| {
+                    let (Ok(r), Ok(s)) = (r.canonicalize(), script.canonicalize()) else { return false };
+                    s.starts_with(r)
+                };
+                if in_root.exists() && under(root) {
                     return Some(in_root);
                 }
             }

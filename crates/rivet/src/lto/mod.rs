@@ -363,7 +363,9 @@ fn report_resolutions(config: &Config, kind: OutputKind, res: &Resolution, claim
                     Def::Undefined | Def::Lazy { .. } if defsym_names.contains(s.name) => R::ResolvedExec,
                     Def::Undefined | Def::Lazy { .. } => R::Undef,
                     Def::Defined { file, .. } | Def::Common { file, .. } if is_ir(file) && !renamed => R::ResolvedIr,
-                    Def::Defined { .. } | Def::Common { .. } | Def::Synthetic | Def::Absolute(_) => R::ResolvedExec,
+                    Def::Defined { .. } | Def::Common { .. } | Def::Synthetic | Def::Absolute(_) | Def::Script(_) => {
+                        R::ResolvedExec
+                    }
                     Def::Shared { .. } => R::ResolvedDyn,
                 }
             };
@@ -440,12 +442,13 @@ fn relink_inputs(
     let mut objects = config.clone();
     objects.inputs =
         added.files.into_iter().map(|path| InputArg::File { path, state: InputState::default() }).collect();
-    let mut objects = crate::input::load(&objects, cache, prefetch, timer)?;
+    // The plugin names object files and libraries, never linker scripts: only the inputs count.
+    let (mut objects, _) = crate::input::load(&objects, cache, prefetch, timer)?;
     let mut libraries = config.clone();
     libraries.lib_paths.extend(added.library_paths);
     let state = InputState { static_only: config.static_link, ..Default::default() };
     libraries.inputs = added.libraries.into_iter().map(|name| InputArg::Library { name, state }).collect();
-    let libraries = crate::input::load(&libraries, cache, prefetch, timer)?;
+    let (libraries, _) = crate::input::load(&libraries, cache, prefetch, timer)?;
     let mut out = Vec::with_capacity(loaded.len() + objects.len() + libraries.len());
     for (pos, l) in loaded.iter().enumerate() {
         out.push(Loaded {

@@ -82,7 +82,10 @@ fn exported(ctx: &Ctx, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, bool>
         || wanted_by_libraries[id]
         || ctx.dynamic_list.contains(&id);
     let s = &ctx.symbols[id];
-    if !wanted || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_)) || s.is_hidden() {
+    if !wanted
+        || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_) | Def::Script(_))
+        || s.is_hidden()
+    {
         return false;
     }
     match s.def {
@@ -429,6 +432,10 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
             (shndx, ctx.symbol_table_value(t), size)
         }
         Def::Absolute(v) => (elf::SHN_ABS, v, 0),
+        Def::Script(i) => {
+            let sec = ctx.addr.script_secs.get(i as usize).copied().flatten();
+            (sec.map_or(elf::SHN_ABS, |sec| ctx.layout.shndx(sec) as u16), ctx.raw_value(t), 0)
+        }
         _ => (elf::SHN_UNDEF, 0, 0),
     }
 }

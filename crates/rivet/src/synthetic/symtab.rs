@@ -64,7 +64,7 @@ fn keep_global(ctx: &Ctx, id: SymbolId) -> bool {
             obj.sym_shndx(sym as usize)
                 .is_none_or(|sec| obj.sections[sec as usize].live || obj.sections[sec as usize].folded_into.is_some())
         }
-        Def::Common { .. } | Def::Synthetic | Def::Absolute(_) => true,
+        Def::Common { .. } | Def::Synthetic | Def::Absolute(_) | Def::Script(_) => true,
         Def::Undefined | Def::Lazy { .. } | Def::Shared { .. } => s.referenced,
     }
 }
@@ -282,6 +282,17 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             ((bind(s.weak) << 4) | ty, visibility, shndx, value, esym.st_size.get(LE))
         }
         Def::Synthetic | Def::Absolute(_) => ((bind(false) << 4) | elf::STT_NOTYPE, visibility, elf::SHN_ABS, value, 0),
+        // A script's symbol: in the section its value belongs to (lld), with no size.
+        Def::Script(i) => {
+            let shndx = ctx
+                .addr
+                .script_secs
+                .get(i as usize)
+                .copied()
+                .flatten()
+                .map_or(elf::SHN_ABS, |sec| ctx.layout.shndx(sec) as u16);
+            ((bind(false) << 4) | ctx.script_syms[i as usize].ty, visibility, shndx, value, 0)
+        }
         // An undefined or imported symbol is weak only when every reference to it is (GNU ld
         // and lld); the library's own binding of its definition does not matter here.
         Def::Undefined | Def::Lazy { .. } => {

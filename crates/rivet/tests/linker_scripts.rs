@@ -1,0 +1,317 @@
+//! Linker scripts: C programs linked with scripts by GNU ld or lld (through gcc) and by the
+//! linker under test (`gcc -B`), run, and the facts the scripts decide compared: the symbols they
+//! define (section, type, size, value relative to other symbols), section addresses and program
+//! headers where a script fixes them. lld is the reference where GNU ld and lld differ (a script
+//! symbol's section and type); its facts are compared when it is installed.
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LLD_DIR: &str = "/usr/lib/llvm-19/bin";
+
+fn setup(name: &str) -> Option<TempDir> {
+    if !have("gcc") || !have("readelf") || !testing_rivet() {
+        eprintln!("skipped: gcc or readelf missing, or not testing rivet");
+        return None;
+    }
+    Some(TempDir::new(name))
+}
+
+fn have_lld() -> bool {
+    Path::new(LLD_DIR).join("ld.lld").exists()
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Ld {
+    Gnu,
+    Lld,
+    Ours,
+}
+
+fn write(tmp: &TempDir, name: &str, text: &str) {
+    let p = tmp.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn cc(tmp: &TempDir, args: &[&str]) {
+    must(Command::new("gcc").current_dir(&tmp.path).args(args));
+}
+
+/// `gcc ARGS -o OUT` with the chosen linker.
+fn link_cmd(tmp: &TempDir, ld: Ld, args: &[&str], out: &str) -> Command {
+    let mut cmd = Command::new("gcc");
+    cmd.current_dir(&tmp.path);
+    match ld {
+        Ld::Gnu => {}
+        Ld::Lld => {
+            cmd.arg("-fuse-ld=lld").arg(format!("-B{LLD_DIR}"));
+        }
+        Ld::Ours => {
+            cmd.arg("-B").arg(linker_dir(tmp));
+        }
+    }
+    cmd.args(args).arg("-o").arg(out);
+    cmd
+}
+
+fn link(tmp: &TempDir, ld: Ld, args: &[&str], out: &str) -> PathBuf {
+    must(&mut link_cmd(tmp, ld, args, out));
+    tmp.join(out)
+}
+
+/// The link fails; gives its stderr.
+fn link_fails(tmp: &TempDir, args: &[&str]) -> String {
+    let out = link_cmd(tmp, Ld::Ours, args, "fail.out").output().unwrap();
+    assert!(!out.status.success(), "link should fail: {args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn run(path: &Path) -> String {
+    String::from_utf8_lossy(&must(&mut Command::new(path)).stdout).into_owned()
+}
+
+fn readelf(args: &[&str], file: &Path) -> String {
+    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
+}
+
+/// A `.symtab` symbol: (value, size, type, bind, visibility, section name).
+#[derive(Clone, Debug, PartialEq)]
+struct Sym {
+    value: u64,
+    size: u64,
+    ty: String,
+    bind: String,
+    vis: String,
+    section: String,
+}
+
+fn symbols(file: &Path) -> std::collections::HashMap<String, Sym> {
+    let sections = section_names(file);
+    let mut out = std::collections::HashMap::new();
+    let text = readelf(&["-sW"], file);
+    let mut in_symtab = false;
+    for line in text.lines() {
+        if line.starts_with("Symbol table") {
+            in_symtab = line.contains("'.symtab'");
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if !in_symtab || f.len() < 8 || !f[0].trim_end_matches(':').bytes().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let section = match f[6].parse::<usize>() {
+            Ok(i) => sections.get(i).cloned().unwrap_or_default(),
+            Err(_) => f[6].to_string(),
+        };
+        let sym = Sym {
+            value: u64::from_str_radix(f[1], 16).unwrap(),
+            size: f[2].parse().unwrap_or(0),
+            ty: f[3].into(),
+            bind: f[4].into(),
+            vis: f[5].into(),
+            section,
+        };
+        out.insert(f[7].to_string(), sym);
+    }
+    out
+}
+
+/// Section names by index.
+fn section_names(file: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in readelf(&["-SW"], file).lines() {
+        let Some(rest) = line.trim_start().strip_prefix('[') else { continue };
+        let Some((idx, tail)) = rest.split_once(']') else { continue };
+        let Ok(i) = idx.trim().parse::<usize>() else { continue };
+        let name = tail.split_whitespace().next().unwrap_or("");
+        if names.len() <= i {
+            names.resize(i + 1, String::new());
+        }
+        names[i] = if name == "NULL" { String::new() } else { name.to_string() };
+    }
+    names
+}
+
+/// `name`'s facts with its value given relative to `base`'s (addresses differ between linkers).
+fn relative(syms: &std::collections::HashMap<String, Sym>, name: &str, base: &str) -> Option<(i64, Sym)> {
+    let s = syms.get(name)?.clone();
+    let b = syms.get(base).map_or(0, |b| b.value);
+    let rel = if s.section == "ABS" { s.value as i64 } else { s.value.wrapping_sub(b) as i64 };
+    Some((rel, Sym { value: 0, ..s }))
+}
+
+const FOO: &str = "int foo(void) { return 42; }\nint ext_fn(void) { return 5; }\n";
+const MAIN: &str = "#include <stdio.h>\n\
+    int bar(void);\n\
+    extern char provided[], answer[], hid[];\n\
+    int main(void) {\n\
+        printf(\"%d %lu %lu %d\\n\", bar(), (unsigned long)provided, (unsigned long)answer, hid != 0);\n\
+        return 0;\n\
+    }\n";
+/// Commands outside SECTIONS: the archive found through SEARCH_DIR, a copy of a function, numbers,
+/// PROVIDE (used and unused), HIDDEN, EXTERN pulling a member nothing references, ASSERT, and an
+/// INCLUDEd file with more of the same.
+const SCRIPT: &str = "/* commands only */\n\
+    SEARCH_DIR(lib)\n\
+    INPUT(-lfoo)\n\
+    EXTERN(ext_fn)\n\
+    bar = foo;\n\
+    answer = 0x10 * 4 + (1 << 3) - 6 / 2 + 1K % 1000;\n\
+    PROVIDE(provided = answer + 1);\n\
+    PROVIDE(unused_provide = 1);\n\
+    HIDDEN(hid = foo + 1);\n\
+    INCLUDE more.ld\n\
+    ASSERT(DEFINED(foo) && answer == 93, \"foo must be defined\")\n";
+const MORE: &str = "copy_of_bar = bar;\nmax_of = MAX(answer, 100) + MIN(2, 3) + CONSTANT(MAXPAGESIZE) / 4096;\n";
+
+fn commands_setup(tmp: &TempDir) {
+    write(tmp, "foo.c", FOO);
+    write(tmp, "main.c", MAIN);
+    write(tmp, "cmds.ld", SCRIPT);
+    write(tmp, "more.ld", MORE);
+    cc(tmp, &["-c", "-fPIC", "foo.c", "main.c"]);
+    std::fs::create_dir_all(tmp.join("lib")).unwrap();
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcs", "lib/libfoo.a", "foo.o"]));
+}
+
+#[test]
+fn script_commands_define_symbols_as_lld_does() {
+    let Some(tmp) = setup("ls-commands") else { return };
+    commands_setup(&tmp);
+    // GNU ld's -T replaces its whole default script, so a -T script without SECTIONS makes no
+    // working program there: lld (which keeps its default layout) is the reference for -T.
+    for (how, args) in [("input", &["-no-pie", "main.o", "cmds.ld"][..]), ("-T", &["main.o", "-Wl,-T,cmds.ld"][..])] {
+        let ours = link(&tmp, Ld::Ours, args, "ours.out");
+        // In a PIE too, `provided` and `answer` are absolute: the same value at any load address.
+        assert_eq!(run(&ours), "42 94 93 1\n", "{how}");
+        if how == "input" {
+            assert_eq!(run(&ours), run(&link(&tmp, Ld::Gnu, args, "gnu.out")), "{how}");
+        }
+        let syms = symbols(&ours);
+        assert!(syms.contains_key("ext_fn"), "{how}: EXTERN pulls its member in");
+        assert!(!syms.contains_key("unused_provide"), "{how}: an unreferenced PROVIDE defines nothing");
+        assert_eq!(syms["hid"].bind, "LOCAL", "{how}: HIDDEN makes a local symbol in the executable");
+        assert_eq!(syms["max_of"].value, 100 + 2 + 1);
+        let reference = if have_lld() { Some(link(&tmp, Ld::Lld, args, "lld.out")) } else { None };
+        if let Some(lld) = reference {
+            let theirs = symbols(&lld);
+            for name in ["bar", "copy_of_bar", "answer", "provided", "hid", "max_of", "foo", "ext_fn"] {
+                assert_eq!(
+                    relative(&syms, name, "foo"),
+                    relative(&theirs, name, "foo"),
+                    "{how}: {name} as lld makes it"
+                );
+            }
+        }
+    }
+    tmp.finish();
+}
+
+#[test]
+fn a_copied_function_is_exported_from_a_shared_library() {
+    let Some(tmp) = setup("ls-defsym") else { return };
+    write(&tmp, "a.c", "int foo(void) { return 42; }\n");
+    write(&tmp, "c.c", "#include <stdio.h>\nint bar(void);\nint main(void) { printf(\"%d\\n\", bar()); return 0; }\n");
+    write(&tmp, "script", "bar = foo;\n");
+    cc(&tmp, &["-c", "-fPIC", "a.c", "c.c"]);
+    for ld in [Ld::Gnu, Ld::Ours] {
+        let lib = link(&tmp, ld, &["-shared", "script", "a.o"], "libb.so");
+        let dynsym = readelf(&["--dyn-syms", "-W"], &lib);
+        assert!(dynsym.lines().any(|l| l.contains("FUNC") && l.ends_with(" bar")), "{ld:?}: {dynsym}");
+        let exe = link(&tmp, ld, &["c.o", "-L.", "-lb", "-Wl,-rpath,$ORIGIN"], "exe");
+        assert_eq!(run(&exe), "42\n");
+    }
+    tmp.finish();
+}
+
+#[test]
+fn version_blocks_count_in_command_line_order() {
+    let Some(tmp) = setup("ls-version") else { return };
+    write(&tmp, "a.script", "VERSION {\n  ver_a { global: foo; };\n}\n");
+    write(&tmp, "b.script", "VERSION { ver_b { global: bar; }; }\n");
+    write(&tmp, "c.ver", "ver_c { global: baz; local: *; };\n");
+    write(&tmp, "c.c", "void foo(void) {}\nvoid bar(void) {}\nvoid baz(void) {}\nvoid hidden_one(void) {}\n");
+    cc(&tmp, &["-c", "-fPIC", "c.c"]);
+    let order = |f: &Path| -> Vec<String> {
+        readelf(&["--version-info"], f)
+            .lines()
+            .filter_map(|l| l.split("Name: ").nth(1))
+            .filter(|n| n.starts_with("ver_"))
+            .map(|n| n.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let args = ["-shared", "a.script", "-Wl,--version-script=c.ver", "b.script", "c.o"];
+    let gnu = link(&tmp, Ld::Gnu, &args, "gnu.so");
+    let ours = link(&tmp, Ld::Ours, &args, "ours.so");
+    // The --version-script's nodes first, then the scripts' in command-line order (GNU ld, lld).
+    assert_eq!(order(&ours), ["ver_c", "ver_a", "ver_b"]);
+    assert_eq!(order(&ours), order(&gnu));
+    if have_lld() {
+        assert_eq!(order(&ours), order(&link(&tmp, Ld::Lld, &args, "lld.so")));
+    }
+    let dyn_names = |f: &Path| readelf(&["--dyn-syms", "-W"], f).contains("hidden_one");
+    assert_eq!(dyn_names(&ours), dyn_names(&gnu));
+    tmp.finish();
+}
+
+#[test]
+fn entry_output_and_sysroot_names() {
+    let Some(tmp) = setup("ls-entry") else { return };
+    write(&tmp, "s.c", "#include <stdio.h>\n#include <stdlib.h>\nvoid hello(void);\nvoid my_start(void) { hello(); exit(0); }\nint main(void) { return 1; }\n");
+    write(&tmp, "sysroot/foo/h.c", "#include <stdio.h>\nvoid hello(void) { puts(\"hello\"); }\n");
+    cc(&tmp, &["-c", "s.c", "-o", "s.o"]);
+    cc(&tmp, &["-c", "sysroot/foo/h.c", "-o", "sysroot/foo/h.o"]);
+    // `=` is the sysroot; an absolute name in a script inside the sysroot is under it too.
+    write(&tmp, "e.ld", "ENTRY(my_start)\nOUTPUT_FORMAT(\"elf64-x86-64\", \"elf64-x86-64\", \"elf64-x86-64\")\nOUTPUT_ARCH(i386:x86-64)\nTARGET(elf64-x86-64)\nINPUT(=/foo/h.o)\n");
+    write(&tmp, "sysroot/in.ld", "INPUT(/foo/h.o)\n");
+    let sysroot = format!("-Wl,--sysroot={}", tmp.join("sysroot").display());
+    for ld in [Ld::Gnu, Ld::Ours] {
+        let exe = link(&tmp, ld, &[&sysroot, "s.o", "e.ld"], "exe");
+        assert_eq!(run(&exe), "hello\n", "{ld:?}: ENTRY(my_start) runs my_start");
+    }
+    let exe = link(&tmp, Ld::Ours, &[&sysroot, "s.o", "sysroot/in.ld", "-Wl,-e,my_start"], "exe2");
+    assert_eq!(run(&exe), "hello\n");
+    // OUTPUT names the output when -o does not (rivet called directly: gcc always passes -o); a
+    // freestanding program that exits with status 7.
+    write(&tmp, "bare.c", "void _start(void) { __asm__ volatile(\"mov $60, %eax\\n mov $7, %edi\\n syscall\"); }\n");
+    cc(&tmp, &["-c", "-O1", "-fno-pic", "bare.c"]);
+    write(&tmp, "o.ld", "OUTPUT(named.out)\nINPUT(bare.o)\n");
+    must(Command::new(linker()).current_dir(&tmp.path).args(["-static", "o.ld"]));
+    let status = Command::new(tmp.join("named.out")).status().unwrap();
+    assert_eq!(status.code(), Some(7));
+    tmp.finish();
+}
+
+#[test]
+fn script_errors_name_the_file_and_line() {
+    let Some(tmp) = setup("ls-errors") else { return };
+    write(&tmp, "a.c", "int main(void) { return 0; }\n");
+    cc(&tmp, &["-c", "a.c"]);
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("comment.ld", "VERSION { ver_x /*", &["comment.ld:1: unclosed comment in a linker script"]),
+        ("unknown.ld", "/* x */\nENTRY(main)\nFROB(1)\n", &["unknown.ld:3: unknown directive: FROB"]),
+        ("format.ld", "OUTPUT_FORMAT(elf32-i386)\n", &["format.ld:1", "unsupported output format 'elf32-i386'"]),
+        ("arch.ld", "OUTPUT_ARCH(aarch64)\n", &["arch.ld:1", "unsupported architecture 'aarch64'"]),
+        ("assert.ld", "x = 1;\n\nASSERT(x == 2, \"x must be two\")\n", &["assert.ld:3", "x must be two"]),
+        ("dot.ld", "\nx = . + 1;\n", &["dot.ld:2", "'.' outside SECTIONS"]),
+        ("undef.ld", "x = nowhere + 1;\n", &["undef.ld:1", "symbol not found: nowhere"]),
+        ("include.ld", "INCLUDE missing.ld\n", &["include.ld:1", "cannot find linker script missing.ld"]),
+        ("quote.ld", "INPUT(\"a.o)\n", &["quote.ld:1: unclosed quote"]),
+        ("div.ld", "x = 1 / (2 - 2);\n", &["div.ld:1", "division by zero"]),
+    ];
+    for (name, text, wanted) in cases {
+        write(&tmp, name, text);
+        let dash_t = format!("-Wl,-T,{name}");
+        for args in [["a.o", name], ["a.o", dash_t.as_str()]] {
+            let err = link_fails(&tmp, &args);
+            for w in *wanted {
+                assert!(err.contains(w), "{name} ({args:?}): expected '{w}' in:\n{err}");
+            }
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    tmp.finish();
+}
