@@ -5,7 +5,10 @@ use rivet::{args, diag, link, timing};
 
 use std::process::exit;
 
-const VERSION: &str = concat!("rivet ", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld)");
+/// `-v`/`--version`. "GNU ld" makes libtool take rivet for one (`with_gnu_ld`); the `v` keeps the
+/// number from reading as a GNU ld older than 2.11 to libtool's `*\ [01].*` pattern, which would
+/// make it link shared libraries without their version scripts (`supports_anon_versioning=no`).
+const VERSION: &str = concat!("rivet v", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld)");
 
 /// The I/O block of `--print-timing`: what rivet chose and why, and what the link cost in I/O.
 fn io_report(r: &link::LinkReport) -> String {
