@@ -606,15 +606,7 @@ fn write_file(ctx: &Ctx, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)])
     // The ELF header; counts that do not fit go to section 0 (ELF's extended numbering).
     let shnum = headers.len() as u32 + 1;
     let header = elf::FileHeader64::<LE> {
-        e_ident: elf::Ident {
-            magic: elf::ELFMAG,
-            class: elf::ELFCLASS64,
-            data: elf::ELFDATA2LSB,
-            version: elf::EV_CURRENT,
-            os_abi: elf::ELFOSABI_NONE,
-            abi_version: 0,
-            padding: [0; 7],
-        },
+        e_ident: crate::write::elf_ident(),
         e_type: object::U16::new(LE, elf::ET_REL),
         e_machine: object::U16::new(LE, elf::EM_X86_64),
         e_version: object::U32::new(LE, u32::from(elf::EV_CURRENT)),

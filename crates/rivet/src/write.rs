@@ -537,9 +537,22 @@ fn write_synthetic(
     }
 }
 
+/// `e_ident` of every file rivet writes: ELF64, little-endian, current version, System V ABI.
+pub fn elf_ident() -> object::elf::Ident {
+    object::elf::Ident {
+        magic: elf::ELFMAG,
+        class: elf::ELFCLASS64,
+        data: elf::ELFDATA2LSB,
+        version: elf::EV_CURRENT,
+        os_abi: elf::ELFOSABI_NONE,
+        abi_version: 0,
+        padding: [0; 7],
+    }
+}
+
 /// The ELF header and program headers (`out` starts at file offset 0).
 fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
-    use object::elf::{FileHeader64, Ident, ProgramHeader64};
+    use object::elf::{FileHeader64, ProgramHeader64};
     use object::{pod, LittleEndian as LE, U16, U32, U64};
     const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
     const _: () = assert!(size_of::<ProgramHeader64<LE>>() == PHDR_SIZE as usize);
@@ -547,15 +560,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     let shstrndx = ctx.synthetic.get(Content::Shstrtab).map_or(0, |s| layout.shndx(s));
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
     let header = FileHeader64::<LE> {
-        e_ident: Ident {
-            magic: elf::ELFMAG,
-            class: elf::ELFCLASS64,
-            data: elf::ELFDATA2LSB,
-            version: elf::EV_CURRENT,
-            os_abi: elf::ELFOSABI_NONE,
-            abi_version: 0,
-            padding: [0; 7],
-        },
+        e_ident: elf_ident(),
         e_type: U16::new(LE, e_type),
         e_machine: U16::new(LE, elf::EM_X86_64),
         e_version: U32::new(LE, elf::EV_CURRENT as u32),
