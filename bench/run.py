@@ -18,8 +18,10 @@ link. Missing linkers and unsupported modes are skipped with a message.
 Each job is first linked once with ld.bfd (untimed) for the reference output. Then one warm-up round
 and --runs measured rounds, round-robin over the linkers (the starting linker rotates). Each run:
 wall time, user+sys CPU and peak RSS from wait4(); the output, if an executable, is run and its exit
-status and stdout compared with the reference. Outputs are deleted before each run (every linker
-writes a new file).
+status and stdout compared with the reference. In the warm and scale scenarios each link replaces
+that linker's own previous output, as in an edit-compile-link loop (`--outputs keep`, their default:
+rivet and mold rewrite it in place when they can); in the others, and with `--outputs delete`,
+outputs are deleted before each run (every linker writes a new file).
 """
 import argparse, datetime, hashlib, json, os, platform, shlex, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -48,6 +50,7 @@ def rivet_modes(rivet):
     candidates = [("rivet-mmap", ["--mmap-output-file"]), ("rivet-heap", ["--no-mmap-output-file"]),
                   ("rivet-prefetch", ["--prefetch-inputs"]), ("rivet-noprefetch", ["--no-prefetch-inputs"])]
     candidates += [(f"rivet-copy-{m}", [f"--copy-method={m}"]) for m in ("memcpy", "copy-file-range", "sendfile")]
+    candidates += [("rivet-noreuse", ["--no-reuse-output"])]
     modes = {}
     with tempfile.TemporaryDirectory() as t:
         (Path(t) / "tiny.s").write_text(".globl _start\n_start:\n  ret\n")
@@ -307,7 +310,7 @@ def run_output(path, args):
         return [None, f"could not run: {e}"]
 
 
-def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loopfs, timeout):
+def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loopfs, timeout, keep=False):
     job = meta["name"]
     ref_out = out_dir / f"{job}.reference"
     ref_out.unlink(missing_ok=True)
@@ -325,7 +328,7 @@ def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loop
     for rnd in range(runs + 1):  # round 0 is the warm-up
         for n in order:
             out = out_dir / f"{job}.{n}.out"
-            if out.exists():
+            if out.exists() and not keep:
                 out.unlink()
                 if loopfs:
                     subprocess.run(["sync", "-f", str(out_dir)])
@@ -457,6 +460,9 @@ def main():
                          "(default 0.5; 0 = no limit)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds before a link is killed")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--outputs", choices=["keep", "delete"], default=None,
+                    help="keep: each link replaces the linker's previous output (default for warm and scale); "
+                         "delete: outputs are deleted before each run (default for the others)")
     a = ap.parse_args()
 
     jobs = ["synth-1", "synth-2", "synth-4", "synth-8"] if a.scenario == "scale" else a.jobs.split(",")
@@ -490,7 +496,9 @@ def main():
                            "`on disk` = link + `sync -f`.",
              "slow-disk": f"output on an ext4 loop device whose writes are throttled to {SLOW_DISK_MBPS} MB/s, the linker "
                           "in a memory cgroup smaller than inputs + output; `on disk` = link + `sync -f`."}
-    setup = notes[a.scenario]
+    keep = (a.outputs or ("keep" if a.scenario in ("warm", "scale") else "delete")) == "keep"
+    setup = notes[a.scenario] + (" Each link replaces the linker's own previous output." if keep
+                                 else " Outputs are deleted before each run.")
     results = []
     try:
         if a.scenario == "cold":
@@ -528,7 +536,7 @@ def main():
                 except OSError as e:
                     log(f"{a.scenario}: no memory limit ({e})")
             log(f"{j}: {meta['input_bytes'] / 1e6:.0f} MB of inputs, {len(lks)} linkers, {a.runs} runs")
-            results += bench_job(helper, a.cache / "jobs" / j, meta, lks, a.runs, a.scenario, out_dir, files, loopfs, a.timeout)
+            results += bench_job(helper, a.cache / "jobs" / j, meta, lks, a.runs, a.scenario, out_dir, files, loopfs, a.timeout, keep)
         if limits:
             setup += " Memory limits: " + "; ".join(limits) + "."
     finally:

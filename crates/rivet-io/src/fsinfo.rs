@@ -13,8 +13,10 @@ pub struct FsInfo {
     pub mount_point: PathBuf,
     /// Per-mount and super options joined with ','.
     pub mount_options: String,
-    /// btrfs with compress= or compress-force=.
+    /// Files created in the directory are stored compressed (`compression` says why).
     pub compressed: bool,
+    /// Why they are: "mount option compress-force=zstd", "chattr +c on the directory: FS_COMPR_FL", ...
+    pub compression: Option<String>,
     /// NFS, CIFS/SMB, 9p, Ceph, sshfs and other file systems that live across a wire.
     pub network: bool,
     pub fuse: bool,
@@ -41,8 +43,50 @@ pub fn for_path(dir: &Path) -> io::Result<FsInfo> {
     info.overlay = t == "overlay";
     info.fuse = t.starts_with("fuse");
     info.network = NETWORK_TYPES.contains(&t);
-    info.compressed = t == "btrfs" && info.mount_options.split(',').any(|o| o.starts_with("compress"));
+    info.compression = mount_compression(t, &info.mount_options).or_else(|| dir_compression(&canonical));
+    info.compressed = info.compression.is_some();
     Ok(info)
+}
+
+/// FS_COMPR_FL (`chattr +c`): on a directory of btrfs or f2fs, new files in it are compressed.
+const FS_COMPR_FL: libc::c_long = 0x4;
+
+/// Compression that the mount table shows for a file system of type `fs_type` mounted with
+/// `options`: btrfs `compress[=ALG]` / `compress-force[=ALG]` (not `=no`), bcachefs
+/// `compression=` / `background_compression=` (not `none`). zfs keeps compression in a dataset
+/// property that is not visible here (lz4 by default on current OpenZFS): assumed.
+pub fn mount_compression(fs_type: &str, options: &str) -> Option<String> {
+    let on = |v: &str| !matches!(v, "no" | "none" | "off");
+    for o in options.split(',') {
+        let (key, value) = o.split_once('=').unwrap_or((o, ""));
+        let wanted = match fs_type {
+            "btrfs" => matches!(key, "compress" | "compress-force") && (value.is_empty() || on(value)),
+            "bcachefs" => matches!(key, "compression" | "background_compression") && on(value),
+            _ => false,
+        };
+        if wanted {
+            return Some(format!("mount option {o}"));
+        }
+    }
+    (fs_type == "zfs").then(|| "zfs (its compression property is not visible here: assumed on)".to_string())
+}
+
+/// Compression asked for on the directory itself: FS_COMPR_FL (`chattr +c`, btrfs's
+/// `compression` property, f2fs), or bcachefs's `bcachefs.compression` attribute; new files
+/// inherit it.
+fn dir_compression(dir: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::AsRawFd;
+    let d = std::fs::File::open(dir).ok()?;
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one long into `flags`; the descriptor is ours.
+    if unsafe { libc::ioctl(d.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) } == 0 && flags & FS_COMPR_FL != 0 {
+        return Some("chattr +c on the directory: FS_COMPR_FL".into());
+    }
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a size query (null buffer, length 0) for a NUL-terminated path and attribute name.
+    let n = unsafe { libc::getxattr(c.as_ptr(), c"bcachefs.compression".as_ptr(), std::ptr::null_mut(), 0) };
+    (n > 0).then(|| "directory attribute bcachefs.compression".into())
 }
 
 fn statfs(path: &Path) -> io::Result<FsInfo> {
@@ -261,6 +305,41 @@ mod tests {
         assert!(o.contains("compress=zstd"));
         let (mp, t, _) = find_mount(table, Path::new("/home/x")).unwrap();
         assert_eq!((mp, t.as_str()), (PathBuf::from("/"), "ext4"));
+    }
+
+    #[test]
+    fn compression_from_mount_options() {
+        // Sample lines of /proc/self/mountinfo (a compressed btrfs, and ones that are not).
+        let table = "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n\
+                     41 22 7:0 / /mnt/rivet-bench rw,relatime shared:30 - btrfs /dev/loop0 rw,compress-force=zstd:3,space_cache=v2,subvolid=5,subvol=/\n\
+                     42 22 7:1 / /mnt/plain rw,relatime - btrfs /dev/loop1 rw,space_cache=v2,subvolid=5,subvol=/\n\
+                     43 22 7:2 / /mnt/lzo rw - btrfs /dev/loop2 rw,compress=lzo,ssd\n\
+                     44 22 7:3 / /mnt/no rw - btrfs /dev/loop3 rw,compress=no\n\
+                     45 22 7:4 / /mnt/bc rw - bcachefs /dev/vdb rw,background_compression=zstd\n\
+                     46 22 0:50 / /tank rw - zfs tank/home rw,xattr,noacl\n";
+        let at = |p: &str| {
+            let (_, t, o) = find_mount(table, Path::new(p)).unwrap();
+            mount_compression(&t, &o)
+        };
+        assert_eq!(at("/mnt/rivet-bench/x").as_deref(), Some("mount option compress-force=zstd:3"));
+        assert_eq!(at("/mnt/lzo/x").as_deref(), Some("mount option compress=lzo"));
+        assert_eq!(at("/mnt/plain/x"), None);
+        assert_eq!(at("/mnt/no/x"), None, "compress=no");
+        assert_eq!(at("/home/x"), None);
+        assert_eq!(at("/mnt/bc/x").as_deref(), Some("mount option background_compression=zstd"));
+        assert!(at("/tank/x").is_some_and(|w| w.starts_with("zfs")));
+        assert_eq!(mount_compression("btrfs", "rw,compress"), Some("mount option compress".into()));
+        assert_eq!(mount_compression("bcachefs", "rw,compression=none"), None);
+        assert_eq!(mount_compression("ext4", "rw,compress=zstd"), None, "only file systems that compress");
+    }
+
+    #[test]
+    fn plain_directories_are_not_compressed() {
+        let d = std::env::temp_dir();
+        let info = for_path(&d).unwrap();
+        if info.fs_type != "btrfs" {
+            assert_eq!(dir_compression(&d), None);
+        }
     }
 
     #[test]

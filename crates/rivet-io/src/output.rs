@@ -1,15 +1,22 @@
 //! The output file. The linker gets a zeroed `&mut [u8]` of the final size, fills it, and commits;
-//! until commit the target path is untouched, and a dropped `OutputFile` removes its temp file.
-//! The temp file lives in the target's directory so the final rename is atomic, and its space is
-//! reserved with fallocate before any byte is written, so a full disk is an error at `create` and
-//! never a SIGBUS in the middle of writing through a mapping.
+//! the output is built under a temp name in the target's directory (so the final rename is atomic)
+//! and a dropped `OutputFile` removes its temp file. Its space is reserved with fallocate before any
+//! byte is written, so a full disk is an error at `create` and never a SIGBUS in the middle of
+//! writing through a mapping (where the file system compresses and nothing is reserved, a SIGBUS
+//! on the output mapping is turned into that error by a handler: `guard_mapping`).
+//!
+//! The temp file is either new, or the previous output itself (`reuse`, mold's method): a regular
+//! file with one link, owned by us, that opens for writing (not running: ETXTBSY) is renamed to the
+//! temp name and rewritten in place, its pages already in the page cache and its blocks allocated.
+//! Either way the output path holds the complete old file until `create` (and, without reuse, until
+//! commit), then the complete new one; a link that fails after reusing leaves no file there.
 use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -53,6 +60,47 @@ pub struct OutputFile {
     /// in a child process and the output buffer is never freed. False for callers that go on
     /// running (no child to reap, no leak).
     exiting: bool,
+    /// Whether the previous output was reused in place, and why (or why not).
+    reuse: ReuseOutcome,
+    /// Reused: the bytes of the old file still in [0, size), which a mapping must zero.
+    stale: u64,
+}
+
+/// How `create_opts` builds the output.
+#[derive(Clone, Copy, Debug)]
+pub struct CreateOptions {
+    pub mode: OutputMode,
+    /// The final file gets mode 0777 & !umask (else 0666 & !umask).
+    pub executable: bool,
+    /// Reserve the space with fallocate before writing.
+    pub reserve_space: bool,
+    /// Rewrite the previous output in place when that is safe (see `try_reuse`).
+    pub reuse: bool,
+    /// Mmap without a reservation is allowed: a SIGBUS on the mapping (the file system ran out of
+    /// space at a page fault) becomes a clear error and exit instead of a crash.
+    pub map_unreserved: bool,
+}
+
+/// What became of the previous output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReuseOutcome {
+    pub reused: bool,
+    pub reason: String,
+}
+
+/// The previous output, taken over: open for writing and renamed to `temp`.
+struct Taken {
+    file: File,
+    temp: PathBuf,
+    old_len: u64,
+    reserved: bool,
+}
+
+/// Why the previous output was not taken over: a new file is made instead (`Fresh`), or the link
+/// fails (`Fail`: the disk cannot hold the output either way).
+enum NotTaken {
+    Fresh(String),
+    Fail(io::Error),
 }
 
 /// What commit did and how long it took.
@@ -159,6 +207,201 @@ fn reserve(file: &File, size: u64) -> io::Result<bool> {
     }
 }
 
+fn no_space(target: &Path, size: u64, e: io::Error) -> io::Error {
+    if e.raw_os_error() == Some(libc::ENOSPC) {
+        io::Error::new(
+            e.kind(),
+            format!("cannot write {}: no space left on device (needs {size} bytes)", target.display()),
+        )
+    } else {
+        context(e, "reserve space for", target)
+    }
+}
+
+/// Takes over the previous output at `dest` when it is safe to rewrite it in place: a regular file
+/// with one link (other names would see the new bytes), owned by this user, an ELF file, that opens
+/// for writing (a running executable gives ETXTBSY). With `reserve`, the space of the new size is reserved on
+/// the old file while it is still at `dest` (`FALLOC_FL_KEEP_SIZE`: neither its size, bytes nor
+/// modification time change), so a full disk fails the link with the old output intact. Then it is
+/// renamed to a temp name (the path is empty until commit) and sized.
+fn try_reuse(dest: &Path, target: &Path, size: u64, reserve: bool) -> Result<Taken, NotTaken> {
+    use std::os::unix::fs::MetadataExt;
+    let fresh = |why: String| Err(NotTaken::Fresh(why));
+    let meta = match std::fs::symlink_metadata(dest) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return fresh("no previous output".into()),
+        Err(e) => return fresh(format!("cannot inspect the previous output: {e}")),
+    };
+    if !meta.file_type().is_file() {
+        return fresh("the previous output is not a regular file".into());
+    }
+    if meta.nlink() != 1 {
+        return fresh(format!("the previous output has {} links; the other names keep the old contents", meta.nlink()));
+    }
+    // SAFETY: geteuid has no failure mode and touches no memory.
+    if meta.uid() != unsafe { libc::geteuid() } {
+        return fresh("the previous output belongs to another user".into());
+    }
+    let file = match OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(dest) {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+            return fresh("the previous output is running (ETXTBSY): replaced, so it keeps running".into())
+        }
+        Err(e) => return fresh(format!("the previous output does not open for writing: {e}")),
+    };
+    // Only a previous linker output is worth it and safe to lose to a failed link: any other file
+    // at the output path (a source file named by mistake, a placeholder) stays intact until commit.
+    let mut magic = [0u8; 4];
+    {
+        use std::os::unix::fs::FileExt;
+        if file.read_exact_at(&mut magic, 0).is_err() || &magic != b"\x7fELF" {
+            return fresh("the previous output is not an ELF file: kept intact until commit".into());
+        }
+    }
+    let same = |m: &std::fs::Metadata| m.dev() == meta.dev() && m.ino() == meta.ino() && m.nlink() == 1;
+    if !file.metadata().is_ok_and(|m| same(&m)) {
+        return fresh("the previous output changed while it was checked".into());
+    }
+    if !reserve && free_bytes(&file).map_or(true, |free| free.saturating_add(meta.len()) < size) {
+        // Nothing can be reserved (a compressing file system): if the free space may not hold the
+        // output, a new file keeps the old output intact when the disk fills.
+        return fresh(
+            "the free space may not hold the output (nothing reserved): the old output is kept until commit".into(),
+        );
+    }
+    let mut reserved = false;
+    if reserve && size > 0 {
+        // SAFETY: fallocate on a descriptor we own; no memory is passed.
+        let r = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t) };
+        if r == 0 {
+            reserved = true;
+        } else {
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::ENOSPC) => return Err(NotTaken::Fail(no_space(target, size, e))),
+                Some(libc::EOPNOTSUPP) => {}
+                _ => return fresh(format!("cannot reserve space in the previous output: {e}")),
+            }
+        }
+    }
+    let temp = temp_path(dest);
+    if let Err(e) = std::fs::rename(dest, &temp) {
+        return fresh(format!("cannot rename the previous output: {e}"));
+    }
+    // Another link may have replaced `dest` between the checks and the rename: then the file moved
+    // is not the one open here; put it back (unless yet another output is there by now).
+    if !std::fs::symlink_metadata(&temp).is_ok_and(|m| same(&m)) {
+        let _ = rename_noreplace(&temp, dest);
+        let _ = std::fs::remove_file(&temp);
+        return fresh("the previous output was replaced while it was checked".into());
+    }
+    if let Err(e) = file.set_len(size) {
+        let _ = rename_noreplace(&temp, dest);
+        return fresh(format!("cannot resize the previous output: {e}"));
+    }
+    Ok(Taken { file, temp, old_len: meta.len(), reserved })
+}
+
+/// rename(2) that fails with EEXIST instead of replacing `to`.
+fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let f = std::ffi::CString::new(from.as_os_str().as_bytes())?;
+    let t = std::ffi::CString::new(to.as_os_str().as_bytes())?;
+    // SAFETY: renameat2 reads two NUL-terminated paths that live across the call.
+    let r = unsafe { libc::renameat2(libc::AT_FDCWD, f.as_ptr(), libc::AT_FDCWD, t.as_ptr(), libc::RENAME_NOREPLACE) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The bytes free for an unprivileged user on the file system holding `file`.
+fn free_bytes(file: &File) -> io::Result<u64> {
+    // SAFETY: fstatvfs fills the zeroed struct for a descriptor we own.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatvfs(file.as_raw_fd(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// The output mapping written without a reservation (`guard_mapping`): its address range, and the
+/// temp file and message the SIGBUS handler uses (leaked C strings, set before the range).
+static GUARD_START: AtomicUsize = AtomicUsize::new(0);
+static GUARD_LEN: AtomicUsize = AtomicUsize::new(0);
+static GUARD_TEMP: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+static GUARD_MSG: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Where nothing is reserved (a compressing file system, where preallocated extents are stored
+/// uncompressed), a page fault of the output mapping on a full disk raises SIGBUS. This handler
+/// makes that the error a reservation would have given: it prints it, removes the temp file and
+/// exits with status 1 (async-signal-safe calls only). A SIGBUS elsewhere (an input truncated while
+/// mapped) keeps its default action.
+fn guard_mapping(map: &MmapMut, temp: &Path, target: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    let Ok(t) = std::ffi::CString::new(temp.as_os_str().as_bytes()) else { return };
+    let msg = format!(
+        "rivet: error: cannot write {}: no space left on device (the file system ran out of space while the output was written through a mapping)\n",
+        target.display()
+    );
+    let Ok(m) = std::ffi::CString::new(msg) else { return };
+    GUARD_LEN.store(0, Ordering::SeqCst);
+    GUARD_TEMP.store(t.into_raw(), Ordering::SeqCst);
+    GUARD_MSG.store(m.into_raw(), Ordering::SeqCst);
+    GUARD_START.store(map.as_ptr() as usize, Ordering::SeqCst);
+    GUARD_LEN.store(map.len(), Ordering::SeqCst);
+    INSTALLED.get_or_init(|| {
+        // SAFETY: installs a handler that only reads atomics and calls async-signal-safe functions.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_sigbus as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+        }
+    });
+}
+
+/// The mapping is gone (committed or dropped): a SIGBUS is no longer ours.
+fn unguard_mapping() {
+    GUARD_LEN.store(0, Ordering::SeqCst);
+}
+
+extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo; the strings were leaked and are never freed; only
+    // async-signal-safe calls (strlen, write, unlink, signal, _exit).
+    unsafe {
+        let addr = (*info).si_addr() as usize;
+        let (start, len) = (GUARD_START.load(Ordering::SeqCst), GUARD_LEN.load(Ordering::SeqCst));
+        if len != 0 && addr >= start && addr < start + len {
+            let msg = GUARD_MSG.load(Ordering::SeqCst);
+            libc::write(2, msg as *const libc::c_void, libc::strlen(msg));
+            libc::unlink(GUARD_TEMP.load(Ordering::SeqCst));
+            libc::_exit(1);
+        }
+        // Not the output: the faulting access runs again and the default action applies.
+        libc::signal(libc::SIGBUS, libc::SIG_DFL);
+    }
+}
+
+/// Zeroes `buf` on every core: a reused file's old bytes, which the linker expects to find zero.
+fn zero_parallel(buf: &mut [u8]) {
+    const MIN: usize = 4 << 20;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(buf.len() / MIN).max(1);
+    if threads == 1 {
+        buf.fill(0);
+        return;
+    }
+    let chunk = buf.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        for part in buf.chunks_mut(chunk) {
+            s.spawn(move || part.fill(0));
+        }
+    });
+}
+
 impl OutputFile {
     /// Creates a temp file beside `target` (same directory, so rename is atomic), reserves `size`
     /// bytes with fallocate (a full disk fails here, before any byte is written), and prepares the
@@ -176,6 +419,13 @@ impl OutputFile {
         executable: bool,
         reserve_space: bool,
     ) -> io::Result<OutputFile> {
+        let opts = CreateOptions { mode, executable, reserve_space, reuse: false, map_unreserved: false };
+        OutputFile::create_opts(target, size, &opts)
+    }
+
+    /// `create` with every choice given: reservation, reuse of the previous output, and whether a
+    /// mapping may go without a reservation (guarded against SIGBUS).
+    pub fn create_opts(target: &Path, size: u64, opts: &CreateOptions) -> io::Result<OutputFile> {
         // `-o -`: the output goes to standard output, written in place like a device.
         let to_stdout = target == Path::new("-");
         if target.is_dir() {
@@ -186,10 +436,28 @@ impl OutputFile {
         }
         let dest = follow_symlinks(target);
         let in_place = to_stdout || std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir());
-        let temp = if in_place { PathBuf::new() } else { temp_path(&dest) };
-        let file = if in_place {
-            None
+        let mut reuse = ReuseOutcome::default();
+        let mut taken = None;
+        if in_place {
+            reuse.reason = "the output is not a regular file".into();
+        } else if opts.reuse {
+            match try_reuse(&dest, target, size, opts.reserve_space) {
+                Ok(t) => taken = Some(t),
+                Err(NotTaken::Fresh(why)) => reuse.reason = why,
+                Err(NotTaken::Fail(e)) => return Err(e),
+            }
+        }
+        let mut stale = 0;
+        let mut pre_reserved = None;
+        let (temp, file) = if let Some(t) = taken {
+            reuse = ReuseOutcome { reused: true, reason: "a regular file with one link, ours, not running".into() };
+            stale = t.old_len.min(size);
+            pre_reserved = Some(t.reserved);
+            (t.temp, Some(t.file))
+        } else if in_place {
+            (PathBuf::new(), None)
         } else {
+            let temp = temp_path(&dest);
             let f = OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -197,7 +465,7 @@ impl OutputFile {
                 .mode(0o600)
                 .open(&temp)
                 .map_err(|e| context(e, "create output file", target))?;
-            Some(f)
+            (temp, Some(f))
         };
         let mut out = OutputFile {
             target: target.to_path_buf(),
@@ -207,21 +475,25 @@ impl OutputFile {
             temp,
             file,
             buffer: Buffer::Heap(Vec::new()),
-            mode,
-            executable,
+            mode: opts.mode,
+            executable: opts.executable,
             reserved: false,
             note: None,
             committed: false,
             written_except: None,
             size,
             exiting: true,
+            reuse,
+            stale,
         };
         // From here on, an error drops `out`, which removes the temp file.
-        out.prepare(size, reserve_space)?;
+        out.prepare(size, opts, pre_reserved)?;
         Ok(out)
     }
 
-    fn prepare(&mut self, size: u64, reserve_space: bool) -> io::Result<()> {
+    /// Sizes and reserves the temp file (`pre_reserved`: a reused file, already sized, and whether
+    /// its space was reserved) and prepares the buffer.
+    fn prepare(&mut self, size: u64, opts: &CreateOptions, pre_reserved: Option<bool>) -> io::Result<()> {
         if self.in_place {
             self.mode = OutputMode::Heap;
             self.note = Some("the output is not a regular file: written in place".into());
@@ -230,42 +502,65 @@ impl OutputFile {
             return Ok(());
         }
         let file = self.file.as_ref().unwrap();
-        file.set_len(size).map_err(|e| context(e, "size output file", &self.target))?;
-        if !reserve_space {
+        if pre_reserved.is_none() {
+            file.set_len(size).map_err(|e| context(e, "size output file", &self.target))?;
+        }
+        let unreserved_map = !opts.reserve_space && opts.map_unreserved && self.mode == OutputMode::Mmap;
+        if !opts.reserve_space && !unreserved_map {
             self.mode = OutputMode::Heap;
             self.buffer = Buffer::Heap(Vec::new());
             return Ok(());
         }
-        self.reserved = reserve(file, size).map_err(|e| {
-            if e.raw_os_error() == Some(libc::ENOSPC) {
-                io::Error::new(
-                    e.kind(),
-                    format!("cannot write {}: no space left on device (needs {size} bytes)", self.target.display()),
-                )
-            } else {
-                context(e, "reserve space for", &self.target)
+        if unreserved_map {
+            // Nothing reserved: the file system's free space must at least hold the output, or a
+            // page fault would be the first to learn that it does not (write() says ENOSPC).
+            let free = free_bytes(file).unwrap_or(0).saturating_add(self.stale);
+            if free < size {
+                self.mode = OutputMode::Heap;
+                self.note = Some(format!("mmap refused: {free} bytes free for a {size}-byte output"));
             }
-        })?;
-        if self.mode == OutputMode::Mmap && !self.reserved {
-            // Writing through a mapping into space that was never reserved turns a full disk into
-            // SIGBUS; a buffer written with write() turns it into an error.
-            self.mode = OutputMode::Heap;
-            self.note = Some("mmap refused: the file system cannot reserve space (fallocate unsupported)".into());
+        } else {
+            self.reserved = match pre_reserved {
+                Some(r) => r,
+                None => reserve(file, size).map_err(|e| no_space(&self.target, size, e))?,
+            };
+            if self.mode == OutputMode::Mmap && !self.reserved {
+                // Writing through a mapping into space that was never reserved turns a full disk into
+                // SIGBUS; a buffer written with write() turns it into an error.
+                self.mode = OutputMode::Heap;
+                self.note = Some("mmap refused: the file system cannot reserve space (fallocate unsupported)".into());
+            }
         }
         if self.mode == OutputMode::Mmap && size == 0 {
             self.mode = OutputMode::Heap;
             self.note = Some("empty output: nothing to map".into());
         }
         self.buffer = match self.mode {
-            // SAFETY: the temp file was created by us with O_EXCL and is not shared; its size is
-            // set and reserved, so page faults cannot hit ENOSPC. Nobody truncates it while mapped.
             OutputMode::Mmap => {
-                Buffer::Map(unsafe { MmapMut::map_mut(file) }.map_err(|e| context(e, "map output file", &self.target))?)
+                // SAFETY: the temp file is ours alone (created with O_EXCL, or the previous output
+                // renamed to our temp name); its size is set and either reserved, so page faults
+                // cannot hit ENOSPC, or guarded below. Nobody truncates it while mapped.
+                let mut m =
+                    unsafe { MmapMut::map_mut(file) }.map_err(|e| context(e, "map output file", &self.target))?;
+                if unreserved_map {
+                    guard_mapping(&m, &self.temp, &self.target);
+                }
+                // A reused file still holds its old bytes; the linker expects zeros.
+                zero_parallel(&mut m[..self.stale as usize]);
+                Buffer::Map(m)
             }
             // Allocated by the first `buf()`: write-behind never needs the whole output in memory.
+            // Every byte is written (the buffer, or write-behind's windows that tile the file), so a
+            // reused file's old bytes need no zeroing.
             OutputMode::Heap => Buffer::Heap(Vec::new()),
         };
         Ok(())
+    }
+
+    /// Whether the previous output was rewritten in place, and why or why not ("" when reuse was
+    /// not asked for).
+    pub fn reuse(&self) -> &ReuseOutcome {
+        &self.reuse
     }
 
     /// For callers that link many times in one process: `commit` frees the output buffer and the
@@ -347,6 +642,7 @@ impl OutputFile {
         match buffer {
             Buffer::Map(m) => {
                 report.bytes_written = m.len() as u64;
+                unguard_mapping();
                 drop(m); // munmap: the page cache holds the data; no msync, nobody asked for durability
             }
             Buffer::Heap(v) => {
@@ -471,6 +767,9 @@ extern "C" fn release_child(arg: *mut libc::c_void) -> libc::c_int {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         if !self.committed {
+            if matches!(self.buffer, Buffer::Map(_)) {
+                unguard_mapping();
+            }
             self.buffer = Buffer::Heap(Vec::new());
             self.file = None;
             let _ = std::fs::remove_file(&self.temp);
@@ -646,6 +945,142 @@ mod tests {
         let d = tmpdir("empty");
         assert_eq!(write_with(OutputMode::Mmap, &d.join("e"), b"", false), OutputMode::Heap);
         assert_eq!(std::fs::read(d.join("e")).unwrap(), b"");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    fn reusing(mode: OutputMode) -> CreateOptions {
+        CreateOptions { mode, executable: true, reserve_space: true, reuse: true, map_unreserved: false }
+    }
+
+    fn ino(p: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).unwrap().ino()
+    }
+
+    /// The previous output is rewritten in place (same inode), its old bytes never show through,
+    /// and the result is what a new file gets, shrinking or growing, mapped or written.
+    #[test]
+    fn reused_output_is_the_same_file_with_new_bytes() {
+        let d = tmpdir("reuse");
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for mode in [OutputMode::Mmap, OutputMode::Heap] {
+            for old_len in [1_000_000usize, 996] {
+                let p = d.join("out");
+                std::fs::write(&p, [&b"\x7fELF"[..], &vec![0xeeu8; old_len]].concat()).unwrap();
+                let before = ino(&p);
+                let mut out = OutputFile::create_opts(&p, data.len() as u64, &reusing(mode)).unwrap();
+                assert!(out.reuse().reused, "{:?}", out.reuse());
+                assert!(!p.exists(), "the old file is under the temp name while the output is built");
+                let buf = out.buf();
+                assert!(buf.iter().all(|&b| b == 0), "{mode:?}: old bytes show through");
+                buf[..1000].copy_from_slice(&data[..1000]); // the rest stays zero, as gaps do
+                if mode == OutputMode::Heap {
+                    buf.copy_from_slice(&data);
+                }
+                out.commit(false).unwrap();
+                let got = std::fs::read(&p).unwrap();
+                assert_eq!(got.len(), data.len());
+                assert_eq!(ino(&p), before, "{mode:?} from {old_len}: not reused");
+                if mode == OutputMode::Heap {
+                    assert_eq!(got, data);
+                } else {
+                    assert_eq!(&got[..1000], &data[..1000]);
+                    assert!(got[1000..].iter().all(|&b| b == 0));
+                }
+                assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o777 & !umask());
+            }
+        }
+        assert_eq!(entries(&d), vec!["out"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// Files that must not be rewritten in place get a new file, and the report says why.
+    #[test]
+    fn unsafe_outputs_are_not_reused() {
+        let d = tmpdir("noreuse");
+        let opts = reusing(OutputMode::Mmap);
+        std::fs::write(d.join("out"), b"old").unwrap();
+        std::fs::hard_link(d.join("out"), d.join("other")).unwrap();
+        let mut out = OutputFile::create_opts(&d.join("out"), 3, &opts).unwrap();
+        assert!(!out.reuse().reused);
+        assert!(out.reuse().reason.contains("2 links"), "{:?}", out.reuse());
+        out.buf().copy_from_slice(b"new");
+        out.commit(false).unwrap();
+        assert_eq!(std::fs::read(d.join("other")).unwrap(), b"old", "the other name keeps the old contents");
+        let out = OutputFile::create_opts(&d.join("fresh"), 3, &opts).unwrap();
+        assert_eq!(out.reuse().reason, "no previous output");
+        drop(out);
+        std::fs::write(d.join("source.c"), b"int main;").unwrap();
+        let out = OutputFile::create_opts(&d.join("source.c"), 3, &opts).unwrap();
+        assert!(out.reuse().reason.contains("not an ELF file"), "{:?}", out.reuse());
+        drop(out);
+        assert_eq!(std::fs::read(d.join("source.c")).unwrap(), b"int main;", "kept when the link fails");
+        std::fs::remove_file(d.join("source.c")).unwrap();
+        let off = CreateOptions { reuse: false, ..opts };
+        let out = OutputFile::create_opts(&d.join("out"), 3, &off).unwrap();
+        assert_eq!(out.reuse(), &ReuseOutcome::default());
+        drop(out);
+        assert_eq!(std::fs::read(d.join("out")).unwrap(), b"new");
+        assert_eq!(entries(&d), vec!["other", "out"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// A link that fails after taking over the previous output leaves nothing at the path (the old
+    /// bytes are being overwritten; a half-written file must not look like an output).
+    #[test]
+    fn failed_link_after_reuse_leaves_no_file() {
+        let d = tmpdir("reusefail");
+        std::fs::write(d.join("out"), b"\x7fELF old contents").unwrap();
+        let mut out = OutputFile::create_opts(&d.join("out"), 5, &reusing(OutputMode::Mmap)).unwrap();
+        assert!(out.reuse().reused);
+        out.buf().copy_from_slice(b"half!");
+        drop(out);
+        assert_eq!(entries(&d), Vec::<String>::new());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// A symbolic link at the path: the file it points to is the one reused; the link stays.
+    #[test]
+    fn symlinked_output_reuses_its_target() {
+        let d = tmpdir("reuselink");
+        std::fs::create_dir_all(d.join("real")).unwrap();
+        std::fs::write(d.join("real/prog"), b"\x7fELF old").unwrap();
+        std::os::unix::fs::symlink("real/prog", d.join("prog")).unwrap();
+        let before = ino(&d.join("real/prog"));
+        let mut out = OutputFile::create_opts(&d.join("prog"), 3, &reusing(OutputMode::Mmap)).unwrap();
+        assert!(out.reuse().reused);
+        out.buf().copy_from_slice(b"new");
+        out.commit(false).unwrap();
+        assert!(std::fs::symlink_metadata(d.join("prog")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(d.join("real/prog")).unwrap(), b"new");
+        assert_eq!(ino(&d.join("real/prog")), before);
+        assert_eq!(entries(&d.join("real")), vec!["prog"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// Where nothing may be reserved (a compressing file system), a mapping is still allowed when
+    /// the free space holds the output, else it falls back to write().
+    #[test]
+    fn unreserved_mapping_checks_free_space() {
+        let d = tmpdir("unreserved");
+        let opts = CreateOptions {
+            mode: OutputMode::Mmap,
+            executable: false,
+            reserve_space: false,
+            reuse: false,
+            map_unreserved: true,
+        };
+        let mut out = OutputFile::create_opts(&d.join("o"), 4096, &opts).unwrap();
+        assert_eq!(out.mode(), OutputMode::Mmap);
+        assert!(!out.space_reserved());
+        out.buf()[0] = 1;
+        out.commit(false).unwrap();
+        let free = free_bytes(&File::open(&d).unwrap()).unwrap();
+        let out = OutputFile::create_opts(&d.join("huge"), free + (1 << 30), &opts).unwrap();
+        assert_eq!(out.mode(), OutputMode::Heap, "more than the disk holds: written, not mapped");
+        assert!(out.mode_note().unwrap().contains("bytes free"), "{:?}", out.mode_note());
+        drop(out);
+        assert_eq!(entries(&d), vec!["o"]);
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -48,55 +48,85 @@ pub struct IoPlan {
     pub paced: bool,
     /// How sections that reach the output unchanged are copied, and why.
     pub copy: CopyChoice,
+    /// Whether the previous output may be rewritten in place, and why.
+    pub reuse: ReuseChoice,
     /// The output directory's file system, as the report shows it ("unknown" when statfs failed).
     pub output_fs: String,
 }
 
+/// What the command line asks of the output: `--[no-]mmap-output-file` (`mmap`), `--copy-method`
+/// (`copy`; None: auto), `--[no-]reuse-output` (`reuse`), and whether the output is a shared object
+/// (`shared`: running processes may have it mapped).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OutputRequest {
+    pub mmap: Option<bool>,
+    pub copy: Option<CopyMethod>,
+    pub reuse: Option<bool>,
+    pub shared: bool,
+}
+
 /// Decides how the output of `size` bytes at `output` is built: reads the file system of its
 /// directory and the memory as it is now (with the link's own working set allocated, which counts
-/// against a cgroup). `mmap` is `--[no-]mmap-output-file`, `copy` is `--copy-method` (None: auto).
-pub fn plan_output(
-    inputs: &InputPlan,
-    output: &Path,
-    mmap: Option<bool>,
-    copy: Option<CopyMethod>,
-    size: u64,
-) -> IoPlan {
+/// against a cgroup).
+pub fn plan_output(inputs: &InputPlan, output: &Path, req: &OutputRequest, size: u64) -> IoPlan {
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let fs = fsinfo::for_path(dir).ok();
     let now = fsinfo::memory();
-    decide_output(mmap, copy, fs.as_ref(), &inputs.memory, &now, size)
+    decide_output(req, fs.as_ref(), &inputs.memory, &now, size)
 }
 
 /// `plan_output` once the facts are read: `mem` is the memory as the link found it, `now` as it is
 /// when the output is created.
-fn decide_output(
-    mmap: Option<bool>,
-    copy: Option<CopyMethod>,
-    fs: Option<&FsInfo>,
-    mem: &MemInfo,
-    now: &MemInfo,
-    size: u64,
-) -> IoPlan {
+fn decide_output(req: &OutputRequest, fs: Option<&FsInfo>, mem: &MemInfo, now: &MemInfo, size: u64) -> IoPlan {
     IoPlan {
-        output: choose_output(mmap, fs, mem, now, size),
+        output: choose_output(req.mmap, fs, mem, now, size),
         // Only when the output could not sit in memory twice over: under a cgroup limit that is
         // what keeps dirty pages from getting the link killed. The cgroup's file cache counts as
         // taken here (its dirty part is not reclaimable before writeback): counted as free, cxx-big
         // (51 MB output) wrote unpaced in a 112 MiB cgroup on a 30 MB/s disk and was OOM-killed.
         paced: size.saturating_mul(2) > mem.available_without_cache(),
-        copy: choose_copy(copy, fs),
+        copy: choose_copy(req.copy, fs),
+        reuse: choose_reuse(req.reuse, req.shared, fs),
         output_fs: fs.map_or_else(|| "unknown".into(), describe_fs),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReuseChoice {
+    /// Try to rewrite the previous output in place (the output file checks that it is safe).
+    pub allowed: bool,
+    pub reason: String,
+}
+
+/// Whether to rewrite the previous output in place (mold's method) rather than build a new file
+/// and rename it over the old one. Writing into a new file costs 2.4-4x overwriting a cached one
+/// in place (docs/ARCHITECTURE.md, I/O facts): the new file's pages are allocated and zeroed, its
+/// blocks allocated, the old file's freed. The output file itself refuses a file that is not ours,
+/// has other links or is running; here: a shared object may be mapped by running processes, which
+/// would see it change under them (no ETXTBSY protects a mapped library), so only when asked; and
+/// not on network file systems, where a program running on another machine gets no ETXTBSY here.
+pub fn choose_reuse(explicit: Option<bool>, shared: bool, fs: Option<&FsInfo>) -> ReuseChoice {
+    let pick = |allowed, reason: &str| ReuseChoice { allowed, reason: reason.to_string() };
+    match explicit {
+        Some(false) => pick(false, "--no-reuse-output"),
+        Some(true) => pick(true, "--reuse-output"),
+        None if shared => pick(false, "a shared object may be mapped by running processes (--reuse-output to allow)"),
+        None if fs.is_some_and(|f| f.network || f.fuse) => {
+            pick(false, "network/FUSE file system: a process running it elsewhere gets no ETXTBSY here")
+        }
+        None => pick(true, "auto"),
     }
 }
 
 /// "ext4 at /, 12.3 GiB free", "btrfs at /mnt, compressed, 1.0 GiB free".
 pub fn describe_fs(f: &FsInfo) -> String {
     let mut s = format!("{} at {}", f.fs_type, f.mount_point.display());
-    if f.compressed {
+    if let Some(why) = &f.compression {
+        s.push_str(&format!(", compressed ({why})"));
+    } else if f.compressed {
         s.push_str(", compressed");
     }
     s.push_str(&format!(", {} free", human(f.free_bytes)));
@@ -114,7 +144,29 @@ pub struct OutputChoice {
 /// Chooses Mmap or Heap for an output of `size` bytes going to the file system `fs`. `mem` is the
 /// memory as the link found it; `now` as it is when the output is created, with the link's own
 /// working set (symbols, layout) taken from it.
+///
+/// Where the file system compresses, nothing is preallocated, whatever the mode: btrfs stores
+/// fallocated extents uncompressed (on compress-force=zstd, cxx-big's output took 100% of its size
+/// on disk through either forced mode, which reserved, against 30% for lld's output and rivet's
+/// unreserved write; synth-big in a cgroup of 1.5x its output wrote 1,168 MB to the device where
+/// lld and wild wrote 695 MB). A full disk is then ENOSPC from write(), or, through a mapping, a
+/// SIGBUS the output file turns into the same error (after checking the free space first).
 pub fn choose_output(
+    explicit: Option<bool>,
+    fs: Option<&FsInfo>,
+    mem: &MemInfo,
+    now: &MemInfo,
+    size: u64,
+) -> OutputChoice {
+    let mut choice = choose_output_mode(explicit, fs, mem, now, size);
+    if fs.is_some_and(|f| f.compressed) && choice.reserve {
+        choice.reserve = false;
+        choice.reason.push_str("; not preallocated, so the file system compresses it");
+    }
+    choice
+}
+
+fn choose_output_mode(
     explicit: Option<bool>,
     fs: Option<&FsInfo>,
     mem: &MemInfo,
@@ -201,7 +253,7 @@ pub fn choose_output(
     }
     if fs.compressed {
         // Compressed btrfs and an output larger than what the link leaves: write-behind
-        // (reserved, paced). cxx-big in a 112 MiB cgroup (51 MB output, the link holding most of
+        // (paced; unreserved since `choose_output` preallocates nothing where files are compressed). cxx-big in a 112 MiB cgroup (51 MB output, the link holding most of
         // the rest): write-behind 15% faster than mmap (bench/ab.py at 3251e8f);
         // earlier, synth-1 0.291 s vs 0.479 while it still held 52 MB (the 02:40 run).
         return OutputChoice {
@@ -305,6 +357,10 @@ mod tests {
         FsInfo { fs_type: t.into(), tmpfs: t == "tmpfs", network: t == "nfs", ..Default::default() }
     }
 
+    fn req(mmap: Option<bool>, copy: Option<CopyMethod>) -> OutputRequest {
+        OutputRequest { mmap, copy, ..Default::default() }
+    }
+
     fn mem(gib: u64) -> MemInfo {
         MemInfo { total: gib << 30, available: gib << 30, cgroup_limit: None, cgroup_usage: None, cgroup_file_cache: 0 }
     }
@@ -321,15 +377,17 @@ mod tests {
     #[test]
     fn file_system_rules() {
         assert_eq!(choose_output(None, Some(&fs("nfs")), &mem(16), &mem(16), 1 << 20).mode, OutputMode::Heap);
-        let btrfs = FsInfo { compressed: true, ..fs("btrfs") };
+        let btrfs =
+            FsInfo { compressed: true, compression: Some("mount option compress-force=zstd".into()), ..fs("btrfs") };
         let tight = MemInfo { cgroup_limit: Some(100 << 20), cgroup_usage: Some(0), ..mem(16) };
         let c = choose_output(None, Some(&btrfs), &tight, &tight, 45 << 20);
         assert_eq!(c.mode, OutputMode::Mmap, "tight memory, but the output fits beside the link: {}", c.reason);
+        assert!(!c.reserve, "compressed: never preallocated");
         let held = MemInfo { cgroup_usage: Some(80 << 20), ..tight.clone() };
         let c = choose_output(None, Some(&btrfs), &tight, &held, 45 << 20);
         assert_eq!(
             (c.mode, c.reserve),
-            (OutputMode::Heap, true),
+            (OutputMode::Heap, false),
             "the link holds most of the cgroup: reserved write-behind: {}",
             c.reason
         );
@@ -339,10 +397,13 @@ mod tests {
         assert_eq!(c.mode, OutputMode::Heap, "compressed btrfs: written, not mapped");
         assert!(!c.reserve, "no preallocation: preallocated extents are stored uncompressed");
         assert!(c.reason.contains("compressed btrfs"), "{}", c.reason);
-        assert!(
-            choose_output(Some(true), Some(&btrfs), &mem(16), &mem(16), 1 << 20).reserve,
-            "a forced mmap keeps its reservation"
-        );
+        for forced in [Some(true), Some(false)] {
+            let c = choose_output(forced, Some(&btrfs), &mem(16), &mem(16), 1 << 20);
+            assert!(!c.reserve, "a forced mode is not preallocated either where the file system compresses");
+            assert!(c.reason.ends_with("so the file system compresses it"), "{}", c.reason);
+        }
+        let big = choose_output(None, Some(&btrfs), &tight, &held, 1 << 30);
+        assert_eq!((big.mode, big.reserve), (OutputMode::Heap, false), "{}", big.reason);
         assert!(choose_output(None, Some(&fs("ext4")), &mem(16), &mem(16), 1 << 20).reserve);
         assert_eq!(choose_output(None, Some(&fs("ext4")), &mem(16), &mem(16), 1 << 20).mode, OutputMode::Mmap);
         assert_eq!(choose_output(None, Some(&fs("tmpfs")), &mem(16), &mem(16), 1 << 20).mode, OutputMode::Mmap);
@@ -360,21 +421,28 @@ mod tests {
 
     #[test]
     fn plan_output_explicit_flags_win() {
-        let p = decide_output(Some(true), Some(CopyMethod::Sendfile), Some(&fs("nfs")), &mem(16), &mem(16), 1 << 20);
+        let p =
+            decide_output(&req(Some(true), Some(CopyMethod::Sendfile)), Some(&fs("nfs")), &mem(16), &mem(16), 1 << 20);
         assert_eq!((p.output.mode, p.output.reason.as_str()), (OutputMode::Mmap, "--mmap-output-file"));
         assert_eq!((p.copy.method, p.copy.reason.as_str()), (CopyMethod::Sendfile, "--copy-method=sendfile"));
         let tmpfs = fs("tmpfs");
-        let p = decide_output(Some(false), Some(CopyMethod::CopyFileRange), Some(&tmpfs), &mem(16), &mem(16), 1 << 20);
+        let p = decide_output(
+            &req(Some(false), Some(CopyMethod::CopyFileRange)),
+            Some(&tmpfs),
+            &mem(16),
+            &mem(16),
+            1 << 20,
+        );
         assert_eq!((p.output.mode, p.output.reason.as_str()), (OutputMode::Heap, "--no-mmap-output-file"));
         assert_eq!(p.copy.reason, "--copy-method=copy-file-range");
-        let p = decide_output(None, None, Some(&tmpfs), &mem(16), &mem(16), 1 << 20);
+        let p = decide_output(&req(None, None), Some(&tmpfs), &mem(16), &mem(16), 1 << 20);
         assert_eq!((p.output.mode, p.copy.method), (OutputMode::Mmap, CopyMethod::Memcpy));
     }
 
     #[test]
     fn plan_output_network_file_system_is_written_sequentially() {
         let nfs = FsInfo { mount_point: "/net/home".into(), free_bytes: 3 << 30, ..fs("nfs") };
-        let p = decide_output(None, None, Some(&nfs), &mem(16), &mem(16), 1 << 20);
+        let p = decide_output(&req(None, None), Some(&nfs), &mem(16), &mem(16), 1 << 20);
         assert_eq!(p.output.mode, OutputMode::Heap);
         assert_eq!(p.output.reason, "nfs is a network/FUSE file system: write sequentially");
         assert!(p.output.reserve);
@@ -394,19 +462,19 @@ mod tests {
             ..mem(16)
         };
         let ext4 = fs("ext4");
-        assert!(!decide_output(None, None, Some(&ext4), &m, &m, 15 << 20).paced, "30 MiB twice over fits");
-        let p = decide_output(None, None, Some(&ext4), &m, &m, (15 << 20) + 1);
+        assert!(!decide_output(&req(None, None), Some(&ext4), &m, &m, 15 << 20).paced, "30 MiB twice over fits");
+        let p = decide_output(&req(None, None), Some(&ext4), &m, &m, (15 << 20) + 1);
         assert!(p.paced);
         assert_eq!(p.output.mode, OutputMode::Mmap, "the mode counts the file cache as free: {}", p.output.reason);
-        assert!(decide_output(Some(false), None, Some(&ext4), &m, &m, 40 << 20).paced, "explicit modes pace too");
+        assert!(decide_output(&req(Some(false), None), Some(&ext4), &m, &m, 40 << 20).paced, "explicit modes pace too");
         // Pacing looks at the memory as the link found it, not at what is left now.
-        assert!(!decide_output(None, None, Some(&ext4), &mem(16), &m, 40 << 20).paced);
-        assert!(decide_output(None, None, Some(&ext4), &m, &mem(16), 40 << 20).paced);
+        assert!(!decide_output(&req(None, None), Some(&ext4), &mem(16), &m, 40 << 20).paced);
+        assert!(decide_output(&req(None, None), Some(&ext4), &m, &mem(16), 40 << 20).paced);
     }
 
     #[test]
     fn plan_output_without_file_system_facts() {
-        let p = decide_output(None, None, None, &mem(16), &mem(16), 1 << 20);
+        let p = decide_output(&req(None, None), None, &mem(16), &mem(16), 1 << 20);
         assert_eq!(p.output.mode, OutputMode::Mmap);
         assert_eq!(p.output.reason, "file system unknown; mmap as lld and mold do by default");
         assert_eq!(p.output_fs, "unknown");
@@ -418,6 +486,8 @@ mod tests {
     fn describes_file_systems() {
         let btrfs = FsInfo { compressed: true, mount_point: "/mnt/b".into(), free_bytes: 1536, ..fs("btrfs") };
         assert_eq!(describe_fs(&btrfs), "btrfs at /mnt/b, compressed, 1.5 KiB free");
+        let why = FsInfo { compression: Some("mount option compress=zstd".into()), ..btrfs };
+        assert_eq!(describe_fs(&why), "btrfs at /mnt/b, compressed (mount option compress=zstd), 1.5 KiB free");
         let ext4 = FsInfo { mount_point: "/".into(), free_bytes: 100, ..fs("ext4") };
         assert_eq!(describe_fs(&ext4), "ext4 at /, 100 B free");
     }
@@ -429,14 +499,27 @@ mod tests {
         assert!(inputs.memory.total > 0);
         assert!(plan_inputs(None).prefetch.enabled);
         // A bare file name goes to the current directory, which exists.
-        let p = plan_output(&inputs, Path::new("a.out"), Some(false), None, 4096);
+        let p = plan_output(&inputs, Path::new("a.out"), &req(Some(false), None), 4096);
         assert_eq!(p.output.mode, OutputMode::Heap);
         assert_ne!(p.output_fs, "unknown");
-        let p = plan_output(&inputs, Path::new("/proc/a.out"), None, None, 4096);
+        let p = plan_output(&inputs, Path::new("/proc/a.out"), &req(None, None), 4096);
         assert!(p.output_fs.starts_with("proc at /proc, "), "{}", p.output_fs);
-        let p = plan_output(&inputs, Path::new("/nonexistent-rivet-dir/a.out"), None, None, 4096);
+        let p = plan_output(&inputs, Path::new("/nonexistent-rivet-dir/a.out"), &req(None, None), 4096);
         assert_eq!(p.output_fs, "unknown");
         assert_eq!(p.output.mode, OutputMode::Mmap);
+    }
+
+    #[test]
+    fn reuse_rules() {
+        let ext4 = fs("ext4");
+        assert_eq!(choose_reuse(None, false, Some(&ext4)), ReuseChoice { allowed: true, reason: "auto".into() });
+        assert!(!choose_reuse(None, true, Some(&ext4)).allowed, "a shared object may be mapped");
+        assert!(choose_reuse(Some(true), true, Some(&ext4)).allowed, "unless the user asks");
+        assert!(!choose_reuse(Some(false), false, Some(&ext4)).allowed);
+        assert!(!choose_reuse(None, false, Some(&fs("nfs"))).allowed);
+        assert!(choose_reuse(None, false, None).allowed);
+        let p = decide_output(&OutputRequest { shared: true, ..req(None, None) }, Some(&ext4), &mem(16), &mem(16), 1);
+        assert!(p.reuse.reason.contains("shared object"), "{}", p.reuse.reason);
     }
 
     #[test]

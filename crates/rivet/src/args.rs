@@ -131,6 +131,9 @@ pub struct Config {
     pub stats: bool,
     /// `--mmap-output-file` (Some(true)) / `--no-mmap-output-file` (Some(false)); None: automatic.
     pub mmap_output: Option<bool>,
+    /// `--reuse-output` (Some(true): also for `-shared`) / `--no-reuse-output` (Some(false));
+    /// None: the previous output is rewritten in place when that is safe, not for `-shared`.
+    pub reuse_output: Option<bool>,
     /// `--fsync` (default false).
     pub fsync: bool,
     /// `-nostdlib`: only `-L` directories are searched for `-l`.
@@ -345,6 +348,7 @@ impl Default for Config {
             time_trace: None,
             stats: false,
             mmap_output: None,
+            reuse_output: None,
             fsync: false,
             nostdlib: false,
             verbose: false,
@@ -685,6 +689,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "stats",
     "mmap-output-file",
     "no-mmap-output-file",
+    "reuse-output",
+    "no-reuse-output",
     "fsync",
     "no-fsync",
     "v",
@@ -830,6 +836,8 @@ impl ArgParser {
             "stats" => c.stats = true,
             "mmap-output-file" => c.mmap_output = Some(true),
             "no-mmap-output-file" => c.mmap_output = Some(false),
+            "reuse-output" => c.reuse_output = Some(true),
+            "no-reuse-output" => c.reuse_output = Some(false),
             "fsync" => c.fsync = true,
             "no-fsync" => c.fsync = false,
             "v" | "verbose" => c.verbose = true,
@@ -1383,6 +1391,8 @@ pub fn usage() -> String {
          --time-trace[=FILE]       Chrome trace of the link\n  \
          --mmap-output-file        build the output in a mapping of the file\n  \
          --no-mmap-output-file     build the output in memory and write it sequentially\n  \
+         --reuse-output            rewrite the previous output in place, -shared outputs too\n  \
+         --no-reuse-output         always build a new file and rename it over the previous output\n  \
          --fsync                   flush the output to disk before exiting (off by default)\n  \
          --threads=N               worker threads\n\nAccepted and ignored:\n",
     );

@@ -6,7 +6,8 @@ use crate::diag::{Context, Result};
 use crate::report::LinkReport;
 use crate::timing::Timer;
 use crate::write::{CopyStats, KernelCopy};
-use rivet_io::policy::{InputPlan, IoPlan};
+use rivet_io::output::CreateOptions;
+use rivet_io::policy::{InputPlan, IoPlan, OutputRequest};
 use rivet_io::{CommitReport, InputCache, OutputFile, OutputMode, Prefetcher};
 
 /// The input side: the I/O counters at the start, the input plan, the opened inputs and the
@@ -52,6 +53,8 @@ pub struct Output {
     /// The mode the file got, and why (the plan's reason and what creating it found).
     mode: OutputMode,
     mode_reason: String,
+    /// Whether the previous output was rewritten in place, and why or why not.
+    reuse: (bool, String),
 }
 
 impl Output {
@@ -59,16 +62,27 @@ impl Output {
     /// decided from the output's file system and memory, now that its size is known; then the
     /// file (a temp file beside the target). `--verbose` says what was chosen and why.
     pub fn create(config: &Config, inputs: &Inputs, size: u64, timer: &Timer) -> Result<Output> {
-        let io =
-            rivet_io::policy::plan_output(&inputs.plan, &config.output, config.mmap_output, config.copy_method, size);
+        let req = OutputRequest {
+            mmap: config.mmap_output,
+            copy: config.copy_method,
+            reuse: config.reuse_output,
+            shared: config.shared,
+        };
+        let io = rivet_io::policy::plan_output(&inputs.plan, &config.output, &req, size);
         if config.verbose {
             eprintln!("rivet: output mode {:?}: {}", io.output.mode, io.output.reason);
             eprintln!("rivet: prefetch: {}", inputs.plan.prefetch.reason);
         }
-        let mut file = timer.phase("create output", || {
+        let opts = CreateOptions {
+            mode: io.output.mode,
             // A relocatable object is not a program: no execute bits (GNU ld's mode too).
-            OutputFile::create_with(&config.output, size, io.output.mode, !config.relocatable, io.output.reserve)
-        })?;
+            executable: !config.relocatable,
+            reserve_space: io.output.reserve,
+            reuse: io.reuse.allowed,
+            // Unreserved only where the file system compresses; the mapping is then guarded.
+            map_unreserved: !io.output.reserve,
+        };
+        let mut file = timer.phase("create output", || OutputFile::create_opts(&config.output, size, &opts))?;
         if config.free_memory {
             file.caller_keeps_running();
         }
@@ -76,10 +90,17 @@ impl Output {
             Some(note) => format!("{}; {note}", io.output.reason),
             None => io.output.reason.clone(),
         };
+        let outcome = file.reuse();
+        let reuse = match (io.reuse.allowed, outcome.reused) {
+            (true, true) => (true, format!("{} ({})", outcome.reason, io.reuse.reason)),
+            (true, false) => (false, outcome.reason.clone()),
+            (false, _) => (false, io.reuse.reason.clone()),
+        };
         if config.verbose {
             eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
+            eprintln!("rivet: output file {}", reuse_line(reuse.0, &reuse.1));
         }
-        Ok(Output { mode: file.mode(), mode_reason, io, file })
+        Ok(Output { mode: file.mode(), mode_reason, io, file, reuse })
     }
 
     /// Sections that reach the output unchanged may be copied file to file by the kernel.
@@ -90,12 +111,17 @@ impl Output {
 
     /// Renames the finished file into place.
     pub fn commit(self, config: &Config, timer: &Timer) -> Result<Committed> {
-        let Output { io, file, mode, mode_reason } = self;
+        let Output { io, file, mode, mode_reason, reuse } = self;
         let commit = timer
             .phase("commit", || file.commit(config.fsync))
             .with_context(|| format!("cannot write {}", config.output.display()))?;
-        Ok(Committed { io, mode, mode_reason, commit })
+        Ok(Committed { io, mode, mode_reason, reuse, commit })
     }
+}
+
+/// "reused in place: WHY" or "new file: WHY", for `--verbose` and the I/O report.
+pub fn reuse_line(reused: bool, why: &str) -> String {
+    format!("{}: {why}", if reused { "previous output reused in place" } else { "new file" })
 }
 
 /// The output once committed: what the report says of it.
@@ -103,6 +129,7 @@ pub struct Committed {
     io: IoPlan,
     mode: OutputMode,
     mode_reason: String,
+    reuse: (bool, String),
     commit: CommitReport,
 }
 
@@ -120,6 +147,8 @@ pub fn report(
         output_size,
         mode: out.mode,
         mode_reason: out.mode_reason,
+        reused: out.reuse.0,
+        reuse_reason: out.reuse.1,
         copy_method: out.io.copy.method,
         copy_reason: out.io.copy.reason,
         copy,

@@ -9,6 +9,9 @@ pub struct LinkReport {
     pub output_size: u64,
     pub mode: OutputMode,
     pub mode_reason: String,
+    /// The previous output was rewritten in place (else a new file replaced it), and why.
+    pub reused: bool,
+    pub reuse_reason: String,
     pub copy_method: rivet_io::CopyMethod,
     pub copy_reason: String,
     /// What the in-kernel copies did (zero with memcpy).

@@ -1,5 +1,6 @@
 //! The I/O promises on real links: a full disk is a clear error before anything is written (never a
-//! SIGBUS), with no temp file and the old output intact; a running executable can be relinked.
+//! SIGBUS), with no temp file and the old output intact; a running executable can be relinked; the
+//! previous output is rewritten in place only when that is safe, with the same bytes as a new file.
 mod common;
 
 use common::*;
@@ -74,12 +75,17 @@ fn relinking_a_running_executable() {
     let v1 = compile(&tmp, "v1", "#include <stdio.h>\n#include <unistd.h>\nint main(void) { puts(\"v1 start\"); fflush(stdout); usleep(600000); puts(\"v1 end\"); return 0; }\n");
     let v2 = compile(&tmp, "v2", "#include <stdio.h>\nint main(void) { puts(\"v2\"); return 0; }\n");
     let exe = tmp.join("prog");
-    let link =
-        |obj: &std::path::Path| must(Command::new("gcc").arg("-B").arg(linker_dir(&tmp)).arg(obj).arg("-o").arg(&exe));
-    link(&v1);
+    must(Command::new("gcc").arg("-B").arg(linker_dir(&tmp)).arg(&v1).arg("-o").arg(&exe));
     let running = Command::new(&exe).stdout(std::process::Stdio::piped()).spawn().unwrap();
     std::thread::sleep(Duration::from_millis(150));
-    link(&v2); // the file is busy (ETXTBSY for writing): a new file must replace it
+    // The file is busy (ETXTBSY for writing): it is not reused, a new file replaces it.
+    let relink = must(
+        Command::new("gcc").arg("-B").arg(linker_dir(&tmp)).arg(&v2).arg("-Wl,--print-timing").arg("-o").arg(&exe),
+    );
+    if testing_rivet() {
+        let report = String::from_utf8_lossy(&relink.stderr);
+        assert!(report.contains("output file      new file: the previous output is running (ETXTBSY)"), "{report}");
+    }
     let out = running.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "v1 start\nv1 end\n");
     assert!(out.status.success());
@@ -205,11 +211,16 @@ fn symlinked_and_device_outputs() {
     let tmp = TempDir::new("io-symlink");
     let obj = compile(&tmp, "p", "int main(void) { return 9; }\n");
     std::fs::create_dir_all(tmp.join("bin")).unwrap();
-    std::fs::write(tmp.join("bin/prog-1.0"), b"old").unwrap();
+    // The previous output: an earlier link (an ELF file, so it may be rewritten in place).
+    must(&mut gcc_link(&tmp, &[&obj], &tmp.join("bin/prog-1.0"), &[]));
     std::os::unix::fs::symlink("bin/prog-1.0", tmp.join("prog")).unwrap();
+    let before = inode(&tmp.join("bin/prog-1.0"));
     must(&mut gcc_link(&tmp, &[&obj], &tmp.join("prog"), &[]));
     assert!(std::fs::symlink_metadata(tmp.join("prog")).unwrap().file_type().is_symlink(), "the link was replaced");
     assert_eq!(Command::new(tmp.join("bin/prog-1.0")).status().unwrap().code(), Some(9));
+    if testing_rivet() {
+        assert_eq!(inode(&tmp.join("bin/prog-1.0")), before, "the link's target was not rewritten in place");
+    }
     assert_eq!(files_in(&tmp.join("bin")), vec!["prog-1.0"]);
     use std::os::unix::fs::FileTypeExt;
     let null = std::path::Path::new("/dev/null");
@@ -250,7 +261,21 @@ fn relinking_a_loaded_shared_library() {
     must(&mut gcc_link(&tmp, &[&main], &exe, &[&format!("-L{}", tmp.path.display()), "-lv", &rpath]));
     let running = Command::new(&exe).stdout(std::process::Stdio::piped()).spawn().unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    build_lib(2);
+    // Not rewritten in place by default: the running process has it mapped.
+    std::fs::write(&c, lib_src(2)).unwrap();
+    let relink = must(
+        Command::new("gcc")
+            .arg("-B")
+            .arg(linker_dir(&tmp))
+            .args(["-shared", "-fPIC", "-Wl,--print-timing"])
+            .arg(&c)
+            .arg("-o")
+            .arg(&so),
+    );
+    if testing_rivet() {
+        let report = String::from_utf8_lossy(&relink.stderr);
+        assert!(report.contains("new file: a shared object may be mapped by running processes"), "{report}");
+    }
     let out = running.wait_with_output().unwrap();
     assert!(out.status.success(), "the running process died: {:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n1 42\n");
@@ -259,7 +284,8 @@ fn relinking_a_loaded_shared_library() {
 }
 
 /// An input rewritten while the link runs (a parallel build step) must not give an output built from
-/// torn bytes: the link fails naming the input, and the old output stays. strace holds the link
+/// torn bytes: the link fails naming the input, and the old output stays (with `--no-reuse-output`;
+/// `failed_link_over_a_reused_output_leaves_no_file` is the default's case). strace holds the link
 /// inside `fallocate` (after every input was read) while the test rewrites an input.
 #[test]
 fn input_changed_during_the_link_is_refused() {
@@ -281,7 +307,8 @@ fn input_changed_during_the_link_is_refused() {
     let child = Command::new("strace")
         .args(["-f", "-o", "/dev/null", "-e", "trace=fallocate", "-e", "inject=fallocate:delay_enter=3000000"])
         .arg(linker())
-        .args(["-static", "-e", "main", "-o"])
+        // A new file: a reused output would be gone by the time the change is found.
+        .args(["-static", "-e", "main", "--no-reuse-output", "-o"])
         .arg(outdir.join("prog"))
         .arg(&main)
         .arg(&a)
@@ -382,5 +409,204 @@ fn link_in_a_memory_cgroup_of_half_its_peak() {
         );
     }
     let _ = std::fs::remove_dir(&group);
+    tmp.finish();
+}
+
+fn inode(p: &std::path::Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).unwrap().ino()
+}
+
+/// `--print-timing`'s line about the output file.
+fn output_file_line(out: &std::process::Output) -> String {
+    let report = String::from_utf8_lossy(&out.stderr);
+    report
+        .lines()
+        .find(|l| l.contains("output file "))
+        .unwrap_or_else(|| panic!("no output file line:\n{report}"))
+        .into()
+}
+
+/// A plain previous output is rewritten in place (same inode; the report says so), and what is
+/// left is byte for byte what a new file gets, mapped or written, growing or shrinking.
+#[test]
+fn plain_previous_output_is_reused_with_identical_bytes() {
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-reuse");
+    let small = compile(&tmp, "small", "int main(void) { return 3; }\n");
+    let big = compile(&tmp, "big", "char blob[1 << 20] = {1};\nint main(void) { return blob[0] + 2; }\n");
+    let fresh = tmp.join("fresh");
+    let out = tmp.join("out");
+    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
+        for (obj, other) in [(&small, &big), (&big, &small)] {
+            let _ = std::fs::remove_file(&fresh);
+            must(&mut gcc_link(&tmp, &[obj], &fresh, &[mode, "-Wl,--build-id"]));
+            // The previous output: the other program (larger, then smaller).
+            must(&mut gcc_link(&tmp, &[other], &out, &[mode, "-Wl,--build-id"]));
+            let before = inode(&out);
+            let link = must(&mut gcc_link(&tmp, &[obj], &out, &[mode, "-Wl,--build-id", "-Wl,--print-timing"]));
+            let line = output_file_line(&link);
+            assert!(line.contains("previous output reused in place: a regular file with one link"), "{mode}: {line}");
+            assert_eq!(inode(&out), before, "{mode}: a new inode");
+            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&fresh).unwrap(), "{mode}: reused != fresh");
+            assert_eq!(Command::new(&out).status().unwrap().code(), Command::new(&fresh).status().unwrap().code());
+        }
+    }
+    let link = must(&mut gcc_link(&tmp, &[&small], &out, &["-Wl,--no-reuse-output", "-Wl,--print-timing"]));
+    assert!(output_file_line(&link).contains("new file: --no-reuse-output"), "{}", output_file_line(&link));
+    let mut names = files_in(&tmp.path);
+    names.retain(|n| n == "out" || n == "fresh" || n.contains("rivet-tmp"));
+    assert_eq!(names, vec!["fresh", "out"], "temp files left");
+    tmp.finish();
+}
+
+/// A hard-linked output is not rewritten in place: the other name keeps the old contents.
+#[test]
+fn hard_linked_output_is_not_reused() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-reuse-hardlink");
+    let v1 = compile(&tmp, "v1", "int main(void) { return 1; }\n");
+    let v2 = compile(&tmp, "v2", "int main(void) { return 2; }\n");
+    let exe = tmp.join("prog");
+    must(&mut gcc_link(&tmp, &[&v1], &exe, &[]));
+    std::fs::hard_link(&exe, tmp.join("prog-copy")).unwrap();
+    let link = must(&mut gcc_link(&tmp, &[&v2], &exe, &["-Wl,--print-timing"]));
+    if testing_rivet() {
+        assert!(output_file_line(&link).contains("new file: the previous output has 2 links"));
+    }
+    assert_eq!(Command::new(&exe).status().unwrap().code(), Some(2));
+    assert_eq!(Command::new(tmp.join("prog-copy")).status().unwrap().code(), Some(1), "the other name changed");
+    tmp.finish();
+}
+
+/// On tmpfs: reused in place like anywhere else, with the same bytes.
+#[test]
+fn output_on_tmpfs_is_reused() {
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-reuse-tmpfs");
+    let obj = compile(&tmp, "p", "int main(void) { return 4; }\n");
+    let disk = tmp.join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
+        .arg(&disk)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs");
+        return;
+    }
+    let exe = disk.join("prog");
+    let first = gcc_link(&tmp, &[&obj], &exe, &[]).output().unwrap();
+    let before = std::fs::metadata(&exe).map(|_| inode(&exe));
+    let second = gcc_link(&tmp, &[&obj], &exe, &["-Wl,--print-timing"]).output().unwrap();
+    let after = inode(&exe);
+    let bytes = std::fs::read(&exe).unwrap();
+    let status = Command::new(&exe).status().unwrap().code();
+    let listing = files_in(&disk);
+    let _ = Command::new("umount").arg(&disk).status();
+    assert!(first.status.success() && second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let report = String::from_utf8_lossy(&second.stderr);
+    assert!(report.contains("output fs        tmpfs"), "{report}");
+    assert!(report.contains("previous output reused in place"), "{report}");
+    assert_eq!(before.unwrap(), after);
+    let fresh = tmp.join("fresh");
+    must(&mut gcc_link(&tmp, &[&obj], &fresh, &[]));
+    assert_eq!(bytes, std::fs::read(&fresh).unwrap());
+    assert_eq!(status, Some(4));
+    assert_eq!(listing, vec!["prog"]);
+    tmp.finish();
+}
+
+/// A full disk while growing a reused output: the new size is reserved on the old file before it
+/// is renamed (its size, bytes and time unchanged), so the link fails with a clear error, the old
+/// output intact at its path and no temp file, in both modes.
+#[test]
+fn full_disk_while_growing_a_reused_output() {
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-reuse-full");
+    let small = compile(&tmp, "small", "int main(void) { return 0; }\n");
+    let big = compile(&tmp, "big", "char blob[4 << 20] = {1};\nint main(void) { return blob[0] - 1; }\n");
+    let disk = tmp.join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&disk)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a small tmpfs");
+        return;
+    }
+    let exe = disk.join("prog");
+    let mut results = Vec::new();
+    let first = gcc_link(&tmp, &[&small], &exe, &["-static"]).output().unwrap();
+    let old = std::fs::read(&exe).unwrap_or_default();
+    let mtime = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
+    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
+        let out = gcc_link(&tmp, &[&big], &exe, &["-static", mode]).output().unwrap();
+        results.push((
+            mode,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            files_in(&disk),
+            std::fs::read(&exe).ok(),
+            std::fs::metadata(&exe).and_then(|m| m.modified()).ok(),
+        ));
+    }
+    let _ = Command::new("umount").arg(&disk).status();
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(old.len() < (2 << 20), "the small program must fit: {} bytes", old.len());
+    for (mode, code, stderr, listing, content, modified) in results {
+        assert_eq!(code, Some(1), "{mode}: {stderr}");
+        assert!(stderr.contains("rivet: error:") && stderr.contains("no space left"), "{mode}: {stderr}");
+        assert!(stderr.contains("prog"), "{mode}: the message names the output: {stderr}");
+        assert_eq!(listing, vec!["prog"], "{mode}: a temp file was left");
+        assert_eq!(content.as_deref(), Some(&old[..]), "{mode}: the old output changed");
+        assert_eq!(modified, mtime, "{mode}: the old output's time changed (make would think it new)");
+    }
+    tmp.finish();
+}
+
+/// A link that fails after the previous output was taken over (here a relocation that overflows,
+/// found while writing) leaves no file at the path: the old bytes were being overwritten, and a
+/// half-written file must never look like an output. No temp file either.
+#[test]
+fn failed_link_over_a_reused_output_leaves_no_file() {
+    if !have("gcc") || !have("as") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-reuse-fail");
+    let good = compile(&tmp, "good", "int main(void) { return 0; }\n");
+    let s = tmp.join("bad.s");
+    std::fs::write(&s, ".text\n.globl main\nmain:\n  movl $far, %eax\n  ret\n").unwrap();
+    let bad = tmp.join("bad.o");
+    must(Command::new("as").arg(&s).arg("-o").arg(&bad));
+    let outdir = tmp.join("out");
+    std::fs::create_dir_all(&outdir).unwrap();
+    let exe = outdir.join("prog");
+    must(&mut gcc_link(&tmp, &[&good], &exe, &["-no-pie"]));
+    let out = gcc_link(&tmp, &[&bad], &exe, &["-no-pie", "-Wl,--defsym,far=0x123456789"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("rivet: error:"), "{stderr}");
+    assert_eq!(files_in(&outdir), Vec::<String>::new(), "{stderr}");
+    // With --no-reuse-output the old output stays.
+    must(&mut gcc_link(&tmp, &[&good], &exe, &["-no-pie"]));
+    let old = std::fs::read(&exe).unwrap();
+    let out = gcc_link(&tmp, &[&bad], &exe, &["-no-pie", "-Wl,--defsym,far=0x123456789", "-Wl,--no-reuse-output"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(files_in(&outdir), vec!["prog"]);
+    assert_eq!(std::fs::read(&exe).unwrap(), old);
     tmp.finish();
 }
