@@ -73,7 +73,8 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         if let Some(what) = script::refused_with_relocatable(&script_files) {
             crate::bail!("-r: {what} are not supported with a relocatable output");
         }
-        return relocatable::link(&ctx, &inputs, linked_inputs.len(), timer);
+        let generated = lto::generated(&loaded, linked_inputs);
+        return relocatable::link(&ctx, &inputs, linked_inputs.len(), &generated, timer);
     }
     // Version scripts decide what is exported and at which version, before anything depends on it.
     timer.phase("version scripts", || {
@@ -135,7 +136,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     timer.phase("check inputs", || inputs.cache.check_unchanged())?;
     let committed = out.commit(config, timer)?;
     map::write_if_asked(&linked, timer)?;
-    link_io::write_dependency_file(config, &inputs)?;
+    link_io::write_dependency_file(config, &inputs, &lto::generated(&loaded, linked_inputs))?;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
     let counts = (linked_inputs.len(), ctx.objects.len(), stats);
     let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);

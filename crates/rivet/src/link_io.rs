@@ -165,9 +165,12 @@ pub fn report(
 }
 
 /// `--dependency-file=FILE`: a Makefile rule making the output depend on every file the link
-/// read, and an empty rule per input so that a deleted input does not break `make` (lld's format:
-/// spaces and `#` escaped with `\\`, `$` doubled).
-pub fn write_dependency_file(config: &Config, inputs: &Inputs) -> Result<()> {
+/// read, and an empty rule per input so that a deleted input does not break `make` (the rule of
+/// lld's file, written on one line as mold writes it; spaces and `#` escaped with `\\`, `$`
+/// doubled).
+/// `generated`: objects the link made itself (the LTO plugin's temporary outputs), which are no
+/// dependency of the output.
+pub fn write_dependency_file(config: &Config, inputs: &Inputs, generated: &[&std::path::Path]) -> Result<()> {
     let Some(path) = &config.dependency_file else { return Ok(()) };
     let quote = |p: &std::path::Path| {
         let mut out = String::new();
@@ -183,10 +186,12 @@ pub fn write_dependency_file(config: &Config, inputs: &Inputs) -> Result<()> {
         }
         out
     };
-    let files: Vec<String> = inputs.cache.files().iter().map(|f| quote(f.path())).collect();
+    let files: Vec<String> =
+        inputs.cache.files().iter().filter(|f| !generated.contains(&f.path())).map(|f| quote(f.path())).collect();
     let mut text = format!("{}:", quote(&config.output));
     for f in &files {
-        text.push_str(&format!(" \\\n {f}"));
+        text.push(' ');
+        text.push_str(f);
     }
     text.push('\n');
     for f in &files {

@@ -654,10 +654,12 @@ fn write_file(ctx: &Ctx, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)])
 
 /// The `-r` pipeline after resolution: refuse what it cannot do, build the object, write it.
 /// `inputs_loaded` counts the inputs for the report.
+/// `generated`: the LTO plugin's objects, which the dependency file leaves out.
 pub fn link(
     ctx: &Ctx,
     inputs: &crate::link_io::Inputs,
     inputs_loaded: usize,
+    generated: &[&std::path::Path],
     timer: &crate::timing::Timer,
 ) -> Result<crate::report::LinkReport> {
     let config = ctx.config;
@@ -679,7 +681,7 @@ pub fn link(
     timer.phase("write", || out.file.buf().copy_from_slice(&image));
     timer.phase("check inputs", || inputs.cache.check_unchanged())?;
     let committed = out.commit(config, timer)?;
-    crate::link_io::write_dependency_file(config, inputs)?;
+    crate::link_io::write_dependency_file(config, inputs, generated)?;
     let counts = (inputs_loaded, ctx.objects.len(), Vec::new());
     Ok(crate::link_io::report(inputs, committed, size, Default::default(), counts))
 }

@@ -1480,9 +1480,9 @@ fn trace_symbol_and_why_extract_match_lld() {
     tmp.finish();
 }
 
-/// `--dependency-file`: a Makefile rule naming every input read, as lld writes it (rivet also
-/// escapes a space in the output's name, which lld 19 leaves bare); `--thread-count=N` is
-/// `--threads=N`; `--execute-only` is refused with lld's words; `--noinhibit-exec` turns undefined
+/// `--dependency-file`: a Makefile rule naming every input read: lld's rule, on one line as mold
+/// writes it (rivet also escapes a space in the output's name, which lld 19 leaves bare);
+/// `--thread-count=N` is `--threads=N`; `--execute-only` is refused with lld's words; `--noinhibit-exec` turns undefined
 /// symbols into warnings and writes the output (GNU ld and lld).
 #[test]
 fn dependency_file_thread_count_execute_only_noinhibit_exec() {
@@ -1506,11 +1506,12 @@ fn dependency_file_thread_count_execute_only_noinhibit_exec() {
     }
     let (ours, lld) =
         (std::fs::read_to_string(tmp.join("ours.d")).unwrap(), std::fs::read_to_string(tmp.join("lld.d")).unwrap());
-    assert_eq!(ours, lld);
-    assert_eq!(ours, "out: \\\n main.o \\\n libh.a\n\nmain.o:\n\nlibh.a:\n");
+    // The same rule as lld's, which continues its first line with `\`.
+    assert_eq!(ours, lld.replace(" \\\n ", " "));
+    assert_eq!(ours, "out: main.o libh.a\n\nmain.o:\n\nlibh.a:\n");
     let out = run_ld(&tmp, &linker(), &["--dependency-file=sp.d", "-o", "with space", "main.o", "libh.a"]);
     assert!(out.status.success());
-    assert!(std::fs::read_to_string(tmp.join("sp.d")).unwrap().starts_with("with\\ space: \\\n"));
+    assert!(std::fs::read_to_string(tmp.join("sp.d")).unwrap().starts_with("with\\ space: main.o"));
     // --thread-count=1 gives the bytes --threads=1 does.
     assert!(run_ld(&tmp, &linker(), &["--thread-count=1", "-o", "t1", "main.o", "libh.a"]).status.success());
     assert!(run_ld(&tmp, &linker(), &["--threads=1", "-o", "t2", "main.o", "libh.a"]).status.success());

@@ -286,3 +286,22 @@ fn errors() {
     }
     tmp.finish();
 }
+
+/// `--dependency-file` with LTO names the IR objects and archive the link read, not the plugin's
+/// temporary objects (deleted after the link, they would break `make`).
+#[test]
+fn dependency_file_leaves_out_the_plugins_objects() {
+    let Some(tmp) = setup("depfile", &["gcc", "gcc-ar"]) else { return };
+    compile(&tmp, "gcc", &["-O2", "-flto"], &["main.c", "util.c", "lib1.c", "lib2.c"]);
+    must(Command::new("gcc-ar").current_dir(&tmp.path).args(["rcs", "libl.a", "lib1.o", "lib2.o"]));
+    let args = ["-O2", "-flto", "main.o", "util.o", "libl.a", "-Wl,--dependency-file=deps.d"];
+    assert_eq!(link_and_run(&tmp, "gcc", true, &args, "ours"), "total 440 counter 10\n");
+    let deps = std::fs::read_to_string(tmp.join("deps.d")).unwrap();
+    let rule = deps.lines().next().unwrap();
+    assert!(rule.starts_with("ours: ") && rule.contains(" main.o ") && rule.contains(" libl.a"), "{deps}");
+    assert!(!deps.contains("ltrans"), "a temporary object of the plugin is listed:\n{deps}");
+    for word in rule.split_whitespace().skip(1) {
+        assert!(Path::new(word).exists() || tmp.join(word).exists(), "{word} does not exist after the link");
+    }
+    tmp.finish();
+}

@@ -472,6 +472,17 @@ fn relink_inputs(
     Ok(out)
 }
 
+/// The objects the plugin made (in the second resolution's inputs but not among the command
+/// line's): temporary files, no dependency of the output.
+pub fn generated<'a>(loaded: &[Loaded], linked: &'a [Loaded]) -> Vec<&'a std::path::Path> {
+    linked
+        .iter()
+        .filter(|l| l.kind == crate::input::Kind::Object)
+        .filter(|l| !loaded.iter().any(|o| std::sync::Arc::ptr_eq(&o.file, &l.file)))
+        .map(|l| l.file.path())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
