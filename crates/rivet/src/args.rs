@@ -283,6 +283,8 @@ pub struct Config {
     pub emit_relocs: bool,
     /// `--default-symver`: a shared library's unversioned definitions get its soname as version.
     pub default_symver: bool,
+    /// `--retain-symbols-file=FILE`: only the names listed (one per line) stay global.
+    pub retain_symbols_file: Option<PathBuf>,
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).
     pub dynamic_undefined_weak: Option<bool>,
@@ -415,6 +417,7 @@ impl Default for Config {
             noinhibit_exec: false,
             emit_relocs: false,
             default_symver: false,
+            retain_symbols_file: None,
             dynamic_undefined_weak: None,
             trace_symbols: Vec::new(),
             why_extract: None,
@@ -558,6 +561,7 @@ const WITH_VALUE: &[&str] = &[
     "copy-method",
     "threads",
     "thread-count",
+    "retain-symbols-file",
     "why-extract",
     "dependency-file",
     "build-id",
@@ -1104,6 +1108,7 @@ impl ArgParser {
             "T" | "script" => c.inputs.push(InputArg::Script { path: PathBuf::from(v) }),
             "y" | "trace-symbol" => c.trace_symbols.push(v),
             "why-extract" => c.why_extract = Some(PathBuf::from(v)),
+            "retain-symbols-file" => c.retain_symbols_file = Some(PathBuf::from(v)),
             "dependency-file" => c.dependency_file = Some(PathBuf::from(v)),
             "thread-count" => {
                 let n: usize = v.parse().map_err(|_| fatal!("--thread-count: expected a number, got '{v}'"))?;
