@@ -173,6 +173,19 @@ impl Loader<'_> {
         None
     }
 
+    /// One more input, as found by the current search (`-l` or a path).
+    fn push(
+        &mut self,
+        file: Arc<InputFile>,
+        name: String,
+        kind: Kind,
+        state: InputState,
+        thin_members: Vec<Option<Arc<InputFile>>>,
+    ) {
+        let arena = Default::default();
+        self.out.push(Loaded { file, name, kind, state, thin_members, arena, searched: self.searching });
+    }
+
     fn add_path(&mut self, path: &Path, state: InputState) {
         let start = self.timer.origin_elapsed();
         self.add_path_untimed(path, state);
@@ -195,38 +208,14 @@ impl Loader<'_> {
                 Ok(m) => m,
                 Err(e) => return self.errors.push(e),
             };
-            self.out.push(Loaded {
-                file,
-                name,
-                kind: Kind::Archive,
-                state,
-                thin_members,
-                arena: Default::default(),
-                searched: self.searching,
-            });
+            self.push(file, name, Kind::Archive, state, thin_members);
         } else if object::is_elf(data) {
             if let Some(p) = self.prefetch {
                 p.request(&file, 0, file.size());
             }
             match object::check_header(data) {
-                Ok(::object::elf::ET_REL) => self.out.push(Loaded {
-                    file,
-                    name,
-                    kind: Kind::Object,
-                    state,
-                    thin_members: vec![],
-                    arena: Default::default(),
-                    searched: self.searching,
-                }),
-                Ok(::object::elf::ET_DYN) => self.out.push(Loaded {
-                    file,
-                    name,
-                    kind: Kind::Shared,
-                    state,
-                    thin_members: vec![],
-                    arena: Default::default(),
-                    searched: self.searching,
-                }),
+                Ok(::object::elf::ET_REL) => self.push(file, name, Kind::Object, state, vec![]),
+                Ok(::object::elf::ET_DYN) => self.push(file, name, Kind::Shared, state, vec![]),
                 Ok(t) => self.errors.push(
                     fatal!("cannot link an ELF file of type {t} (not an object or shared library)").context(name),
                 ),
@@ -234,15 +223,7 @@ impl Loader<'_> {
             }
         } else if object::is_bitcode(data) {
             // LLVM bitcode (clang -flto): an object only the LTO plugin can read (resolution asks it).
-            self.out.push(Loaded {
-                file,
-                name,
-                kind: Kind::Object,
-                state,
-                thin_members: vec![],
-                arena: Default::default(),
-                searched: self.searching,
-            });
+            self.push(file, name, Kind::Object, state, vec![]);
         } else if script::looks_like_script(data) || script::is_text(data) {
             // Any text is read as a script, as lld reads it; one that does not start like one and
             // does not parse is most likely not meant as a script at all.
