@@ -15,6 +15,23 @@ fn compile(tmp: &TempDir, name: &str, source: &str) -> std::path::PathBuf {
     o
 }
 
+/// A tmpfs of `size` mounted at `TMP/disk` (None, with a note, where mounting is not allowed); the
+/// test unmounts it when it is done with it.
+fn mount_tmpfs(tmp: &TempDir, size: &str) -> Option<std::path::PathBuf> {
+    let disk = tmp.join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(&disk)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs of {size}");
+        return None;
+    }
+    Some(disk)
+}
+
 #[test]
 fn full_disk_is_a_clear_error_in_both_modes() {
     if !have("gcc") || !testing_rivet() {
@@ -22,17 +39,7 @@ fn full_disk_is_a_clear_error_in_both_modes() {
     }
     let tmp = TempDir::new("io-full");
     let obj = compile(&tmp, "big", "char blob[4 << 20] = {1};\nint main(void) { return blob[0] - 1; }\n");
-    let disk = tmp.join("disk");
-    std::fs::create_dir_all(&disk).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-        .arg(&disk)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a small tmpfs");
-        return;
-    }
+    let Some(disk) = mount_tmpfs(&tmp, "1m") else { return };
     let old = b"the previous output".to_vec();
     std::fs::write(disk.join("a.out"), &old).unwrap();
     let mut results = Vec::new();
@@ -491,17 +498,7 @@ fn output_on_tmpfs_is_reused() {
     }
     let tmp = TempDir::new("io-reuse-tmpfs");
     let obj = compile(&tmp, "p", "int main(void) { return 4; }\n");
-    let disk = tmp.join("disk");
-    std::fs::create_dir_all(&disk).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
-        .arg(&disk)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs");
-        return;
-    }
+    let Some(disk) = mount_tmpfs(&tmp, "64m") else { return };
     let exe = disk.join("prog");
     let first = gcc_link(&tmp, &[&obj], &exe, &[]).output().unwrap();
     let before = std::fs::metadata(&exe).map(|_| inode(&exe));
@@ -535,17 +532,7 @@ fn full_disk_while_growing_a_reused_output() {
     let tmp = TempDir::new("io-reuse-full");
     let small = compile(&tmp, "small", "int main(void) { return 0; }\n");
     let big = compile(&tmp, "big", "char blob[4 << 20] = {1};\nint main(void) { return blob[0] - 1; }\n");
-    let disk = tmp.join("disk");
-    std::fs::create_dir_all(&disk).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&disk)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a small tmpfs");
-        return;
-    }
+    let Some(disk) = mount_tmpfs(&tmp, "2m") else { return };
     let exe = disk.join("prog");
     let mut results = Vec::new();
     let first = gcc_link(&tmp, &[&small], &exe, &["-static"]).output().unwrap();
