@@ -60,12 +60,15 @@ struct Section<'a> {
     obj: &'a ObjectFile<'a>,
     data: &'a [u8],
     relas: &'a [Rela],
+    /// The relocations are sorted by offset (as compilers write them): found by binary search.
+    sorted: bool,
 }
 
 impl<'a> Section<'a> {
     fn of(obj: &'a ObjectFile<'a>, file: FileId, index: usize) -> Section<'a> {
         let s = &obj.sections[index];
-        Section { file, obj, data: s.data, relas: s.relas }
+        let sorted = s.relas.is_sorted_by_key(|r| r.r_offset.get(LE));
+        Section { file, obj, data: s.data, relas: s.relas, sorted }
     }
     fn named(ctx: &'a Ctx<'a>, file: FileId, name: &[u8]) -> Option<Section<'a>> {
         let obj = &ctx.objects[file];
@@ -83,15 +86,11 @@ impl<'a> Section<'a> {
         Ok(u64::from_le_bytes(v))
     }
     fn rela_at(&self, at: usize) -> Option<&'a Rela> {
-        let i = self.relas.partition_point(|r| r.r_offset.get(LE) < at as u64);
-        match self.relas.get(i) {
-            Some(r) if r.r_offset.get(LE) == at as u64 => Some(r),
-            // Relocations are sorted by offset in practice; fall back to a scan when not.
-            _ if !self.relas.is_sorted_by_key(|r| r.r_offset.get(LE)) => {
-                self.relas.iter().find(|r| r.r_offset.get(LE) == at as u64)
-            }
-            _ => None,
+        if !self.sorted {
+            return self.relas.iter().find(|r| r.r_offset.get(LE) == at as u64);
         }
+        let i = self.relas.partition_point(|r| r.r_offset.get(LE) < at as u64);
+        self.relas.get(i).filter(|r| r.r_offset.get(LE) == at as u64)
     }
     /// An `n`-byte address at `at`.
     fn address(&self, ctx: &Ctx, at: usize, n: usize) -> Result<Addr> {
@@ -350,9 +349,10 @@ fn skip_form(data: &[u8], at: &mut usize, form: u64, f: Format) -> Result<()> {
 
 /// A compile unit's address ranges, in order.
 fn unit_ranges(ctx: &Ctx, file: FileId, die: &TopDie, f: Format) -> Result<Vec<(Addr, Addr)>> {
+    let addr_section = Section::named(ctx, file, b".debug_addr");
     let addr = |index: u64| -> Result<Addr> {
         let base = die.addr_base.unwrap_or(if f.version >= 5 { 8 } else { 0 });
-        let sec = Section::named(ctx, file, b".debug_addr").context("DW_FORM_addrx without .debug_addr")?;
+        let sec = addr_section.as_ref().context("DW_FORM_addrx without .debug_addr")?;
         let at = usize::try_from(base + index * f.address_size as u64).ok().context("bad .debug_addr index")?;
         sec.address(ctx, at, f.address_size).context(".debug_addr")
     };
