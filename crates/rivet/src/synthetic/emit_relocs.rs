@@ -7,16 +7,16 @@
 //! functions, sections that ICF folded) are not kept; one against a symbol the link dropped
 //! becomes `R_X86_64_NONE`.
 use crate::ctx::{Ctx, Target};
-use crate::ids::{FileId, OutputSectionId, SectionRef, SymbolId};
+use crate::ids::{OutputSectionId, SectionRef};
 use crate::input::object::Rela;
 use crate::linked::Linked;
 use crate::sections::output::{Content, OutputSection};
 use crate::synthetic::symtab::{Plan, Source};
 use object::elf;
 use object::LittleEndian as LE;
-use rustc_hash::FxHashMap as HashMap;
 
 pub use crate::synthetic::plans::EmitRelocs;
+use crate::synthetic::plans::SymtabIndices;
 
 /// The relocations of input section `r` that reach the output, with the offset each lands at
 /// within the input section's contribution (`.eh_frame` records move; others keep theirs).
@@ -63,15 +63,8 @@ pub fn create_if_asked(ctx: &mut Ctx) -> Option<EmitRelocs> {
     Some(made)
 }
 
-/// Where `.symtab` puts each symbol a relocation may name.
-struct Indices {
-    sections: HashMap<OutputSectionId, u32>,
-    locals: HashMap<(FileId, u32), u32>,
-    globals: HashMap<SymbolId, u32>,
-}
-
-fn indices(plan: &Plan) -> Indices {
-    let mut ix = Indices { sections: HashMap::default(), locals: HashMap::default(), globals: HashMap::default() };
+fn indices(plan: &Plan) -> SymtabIndices {
+    let mut ix = SymtabIndices::default();
     for (k, &id) in plan.sections.iter().enumerate() {
         ix.sections.insert(id, k as u32 + 1);
     }
@@ -92,8 +85,8 @@ fn indices(plan: &Plan) -> Indices {
 
 /// Writes the relocations of `target` into `buf`.
 pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf: &mut [u8]) {
-    let Some(plan) = plan else { return };
-    let ix = indices(plan);
+    let (Some(plan), Some(made)) = (plan, linked.plans.emit_relocs.as_ref()) else { return };
+    let ix = made.indices.get_or_init(|| indices(plan));
     let t = &linked.sections[target];
     let base = linked.layout.sections[target].addr;
     let section_sym = |out: Option<OutputSectionId>| out.and_then(|o| ix.sections.get(&o).copied());

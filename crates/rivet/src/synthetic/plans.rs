@@ -34,6 +34,17 @@ pub fn output_features(props: &Properties) -> u32 {
 #[derive(Default)]
 pub struct EmitRelocs {
     pub sections: Vec<(OutputSectionId, OutputSectionId)>,
+    /// Where `.symtab` puts each symbol a relocation may name: built once, by the first `.rela`
+    /// section written, for all of them.
+    pub indices: std::sync::OnceLock<SymtabIndices>,
+}
+
+/// `.symtab` indices by what they stand for (`--emit-relocs`).
+#[derive(Default)]
+pub struct SymtabIndices {
+    pub sections: rustc_hash::FxHashMap<OutputSectionId, u32>,
+    pub locals: rustc_hash::FxHashMap<(crate::ids::FileId, u32), u32>,
+    pub globals: rustc_hash::FxHashMap<crate::ids::SymbolId, u32>,
 }
 
 impl EmitRelocs {
