@@ -76,6 +76,10 @@ fn not_an_elf_file() {
     let f = c.tmp.join("notes.o");
     std::fs::write(&f, "this is not an object file\n").unwrap();
     c.fails(&[&f], &["notes.o", "unknown file type"]);
+    // An empty file too (any text is read as a linker script, but not nothing at all).
+    let empty = c.tmp.join("empty.o");
+    std::fs::write(&empty, "").unwrap();
+    c.fails(&[&empty], &["empty.o", "unknown file type"]);
     c.tmp.finish();
 }
 

@@ -319,7 +319,8 @@ pub fn looks_like_script(data: &[u8]) -> bool {
 
 /// Plain text (no NUL bytes, UTF-8): what may be read as a linker script at all.
 pub fn is_text(data: &[u8]) -> bool {
-    !data.contains(&0) && std::str::from_utf8(data).is_ok()
+    // An empty file is no script (it would link as one naming nothing): it is an unknown type.
+    !data.is_empty() && !data.contains(&0) && std::str::from_utf8(data).is_ok()
 }
 
 // ---------------------------------------------------------------------------------------------
