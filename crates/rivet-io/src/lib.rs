@@ -6,6 +6,7 @@
 
 pub mod arena;
 pub mod copy;
+pub mod detach;
 pub mod fsinfo;
 pub mod input;
 pub mod output;

@@ -612,6 +612,40 @@ impl OutputFile {
         }
     }
 
+    /// Overwrites `bytes` at `offset` of the finished output, before `commit`: in the mapping or
+    /// buffer, or in the file when write-behind has written the bytes already.
+    pub fn patch(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let end = offset as usize + bytes.len();
+        match (&mut self.buffer, &self.file, &self.written_except) {
+            (Buffer::Map(m), _, _) => m[offset as usize..end].copy_from_slice(bytes),
+            (Buffer::Heap(_), Some(f), Some(_)) => {
+                f.write_all_at(bytes, offset).map_err(|e| context(e, "write", &self.target))?
+            }
+            (Buffer::Heap(_), _, _) => self.buf()[offset as usize..end].copy_from_slice(bytes),
+        }
+        Ok(())
+    }
+
+    /// Hands `f` the finished output's bytes in order, in pieces (read back from the file when
+    /// write-behind has written them already, else from the mapping or buffer).
+    pub fn read_back(&mut self, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if let (Buffer::Heap(_), Some(file), Some(_)) = (&self.buffer, &self.file, &self.written_except) {
+            let mut piece = vec![0u8; WRITE_CHUNK];
+            let mut at = 0;
+            while at < self.size {
+                let n = (self.size - at).min(WRITE_CHUNK as u64) as usize;
+                file.read_exact_at(&mut piece[..n], at).map_err(|e| context(e, "read back", &self.target))?;
+                f(&piece[..n]);
+                at += n as u64;
+            }
+            return Ok(());
+        }
+        f(self.buf());
+        Ok(())
+    }
+
     /// Declares that every byte except the `pending` ranges was already written through
     /// `heap_file`; commit then writes only those ranges.
     pub fn set_written_except(&mut self, pending: Vec<(u64, u64)>) {

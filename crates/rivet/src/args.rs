@@ -240,8 +240,19 @@ pub struct Config {
     pub icf: Icf,
     /// `--compress-debug-sections=none|zlib|zstd`.
     pub compress_debug_sections: DebugCompression,
-    /// `--compress-debug-sections=zlib:N`: zlib's level (default 1, 6 with -O2).
+    /// `--compress-debug-sections=FORMAT:N`: the compression level (zlib 0-9, default 1, 6 with
+    /// -O2; zstd 1-22, default 1).
     pub compress_level: Option<u8>,
+    /// `--separate-debug-file[=FILE]`: the debug sections go to FILE (OUTPUT.dbg when no FILE is
+    /// given), the output gets a `.gnu_debuglink` naming it. None: `--no-separate-debug-file`.
+    pub separate_debug_file: Option<SeparateDebugFile>,
+    /// `--detach` (default) / `--no-detach`: the separate debug file is written after the link has
+    /// returned, by a process of its own.
+    pub detach: bool,
+    /// `--oformat=binary`: the raw image of the loaded sections, no ELF headers.
+    pub oformat_binary: bool,
+    /// `-n`/`--nmagic`: sections not page-aligned, segments not aligned in the file (lld's meaning).
+    pub nmagic: bool,
     /// `--image-base=ADDR`.
     pub image_base: Option<u64>,
     /// `-Ttext=ADDR`, `-Tdata`, `-Tbss`, `--section-start=.NAME=ADDR`: output section name
@@ -399,6 +410,10 @@ impl Default for Config {
             icf: Icf::None,
             compress_debug_sections: DebugCompression::None,
             compress_level: None,
+            separate_debug_file: None,
+            detach: true,
+            oformat_binary: false,
+            nmagic: false,
             image_base: None,
             section_starts: Vec::new(),
             sort_section: None,
@@ -462,6 +477,41 @@ pub enum Icf {
     All,
     /// Only sections whose address is never taken.
     Safe,
+}
+
+/// `--separate-debug-file`'s value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeparateDebugFile {
+    /// No file named: the output's path with `.dbg` appended.
+    Default,
+    File(PathBuf),
+}
+
+impl Config {
+    /// The separate debug file's path, when `--separate-debug-file` is in effect.
+    pub fn debug_file_path(&self) -> Option<PathBuf> {
+        Some(match self.separate_debug_file.as_ref()? {
+            SeparateDebugFile::File(p) => p.clone(),
+            SeparateDebugFile::Default => {
+                let mut p = self.output.clone().into_os_string();
+                p.push(".dbg");
+                p.into()
+            }
+        })
+    }
+
+    /// Whether the separate debug file is written by a background process once the output is in
+    /// place: `--detach`, unless a report on the link's own output (`--print-timing`, `--stats`,
+    /// `--time-trace`) or `-o -` asks the link to finish first.
+    pub fn detaches(&self) -> bool {
+        self.separate_debug_file.is_some()
+            && self.detach
+            && !self.print_timing
+            && !self.stats
+            && self.time_trace.is_none()
+            && !self.free_memory
+            && self.output != std::path::Path::new("-")
+    }
 }
 
 /// `--compress-debug-sections`.
@@ -548,6 +598,8 @@ const WITH_VALUE: &[&str] = &[
     "exclude-libs",
     "icf",
     "compress-debug-sections",
+    "separate-debug-file",
+    "oformat",
     "image-base",
     "Ttext",
     "Tdata",
@@ -582,7 +634,7 @@ const WITH_VALUE: &[&str] = &[
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
-const OPTIONAL_VALUE: &[&str] = &["build-id", "time-trace", "color-diagnostics", "threads"];
+const OPTIONAL_VALUE: &[&str] = &["build-id", "time-trace", "color-diagnostics", "threads", "separate-debug-file"];
 
 /// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
 const SHORT_GLUED: &[char] = &['o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F'];
@@ -606,6 +658,10 @@ impl Config {
         ensure!(self.inputs.iter().any(named), "no input files");
         ensure!(self.shared || self.filters.is_empty(), "-F may not be used without -shared");
         ensure!(self.shared || self.auxiliaries.is_empty(), "-f may not be used without -shared");
+        ensure!(
+            !(self.oformat_binary && self.separate_debug_file.is_some()),
+            "--separate-debug-file: a raw binary (--oformat=binary) has no debug sections to separate"
+        );
         Ok(())
     }
 }
@@ -769,6 +825,14 @@ const KNOWN_FLAGS: &[&str] = &[
     "Ur",
     "gdb-index",
     "no-gdb-index",
+    "no-build-id",
+    "separate-debug-file",
+    "no-separate-debug-file",
+    "detach",
+    "no-detach",
+    "n",
+    "nmagic",
+    "no-nmagic",
     "d",
     "dc",
     "dp",
@@ -821,6 +885,7 @@ impl ArgParser {
             "eh-frame-hdr" => c.eh_frame_hdr = true,
             "no-eh-frame-hdr" => c.eh_frame_hdr = false,
             "build-id" => c.build_id = BuildId::Sha1,
+            "no-build-id" => c.build_id = BuildId::None,
             "E" | "export-dynamic" => c.export_dynamic = true,
             "no-export-dynamic" => c.export_dynamic = false,
             "gc-sections" => c.gc_sections = true,
@@ -904,6 +969,17 @@ impl ArgParser {
                 self.state.static_only = true;
             }
             "no-omagic" => c.omagic = false,
+            // lld's -n: sections and segments are not page-aligned, each segment keeps its own
+            // protection; static libraries only from here on, as with -N.
+            "n" | "nmagic" => {
+                c.nmagic = true;
+                self.state.static_only = true;
+            }
+            "no-nmagic" => c.nmagic = false,
+            "separate-debug-file" => c.separate_debug_file = Some(SeparateDebugFile::Default),
+            "no-separate-debug-file" => c.separate_debug_file = None,
+            "detach" => c.detach = true,
+            "no-detach" => c.detach = false,
             // -Ur also resolves C++ constructor tables in GNU ld, which ELF's .init_array makes moot.
             "r" | "relocatable" | "Ur" => c.relocatable = true,
             "noinhibit-exec" => c.noinhibit_exec = true,
@@ -1021,10 +1097,7 @@ impl ArgParser {
                         _ => bail!("--compress-debug-sections: zlib level must be between 0 and 9, not '{l}'"),
                     },
                     ("zstd", Some(l)) => match l.parse::<u8>() {
-                        Ok(1) => None,
-                        Ok(n) if (1..=22).contains(&n) => bail!(
-                            "--compress-debug-sections=zstd:{n}: only level 1 is supported (rivet's zstd encoder has one level)"
-                        ),
+                        Ok(n) if (1..=22).contains(&n) => Some(n),
                         _ => bail!("--compress-debug-sections: zstd level must be between 1 and 22, not '{l}'"),
                     },
                     (other, Some(_)) => bail!("--compress-debug-sections={other}: takes no level"),
@@ -1096,6 +1169,18 @@ impl ArgParser {
                 )
             }
             "build-id" => c.build_id = build_id(&v)?,
+            "separate-debug-file" => {
+                ensure!(!v.is_empty(), "--separate-debug-file=: the file name is empty");
+                c.separate_debug_file = Some(SeparateDebugFile::File(PathBuf::from(v)));
+            }
+            // GNU ld's BFD names for x86-64 ELF, and lld's raw binary.
+            "oformat" => {
+                c.oformat_binary = match v.as_str() {
+                    "binary" => true,
+                    "elf64-x86-64" | "elf64-x86_64" => false,
+                    _ => bail!("--oformat: unknown format '{v}' (elf64-x86-64 or binary)"),
+                }
+            }
             "package-metadata" => c.package_metadata = Some(percent_decoded(&v)?),
             "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
             "color-diagnostics" => {

@@ -36,8 +36,12 @@ pub struct Placement {
     pub shndx: u32,
     /// (segment class, rank within it, first appearance): the sort key of output sections.
     pub key: (u8, u8, u32),
+    /// Listed in this file's section headers as SHT_NOBITS, with no bytes in it: the separate
+    /// debug file's view of the sections that are in the main output.
+    pub stub: bool,
 }
 
+#[derive(Clone)]
 pub struct Layout {
     /// Every output section's placement, by id.
     pub sections: IdVec<OutputSectionId, Placement>,
@@ -52,6 +56,8 @@ pub struct Layout {
     pub shstrtab: Vec<u8>,
     /// Name offsets in `.shstrtab`, by output section index.
     pub sh_name: Vec<u32>,
+    /// `--oformat=binary`: the file is the loaded sections' image, without ELF or section headers.
+    pub raw: bool,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -247,10 +253,29 @@ fn ensure_bss(ctx: &mut Ctx) -> OutputSectionId {
     sec
 }
 
+/// The class of the sections that `--separate-debug-file` moves: after every other section, so
+/// that the sections both files list have the same index in both.
+const CLASS_DEBUG_FILE: u8 = u8::MAX;
+
+/// Whether `--separate-debug-file` moves output section `i` to the debug file: the non-loaded
+/// `.debug_*` sections, `.gdb_index` and the symbol table (what mold moves).
+pub fn to_debug_file(ctx: &Ctx, i: OutputSectionId) -> bool {
+    let s = &ctx.sections[i];
+    ctx.config.separate_debug_file.is_some()
+        && !s.is_alloc()
+        && (s.name.starts_with(".debug_") || matches!(s.content, Content::GdbIndex | Content::Symtab | Content::Strtab))
+}
+
 /// Sorts sections into segment order: by class, then rank, then first appearance.
 fn sort_order(ctx: &Ctx, places: &mut IdVec<OutputSectionId, Placement>) -> Vec<OutputSectionId> {
     for (i, s) in ctx.sections.iter_enumerated() {
         let (class, rank) = class_rank(&s.name, s.flags, s.sh_type);
+        let (class, rank) = match () {
+            _ if to_debug_file(ctx, i) => (CLASS_DEBUG_FILE, rank),
+            // Last: only the output has it, the debug file lists every other section.
+            _ if s.content == Content::GnuDebuglink => (CLASS_DEBUG_FILE, u8::MAX),
+            _ => (class, rank),
+        };
         places[i].key = (class, rank, i.as_u32());
     }
     let mut order: Vec<OutputSectionId> = ctx.sections.ids().collect();
@@ -290,8 +315,9 @@ struct LoadPlan {
 /// puts them together all the same (lld's single RX segment).
 fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[OutputSectionId]) -> Vec<LoadPlan> {
     let separate = ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
-    let relro = ctx.config.relro && !ctx.config.omagic;
-    let omagic = ctx.config.omagic;
+    // --oformat=binary has no segments: its sections follow each other as in one -N segment.
+    let omagic = ctx.config.omagic || ctx.config.oformat_binary;
+    let relro = ctx.config.relro && !omagic && !ctx.config.nmagic;
     let mut loads: Vec<LoadPlan> = Vec::new();
     let segment_of = |class: u8| -> (u8, u32, bool) {
         match class {
@@ -335,7 +361,9 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
     let loads = plan_loads(ctx, &places, &order);
     // -N: sections are not page-aligned (its one segment keeps its most aligned section's
     // alignment; loaded at a page-aligned base, its offsets stay congruent to its addresses).
-    let page = if ctx.config.omagic { 1 } else { ctx.config.max_page_size.max(4096) };
+    // -N, -n and raw binaries have no page alignment (lld's page size of 1).
+    let unpaged = ctx.config.omagic || ctx.config.nmagic || ctx.config.oformat_binary;
+    let page = if unpaged { 1 } else { ctx.config.max_page_size.max(4096) };
     let common = if page == 1 { 1 } else { ctx.config.common_page_size.clamp(4096, page) };
     let has = |c: Content| ctx.synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
@@ -357,12 +385,15 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
         None if pie => 0,
         None => 0x400000,
     };
-    let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
+    // --oformat=binary: the headers are not loaded (there are none), as in lld.
+    let headers = if ctx.config.oformat_binary { 0 } else { EHDR_SIZE + PHDR_SIZE * nphdr as u64 };
     let mut va = base + headers;
     let mut off = headers;
     let mut phdrs = Vec::new();
     let mut tls: Option<TlsExtent> = None;
     let mut relro_range: Option<(u64, u64, u64)> = None;
+    // Whether a section with file bytes has been placed yet.
+    let mut placed_bytes = false;
     for (li, load) in loads.iter().enumerate() {
         let mut seg_va = base;
         let mut placed = None;
@@ -394,7 +425,9 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
                 // The segment starts on the page holding the address; that page must come after
                 // the previous segment's last one, which it would otherwise replace when mapped.
                 let name = &ctx.sections[load.sections[0]].name;
-                if a & !(page - 1) < va {
+                // A raw binary has no segments: the first section with bytes may lie anywhere.
+                let first_bytes = ctx.config.oformat_binary && !placed_bytes;
+                if a & !(page - 1) < va && !first_bytes {
                     ctx.diag.error(format!(
                         "-T/--section-start: section {name} cannot start at {a:#x}: the sections before \
                          it end at {prev_end:#x} and it starts a segment of its own, so its page must \
@@ -442,6 +475,7 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             if tbss {
                 continue; // .tbss occupies no address space outside the TLS template.
             }
+            placed_bytes |= !s.is_nobits() && s.size > 0;
             va += s.size;
             if !s.is_nobits() {
                 off += s.size;
@@ -543,7 +577,8 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
         all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
     }
     debug_assert_eq!(all.len(), nphdr);
-    Layout { sections: places, base, tls: tls_block, phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name }
+    let (raw, sections) = (false, places);
+    Layout { sections, base, tls: tls_block, phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name, raw }
 }
 
 /// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.
@@ -555,7 +590,15 @@ fn segment_align(ctx: &Ctx, load: &LoadPlan, page: u64) -> u64 {
 /// ones), then the section header table: gives (its offset, the file size). Run again when
 /// non-alloc sizes change after layout (`--compress-debug-sections`).
 pub fn place_non_alloc(ctx: &Ctx, placed: &mut IdVec<OutputSectionId, Placement>, from: u64) -> (u64, u64) {
-    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| !ctx.sections[i].is_alloc()).collect();
+    // With --separate-debug-file the main output has no debug sections (`split_debug_file`).
+    let mut order: Vec<OutputSectionId> = ctx
+        .sections
+        .ids()
+        .filter(|&i| {
+            let moved = to_debug_file(ctx, i) && placed[i].shndx == 0;
+            !ctx.sections[i].is_alloc() && !moved
+        })
+        .collect();
     order.sort_by_key(|&i| placed[i].key);
     let mut off = from;
     for i in order {
@@ -568,6 +611,91 @@ pub fn place_non_alloc(ctx: &Ctx, placed: &mut IdVec<OutputSectionId, Placement>
     let shoff = align_up(off, 8);
     let nsh = 1 + placed.iter().filter(|p| p.shndx != 0).count() as u64;
     (shoff, shoff + nsh * SHDR_SIZE)
+}
+
+/// `--separate-debug-file`: `lay` (every section, the debug ones indexed last) becomes the main
+/// output's layout, without the debug sections; the returned layout is the debug file's, as
+/// `objcopy --only-keep-debug` would make it from the whole output: the same section headers
+/// (same indices and addresses), the loaded sections as SHT_NOBITS except the notes (the build-id
+/// identifies the file), `.shstrtab`, then the debug sections; the program headers of the output,
+/// with no file bytes but the headers' and the notes'. Its last 4 bytes are left for the CRC
+/// trailer (`synthetic::debug_file`).
+pub fn split_debug_file(ctx: &Ctx, lay: &mut Layout) -> Layout {
+    let mut dbg = lay.clone();
+    let debuglink = ctx.synthetic.get(Content::GnuDebuglink);
+    if let Some(link) = debuglink {
+        dbg.sections[link].shndx = 0;
+    }
+    let headers = EHDR_SIZE + PHDR_SIZE * lay.phdrs.len() as u64;
+    // The debug file: headers, the notes where they are in the output, then the rest in order.
+    let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| dbg.sections[i].shndx != 0).collect();
+    order.sort_by_key(|&i| dbg.sections[i].shndx);
+    let mut off = headers;
+    let mut notes_end = headers;
+    for &i in &order {
+        let s = &ctx.sections[i];
+        let p = &mut dbg.sections[i];
+        if s.is_alloc() && s.sh_type == elf::SHT_NOTE {
+            notes_end = notes_end.max(p.offset + s.size);
+            off = off.max(notes_end);
+        } else if to_debug_file(ctx, i) || s.content == Content::Shstrtab {
+            off = align_up(off, s.align);
+            p.offset = off;
+            off += s.size;
+        } else {
+            p.stub = true;
+            p.offset = off;
+        }
+    }
+    dbg.shoff = align_up(off, 8);
+    dbg.file_size = dbg.shoff + (1 + order.len() as u64) * SHDR_SIZE + 4;
+    for ph in &mut dbg.phdrs {
+        ph.filesz = match ph.p_type {
+            elf::PT_PHDR | elf::PT_NOTE | elf::PT_GNU_PROPERTY => ph.filesz,
+            elf::PT_LOAD if ph.offset == 0 => ph.filesz.min(notes_end),
+            _ => 0,
+        };
+    }
+    // The main output: the debug sections are not in it; `.gnu_debuglink` follows the others.
+    for i in ctx.sections.ids() {
+        if to_debug_file(ctx, i) {
+            lay.sections[i].shndx = 0;
+        }
+    }
+    if let Some(link) = debuglink {
+        lay.sections[link].shndx = 0;
+        lay.sections[link].shndx = 1 + lay.emitted_count() as u32;
+    }
+    (lay.shoff, lay.file_size) = place_non_alloc(ctx, &mut lay.sections, lay.alloc_end);
+    dbg
+}
+
+/// `--oformat=binary`: the file becomes the memory image of the loaded sections that have bytes,
+/// from the lowest address to the end of the highest (lld's and GNU ld's raw binary): each such
+/// section at its address minus the lowest; everything else (headers, non-loaded sections) is
+/// left out.
+pub fn make_binary_image(ctx: &Ctx, lay: &mut Layout) {
+    let has_bytes: Vec<bool> = ctx
+        .sections
+        .iter_enumerated()
+        .map(|(i, s)| s.is_alloc() && !s.is_nobits() && s.size > 0 && lay.sections[i].shndx != 0)
+        .collect();
+    let min = ctx.sections.ids().filter(|i| has_bytes[i.index()]).map(|i| lay.sections[i].addr).min().unwrap_or(0);
+    let mut end = 0;
+    for i in ctx.sections.ids() {
+        let p = &mut lay.sections[i];
+        if !ctx.sections[i].is_alloc() {
+            p.shndx = 0;
+        } else if has_bytes[i.index()] {
+            p.offset = p.addr - min;
+            end = end.max(p.offset + ctx.sections[i].size);
+        } else {
+            p.stub = true;
+        }
+    }
+    lay.raw = true;
+    lay.shoff = 0;
+    lay.file_size = end;
 }
 
 fn relro_file_size(ctx: &Ctx, placed: &IdVec<OutputSectionId, Placement>, loads: &[LoadPlan]) -> u64 {

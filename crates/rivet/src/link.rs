@@ -2,7 +2,7 @@
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output. What each stage does lives next to its data; this file is the
 //! table of contents.
-use crate::args::{Config, Icf, Strip};
+use crate::args::{Config, Icf};
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Diag, Result};
 use crate::link_io::{self, Inputs, Output};
@@ -10,13 +10,24 @@ use crate::linked::{Addresses, Linked, Placed};
 pub use crate::report::LinkReport;
 use crate::sections::{compress, frames, gc, icf, merge};
 use crate::synthetic::plans::Plans;
-use crate::synthetic::{chunks, dynamic, emit_relocs, gdb_index, property, symtab};
+use crate::synthetic::{chunks, debug_file, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
 use crate::{
     arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, script, symbol_options, write,
 };
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
+    link_detaching(config, timer, diag, None)
+}
+
+/// `link`; with `detach`, the process waiting for this one exits with success once the output is
+/// in place, before the separate debug file is written.
+pub fn link_detaching(
+    config: &Config,
+    timer: &Timer,
+    diag: &Diag,
+    detach: Option<rivet_io::detach::Detached>,
+) -> Result<LinkReport> {
     config.validate()?;
     let kind = OutputKind::from_config(config)?;
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
@@ -70,6 +81,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     script::classify(&mut ctx);
     // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
+        if config.separate_debug_file.is_some() || config.oformat_binary {
+            crate::bail!("-r: --separate-debug-file and --oformat=binary are for final links");
+        }
         if let Some(what) = script::refused_with_relocatable(&script_files) {
             crate::bail!("-r: {what} are not supported with a relocatable output");
         }
@@ -112,8 +126,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     // --emit-relocs: a .rela section per output section with relocations, sized now.
     let emit_relocs = emit_relocs::create_if_asked(&mut ctx);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
-    let plan =
-        timer.phase("plan symbol table", || (config.strip != Strip::All).then(|| symtab::plan(&ctx)).transpose())?;
+    let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || {
         chunks::create_sections(&mut ctx, &plans, plan.as_ref());
         let lay = layout::assign_addresses(&mut ctx);
@@ -123,20 +136,41 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     diag.check()?;
     compress::compress_if_asked(&mut ctx, &plans, &mut lay, &addresses, timer);
     diag.check()?;
+    // --separate-debug-file: the debug sections leave the output for a file of their own.
+    let debug_layout = config.separate_debug_file.is_some().then(|| layout::split_debug_file(&ctx, &mut lay));
+    // --oformat=binary: the file is the loaded image alone.
+    if config.oformat_binary {
+        layout::make_binary_image(&ctx, &mut lay);
+    }
     // The output's I/O plan and the file, now that its size is known.
     let mut out = Output::create(config, &inputs, lay.file_size, timer)?;
     let kernel = out.kernel_copy(&inputs);
     let linked = Linked::new(Placed::new(&ctx, &plans, &lay), &addresses);
     let paced = out.io.paced;
-    let copy = timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out.file, kernel.as_ref(), paced))?;
+    let written =
+        timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out.file, kernel.as_ref(), paced, None))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     // An input rewritten while we read it (a parallel build step) gives an output built from torn
     // bytes: refuse to commit it, as wild does.
     timer.phase("check inputs", || inputs.cache.check_unchanged())?;
+    // The CRC the debug file will be given, recorded in .gnu_debuglink.
+    let debug_crc = match &debug_layout {
+        Some(_) => Some(timer.phase("gnu_debuglink", || {
+            let crc = debug_file::chosen_crc(written.build_id.as_deref(), &mut out.file)?;
+            debug_file::stamp(&linked, &mut out.file, crc).map(|()| crc)
+        })?),
+        None => None,
+    };
     let committed = out.commit(config, timer)?;
     map::write_if_asked(&linked, timer)?;
     link_io::write_dependency_file(config, &inputs, &lto::generated(&loaded, linked_inputs))?;
+    if let (Some(dbg), Some(crc)) = (&debug_layout, debug_crc) {
+        let linked = Linked::new(Placed::new(&ctx, &plans, dbg), &addresses);
+        let id = written.build_id.as_deref();
+        link_io::write_debug_file(config, &linked, plan.as_ref(), &inputs, id, crc, detach, timer)?;
+    }
+    let copy = written.copy;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
     let counts = (linked_inputs.len(), ctx.objects.len(), stats);
     let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);

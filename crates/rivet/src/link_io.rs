@@ -62,27 +62,41 @@ impl Output {
     /// decided from the output's file system and memory, now that its size is known; then the
     /// file (a temp file beside the target). `--verbose` says what was chosen and why.
     pub fn create(config: &Config, inputs: &Inputs, size: u64, timer: &Timer) -> Result<Output> {
+        Output::create_at(config, &config.output, inputs, size, timer, false)
+    }
+
+    /// `create` for the file at `path`; `debug_file`: the separate debug file (not executable,
+    /// never rewritten in place: its old inode holds the lock waiters wait on).
+    fn create_at(
+        config: &Config,
+        path: &std::path::Path,
+        inputs: &Inputs,
+        size: u64,
+        timer: &Timer,
+        debug_file: bool,
+    ) -> Result<Output> {
         let req = OutputRequest {
             mmap: config.mmap_output,
             copy: config.copy_method,
-            reuse: config.reuse_output,
+            reuse: if debug_file { Some(false) } else { config.reuse_output },
             shared: config.shared,
         };
-        let io = rivet_io::policy::plan_output(&inputs.plan, &config.output, &req, size);
+        let io = rivet_io::policy::plan_output(&inputs.plan, path, &req, size);
         if config.verbose {
             eprintln!("rivet: output mode {:?}: {}", io.output.mode, io.output.reason);
             eprintln!("rivet: prefetch: {}", inputs.plan.prefetch.reason);
         }
         let opts = CreateOptions {
             mode: io.output.mode,
-            // A relocatable object is not a program: no execute bits (GNU ld's mode too).
-            executable: !config.relocatable,
+            // A relocatable object is not a program: no execute bits (GNU ld's mode too); nor is a
+            // debug file.
+            executable: !config.relocatable && !debug_file,
             reserve_space: io.output.reserve,
             reuse: io.reuse.allowed,
             // Unreserved only where the file system compresses; the mapping is then guarded.
             map_unreserved: !io.output.reserve,
         };
-        let mut file = timer.phase("create output", || OutputFile::create_opts(&config.output, size, &opts))?;
+        let mut file = timer.phase("create output", || OutputFile::create_opts(path, size, &opts))?;
         if config.free_memory {
             file.caller_keeps_running();
         }
@@ -117,6 +131,47 @@ impl Output {
             .with_context(|| format!("cannot write {}", config.output.display()))?;
         Ok(Committed { io, mode, mode_reason, reuse, commit })
     }
+}
+
+/// `--separate-debug-file`: the debug file (`linked` is the link seen through its layout), once the
+/// output is in place. Its path is locked (`flock`) until it is complete, and its space reserved;
+/// then, with `detach`, the waiting parent process exits with success and this process writes the
+/// file alone (a failure after that point is reported on standard error, and the debug file is not
+/// left behind). `build_id`: the output's; `crc`: the CRC its `.gnu_debuglink` records.
+#[allow(clippy::too_many_arguments)]
+pub fn write_debug_file(
+    config: &Config,
+    linked: &crate::linked::Linked,
+    plan: Option<&crate::synthetic::symtab::Plan>,
+    inputs: &Inputs,
+    build_id: Option<&[u8]>,
+    crc: u32,
+    detach: Option<rivet_io::detach::Detached>,
+    timer: &Timer,
+) -> Result<()> {
+    let path = config.debug_file_path().expect("called for --separate-debug-file");
+    let size = linked.layout.file_size;
+    let lock = rivet_io::detach::DebugFileLock::take(&path)
+        .with_context(|| format!("cannot create separate debug file {}", path.display()))?;
+    let result = (|| -> Result<()> {
+        let mut out = Output::create_at(config, &path, inputs, size, timer, true)?;
+        // The output is in place and the debug file's space is reserved: the build can go on.
+        if let Some(d) = detach {
+            d.release(0);
+        }
+        let paced = out.io.paced;
+        timer.phase("write debug file", || crate::write::write(linked, plan, &mut out.file, None, paced, build_id))?;
+        linked.diag.check()?;
+        crate::synthetic::debug_file::seal(&mut out.file, size, crc)?;
+        timer
+            .phase("commit debug file", || out.file.commit(config.fsync))
+            .with_context(|| format!("cannot write separate debug file {}", path.display()))?;
+        Ok(())
+    })();
+    if result.is_err() && lock.created() {
+        let _ = std::fs::remove_file(&path);
+    }
+    result
 }
 
 /// "reused in place: WHY" or "new file: WHY", for `--verbose` and the I/O report.

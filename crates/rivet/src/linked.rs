@@ -145,7 +145,9 @@ impl<'l, 'a> Placed<'l, 'a> {
 
     /// The file bytes of the linker-made section of kind `c`: (offset, size).
     pub fn synthetic_file_range(&self, c: Content) -> Option<(u64, u64)> {
-        self.synthetic.get(c).map(|id| (self.layout.sections[id].offset, self.sections[id].size))
+        // A stub (the separate debug file's view of a loaded section) has no bytes in this file.
+        let id = self.synthetic.get(c).filter(|&id| !self.layout.sections[id].stub)?;
+        Some((self.layout.sections[id].offset, self.sections[id].size))
     }
 
     /// The output address of input section `sec` of `file` (None: not in the output).

@@ -82,13 +82,16 @@ fn main() {
             exit(0);
         }
     }
+    // --separate-debug-file: the build waits for this process only until the output is in place
+    // (before any thread exists; a failed fork links without detaching).
+    let detach = if config.detaches() { rivet_io::detach::fork_and_wait().ok() } else { None };
     if let Some(n) = config.threads {
         // Only fails if a pool exists already, which cannot happen this early.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
     }
     let timer = timing::Timer::new();
     let diag = diag::Diag::new(config.fatal_warnings).with_error_limit(config.error_limit);
-    let result = timer.phase("link", || link::link(&config, &timer, &diag));
+    let result = timer.phase("link", || link::link_detaching(&config, &timer, &diag, detach));
     let total = timer.total();
     match result {
         Ok(report) => {

@@ -55,20 +55,24 @@ const BLOCK: u64 = chunks::BUILD_ID_CHUNK as u64;
 /// memory stays bounded by a few windows whatever the output size, and every byte reaches the file
 /// once, in order. Errors found while relocating are reported to `ctx.diag`; the caller checks it
 /// before committing.
+///
+/// `build_id`: the build-id to write instead of hashing this file (the separate debug file takes
+/// the output's). Returns what the copies did and the build-id written.
 pub fn write(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     out: &mut rivet_io::OutputFile,
     kernel: Option<&KernelCopy>,
     paced: bool,
-) -> Result<CopyStats> {
+    build_id: Option<&[u8]>,
+) -> Result<Written> {
     let kernel = kernel.filter(|k| k.method != CopyMethod::Memcpy && out.file().is_some());
     let jobs = collect_jobs(ctx, ctx.layout, kernel.is_some());
     let mut stats = CopyStats::default();
     if let Some(file) = out.heap_file() {
-        let stats = write_behind(ctx, plan, jobs, file, kernel, paced)?;
+        let written = write_behind(ctx, plan, jobs, file, kernel, paced, build_id)?;
         out.set_written_except(Vec::new());
-        return Ok(stats);
+        return Ok(written);
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
     let dynrels = fill_parallel(ctx, plan, jobs, out.buf(), true)?;
@@ -78,9 +82,16 @@ pub fn write(
     }
     let buf = out.buf();
     finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
-    let digests = chunks::chunk_digests(&ctx.config.build_id, buf);
-    patch_build_id(ctx, &digests, buf, 0)?;
-    Ok(stats)
+    let digests = if build_id.is_some() { Vec::new() } else { chunks::chunk_digests(&ctx.config.build_id, buf) };
+    let build_id = patch_build_id(ctx, &digests, buf, 0, build_id)?;
+    Ok(Written { copy: stats, build_id })
+}
+
+/// What `write` did: the in-kernel copies, and the build-id it wrote (if the output has one).
+#[derive(Default)]
+pub struct Written {
+    pub copy: CopyStats,
+    pub build_id: Option<Vec<u8>>,
 }
 
 /// The output offset and input bytes of a `Job::Kernel` piece.
@@ -217,20 +228,32 @@ fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) 
             };
             chunks::write_rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + size) as usize])
         }
-        None if dynrels.is_empty() => Ok(()),
+        // The section is a stub in this file (the separate debug file): its entries are the output's.
+        None if dynrels.is_empty() || ctx.synthetic.get(Content::RelaDyn).is_some() => Ok(()),
         None => Err("internal error: dynamic relocations produced without a .rela.dyn section".into()),
     }
 }
 
-/// Puts the build-id (from every chunk's digest) into the note if it lies in `buf`.
-fn patch_build_id(ctx: &Linked, digests: &[[u8; 32]], buf: &mut [u8], base: u64) -> Result<()> {
-    let Some((offset, size)) = ctx.synthetic_file_range(Content::BuildId) else { return Ok(()) };
-    let Some(start) = offset.checked_sub(base).filter(|&o| o + size <= buf.len() as u64) else { return Ok(()) };
-    let desc = chunks::build_id(&ctx.config.build_id, digests)?;
+/// Puts the build-id (`fixed`, or made from every chunk's digest) into the note if it lies in
+/// `buf`; returns it.
+fn patch_build_id(
+    ctx: &Linked,
+    digests: &[[u8; 32]],
+    buf: &mut [u8],
+    base: u64,
+    fixed: Option<&[u8]>,
+) -> Result<Option<Vec<u8>>> {
+    let Some((offset, size)) = ctx.synthetic_file_range(Content::BuildId) else { return Ok(None) };
+    let Some(start) = offset.checked_sub(base).filter(|&o| o + size <= buf.len() as u64) else { return Ok(None) };
     let len = size as usize - 16;
+    let desc = match fixed {
+        Some(id) if id.len() == len => id.to_vec(),
+        Some(id) => crate::bail!("internal error: a {}-byte build-id for a {len}-byte note", id.len()),
+        None => chunks::build_id(&ctx.config.build_id, digests)?[..len].to_vec(),
+    };
     let at = start as usize + 16;
-    buf[at..at + len].copy_from_slice(&desc[..len]);
-    Ok(())
+    buf[at..at + len].copy_from_slice(&desc);
+    Ok(Some(desc))
 }
 
 /// Splits the jobs into windows that tile the file: each at least WINDOW bytes, ending on a BLOCK
@@ -289,7 +312,8 @@ fn write_behind(
     file: &std::fs::File,
     kernel: Option<&KernelCopy>,
     paced: bool,
-) -> Result<CopyStats> {
+    fixed_build_id: Option<&[u8]>,
+) -> Result<Written> {
     use std::os::unix::fs::FileExt;
     let mut stats = CopyStats::default();
     let file_size = ctx.layout.file_size;
@@ -365,7 +389,7 @@ fn write_behind(
             finish_window(ctx, dynrels.take().unwrap_or_default(), buf, *start)?;
         }
     }
-    if dynrels.is_some_and(|d| !d.is_empty()) {
+    if ctx.synthetic_file_range(Content::RelaDyn).is_some() && dynrels.is_some_and(|d| !d.is_empty()) {
         return Err("internal error: no window holds .rela.dyn".into());
     }
     for (start, buf) in &kept {
@@ -374,19 +398,25 @@ fn write_behind(
             digests[first + i] = d;
         }
     }
+    let mut build_id = None;
     for (start, buf) in &mut kept {
-        patch_build_id(ctx, &digests, buf, *start)?;
+        if let Some(id) = patch_build_id(ctx, &digests, buf, *start, fixed_build_id)? {
+            build_id = Some(id);
+        }
         file.write_all_at(buf, *start).context("cannot write the output")?;
     }
-    Ok(stats)
+    Ok(Written { copy: stats, build_id })
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.
 /// `kernel`: sections that reach the output unchanged and are large enough become `Job::Kernel`.
 fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
-    let mut jobs = vec![(0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader)];
-    let nsh = 1 + layout.emitted_count() as u64;
-    jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
+    let mut jobs = Vec::new();
+    if !layout.raw {
+        jobs.push((0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader));
+        let nsh = 1 + layout.emitted_count() as u64;
+        jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
+    }
     // Output sections in parallel (cxx-big: 85k input sections, 11 ms on one thread).
     let per_section: Vec<Vec<Piece>> = ctx
         .sections
@@ -397,7 +427,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             let i = OutputSectionId::new(i);
             let place = layout.sections[i];
             let mut jobs = Vec::new();
-            if os.is_nobits() || place.shndx == 0 {
+            if os.is_nobits() || place.shndx == 0 || place.stub {
                 return jobs;
             }
             if os.content != Content::Inputs || os.compressed.is_some() {
@@ -607,7 +637,7 @@ fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u
         let (link, info) = chunks::chunk(s.content).map_or((0, 0), |c| c.link_info(&writing));
         headers[place.shndx as usize] = SectionHeader64 {
             sh_name: U32::new(LE, ctx.layout.sh_name[i.index()]),
-            sh_type: U32::new(LE, s.sh_type),
+            sh_type: U32::new(LE, if place.stub { elf::SHT_NOBITS } else { s.sh_type }),
             sh_flags: U64::new(LE, s.flags),
             sh_addr: U64::new(LE, place.addr),
             sh_offset: U64::new(LE, place.offset),

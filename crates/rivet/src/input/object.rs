@@ -456,13 +456,10 @@ fn inflate(bytes: &[u8], gnu_style: bool) -> Result<(Vec<u8>, u64)> {
     let plain = match kind {
         elf::ELFCOMPRESS_ZLIB => miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(payload, size as usize)
             .map_err(|e| fatal!("corrupt zlib data ({:?})", e.status))?,
+        // libzstd reads every frame (rivet's own output has one per MiB); more bytes than the
+        // header says is an error, not a larger buffer.
         elf::ELFCOMPRESS_ZSTD => {
-            use std::io::Read;
-            let mut out = Vec::with_capacity(size as usize);
-            let decoder =
-                ruzstd::decoding::StreamingDecoder::new(payload).map_err(|e| fatal!("corrupt zstd data ({e})"))?;
-            decoder.take(size + 1).read_to_end(&mut out).map_err(|e| fatal!("corrupt zstd data ({e})"))?;
-            out
+            zstd::bulk::decompress(payload, size as usize).map_err(|e| fatal!("corrupt zstd data ({e})"))?
         }
         other => bail!("unknown compression type {other}"),
     };

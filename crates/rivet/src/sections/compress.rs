@@ -42,9 +42,10 @@ pub fn compress_if_asked(ctx: &mut Ctx, plans: &Plans, lay: &mut Layout, address
     }
 }
 
-/// Compresses every non-empty `.debug_*` output section that gets smaller, then moves the
-/// non-alloc sections and the section header table up. Returns (sections compressed, bytes
-/// before, bytes after).
+/// Compresses every non-empty `.debug_*` output section that gets smaller (as GNU ld and lld do;
+/// `zlib:0`, stored blocks, asks for the compression header whatever the size, as mold gives it),
+/// then moves the non-alloc sections and the section header table up. Returns (sections
+/// compressed, bytes before, bytes after).
 pub fn compress(
     ctx: &mut Ctx,
     plans: &Plans,
@@ -60,15 +61,26 @@ pub fn compress(
             !s.is_alloc() && s.content == Content::Inputs && s.size > 0 && s.name.starts_with(".debug")
         })
         .collect();
-    let level = ctx.config.compress_level.unwrap_or(if ctx.config.opt_level >= 2 { 6 } else { 1 });
+    let level = match (format, ctx.config.compress_level) {
+        (_, Some(l)) => l,
+        (Format::Zlib, None) if ctx.config.opt_level >= 2 => 6,
+        (_, None) => 1,
+    };
+    let always = format == Format::Zlib && level == 0;
     let done: Vec<(OutputSectionId, Option<Vec<u8>>)> = {
         let ctx = Linked::new(Placed::new(ctx, plans, lay), addresses);
         candidates
             .par_iter()
             .map(|&i| {
                 let plain = render(&ctx, i);
-                let packed = pack(&plain, ctx.sections[i].align, format, level);
-                (i, (packed.len() < plain.len()).then_some(packed))
+                let packed = match pack(&plain, ctx.sections[i].align, format, level) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        ctx.diag.error(format!("cannot compress {}: {e}", ctx.sections[i].name));
+                        return (i, None);
+                    }
+                };
+                (i, (always || packed.len() < plain.len()).then_some(packed))
             })
             .collect()
     };
@@ -109,14 +121,23 @@ fn render(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
     buf
 }
 
+/// zstd compresses a section in independent frames of this many bytes, in parallel: a fixed size,
+/// so the bytes do not depend on the thread count (zstd decoders, gdb's and lld's among them, read
+/// concatenated frames as one stream).
+pub const ZSTD_FRAME: usize = 1 << 20;
+
 /// An Elf64_Chdr (type, reserved, uncompressed size, alignment) and the compressed stream.
-pub fn pack(plain: &[u8], align: u64, format: Format, zlib_level: u8) -> Vec<u8> {
+/// `level`: zlib's 0-9 or zstd's 1-22.
+pub fn pack(plain: &[u8], align: u64, format: Format, level: u8) -> std::io::Result<Vec<u8>> {
     let (kind, stream) = match format {
-        Format::Zlib => (elf::ELFCOMPRESS_ZLIB, miniz_oxide::deflate::compress_to_vec_zlib(plain, zlib_level)),
-        Format::Zstd => (
-            elf::ELFCOMPRESS_ZSTD,
-            ruzstd::encoding::compress_to_vec(plain, ruzstd::encoding::CompressionLevel::Fastest),
-        ),
+        Format::Zlib => (elf::ELFCOMPRESS_ZLIB, miniz_oxide::deflate::compress_to_vec_zlib(plain, level)),
+        Format::Zstd => {
+            let frames: Vec<Vec<u8>> = plain
+                .par_chunks(ZSTD_FRAME)
+                .map(|c| zstd::bulk::compress(c, level as i32))
+                .collect::<Result<_, _>>()?;
+            (elf::ELFCOMPRESS_ZSTD, frames.concat())
+        }
     };
     use object::{LittleEndian as LE, U32, U64};
     let header = elf::CompressionHeader64::<LE> {
@@ -128,7 +149,7 @@ pub fn pack(plain: &[u8], align: u64, format: Format, zlib_level: u8) -> Vec<u8>
     let mut out = Vec::with_capacity(CHDR_SIZE + stream.len());
     out.extend_from_slice(object::pod::bytes_of(&header));
     out.extend_from_slice(&stream);
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -143,7 +164,7 @@ mod tests {
     fn packed_sections_round_trip_through_the_input_reader() {
         let plain = sample();
         for format in [Format::Zlib, Format::Zstd] {
-            let packed = pack(&plain, 1, format, 1);
+            let packed = pack(&plain, 1, format, 1).unwrap();
             assert!(packed.len() < plain.len() / 4, "{format:?}: {} bytes", packed.len());
             let kind = u32::from_le_bytes(packed[0..4].try_into().unwrap());
             assert_eq!(kind, if format == Format::Zlib { elf::ELFCOMPRESS_ZLIB } else { elf::ELFCOMPRESS_ZSTD });

@@ -40,6 +40,8 @@ pub enum Content {
     RelrDyn,
     /// `.gdb_index` (`--gdb-index`).
     GdbIndex,
+    /// `.gnu_debuglink` (`--separate-debug-file`).
+    GnuDebuglink,
     /// A `.rela<name>` section of `--emit-relocs` (one per output section with relocations).
     EmittedRelocs,
     Symtab,

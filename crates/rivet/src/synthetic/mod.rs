@@ -3,6 +3,7 @@
 //! symbol table and its companions (`dynamic`), `.symtab` (`symtab`) and the GNU property note
 //! (`property`).
 pub mod chunks;
+pub mod debug_file;
 pub mod dynamic;
 pub mod dynamic_tables;
 pub mod emit_relocs;

@@ -80,6 +80,11 @@ fn entry_name<'a>(ctx: &Ctx<'a>, src: Source) -> &'a [u8] {
     }
 }
 
+/// Whether the output has a symbol table: not with `-s`, nor in a raw binary image.
+pub fn wanted(config: &crate::args::Config) -> bool {
+    config.strip != crate::args::Strip::All && !config.oformat_binary
+}
+
 /// Which symbols go in the table, decided in parallel (objects' locals, blocks of globals), and
 /// where their names go in `.strtab`; the names are copied when `.strtab` is written, in parallel
 /// too. Building the string table here on one thread was 20-25 ms of a cxx-big link (78k

@@ -16,6 +16,7 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
 
+mod debuglink;
 mod dynamic;
 mod dynsym;
 mod eh_frame_hdr;
@@ -74,7 +75,7 @@ pub trait Chunk: Sync {
 }
 
 /// The order synthetic sections are created in.
-pub const ORDER: [Content; 24] = [
+pub const ORDER: [Content; 25] = [
     Content::GnuProperty,
     Content::BuildId,
     Content::PackageNote,
@@ -96,6 +97,7 @@ pub const ORDER: [Content; 24] = [
     Content::GnuVersionR,
     Content::Dynamic,
     Content::GdbIndex,
+    Content::GnuDebuglink,
     Content::Symtab,
     Content::Strtab,
     Content::Shstrtab,
@@ -126,6 +128,7 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
         Content::GnuVersionR => &dynsym::GnuVersionR,
         Content::Dynamic => &dynamic::Dynamic,
         Content::GdbIndex => &gdb_index::GdbIndex,
+        Content::GnuDebuglink => &debuglink::GnuDebuglink,
         Content::EmittedRelocs => &emitted_relocs::EmittedRelocs,
         Content::Symtab => &symtab::Symtab,
         Content::Strtab => &symtab::Strtab,
