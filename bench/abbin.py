@@ -8,6 +8,9 @@ come with arguments of its own, in one quoted word (another linker, or rivet wit
     python3 bench/abbin.py 11 cxx-big target/release/rivet "wild --no-fork --no-gc-sections"
 
 Outputs go to $ABBIN_OUT (default /tmp); one untimed warm-up link per binary and job first.
+A link that leaves OUT.dbg (`--separate-debug-file`) may still be writing it when it returns: the
+next run waits for its lock (`flock`, as mold and rivet hold it), and that time is reported too
+(`done=`), after the link-return time.
 """
 import os, statistics, subprocess, sys, time
 from pathlib import Path
@@ -27,16 +30,28 @@ def main():
     for job in jobs:
         jd = DEFAULT_CACHE / "jobs" / job
         times = [[] for _ in bins]
+        done = [[] for _ in bins]
         for i in range(rounds + 1):
             for k in [(i + j) % len(bins) for j in range(len(bins))]:
                 out = outdir / f"abbin-{job}-{k}"
+                Path(f"{out}.dbg").unlink(missing_ok=True)
                 start = time.perf_counter()
                 subprocess.run(cmds[k] + ["@response.txt", "-o", str(out)], cwd=jd, check=True, stdout=subprocess.DEVNULL)
+                returned = time.perf_counter() - start
+                dbg = Path(f"{out}.dbg")
+                if dbg.exists():
+                    subprocess.run(["flock", str(dbg), "true"], check=True)
                 if i > 0:
-                    times[k].append(time.perf_counter() - start)
+                    times[k].append(returned)
+                    done[k].append(time.perf_counter() - start)
         base = statistics.median(times[0])
-        print(job, " ".join(f"{Path(b.split()[0]).name}{b[len(b.split()[0]):]}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
-                            for b, t in zip(bins, times)), flush=True)
+        def one(b, t, d):
+            name = f"{Path(b.split()[0]).name}{b[len(b.split()[0]):]}"
+            line = f"{name}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
+            if statistics.median(d) - statistics.median(t) > 0.001:
+                line += f"[done={statistics.median(d):.4f}]"
+            return line
+        print(job, " ".join(one(b, t, d) for b, t, d in zip(bins, times, done)), flush=True)
 
 
 if __name__ == "__main__":

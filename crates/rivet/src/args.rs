@@ -1484,7 +1484,20 @@ pub fn usage() -> String {
          --reuse-output            rewrite the previous output in place, -shared outputs too\n  \
          --no-reuse-output         always build a new file and rename it over the previous output\n  \
          --fsync                   flush the output to disk before exiting (off by default)\n  \
-         --threads=N               worker threads\n\nAccepted and ignored:\n",
+         --threads=N               worker threads\n\n\
+         Output forms:\n  \
+         --separate-debug-file[=FILE]  debug sections, .gdb_index and .symtab to FILE (OUTPUT.dbg),\n                                \
+         .gnu_debuglink in the output; written after the output is in place\n  \
+         --no-separate-debug-file      keep them in the output\n  \
+         --detach, --no-detach         write the separate debug file in the background (default) or not\n  \
+         --oformat=binary              the raw memory image of the loaded sections (lld's)\n  \
+         --oformat=elf64-x86-64        an ELF file (the default)\n  \
+         -n, --nmagic                  no page alignment, segments keep their permissions (lld's)\n  \
+         -N, --omagic                  no page alignment, one read-write-execute segment\n  \
+         -z separate-loadable-segments every segment starts a page in the file\n  \
+         -z noseparate-code            read-only data and code share one segment\n  \
+         --compress-debug-sections=zlib[:0-9]|zstd[:1-22]|none\n\n\
+         Accepted and ignored:\n",
     );
     for (opt, why) in IGNORED_OPTIONS {
         s.push_str(&format!("  {opt}: {why}\n"));
@@ -1734,6 +1747,36 @@ mod tests {
         assert!(p(&[&format!("@{}", looping.display())]).unwrap_err().to_string().contains("includes itself"));
         assert!(p(&["@/nonexistent.rsp"]).unwrap_err().to_string().contains("cannot open response file"));
         std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn output_form_options() {
+        let c = p(&["-o", "out/prog", "--separate-debug-file", "a.o"]).unwrap();
+        assert_eq!(c.debug_file_path(), Some(PathBuf::from("out/prog.dbg")));
+        assert!(c.detaches());
+        let c = p(&["--separate-debug-file=x.debug", "--no-detach", "a.o"]).unwrap();
+        assert_eq!((c.debug_file_path(), c.detaches()), (Some(PathBuf::from("x.debug")), false));
+        // Reports on the link itself keep it in the foreground.
+        assert!(!p(&["--separate-debug-file", "--print-timing", "a.o"]).unwrap().detaches());
+        let c = p(&["--separate-debug-file", "--no-separate-debug-file", "a.o"]).unwrap();
+        assert_eq!(c.debug_file_path(), None);
+        assert!(p(&["--separate-debug-file=", "a.o"]).is_err());
+        assert!(p(&["--oformat=binary", "a.o"]).unwrap().oformat_binary);
+        assert!(!p(&["--oformat", "elf64-x86-64", "a.o"]).unwrap().oformat_binary);
+        assert!(p(&["--oformat=srec", "a.o"]).unwrap_err().to_string().contains("unknown format 'srec'"));
+        let both = p(&["--oformat=binary", "--separate-debug-file", "a.o"]).unwrap();
+        assert!(both.validate().is_err());
+        for flag in ["-n", "--nmagic", "-nmagic"] {
+            assert!(p(&[flag, "a.o"]).unwrap().nmagic, "{flag}");
+        }
+        assert!(!p(&["-n", "--no-nmagic", "a.o"]).unwrap().nmagic);
+        let level = |v: &str| p(&[&format!("--compress-debug-sections={v}"), "a.o"]).map(|c| c.compress_level);
+        assert_eq!(level("zstd:22").unwrap(), Some(22));
+        assert_eq!(level("zlib:0").unwrap(), Some(0));
+        assert_eq!(level("zstd").unwrap(), None);
+        for bad in ["zstd:0", "zstd:23", "zlib:10", "zlib:-1", "none:3"] {
+            assert!(level(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

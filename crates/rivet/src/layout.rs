@@ -258,12 +258,12 @@ fn ensure_bss(ctx: &mut Ctx) -> OutputSectionId {
 const CLASS_DEBUG_FILE: u8 = u8::MAX;
 
 /// Whether `--separate-debug-file` moves output section `i` to the debug file: the non-loaded
-/// `.debug_*` sections, `.gdb_index` and the symbol table (what mold moves).
+/// `.debug_*` sections, `.gdb_index` and the symbol table (what mold moves), and `--emit-relocs`'
+/// relocation sections, which refer to that symbol table.
 pub fn to_debug_file(ctx: &Ctx, i: OutputSectionId) -> bool {
     let s = &ctx.sections[i];
-    ctx.config.separate_debug_file.is_some()
-        && !s.is_alloc()
-        && (s.name.starts_with(".debug_") || matches!(s.content, Content::GdbIndex | Content::Symtab | Content::Strtab))
+    let moved = matches!(s.content, Content::GdbIndex | Content::Symtab | Content::Strtab | Content::EmittedRelocs);
+    ctx.config.separate_debug_file.is_some() && !s.is_alloc() && (s.name.starts_with(".debug_") || moved)
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
