@@ -136,8 +136,9 @@ impl Output {
 /// `--separate-debug-file`: the debug file (`linked` is the link seen through its layout), once the
 /// output is in place. Its path is locked (`flock`) until it is complete, and its space reserved;
 /// then, with `detach`, the waiting parent process exits with success and this process writes the
-/// file alone (a failure after that point is reported on standard error, and the debug file is not
-/// left behind). `build_id`: the output's; `crc`: the CRC its `.gnu_debuglink` records.
+/// file alone (a failure after that point is reported on standard error, and no partial debug file
+/// is left: the temp file goes, and so does the empty file the lock created). `build_id`: the
+/// output's; `crc`: the CRC its `.gnu_debuglink` records.
 #[allow(clippy::too_many_arguments)]
 pub fn write_debug_file(
     config: &Config,
