@@ -130,8 +130,8 @@ fn separate_debug_file_is_found_by_gdb() {
     tmp.finish();
 }
 
-/// The debug file's errors are the link's: a path that cannot be created fails the link (exit
-/// status 1, the file named), detached or not.
+/// The debug file's errors are the link's: a path that cannot be created, or a disk without room
+/// for it, fails the link (exit status 1, the file named, no debug file left), detached or not.
 #[test]
 fn separate_debug_file_errors_fail_the_link() {
     let Some(tmp) = setup("sep-debug-err", &["gcc"]) else { return };
@@ -147,6 +147,28 @@ fn separate_debug_file_errors_fail_the_link() {
             assert!(!out.status.success(), "{target} {detach}: the link succeeded");
             assert!(err.contains(&format!("cannot create separate debug file {target}")) && err.contains(why), "{err}");
         }
+    }
+    // A disk too small for the debug file: the link fails with the file named and leaves none.
+    let mut src = String::new();
+    for i in 0..10000 {
+        src.push_str(&format!("int a_rather_long_variable_name_to_fill_debug_str_{i:05} = {i};\n"));
+    }
+    std::fs::write(tmp.join("big.c"), src + "int main(void) { return 0; }\n").unwrap();
+    gcc(&tmp, &["-c", "-g", "big.c"]);
+    let disk = tmp.join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=300k", "tmpfs"]).arg(&disk).status();
+    if mounted.is_ok_and(|s| s.success()) {
+        for detach in ["-Wl,--detach", "-Wl,--no-detach"] {
+            let out = rivet_gcc(&tmp, &["big.o", "-o", "big", "-Wl,--separate-debug-file=disk/x.dbg", detach]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{detach}: the link succeeded");
+            assert!(err.contains("cannot write disk/x.dbg: no space left on device"), "{err}");
+            assert!(files_in(&disk).is_empty(), "{detach}: {:?} left on the disk", files_in(&disk));
+        }
+        must(Command::new("umount").arg(&disk));
+    } else {
+        eprintln!("no tmpfs: the full-disk case is not checked");
     }
     // Refused combinations say so.
     let out = Command::new(linker())
