@@ -13,7 +13,8 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
 use crate::{
-    arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, script, symbol_options, write,
+    arch, check, dependencies, input, layout, lto, map, relocatable, report, reproduce, resolve, script,
+    symbol_options, write,
 };
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
@@ -68,6 +69,7 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     ctx.script_files = &script_files;
     ctx.script_syms = script_syms;
     script::classify(&mut ctx);
+    dependencies::print_if_asked(&ctx);
     // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
         if let Some(what) = script::refused_with_relocatable(&script_files) {
@@ -91,7 +93,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
         let folds = timer.phase("icf", || icf::fold(&mut ctx, config.icf == Icf::Safe));
         icf::print(&ctx, &folds);
     }
-    timer.phase("output sections", || layout::create_output_sections(&mut ctx))?;
+    // --symbol-ordering-file: which sections go first, and lld's warnings about the others.
+    let priority = symbol_options::symbol_priorities(&ctx)?;
+    timer.phase("output sections", || layout::create_output_sections(&mut ctx, priority))?;
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
     // Split .eh_frame so frames of dropped COMDAT code go too.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;

@@ -459,12 +459,19 @@ fn relink_inputs(
             thin_members: l.thin_members.clone(),
             arena: Default::default(),
             searched: l.searched,
+            group: l.group,
         });
         if pos == first {
+            // The plugin's objects stand where the first IR input stood.
+            for o in &mut objects {
+                o.group = l.group;
+            }
             out.append(&mut objects);
         }
     }
-    for l in libraries {
+    for mut l in libraries {
+        // The libraries the plugin adds come after every input.
+        l.group = u32::MAX;
         if !out.iter().any(|o| std::sync::Arc::ptr_eq(&o.file, &l.file)) {
             out.push(l);
         }
