@@ -154,6 +154,9 @@ pub struct Config {
     pub version_scripts: Vec<PathBuf>,
     /// `--dynamic-list=FILE`.
     pub dynamic_lists: Vec<PathBuf>,
+    /// `--dynamic-list-data` (GNU ld): every defined data symbol is in the dynamic list, as if a
+    /// `--dynamic-list` named each one.
+    pub dynamic_list_data: bool,
     /// `--export-dynamic-symbol-list=FILE` (dynamic-list syntax) and `--export-dynamic-symbol=GLOB`:
     /// matching definitions are exported, without making the others bind locally as a
     /// `--dynamic-list` does in a shared library (lld's semantics).
@@ -384,6 +387,7 @@ impl Default for Config {
             require_defined: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),
+            dynamic_list_data: false,
             export_dynamic_symbol_lists: Vec::new(),
             export_dynamic_symbols: Vec::new(),
             no_undefined: None,
@@ -657,6 +661,12 @@ pub fn takes_separate_value(arg: &str) -> bool {
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
 impl Config {
+    /// A dynamic list is in force (`--dynamic-list`, `--dynamic-list-data`): in a shared library,
+    /// only the symbols it names stay preemptible.
+    pub fn has_dynamic_list(&self) -> bool {
+        !self.dynamic_lists.is_empty() || self.dynamic_list_data
+    }
+
     /// What the command line must hold as a whole before a link starts (GNU ld's and lld's
     /// checks and words): some input, and -F/-f only for a shared library.
     pub fn validate(&self) -> Result<()> {
@@ -837,6 +847,7 @@ const KNOWN_FLAGS: &[&str] = &[
     "warn-symbol-ordering",
     "no-warn-symbol-ordering",
     "print-dependencies",
+    "dynamic-list-data",
     "warn-backrefs",
     "no-warn-backrefs",
 ];
@@ -999,6 +1010,7 @@ impl ArgParser {
             "warn-symbol-ordering" => c.warn_symbol_ordering = true,
             "no-warn-symbol-ordering" => c.warn_symbol_ordering = false,
             "print-dependencies" => c.print_dependencies = true,
+            "dynamic-list-data" => c.dynamic_list_data = true,
             "warn-backrefs" => c.warn_backrefs = true,
             "no-warn-backrefs" => c.warn_backrefs = false,
             _ => bail!("unknown argument '{arg}'"),
@@ -1237,6 +1249,7 @@ impl ArgParser {
             "initfirst" => c.dt_flags_1 |= object::elf::DF_1_INITFIRST,
             "interpose" => c.dt_flags_1 |= object::elf::DF_1_INTERPOSE,
             "nodefaultlib" => c.dt_flags_1 |= object::elf::DF_1_NODEFLIB,
+            "nodump" => c.dt_flags_1 |= object::elf::DF_1_NODUMP,
             "origin" => c.dt_flags_1 |= object::elf::DF_1_ORIGIN,
             "nodelete" => c.dt_flags_1 |= object::elf::DF_1_NODELETE,
             "nodlopen" => c.dt_flags_1 |= object::elf::DF_1_NOOPEN,
@@ -1451,6 +1464,7 @@ const Z_KEYWORDS: &[&str] = &[
     "initfirst",
     "interpose",
     "nodefaultlib",
+    "nodump",
     "origin",
     "nodelete",
     "nodlopen",

@@ -173,7 +173,7 @@ fn default_symver(ctx: &mut Ctx) {
 pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     use crate::input::version_script::Verdict;
     let config = ctx.config;
-    if config.dynamic_lists.is_empty()
+    if !config.has_dynamic_list()
         && config.export_dynamic_symbol_lists.is_empty()
         && config.export_dynamic_symbols.is_empty()
     {
@@ -189,9 +189,17 @@ pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     });
     for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
-        if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
-            && matches!(matcher.verdict(s.name), Verdict::Global(_))
-        {
+        if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+            continue;
+        }
+        // --dynamic-list-data: data, as GNU ld counts it (objects and commons, not TLS).
+        let data = || {
+            matches!(
+                ctx.sym_type(crate::ctx::Target::Global(id)),
+                ::object::elf::STT_OBJECT | ::object::elf::STT_COMMON
+            ) || matches!(s.def, Def::Common { .. })
+        };
+        if matches!(matcher.verdict(s.name), Verdict::Global(_)) || (config.dynamic_list_data && data()) {
             ctx.dynamic_list.insert(id);
         }
     }

@@ -427,3 +427,72 @@ fn run_makes_every_link_ours() {
     assert!(!dir.exists(), "{} was left behind", dir.display());
     tmp.finish();
 }
+
+/// Global, defined names in `.dynsym`, sorted.
+fn dynamic_definitions(file: &Path) -> Vec<String> {
+    let o = must(Command::new("readelf").args(["-W", "--dyn-syms"]).arg(file));
+    let mut v: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() >= 8 && f[4] == "GLOBAL" && f[6] != "UND")
+        .map(|f| f[7].to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn gnu_ld_options_dynamic_list_data_nodump_noinhibit_exec() {
+    let Some(tmp) = setup("gnu-ld-options", &["gcc", "readelf", "ld.bfd"]) else { return };
+    write(
+        &tmp,
+        "d.c",
+        "int foo = 5; __thread int tvar = 1; int comm;\nvoid bar(void) {}\nint get(void) { return foo + tvar; }\n\
+         int call(void) { bar(); return get(); }\nint main(void) { return call() - 6; }\n",
+    );
+    gcc(&tmp, None, &["-c", "-fPIC", "-fcommon", "d.c"]);
+    let (ours, bfd) = (rivet_dir(&tmp), ld_dir(&tmp, "bfd-bin", Path::new("/usr/bin/ld.bfd")));
+    let mut exports = Vec::new();
+    let mut relocs = Vec::new();
+    for (dir, name) in [(&bfd, "bfd"), (&ours, "ours")] {
+        // --dynamic-list-data: an executable exports its data (not TLS, not functions) ...
+        let exe = format!("{name}-exe");
+        gcc(&tmp, Some(dir), &["d.o", "-o", &exe, "-Wl,--dynamic-list-data"]);
+        assert_eq!(must(&mut Command::new(tmp.join(&exe))).status.code(), Some(0));
+        exports.push(dynamic_definitions(&tmp.join(&exe)));
+        // ... and in a shared library only the data stays preemptible: the functions bind inside.
+        let lib = format!("lib{name}.so");
+        gcc(&tmp, Some(dir), &["-shared", "d.o", "-o", &lib, "-Wl,--dynamic-list-data"]);
+        let o = must(Command::new("readelf").args(["-rW"]).arg(tmp.join(&lib)));
+        let mut r: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| l.contains("R_X86_64_") && !l.contains("RELATIVE"))
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                format!("{} {}", f[2], f.get(4).copied().unwrap_or(""))
+            })
+            // TLS aside: GNU ld names the symbol in a local module's DTPMOD64, lld and rivet do not.
+            .filter(|l| [" foo", " bar", " get", " comm"].iter().any(|n| l.ends_with(n)))
+            .collect();
+        r.sort();
+        relocs.push(r);
+        // -z nodump: DF_1_NODUMP.
+        let nodump = format!("nodump-{name}.so");
+        gcc(&tmp, Some(dir), &["-shared", "d.o", "-o", &nodump, "-Wl,-z,nodump"]);
+        let o = must(Command::new("readelf").arg("-d").arg(tmp.join(&nodump)));
+        assert!(String::from_utf8_lossy(&o.stdout).lines().any(|l| l.contains("FLAGS_1") && l.contains("NODUMP")));
+        // --noinhibit-exec: a missing --require-defined symbol is said, and the output written.
+        let kept = format!("kept-{name}.so");
+        let stderr = gcc(
+            &tmp,
+            Some(dir),
+            &["-shared", "d.o", "-o", &kept, "-Wl,--require-defined=no_such_sym,--noinhibit-exec"],
+        );
+        assert!(stderr.contains("no_such_sym") && tmp.join(&kept).exists(), "{name}: {stderr}");
+    }
+    assert_eq!(exports[0], ["_IO_stdin_used", "comm", "foo"]);
+    assert_eq!(exports[1], exports[0]);
+    assert!(relocs[0].iter().any(|r| r.ends_with(" foo")) && !relocs[0].iter().any(|r| r.ends_with(" bar")));
+    assert_eq!(relocs[1], relocs[0]);
+    tmp.finish();
+}
