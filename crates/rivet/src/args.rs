@@ -25,9 +25,10 @@ pub enum InputArg {
     File { path: PathBuf, state: InputState },
     /// `-lNAME` (`name` = "NAME") or `-l:FILE` (`name` = ":FILE").
     Library { name: String, state: InputState },
-    /// `--start-group` / `-(`
+    /// `--start-group` / `-(`; also `--start-lib`, whose objects lld counts as one group (for
+    /// `--warn-backrefs`).
     GroupStart,
-    /// `--end-group` / `-)`
+    /// `--end-group` / `-)`; also `--end-lib`.
     GroupEnd,
     /// `-T FILE` / `--script=FILE`: read as a linker script whatever it looks like.
     Script { path: PathBuf },
@@ -995,10 +996,12 @@ impl ArgParser {
             "start-lib" => {
                 ensure!(!self.state.lazy, "nested --start-lib");
                 self.state.lazy = true;
+                c.inputs.push(InputArg::GroupStart);
             }
             "end-lib" => {
                 ensure!(self.state.lazy, "stray --end-lib");
                 self.state.lazy = false;
+                c.inputs.push(InputArg::GroupEnd);
             }
             "warn-common" => c.warn_common = true,
             "no-warn-common" => c.warn_common = false,
