@@ -1531,7 +1531,9 @@ pub fn usage() -> String {
          --reuse-output            rewrite the previous output in place, -shared outputs too\n  \
          --no-reuse-output         always build a new file and rename it over the previous output\n  \
          --fsync                   flush the output to disk before exiting (off by default)\n  \
-         --threads=N               worker threads\n\nAccepted and ignored:\n",
+         --threads=N               worker threads\n  \
+         -run COMMAND ARGS...      run COMMAND with rivet as its linker under every name (ld, ld.bfd, ld.gold,\n                            \
+         ld.lld, ld.mold): links to rivet first in PATH and COMPILER_PATH\n\nAccepted and ignored:\n",
     );
     for (opt, why) in IGNORED_OPTIONS {
         s.push_str(&format!("  {opt}: {why}\n"));
@@ -1585,6 +1587,7 @@ mod tests {
         }
         assert!(help.contains(" relro"), "-z relro");
         assert!(help.contains("--emit-relocs") && help.contains("--audit=VALUE"), "{help}");
+        assert!(help.contains("-run COMMAND") && help.contains("--shuffle-sections[=VALUE]"), "{help}");
         // Every -z keyword listed parses.
         for k in Z_KEYWORDS {
             let key = match k.strip_suffix('=') {
