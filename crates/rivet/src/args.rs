@@ -25,9 +25,10 @@ pub enum InputArg {
     File { path: PathBuf, state: InputState },
     /// `-lNAME` (`name` = "NAME") or `-l:FILE` (`name` = ":FILE").
     Library { name: String, state: InputState },
-    /// `--start-group` / `-(`
+    /// `--start-group` / `-(`; also `--start-lib`, whose objects lld counts as one group (for
+    /// `--warn-backrefs`).
     GroupStart,
-    /// `--end-group` / `-)`
+    /// `--end-group` / `-)`; also `--end-lib`.
     GroupEnd,
     /// `-T FILE` / `--script=FILE`: read as a linker script whatever it looks like.
     Script { path: PathBuf },
@@ -154,6 +155,9 @@ pub struct Config {
     pub version_scripts: Vec<PathBuf>,
     /// `--dynamic-list=FILE`.
     pub dynamic_lists: Vec<PathBuf>,
+    /// `--dynamic-list-data` (GNU ld): every defined data symbol is in the dynamic list, as if a
+    /// `--dynamic-list` named each one.
+    pub dynamic_list_data: bool,
     /// `--export-dynamic-symbol-list=FILE` (dynamic-list syntax) and `--export-dynamic-symbol=GLOB`:
     /// matching definitions are exported, without making the others bind locally as a
     /// `--dynamic-list` does in a shared library (lld's semantics).
@@ -311,6 +315,29 @@ pub struct Config {
     /// `-z keep-text-section-prefix`: `.text.hot.*`, `.text.unknown.*`, `.text.unlikely.*`,
     /// `.text.startup.*`, `.text.exit.*`, `.text.split.*` go to output sections of those names.
     pub keep_text_section_prefix: bool,
+    /// `--audit=LIB` (DT_AUDIT) and `--depaudit=LIB` / `-P LIB` (DT_DEPAUDIT), in command-line
+    /// order; each list is joined with ':' in the output, as GNU ld writes them.
+    pub audit: Vec<String>,
+    pub depaudit: Vec<String>,
+    /// `--shuffle-sections[=SEED]` (mold), `--shuffle-sections=GLOB=SEED` (lld) and
+    /// `--reverse-sections` (mold): how input sections are reordered within their output sections.
+    pub section_shuffles: Vec<SectionShuffle>,
+    /// `--section-align=NAME=ALIGN` (mold): the output section's alignment (a power of two).
+    pub section_align: Vec<(String, u64)>,
+    /// `--symbol-ordering-file=FILE`: input sections holding the listed symbols come first in
+    /// their output sections, in the file's order (lld).
+    pub symbol_ordering_file: Option<PathBuf>,
+    /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`: warn about listed symbols
+    /// that cannot order a section (lld's warnings).
+    pub warn_symbol_ordering: bool,
+    /// `--print-dependencies` (mold): which input section needs which other one for which symbol,
+    /// on stdout.
+    pub print_dependencies: bool,
+    /// `--warn-backrefs` (lld): warn when an archive member is fetched by a reference from a file
+    /// that comes after the archive (GNU ld would not fetch it); `--warn-backrefs-exclude=GLOB`
+    /// silences it for the members (or `--start-lib` objects) whose names match.
+    pub warn_backrefs: bool,
+    pub warn_backrefs_exclude: Vec<String>,
     /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
     /// automatic choice, which `--io-strategy=auto` also names).
     pub prefetch_inputs: Option<bool>,
@@ -372,6 +399,7 @@ impl Default for Config {
             require_defined: Vec::new(),
             version_scripts: Vec::new(),
             dynamic_lists: Vec::new(),
+            dynamic_list_data: false,
             export_dynamic_symbol_lists: Vec::new(),
             export_dynamic_symbols: Vec::new(),
             no_undefined: None,
@@ -439,6 +467,15 @@ impl Default for Config {
             dependency_file: None,
             warn_common: false,
             keep_text_section_prefix: false,
+            audit: Vec::new(),
+            depaudit: Vec::new(),
+            section_shuffles: Vec::new(),
+            section_align: Vec::new(),
+            symbol_ordering_file: None,
+            warn_symbol_ordering: true,
+            print_dependencies: false,
+            warn_backrefs: false,
+            warn_backrefs_exclude: Vec::new(),
             prefetch_inputs: None,
             copy_method: None,
             raw_args: Vec::new(),
@@ -459,6 +496,26 @@ pub enum Symbolic {
     NonWeak,
     /// `-Bsymbolic-non-weak-functions`: non-weak function definitions.
     NonWeakFunctions,
+}
+
+/// One `--shuffle-sections` / `--reverse-sections` request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SectionShuffle {
+    /// lld's `GLOB=SEED`: only input sections whose names match, in every output section but
+    /// `.init` and `.fini`. None (mold's form): every input section of every allocated output
+    /// section but the ones whose order is code (`.init`, `.fini`, `.ctors`, `.dtors`, and the
+    /// init/fini arrays, which are reversed before their priority sort under `--reverse-sections`).
+    pub glob: Option<String>,
+    pub order: ShuffleOrder,
+}
+
+/// What a `SectionShuffle` does to the sections it selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleOrder {
+    /// Reverse them (`--reverse-sections`, lld's seed -1).
+    Reverse,
+    /// A pseudo-random permutation from this seed: the same seed gives the same output.
+    Seed(u64),
 }
 
 /// How `-z cet-report` reports objects missing IBT or SHSTK.
@@ -629,15 +686,22 @@ const WITH_VALUE: &[&str] = &[
     "f",
     "F",
     "undefined-glob",
+    "depaudit",
+    "P",
+    "shuffle-sections",
+    "section-align",
+    "symbol-ordering-file",
+    "warn-backrefs-exclude",
     "filter",
     "auxiliary",
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
-const OPTIONAL_VALUE: &[&str] = &["build-id", "time-trace", "color-diagnostics", "threads", "separate-debug-file"];
+const OPTIONAL_VALUE: &[&str] =
+    &["build-id", "time-trace", "color-diagnostics", "threads", "separate-debug-file", "shuffle-sections"];
 
 /// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
-const SHORT_GLUED: &[char] = &['o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F'];
+const SHORT_GLUED: &[char] = &['o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F', 'P'];
 
 /// True when `arg` is an option whose value is the next argument (`-o FILE`, `-dynamic-linker P`).
 pub fn takes_separate_value(arg: &str) -> bool {
@@ -651,6 +715,12 @@ pub fn takes_separate_value(arg: &str) -> bool {
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
 impl Config {
+    /// A dynamic list is in force (`--dynamic-list`, `--dynamic-list-data`): in a shared library,
+    /// only the symbols it names stay preemptible.
+    pub fn has_dynamic_list(&self) -> bool {
+        !self.dynamic_lists.is_empty() || self.dynamic_list_data
+    }
+
     /// What the command line must hold as a whole before a link starts (GNU ld's and lld's
     /// checks and words): some input, and -F/-f only for a shared library.
     pub fn validate(&self) -> Result<()> {
@@ -838,6 +908,14 @@ const KNOWN_FLAGS: &[&str] = &[
     "dp",
     "define-common",
     "no-define-common",
+    "shuffle-sections",
+    "reverse-sections",
+    "warn-symbol-ordering",
+    "no-warn-symbol-ordering",
+    "print-dependencies",
+    "dynamic-list-data",
+    "warn-backrefs",
+    "no-warn-backrefs",
 ];
 
 impl ArgParser {
@@ -995,13 +1073,26 @@ impl ArgParser {
             "start-lib" => {
                 ensure!(!self.state.lazy, "nested --start-lib");
                 self.state.lazy = true;
+                c.inputs.push(InputArg::GroupStart);
             }
             "end-lib" => {
                 ensure!(self.state.lazy, "stray --end-lib");
                 self.state.lazy = false;
+                c.inputs.push(InputArg::GroupEnd);
             }
             "warn-common" => c.warn_common = true,
             "no-warn-common" => c.warn_common = false,
+            // mold: a seed of its own for every link.
+            "shuffle-sections" => {
+                c.section_shuffles.push(SectionShuffle { glob: None, order: ShuffleOrder::Seed(random_seed()) })
+            }
+            "reverse-sections" => c.section_shuffles.push(SectionShuffle { glob: None, order: ShuffleOrder::Reverse }),
+            "warn-symbol-ordering" => c.warn_symbol_ordering = true,
+            "no-warn-symbol-ordering" => c.warn_symbol_ordering = false,
+            "print-dependencies" => c.print_dependencies = true,
+            "dynamic-list-data" => c.dynamic_list_data = true,
+            "warn-backrefs" => c.warn_backrefs = true,
+            "no-warn-backrefs" => c.warn_backrefs = false,
             _ => bail!("unknown argument '{arg}'"),
         }
         Ok(())
@@ -1200,7 +1291,20 @@ impl ArgParser {
                 ensure!(n > 0, "--thread-count: expected a positive number, got '{v}'");
                 c.threads = Some(n);
             }
-            "audit" => bail!("--audit: audit libraries are not supported yet"),
+            "audit" => c.audit.push(v),
+            "depaudit" | "P" => c.depaudit.push(v),
+            "shuffle-sections" => c.section_shuffles.push(shuffle(&v)?),
+            "section-align" => {
+                let (sec, align) = v
+                    .split_once('=')
+                    .and_then(|(s, a)| Some((s, parse_number(a)?)))
+                    .filter(|(s, _)| !s.is_empty())
+                    .ok_or_else(|| fatal!("--section-align: expected SECTION=ALIGNMENT, got '{v}'"))?;
+                ensure!(align.is_power_of_two(), "--section-align={v}: the alignment must be a power of 2");
+                c.section_align.push((sec.to_string(), align));
+            }
+            "symbol-ordering-file" => c.symbol_ordering_file = Some(PathBuf::from(v)),
+            "warn-backrefs-exclude" => c.warn_backrefs_exclude.push(v),
             "F" | "filter" => c.filters.push(v),
             "f" | "auxiliary" => c.auxiliaries.push(v),
             "undefined-glob" => c.undefined_globs.push(v),
@@ -1234,6 +1338,7 @@ impl ArgParser {
             "initfirst" => c.dt_flags_1 |= object::elf::DF_1_INITFIRST,
             "interpose" => c.dt_flags_1 |= object::elf::DF_1_INTERPOSE,
             "nodefaultlib" => c.dt_flags_1 |= object::elf::DF_1_NODEFLIB,
+            "nodump" => c.dt_flags_1 |= object::elf::DF_1_NODUMP,
             "origin" => c.dt_flags_1 |= object::elf::DF_1_ORIGIN,
             "nodelete" => c.dt_flags_1 |= object::elf::DF_1_NODELETE,
             "nodlopen" => c.dt_flags_1 |= object::elf::DF_1_NOOPEN,
@@ -1276,6 +1381,33 @@ impl ArgParser {
         }
         Ok(())
     }
+}
+
+/// `--shuffle-sections=VALUE`: lld's `GLOB=SEED` (seed -1 reverses, 0 picks a seed for this link)
+/// or mold's `SEED`.
+fn shuffle(v: &str) -> Result<SectionShuffle> {
+    if let Some((glob, seed)) = v.rsplit_once('=') {
+        let seed: i64 =
+            seed.parse().map_err(|_| fatal!("--shuffle-sections=: expected an integer, but got '{seed}'"))?;
+        let order = match seed {
+            -1 => ShuffleOrder::Reverse,
+            0 => ShuffleOrder::Seed(random_seed()),
+            n => ShuffleOrder::Seed(n as u64),
+        };
+        return Ok(SectionShuffle { glob: Some(glob.to_string()), order });
+    }
+    let seed = parse_number(v).ok_or_else(|| fatal!("--shuffle-sections: bad seed '{v}'"))?;
+    Ok(SectionShuffle { glob: None, order: ShuffleOrder::Seed(seed) })
+}
+
+/// A seed that differs from link to link (the clock and the process id, mixed), for a shuffle
+/// given none.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    h.finish()
 }
 
 fn one_of<'v>(opt: &str, v: &'v str, allowed: &[&str]) -> Result<&'v str> {
@@ -1399,7 +1531,7 @@ pub fn split_response_text(text: &str) -> Result<Vec<String>> {
 
 /// Options the parser knows but refuses for now ("not supported yet"): `--help` leaves them out, so
 /// that a configure probe grepping it does not take them for supported.
-const REFUSED: &[&str] = &["audit"];
+const REFUSED: &[&str] = &[];
 
 /// The `-z` keywords `z_option` accepts (`=` ends those that take a value), for `--help`.
 const Z_KEYWORDS: &[&str] = &[
@@ -1421,6 +1553,7 @@ const Z_KEYWORDS: &[&str] = &[
     "initfirst",
     "interpose",
     "nodefaultlib",
+    "nodump",
     "origin",
     "nodelete",
     "nodlopen",
@@ -1484,7 +1617,9 @@ pub fn usage() -> String {
          --reuse-output            rewrite the previous output in place, -shared outputs too\n  \
          --no-reuse-output         always build a new file and rename it over the previous output\n  \
          --fsync                   flush the output to disk before exiting (off by default)\n  \
-         --threads=N               worker threads\n\n\
+         --threads=N               worker threads\n  \
+         -run COMMAND ARGS...      run COMMAND with rivet as its linker under every name (ld, ld.bfd, ld.gold,\n                            \
+         ld.lld, ld.mold): links to rivet first in PATH and COMPILER_PATH\n\n\
          Output forms:\n  \
          --separate-debug-file[=FILE]  debug sections, .gdb_index and .symtab to FILE (OUTPUT.dbg),\n                                \
          .gnu_debuglink in the output; written after the output is in place\n  \
@@ -1550,8 +1685,8 @@ mod tests {
             assert!(help.contains(probe), "--help does not mention {probe}");
         }
         assert!(help.contains(" relro"), "-z relro");
-        // Refused options are not advertised.
-        assert!(help.contains("--emit-relocs") && !help.contains("--audit"), "{help}");
+        assert!(help.contains("--emit-relocs") && help.contains("--audit=VALUE"), "{help}");
+        assert!(help.contains("-run COMMAND") && help.contains("--shuffle-sections[=VALUE]"), "{help}");
         // Every -z keyword listed parses.
         for k in Z_KEYWORDS {
             let key = match k.strip_suffix('=') {
@@ -1713,6 +1848,32 @@ mod tests {
         assert!(p(&["--section-start=.text"]).unwrap_err().to_string().contains("SECTION=ADDRESS"));
         assert_eq!(p(&["--sort-section=alignment"]).unwrap().sort_section, Some(SortSection::Alignment));
         assert!(p(&["--sort-section=size"]).unwrap_err().to_string().contains("size"));
+    }
+
+    #[test]
+    fn ordering_and_audit_options() {
+        let c = p(&["--audit=a", "--audit", "b", "-P", "c", "--depaudit=d", "-Pe"]).unwrap();
+        assert_eq!(
+            (c.audit, c.depaudit),
+            (vec!["a".to_string(), "b".into()], vec!["c".to_string(), "d".into(), "e".into()])
+        );
+        let c = p(&["--shuffle-sections=42", "--shuffle-sections=.text.*=-1", "--reverse-sections"]).unwrap();
+        assert_eq!(
+            c.section_shuffles,
+            [
+                SectionShuffle { glob: None, order: ShuffleOrder::Seed(42) },
+                SectionShuffle { glob: Some(".text.*".into()), order: ShuffleOrder::Reverse },
+                SectionShuffle { glob: None, order: ShuffleOrder::Reverse },
+            ]
+        );
+        assert!(matches!(p(&["-shuffle-sections"]).unwrap().section_shuffles[0].order, ShuffleOrder::Seed(_)));
+        assert!(p(&["--shuffle-sections=*=x"]).unwrap_err().to_string().contains("'x'"));
+        assert_eq!(p(&["--section-align=.foo=0x2000"]).unwrap().section_align, [(".foo".to_string(), 0x2000)]);
+        assert!(p(&["--section-align=.foo=3"]).unwrap_err().to_string().contains("must be a power of 2"));
+        assert!(p(&["--section-align=.foo"]).is_err());
+        let c = p(&["--symbol-ordering-file", "o.txt", "--no-warn-symbol-ordering", "--warn-backrefs"]).unwrap();
+        assert_eq!(c.symbol_ordering_file, Some(PathBuf::from("o.txt")));
+        assert!(!c.warn_symbol_ordering && c.warn_backrefs);
     }
 
     #[test]

@@ -50,7 +50,12 @@ pub fn check_symbols(ctx: &Ctx) -> crate::diag::Result<()> {
             .get(name.as_bytes())
             .is_some_and(|&id| !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }));
         if !defined {
-            ctx.diag.error(format!("required symbol '{name}' is not defined (--require-defined)"));
+            let msg = format!("required symbol '{name}' is not defined (--require-defined)");
+            // --noinhibit-exec: GNU ld says so and writes the output.
+            match ctx.config.noinhibit_exec {
+                true => ctx.diag.warn(msg),
+                false => ctx.diag.error(msg),
+            }
         }
     }
     ctx.diag.check()

@@ -70,9 +70,7 @@ impl OutputKind {
     ) -> std::result::Result<OutputKind, Vec<String>> {
         let shared = || loaded.iter().filter(|l| l.kind == crate::input::Kind::Shared);
         let kind = match self {
-            OutputKind::Exec
-                if shared().next().is_none() && !config.export_dynamic && config.dynamic_lists.is_empty() =>
-            {
+            OutputKind::Exec if shared().next().is_none() && !config.export_dynamic && !config.has_dynamic_list() => {
                 OutputKind::Static
             }
             kind => kind,
@@ -276,7 +274,7 @@ impl<'a> Ctx<'a> {
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
-                    && (self.config.dynamic_lists.is_empty() || self.dynamic_list.contains(&id))
+                    && (!self.config.has_dynamic_list() || self.dynamic_list.contains(&id))
                     && !self.binds_symbolically(t, s.weak)
             }
         }

@@ -93,11 +93,21 @@ pub fn align_up(v: u64, align: u64) -> u64 {
 
 /// Groups the live input sections into output sections by name, then makes the reserved names
 /// (`_end`, `__start_foo`...) that are referenced but not defined linker-defined symbols.
-pub fn create_output_sections(ctx: &mut Ctx) -> crate::diag::Result<()> {
+/// `priority`: `--symbol-ordering-file`'s section priorities (`symbol_options::symbol_priorities`).
+pub fn create_output_sections(
+    ctx: &mut Ctx,
+    priority: rustc_hash::FxHashMap<SectionRef, i64>,
+) -> crate::diag::Result<()> {
     let config = ctx.config;
     let strip_debug = config.strip != crate::args::Strip::None;
     let keep_prefix = config.keep_text_section_prefix;
-    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix)?;
+    let order = crate::sections::order::Ordering {
+        shuffles: &config.section_shuffles,
+        priority,
+        section_align: &config.section_align,
+    };
+    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
+    stamp_comment(&mut ctx.sections);
     define_reserved_symbols(ctx);
     Ok(())
 }
@@ -144,7 +154,7 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
             continue;
         }
         let commons_size = if ctx.commons_section == Some(si) { ctx.sections[si].size } else { 0 };
-        let mut off = 0u64;
+        let mut off = ctx.sections[si].head.len() as u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
         for &SectionRef { file: f, index: s } in &members {
             let size = ctx.member_size(f, s);

@@ -13,7 +13,8 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, debug_file, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
 use crate::{
-    arch, check, input, layout, lto, map, relocatable, report, reproduce, resolve, script, symbol_options, write,
+    arch, check, dependencies, input, layout, lto, map, relocatable, report, reproduce, resolve, script,
+    symbol_options, write,
 };
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
@@ -79,6 +80,7 @@ pub fn link_detaching(
     ctx.script_files = &script_files;
     ctx.script_syms = script_syms;
     script::classify(&mut ctx);
+    dependencies::print_if_asked(&ctx);
     // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
         if config.separate_debug_file.is_some() || config.oformat_binary {
@@ -105,7 +107,9 @@ pub fn link_detaching(
         let folds = timer.phase("icf", || icf::fold(&mut ctx, config.icf == Icf::Safe));
         icf::print(&ctx, &folds);
     }
-    timer.phase("output sections", || layout::create_output_sections(&mut ctx))?;
+    // --symbol-ordering-file: which sections go first, and lld's warnings about the others.
+    let priority = symbol_options::symbol_priorities(&ctx)?;
+    timer.phase("output sections", || layout::create_output_sections(&mut ctx, priority))?;
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
     // Split .eh_frame so frames of dropped COMDAT code go too.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;

@@ -62,6 +62,16 @@ fn io_report(r: &link::LinkReport) -> String {
 
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    // `rivet -run COMMAND ARGS...`: the command runs with rivet as its linker.
+    if rivet::run::is_run(&argv) {
+        match rivet::run::run(&argv) {
+            Ok(code) => exit(code),
+            Err(e) => {
+                diag::print_error(e);
+                exit(1);
+            }
+        }
+    }
     let config = match args::parse(argv) {
         Ok(c) => c,
         Err(e) => {

@@ -382,6 +382,22 @@ struct Resolver<'a, 'x> {
     /// with their code).
     ir_hook: Option<IrHook<'a, 'x>>,
     renames: &'x HashMap<&'a [u8], &'a [u8]>,
+    /// `--warn-backrefs`: the backward references found (None: not asked).
+    backrefs: Option<Backrefs>,
+}
+
+/// `--warn-backrefs`' record, as lld keeps it: for each symbol whose archive member (or
+/// `--start-lib` object) was fetched by a reference from a later group, the referrer's name and
+/// the member (input position, member index), in the order they were found. A later archive
+/// offering the symbol again while it is defined cancels the warning (lld's "linking sandwich":
+/// GNU ld would have fetched that one).
+#[derive(Default)]
+struct Backrefs {
+    found: Vec<(SymbolId, String, u32, u32)>,
+    at: HashMap<SymbolId, usize>,
+    cancelled: rustc_hash::FxHashSet<SymbolId>,
+    /// `--warn-backrefs-exclude`: members whose names match are not reported.
+    exclude: Vec<String>,
 }
 
 /// `--why-extract`'s record.
@@ -474,6 +490,9 @@ pub fn resolve_with<'a>(
             why: config.why_extract.is_some().then(Why::default),
             ir_hook,
             renames,
+            backrefs: config
+                .warn_backrefs
+                .then(|| Backrefs { exclude: config.warn_backrefs_exclude.clone(), ..Default::default() }),
         };
         r.run(roots, &config.undefined_globs, &mut direct)
     })
@@ -526,6 +545,7 @@ impl<'a> Resolver<'a, '_> {
         r.unlazy_fetched();
         r.bind_versioned_references();
         r.report_duplicates();
+        r.report_backrefs();
         if !r.errors.is_empty() {
             return Err(std::mem::take(&mut r.errors));
         }
@@ -744,6 +764,11 @@ impl<'a> Resolver<'a, '_> {
         for (&(name, member), &hash) in ar.symbols.iter().zip(hashes) {
             let id = self.intern_hashed(name, hash);
             let s = &mut self.symbols[id];
+            if matches!(s.def, Def::Defined { .. }) {
+                if let Some(b) = &mut self.backrefs {
+                    b.cancelled.insert(id);
+                }
+            }
             if s.def == Def::Undefined {
                 // Lazy from now on, also when the member is fetched at once: its definition is on
                 // its way, so a later index entry (this archive's or another's) for the same name
@@ -754,6 +779,43 @@ impl<'a> Resolver<'a, '_> {
                     self.enqueue_for(pos, member as u32, Some(id));
                 }
             }
+        }
+    }
+
+    /// `--warn-backrefs`: a reference from input `from` (named `referrer`) fetches `member` of
+    /// the archive at `archive`; recorded when the archive's group comes before the referrer's
+    /// (the first such reference to each symbol, as lld keeps it).
+    fn note_backref(&mut self, id: SymbolId, from: u32, referrer: &str, archive: u32, member: u32) {
+        let Some(b) = &mut self.backrefs else { return };
+        let group = |pos: u32| self.loaded.get(pos as usize).map_or(0, |l| l.group);
+        if group(archive) >= group(from) || b.at.contains_key(&id) || self.fetched[archive as usize][member as usize] {
+            return;
+        }
+        b.at.insert(id, b.found.len());
+        b.found.push((id, referrer.to_string(), archive, member));
+    }
+
+    /// lld's warnings for the backward references that stand: `backward reference detected: foo in
+    /// b.o refers to liba.a(a.o)`, unless the member's name matches `--warn-backrefs-exclude`.
+    fn report_backrefs(&mut self) {
+        let Some(b) = self.backrefs.take() else { return };
+        for (id, referrer, archive, member) in b.found {
+            if b.cancelled.contains(&id) {
+                continue;
+            }
+            let l = &self.loaded[archive as usize];
+            let to = match (l.kind, &self.archives[archive as usize]) {
+                (Kind::Archive, Some(ar)) => match ar.member(member as usize) {
+                    Ok(m) => format!("{}({})", l.name, String::from_utf8_lossy(m.name)),
+                    Err(_) => l.name.clone(),
+                },
+                _ => l.name.clone(),
+            };
+            if b.exclude.iter().any(|g| crate::input::version_script::glob_match(g.as_bytes(), to.as_bytes())) {
+                continue;
+            }
+            let name = String::from_utf8_lossy(self.symbols[id].name);
+            self.warnings.push(format!("backward reference detected: {name} in {referrer} refers to {to}"));
         }
     }
 
@@ -823,6 +885,7 @@ impl<'a> Resolver<'a, '_> {
             let s = &mut self.symbols[id];
             s.shared_ref = true;
             if let Def::Lazy { archive, member } = s.def {
+                self.note_backref(id, pos, &l.name, archive, member);
                 self.enqueue_for(archive, member, Some(id));
             }
         }
@@ -1016,6 +1079,7 @@ impl<'a> Resolver<'a, '_> {
                 s.strong_ref = true;
                 s.undefined_ref |= shndx == elf::SHN_UNDEF;
                 if let Def::Lazy { archive, member } = s.def {
+                    self.note_backref(id, obj.order.0, &obj.name, archive, member);
                     self.enqueue_for(archive, member, Some(id));
                 }
             }

@@ -5,7 +5,7 @@ use crate::args::Config;
 use crate::ctx::DefsymOffset;
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Error, Result};
-use crate::ids::{FileId, SymbolId};
+use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::layout;
 use crate::resolve::{self, Def};
 use crate::{bail, fatal};
@@ -173,7 +173,7 @@ fn default_symver(ctx: &mut Ctx) {
 pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     use crate::input::version_script::Verdict;
     let config = ctx.config;
-    if config.dynamic_lists.is_empty()
+    if !config.has_dynamic_list()
         && config.export_dynamic_symbol_lists.is_empty()
         && config.export_dynamic_symbols.is_empty()
     {
@@ -189,9 +189,17 @@ pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
     });
     for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
-        if matches!(s.def, Def::Defined { .. } | Def::Common { .. })
-            && matches!(matcher.verdict(s.name), Verdict::Global(_))
-        {
+        if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+            continue;
+        }
+        // --dynamic-list-data: data, as GNU ld counts it (objects and commons, not TLS).
+        let data = || {
+            matches!(
+                ctx.sym_type(crate::ctx::Target::Global(id)),
+                ::object::elf::STT_OBJECT | ::object::elf::STT_COMMON
+            ) || matches!(s.def, Def::Common { .. })
+        };
+        if matches!(matcher.verdict(s.name), Verdict::Global(_)) || (config.dynamic_list_data && data()) {
             ctx.dynamic_list.insert(id);
         }
     }
@@ -291,4 +299,117 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
         }
     }
     Ok(offsets)
+}
+
+/// `--symbol-ordering-file`: reads the file (one symbol a line, `#` starts a comment, blank lines
+/// skipped) and gives the priority of every section holding a listed symbol: the symbol's place in
+/// the file, the earliest one where a section holds several. Warns as lld does (unless
+/// `--no-warn-symbol-ordering`) about a name listed twice, a listed symbol that is undefined,
+/// shared, absolute, made by the linker or in a discarded section, and one nothing has.
+pub fn symbol_priorities(ctx: &Ctx) -> Result<rustc_hash::FxHashMap<SectionRef, i64>> {
+    let Some(path) = &ctx.config.symbol_ordering_file else { return Ok(Default::default()) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let warn = ctx.config.warn_symbol_ordering;
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_once('#').map_or(l, |(before, _)| before).trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    // name → (priority, seen); the first line of a name counts.
+    let mut listed: rustc_hash::FxHashMap<&[u8], (i64, bool)> = Default::default();
+    let count = names.len() as i64;
+    for (i, name) in names.iter().enumerate() {
+        if listed.contains_key(name.as_bytes()) {
+            if warn {
+                ctx.diag.warn(format!("{}: duplicate ordered symbol: {name}", path.display()));
+            }
+            continue;
+        }
+        listed.insert(name.as_bytes(), (i as i64 - count, false));
+    }
+    let mut priority: rustc_hash::FxHashMap<SectionRef, i64> = Default::default();
+    let mut place = |r: SectionRef, p: i64| {
+        let e = priority.entry(r).or_insert(p);
+        *e = (*e).min(p);
+    };
+    // Global symbols once each, in the order they were first seen.
+    for (id, s) in ctx.symbols.iter_enumerated() {
+        let Some(entry) = listed.get_mut(s.name) else { continue };
+        entry.1 = true;
+        let p = entry.0;
+        let name = String::from_utf8_lossy(s.name);
+        let unorderable = |what: &str, file: &str| {
+            if warn {
+                ctx.diag.warn(format!("{file}: unable to order {what} symbol: {name}"));
+            }
+        };
+        match s.def {
+            Def::Defined { file, sym } => {
+                let obj = &ctx.objects[file];
+                match obj.sym_shndx(sym as usize) {
+                    Some(sec) if obj.sections[sec as usize].live => place(SectionRef::new(file, sec), p),
+                    Some(_) => unorderable("discarded", &obj.name),
+                    None => unorderable("absolute", &obj.name),
+                }
+            }
+            Def::Undefined | Def::Lazy { .. } => {
+                // lld's policy: nothing is said of undefined symbols that are not reported.
+                if ctx.config.no_undefined == Some(false) {
+                    continue;
+                }
+                let file = ctx
+                    .file_order
+                    .iter()
+                    .find(|&&f| ctx.objects[f].global_ids.contains(&id))
+                    .map_or("<internal>", |&f| ctx.objects[f].name.as_str());
+                unorderable("undefined", file);
+            }
+            Def::Shared { file, .. } => unorderable("shared", &ctx.shared[file].file.name),
+            Def::Absolute(_) | Def::Script(_) => unorderable("absolute", "<internal>"),
+            Def::Synthetic => unorderable("synthetic", "<internal>"),
+            // Common symbols are placed in .bss after this; their sections are the linker's.
+            Def::Common { .. } => {}
+        }
+    }
+    // Local symbols, file by file.
+    for &f in &ctx.file_order {
+        let obj = &ctx.objects[f];
+        for i in 1..obj.first_global.min(obj.syms.len()) {
+            let sym = &obj.syms[i];
+            let kind = sym.st_info & 0xf;
+            if matches!(kind, object::elf::STT_SECTION | object::elf::STT_FILE)
+                || sym.st_name.get(object::LittleEndian) == 0
+            {
+                continue;
+            }
+            let Ok(name) = obj.sym_name(sym) else { continue };
+            let Some(entry) = listed.get_mut(name) else { continue };
+            entry.1 = true;
+            let p = entry.0;
+            match obj.sym_shndx(i) {
+                Some(sec) if obj.sections[sec as usize].live => place(SectionRef::new(f, sec), p),
+                Some(_) if warn => ctx.diag.warn(format!(
+                    "{}: unable to order discarded symbol: {}",
+                    obj.name,
+                    String::from_utf8_lossy(name)
+                )),
+                None if warn => ctx.diag.warn(format!(
+                    "{}: unable to order absolute symbol: {}",
+                    obj.name,
+                    String::from_utf8_lossy(name)
+                )),
+                _ => {}
+            }
+        }
+    }
+    if warn {
+        for name in &names {
+            // Each missing name once (a duplicate line was reported above).
+            if let Some(e) = listed.get_mut(name.as_bytes()).filter(|e| !e.1) {
+                e.1 = true;
+                ctx.diag.warn(format!("symbol ordering file: no such symbol: {name}"));
+            }
+        }
+    }
+    Ok(priority)
 }

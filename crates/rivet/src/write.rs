@@ -28,6 +28,8 @@ enum Job {
     /// the third field on (write-behind splits a large section at window boundaries).
     Kernel(FileId, u32, u64),
     Synthetic(OutputSectionId),
+    /// The bytes an output section of input sections starts with (`OutputSection::head`).
+    Head(OutputSectionId),
     /// The ELF header and the program headers.
     FileHeader,
     /// The section header table.
@@ -436,6 +438,9 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                 }
                 return jobs;
             }
+            if !os.head.is_empty() {
+                jobs.push((place.offset, os.head.len() as u64, Job::Head(i)));
+            }
             for &SectionRef { file: f, index: s } in &os.members {
                 let sec = &ctx.objects[f].sections[s as usize];
                 if sec.sh_type == elf::SHT_NOBITS {
@@ -503,6 +508,10 @@ fn fill_parallel(
                 Ok(Vec::new())
             }
             Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
+            Job::Head(i) => {
+                buf.copy_from_slice(&ctx.sections[i].head);
+                Ok(Vec::new())
+            }
             Job::FileHeader => {
                 write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
                 Ok(Vec::new())

@@ -3,7 +3,13 @@
 //! - an autotools project with libtool: libtool decides from `ld --help` and `ld -v` whether the
 //!   linker is a GNU ld that can build shared libraries; a linker it does not recognise loses the
 //!   project its shared library without a word;
-//! - a CMake project with a chain of three shared libraries: CMake passes `-rpath-link` by itself.
+//! - a CMake project with a chain of three shared libraries: CMake passes `-rpath-link` by itself;
+//!   once with the linker in `CMAKE_C_FLAGS`, once in `CMAKE_EXE_LINKER_FLAGS` and
+//!   `CMAKE_SHARED_LINKER_FLAGS`;
+//! - the compiler drivers' routes: `gcc -B DIR`, `gcc -fuse-ld=mold -B DIR` with `DIR/ld.mold`,
+//!   `clang --ld-path=`, and cargo through `.cargo/config.toml`.
+//!
+//! Where no wrapper logs the links, each output's `.comment` says which linker made it.
 mod common;
 
 use common::*;
@@ -102,5 +108,122 @@ fn cmake_builds_a_chain_of_shared_libraries_through_us() {
     }
     let run = must(&mut Command::new(build.join("app")));
     assert_eq!(String::from_utf8_lossy(&run.stdout), "111\n");
+    tmp.finish();
+}
+
+/// True when `file`'s `.comment` names rivet as its linker.
+fn linked_by_rivet(file: &std::path::Path) -> bool {
+    let o = must(Command::new("readelf").args(["-p", ".comment"]).arg(file));
+    String::from_utf8_lossy(&o.stdout).contains("Linker: rivet ")
+}
+
+#[test]
+fn cmake_linker_flags_reach_every_link() {
+    if !testing_rivet() || !have("cmake") || !have("make") || !have("gcc") || !have("readelf") {
+        eprintln!("skipped: cmake, make, gcc or readelf missing");
+        return;
+    }
+    let tmp = TempDir::new("cmake-flags");
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("CMakeLists.txt"),
+        "cmake_minimum_required(VERSION 3.13)\nproject(chain C)\nadd_library(a SHARED a.c)\n\
+         add_library(b SHARED b.c)\ntarget_link_libraries(b PRIVATE a)\nadd_library(c_ SHARED c.c)\n\
+         target_link_libraries(c_ PUBLIC b)\nadd_executable(app main.c)\ntarget_link_libraries(app PRIVATE c_)\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("a.c"), "int a(void) { return 1; }\n").unwrap();
+    std::fs::write(src.join("b.c"), "int a(void);\nint b(void) { return a() + 10; }\n").unwrap();
+    std::fs::write(src.join("c.c"), "int b(void);\nint c(void) { return b() + 100; }\n").unwrap();
+    std::fs::write(
+        src.join("main.c"),
+        "#include <stdio.h>\nint c(void);\nint main(void) { printf(\"%d\\n\", c()); return 0; }\n",
+    )
+    .unwrap();
+    let dir = linker_dir(&tmp);
+    let build = tmp.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    must(
+        Command::new("cmake")
+            .current_dir(&build)
+            .arg(&src)
+            .arg(format!("-DCMAKE_EXE_LINKER_FLAGS=-B{}", dir.display()))
+            .arg(format!("-DCMAKE_SHARED_LINKER_FLAGS=-B{}", dir.display()))
+            .env("CC", "gcc"),
+    );
+    must(Command::new("make").current_dir(&build));
+    for out in ["liba.so", "libb.so", "libc_.so", "app"] {
+        assert!(linked_by_rivet(&build.join(out)), "{out} was not linked by rivet");
+    }
+    let run = must(&mut Command::new(build.join("app")));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "111\n");
+    tmp.finish();
+}
+
+#[test]
+fn compiler_driver_routes() {
+    if !testing_rivet() || !have("gcc") || !have("readelf") {
+        eprintln!("skipped: gcc or readelf missing");
+        return;
+    }
+    let tmp = TempDir::new("driver-routes");
+    std::fs::write(tmp.join("hello.c"), "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n").unwrap();
+    // -fuse-ld=mold: collect2 runs DIR/ld.mold, and DIR holds no `ld`.
+    let mold_dir = tmp.join("mold-bin");
+    std::fs::create_dir_all(&mold_dir).unwrap();
+    std::os::unix::fs::symlink(linker(), mold_dir.join("ld.mold")).unwrap();
+    let b = format!("-B{}", linker_dir(&tmp).display());
+    let mold_b = format!("-B{}", mold_dir.display());
+    let ld_path = format!("--ld-path={}", linker().display());
+    let mut routes: Vec<(&str, Vec<&str>)> =
+        vec![("gcc", vec![b.as_str()]), ("gcc", vec!["-fuse-ld=mold", mold_b.as_str()])];
+    if have("clang-19") {
+        routes.push(("clang-19", vec![ld_path.as_str()]));
+    }
+    for (i, (cc, args)) in routes.iter().enumerate() {
+        let out = tmp.join(&format!("hello{i}"));
+        must(Command::new(cc).current_dir(&tmp.path).args(args).arg("hello.c").arg("-o").arg(&out));
+        assert!(linked_by_rivet(&out), "{cc} {args:?} did not link with rivet");
+        assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(&out)).stdout), "hello\n");
+    }
+    tmp.finish();
+}
+
+#[test]
+fn cargo_config_toml_selects_rivet() {
+    if !testing_rivet() || !have("cargo") || !have("cc") || !have("readelf") {
+        eprintln!("skipped: cargo, cc or readelf missing");
+        return;
+    }
+    let tmp = TempDir::new("cargo-config");
+    let proj = tmp.join("hello");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::create_dir_all(proj.join(".cargo")).unwrap();
+    std::fs::write(proj.join("Cargo.toml"), "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .unwrap();
+    std::fs::write(proj.join("src/main.rs"), "fn main() { println!(\"hello from rust\"); }\n").unwrap();
+    let dir = linker_dir(&tmp);
+    std::fs::write(
+        proj.join(".cargo/config.toml"),
+        format!(
+            "[target.x86_64-unknown-linux-gnu]\nrustflags = [\"-C\", \"linker-features=-lld\", \"-C\", \"link-arg=-B{}\"]\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let target = tmp.join("target");
+    must(
+        Command::new("cargo")
+            .current_dir(&proj)
+            .args(["build", "--offline", "--quiet", "--target", "x86_64-unknown-linux-gnu", "--target-dir"])
+            .arg(&target)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("CARGO_BUILD_RUSTFLAGS"),
+    );
+    let exe = target.join("x86_64-unknown-linux-gnu/debug/hello");
+    assert!(linked_by_rivet(&exe), "cargo did not link with rivet");
+    assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(&exe)).stdout), "hello from rust\n");
     tmp.finish();
 }

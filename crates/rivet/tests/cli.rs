@@ -133,7 +133,7 @@ fn unimplemented_options_are_refused() {
     if !testing_rivet() {
         return;
     }
-    let out = Command::new(linker()).args(["-static", "--audit", "lib.so", "x.o"]).output().unwrap();
+    let out = Command::new(linker()).args(["-static", "--io-strategy=mmap", "x.o"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
 }

@@ -38,6 +38,11 @@ pub struct Loaded {
     /// DT_SONAME is then recorded in DT_NEEDED by its file name, else by the path as written, as
     /// GNU ld and lld do.
     pub searched: bool,
+    /// lld's group number (for `--warn-backrefs`): each input outside a group has its own, in
+    /// command-line order; the inputs of one `--start-group`/`--end-group` or script `GROUP`
+    /// share one. A reference may fetch an archive member without a warning only from an input
+    /// whose group is not later than the archive's: what GNU ld's single pass allows.
+    pub group: u32,
 }
 
 /// Directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs on Debian x86-64).
@@ -70,6 +75,9 @@ struct Loader<'c> {
     at: usize,
     /// `SEARCH_DIR`s of the scripts read so far (searched after `-L`).
     script_dirs: Vec<PathBuf>,
+    /// The group of the next input (`Loaded::group`), and how many groups are open.
+    group: u32,
+    group_depth: u32,
 }
 
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
@@ -94,6 +102,8 @@ pub fn load(
         scripts: Vec::new(),
         at: 0,
         script_dirs: Vec::new(),
+        group: 0,
+        group_depth: 0,
     };
     let mut state = InputState::default();
     for (at, arg) in config.inputs.iter().enumerate() {
@@ -110,7 +120,9 @@ pub fn load(
             InputArg::Script { path } => loader.add_script_file(path, state),
             // rivet resolves archives like lld: a symbol is looked up in every archive seen so far,
             // so groups need no re-scanning and the group markers carry no meaning of their own.
-            InputArg::GroupStart | InputArg::GroupEnd => {}
+            // They only number the inputs' groups for --warn-backrefs.
+            InputArg::GroupStart => loader.group_depth += 1,
+            InputArg::GroupEnd => loader.end_group(),
         }
     }
     if loader.errors.is_empty() {
@@ -183,7 +195,19 @@ impl Loader<'_> {
         thin_members: Vec<Option<Arc<InputFile>>>,
     ) {
         let arena = Default::default();
-        self.out.push(Loaded { file, name, kind, state, thin_members, arena, searched: self.searching });
+        let group = self.group;
+        self.out.push(Loaded { file, name, kind, state, thin_members, arena, searched: self.searching, group });
+        if self.group_depth == 0 {
+            self.group += 1;
+        }
+    }
+
+    /// The end of a group: the inputs after it are in later groups.
+    fn end_group(&mut self) {
+        self.group_depth = self.group_depth.saturating_sub(1);
+        if self.group_depth == 0 {
+            self.group += 1;
+        }
     }
 
     fn add_path(&mut self, path: &Path, state: InputState) {
@@ -288,7 +312,12 @@ impl Loader<'_> {
         self.script_dirs.extend(dirs);
         self.script_stack.push(canonical);
         let first_error = self.errors.len();
+        let mut grouped = false;
         for input in &stub.inputs {
+            if input.in_group && !grouped {
+                grouped = true;
+                self.group_depth += 1;
+            }
             let st = InputState { as_needed: state.as_needed || input.as_needed, ..state };
             if let Some(lib) = input.name.strip_prefix("-l") {
                 self.add_library(lib, st);
@@ -302,6 +331,9 @@ impl Loader<'_> {
                     None => self.errors.push(fatal!("cannot find {}", input.name).context(&shown)),
                 }
             }
+        }
+        if grouped {
+            self.end_group();
         }
         self.script_stack.pop();
         self.scripts.push(script::ScriptFile { script: stub, name: shown.clone(), at: self.at });

@@ -38,6 +38,9 @@ pub struct SharedFile<'a> {
     pub undefined: Vec<(&'a [u8], bool)>,
     /// Its DT_NEEDED entries: the libraries it depends on.
     pub needed: Vec<&'a [u8]>,
+    /// Its DT_AUDIT value (audit libraries joined with ':'), which GNU ld adds to the DT_DEPAUDIT
+    /// of an output linked against it.
+    pub audit: Option<&'a [u8]>,
 }
 
 /// Parses a shared library; `name` names it in messages (and in its errors), `base_name` is what
@@ -68,6 +71,7 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
         .collect();
     let mut soname = None;
     let mut needed = Vec::new();
+    let mut audit = None;
     if let Some((dyns, link)) = sections.dynamic(LE, data).context("bad dynamic section")? {
         let strings = sections.strings(LE, data, link).context("bad dynamic strings")?;
         for d in dyns {
@@ -75,6 +79,8 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
                 soname = d.string(LE, strings).ok();
             } else if d.d_tag(LE) == elf::DT_NEEDED as u64 {
                 needed.push(d.string(LE, strings).ok().context("DT_NEEDED is past the string table")?);
+            } else if d.d_tag(LE) == elf::DT_AUDIT as u64 {
+                audit = Some(d.string(LE, strings).ok().context("DT_AUDIT is past the string table")?);
             }
         }
     }
@@ -115,7 +121,7 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
         Some(s) => String::from_utf8_lossy(s).into_owned(),
         None => base_name.to_string(),
     };
-    Ok(SharedFile { name: String::new(), needed_name, defined, undefined, needed })
+    Ok(SharedFile { name: String::new(), needed_name, defined, undefined, needed, audit })
 }
 
 #[cfg(test)]

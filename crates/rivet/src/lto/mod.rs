@@ -384,6 +384,8 @@ struct Exports<'r> {
     scripts: Matcher,
     /// Dynamic lists and --export-dynamic-symbol(-list).
     lists: Matcher,
+    /// `--dynamic-list-data`: which IR symbols are data is not known here, so none is internalized.
+    list_data: bool,
     /// Names shared libraries define: an executable exports its own definition of one.
     shared: HashSet<&'r [u8]>,
 }
@@ -408,7 +410,8 @@ impl<'r> Exports<'r> {
             }
             false => HashSet::default(),
         };
-        Exports { kind, export_dynamic: config.export_dynamic, scripts: read(&config.version_scripts), lists, shared }
+        let (export_dynamic, list_data) = (config.export_dynamic, config.dynamic_list_data);
+        Exports { kind, export_dynamic, scripts: read(&config.version_scripts), lists, list_data, shared }
     }
 
     fn exported(&self, s: &resolve::Symbol) -> bool {
@@ -419,6 +422,7 @@ impl<'r> Exports<'r> {
             OutputKind::Shared => !matches!(self.scripts.verdict(s.name), Verdict::Local),
             _ => {
                 self.export_dynamic
+                    || self.list_data
                     || matches!(self.lists.verdict(s.name), Verdict::Global(_))
                     || self.shared.contains(s.name)
             }
@@ -459,12 +463,19 @@ fn relink_inputs(
             thin_members: l.thin_members.clone(),
             arena: Default::default(),
             searched: l.searched,
+            group: l.group,
         });
         if pos == first {
+            // The plugin's objects stand where the first IR input stood.
+            for o in &mut objects {
+                o.group = l.group;
+            }
             out.append(&mut objects);
         }
     }
-    for l in libraries {
+    for mut l in libraries {
+        // The libraries the plugin adds come after every input.
+        l.group = u32::MAX;
         if !out.iter().any(|o| std::sync::Arc::ptr_eq(&o.file, &l.file)) {
             out.push(l);
         }

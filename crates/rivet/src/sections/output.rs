@@ -86,6 +86,8 @@ pub struct OutputSection {
     /// `--compress-debug-sections`: the section's final bytes (header and stream), which replace
     /// its members when writing.
     pub compressed: Option<Vec<u8>>,
+    /// Bytes the linker puts before the members: `.comment`'s line naming rivet (`stamp_comment`).
+    pub head: Vec<u8>,
 }
 
 impl OutputSection {
@@ -100,6 +102,7 @@ impl OutputSection {
             members: Vec::new(),
             size: 0,
             compressed: None,
+            head: Vec::new(),
         }
     }
     pub fn is_alloc(&self) -> bool {
@@ -266,13 +269,15 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
 /// `sort` is `--sort-section`: `name` or `alignment`; `keep_text_prefix` is
-/// `-z keep-text-section-prefix`.
+/// `-z keep-text-section-prefix`; `order` the command line's reordering (`order::apply`, which
+/// overrides `--sort-section`, as in lld) and `--section-align`.
 pub fn build(
     objects: &mut Objects,
     file_order: &[FileId],
     strip_debug: bool,
     sort: Option<crate::args::SortSection>,
     keep_text_prefix: bool,
+    order: &crate::sections::order::Ordering,
 ) -> Result<Sections> {
     let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
@@ -313,13 +318,43 @@ pub fn build(
         if os.entsize == 0 {
             os.flags &= !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64);
         }
+        let reordered = !order.shuffles.is_empty() || !order.priority.is_empty();
+        if reordered {
+            let alloc = os.is_alloc();
+            crate::sections::order::apply(&os.name, alloc, &mut os.members, objects, order);
+        }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
-        } else if let Some(how) = sort {
+        } else if let Some(how) = sort.filter(|_| !reordered) {
             sort_members(os, objects, how);
+        }
+        // `--section-align` (mold): never below what the members need.
+        if let Some(&(_, align)) = order.section_align.iter().rev().find(|(name, _)| *name == os.name) {
+            os.align = os.align.max(align);
         }
     }
     Ok(out)
+}
+
+/// What every linked output's `.comment` says about the linker that made it (as lld writes
+/// "Linker: LLD 19.1.7" and mold "mold 2.x"), so that `readelf -p .comment` tells.
+pub const COMMENT_STAMP: &str = concat!("Linker: rivet ", env!("CARGO_PKG_VERSION"));
+
+/// Puts `COMMENT_STAMP` first in `.comment` (making the section when no input has one), before the
+/// inputs' strings, where lld puts its own.
+pub fn stamp_comment(out: &mut Sections) {
+    let merge_strings = (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
+    let id = match out.iter().position(|os| os.name == ".comment") {
+        Some(i) => OutputSectionId::new(i),
+        None => {
+            let mut os = OutputSection::new(".comment", elf::SHT_PROGBITS, merge_strings, 1, Content::Inputs);
+            os.entsize = 1;
+            out.push(os)
+        }
+    };
+    let mut head = COMMENT_STAMP.as_bytes().to_vec();
+    head.push(0);
+    out[id].head = head;
 }
 
 /// Types that may share an output section (it becomes SHT_PROGBITS, or stays SHT_NOBITS), as in

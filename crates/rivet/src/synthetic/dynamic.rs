@@ -158,6 +158,14 @@ pub fn plan(ctx: &Ctx, got: &Tables) -> DynPlan {
     }
     p.filters = ctx.config.filters.iter().map(|f| strings.add(f.as_bytes())).collect();
     p.auxiliaries = ctx.config.auxiliaries.iter().map(|f| strings.add(f.as_bytes())).collect();
+    // GNU ld's rule: the audit libraries of the shared libraries linked against audit this
+    // output's dependencies, after the command line's.
+    let depaudit: Vec<String> = (ctx.config.depaudit.iter().cloned())
+        .chain(ctx.shared.iter().filter_map(|lib| lib.file.audit).map(|a| String::from_utf8_lossy(a).into_owned()))
+        .collect();
+    let joined = |list: &[String]| (!list.is_empty()).then(|| list.join(":"));
+    p.audit = joined(&ctx.config.audit).map(|a| strings.add(a.as_bytes()));
+    p.depaudit = joined(&depaudit).map(|a| strings.add(a.as_bytes()));
     let wanted = wanted_by_libraries(ctx);
     // Which symbols go in .dynsym, decided on every thread: Some(true) hashed, Some(false)
     // unhashed (imports without an address of their own).

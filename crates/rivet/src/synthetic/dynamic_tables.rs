@@ -20,6 +20,10 @@ pub struct DynPlan {
     /// `--filter` / `--auxiliary` names (DT_FILTER / DT_AUXILIARY), in command-line order.
     pub filters: Vec<u32>,
     pub auxiliaries: Vec<u32>,
+    /// DT_AUDIT (`--audit`) and DT_DEPAUDIT (`--depaudit`/`-P`, then the shared libraries'
+    /// DT_AUDIT values), each list joined with ':'.
+    pub audit: Option<u32>,
+    pub depaudit: Option<u32>,
     pub versym: Vec<u16>,
     pub verneed: Vec<u8>,
     pub verneed_count: u32,

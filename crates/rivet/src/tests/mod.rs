@@ -142,6 +142,7 @@ impl Inputs {
             strip_debug,
             self.config.sort_section,
             false,
+            &Default::default(),
         )
         .unwrap();
         crate::layout::define_reserved_symbols(&mut ctx);

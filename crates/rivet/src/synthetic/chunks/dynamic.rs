@@ -112,6 +112,12 @@ pub fn entries(ctx: &Ctx, plans: &Plans) -> Vec<(i64, DynValue)> {
     for &a in &plans.dynsym.auxiliaries {
         push(DT_AUXILIARY, DynValue::Value(a as u64));
     }
+    if let Some(a) = plans.dynsym.audit {
+        push(DT_AUDIT, DynValue::Value(a as u64));
+    }
+    if let Some(a) = plans.dynsym.depaudit {
+        push(DT_DEPAUDIT, DynValue::Value(a as u64));
+    }
     if dynamic_output {
         for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
             if let Some(&sym) = ctx.by_name.get(name) {

@@ -1,0 +1,114 @@
+//! The order of input sections inside their output sections when the command line asks for one:
+//! `--symbol-ordering-file` (lld: the sections holding the listed symbols first, in the file's
+//! order; `symbol_options::symbol_priorities` finds them), `--shuffle-sections` (mold's `[=SEED]` for every allocated
+//! section, lld's `=GLOB=SEED` for the sections whose names match) and `--reverse-sections`
+//! (mold). `output::build` applies them to each output section before the init/fini arrays are
+//! sorted by priority, so constructors keep their priorities whatever the order asked for.
+use crate::args::{SectionShuffle, ShuffleOrder};
+use crate::ids::SectionRef;
+use crate::input::object::Objects;
+use crate::input::version_script::glob_match;
+use rustc_hash::FxHashMap;
+
+/// What `output::build` reorders members by.
+#[derive(Default)]
+pub struct Ordering<'c> {
+    pub shuffles: &'c [SectionShuffle],
+    /// `--symbol-ordering-file`: each listed section's priority (lower first; unlisted ones are 0
+    /// and keep their order after the listed ones).
+    pub priority: FxHashMap<SectionRef, i64>,
+    /// `--section-align=NAME=ALIGN`: (output section name, alignment).
+    pub section_align: &'c [(String, u64)],
+}
+
+/// Output sections whose members' order is code, never reordered: `.init` and `.fini` are one
+/// function cut across crti.o, the objects and crtn.o.
+fn is_code_order(name: &str) -> bool {
+    matches!(name, ".init" | ".fini")
+}
+
+/// The init/fini arrays and `.ctors`/`.dtors`: mold leaves them out of `--shuffle-sections`, and
+/// reverses the arrays before their priority sort under `--reverse-sections`.
+fn is_table(name: &str) -> bool {
+    matches!(name, ".init_array" | ".fini_array" | ".preinit_array" | ".ctors" | ".dtors")
+}
+
+/// Reorders `os.members` as `order` asks: shuffles and reversals in command-line order, then the
+/// symbol ordering file's priorities (a stable sort, so what is not listed keeps its order).
+pub fn apply(os_name: &str, alloc: bool, members: &mut [SectionRef], objects: &Objects, order: &Ordering) {
+    if is_code_order(os_name) {
+        return;
+    }
+    for s in order.shuffles {
+        match &s.glob {
+            None if !alloc => {}
+            None if is_table(os_name) => {
+                if s.order == ShuffleOrder::Reverse && os_name != ".ctors" && os_name != ".dtors" {
+                    members.reverse();
+                }
+            }
+            None => permute(members, s.order, os_name),
+            Some(glob) => {
+                let picked: Vec<usize> =
+                    (0..members.len()).filter(|&i| glob_match(glob.as_bytes(), objects[members[i]].name)).collect();
+                let mut chosen: Vec<SectionRef> = picked.iter().map(|&i| members[i]).collect();
+                permute(&mut chosen, s.order, os_name);
+                for (&i, r) in picked.iter().zip(chosen) {
+                    members[i] = r;
+                }
+            }
+        }
+    }
+    if !order.priority.is_empty() {
+        members.sort_by_key(|r| order.priority.get(r).copied().unwrap_or(0));
+    }
+}
+
+/// Reverses `v`, or permutes it (Fisher-Yates) with a generator seeded by `seed` and the output
+/// section's name, so that each section gets its own permutation and a seed always the same one.
+fn permute<T>(v: &mut [T], order: ShuffleOrder, section: &str) {
+    let seed = match order {
+        ShuffleOrder::Reverse => return v.reverse(),
+        ShuffleOrder::Seed(seed) => seed,
+    };
+    // FNV-1a of the name: stable across builds of rivet, unlike the hasher of the symbol table.
+    let name_hash = section.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let mut state = seed ^ name_hash;
+    // splitmix64.
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for i in (1..v.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutations_depend_on_the_seed_and_the_section() {
+        let v: Vec<u32> = (0..100).collect();
+        let shuffled = |seed, name| {
+            let mut w = v.clone();
+            permute(&mut w, ShuffleOrder::Seed(seed), name);
+            w
+        };
+        assert_eq!(shuffled(42, ".text"), shuffled(42, ".text"));
+        assert_ne!(shuffled(42, ".text"), v);
+        assert_ne!(shuffled(42, ".text"), shuffled(5, ".text"));
+        assert_ne!(shuffled(42, ".text"), shuffled(42, ".data"));
+        let mut sorted = shuffled(7, ".text");
+        sorted.sort();
+        assert_eq!(sorted, v);
+        let mut r = v.clone();
+        permute(&mut r, ShuffleOrder::Reverse, ".text");
+        assert_eq!(r.first(), Some(&99));
+    }
+}
