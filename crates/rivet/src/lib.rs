@@ -19,6 +19,7 @@ pub mod report;
 pub mod reproduce;
 pub mod resolve;
 pub mod script;
+pub mod script_layout;
 pub mod sections;
 pub mod symbol_options;
 pub mod synthetic;

@@ -28,6 +28,8 @@ enum Job {
     /// the third field on (write-behind splits a large section at window boundaries).
     Kernel(FileId, u32, u64),
     Synthetic(OutputSectionId),
+    /// A linker script's data command: the value's low bytes (the piece's size).
+    Bytes(u64),
     /// The ELF header and the program headers.
     FileHeader,
     /// The section header table.
@@ -427,6 +429,12 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         })
         .collect();
     jobs.extend(per_section.into_iter().flatten());
+    for &(i, off, size, value) in &layout.script_data {
+        let (os, place) = (&ctx.sections[i], layout.sections[i]);
+        if !os.is_nobits() && place.shndx != 0 {
+            jobs.push((place.offset + off, size as u64, Job::Bytes(value)));
+        }
+    }
     jobs.par_sort_by_key(|j| j.0);
     jobs
 }
@@ -473,6 +481,10 @@ fn fill_parallel(
                 Ok(Vec::new())
             }
             Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
+            Job::Bytes(v) => {
+                buf.copy_from_slice(&v.to_le_bytes()[..buf.len()]);
+                Ok(Vec::new())
+            }
             Job::FileHeader => {
                 write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
                 Ok(Vec::new())
@@ -584,7 +596,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
             p_flags: U32::new(LE, p.flags),
             p_offset: U64::new(LE, p.offset),
             p_vaddr: U64::new(LE, p.vaddr),
-            p_paddr: U64::new(LE, p.vaddr),
+            p_paddr: U64::new(LE, p.paddr.unwrap_or(p.vaddr)),
             p_filesz: U64::new(LE, p.filesz),
             p_memsz: U64::new(LE, p.memsz),
             p_align: U64::new(LE, p.align),
