@@ -94,6 +94,9 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     }
     let mut scripted = timer.phase("output sections", || script_layout::create_output_sections(&mut ctx))?;
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
+    if let Err(errors) = script_layout::check_nocrossrefs(&ctx) {
+        diag.report(errors);
+    }
     // Split .eh_frame so frames of dropped COMDAT code go too.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).

@@ -161,17 +161,51 @@ fn pattern_match(desc: &InputDesc, file: &str, name: &[u8]) -> Option<usize> {
 }
 
 /// Every description of every script's `SECTIONS`, in order (`/DISCARD/` among them).
-fn descriptions(scripts: &[ScriptFile]) -> impl Iterator<Item = &OutputDesc> {
-    scripts.iter().flat_map(|f| &f.script.sections).filter_map(|c| match c {
-        SectionsCmd::Output(o) => Some(&**o),
-        _ => None,
-    })
+fn descriptions<'s>(cmds: &[&'s SectionsCmd]) -> Vec<&'s OutputDesc> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            SectionsCmd::Output(o) => Some(&**o),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `SECTIONS` commands of every script in order, with the blocks that end in `INSERT AFTER|
+/// BEFORE name` put after or before that output section's description (lld: an error when no
+/// description has that name).
+pub fn commands(scripts: &[ScriptFile]) -> Result<Vec<&SectionsCmd>> {
+    let mut cmds: Vec<&SectionsCmd> = scripts.iter().flat_map(|f| &f.script.sections).collect();
+    for f in scripts {
+        for ins in &f.script.inserts {
+            let at = cmds.iter().position(|c| matches!(c, SectionsCmd::Output(o) if o.name == ins.name));
+            let Some(at) = at else {
+                bail!(
+                    "{}: unable to insert {} {} {}: no output section description has that name",
+                    f.name,
+                    ins.cmds
+                        .iter()
+                        .find_map(|c| match c {
+                            SectionsCmd::Output(o) => Some(o.name.as_str()),
+                            _ => None,
+                        })
+                        .unwrap_or("commands"),
+                    if ins.after { "after" } else { "before" },
+                    ins.name
+                );
+            };
+            let at = if ins.after { at + 1 } else { at };
+            cmds.splice(at..at, ins.cmds.iter());
+        }
+    }
+    Ok(cmds)
 }
 
 /// The input sections `KEEP` names: roots of garbage collection (any `KEEP` pattern that matches,
 /// as in lld, whichever description finally takes the section).
 pub fn kept(objects: &Objects, scripts: &[ScriptFile]) -> Vec<SectionRef> {
-    let keeps: Vec<&InputDesc> = descriptions(scripts)
+    let cmds = commands(scripts).unwrap_or_default();
+    let keeps: Vec<&InputDesc> = descriptions(&cmds)
+        .into_iter()
         .filter(|d| d.name != "/DISCARD/")
         .flat_map(|d| &d.cmds)
         .filter_map(|c| match c {
@@ -243,7 +277,8 @@ pub fn assign<'s>(
     sort: Option<SortSection>,
     keep_prefix: bool,
 ) -> Result<(Sections, Scripted<'s>)> {
-    let descs: Vec<&OutputDesc> = descriptions(scripts).collect();
+    let all = commands(scripts)?;
+    let descs: Vec<&OutputDesc> = descriptions(&all);
     let names: IdVec<FileId, String> = objects.iter().map(|o| script_name(&o.name)).collect();
     if strip_debug {
         for obj in objects.iter_mut() {
@@ -297,8 +332,8 @@ pub fn assign<'s>(
     let mut by_name: FxHashMap<String, OutputSectionId> = FxHashMap::default();
     let mut steps = Vec::new();
     let mut d = 0;
-    for f in scripts {
-        for cmd in &f.script.sections {
+    {
+        for &cmd in &all {
             let desc = match cmd {
                 SectionsCmd::Assign(a) => {
                     steps.push(Step::Assign(a));
@@ -1421,4 +1456,72 @@ fn finish(
         script_values: values,
         script_data: Vec::new(),
     })
+}
+
+/// `NOCROSSREFS(a b ...)`: no relocation in one of the named output sections may refer to a
+/// symbol defined in another; `NOCROSSREFS_TO(to from ...)`: none in the `from` sections to one
+/// in `to`. Every violation is an error naming the place, the symbol and both sections, in lld's
+/// words. Runs once input sections have their output sections.
+pub fn check_nocrossrefs(ctx: &Ctx) -> std::result::Result<(), Vec<crate::diag::Error>> {
+    let rules: Vec<(&Vec<String>, bool)> =
+        ctx.script_files.iter().flat_map(|f| &f.script.nocrossrefs).map(|(n, to, _)| (n, *to)).collect();
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let name_of = |out: Option<OutputSectionId>| out.map(|o| ctx.sections[o].name.as_str());
+    let mut errors = Vec::new();
+    for obj in ctx.objects.iter() {
+        for (si, sec) in obj.sections.iter().enumerate() {
+            let Some(from) = name_of(sec.out).filter(|_| sec.live) else { continue };
+            for rel in sec.relas {
+                let r_sym = rel.r_sym(object::LittleEndian, false) as usize;
+                if r_sym == 0 {
+                    continue;
+                }
+                let (target, sym_name) = if r_sym < obj.first_global {
+                    let out = obj.sym_shndx(r_sym).and_then(|i| obj.sections.get(i as usize)).and_then(|s| s.out);
+                    (out, obj.display_sym(r_sym))
+                } else {
+                    let Some(&id) = obj.global_ids.get(r_sym - obj.first_global) else { continue };
+                    let s = &ctx.symbols[id];
+                    let out = match s.def {
+                        crate::resolve::Def::Defined { file, sym } => {
+                            let o = &ctx.objects[file];
+                            o.sym_shndx(sym as usize).and_then(|i| o.sections.get(i as usize)).and_then(|s| s.out)
+                        }
+                        _ => None,
+                    };
+                    (out, String::from_utf8_lossy(s.name).into_owned())
+                };
+                let Some(to) = name_of(target) else { continue };
+                if to == from {
+                    continue;
+                }
+                let prohibited = rules.iter().any(|(names, to_only)| {
+                    if *to_only {
+                        names.first().is_some_and(|t| t == to) && names[1..].iter().any(|n| n == from)
+                    } else {
+                        names.iter().any(|n| n == from) && names.iter().any(|n| n == to)
+                    }
+                });
+                if prohibited {
+                    let at = rel.r_offset.get(object::LittleEndian);
+                    let place = format!("{}+0x{at:x}", String::from_utf8_lossy(obj.sections[si].name));
+                    let place = match obj.enclosing_symbol(si as u32, at) {
+                        Some(f) => format!("function {f}: {place}"),
+                        None => place,
+                    };
+                    errors.push(fatal!(
+                        "{}:({place}): prohibited cross reference from '{from}' to '{sym_name}' in '{to}'",
+                        obj.name
+                    ));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }

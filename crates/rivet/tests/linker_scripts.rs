@@ -304,7 +304,7 @@ fn script_errors_name_the_file_and_line() {
         (
             "insert.ld",
             "SECTIONS { .foo : { *(.foo) } } INSERT AFTER .text;\n",
-            &["insert.ld: INSERT in linker scripts is not supported yet"],
+            &["insert.ld: INSERT without a SECTIONS command to insert into is not supported yet"],
         ),
         ("phdrs.ld", "PHDRS { text PT_LOAD; }\n", &["phdrs.ld: PHDRS in linker scripts is not supported yet"]),
         (
@@ -525,5 +525,84 @@ fn sections_commands_keep_sort_discard_and_define_symbols() {
             assert_eq!(relative(&syms, name, "__mytab_start"), relative(&lld, name, "__mytab_start"), "{name}");
         }
     }
+    tmp.finish();
+}
+
+#[test]
+fn insert_after_puts_a_block_into_the_other_scripts_sections() {
+    let Some(tmp) = setup("ls-insert") else { return };
+    if !have("ld") {
+        return;
+    }
+    write(&tmp, "table.c", TABLE_C);
+    cc(&tmp, &["-c", "-O1", "-ffunction-sections", "-fdata-sections", "table.c"]);
+    write(&tmp, "default.ld", &gnu_default_script("-pie"));
+    write(
+        &tmp,
+        "insert.ld",
+        "SECTIONS {\n  .mytab : { __mytab_start = .; KEEP(*(SORT_BY_NAME(.mytab.*))) __mytab_end = .;\n\
+         __mytab_data = .; BYTE(0x2a) LONG(0x01020304) }\n  /DISCARD/ : { *(.junk) }\n} INSERT AFTER .data;\n",
+    );
+    // GNU ld and lld insert into their default layout; rivet into the SECTIONS of the other
+    // script (here GNU ld's default one).
+    let ours = link(&tmp, Ld::Ours, &["-pie", "table.o", "-Wl,-T,default.ld", "-Wl,-T,insert.ld"], "ours.out");
+    let gnu = link(&tmp, Ld::Gnu, &["-pie", "table.o", "-Wl,-T,insert.ld"], "gnu.out");
+    assert_eq!(run(&ours), "alpha=1\nbravo=2\ncharlie=3\n2a 04030201\n");
+    assert_eq!(run(&ours), run(&gnu));
+    let names = section_names(&ours);
+    let at = |n: &str| names.iter().position(|x| x == n).unwrap_or_else(|| panic!("{n} in {names:?}"));
+    assert_eq!(at(".mytab"), at(".data") + 1, "{names:?}");
+    if have_lld() {
+        let lld = symbols(&link(&tmp, Ld::Lld, &["-pie", "table.o", "-Wl,-T,insert.ld"], "lld.out"));
+        let syms = symbols(&ours);
+        for name in ["__mytab_end", "__mytab_data"] {
+            assert_eq!(relative(&syms, name, "__mytab_start"), relative(&lld, name, "__mytab_start"), "{name}");
+        }
+    }
+    // Inserting after a section no description names is an error naming the script.
+    write(&tmp, "nowhere.ld", "SECTIONS { .x : { *(.x) } } INSERT BEFORE .nowhere;\n");
+    let err = link_fails(&tmp, &["-pie", "table.o", "-Wl,-T,default.ld", "-Wl,-T,nowhere.ld"]);
+    assert!(err.contains("nowhere.ld: unable to insert .x before .nowhere"), "{err}");
+    tmp.finish();
+}
+
+#[test]
+fn nocrossrefs_reports_references_between_the_sections_as_lld_does() {
+    let Some(tmp) = setup("ls-nocrossrefs") else { return };
+    write(
+        &tmp,
+        "a.c",
+        "int data_var = 3;\n__attribute__((section(\".other\"))) int other_fn(void) { return data_var; }\n\
+         int main(void) { return other_fn() - 3; }\n",
+    );
+    cc(&tmp, &["-c", "-O1", "a.c"]);
+    let layout = "SECTIONS { .text : { *(.text*) } .other : { *(.other) } .data : { *(.data*) } }\n";
+    write(&tmp, "both.ld", &format!("{layout}NOCROSSREFS(.other .data)\n"));
+    write(&tmp, "to.ld", &format!("{layout}NOCROSSREFS_TO(.data .other)\n"));
+    write(&tmp, "to_other.ld", &format!("{layout}NOCROSSREFS_TO(.other .data)\n"));
+    let wanted =
+        "a.o:(function other_fn: .other+0x2): prohibited cross reference from '.other' to 'data_var' in '.data'";
+    for script in ["both.ld", "to.ld"] {
+        let out =
+            Command::new(linker()).current_dir(&tmp.path).args(["-T", script, "a.o", "-o", "x"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{script}: {err}");
+        assert!(err.contains(wanted), "{script}: {err}");
+        if have_lld() {
+            let lld = Command::new(Path::new(LLD_DIR).join("ld.lld"))
+                .current_dir(&tmp.path)
+                .args(["-T", script, "a.o", "-o", "y"])
+                .output()
+                .unwrap();
+            assert!(String::from_utf8_lossy(&lld.stderr).contains(wanted), "lld's words");
+        }
+    }
+    // Only references into the first section count with NOCROSSREFS_TO: .data refers to nothing.
+    let out = Command::new(linker())
+        .current_dir(&tmp.path)
+        .args(["-T", "to_other.ld", "-e", "main", "a.o", "-o", "x"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     tmp.finish();
 }
