@@ -60,6 +60,9 @@ pub struct Layout {
     /// A linker script's data commands (`BYTE`, `SHORT`, `LONG`, `QUAD`): (output section,
     /// offset in it, size, value).
     pub script_data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// A linker script's fill patterns (`=0x90909090`, `FILL(...)`): (output section, the
+    /// pattern as a big-endian 4-byte number) for the gaps between its contents.
+    pub script_fills: Vec<(OutputSectionId, u32)>,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -585,6 +588,7 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
         sh_name,
         script_values: Vec::new(),
         script_data: Vec::new(),
+        script_fills: Vec::new(),
     }
 }
 

@@ -350,9 +350,6 @@ pub fn assign<'s>(
             if dropped[di] {
                 continue;
             }
-            if desc.fill.is_some() || desc.cmds.iter().any(|c| matches!(c, OutputCmd::Fill(_))) {
-                bail!("{}: FILL and =fill in linker scripts are not supported yet", desc.loc);
-            }
             if !desc.phdrs.is_empty() {
                 bail!("{}: :phdr in linker scripts is not supported yet (no PHDRS)", desc.loc);
             }
@@ -610,6 +607,16 @@ fn walk_section(
             ctx.commons_base = off;
             off += commons_size;
         }
+        // The fill pattern: `FILL(expr)` or `=expr`, the last one given (lld: for the whole
+        // section's gaps).
+        let fill = d.desc.cmds.iter().rev().find_map(|c| match c {
+            OutputCmd::Fill(e) => Some(e),
+            _ => None,
+        });
+        if let (Some(e), Some(w)) = (fill.or(d.desc.fill.as_ref()), walk.as_deref_mut()) {
+            let v = eval(ctx, w, e).with_context(|| &d.desc.loc)?.val;
+            w.fills.push((id, v as u32));
+        }
         Ok(())
     })();
     ctx.sections[id].members = members;
@@ -779,6 +786,8 @@ struct Walk {
     added: IdVec<OutputSectionId, u64>,
     /// Data commands: (section, offset, size, value).
     data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// Fill patterns: (section, pattern).
+    fills: Vec<(OutputSectionId, u32)>,
 }
 
 impl Walk {
@@ -980,6 +989,7 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
             prev_places: last.clone(),
             added: added.clone(),
             data: Vec::new(),
+            fills: Vec::new(),
         };
         for r in &script_regions {
             let origin = eval(ctx, &w, &r.origin).with_context(|| &r.loc)?.val;
@@ -995,10 +1005,11 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
         previous = w.values.clone();
         last = Some(w.places.clone());
     };
-    let Walk { places, lmas, values, data, .. } = walk;
+    let Walk { places, lmas, values, data, fills, .. } = walk;
     let mut lay =
         finish(ctx, places, lmas, values, &items, &order, &note_runs, &tls_secs, &relro_secs, headers, nphdr)?;
     lay.script_data = data;
+    lay.script_fills = fills;
     Ok(lay)
 }
 
@@ -1455,6 +1466,7 @@ fn finish(
         sh_name,
         script_values: values,
         script_data: Vec::new(),
+        script_fills: Vec::new(),
     })
 }
 

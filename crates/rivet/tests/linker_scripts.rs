@@ -606,3 +606,55 @@ fn nocrossrefs_reports_references_between_the_sections_as_lld_does() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     tmp.finish();
 }
+
+/// A section's bytes, as `objdump -s` shows them (without the addresses).
+fn section_bytes(file: &Path, name: &str) -> String {
+    let out = must(Command::new("objdump").args(["-s", "-j", name]).arg(file));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with(' '))
+        .map(|l| l.trim_start().split("  ").next().unwrap().split(' ').skip(1).collect::<Vec<_>>().join(""))
+        .collect()
+}
+
+#[test]
+fn fill_patterns_fill_the_gaps_as_lld_fills_them() {
+    let Some(tmp) = setup("ls-fill") else { return };
+    if !have("objdump") {
+        return;
+    }
+    write(
+        &tmp,
+        "f.c",
+        "int main(void) { return 0; }\n\
+         static const char a[3] __attribute__((used, section(\".fa\"))) = {7, 7, 7};\n\
+         static const long b __attribute__((used, section(\".fb\"))) = 9;\n",
+    );
+    cc(&tmp, &["-c", "-O1", "f.c"]);
+    write(
+        &tmp,
+        "fill.ld",
+        "SECTIONS {\n  .text : { *(.text*) }\n\
+         .fillme : { BYTE(1) . = . + 5; BYTE(2) *(.fa) *(.fb) SHORT(0x0304) } =0xdeadbeef\n\
+         .fill2 : { FILL(0x11223344); . = . + 6; QUAD(0x0102030405060708) }\n}\n",
+    );
+    let ours = tmp.join("ours.out");
+    must(Command::new(linker()).current_dir(&tmp.path).args(["-T", "fill.ld", "-e", "main", "f.o", "-o"]).arg(&ours));
+    // Before the first input section and after each one, the pattern starts afresh; data
+    // commands are written over it.
+    assert_eq!(section_bytes(&ours, ".fillme"), "01adbeefdead02070707deadbeefdead09000000000000000403");
+    assert_eq!(section_bytes(&ours, ".fill2"), "1122334411220807060504030201");
+    if have_lld() {
+        let lld = tmp.join("lld.out");
+        must(
+            Command::new(Path::new(LLD_DIR).join("ld.lld"))
+                .current_dir(&tmp.path)
+                .args(["-T", "fill.ld", "-e", "main", "f.o", "-o"])
+                .arg(&lld),
+        );
+        for name in [".fillme", ".fill2"] {
+            assert_eq!(section_bytes(&ours, name), section_bytes(&lld, name), "{name}");
+        }
+    }
+    tmp.finish();
+}
