@@ -414,8 +414,8 @@ pub fn refuse_unsupported(scripts: &[ScriptFile]) -> Result<()> {
         if !s.inserts.is_empty() && !scripts.iter().any(|f| f.script.has_sections) {
             bail!("{}: INSERT without a SECTIONS command to insert into is not supported yet", f.name);
         }
-        if s.has_phdrs {
-            bail!("{}: PHDRS in linker scripts is not supported yet", f.name);
+        if s.has_phdrs && !s.has_sections {
+            bail!("{}: PHDRS without SECTIONS is not supported yet", f.name);
         }
     }
     Ok(())

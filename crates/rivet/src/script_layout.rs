@@ -12,8 +12,8 @@ use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::{ObjSection, Objects};
 use crate::input::script::{
-    Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, Region, ScriptFile, SectionsCmd,
-    Sort,
+    Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
+    SectionsCmd, Sort,
 };
 use crate::input::version_script::glob_match;
 use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
@@ -350,8 +350,8 @@ pub fn assign<'s>(
             if dropped[di] {
                 continue;
             }
-            if !desc.phdrs.is_empty() {
-                bail!("{}: :phdr in linker scripts is not supported yet (no PHDRS)", desc.loc);
+            if !desc.phdrs.is_empty() && scripts.iter().all(|f| f.script.phdrs.is_empty()) {
+                bail!("{}: section {} names a program header, but no script has PHDRS", desc.loc, desc.name);
             }
             let mut cmd_members = std::mem::take(&mut members[di]);
             if desc.name == "/DISCARD/" {
@@ -951,6 +951,8 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
         + has(Content::GnuProperty) as usize
         + 1
         + (!relro_secs.is_empty()) as usize;
+    let explicit = phdr_cmds(ctx);
+    let nphdr = if explicit.is_empty() { nphdr } else { explicit.len() };
     let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
     let script_regions = regions(ctx.script_files);
     // Assignments inside SECTIONS that define their symbol, by the assignment's identity.
@@ -1235,23 +1237,72 @@ fn finish(
     for (k, &i) in order.iter().enumerate() {
         places[i].key = (0, 0, k as u32);
     }
-    // The headers are loaded when they fit below the first section on its page.
+    let explicit = phdr_cmds(ctx);
+    // The headers are loaded when they fit below the first section on its page; with PHDRS,
+    // when a PT_LOAD says FILEHDR or PHDRS (placed right below the first section, page-aligned
+    // down, as lld does).
     let first_addr = order.iter().filter(|&&i| ctx.sections[i].is_alloc()).map(|&i| places[i].addr).min();
-    let headers_loaded = first_addr.is_some_and(|a| a - a / page * page >= headers);
+    let wants_headers = explicit.iter().any(|p| p.p_type == elf::PT_LOAD && (p.filehdr || p.phdrs));
+    let headers_loaded =
+        if explicit.is_empty() { first_addr.is_some_and(|a| a - a / page * page >= headers) } else { wants_headers };
     let base = match first_addr {
-        Some(a) if headers_loaded => a / page * page,
+        Some(a) if headers_loaded && explicit.is_empty() => a / page * page,
+        Some(a) if headers_loaded => {
+            ensure!(a >= headers, "no room for the ELF and program headers below the first section at {a:#x}");
+            (a - headers) / page * page
+        }
         _ => 0,
     };
-    // PT_LOADs: split where flags, region or an explicit load address change, or where bss is
-    // followed by bytes.
     struct Load {
         first: OutputSectionId,
         last: OutputSectionId,
         flags: u32,
+        /// The ELF and program headers start it.
+        headers: bool,
+        /// PHDRS: which command made it.
+        cmd: Option<usize>,
     }
     let mut loads: Vec<Load> = Vec::new();
+    // PHDRS: the sections of each program header, by `:name` (a section without one goes where
+    // the one before it went; `:NONE` in none).
+    let mut members: Vec<Vec<OutputSectionId>> = vec![Vec::new(); explicit.len()];
+    if !explicit.is_empty() {
+        let mut current: Vec<usize> = Vec::new();
+        for it in items {
+            let Item::Section(id, d) = *it else { continue };
+            if !ctx.sections[id].is_alloc() {
+                continue;
+            }
+            if let Some(names) = d.map(|d| &d.desc.phdrs).filter(|n| !n.is_empty()) {
+                current.clear();
+                for n in names {
+                    if n == "NONE" {
+                        continue;
+                    }
+                    let k = explicit.iter().position(|p| &p.name == n).ok_or_else(|| {
+                        fatal!("{}: program header '{n}' is not listed in PHDRS", d.unwrap().desc.loc)
+                    })?;
+                    current.push(k);
+                }
+            } else if current.is_empty() && loads.is_empty() {
+                current.extend(explicit.iter().position(|p| p.p_type == elf::PT_LOAD));
+            }
+            for &k in &current {
+                members[k].push(id);
+            }
+        }
+    }
+    for (k, p) in explicit.iter().enumerate().filter(|(_, p)| p.p_type == elf::PT_LOAD) {
+        let secs = &members[k];
+        let (Some(&first), Some(&last)) = (secs.first(), secs.last()) else {
+            bail!("{}: PT_LOAD '{}' holds no section: not supported", p.loc, p.name);
+        };
+        loads.push(Load { first, last, flags: 0, headers: p.filehdr || p.phdrs, cmd: Some(k) });
+    }
+    // PT_LOADs: split where flags, region or an explicit load address change, or where bss is
+    // followed by bytes.
     let mut prev: Option<(u64, Option<&str>, bool, i128)> = None;
-    for it in items {
+    for it in items.iter().filter(|_| explicit.is_empty()) {
         let Item::Section(id, d) = *it else { continue };
         let s = &ctx.sections[id];
         if !s.is_alloc() || (s.is_tls() && s.is_nobits()) {
@@ -1271,7 +1322,8 @@ fn finish(
             | if flags & elf::SHF_WRITE as u64 != 0 { elf::PF_W } else { 0 }
             | if flags & elf::SHF_EXECINSTR as u64 != 0 { elf::PF_X } else { 0 };
         if split {
-            loads.push(Load { first: id, last: id, flags: pf });
+            let headers = loads.is_empty() && headers_loaded;
+            loads.push(Load { first: id, last: id, flags: pf, headers, cmd: None });
         } else {
             loads.last_mut().unwrap().last = id;
         }
@@ -1283,10 +1335,10 @@ fn finish(
     let mut phdrs: Vec<Phdr> = Vec::new();
     let position: FxHashMap<OutputSectionId, usize> = order.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     let mut tls: Option<(u64, u64, u64, u64)> = None;
-    for (li, l) in loads.iter().enumerate() {
+    for l in &loads {
         let (a, b) = (position[&l.first], position[&l.last]);
         let first_addr = places[l.first].addr;
-        let start_off = if li == 0 && headers_loaded {
+        let start_off = if l.headers {
             first_addr - base
         } else {
             let want = first_addr % page;
@@ -1322,11 +1374,15 @@ fn finish(
             }
             mem_end = mem_end.max(places[i].addr + s.size);
         }
-        let (vaddr, offset) = if li == 0 && headers_loaded { (base, 0) } else { (first_addr, start_off) };
+        let (vaddr, offset) = if l.headers { (base, 0) } else { (first_addr, start_off) };
         let align = order[a..=b].iter().map(|&i| ctx.sections[i].align).fold(page, u64::max);
+        let flags = match l.cmd {
+            Some(k) => phdr_flags(ctx, explicit[k], &order[a..=b])?,
+            None => l.flags,
+        };
         phdrs.push(Phdr {
             p_type: elf::PT_LOAD,
-            flags: l.flags,
+            flags,
             offset,
             vaddr,
             paddr: Some(lmas[l.first] - (first_addr - vaddr)),
@@ -1380,6 +1436,7 @@ fn finish(
         })
     };
     all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
+    let phdrs_of_loads = phdrs.clone();
     all.extend(phdrs);
     let dynamic_flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
     all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
@@ -1422,7 +1479,8 @@ fn finish(
         memsz: ctx.config.stack_size,
         ..Default::default()
     });
-    if let (Some(&first), Some(&last)) = (relro_secs.first(), relro_secs.last()) {
+    let relro_range = (relro_secs.first(), relro_secs.last());
+    if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
         // The RELRO sections must be contiguous (lld's error otherwise).
         let (a, b) = (position[&first], position[&last]);
         if let Some(&bad) = order[a..=b].iter().find(|&&i| ctx.sections[i].is_alloc() && !relro_secs.contains(&i)) {
@@ -1448,10 +1506,13 @@ fn finish(
             offset: places[first].offset,
             vaddr: start,
             paddr: None,
-            filesz: (end - start).min(file_end - places[first].offset).max(file_end - places[first].offset),
+            filesz: file_end - places[first].offset,
             memsz: end - start,
             align: 1,
         });
+    }
+    if !explicit.is_empty() {
+        all = explicit_phdrs(ctx, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
     }
     debug_assert!(all.len() <= nphdr, "{} program headers, {nphdr} reserved", all.len());
     Ok(Layout {
@@ -1536,4 +1597,115 @@ pub fn check_nocrossrefs(ctx: &Ctx) -> std::result::Result<(), Vec<crate::diag::
     } else {
         Err(errors)
     }
+}
+
+/// The scripts' `PHDRS` commands, in order (empty: rivet makes the program headers).
+fn phdr_cmds<'a>(ctx: &Ctx<'a>) -> Vec<&'a PhdrCmd> {
+    let files: &'a [ScriptFile] = ctx.script_files;
+    files.iter().flat_map(|f| &f.script.phdrs).collect()
+}
+
+/// A program header's flags: `FLAGS(n)`, else those of its sections (readable at least).
+fn phdr_flags(ctx: &Ctx, cmd: &PhdrCmd, secs: &[OutputSectionId]) -> Result<u32> {
+    if let Some(e) = &cmd.flags {
+        return Ok(script::eval(e, &SizingEnv { dot: Value::abs(0) }).with_context(|| &cmd.loc)?.val as u32);
+    }
+    let mut flags = elf::PF_R;
+    for &i in secs {
+        let f = ctx.sections[i].flags;
+        if f & elf::SHF_WRITE as u64 != 0 {
+            flags |= elf::PF_W;
+        }
+        if f & elf::SHF_EXECINSTR as u64 != 0 {
+            flags |= elf::PF_X;
+        }
+    }
+    Ok(flags)
+}
+
+/// The program headers `PHDRS` lists, in its order: the PT_LOADs as placed, `PT_PHDR` over the
+/// header table, the others over the sections assigned to them (`PT_TLS` over the TLS
+/// template); `FLAGS` and `AT` as given.
+#[allow(clippy::too_many_arguments)]
+fn explicit_phdrs(
+    ctx: &Ctx,
+    cmds: &[&PhdrCmd],
+    members: &[Vec<OutputSectionId>],
+    places: &IdVec<OutputSectionId, Placement>,
+    loads: Vec<Phdr>,
+    base: u64,
+    headers: u64,
+    tls: Option<(u64, u64, u64, u64)>,
+) -> Result<Vec<Phdr>> {
+    let mut loads = loads.into_iter();
+    let mut out = Vec::new();
+    for (k, cmd) in cmds.iter().enumerate() {
+        let secs = &members[k];
+        let mut ph = match cmd.p_type {
+            elf::PT_LOAD => loads.next().expect("one placed PT_LOAD per PHDRS entry"),
+            elf::PT_PHDR => Phdr {
+                p_type: elf::PT_PHDR,
+                flags: elf::PF_R,
+                offset: EHDR_SIZE,
+                vaddr: base + EHDR_SIZE,
+                paddr: None,
+                filesz: headers - EHDR_SIZE,
+                memsz: headers - EHDR_SIZE,
+                align: 8,
+            },
+            elf::PT_TLS if tls.is_some() && !secs.is_empty() => {
+                let (start, end, align, file_end) = tls.unwrap();
+                let first = places[secs[0]].offset;
+                Phdr {
+                    p_type: elf::PT_TLS,
+                    flags: 0,
+                    offset: first,
+                    vaddr: start,
+                    paddr: None,
+                    filesz: file_end.saturating_sub(first),
+                    memsz: end - start,
+                    align,
+                }
+            }
+            t if !secs.is_empty() => {
+                let (first, last) = (secs[0], *secs.last().unwrap());
+                let file_end = secs
+                    .iter()
+                    .filter(|&&i| !ctx.sections[i].is_nobits())
+                    .map(|&i| places[i].offset + ctx.sections[i].size)
+                    .max()
+                    .unwrap_or(places[first].offset);
+                Phdr {
+                    p_type: t,
+                    flags: 0,
+                    offset: places[first].offset,
+                    vaddr: places[first].addr,
+                    paddr: None,
+                    filesz: file_end - places[first].offset,
+                    memsz: places[last].addr + ctx.sections[last].size - places[first].addr,
+                    align: secs.iter().map(|&i| ctx.sections[i].align).max().unwrap_or(1),
+                }
+            }
+            elf::PT_GNU_STACK => Phdr {
+                p_type: elf::PT_GNU_STACK,
+                flags: 0,
+                align: 0,
+                memsz: ctx.config.stack_size,
+                ..Default::default()
+            },
+            t => Phdr { p_type: t, ..Default::default() },
+        };
+        if cmd.p_type != elf::PT_LOAD || cmd.flags.is_some() {
+            ph.flags = match (cmd.p_type, &cmd.flags) {
+                (elf::PT_GNU_STACK, None) if ctx.config.execstack => elf::PF_R | elf::PF_W | elf::PF_X,
+                (elf::PT_GNU_STACK, None) => elf::PF_R | elf::PF_W,
+                _ => phdr_flags(ctx, cmd, secs)?,
+            };
+        }
+        if let Some(e) = &cmd.at {
+            ph.paddr = Some(script::eval(e, &SizingEnv { dot: Value::abs(0) }).with_context(|| &cmd.loc)?.val);
+        }
+        out.push(ph);
+    }
+    Ok(out)
 }

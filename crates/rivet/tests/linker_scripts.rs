@@ -306,7 +306,7 @@ fn script_errors_name_the_file_and_line() {
             "SECTIONS { .foo : { *(.foo) } } INSERT AFTER .text;\n",
             &["insert.ld: INSERT without a SECTIONS command to insert into is not supported yet"],
         ),
-        ("phdrs.ld", "PHDRS { text PT_LOAD; }\n", &["phdrs.ld: PHDRS in linker scripts is not supported yet"]),
+        ("phdrs.ld", "PHDRS { text PT_LOAD; }\n", &["phdrs.ld: PHDRS without SECTIONS is not supported yet"]),
         (
             "backward.ld",
             "SECTIONS { .text : { *(.text*) . = 0; } }\n",
@@ -656,5 +656,47 @@ fn fill_patterns_fill_the_gaps_as_lld_fills_them() {
             assert_eq!(section_bytes(&ours, name), section_bytes(&lld, name), "{name}");
         }
     }
+    tmp.finish();
+}
+
+const PHDRS_SCRIPT: &str = "PHDRS {\n  headers PT_PHDR PHDRS;\n  text PT_LOAD FILEHDR PHDRS;\n  data PT_LOAD;\n\
+      note PT_NOTE;\n  stack PT_GNU_STACK FLAGS(6);\n}\nENTRY(_start)\nSECTIONS {\n\
+      . = 0x10000000 + SIZEOF_HEADERS;\n  .text : { *(.text .text.*) } :text\n\
+      .rodata : { *(.rodata .rodata.*) }\n\
+      .data 0x20000000 : { __data_start = .; *(.data .data.*) __data_end = .; } :data\n\
+      .bss : ALIGN(0x1000) { __bss_start = .; *(.bss .bss.*) *(COMMON) __bss_end = .; }\n\
+      /DISCARD/ : { *(.comment) *(.note*) *(.eh_frame*) }\n}\n";
+
+/// The program header table, as `readelf -lW` prints it.
+fn program_headers(file: &Path) -> Vec<String> {
+    let text = readelf(&["-lW"], file);
+    let table = text.split("Program Headers:").nth(1).unwrap_or("");
+    let table = table.split("Section to Segment").next().unwrap_or("");
+    table.lines().filter(|l| l.starts_with("  ") && !l.contains("Type")).map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn phdrs_give_the_program_headers_the_script_lists() {
+    let Some(tmp) = setup("ls-phdrs") else { return };
+    write(&tmp, "fixed.c", FIXED_C);
+    cc(&tmp, &["-c", "-O1", "-ffreestanding", "-fno-pic", "-fno-stack-protector", "fixed.c"]);
+    write(&tmp, "phdrs.ld", PHDRS_SCRIPT);
+    let args = ["-nostdlib", "-static", "-Wl,--build-id=none", "fixed.o", "-Wl,-T,phdrs.ld"];
+    let ours = link(&tmp, Ld::Ours, &args, "ours.out");
+    // The headers are loaded with the code (FILEHDR PHDRS), .rodata follows .text into `text`,
+    // .bss follows .data into `data`.
+    assert_eq!(outcome(&ours), ("hello from fixed addresses\n".to_string(), Some(75)));
+    let phdrs = program_headers(&ours);
+    let types: Vec<&str> = phdrs.iter().map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(types, ["PHDR", "LOAD", "LOAD", "NOTE", "GNU_STACK"], "{phdrs:?}");
+    assert!(phdrs[1].starts_with("LOAD           0x000000 0x0000000010000000"), "{phdrs:?}");
+    assert!(phdrs[4].contains(" RW "), "FLAGS(6): {phdrs:?}");
+    if have_lld() {
+        let lld = link(&tmp, Ld::Lld, &args, "lld.out");
+        assert_eq!(phdrs, program_headers(&lld));
+    }
+    write(&tmp, "bad.ld", &PHDRS_SCRIPT.replace(":data", ":nowhere"));
+    let err = link_fails(&tmp, &["-nostdlib", "-static", "fixed.o", "-Wl,-T,bad.ld"]);
+    assert!(err.contains("program header 'nowhere' is not listed in PHDRS"), "{err}");
     tmp.finish();
 }
