@@ -19,6 +19,8 @@ pub struct Phdr {
     pub flags: u32,
     pub offset: u64,
     pub vaddr: u64,
+    /// The load address (`AT` in a linker script); None: the same as `vaddr`.
+    pub paddr: Option<u64>,
     pub filesz: u64,
     pub memsz: u64,
     pub align: u64,
@@ -58,6 +60,15 @@ pub struct Layout {
     pub sh_name: Vec<u32>,
     /// `--oformat=binary`: the file is the loaded sections' image, without ELF or section headers.
     pub raw: bool,
+    /// Values of the linker-script symbols assigned inside `SECTIONS` (by script symbol index;
+    /// None: assigned outside, evaluated once addresses are known).
+    pub script_values: Vec<Option<crate::script::Value>>,
+    /// A linker script's data commands (`BYTE`, `SHORT`, `LONG`, `QUAD`): (output section,
+    /// offset in it, size, value).
+    pub script_data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// A linker script's fill patterns (`=0x90909090`, `FILL(...)`): (output section, the
+    /// pattern as a big-endian 4-byte number) for the gaps between its contents.
+    pub script_fills: Vec<(OutputSectionId, u32)>,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -504,6 +515,7 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             flags: load.flags,
             offset: seg_off,
             vaddr: seg_va,
+            paddr: None,
             filesz,
             memsz: va - seg_va,
             align: segment_align(ctx, load, page),
@@ -532,6 +544,7 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             flags: elf::PF_R,
             offset: EHDR_SIZE,
             vaddr: base + EHDR_SIZE,
+            paddr: None,
             filesz: headers - EHDR_SIZE,
             memsz: headers - EHDR_SIZE,
             align: 8,
@@ -540,7 +553,16 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
     let section_phdr = |c: Content, p_type: u32, flags: u32| {
         let id = ctx.synthetic.get(c)?;
         let (s, p) = (&ctx.sections[id], &places[id]);
-        Some(Phdr { p_type, flags, offset: p.offset, vaddr: p.addr, filesz: s.size, memsz: s.size, align: s.align })
+        Some(Phdr {
+            p_type,
+            flags,
+            offset: p.offset,
+            vaddr: p.addr,
+            paddr: None,
+            filesz: s.size,
+            memsz: s.size,
+            align: s.align,
+        })
     };
     all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
     all.extend(phdrs);
@@ -554,6 +576,7 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             flags: elf::PF_R,
             offset: places[first].offset,
             vaddr: places[first].addr,
+            paddr: None,
             filesz: size,
             memsz: size,
             align: ctx.sections[first].align,
@@ -567,6 +590,7 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
             flags: elf::PF_R,
             offset: first.offset,
             vaddr: tls.start,
+            paddr: None,
             filesz,
             memsz: tls.end - tls.start,
             align: tls.align,
@@ -584,11 +608,33 @@ pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
         // (the program would not start).
         let memsz = align_up(vaddr + memsz, common) - vaddr;
         let filesz = memsz.min(relro_file_size(ctx, &places, &loads));
-        all.push(Phdr { p_type: elf::PT_GNU_RELRO, flags: elf::PF_R, offset, vaddr, filesz, memsz, align: 1 });
+        all.push(Phdr {
+            p_type: elf::PT_GNU_RELRO,
+            flags: elf::PF_R,
+            offset,
+            vaddr,
+            paddr: None,
+            filesz,
+            memsz,
+            align: 1,
+        });
     }
     debug_assert_eq!(all.len(), nphdr);
-    let (raw, sections) = (false, places);
-    Layout { sections, base, tls: tls_block, phdrs: all, shoff, file_size, alloc_end, shstrtab, sh_name, raw }
+    Layout {
+        sections: places,
+        base,
+        tls: tls_block,
+        phdrs: all,
+        shoff,
+        file_size,
+        alloc_end,
+        shstrtab,
+        sh_name,
+        raw: false,
+        script_values: Vec::new(),
+        script_data: Vec::new(),
+        script_fills: Vec::new(),
+    }
 }
 
 /// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.
@@ -724,7 +770,7 @@ fn relro_file_size(ctx: &Ctx, placed: &IdVec<OutputSectionId, Placement>, loads:
 }
 
 /// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
-fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
+pub fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
     let mut runs: Vec<Vec<OutputSectionId>> = Vec::new();
     let mut last_align = 0;
     let mut prev_was_note = false;
@@ -746,7 +792,7 @@ fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> 
 
 /// Section header indices (in file order) and the `.shstrtab` bytes. Empty linker-made sections
 /// are left out; empty input-made sections stay (symbols may point into them).
-fn assign_section_indices(
+pub fn assign_section_indices(
     ctx: &Ctx,
     placed: &mut IdVec<OutputSectionId, Placement>,
     order: &[OutputSectionId],

@@ -21,6 +21,7 @@ pub mod reproduce;
 pub mod resolve;
 pub mod run;
 pub mod script;
+pub mod script_layout;
 pub mod sections;
 pub mod symbol_options;
 pub mod synthetic;

@@ -13,7 +13,7 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, debug_file, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
 use crate::{
-    arch, check, dependencies, input, layout, lto, map, relocatable, report, reproduce, resolve, script,
+    arch, check, dependencies, input, layout, lto, map, relocatable, report, reproduce, resolve, script, script_layout,
     symbol_options, write,
 };
 
@@ -99,7 +99,8 @@ pub fn link_detaching(
     // Drop sections nothing reaches (--gc-sections), before anything is sized.
     if config.gc_sections {
         let roots = symbol_options::gc_roots(&ctx, &roots);
-        let dropped = timer.phase("gc sections", || gc::collect(&mut ctx, &roots));
+        let kept = script_layout::kept(&ctx.objects, &script_files);
+        let dropped = timer.phase("gc sections", || gc::collect(&mut ctx, &roots, &kept));
         gc::print_dropped(&ctx, &dropped);
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
@@ -109,14 +110,17 @@ pub fn link_detaching(
     }
     // --symbol-ordering-file: which sections go first, and lld's warnings about the others.
     let priority = symbol_options::symbol_priorities(&ctx)?;
-    timer.phase("output sections", || layout::create_output_sections(&mut ctx, priority))?;
+    let mut scripted = timer.phase("output sections", || script_layout::create_output_sections(&mut ctx, priority))?;
     timer.phase("check symbols", || check::check_symbols(&ctx))?;
+    if let Err(errors) = script_layout::check_nocrossrefs(&ctx) {
+        diag.report(errors);
+    }
     // Split .eh_frame so frames of dropped COMDAT code go too.
     timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).
     timer.phase("merge sections", || merge::merge(&mut ctx));
     inputs.release_memory_before_output(timer);
-    timer.phase("input offsets", || layout::assign_input_offsets(&mut ctx));
+    timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, scripted.as_mut()))?;
     // --gdb-index: units, names and ranges from the inputs' DWARF, now that input offsets are known.
     let gdb_index = gdb_index::plan_if_asked(&ctx, timer)?;
     // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
@@ -131,12 +135,12 @@ pub fn link_detaching(
     let emit_relocs = emit_relocs::create_if_asked(&mut ctx);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
     let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
-    let (mut lay, addresses) = timer.phase("layout", || {
+    let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         chunks::create_sections(&mut ctx, &plans, plan.as_ref());
-        let lay = layout::assign_addresses(&mut ctx);
+        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref())?;
         let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
-        (lay, addresses)
-    });
+        Ok((lay, addresses))
+    })?;
     diag.check()?;
     compress::compress_if_asked(&mut ctx, &plans, &mut lay, &addresses, timer);
     diag.check()?;

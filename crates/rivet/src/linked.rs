@@ -392,6 +392,12 @@ fn global_values(ctx: Placed) -> (IdVec<SymbolId, u64>, Vec<Option<OutputSection
             env.secs.borrow_mut()[i as usize] = v.sec;
         }
     };
+    // The assignments inside SECTIONS were evaluated by layout, with the location counter.
+    for (i, v) in ctx.layout.script_values.iter().enumerate() {
+        if let Some(v) = *v {
+            set(ctx.script_syms[i].id, v);
+        }
+    }
     if let Err(e) = script::eval_top_level(ctx.ctx, &env, &mut set) {
         ctx.diag.error(e);
     }

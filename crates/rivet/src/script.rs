@@ -285,10 +285,16 @@ pub fn declare_symbols<'a>(
     }
     let mut syms: Vec<ScriptSym> = Vec::new();
     for (fi, f) in scripts.iter().enumerate() {
-        for (a, place) in assignments(&f.script) {
+        for (k, (a, place)) in assignments(&f.script).enumerate() {
             let in_sections = place.is_none();
             if !in_sections && contains_dot(&a.expr) {
                 bail!("{}: unable to get location counter value ('.' outside SECTIONS)", a.loc);
+            }
+            // The IRELATIVE bounds are where the linker put its `.rela.plt`, whatever the
+            // script's `PROVIDE_HIDDEN(__rela_iplt_start = .)` says (GNU ld's default script
+            // brackets its own `.rela.iplt` input, which rivet makes as a section of its own).
+            if a.provide && matches!(a.name.as_str(), "__rela_iplt_start" | "__rela_iplt_end") {
+                continue;
             }
             let id = if a.provide {
                 let Some(&id) = res.by_name.get(a.name.as_bytes()) else { continue };
@@ -308,13 +314,21 @@ pub fn declare_symbols<'a>(
                 s.visibility = elf::STV_HIDDEN;
             }
             let place = place.map(|ci| (fi, ci));
-            syms.push(ScriptSym { id, assign: a.clone(), in_sections, place, absolute: false, ty: elf::STT_NOTYPE });
+            syms.push(ScriptSym {
+                id,
+                assign: a.clone(),
+                in_sections,
+                place,
+                slot: (fi, k),
+                absolute: false,
+                ty: elf::STT_NOTYPE,
+            });
         }
     }
     Ok(syms)
 }
 
-fn contains_dot(e: &Expr) -> bool {
+pub fn contains_dot(e: &Expr) -> bool {
     match e {
         Expr::Dot | Expr::Align(None, _) | Expr::DataSegmentAlign(..) | Expr::DataSegmentRelroEnd(..) => true,
         Expr::Neg(a) | Expr::Not(a) | Expr::Complement(a) | Expr::Absolute(a) | Expr::Log2Ceil(a) => contains_dot(a),
@@ -397,11 +411,11 @@ pub fn check_assert(e: &Expr, message: &str, loc: &Loc, env: &dyn Env) -> Result
 pub fn refuse_unsupported(scripts: &[ScriptFile]) -> Result<()> {
     for f in scripts {
         let s = &f.script;
-        if s.has_sections || !s.inserts.is_empty() {
-            bail!("{}: SECTIONS in linker scripts is not supported yet", f.name);
+        if !s.inserts.is_empty() && !scripts.iter().any(|f| f.script.has_sections) {
+            bail!("{}: INSERT without a SECTIONS command to insert into is not supported yet", f.name);
         }
-        if s.has_phdrs {
-            bail!("{}: PHDRS in linker scripts is not supported yet", f.name);
+        if s.has_phdrs && !s.has_sections {
+            bail!("{}: PHDRS without SECTIONS is not supported yet", f.name);
         }
     }
     Ok(())

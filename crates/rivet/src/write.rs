@@ -30,6 +30,11 @@ enum Job {
     Synthetic(OutputSectionId),
     /// The bytes an output section of input sections starts with (`OutputSection::head`).
     Head(OutputSectionId),
+    /// A linker script's data command: the value's low bytes (the piece's size).
+    Bytes(u64),
+    /// A gap of a section with a fill pattern: the 4-byte big-endian pattern and where in it the
+    /// gap starts (its offset in the section modulo 4).
+    Fill(u32, u8),
     /// The ELF header and the program headers.
     FileHeader,
     /// The section header table.
@@ -462,6 +467,47 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         })
         .collect();
     jobs.extend(per_section.into_iter().flatten());
+    for &(i, off, size, value) in &layout.script_data {
+        let (os, place) = (&ctx.sections[i], layout.sections[i]);
+        if !os.is_nobits() && place.shndx != 0 {
+            jobs.push((place.offset + off, size as u64, Job::Bytes(value)));
+        }
+    }
+    for &(i, pattern) in &layout.script_fills {
+        let (os, place) = (&ctx.sections[i], layout.sections[i]);
+        if os.is_nobits() || place.shndx == 0 {
+            continue;
+        }
+        // As lld fills: the space before the first member and after each member up to the
+        // next (or the section's end), the pattern starting afresh in each; data commands are
+        // written over it.
+        let mut members: Vec<(u64, u64)> = os
+            .members
+            .iter()
+            .map(|&r| (ctx.objects[r].offset, ctx.objects[r].offset + ctx.member_size(r.file, r.index)))
+            .collect();
+        members.sort_unstable();
+        let mut data: Vec<(u64, u64)> =
+            layout.script_data.iter().filter(|d| d.0 == i).map(|d| (d.1, d.1 + d.2 as u64)).collect();
+        data.sort_unstable();
+        let mut regions = Vec::new();
+        let mut at = os.head.len() as u64;
+        for &(start, end) in members.iter().chain([&(os.size, os.size)]) {
+            if start > at {
+                regions.push((at, start));
+            }
+            at = at.max(end);
+        }
+        for (start, end) in regions {
+            let mut pos = start;
+            for &(ds, de) in data.iter().filter(|d| d.0 < end && d.1 > start).chain([&(end, end)]) {
+                if ds > pos {
+                    jobs.push((place.offset + pos, ds - pos, Job::Fill(pattern, ((pos - start) % 4) as u8)));
+                }
+                pos = pos.max(de);
+            }
+        }
+    }
     jobs.par_sort_by_key(|j| j.0);
     jobs
 }
@@ -510,6 +556,17 @@ fn fill_parallel(
             Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
             Job::Head(i) => {
                 buf.copy_from_slice(&ctx.sections[i].head);
+                Ok(Vec::new())
+            }
+            Job::Bytes(v) => {
+                buf.copy_from_slice(&v.to_le_bytes()[..buf.len()]);
+                Ok(Vec::new())
+            }
+            Job::Fill(pattern, phase) => {
+                let p = pattern.to_be_bytes();
+                for (k, b) in buf.iter_mut().enumerate() {
+                    *b = p[(phase as usize + k) % 4];
+                }
                 Ok(Vec::new())
             }
             Job::FileHeader => {
@@ -623,7 +680,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
             p_flags: U32::new(LE, p.flags),
             p_offset: U64::new(LE, p.offset),
             p_vaddr: U64::new(LE, p.vaddr),
-            p_paddr: U64::new(LE, p.vaddr),
+            p_paddr: U64::new(LE, p.paddr.unwrap_or(p.vaddr)),
             p_filesz: U64::new(LE, p.filesz),
             p_memsz: U64::new(LE, p.memsz),
             p_align: U64::new(LE, p.align),

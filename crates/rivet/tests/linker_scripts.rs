@@ -301,6 +301,17 @@ fn script_errors_name_the_file_and_line() {
         ("include.ld", "INCLUDE missing.ld\n", &["include.ld:1", "cannot find linker script missing.ld"]),
         ("quote.ld", "INPUT(\"a.o)\n", &["quote.ld:1: unclosed quote"]),
         ("div.ld", "x = 1 / (2 - 2);\n", &["div.ld:1", "division by zero"]),
+        (
+            "insert.ld",
+            "SECTIONS { .foo : { *(.foo) } } INSERT AFTER .text;\n",
+            &["insert.ld: INSERT without a SECTIONS command to insert into is not supported yet"],
+        ),
+        ("phdrs.ld", "PHDRS { text PT_LOAD; }\n", &["phdrs.ld: PHDRS without SECTIONS is not supported yet"]),
+        (
+            "backward.ld",
+            "SECTIONS { .text : { *(.text*) . = 0; } }\n",
+            &["backward.ld:1", "unable to move location counter backward for: .text"],
+        ),
     ];
     for (name, text, wanted) in cases {
         write(&tmp, name, text);
@@ -313,5 +324,379 @@ fn script_errors_name_the_file_and_line() {
             assert!(!err.contains("panicked"), "{err}");
         }
     }
+    tmp.finish();
+}
+
+/// GNU ld's own default script (`ld --verbose`) for the mode.
+fn gnu_default_script(mode: &str) -> String {
+    let out = must(Command::new("ld").args([mode, "--verbose"]).arg("--verbose"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut parts = text.split("==================================================");
+    parts.nth(1).expect("ld --verbose prints its script between rules").to_string()
+}
+
+fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
+}
+
+/// (stdout, exit status) of a program.
+fn outcome(path: &Path) -> (String, Option<i32>) {
+    let out = Command::new(path).output().unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code())
+}
+
+#[test]
+fn gnu_lds_default_scripts_give_programs_that_run_like_gnu_lds() {
+    let Some(tmp) = setup("ls-gnu-default") else { return };
+    if !have("ld") || !have("g++") {
+        eprintln!("skipped: GNU ld or g++ missing");
+        return;
+    }
+    let dir = programs_dir();
+    let include = format!("-I{}", dir.display());
+    // Init and fini arrays by priority, copy relocations, IFUNCs (a static program finds its
+    // IRELATIVEs through __rela_iplt_*), TLS (.tbss and .tcommon), __start_/__stop_, linker-defined
+    // symbols, C++ (threads, iostream).
+    let programs = [
+        "ctors.c",
+        "environ.c",
+        "ifunc.c",
+        "thread_local_init.c",
+        "tls_bss_sections.c",
+        "gc_start_stop.c",
+        "linker_symbols.c",
+        "cxx_thread.cpp",
+    ];
+    for (mode, flag) in [("-no-pie", "--no-pie"), ("-pie", "-pie"), ("-static", "-static")] {
+        let script = format!("default{mode}.ld");
+        let flag = if flag == "--no-pie" { "-znoexecstack" } else { flag };
+        write(&tmp, &script, &gnu_default_script(flag));
+        let dash_t = format!("-Wl,-T,{script}");
+        for p in programs {
+            let src = dir.join(p);
+            let src = src.to_str().unwrap();
+            let driver = if p.ends_with(".cpp") { "g++" } else { "gcc" };
+            let outcome_of = |ld: Ld, out: &str| {
+                let cmd = link_cmd(&tmp, ld, &[mode, "-O1", include.as_str(), src, dash_t.as_str()], out);
+                let program = cmd.get_program().to_owned();
+                let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+                let mut c = Command::new(if program == "gcc" { driver } else { program.to_str().unwrap() });
+                c.current_dir(&tmp.path).args(args);
+                must(&mut c);
+                outcome(&tmp.join(out))
+            };
+            let gnu = outcome_of(Ld::Gnu, "gnu.out");
+            let ours = outcome_of(Ld::Ours, "ours.out");
+            assert_eq!(ours, gnu, "{p} {mode}: with GNU ld's default script as -T");
+            // The script's layout holds: RELRO (DATA_SEGMENT_RELRO_END), and the program headers
+            // cover the headers (SIZEOF_HEADERS in the first segment).
+            let phdrs = readelf(&["-lW"], &tmp.join("ours.out"));
+            assert!(phdrs.contains("GNU_RELRO"), "{p} {mode}:\n{phdrs}");
+            assert!(phdrs.contains("LOAD           0x000000 "), "{p} {mode}: headers loaded\n{phdrs}");
+        }
+    }
+    tmp.finish();
+}
+
+const FIXED_C: &str = r#"static const char msg[] = "hello from fixed addresses\n";
+int counter = 5;
+int zeroed[64];
+extern char __data_start[], __data_end[], __bss_start[], __bss_end[];
+static long sys(long n, long a, long b, long c) {
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+    return r;
+}
+void _start(void) {
+    sys(1, 1, (long)msg, sizeof msg - 1);
+    long code = counter;
+    for (int i = 0; i < 64; i++) code += zeroed[i];
+    code += (__data_end - __data_start == 4) * 10;
+    code += ((long)__bss_start == 0x20001000) * 20;
+    code += ((long)&_start >= 0x10000000 && (long)&_start < 0x10010000) * 40;
+    sys(60, code, 0, 0);
+}
+"#;
+
+fn fixed_script(rom_length: &str) -> String {
+    format!(
+        "MEMORY {{\n  rom (rx) : ORIGIN = 0x10000000, LENGTH = {rom_length}\n  ram (rw) : ORIGIN = 0x20000000, LENGTH = 64K\n}}\n\
+         ENTRY(_start)\n\
+         SECTIONS {{\n\
+           .text : {{ *(.text .text.*) }} > rom\n\
+           .rodata : ALIGN(0x1000) {{ *(.rodata .rodata.*) }} > rom\n\
+           .data : {{ __data_start = .; *(.data .data.*) __data_end = .; }} > ram AT > rom\n\
+           . = ALIGN(0x1000);\n\
+           .bss (NOLOAD) : ALIGN(0x1000) {{ __bss_start = .; *(.bss .bss.*) *(COMMON) __bss_end = .; }} > ram\n\
+           /DISCARD/ : {{ *(.comment) *(.note*) *(.eh_frame*) }}\n\
+         }}\n"
+    )
+}
+
+/// The loadable segments and the sections' addresses (what the script decides).
+fn placement(file: &Path) -> (Vec<String>, Vec<String>) {
+    let loads =
+        readelf(&["-lW"], file).lines().filter(|l| l.trim_start().starts_with("LOAD")).map(String::from).collect();
+    let sections = readelf(&["-SW"], file)
+        .lines()
+        .filter(|l| l.contains("] .") && (l.contains(" A") || l.contains("WA")))
+        .map(|l| l.split(']').nth(1).unwrap().split_whitespace().take(5).collect::<Vec<_>>().join(" "))
+        .collect();
+    (loads, sections)
+}
+
+#[test]
+fn a_freestanding_program_placed_by_memory_regions_runs() {
+    let Some(tmp) = setup("ls-fixed") else { return };
+    write(&tmp, "fixed.c", FIXED_C);
+    cc(&tmp, &["-c", "-O1", "-ffreestanding", "-fno-pic", "-fno-stack-protector", "fixed.c"]);
+    write(&tmp, "fixed.ld", &fixed_script("64K"));
+    let args = ["-nostdlib", "-static", "-Wl,--build-id=none", "fixed.o", "-Wl,-T,fixed.ld"];
+    let ours = link(&tmp, Ld::Ours, &args, "ours.out");
+    // Code in rom, data run in ram but loaded after the code in rom (AT>), bss not loaded.
+    assert_eq!(outcome(&ours), ("hello from fixed addresses\n".to_string(), Some(75)));
+    let (loads, sections) = placement(&ours);
+    assert_eq!(loads.len(), 4, "{loads:?}");
+    let names: Vec<&str> = sections.iter().map(|s| s.split(' ').next().unwrap()).collect();
+    assert_eq!(names, [".text", ".rodata", ".data", ".bss"]);
+    assert!(loads[2].contains("0x0000000020000000 0x000000001000101c"), "data loaded in rom: {loads:?}");
+    let syms = symbols(&ours);
+    assert_eq!(syms["__data_start"].value, 0x2000_0000);
+    assert_eq!(syms["__bss_end"].value - syms["__bss_start"].value, 256);
+    assert!(!section_names(&ours).iter().any(|n| n == ".comment" || n.starts_with(".note")), "/DISCARD/");
+    if have_lld() {
+        let lld = link(&tmp, Ld::Lld, &args, "lld.out");
+        assert_eq!(placement(&ours), placement(&lld), "segments and sections as lld places them");
+        for name in ["__data_start", "__data_end", "__bss_start", "__bss_end", "_start", "counter", "zeroed"] {
+            assert_eq!(syms[name].value, symbols(&lld)[name].value, "{name}");
+        }
+    }
+    // A region too small for what goes in it is an error naming both, as lld's.
+    write(&tmp, "small.ld", &fixed_script("0x40"));
+    let err = link_fails(&tmp, &["-nostdlib", "-static", "fixed.o", "-Wl,-T,small.ld"]);
+    assert!(err.contains("section '.text' will not fit in region 'rom': overflowed by"), "{err}");
+    tmp.finish();
+}
+
+const TABLE_C: &str = r#"#include <stdio.h>
+struct entry { const char *name; int value; };
+#define ENTRY(n, v) static const struct entry e_##n __attribute__((used, section(".mytab." #n))) = { #n, v };
+ENTRY(bravo, 2)
+ENTRY(alpha, 1)
+ENTRY(charlie, 3)
+static const char junk[] __attribute__((used, section(".junk"))) = "discarded";
+extern const struct entry __mytab_start[], __mytab_end[];
+extern const unsigned char __mytab_data[];
+int main(void) {
+    for (const struct entry *e = __mytab_start; e < __mytab_end; e++) printf("%s=%d\n", e->name, e->value);
+    printf("%02x %02x%02x%02x%02x\n", __mytab_data[0], __mytab_data[1], __mytab_data[2], __mytab_data[3], __mytab_data[4]);
+    return 0;
+}
+"#;
+
+#[test]
+fn sections_commands_keep_sort_discard_and_define_symbols() {
+    let Some(tmp) = setup("ls-table") else { return };
+    if !have("ld") {
+        return;
+    }
+    write(&tmp, "table.c", TABLE_C);
+    cc(&tmp, &["-c", "-O1", "-ffunction-sections", "-fdata-sections", "table.c"]);
+    // GNU ld's default script with a table of entries sorted by name (kept under
+    // --gc-sections), data commands after it, and a section discarded.
+    let table = "  .mytab : { __mytab_start = .; KEEP(*(SORT_BY_NAME(.mytab.*))) __mytab_end = .; \
+                 __mytab_data = .; BYTE(0x2a) LONG(0x01020304) . = ALIGN(8); }\n  /DISCARD/ : { *(.junk) }\n";
+    let script = gnu_default_script("-pie").replacen("  .data           :", &format!("{table}  .data           :"), 1);
+    assert!(script.contains(".mytab"), "the default script has a .data description");
+    write(&tmp, "table.ld", &script);
+    let args = ["-pie", "table.o", "-Wl,-T,table.ld", "-Wl,--gc-sections"];
+    let ours = link(&tmp, Ld::Ours, &args, "ours.out");
+    let gnu = link(&tmp, Ld::Gnu, &args, "gnu.out");
+    assert_eq!(run(&ours), "alpha=1\nbravo=2\ncharlie=3\n2a 04030201\n");
+    assert_eq!(run(&ours), run(&gnu));
+    let names = section_names(&ours);
+    assert!(names.iter().any(|n| n == ".mytab") && !names.iter().any(|n| n == ".junk"), "{names:?}");
+    let syms = symbols(&ours);
+    let mytab_size = syms["__mytab_end"].value - syms["__mytab_start"].value;
+    assert_eq!(mytab_size, 48);
+    if have_lld() {
+        let lld = symbols(&link(&tmp, Ld::Lld, &args, "lld.out"));
+        for name in ["__mytab_end", "__mytab_data"] {
+            assert_eq!(relative(&syms, name, "__mytab_start"), relative(&lld, name, "__mytab_start"), "{name}");
+        }
+    }
+    tmp.finish();
+}
+
+#[test]
+fn insert_after_puts_a_block_into_the_other_scripts_sections() {
+    let Some(tmp) = setup("ls-insert") else { return };
+    if !have("ld") {
+        return;
+    }
+    write(&tmp, "table.c", TABLE_C);
+    cc(&tmp, &["-c", "-O1", "-ffunction-sections", "-fdata-sections", "table.c"]);
+    write(&tmp, "default.ld", &gnu_default_script("-pie"));
+    write(
+        &tmp,
+        "insert.ld",
+        "SECTIONS {\n  .mytab : { __mytab_start = .; KEEP(*(SORT_BY_NAME(.mytab.*))) __mytab_end = .;\n\
+         __mytab_data = .; BYTE(0x2a) LONG(0x01020304) }\n  /DISCARD/ : { *(.junk) }\n} INSERT AFTER .data;\n",
+    );
+    // GNU ld and lld insert into their default layout; rivet into the SECTIONS of the other
+    // script (here GNU ld's default one).
+    let ours = link(&tmp, Ld::Ours, &["-pie", "table.o", "-Wl,-T,default.ld", "-Wl,-T,insert.ld"], "ours.out");
+    let gnu = link(&tmp, Ld::Gnu, &["-pie", "table.o", "-Wl,-T,insert.ld"], "gnu.out");
+    assert_eq!(run(&ours), "alpha=1\nbravo=2\ncharlie=3\n2a 04030201\n");
+    assert_eq!(run(&ours), run(&gnu));
+    let names = section_names(&ours);
+    let at = |n: &str| names.iter().position(|x| x == n).unwrap_or_else(|| panic!("{n} in {names:?}"));
+    assert_eq!(at(".mytab"), at(".data") + 1, "{names:?}");
+    if have_lld() {
+        let lld = symbols(&link(&tmp, Ld::Lld, &["-pie", "table.o", "-Wl,-T,insert.ld"], "lld.out"));
+        let syms = symbols(&ours);
+        for name in ["__mytab_end", "__mytab_data"] {
+            assert_eq!(relative(&syms, name, "__mytab_start"), relative(&lld, name, "__mytab_start"), "{name}");
+        }
+    }
+    // Inserting after a section no description names is an error naming the script.
+    write(&tmp, "nowhere.ld", "SECTIONS { .x : { *(.x) } } INSERT BEFORE .nowhere;\n");
+    let err = link_fails(&tmp, &["-pie", "table.o", "-Wl,-T,default.ld", "-Wl,-T,nowhere.ld"]);
+    assert!(err.contains("nowhere.ld: unable to insert .x before .nowhere"), "{err}");
+    tmp.finish();
+}
+
+#[test]
+fn nocrossrefs_reports_references_between_the_sections_as_lld_does() {
+    let Some(tmp) = setup("ls-nocrossrefs") else { return };
+    write(
+        &tmp,
+        "a.c",
+        "int data_var = 3;\n__attribute__((section(\".other\"))) int other_fn(void) { return data_var; }\n\
+         int main(void) { return other_fn() - 3; }\n",
+    );
+    cc(&tmp, &["-c", "-O1", "a.c"]);
+    let layout = "SECTIONS { .text : { *(.text*) } .other : { *(.other) } .data : { *(.data*) } }\n";
+    write(&tmp, "both.ld", &format!("{layout}NOCROSSREFS(.other .data)\n"));
+    write(&tmp, "to.ld", &format!("{layout}NOCROSSREFS_TO(.data .other)\n"));
+    write(&tmp, "to_other.ld", &format!("{layout}NOCROSSREFS_TO(.other .data)\n"));
+    let wanted =
+        "a.o:(function other_fn: .other+0x2): prohibited cross reference from '.other' to 'data_var' in '.data'";
+    for script in ["both.ld", "to.ld"] {
+        let out =
+            Command::new(linker()).current_dir(&tmp.path).args(["-T", script, "a.o", "-o", "x"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{script}: {err}");
+        assert!(err.contains(wanted), "{script}: {err}");
+        if have_lld() {
+            let lld = Command::new(Path::new(LLD_DIR).join("ld.lld"))
+                .current_dir(&tmp.path)
+                .args(["-T", script, "a.o", "-o", "y"])
+                .output()
+                .unwrap();
+            assert!(String::from_utf8_lossy(&lld.stderr).contains(wanted), "lld's words");
+        }
+    }
+    // Only references into the first section count with NOCROSSREFS_TO: .data refers to nothing.
+    let out = Command::new(linker())
+        .current_dir(&tmp.path)
+        .args(["-T", "to_other.ld", "-e", "main", "a.o", "-o", "x"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    tmp.finish();
+}
+
+/// A section's bytes, as `objdump -s` shows them (without the addresses).
+fn section_bytes(file: &Path, name: &str) -> String {
+    let out = must(Command::new("objdump").args(["-s", "-j", name]).arg(file));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with(' '))
+        .map(|l| l.trim_start().split("  ").next().unwrap().split(' ').skip(1).collect::<Vec<_>>().join(""))
+        .collect()
+}
+
+#[test]
+fn fill_patterns_fill_the_gaps_as_lld_fills_them() {
+    let Some(tmp) = setup("ls-fill") else { return };
+    if !have("objdump") {
+        return;
+    }
+    write(
+        &tmp,
+        "f.c",
+        "int main(void) { return 0; }\n\
+         static const char a[3] __attribute__((used, section(\".fa\"))) = {7, 7, 7};\n\
+         static const long b __attribute__((used, section(\".fb\"))) = 9;\n",
+    );
+    cc(&tmp, &["-c", "-O1", "f.c"]);
+    write(
+        &tmp,
+        "fill.ld",
+        "SECTIONS {\n  .text : { *(.text*) }\n\
+         .fillme : { BYTE(1) . = . + 5; BYTE(2) *(.fa) *(.fb) SHORT(0x0304) } =0xdeadbeef\n\
+         .fill2 : { FILL(0x11223344); . = . + 6; QUAD(0x0102030405060708) }\n}\n",
+    );
+    let ours = tmp.join("ours.out");
+    must(Command::new(linker()).current_dir(&tmp.path).args(["-T", "fill.ld", "-e", "main", "f.o", "-o"]).arg(&ours));
+    // Before the first input section and after each one, the pattern starts afresh; data
+    // commands are written over it.
+    assert_eq!(section_bytes(&ours, ".fillme"), "01adbeefdead02070707deadbeefdead09000000000000000403");
+    assert_eq!(section_bytes(&ours, ".fill2"), "1122334411220807060504030201");
+    if have_lld() {
+        let lld = tmp.join("lld.out");
+        must(
+            Command::new(Path::new(LLD_DIR).join("ld.lld"))
+                .current_dir(&tmp.path)
+                .args(["-T", "fill.ld", "-e", "main", "f.o", "-o"])
+                .arg(&lld),
+        );
+        for name in [".fillme", ".fill2"] {
+            assert_eq!(section_bytes(&ours, name), section_bytes(&lld, name), "{name}");
+        }
+    }
+    tmp.finish();
+}
+
+const PHDRS_SCRIPT: &str = "PHDRS {\n  headers PT_PHDR PHDRS;\n  text PT_LOAD FILEHDR PHDRS;\n  data PT_LOAD;\n\
+      note PT_NOTE;\n  stack PT_GNU_STACK FLAGS(6);\n}\nENTRY(_start)\nSECTIONS {\n\
+      . = 0x10000000 + SIZEOF_HEADERS;\n  .text : { *(.text .text.*) } :text\n\
+      .rodata : { *(.rodata .rodata.*) }\n\
+      .data 0x20000000 : { __data_start = .; *(.data .data.*) __data_end = .; } :data\n\
+      .bss : ALIGN(0x1000) { __bss_start = .; *(.bss .bss.*) *(COMMON) __bss_end = .; }\n\
+      /DISCARD/ : { *(.comment) *(.note*) *(.eh_frame*) }\n}\n";
+
+/// The program header table, as `readelf -lW` prints it.
+fn program_headers(file: &Path) -> Vec<String> {
+    let text = readelf(&["-lW"], file);
+    let table = text.split("Program Headers:").nth(1).unwrap_or("");
+    let table = table.split("Section to Segment").next().unwrap_or("");
+    table.lines().filter(|l| l.starts_with("  ") && !l.contains("Type")).map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn phdrs_give_the_program_headers_the_script_lists() {
+    let Some(tmp) = setup("ls-phdrs") else { return };
+    write(&tmp, "fixed.c", FIXED_C);
+    cc(&tmp, &["-c", "-O1", "-ffreestanding", "-fno-pic", "-fno-stack-protector", "fixed.c"]);
+    write(&tmp, "phdrs.ld", PHDRS_SCRIPT);
+    let args = ["-nostdlib", "-static", "-Wl,--build-id=none", "fixed.o", "-Wl,-T,phdrs.ld"];
+    let ours = link(&tmp, Ld::Ours, &args, "ours.out");
+    // The headers are loaded with the code (FILEHDR PHDRS), .rodata follows .text into `text`,
+    // .bss follows .data into `data`.
+    assert_eq!(outcome(&ours), ("hello from fixed addresses\n".to_string(), Some(75)));
+    let phdrs = program_headers(&ours);
+    let types: Vec<&str> = phdrs.iter().map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(types, ["PHDR", "LOAD", "LOAD", "NOTE", "GNU_STACK"], "{phdrs:?}");
+    assert!(phdrs[1].starts_with("LOAD           0x000000 0x0000000010000000"), "{phdrs:?}");
+    assert!(phdrs[4].contains(" RW "), "FLAGS(6): {phdrs:?}");
+    if have_lld() {
+        let lld = link(&tmp, Ld::Lld, &args, "lld.out");
+        assert_eq!(phdrs, program_headers(&lld));
+    }
+    write(&tmp, "bad.ld", &PHDRS_SCRIPT.replace(":data", ":nowhere"));
+    let err = link_fails(&tmp, &["-nostdlib", "-static", "fixed.o", "-Wl,-T,bad.ld"]);
+    assert!(err.contains("program header 'nowhere' is not listed in PHDRS"), "{err}");
     tmp.finish();
 }

@@ -41,6 +41,9 @@ pub struct ScriptSym {
     pub in_sections: bool,
     /// Outside `SECTIONS`: (the script's index, the command's index in its `commands`).
     pub place: Option<(usize, usize)>,
+    /// (the script's index, the assignment's index in `script::assignments`): which assignment
+    /// this is, for layout to find its value.
+    pub slot: (usize, usize),
     /// Its value does not move with the load address (numbers, sizes, `ABSOLUTE`): decided from
     /// the expression before layout, for the relocation scan.
     pub absolute: bool,

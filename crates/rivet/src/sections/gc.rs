@@ -156,7 +156,7 @@ impl Marker<'_, '_> {
 }
 
 /// Marks and sweeps. Returns the dropped sections for `--print-gc-sections`.
-pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<SectionRef> {
+pub fn collect(ctx: &mut Ctx, roots: &[String], kept: &[SectionRef]) -> Vec<SectionRef> {
     let live: Live =
         ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
     let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
@@ -181,6 +181,13 @@ pub fn collect(ctx: &mut Ctx, roots: &[String]) -> Vec<SectionRef> {
                     frontier.push(SectionRef::new(f, s as u32));
                 }
             }
+        }
+    }
+    // Sections a linker script's KEEP names.
+    for &r in kept {
+        if ctx.objects[r].live && !*m.live[r.file][r.index as usize].get_mut() {
+            *m.live[r.file][r.index as usize].get_mut() = true;
+            frontier.push(r);
         }
     }
     for name in roots {

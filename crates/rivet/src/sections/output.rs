@@ -374,7 +374,7 @@ fn mixes_with_progbits(sh_type: u32) -> bool {
 /// An input section may join output section `os` (lld's "section type mismatch" and
 /// "incompatible section flags": TLS and non-TLS bytes cannot share a section). `.eh_frame` is
 /// exempt from the type rule: it is rebuilt from its records, whatever the inputs' types.
-fn check_compatible(os: &OutputSection, sh_type: u32, flags: u64) -> Result<()> {
+pub fn check_compatible(os: &OutputSection, sh_type: u32, flags: u64) -> Result<()> {
     let tls = elf::SHF_TLS as u64;
     ensure!(
         (os.flags ^ flags) & tls == 0,
@@ -395,7 +395,7 @@ fn check_compatible(os: &OutputSection, sh_type: u32, flags: u64) -> Result<()> 
 /// Flags that describe an input section but must not be copied to the output section.
 const INPUT_ONLY_FLAGS: u64 = (elf::SHF_GROUP | elf::SHF_COMPRESSED) as u64;
 
-fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
+pub fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
     if os.members.is_empty() {
         os.sh_type = sh_type;
         os.flags = flags & !INPUT_ONLY_FLAGS;

@@ -123,7 +123,7 @@ impl Inputs {
             } else if self.kind.is_dynamic() {
                 roots.extend(crate::synthetic::dynamic::export_roots(&ctx));
             }
-            crate::sections::gc::collect(&mut ctx, &roots);
+            crate::sections::gc::collect(&mut ctx, &roots, &[]);
         }
         ctx
     }

@@ -1,0 +1,1759 @@
+//! Layout by a linker script's `SECTIONS`, with lld's rules where GNU ld and lld differ. Three
+//! steps, each at the pipeline's usual place: `assign` (instead of the default name rules) puts each
+//! live input section into the output section of the first description that matches it (orphans
+//! keep the default rules); `size` walks each described section's commands (`. = ...`, `BYTE`...)
+//! to give its members their offsets; `assign_addresses` (instead of the default layout) walks the
+//! commands with the location counter, places orphans and linker-made sections, and makes the
+//! program headers from the sections' order and flags. `kept` gives the `KEEP` sections before
+//! garbage collection. Nothing here runs when no script has `SECTIONS`.
+use crate::args::SortSection;
+use crate::ctx::Ctx;
+use crate::diag::{Context, Result};
+use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
+use crate::input::object::{ObjSection, Objects};
+use crate::input::script::{
+    Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
+    SectionsCmd, Sort,
+};
+use crate::input::version_script::glob_match;
+use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
+use crate::script::{self, SectionFacts, Value};
+use crate::sections::output::{self, Content, OutputSection, Sections};
+use crate::{bail, ensure, fatal};
+use object::elf;
+use rustc_hash::FxHashMap;
+
+/// The `SECTIONS` commands of every script, in order, with the output sections they made.
+pub struct Scripted<'s> {
+    pub steps: Vec<Step<'s>>,
+}
+
+pub enum Step<'s> {
+    /// An assignment between output sections (to `.` or to a symbol).
+    Assign(&'s Assign),
+    Assert(&'s Assert),
+    Output(Described<'s>),
+}
+
+/// An output section description and what it holds.
+pub struct Described<'s> {
+    pub desc: &'s OutputDesc,
+    /// The output section (None: nothing went in, nothing keeps it; a linker-made section of the
+    /// same name may take its place).
+    pub id: Option<OutputSectionId>,
+    /// For each command of the description, where its members end in the section's `members`
+    /// (members past the last are orphans that share the section's name).
+    pub ends: Vec<usize>,
+    /// The extent the commands give (set when sections are sized; copies of shared-library
+    /// variables may be added to `.bss` after it).
+    pub walked: u64,
+}
+
+/// The names of linker-made sections: a description of one of these names keeps no empty input
+/// section of its own, so the linker's section takes its place.
+const SYNTHETIC_NAMES: &[&str] = &[
+    ".interp",
+    ".note.gnu.build-id",
+    ".note.gnu.property",
+    ".note.package",
+    ".hash",
+    ".gnu.hash",
+    ".dynsym",
+    ".dynstr",
+    ".gnu.version",
+    ".gnu.version_d",
+    ".gnu.version_r",
+    ".rela.dyn",
+    ".rela.plt",
+    ".relr.dyn",
+    ".plt",
+    ".plt.sec",
+    ".got",
+    ".got.plt",
+    ".eh_frame_hdr",
+    ".dynamic",
+    ".gdb_index",
+    ".symtab",
+    ".strtab",
+    ".shstrtab",
+];
+
+/// The output sections: by the scripts' `SECTIONS` when there is one (its commands come back for
+/// the later stages), else by the default rules (`layout::create_output_sections`).
+/// `priority`: `--symbol-ordering-file`'s section priorities.
+pub fn create_output_sections<'a>(
+    ctx: &mut Ctx<'a>,
+    priority: FxHashMap<SectionRef, i64>,
+) -> Result<Option<Scripted<'a>>> {
+    let scripts = ctx.script_files;
+    if !has_sections(scripts) {
+        layout::create_output_sections(ctx, priority)?;
+        return Ok(None);
+    }
+    let config = ctx.config;
+    let strip_debug = config.strip != crate::args::Strip::None;
+    let order = crate::sections::order::Ordering {
+        shuffles: &config.section_shuffles,
+        priority,
+        section_align: &config.section_align,
+    };
+    let (mut sections, scripted) = assign(
+        &mut ctx.objects,
+        &ctx.file_order,
+        scripts,
+        strip_debug,
+        config.sort_section,
+        config.keep_text_section_prefix,
+        &order,
+    )?;
+    // rivet's `.comment` line, unless the script discards `.comment` (lld's own line is an input
+    // section that `/DISCARD/` can take).
+    let discarded = descriptions(&commands(scripts)?).iter().filter(|d| d.name == "/DISCARD/").any(|d| {
+        d.cmds.iter().any(|c| matches!(c, OutputCmd::Input(i) if pattern_match(i, "", b".comment").is_some()))
+    });
+    if !discarded {
+        output::stamp_comment(&mut sections);
+    }
+    for os in &mut sections {
+        if let Some(&(_, align)) = order.section_align.iter().rev().find(|(name, _)| *name == os.name) {
+            os.align = os.align.max(align);
+        }
+    }
+    ctx.sections = sections;
+    layout::define_reserved_symbols(ctx);
+    Ok(Some(scripted))
+}
+
+/// Input offsets and section sizes (`layout::assign_input_offsets`), then the described
+/// sections' commands between their members.
+pub fn assign_input_offsets(ctx: &mut Ctx, scripted: Option<&mut Scripted>) -> Result<()> {
+    let Some(s) = scripted else {
+        layout::assign_input_offsets(ctx);
+        return Ok(());
+    };
+    layout::allocate_commons(ctx);
+    layout::assign_member_offsets(ctx);
+    size(ctx, s)?;
+    ctx.merges.finalize(&ctx.objects);
+    Ok(())
+}
+
+/// Addresses, offsets and program headers: by the script (`assign_addresses_scripted`) or by
+/// the default rules (`layout::assign_addresses`).
+pub fn assign_addresses(ctx: &mut Ctx, scripted: Option<&Scripted>) -> Result<Layout> {
+    match scripted {
+        Some(s) => assign_addresses_scripted(ctx, s),
+        None => Ok(layout::assign_addresses(ctx)),
+    }
+}
+
+/// Whether any script has `SECTIONS`.
+pub fn has_sections(scripts: &[ScriptFile]) -> bool {
+    scripts.iter().any(|f| f.script.has_sections)
+}
+
+/// The name a file pattern is matched against: the path, or `archive:member` (as lld does).
+fn script_name(name: &str) -> String {
+    match name.strip_suffix(')').and_then(|n| n.split_once('(')) {
+        Some((archive, member)) => format!("{archive}:{member}"),
+        None => name.to_string(),
+    }
+}
+
+fn file_matches(desc: &InputDesc, file: &str) -> bool {
+    let f = file.as_bytes();
+    if !glob_match(desc.file.as_bytes(), f) {
+        return false;
+    }
+    !desc.exclude_files.iter().any(|x| glob_match(x.as_bytes(), f))
+}
+
+/// The index of the section pattern of `desc` that takes section `name` of `file` (`COMMON` is
+/// matched by the common symbols, not by a section).
+fn pattern_match(desc: &InputDesc, file: &str, name: &[u8]) -> Option<usize> {
+    if !file_matches(desc, file) {
+        return None;
+    }
+    if desc.sections.is_empty() {
+        return Some(0);
+    }
+    desc.sections.iter().position(|p| {
+        glob_match(p.pattern.as_bytes(), name)
+            && !p.exclude_files.iter().any(|x| glob_match(x.as_bytes(), file.as_bytes()))
+    })
+}
+
+/// Every description of every script's `SECTIONS`, in order (`/DISCARD/` among them).
+fn descriptions<'s>(cmds: &[&'s SectionsCmd]) -> Vec<&'s OutputDesc> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            SectionsCmd::Output(o) => Some(&**o),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `SECTIONS` commands of every script in order, with the blocks that end in `INSERT AFTER|
+/// BEFORE name` put after or before that output section's description (lld: an error when no
+/// description has that name).
+pub fn commands(scripts: &[ScriptFile]) -> Result<Vec<&SectionsCmd>> {
+    let mut cmds: Vec<&SectionsCmd> = scripts.iter().flat_map(|f| &f.script.sections).collect();
+    for f in scripts {
+        for ins in &f.script.inserts {
+            let at = cmds.iter().position(|c| matches!(c, SectionsCmd::Output(o) if o.name == ins.name));
+            let Some(at) = at else {
+                bail!(
+                    "{}: unable to insert {} {} {}: no output section description has that name",
+                    f.name,
+                    ins.cmds
+                        .iter()
+                        .find_map(|c| match c {
+                            SectionsCmd::Output(o) => Some(o.name.as_str()),
+                            _ => None,
+                        })
+                        .unwrap_or("commands"),
+                    if ins.after { "after" } else { "before" },
+                    ins.name
+                );
+            };
+            let at = if ins.after { at + 1 } else { at };
+            cmds.splice(at..at, ins.cmds.iter());
+        }
+    }
+    Ok(cmds)
+}
+
+/// The input sections `KEEP` names: roots of garbage collection (any `KEEP` pattern that matches,
+/// as in lld, whichever description finally takes the section).
+pub fn kept(objects: &Objects, scripts: &[ScriptFile]) -> Vec<SectionRef> {
+    let cmds = commands(scripts).unwrap_or_default();
+    let keeps: Vec<&InputDesc> = descriptions(&cmds)
+        .into_iter()
+        .filter(|d| d.name != "/DISCARD/")
+        .flat_map(|d| &d.cmds)
+        .filter_map(|c| match c {
+            OutputCmd::Input(i) if i.keep => Some(i),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    if keeps.is_empty() {
+        return out;
+    }
+    for (f, obj) in objects.iter_enumerated() {
+        let name = script_name(&obj.name);
+        for (s, sec) in obj.sections.iter().enumerate() {
+            if sec.live && keeps.iter().any(|k| pattern_match(k, &name, sec.name).is_some()) {
+                out.push(SectionRef::new(f, s as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Which description (and command, and pattern) takes each live input section: the first that
+/// matches, skipping the descriptions in `dropped` (an `ONLY_IF_RO`/`ONLY_IF_RW` whose sections
+/// do not all qualify).
+type Claim = Option<(u32, u32, u32)>;
+
+fn claims(
+    objects: &Objects,
+    names: &IdVec<FileId, String>,
+    descs: &[&OutputDesc],
+    dropped: &[bool],
+) -> IdVec<FileId, Vec<Claim>> {
+    use rayon::prelude::*;
+    let per_file: Vec<Vec<Claim>> = objects
+        .par_iter()
+        .enumerate()
+        .map(|(f, obj)| {
+            let name = &names[FileId::new(f)];
+            obj.sections
+                .iter()
+                .map(|sec| {
+                    if !sec.live {
+                        return None;
+                    }
+                    descs.iter().enumerate().filter(|(d, _)| !dropped[*d]).find_map(|(d, desc)| {
+                        desc.cmds.iter().enumerate().find_map(|(c, cmd)| match cmd {
+                            OutputCmd::Input(i) => {
+                                pattern_match(i, name, sec.name).map(|p| (d as u32, c as u32, p as u32))
+                            }
+                            _ => None,
+                        })
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    per_file.into()
+}
+
+/// The output sections of a link with `SECTIONS`: the described ones in script order, then the
+/// orphans by the default name rules (joining a described section of their name, as in lld).
+/// Sections `/DISCARD/` takes are dropped.
+pub fn assign<'s>(
+    objects: &mut Objects,
+    file_order: &[FileId],
+    scripts: &'s [ScriptFile],
+    strip_debug: bool,
+    sort: Option<SortSection>,
+    keep_prefix: bool,
+    order: &crate::sections::order::Ordering,
+) -> Result<(Sections, Scripted<'s>)> {
+    let all = commands(scripts)?;
+    let descs: Vec<&OutputDesc> = descriptions(&all);
+    let names: IdVec<FileId, String> = objects.iter().map(|o| script_name(&o.name)).collect();
+    if strip_debug {
+        for obj in objects.iter_mut() {
+            for sec in &mut obj.sections {
+                if sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
+                    sec.live = false;
+                }
+            }
+        }
+    }
+    // ONLY_IF_RO / ONLY_IF_RW: a description whose sections do not all qualify is dropped, and its
+    // sections go to the descriptions after it (repeated until no more drop).
+    let mut dropped = vec![false; descs.len()];
+    let claim = loop {
+        let claim = claims(objects, &names, &descs, &dropped);
+        let mut changed = false;
+        for (d, desc) in descs.iter().enumerate() {
+            let Some(c) = desc.constraint else { continue };
+            if dropped[d] {
+                continue;
+            }
+            let fails = objects.iter_enumerated().any(|(f, obj)| {
+                obj.sections.iter().zip(&claim[f]).any(|(sec, cl)| {
+                    cl.is_some_and(|(cd, _, _)| cd as usize == d)
+                        && (sec.flags & elf::SHF_WRITE as u64 != 0) == (c == Constraint::ReadOnly)
+                })
+            });
+            if fails {
+                dropped[d] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break claim;
+        }
+    };
+    // Members of each (description, command), in command-line order, with their pattern.
+    let mut members: Vec<Vec<Vec<(u32, SectionRef)>>> = descs.iter().map(|d| vec![Vec::new(); d.cmds.len()]).collect();
+    let mut orphans: Vec<SectionRef> = Vec::new();
+    for &f in file_order {
+        for (s, cl) in claim[f].iter().enumerate() {
+            let r = SectionRef::new(f, s as u32);
+            match cl {
+                Some((d, c, p)) => members[*d as usize][*c as usize].push((*p, r)),
+                None if objects[f].sections[s].live => orphans.push(r),
+                None => {}
+            }
+        }
+    }
+    let mut out = Sections::new();
+    let mut by_name: FxHashMap<String, OutputSectionId> = FxHashMap::default();
+    let mut steps = Vec::new();
+    let mut d = 0;
+    {
+        for &cmd in &all {
+            let desc = match cmd {
+                SectionsCmd::Assign(a) => {
+                    steps.push(Step::Assign(a));
+                    continue;
+                }
+                SectionsCmd::Assert(a) => {
+                    steps.push(Step::Assert(a));
+                    continue;
+                }
+                SectionsCmd::Output(o) => &**o,
+            };
+            let di = d;
+            d += 1;
+            if dropped[di] {
+                continue;
+            }
+            if !desc.phdrs.is_empty() && scripts.iter().all(|f| f.script.phdrs.is_empty()) {
+                bail!("{}: section {} names a program header, but no script has PHDRS", desc.loc, desc.name);
+            }
+            let mut cmd_members = std::mem::take(&mut members[di]);
+            if desc.name == "/DISCARD/" {
+                for r in cmd_members.into_iter().flatten() {
+                    objects[r.1].live = false;
+                }
+                continue;
+            }
+            let reordered = !order.shuffles.is_empty() || !order.priority.is_empty();
+            for (c, m) in cmd_members.iter_mut().enumerate() {
+                let OutputCmd::Input(i) = &desc.cmds[c] else { continue };
+                let sorted = i.sections.iter().any(|p| p.sort.0 != Sort::Unsorted);
+                if reordered && !sorted {
+                    // --shuffle-sections, --symbol-ordering-file: within each command.
+                    let mut refs: Vec<SectionRef> = m.iter().map(|&(_, r)| r).collect();
+                    let alloc = refs.first().is_some_and(|&r| objects[r].flags & elf::SHF_ALLOC as u64 != 0);
+                    crate::sections::order::apply(&desc.name, alloc, &mut refs, objects, order);
+                    for (slot, r) in m.iter_mut().zip(refs) {
+                        slot.1 = r;
+                    }
+                } else {
+                    sort_members(m, &i.sections, objects, sort);
+                }
+            }
+            let count: usize = cmd_members.iter().map(Vec::len).sum();
+            let has_data = desc.cmds.iter().any(|c| matches!(c, OutputCmd::Data(..)));
+            let has_symbols = desc.cmds.iter().any(|c| matches!(c, OutputCmd::Assign(a) if a.name != "."));
+            let synthetic_name = SYNTHETIC_NAMES.contains(&desc.name.as_str());
+            let id = if count > 0 || ((has_data || has_symbols) && !synthetic_name) {
+                let mut os = OutputSection::new(&desc.name, elf::SHT_PROGBITS, 0, 1, Content::Inputs);
+                let mut ends = Vec::new();
+                for r in cmd_members.iter().flatten().map(|&(_, r)| r) {
+                    add_member(&mut os, objects, r)?;
+                }
+                let mut n = 0;
+                for m in &cmd_members {
+                    n += m.len();
+                    ends.push(n);
+                }
+                if count == 0 {
+                    // lld: an output section holding only data or symbols takes its neighbours'
+                    // flags when layout places it; loaded unless the description says otherwise.
+                    os.flags = elf::SHF_ALLOC as u64;
+                }
+                if desc.ty == Some(OutputType::NoLoad) {
+                    os.sh_type = elf::SHT_NOBITS;
+                }
+                if desc.ty == Some(OutputType::NotAlloc) {
+                    os.flags &= !(elf::SHF_ALLOC as u64);
+                }
+                if let Some(a) = &desc.align {
+                    let a = script::eval(a, &SizingEnv { dot: Value::abs(0) }).with_context(|| &desc.loc)?.val;
+                    ensure!(a.is_power_of_two(), "{}: alignment must be a power of 2", desc.loc);
+                    os.align = os.align.max(a);
+                }
+                let id = out.push(os);
+                for r in cmd_members.iter().flatten() {
+                    objects[r.1].out = Some(id);
+                }
+                by_name.entry(desc.name.clone()).or_insert(id);
+                steps.push(Step::Output(Described { desc, id: Some(id), ends, walked: 0 }));
+                continue;
+            } else {
+                None
+            };
+            steps.push(Step::Output(Described { desc, id, ends: vec![0; desc.cmds.len()], walked: 0 }));
+        }
+    }
+    for r in orphans {
+        let sec = &objects[r];
+        let name = String::from_utf8_lossy(output::output_name_for(sec.name, keep_prefix)).into_owned();
+        let id = *by_name.entry(name.clone()).or_insert_with(|| {
+            let s = &objects[r];
+            out.push(OutputSection::new(&name, s.sh_type, 0, 1, Content::Inputs))
+        });
+        add_member(&mut out[id], objects, r)?;
+        objects[r].out = Some(id);
+    }
+    let described: Vec<OutputSectionId> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Output(Described { id: Some(id), .. }) => Some(*id),
+            _ => None,
+        })
+        .collect();
+    for (id, os) in out.iter_enumerated_mut() {
+        if os.entsize == 0 {
+            os.flags &= !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64);
+        }
+        if !described.contains(&id) && (!order.shuffles.is_empty() || !order.priority.is_empty()) {
+            let alloc = os.is_alloc();
+            crate::sections::order::apply(&os.name, alloc, &mut os.members, objects, order);
+        }
+    }
+    Ok((out, Scripted { steps }))
+}
+
+fn add_member(os: &mut OutputSection, objects: &mut Objects, r: SectionRef) -> Result<()> {
+    let obj_name = &objects[r.file].name;
+    let sec = &objects[r];
+    if !os.members.is_empty() {
+        output::check_compatible(os, sec.sh_type, sec.flags)
+            .with_context(|| format!("{obj_name}:({})", String::from_utf8_lossy(sec.name)))?;
+    }
+    output::merge_kind(os, sec.sh_type, sec.flags);
+    os.align = os.align.max(sec.align);
+    if os.members.is_empty() {
+        os.entsize = sec.entsize;
+    } else if os.entsize != sec.entsize {
+        os.entsize = 0;
+    }
+    os.members.push(r);
+    Ok(())
+}
+
+/// Sorts one command's members as its patterns ask (`SORT_BY_NAME`...; `--sort-section` for
+/// patterns that say nothing; `SORT_NONE` not at all). Stable: ties keep command-line order.
+fn sort_members(
+    m: &mut [(u32, SectionRef)],
+    patterns: &[crate::input::script::SectionPattern],
+    objects: &Objects,
+    default: Option<SortSection>,
+) {
+    let sort_of = |p: u32| -> (Sort, Sort) {
+        let s = patterns.get(p as usize).map_or((Sort::Unsorted, Sort::Unsorted), |p| p.sort);
+        match (s.0, default) {
+            (Sort::Unsorted, Some(SortSection::Name)) => (Sort::Name, Sort::Unsorted),
+            (Sort::Unsorted, Some(SortSection::Alignment)) => (Sort::Alignment, Sort::Unsorted),
+            _ => s,
+        }
+    };
+    if m.iter().all(|&(p, _)| matches!(sort_of(p).0, Sort::Unsorted | Sort::None)) {
+        return;
+    }
+    let key = |sort: Sort, sec: &ObjSection| -> (u64, Vec<u8>) {
+        match sort {
+            Sort::Name => (0, sec.name.to_vec()),
+            Sort::Alignment => (u64::MAX - sec.align, Vec::new()),
+            Sort::InitPriority => (init_priority(sec.name), Vec::new()),
+            Sort::Unsorted | Sort::None => (0, Vec::new()),
+        }
+    };
+    // Sections of different patterns keep the order in which their patterns' runs begin; each
+    // pattern's sections are sorted among themselves.
+    let mut groups: Vec<u32> = Vec::new();
+    for &(p, _) in m.iter() {
+        if !groups.contains(&p) {
+            groups.push(p);
+        }
+    }
+    let mut sorted: Vec<(u32, SectionRef)> = Vec::with_capacity(m.len());
+    for g in groups {
+        let mut part: Vec<(u32, SectionRef)> = m.iter().copied().filter(|&(p, _)| p == g).collect();
+        let (outer, inner) = sort_of(g);
+        part.sort_by(|a, b| {
+            let (sa, sb) = (&objects[a.1], &objects[b.1]);
+            key(outer, sa).cmp(&key(outer, sb)).then_with(|| key(inner, sa).cmp(&key(inner, sb)))
+        });
+        sorted.extend(part);
+    }
+    m.copy_from_slice(&sorted);
+}
+
+/// `.init_array.00101` → 101; a name without a numeric suffix sorts last (65536), as in GNU ld.
+/// `.ctors.N` and `.dtors.N` count down (65535 - N), as GNU ld orders them.
+fn init_priority(name: &[u8]) -> u64 {
+    let dot = name.iter().rposition(|&c| c == b'.');
+    let suffix = dot.map(|p| &name[p + 1..]).unwrap_or(b"");
+    match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u64>().ok()) {
+        Some(p) if name.starts_with(b".ctors") || name.starts_with(b".dtors") => 65535u64.saturating_sub(p),
+        Some(p) => p,
+        None => 65536,
+    }
+}
+
+/// Offsets of the members of described sections, walking their commands from offset 0 (the
+/// section's start; `. = ALIGN(n)` inside a section aligns relative to it, which is exact since
+/// the section is at least that aligned — checked again at layout); data commands take their
+/// bytes; common symbols go where `*(COMMON)` is (else at the end, after the members).
+pub fn size(ctx: &mut Ctx, scripted: &mut Scripted) -> Result<()> {
+    for step in &mut scripted.steps {
+        let Step::Output(d) = step else { continue };
+        let Some(id) = d.id else { continue };
+        let size = walk_section(ctx, None, d, id, 0, &FxHashMap::default())?;
+        ctx.sections[id].size = size;
+        d.walked = size;
+    }
+    Ok(())
+}
+
+/// Walks a described section's commands from address `start`, setting its members' offsets,
+/// and gives its size. During layout (`walk`: the layout so far) its symbol assignments are
+/// evaluated and recorded, with `.` at its place; before layout only `.` has a value.
+fn walk_section(
+    ctx: &mut Ctx,
+    mut walk: Option<&mut Walk>,
+    d: &Described,
+    id: OutputSectionId,
+    start: u64,
+    defining: &FxHashMap<*const Assign, usize>,
+) -> Result<u64> {
+    let members = std::mem::take(&mut ctx.sections[id].members);
+    let commons_here = holds_commons(ctx, id);
+    let commons_size: u64 = if commons_here { commons_extent(ctx) } else { 0 };
+    let mut placed_commons = false;
+    let mut off = ctx.sections[id].head.len() as u64;
+    let mut from = 0;
+    let subalign = match &d.desc.subalign {
+        Some(e) => Some(script::eval(e, &SizingEnv { dot: Value::abs(0) }).with_context(|| &d.desc.loc)?.val),
+        None => None,
+    };
+    let saved_dot = walk.as_ref().map(|w| w.dot);
+    let result = (|| -> Result<()> {
+        for (c, cmd) in d.desc.cmds.iter().enumerate() {
+            let end = d.ends.get(c).copied().unwrap_or(from);
+            for &r in &members[from..end] {
+                let size = ctx.member_size(r.file, r.index);
+                let sec = &mut ctx.objects[r];
+                off = align_up(off, subalign.unwrap_or(sec.align));
+                sec.offset = off;
+                off += size;
+            }
+            from = end;
+            let dot = Value { sec: Some(id), val: start + off, ty: elf::STT_NOTYPE };
+            match cmd {
+                OutputCmd::Input(i) if commons_here && !placed_commons && is_common_pattern(i) => {
+                    off = align_up(off, ctx.sections[id].align);
+                    ctx.commons_base = off;
+                    off += commons_size;
+                    placed_commons = true;
+                }
+                OutputCmd::Assign(a) => {
+                    let v = match walk.as_deref_mut() {
+                        Some(w) => {
+                            w.dot = dot;
+                            eval(ctx, w, &a.expr)
+                        }
+                        None => script::eval(&a.expr, &SizingEnv { dot }),
+                    }
+                    .with_context(|| &a.loc)?;
+                    if a.name == "." {
+                        // Inside a section an absolute value is an offset from its start (GNU ld).
+                        let to = if v.sec.is_some() { v.val.wrapping_sub(start) } else { v.val };
+                        ensure!(to >= off, "{}: unable to move location counter backward for: {}", a.loc, d.desc.name);
+                        off = to;
+                    } else if let (Some(w), Some(&i)) = (walk.as_deref_mut(), defining.get(&(a as *const Assign))) {
+                        w.values[i] = Some(v);
+                    }
+                }
+                OutputCmd::Assert(a) => {
+                    if let Some(w) = walk.as_deref_mut() {
+                        w.dot = dot;
+                        script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w })?;
+                    }
+                }
+                OutputCmd::Data(size, e) => {
+                    if let Some(w) = walk.as_deref_mut() {
+                        w.dot = dot;
+                        let v = eval(ctx, w, e).with_context(|| &d.desc.loc)?;
+                        w.data.push((id, off, *size, v.val));
+                    }
+                    off += *size as u64;
+                }
+                OutputCmd::Input(_) | OutputCmd::Fill(_) => {}
+            }
+        }
+        for &r in &members[from..] {
+            let size = ctx.member_size(r.file, r.index);
+            let sec = &mut ctx.objects[r];
+            off = align_up(off, subalign.unwrap_or(sec.align));
+            sec.offset = off;
+            off += size;
+        }
+        if commons_here && !placed_commons {
+            off = align_up(off, ctx.sections[id].align);
+            ctx.commons_base = off;
+            off += commons_size;
+        }
+        // The fill pattern: `FILL(expr)` or `=expr`, the last one given (lld: for the whole
+        // section's gaps).
+        let fill = d.desc.cmds.iter().rev().find_map(|c| match c {
+            OutputCmd::Fill(e) => Some(e),
+            _ => None,
+        });
+        if let (Some(e), Some(w)) = (fill.or(d.desc.fill.as_ref()), walk.as_deref_mut()) {
+            let v = eval(ctx, w, e).with_context(|| &d.desc.loc)?.val;
+            w.fills.push((id, v as u32));
+        }
+        Ok(())
+    })();
+    ctx.sections[id].members = members;
+    if let (Some(w), Some(dot)) = (walk, saved_dot) {
+        w.dot = dot;
+    }
+    result.map(|()| off)
+}
+
+/// Whether the common symbols go into section `id` (copies of shared-library variables make a
+/// `.bss` too, without commons).
+fn holds_commons(ctx: &Ctx, id: OutputSectionId) -> bool {
+    ctx.commons_section == Some(id) && !ctx.commons.is_empty()
+}
+
+fn is_common_pattern(i: &InputDesc) -> bool {
+    i.sections.iter().any(|p| p.pattern == "COMMON")
+}
+
+/// The bytes the common symbols take (`allocate_commons` left their extent in the section's size
+/// before the members were counted).
+fn commons_extent(ctx: &Ctx) -> u64 {
+    ctx.commons
+        .iter()
+        .map(|&(id, off)| {
+            let crate::resolve::Def::Common { file, sym } = ctx.symbols[id].def else { return off };
+            off + ctx.objects[file].syms[sym as usize].st_size.get(object::LittleEndian)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The environment of expressions while sections are sized: only `.` has a value.
+struct SizingEnv {
+    dot: Value,
+}
+
+impl script::Env for SizingEnv {
+    fn symbol(&self, _: &str) -> Option<Value> {
+        Some(Value::abs(0))
+    }
+    fn defined(&self, _: &str) -> bool {
+        true
+    }
+    fn dot(&self) -> Option<Value> {
+        Some(self.dot)
+    }
+    fn section(&self, _: &str) -> Option<SectionFacts> {
+        None
+    }
+    fn sizeof_headers(&self) -> u64 {
+        0
+    }
+    fn page_size(&self, _: bool) -> u64 {
+        4096
+    }
+    fn region(&self, _: &str) -> Option<(u64, u64)> {
+        Some((0, 0))
+    }
+}
+
+/// One entry of the final order: an output section (with its description, if any) or a command
+/// between sections.
+enum Item<'d, 's> {
+    Section(OutputSectionId, Option<&'d Described<'s>>),
+    Assign(&'s Assign),
+    Assert(&'s Assert),
+}
+
+/// A described section that holds only symbols or data: its flags come from its neighbours.
+fn is_placeholder(s: &OutputSection) -> bool {
+    s.content == Content::Inputs && s.members.is_empty() && s.flags == elf::SHF_ALLOC as u64
+}
+
+/// The rank by which orphans find their place (lld's order of section kinds): read-only data,
+/// code, TLS, RELRO, data, bss; then non-loaded sections.
+fn orphan_rank(s: &OutputSection) -> u8 {
+    if !s.is_alloc() {
+        return 100;
+    }
+    let (class, _) = output::class_rank(&s.name, s.flags, s.sh_type);
+    let w = s.flags & elf::SHF_WRITE as u64 != 0;
+    let x = s.flags & elf::SHF_EXECINSTR as u64 != 0;
+    match (w, x) {
+        (false, false) => 10,
+        (false, true) => 20,
+        (true, _) if s.is_tls() => 30,
+        (true, _) if class == output::CLASS_RELRO => 31,
+        (true, _) if s.is_nobits() => 33,
+        (true, _) => 32,
+    }
+}
+
+fn order<'d, 's>(ctx: &Ctx, scripted: &'d Scripted<'s>) -> Vec<Item<'d, 's>> {
+    let mut items: Vec<Item> = Vec::new();
+    let mut used = vec![false; ctx.sections.len()];
+    let synthetic: Vec<OutputSectionId> =
+        ctx.sections.iter_enumerated().filter(|(_, s)| s.content != Content::Inputs).map(|(i, _)| i).collect();
+    for step in &scripted.steps {
+        match step {
+            Step::Assign(a) => items.push(Item::Assign(a)),
+            Step::Assert(a) => items.push(Item::Assert(a)),
+            Step::Output(d) => {
+                let syn = synthetic.iter().copied().find(|&i| !used[i.index()] && ctx.sections[i].name == d.desc.name);
+                match (d.id, syn) {
+                    (Some(id), syn) => {
+                        used[id.index()] = true;
+                        items.push(Item::Section(id, Some(d)));
+                        if let Some(s) = syn {
+                            used[s.index()] = true;
+                            items.push(Item::Section(s, None));
+                        }
+                    }
+                    (None, Some(s)) => {
+                        used[s.index()] = true;
+                        items.push(Item::Section(s, Some(d)));
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+    // Orphans, in section order: after the last section of their rank; else before the first
+    // section of a higher rank; else at the end.
+    for (id, s) in ctx.sections.iter_enumerated() {
+        if used[id.index()] {
+            continue;
+        }
+        let rank = orphan_rank(s);
+        // A described section with nothing in it yet takes its neighbours' flags later: it
+        // says nothing about where an orphan goes.
+        let rank_at = |item: &Item| match item {
+            Item::Section(i, _) if !is_placeholder(&ctx.sections[*i]) => Some(orphan_rank(&ctx.sections[*i])),
+            _ => None,
+        };
+        let pos = if rank == 100 {
+            items.len()
+        } else if let Some(p) = items.iter().rposition(|it| rank_at(it) == Some(rank)) {
+            p + 1
+        } else if let Some(p) = items.iter().position(|it| rank_at(it).is_some_and(|r| r > rank)) {
+            p
+        } else {
+            items.iter().rposition(|it| rank_at(it).is_some_and(|r| r < 100)).map_or(items.len(), |p| p + 1)
+        };
+        items.insert(pos, Item::Section(id, None));
+    }
+    items
+}
+
+/// What the layout walk knows: section facts so far, script symbol values, region cursors.
+struct Walk {
+    places: IdVec<OutputSectionId, Placement>,
+    lmas: IdVec<OutputSectionId, u64>,
+    dot: Value,
+    /// Values of script symbols assigned in SECTIONS, by script symbol index.
+    values: Vec<Option<Value>>,
+    /// The previous pass's values (a forward reference reads them).
+    previous: Vec<Option<Value>>,
+    /// (name, origin, length, the next free address).
+    regions: Vec<(String, u64, u64, u64)>,
+    sizeof_headers: u64,
+    placed: Vec<bool>,
+    /// The previous pass's placement (a forward reference reads it).
+    prev_places: Option<IdVec<OutputSectionId, Placement>>,
+    /// What was added to each section after it was sized (copies of shared-library variables
+    /// at the end of `.bss`).
+    added: IdVec<OutputSectionId, u64>,
+    /// Data commands: (section, offset, size, value).
+    data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// Fill patterns: (section, pattern).
+    fills: Vec<(OutputSectionId, u32)>,
+}
+
+impl Walk {
+    /// Section `id`'s address as far as this pass knows it.
+    fn addr(&self, id: OutputSectionId) -> u64 {
+        match &self.prev_places {
+            _ if self.placed[id.index()] => self.places[id].addr,
+            Some(p) => p[id].addr,
+            None => 0,
+        }
+    }
+}
+
+/// Expressions during layout see the walk so far.
+struct Scope<'x, 'a> {
+    ctx: &'x Ctx<'a>,
+    w: &'x Walk,
+}
+
+fn eval(ctx: &Ctx, w: &Walk, e: &Expr) -> Result<Value> {
+    script::eval(e, &Scope { ctx, w })
+}
+
+impl script::Env for Scope<'_, '_> {
+    fn symbol(&self, name: &str) -> Option<Value> {
+        let (ctx, w) = (self.ctx, self.w);
+        let &id = ctx.by_name.get(name.as_bytes())?;
+        use crate::resolve::Def;
+        Some(match ctx.symbols[id].def {
+            Def::Undefined | Def::Lazy { .. } => return None,
+            Def::Script(i) => w.values[i as usize].or(w.previous[i as usize]).unwrap_or(Value::abs(0)),
+            Def::Absolute(v) => Value::abs(v),
+            Def::Defined { file, sym } => {
+                let obj = &ctx.objects[file];
+                let s = &obj.syms[sym as usize];
+                let st_value = s.st_value.get(object::LittleEndian);
+                match obj.sym_shndx(sym as usize) {
+                    Some(i) => {
+                        let sec = &obj.sections[i as usize];
+                        match sec.out {
+                            Some(out) => {
+                                Value { sec: Some(out), val: w.addr(out) + sec.offset + st_value, ty: s.st_type() }
+                            }
+                            None => Value::abs(0),
+                        }
+                    }
+                    None => Value::abs(st_value),
+                }
+            }
+            _ => Value::abs(0),
+        })
+    }
+    fn defined(&self, name: &str) -> bool {
+        self.symbol(name).is_some()
+    }
+    fn dot(&self) -> Option<Value> {
+        Some(self.w.dot)
+    }
+    fn section(&self, name: &str) -> Option<SectionFacts> {
+        let ctx = self.ctx;
+        let id = ctx.sections.position(|s| s.name == name)?;
+        let s = &ctx.sections[id];
+        Some(SectionFacts { id, addr: self.w.addr(id), lma: self.w.lmas[id], size: s.size, align: s.align })
+    }
+    fn sizeof_headers(&self) -> u64 {
+        self.w.sizeof_headers
+    }
+    fn page_size(&self, max: bool) -> u64 {
+        if max {
+            self.ctx.config.max_page_size
+        } else {
+            self.ctx.config.common_page_size
+        }
+    }
+    fn region(&self, name: &str) -> Option<(u64, u64)> {
+        self.w.regions.iter().find(|r| r.0 == name).map(|r| (r.1, r.2))
+    }
+}
+
+/// lld's memory region attributes: `w`, `x`, `a` ask for the flag, `r` for a read-only section;
+/// after `!` they exclude.
+fn region_takes(attrs: &str, flags: u64) -> bool {
+    let (mut want, mut want_not, mut neg, mut neg_not) = (0u64, 0u64, 0u64, 0u64);
+    let mut negate = false;
+    for c in attrs.chars() {
+        let (bit, inverted) = match c.to_ascii_lowercase() {
+            '!' => {
+                negate = true;
+                continue;
+            }
+            'w' => (elf::SHF_WRITE as u64, false),
+            'x' => (elf::SHF_EXECINSTR as u64, false),
+            'a' => (elf::SHF_ALLOC as u64, false),
+            'r' => (elf::SHF_WRITE as u64, true),
+            _ => continue,
+        };
+        match (negate, inverted) {
+            (false, false) => want |= bit,
+            (false, true) => want_not |= bit,
+            (true, false) => neg |= bit,
+            (true, true) => neg_not |= bit,
+        }
+    }
+    let positive = (want & flags) != 0 || (want_not & !flags) != 0;
+    positive && (neg & flags) == 0 && (neg_not & !flags) == 0
+}
+
+fn regions(scripts: &[ScriptFile]) -> Vec<&Region> {
+    scripts.iter().flat_map(|f| &f.script.memory).collect()
+}
+
+fn region_name<'r>(scripts: &'r [ScriptFile], name: &'r str) -> &'r str {
+    let alias = scripts.iter().flat_map(|f| &f.script.region_aliases).find(|(a, _)| a == name);
+    alias.map_or(name, |(_, r)| r.as_str())
+}
+
+/// Addresses, file offsets and program headers for a link with `SECTIONS` (lld's rules: the
+/// location counter starts at 0; a new PT_LOAD where the flags, the memory region or an
+/// explicit load address change; the ELF and program headers are loaded only when they fit
+/// below the first section on its page).
+fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layout> {
+    let items = order(ctx, scripted);
+    // Flags of empty described sections: their neighbours' (lld), so they split no segment.
+    let mut prev_flags = elf::SHF_ALLOC as u64;
+    for it in &items {
+        let Item::Section(id, _) = *it else { continue };
+        let s = &mut ctx.sections[id];
+        if is_placeholder(s) {
+            s.flags = prev_flags;
+        } else if s.is_alloc() {
+            prev_flags = s.flags & (elf::SHF_ALLOC | elf::SHF_WRITE | elf::SHF_EXECINSTR) as u64;
+        }
+    }
+    let order: Vec<OutputSectionId> = items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Section(i, _) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let loads_estimate = count_loads(ctx, &items);
+    let note_runs = note_runs(ctx, &order);
+    let has = |c: Content| ctx.synthetic.get(c).is_some();
+    let tls_secs: Vec<OutputSectionId> =
+        order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
+    let relro_secs: Vec<OutputSectionId> = order
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let s = &ctx.sections[i];
+            ctx.config.relro && s.is_alloc() && output::class_rank(&s.name, s.flags, s.sh_type).0 == output::CLASS_RELRO
+        })
+        .collect();
+    let has_interp = has(Content::Interp);
+    let nphdr = loads_estimate
+        + 2 * has_interp as usize
+        + has(Content::Dynamic) as usize
+        + note_runs.len()
+        + (!tls_secs.is_empty()) as usize
+        + has(Content::EhFrameHdr) as usize
+        + has(Content::GnuProperty) as usize
+        + 1
+        + (!relro_secs.is_empty()) as usize;
+    let explicit = phdr_cmds(ctx);
+    let nphdr = if explicit.is_empty() { nphdr } else { explicit.len() };
+    let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
+    let script_regions = regions(ctx.script_files);
+    // Assignments inside SECTIONS that define their symbol, by the assignment's identity.
+    let defining: FxHashMap<*const Assign, usize> = {
+        let by_slot: FxHashMap<(usize, usize), usize> =
+            ctx.script_syms.iter().enumerate().map(|(i, s)| (s.slot, i)).collect();
+        let mut m = FxHashMap::default();
+        for (fi, f) in ctx.script_files.iter().enumerate() {
+            for (k, (a, _)) in script::assignments(&f.script).enumerate() {
+                if let Some(&i) = by_slot.get(&(fi, k)) {
+                    m.insert(a as *const Assign, i);
+                }
+            }
+        }
+        m
+    };
+    let mut added: IdVec<OutputSectionId, u64> = ctx.sections.iter().map(|_| 0).collect();
+    for step in &scripted.steps {
+        if let Step::Output(Described { id: Some(id), walked, .. }) = step {
+            added[*id] = ctx.sections[*id].size - walked;
+        }
+    }
+    let mut previous: Vec<Option<Value>> = vec![None; ctx.script_syms.len()];
+    let mut last: Option<IdVec<OutputSectionId, Placement>> = None;
+    let mut pass = 0;
+    let walk = loop {
+        let mut w = Walk {
+            places: ctx.sections.iter().map(|_| Placement::default()).collect(),
+            lmas: ctx.sections.iter().map(|_| 0).collect(),
+            dot: Value::abs(0),
+            values: vec![None; ctx.script_syms.len()],
+            previous: previous.clone(),
+            regions: Vec::new(),
+            sizeof_headers: headers,
+            placed: vec![false; ctx.sections.len()],
+            prev_places: last.clone(),
+            added: added.clone(),
+            data: Vec::new(),
+            fills: Vec::new(),
+        };
+        for r in &script_regions {
+            let origin = eval(ctx, &w, &r.origin).with_context(|| &r.loc)?.val;
+            let length = eval(ctx, &w, &r.length).with_context(|| &r.loc)?.val;
+            w.regions.push((r.name.clone(), origin, length, origin));
+        }
+        walk_addresses(ctx, &mut w, &items, &defining)?;
+        pass += 1;
+        let same = last.as_ref().is_some_and(|l| l == &w.places) && w.values == previous;
+        if same || pass == 4 {
+            break w;
+        }
+        previous = w.values.clone();
+        last = Some(w.places.clone());
+    };
+    let Walk { places, lmas, values, data, fills, .. } = walk;
+    let mut lay =
+        finish(ctx, places, lmas, values, &items, &order, &note_runs, &tls_secs, &relro_secs, headers, nphdr)?;
+    lay.script_data = data;
+    lay.script_fills = fills;
+    Ok(lay)
+}
+
+fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
+    let mut n = 0;
+    let mut prev: Option<(u64, Option<&str>, bool)> = None;
+    for it in items {
+        let Item::Section(id, d) = *it else { continue };
+        let s = &ctx.sections[id];
+        if !s.is_alloc() || (s.is_tls() && s.is_nobits()) {
+            continue;
+        }
+        let flags = s.flags & (elf::SHF_WRITE | elf::SHF_EXECINSTR) as u64;
+        let region = d.and_then(|d| d.desc.region.as_deref());
+        let explicit_lma = d.is_some_and(|d| d.desc.lma.is_some() || d.desc.lma_region.is_some());
+        let split = match prev {
+            None => true,
+            Some((f, r, nobits)) => f != flags || r != region || explicit_lma || (nobits && !s.is_nobits()),
+        };
+        n += split as usize;
+        prev = Some((flags, region, s.is_nobits()));
+    }
+    n.max(1)
+}
+
+fn walk_addresses(
+    ctx: &mut Ctx,
+    w: &mut Walk,
+    items: &[Item],
+    defining: &FxHashMap<*const Assign, usize>,
+) -> Result<()> {
+    let mut lma_offset: i128 = 0;
+    let mut prev_region: Option<String> = None;
+    // Whether the previous section was loaded where it runs (no `AT>`): only then does an `AT()`
+    // offset carry on to the sections after it (lld).
+    let mut prev_lma_default = true;
+    let mut last_alloc: Option<OutputSectionId> = None;
+    let mut tbss_end = 0u64;
+    for it in items {
+        match *it {
+            Item::Assign(a) => {
+                let mut v = eval(ctx, w, &a.expr).with_context(|| &a.loc)?;
+                if a.name == "." {
+                    w.dot = Value { sec: None, ..v };
+                } else if let Some(&i) = defining.get(&(a as *const Assign)) {
+                    // `.` between sections counts in the section before it (lld), so PIE code
+                    // relocates it.
+                    if v.sec.is_none() && script::contains_dot(&a.expr) {
+                        v.sec = last_alloc;
+                    }
+                    w.values[i] = Some(v);
+                }
+            }
+            Item::Assert(a) => script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w })?,
+            Item::Section(id, d) => {
+                let s = &ctx.sections[id];
+                let desc = d.map(|d| d.desc);
+                let (name, flags, align, content) = (s.name.clone(), s.flags, s.align, s.content);
+                let (alloc, tls, nobits) = (s.is_alloc(), s.is_tls(), s.is_nobits());
+                if !alloc {
+                    // Not loaded: address 0; its symbol assignments see `.` as the offset.
+                    if let (Some(d), Content::Inputs) = (d, content) {
+                        let size = walk_section(ctx, Some(w), d, id, 0, defining)?;
+                        set_size(ctx, w, d, id, size)?;
+                    }
+                    w.placed[id.index()] = true;
+                    continue;
+                }
+                let region = desc
+                    .and_then(|d| d.region.as_deref())
+                    .map(|r| region_name(ctx.script_files, r).to_string())
+                    .or_else(|| {
+                        if w.regions.is_empty() {
+                            return None;
+                        }
+                        let rs = regions(ctx.script_files);
+                        rs.iter().find(|r| region_takes(&r.attrs, flags)).map(|r| r.name.clone())
+                    });
+                let explicit = desc.and_then(|d| d.addr.as_ref());
+                if !w.regions.is_empty() && region.is_none() && explicit.is_none() {
+                    bail!("no memory region specified for section '{name}'");
+                }
+                let region_idx = match &region {
+                    Some(r) => Some(
+                        w.regions
+                            .iter()
+                            .position(|x| &x.0 == r)
+                            .ok_or_else(|| fatal!("memory region '{r}' not declared (section {name})"))?,
+                    ),
+                    None => None,
+                };
+                let start_given = ctx.config.section_starts.iter().rev().find(|(n, _)| *n == name).map(|&(_, a)| a);
+                let mut addr = if let Some(a) = start_given {
+                    a
+                } else if let Some(e) = explicit {
+                    let v = eval(ctx, w, e).with_context(|| &desc.unwrap().loc)?.val;
+                    if v % align != 0 {
+                        ctx.diag.warn(format!(
+                            "address (0x{v:x}) of section {name} is not a multiple of alignment ({align})"
+                        ));
+                    }
+                    v
+                } else if let Some(r) = region_idx {
+                    align_up(w.regions[r].3, align)
+                } else {
+                    align_up(w.dot.val, align)
+                };
+                let tbss = tls && nobits;
+                if tbss {
+                    addr = align_up(addr.max(tbss_end), align);
+                }
+                w.places[id].addr = addr;
+                w.placed[id.index()] = true;
+                // The section's commands and members, now that its address is known.
+                let size = match (d, content) {
+                    (Some(d), Content::Inputs) => {
+                        let size = walk_section(ctx, Some(w), d, id, addr, defining)?;
+                        set_size(ctx, w, d, id, size)?
+                    }
+                    (Some(d), _) => {
+                        // A linker-made section in a description's place: its symbols see its start.
+                        let saved = w.dot;
+                        w.dot = Value { sec: Some(id), val: addr, ty: elf::STT_NOTYPE };
+                        for c in &d.desc.cmds {
+                            if let OutputCmd::Assign(a) = c {
+                                if let Some(&i) = defining.get(&(a as *const Assign)) {
+                                    w.values[i] = Some(eval(ctx, w, &a.expr).with_context(|| &a.loc)?);
+                                }
+                            }
+                        }
+                        w.dot = saved;
+                        ctx.sections[id].size
+                    }
+                    (None, _) => ctx.sections[id].size,
+                };
+                // The load address: AT(), AT>, or the offset the last one set (in one region).
+                if let Some(e) = desc.and_then(|d| d.lma.as_ref()) {
+                    let l = eval(ctx, w, e).with_context(|| &desc.unwrap().loc)?.val;
+                    lma_offset = l as i128 - addr as i128;
+                } else if let Some(r) = desc.and_then(|d| d.lma_region.as_deref()) {
+                    let r = region_name(ctx.script_files, r);
+                    let ri = w
+                        .regions
+                        .iter()
+                        .position(|x| x.0 == r)
+                        .ok_or_else(|| fatal!("memory region '{r}' not declared (section {name})"))?;
+                    let l = align_up(w.regions[ri].3, align);
+                    lma_offset = l as i128 - addr as i128;
+                    w.regions[ri].3 = l + if nobits { 0 } else { size };
+                    check_region(&w.regions[ri], &name)?;
+                } else if region != prev_region || !prev_lma_default {
+                    lma_offset = 0;
+                }
+                prev_region = region.clone();
+                prev_lma_default = desc.is_none_or(|d| d.lma_region.is_none());
+                w.lmas[id] = (addr as i128 + lma_offset) as u64;
+                let mut end = addr + size;
+                if tbss {
+                    // TLS bss takes no address space outside the TLS template.
+                    tbss_end = end;
+                    end = w.dot.val.max(addr);
+                } else {
+                    tbss_end = 0;
+                }
+                if let (Some(r), None) = (region_idx, explicit) {
+                    w.regions[r].3 = w.regions[r].3.max(end);
+                    check_region(&w.regions[r], &name)?;
+                }
+                ensure!(
+                    tbss || end >= w.dot.val || start_given.is_some() || explicit.is_some(),
+                    "unable to move location counter backward for: {name}"
+                );
+                w.dot = Value { sec: None, val: end, ty: elf::STT_NOTYPE };
+                last_alloc = Some(id);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Records a described section's size from its walk; what was added after the sizing walk
+/// (copies of shared-library variables at the end of `.bss`) stays, but then the walk must not
+/// have changed.
+fn set_size(ctx: &mut Ctx, w: &Walk, d: &Described, id: OutputSectionId, size: u64) -> Result<u64> {
+    let s = &mut ctx.sections[id];
+    let added = w.added[id];
+    ensure!(
+        added == 0 || size == d.walked,
+        "{}: the size of {} depends on its address, and copies of shared-library variables follow it: not supported",
+        d.desc.loc,
+        s.name
+    );
+    s.size = size + added;
+    Ok(s.size)
+}
+
+fn check_region(r: &(String, u64, u64, u64), section: &str) -> Result<()> {
+    let (name, origin, length, cur) = r;
+    let end = origin.saturating_add(*length);
+    ensure!(*cur <= end, "section '{section}' will not fit in region '{name}': overflowed by {} bytes", cur - end);
+    Ok(())
+}
+
+fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
+    layout::note_runs(ctx, order)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    ctx: &mut Ctx,
+    mut places: IdVec<OutputSectionId, Placement>,
+    lmas: IdVec<OutputSectionId, u64>,
+    values: Vec<Option<Value>>,
+    items: &[Item],
+    order: &[OutputSectionId],
+    note_runs: &[Vec<OutputSectionId>],
+    tls_secs: &[OutputSectionId],
+    relro_secs: &[OutputSectionId],
+    headers: u64,
+    nphdr: usize,
+) -> Result<Layout> {
+    let page = ctx.config.max_page_size.max(1);
+    for (k, &i) in order.iter().enumerate() {
+        places[i].key = (0, 0, k as u32);
+    }
+    let explicit = phdr_cmds(ctx);
+    // The headers are loaded when they fit below the first section on its page; with PHDRS,
+    // when a PT_LOAD says FILEHDR or PHDRS (placed right below the first section, page-aligned
+    // down, as lld does).
+    let first_addr = order.iter().filter(|&&i| ctx.sections[i].is_alloc()).map(|&i| places[i].addr).min();
+    let wants_headers = explicit.iter().any(|p| p.p_type == elf::PT_LOAD && (p.filehdr || p.phdrs));
+    let headers_loaded =
+        if explicit.is_empty() { first_addr.is_some_and(|a| a - a / page * page >= headers) } else { wants_headers };
+    let base = match first_addr {
+        Some(a) if headers_loaded && explicit.is_empty() => a / page * page,
+        Some(a) if headers_loaded => {
+            ensure!(a >= headers, "no room for the ELF and program headers below the first section at {a:#x}");
+            (a - headers) / page * page
+        }
+        _ => 0,
+    };
+    struct Load {
+        first: OutputSectionId,
+        last: OutputSectionId,
+        flags: u32,
+        /// The ELF and program headers start it.
+        headers: bool,
+        /// PHDRS: which command made it.
+        cmd: Option<usize>,
+    }
+    let mut loads: Vec<Load> = Vec::new();
+    // PHDRS: the sections of each program header, by `:name` (a section without one goes where
+    // the one before it went; `:NONE` in none).
+    let mut members: Vec<Vec<OutputSectionId>> = vec![Vec::new(); explicit.len()];
+    if !explicit.is_empty() {
+        let mut current: Vec<usize> = Vec::new();
+        for it in items {
+            let Item::Section(id, d) = *it else { continue };
+            if !ctx.sections[id].is_alloc() {
+                continue;
+            }
+            if let Some(names) = d.map(|d| &d.desc.phdrs).filter(|n| !n.is_empty()) {
+                current.clear();
+                for n in names {
+                    if n == "NONE" {
+                        continue;
+                    }
+                    let k = explicit.iter().position(|p| &p.name == n).ok_or_else(|| {
+                        fatal!("{}: program header '{n}' is not listed in PHDRS", d.unwrap().desc.loc)
+                    })?;
+                    current.push(k);
+                }
+            } else if current.is_empty() && loads.is_empty() {
+                current.extend(explicit.iter().position(|p| p.p_type == elf::PT_LOAD));
+            }
+            for &k in &current {
+                members[k].push(id);
+            }
+        }
+    }
+    for (k, p) in explicit.iter().enumerate().filter(|(_, p)| p.p_type == elf::PT_LOAD) {
+        let secs = &members[k];
+        let (Some(&first), Some(&last)) = (secs.first(), secs.last()) else {
+            bail!("{}: PT_LOAD '{}' holds no section: not supported", p.loc, p.name);
+        };
+        loads.push(Load { first, last, flags: 0, headers: p.filehdr || p.phdrs, cmd: Some(k) });
+    }
+    // PT_LOADs: split where flags, region or an explicit load address change, or where bss is
+    // followed by bytes.
+    let mut prev: Option<(u64, Option<&str>, bool, i128)> = None;
+    for it in items.iter().filter(|_| explicit.is_empty()) {
+        let Item::Section(id, d) = *it else { continue };
+        let s = &ctx.sections[id];
+        if !s.is_alloc() || (s.is_tls() && s.is_nobits()) {
+            continue;
+        }
+        let flags = s.flags & (elf::SHF_WRITE | elf::SHF_EXECINSTR) as u64;
+        let region = d.and_then(|d| d.desc.region.as_deref());
+        let explicit_lma = d.is_some_and(|d| d.desc.lma.is_some() || d.desc.lma_region.is_some());
+        let delta = lmas[id] as i128 - places[id].addr as i128;
+        let split = match prev {
+            None => true,
+            Some((f, r, nobits, dl)) => {
+                f != flags || r != region || explicit_lma || (nobits && !s.is_nobits()) || dl != delta
+            }
+        };
+        let pf = elf::PF_R
+            | if flags & elf::SHF_WRITE as u64 != 0 { elf::PF_W } else { 0 }
+            | if flags & elf::SHF_EXECINSTR as u64 != 0 { elf::PF_X } else { 0 };
+        if split {
+            let headers = loads.is_empty() && headers_loaded;
+            loads.push(Load { first: id, last: id, flags: pf, headers, cmd: None });
+        } else {
+            loads.last_mut().unwrap().last = id;
+        }
+        prev = Some((flags, region, s.is_nobits(), delta));
+    }
+    // File offsets: a segment's first section at the next offset congruent to its address modulo
+    // the page; the rest at their distance from it. TLS bss takes no file bytes.
+    let mut off = headers;
+    let mut phdrs: Vec<Phdr> = Vec::new();
+    let position: FxHashMap<OutputSectionId, usize> = order.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut tls: Option<(u64, u64, u64, u64)> = None;
+    for l in &loads {
+        let (a, b) = (position[&l.first], position[&l.last]);
+        let first_addr = places[l.first].addr;
+        let start_off = if l.headers {
+            first_addr - base
+        } else {
+            let want = first_addr % page;
+            let mut o = off / page * page + want;
+            if o < off {
+                o += page;
+            }
+            o
+        };
+        let mut file_end = start_off;
+        let mut mem_end = first_addr;
+        for &i in &order[a..=b] {
+            let s = &ctx.sections[i];
+            if !s.is_alloc() {
+                continue;
+            }
+            let o = start_off + (places[i].addr - first_addr);
+            places[i].offset = o;
+            if s.is_tls() {
+                let t = tls.get_or_insert((places[i].addr, places[i].addr, 1, o));
+                t.0 = t.0.min(places[i].addr);
+                t.1 = t.1.max(places[i].addr + s.size);
+                t.2 = t.2.max(s.align);
+                if !s.is_nobits() {
+                    t.3 = t.3.max(o + s.size);
+                }
+            }
+            if s.is_tls() && s.is_nobits() {
+                continue;
+            }
+            if !s.is_nobits() {
+                file_end = file_end.max(o + s.size);
+            }
+            mem_end = mem_end.max(places[i].addr + s.size);
+        }
+        let (vaddr, offset) = if l.headers { (base, 0) } else { (first_addr, start_off) };
+        let align = order[a..=b].iter().map(|&i| ctx.sections[i].align).fold(page, u64::max);
+        let flags = match l.cmd {
+            Some(k) => phdr_flags(ctx, explicit[k], &order[a..=b])?,
+            None => l.flags,
+        };
+        phdrs.push(Phdr {
+            p_type: elf::PT_LOAD,
+            flags,
+            offset,
+            vaddr,
+            paddr: Some(lmas[l.first] - (first_addr - vaddr)),
+            filesz: file_end - offset,
+            memsz: mem_end - vaddr,
+            align,
+        });
+        off = file_end.max(off);
+    }
+    // TLS bss sections outside any load (their addresses only matter inside the TLS template).
+    for &i in tls_secs {
+        let s = &ctx.sections[i];
+        if s.is_nobits() && places[i].offset == 0 {
+            places[i].offset = off;
+            let t = tls.get_or_insert((places[i].addr, places[i].addr, 1, off));
+            t.0 = t.0.min(places[i].addr);
+            t.1 = t.1.max(places[i].addr + s.size);
+            t.2 = t.2.max(s.align);
+        }
+    }
+    let alloc_end = off;
+    let (shstrtab, sh_name) = layout::assign_section_indices(ctx, &mut places, order);
+    let shstr = ctx.synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
+    ctx.sections[shstr].size = shstrtab.len() as u64;
+    let (shoff, file_size) = layout::place_non_alloc(ctx, &mut places, alloc_end);
+    let mut all = Vec::new();
+    if ctx.synthetic.get(Content::Interp).is_some() && headers_loaded {
+        all.push(Phdr {
+            p_type: elf::PT_PHDR,
+            flags: elf::PF_R,
+            offset: EHDR_SIZE,
+            vaddr: base + EHDR_SIZE,
+            paddr: None,
+            filesz: headers - EHDR_SIZE,
+            memsz: headers - EHDR_SIZE,
+            align: 8,
+        });
+    }
+    let section_phdr = |c: Content, p_type: u32, flags: u32| {
+        let id = ctx.synthetic.get(c)?;
+        let (s, p) = (&ctx.sections[id], &places[id]);
+        Some(Phdr {
+            p_type,
+            flags,
+            offset: p.offset,
+            vaddr: p.addr,
+            paddr: None,
+            filesz: s.size,
+            memsz: s.size,
+            align: s.align,
+        })
+    };
+    all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
+    let phdrs_of_loads = phdrs.clone();
+    all.extend(phdrs);
+    let dynamic_flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
+    all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
+    for run in note_runs {
+        let (first, last) = (run[0], *run.last().unwrap());
+        let size = places[last].addr + ctx.sections[last].size - places[first].addr;
+        all.push(Phdr {
+            p_type: elf::PT_NOTE,
+            flags: elf::PF_R,
+            offset: places[first].offset,
+            vaddr: places[first].addr,
+            paddr: None,
+            filesz: size,
+            memsz: size,
+            align: ctx.sections[first].align,
+        });
+    }
+    let mut tls_block = Tls::default();
+    if let Some((start, end, align, file_end)) = tls {
+        let first = &places[tls_secs[0]];
+        all.push(Phdr {
+            p_type: elf::PT_TLS,
+            flags: elf::PF_R,
+            offset: first.offset,
+            vaddr: start,
+            paddr: None,
+            filesz: file_end.saturating_sub(first.offset),
+            memsz: end - start,
+            align,
+        });
+        tls_block = Tls { start, end: start + align_up(end - start, align) };
+    }
+    all.extend(section_phdr(Content::GnuProperty, elf::PT_GNU_PROPERTY, elf::PF_R));
+    all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
+    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
+    all.push(Phdr {
+        p_type: elf::PT_GNU_STACK,
+        flags: stack_flags,
+        align: 16,
+        memsz: ctx.config.stack_size,
+        ..Default::default()
+    });
+    let relro_range = (relro_secs.first(), relro_secs.last());
+    if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
+        // The RELRO sections must be contiguous (lld's error otherwise).
+        let (a, b) = (position[&first], position[&last]);
+        if let Some(&bad) = order[a..=b].iter().find(|&&i| ctx.sections[i].is_alloc() && !relro_secs.contains(&i)) {
+            bail!("section: {} is not contiguous with other relro sections", ctx.sections[bad].name);
+        }
+        let start = places[first].addr;
+        let end = places[last].addr + ctx.sections[last].size;
+        let common = ctx.config.common_page_size.max(1);
+        let next = order[b + 1..].iter().find(|&&i| ctx.sections[i].is_alloc()).map(|&i| places[i].addr);
+        // Rounded up to a page only when nothing else shares that page (the loader protects
+        // whole pages).
+        let rounded = align_up(end, common);
+        let end = if next.is_none_or(|n| n >= rounded) { rounded } else { end };
+        let file_end = relro_secs
+            .iter()
+            .filter(|&&i| !ctx.sections[i].is_nobits())
+            .map(|&i| places[i].offset + ctx.sections[i].size)
+            .max()
+            .unwrap_or(places[first].offset);
+        all.push(Phdr {
+            p_type: elf::PT_GNU_RELRO,
+            flags: elf::PF_R,
+            offset: places[first].offset,
+            vaddr: start,
+            paddr: None,
+            filesz: file_end - places[first].offset,
+            memsz: end - start,
+            align: 1,
+        });
+    }
+    if !explicit.is_empty() {
+        all = explicit_phdrs(ctx, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
+    }
+    debug_assert!(all.len() <= nphdr, "{} program headers, {nphdr} reserved", all.len());
+    Ok(Layout {
+        sections: places,
+        base,
+        tls: tls_block,
+        phdrs: all,
+        shoff,
+        file_size,
+        alloc_end,
+        shstrtab,
+        sh_name,
+        raw: false,
+        script_values: values,
+        script_data: Vec::new(),
+        script_fills: Vec::new(),
+    })
+}
+
+/// `NOCROSSREFS(a b ...)`: no relocation in one of the named output sections may refer to a
+/// symbol defined in another; `NOCROSSREFS_TO(to from ...)`: none in the `from` sections to one
+/// in `to`. Every violation is an error naming the place, the symbol and both sections, in lld's
+/// words. Runs once input sections have their output sections.
+pub fn check_nocrossrefs(ctx: &Ctx) -> std::result::Result<(), Vec<crate::diag::Error>> {
+    let rules: Vec<(&Vec<String>, bool)> =
+        ctx.script_files.iter().flat_map(|f| &f.script.nocrossrefs).map(|(n, to, _)| (n, *to)).collect();
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let name_of = |out: Option<OutputSectionId>| out.map(|o| ctx.sections[o].name.as_str());
+    let mut errors = Vec::new();
+    for obj in ctx.objects.iter() {
+        for (si, sec) in obj.sections.iter().enumerate() {
+            let Some(from) = name_of(sec.out).filter(|_| sec.live) else { continue };
+            for rel in sec.relas {
+                let r_sym = rel.r_sym(object::LittleEndian, false) as usize;
+                if r_sym == 0 {
+                    continue;
+                }
+                let (target, sym_name) = if r_sym < obj.first_global {
+                    let out = obj.sym_shndx(r_sym).and_then(|i| obj.sections.get(i as usize)).and_then(|s| s.out);
+                    (out, obj.display_sym(r_sym))
+                } else {
+                    let Some(&id) = obj.global_ids.get(r_sym - obj.first_global) else { continue };
+                    let s = &ctx.symbols[id];
+                    let out = match s.def {
+                        crate::resolve::Def::Defined { file, sym } => {
+                            let o = &ctx.objects[file];
+                            o.sym_shndx(sym as usize).and_then(|i| o.sections.get(i as usize)).and_then(|s| s.out)
+                        }
+                        _ => None,
+                    };
+                    (out, String::from_utf8_lossy(s.name).into_owned())
+                };
+                let Some(to) = name_of(target) else { continue };
+                if to == from {
+                    continue;
+                }
+                let prohibited = rules.iter().any(|(names, to_only)| {
+                    if *to_only {
+                        names.first().is_some_and(|t| t == to) && names[1..].iter().any(|n| n == from)
+                    } else {
+                        names.iter().any(|n| n == from) && names.iter().any(|n| n == to)
+                    }
+                });
+                if prohibited {
+                    let at = rel.r_offset.get(object::LittleEndian);
+                    let place = format!("{}+0x{at:x}", String::from_utf8_lossy(obj.sections[si].name));
+                    let place = match obj.enclosing_symbol(si as u32, at) {
+                        Some(f) => format!("function {f}: {place}"),
+                        None => place,
+                    };
+                    errors.push(fatal!(
+                        "{}:({place}): prohibited cross reference from '{from}' to '{sym_name}' in '{to}'",
+                        obj.name
+                    ));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The scripts' `PHDRS` commands, in order (empty: rivet makes the program headers).
+fn phdr_cmds<'a>(ctx: &Ctx<'a>) -> Vec<&'a PhdrCmd> {
+    let files: &'a [ScriptFile] = ctx.script_files;
+    files.iter().flat_map(|f| &f.script.phdrs).collect()
+}
+
+/// A program header's flags: `FLAGS(n)`, else those of its sections (readable at least).
+fn phdr_flags(ctx: &Ctx, cmd: &PhdrCmd, secs: &[OutputSectionId]) -> Result<u32> {
+    if let Some(e) = &cmd.flags {
+        return Ok(script::eval(e, &SizingEnv { dot: Value::abs(0) }).with_context(|| &cmd.loc)?.val as u32);
+    }
+    let mut flags = elf::PF_R;
+    for &i in secs {
+        let f = ctx.sections[i].flags;
+        if f & elf::SHF_WRITE as u64 != 0 {
+            flags |= elf::PF_W;
+        }
+        if f & elf::SHF_EXECINSTR as u64 != 0 {
+            flags |= elf::PF_X;
+        }
+    }
+    Ok(flags)
+}
+
+/// The program headers `PHDRS` lists, in its order: the PT_LOADs as placed, `PT_PHDR` over the
+/// header table, the others over the sections assigned to them (`PT_TLS` over the TLS
+/// template); `FLAGS` and `AT` as given.
+#[allow(clippy::too_many_arguments)]
+fn explicit_phdrs(
+    ctx: &Ctx,
+    cmds: &[&PhdrCmd],
+    members: &[Vec<OutputSectionId>],
+    places: &IdVec<OutputSectionId, Placement>,
+    loads: Vec<Phdr>,
+    base: u64,
+    headers: u64,
+    tls: Option<(u64, u64, u64, u64)>,
+) -> Result<Vec<Phdr>> {
+    let mut loads = loads.into_iter();
+    let mut out = Vec::new();
+    for (k, cmd) in cmds.iter().enumerate() {
+        let secs = &members[k];
+        let mut ph = match cmd.p_type {
+            elf::PT_LOAD => loads.next().expect("one placed PT_LOAD per PHDRS entry"),
+            elf::PT_PHDR => Phdr {
+                p_type: elf::PT_PHDR,
+                flags: elf::PF_R,
+                offset: EHDR_SIZE,
+                vaddr: base + EHDR_SIZE,
+                paddr: None,
+                filesz: headers - EHDR_SIZE,
+                memsz: headers - EHDR_SIZE,
+                align: 8,
+            },
+            elf::PT_TLS if tls.is_some() && !secs.is_empty() => {
+                let (start, end, align, file_end) = tls.unwrap();
+                let first = places[secs[0]].offset;
+                Phdr {
+                    p_type: elf::PT_TLS,
+                    flags: 0,
+                    offset: first,
+                    vaddr: start,
+                    paddr: None,
+                    filesz: file_end.saturating_sub(first),
+                    memsz: end - start,
+                    align,
+                }
+            }
+            t if !secs.is_empty() => {
+                let (first, last) = (secs[0], *secs.last().unwrap());
+                let file_end = secs
+                    .iter()
+                    .filter(|&&i| !ctx.sections[i].is_nobits())
+                    .map(|&i| places[i].offset + ctx.sections[i].size)
+                    .max()
+                    .unwrap_or(places[first].offset);
+                Phdr {
+                    p_type: t,
+                    flags: 0,
+                    offset: places[first].offset,
+                    vaddr: places[first].addr,
+                    paddr: None,
+                    filesz: file_end - places[first].offset,
+                    memsz: places[last].addr + ctx.sections[last].size - places[first].addr,
+                    align: secs.iter().map(|&i| ctx.sections[i].align).max().unwrap_or(1),
+                }
+            }
+            elf::PT_GNU_STACK => Phdr {
+                p_type: elf::PT_GNU_STACK,
+                flags: 0,
+                align: 0,
+                memsz: ctx.config.stack_size,
+                ..Default::default()
+            },
+            t => Phdr { p_type: t, ..Default::default() },
+        };
+        if cmd.p_type != elf::PT_LOAD || cmd.flags.is_some() {
+            ph.flags = match (cmd.p_type, &cmd.flags) {
+                (elf::PT_GNU_STACK, None) if ctx.config.execstack => elf::PF_R | elf::PF_W | elf::PF_X,
+                (elf::PT_GNU_STACK, None) => elf::PF_R | elf::PF_W,
+                _ => phdr_flags(ctx, cmd, secs)?,
+            };
+        }
+        if let Some(e) = &cmd.at {
+            ph.paddr = Some(script::eval(e, &SizingEnv { dot: Value::abs(0) }).with_context(|| &cmd.loc)?.val);
+        }
+        out.push(ph);
+    }
+    Ok(out)
+}
