@@ -296,6 +296,9 @@ pub struct Config {
     pub noinhibit_exec: bool,
     /// `--emit-relocs`/`-q`: keep the inputs' relocations in `.rela<name>` sections of the output.
     pub emit_relocs: bool,
+    /// `--relocatable-merge-sections` (mold): with `-r`, input sections go into sections named as a
+    /// final link names them (`.text.foo` into `.text`) rather than keeping their names.
+    pub relocatable_merge_sections: bool,
     /// `--default-symver`: a shared library's unversioned definitions get its soname as version.
     pub default_symver: bool,
     /// `--retain-symbols-file=FILE`: only the names listed (one per line) stay global.
@@ -459,6 +462,7 @@ impl Default for Config {
             gdb_index: false,
             noinhibit_exec: false,
             emit_relocs: false,
+            relocatable_merge_sections: false,
             default_symver: false,
             retain_symbols_file: None,
             dynamic_undefined_weak: None,
@@ -783,6 +787,7 @@ const KNOWN_FLAGS: &[&str] = &[
     "use-android-relr-tags",
     "no-use-android-relr-tags",
     "emit-relocs",
+    "relocatable-merge-sections",
     "static",
     "Bstatic",
     "dn",
@@ -960,6 +965,7 @@ impl ArgParser {
             "no-dynamic-linker" => c.no_dynamic_linker = true,
             // Listed so that `-emit-relocs` is not read as `-e mit-relocs`.
             "emit-relocs" | "q" => c.emit_relocs = true,
+            "relocatable-merge-sections" => c.relocatable_merge_sections = true,
             "eh-frame-hdr" => c.eh_frame_hdr = true,
             "no-eh-frame-hdr" => c.eh_frame_hdr = false,
             "build-id" => c.build_id = BuildId::Sha1,

@@ -135,8 +135,13 @@ fn plan_sections<'a>(
                 // `.eh_frame` is PROGBITS from gcc and may be X86_64_UNWIND from other assemblers:
                 // one section either way, as GNU ld makes.
                 let sh_type = if sec.name == b".eh_frame" { 0 } else { sec.sh_type };
-                *by_key.entry((sec.name, sh_type, flags, sec.entsize)).or_insert_with(|| {
-                    sections.push(OutSection::new(sec.name, sec.sh_type, flags, sec.entsize, Body::Inputs(Vec::new())));
+                let name = if ctx.config.relocatable_merge_sections {
+                    crate::sections::output::output_name(sec.name)
+                } else {
+                    sec.name
+                };
+                *by_key.entry((name, sh_type, flags, sec.entsize)).or_insert_with(|| {
+                    sections.push(OutSection::new(name, sec.sh_type, flags, sec.entsize, Body::Inputs(Vec::new())));
                     sections.len() - 1
                 })
             };

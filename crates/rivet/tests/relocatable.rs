@@ -470,3 +470,67 @@ fn emit_relocs_match_gnu_ld() {
     assert!(frames("ours-gc") < frames("ours"), "frames of dropped code are gone");
     tmp.finish();
 }
+
+const RELAXED_GOT_LOAD: &str = ".text\n.globl _start\n_start:\n  movq foo@GOTPCREL(%rip), %rax\n  movl (%rax), %eax\n\
+    cmpl $42, %eax\n  jne 1f\n  xorl %edi, %edi\n  jmp 2f\n1:\n  movl $1, %edi\n2:\n  movl $60, %eax\n  syscall\n\
+    .data\n.hidden foo\nfoo:\n  .long 42\n";
+
+/// The relocation types `objdump -dr` shows after each instruction.
+fn relocations_after_instructions(tmp: &TempDir, exe: &str) -> Vec<(String, String)> {
+    let out = must(Command::new("objdump").current_dir(&tmp.path).args(["-dr", exe]));
+    let mut prev = String::new();
+    let mut pairs = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some(ty) = line.split_whitespace().find(|w| w.starts_with("R_X86_64_")) {
+            let insn = prev.split('\t').nth(2).unwrap_or("").split_whitespace().next().unwrap_or("").to_string();
+            pairs.push((insn, ty.to_string()));
+        } else {
+            prev = line.to_string();
+        }
+    }
+    pairs
+}
+
+/// A GOT load relaxed to `lea` is reported as the PC-relative reference it became, as GNU ld
+/// writes it for `-q`; a relaxed TLS sequence keeps its type as a marker.
+#[test]
+fn emit_relocs_report_a_relaxed_got_load_as_pc32() {
+    let Some(tmp) = setup("emit-relocs-relax", &["gcc", "objdump", "ld"]) else { return };
+    write(&tmp, &[("a.s", RELAXED_GOT_LOAD)]);
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s"]));
+    // A PIE, where GNU ld relaxes to `lea` too (in a fixed-address executable it makes
+    // `mov $foo` with R_X86_64_32S; rivet and lld make `lea` there as well).
+    let args = ["-pie", "--no-dynamic-linker", "-nostdlib", "-e", "_start", "--emit-relocs", "a.o", "-o"];
+    rivet(&tmp, &[&args[..], &["ours"]].concat());
+    must(Command::new("ld").current_dir(&tmp.path).args(args).arg("gnu"));
+    assert!(must(&mut Command::new(tmp.join("ours"))).status.success());
+    let ours = relocations_after_instructions(&tmp, "ours");
+    assert_eq!(ours, [("lea".to_string(), "R_X86_64_PC32".to_string())]);
+    assert_eq!(ours, relocations_after_instructions(&tmp, "gnu"));
+}
+
+/// `--relocatable-merge-sections` (mold): `-r` names its sections as a final link would, so
+/// `.text.foo` and `.text.bar` become one `.text`; the object still links into a program that
+/// runs.
+#[test]
+fn relocatable_merge_sections_merges_by_output_name() {
+    let Some(tmp) = setup("reloc-merge-sections", &["gcc", "readelf"]) else { return };
+    write(&tmp, &[("a.c", "int foo(void) { return 40; }\nint bar(void) { return 2; }\n"), ("main.c", C_CALLS_FOO_BAR)]);
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-O1", "-ffunction-sections", "a.c", "main.c"]));
+    let names = |object: &str| -> Vec<String> {
+        let out = must(Command::new("readelf").current_dir(&tmp.path).args(["-W", "-S", object]));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once(']').map(|(_, r)| r.split_whitespace().next().unwrap_or("").to_string()))
+            .collect()
+    };
+    rivet(&tmp, &["-r", "a.o", "-o", "kept.o"]);
+    assert!(names("kept.o").iter().any(|n| n == ".text.foo"), "{:?}", names("kept.o"));
+    rivet(&tmp, &["-r", "--relocatable-merge-sections", "a.o", "-o", "merged.o"]);
+    let merged = names("merged.o");
+    assert!(!merged.iter().any(|n| n.starts_with(".text.")) && merged.iter().any(|n| n == ".text"), "{merged:?}");
+    assert_eq!(link_and_run(&tmp, "gcc", "rivet", &["merged.o", "main.o"], "prog"), "42\n");
+}
+
+const C_CALLS_FOO_BAR: &str = "#include <stdio.h>\nint foo(void);\nint bar(void);\n\
+    int main(void) { printf(\"%d\\n\", foo() + bar()); return 0; }\n";

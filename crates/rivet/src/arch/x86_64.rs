@@ -91,6 +91,14 @@ fn got_relaxation(ctx: &Ctx, relax: bool, data: &[u8], off: u64, ty: u32, t: Tar
     got_relax_kind(data, off as usize, ty)
 }
 
+/// Whether the GOT load `rel` of input section `r` was relaxed to reach `t` directly:
+/// `--emit-relocs` then reports it as the PC-relative reference it became (`R_X86_64_PC32`, as
+/// GNU ld and mold do), so that post-link tools read the code as it is.
+pub fn got_load_relaxed(ctx: &Linked, r: SectionRef, rel: &Rela, t: Target) -> bool {
+    let (off, ty) = (rel.r_offset.get(LE), rel.r_type(LE, false));
+    got_relaxation(ctx, ctx.plans.got.relax_got_loads, ctx.objects[r].data, off, ty, t).is_some()
+}
+
 /// Whether every address of the output will be within reach of a signed 32-bit PC-relative field
 /// of every other, judged before layout from the sizes of the loaded output sections (their
 /// members are placed by then) with room for the synthetic sections and page padding. When not

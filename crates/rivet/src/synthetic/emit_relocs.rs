@@ -2,8 +2,9 @@
 //! section per output section that has any, as lld and GNU ld write them for post-link tools (BOLT,
 //! profilers): the offset is the place's address (its offset in the section for a non-allocated
 //! one), the symbol is the output's `.symtab` entry, and a section symbol's addend is re-based on
-//! the output section's symbol. The relocation type is the input's, also where the linker relaxed
-//! the instruction (as lld). Relocations of dropped code (`.eh_frame` records of discarded
+//! the output section's symbol. The relocation type is the input's, except that a GOT load the
+//! linker relaxed to a direct reference becomes `R_X86_64_PC32` (as GNU ld and mold write it; TLS
+//! sequences keep their type as a marker, as in GNU ld). Relocations of dropped code (`.eh_frame` records of discarded
 //! functions, sections that ICF folded) are not kept; one against a symbol the link dropped
 //! becomes `R_X86_64_NONE`.
 use crate::ctx::{Ctx, Target};
@@ -130,6 +131,9 @@ pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf:
                     }
                 }
             };
+            let relaxed = matches!(r_type, elf::R_X86_64_GOTPCRELX | elf::R_X86_64_REX_GOTPCRELX)
+                && crate::arch::x86_64::got_load_relaxed(linked, r, rel, linked.target(r.file, r_sym));
+            let r_type = if relaxed { elf::R_X86_64_PC32 } else { r_type };
             let out = Rela {
                 r_offset: object::U64::new(LE, member_addr + off),
                 r_info: object::U64::new(LE, (u64::from(sym) << 32) | u64::from(r_type)),
