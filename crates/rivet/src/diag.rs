@@ -41,10 +41,63 @@ pub fn symbol_name(name: &[u8]) -> String {
     if !base.starts_with(b"_Z") {
         return plain();
     }
-    match cpp_demangle::Symbol::new(base).ok().and_then(|s| s.demangle().ok()) {
+    match demangle_cpp(base) {
         Some(d) => format!("{d}{}", String::from_utf8_lossy(version)),
         None => plain(),
     }
+}
+
+/// An Itanium name demangled as LLVM's and GNU's demanglers spell it: cpp_demangle writes a few
+/// special names its own way (`{vtable(K)}`, `{virtual override thunk(...)}`), which are put back
+/// as `vtable for K`, `VTT for K` and `non-virtual thunk to K::f()`.
+fn demangle_cpp(name: &[u8]) -> Option<String> {
+    let thunk = |kind: &str, offsets: &[u8], rest: &[u8]| -> Option<String> {
+        // Each call offset: `h` NUMBER `_`, or `v` NUMBER `_` NUMBER `_` (a number may start with `n`).
+        let mut rest = rest;
+        for &kind in offsets {
+            let numbers = match kind {
+                b'h' => 1,
+                b'v' => 2,
+                _ => match rest.first()? {
+                    b'h' => {
+                        rest = &rest[1..];
+                        1
+                    }
+                    b'v' => {
+                        rest = &rest[1..];
+                        2
+                    }
+                    _ => return None,
+                },
+            };
+            for _ in 0..numbers {
+                let digits = rest.iter().position(|&b| b == b'_')?;
+                let number = rest[..digits].strip_prefix(b"n").unwrap_or(&rest[..digits]);
+                if number.is_empty() || !number.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                rest = &rest[digits + 1..];
+            }
+        }
+        let target = demangle_cpp(&[b"_Z", rest].concat())?;
+        Some(format!("{kind}{target}"))
+    };
+    if let Some(rest) = name.strip_prefix(b"_ZTh") {
+        return thunk("non-virtual thunk to ", b"h", rest);
+    }
+    if let Some(rest) = name.strip_prefix(b"_ZTv") {
+        return thunk("virtual thunk to ", b"v", rest);
+    }
+    if let Some(rest) = name.strip_prefix(b"_ZTc") {
+        return thunk("covariant return thunk to ", b"??", rest);
+    }
+    let d = cpp_demangle::Symbol::new(name).ok()?.demangle().ok()?;
+    for (theirs, ours) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
+        if let Some(inner) = d.strip_prefix(theirs).and_then(|r| r.strip_suffix(")}")) {
+            return Some(format!("{ours}{inner}"));
+        }
+    }
+    Some(d)
 }
 
 /// `--color-diagnostics[=always|never|auto]`: `Some` forces colours on or off; `None` (auto, lld's
@@ -68,6 +121,14 @@ pub fn prefix(kind: &str) -> String {
 /// error, a report that cannot be written).
 pub fn print_error(msg: impl fmt::Display) {
     eprintln!("{}{msg}", prefix("error"));
+}
+
+/// Prints a diagnostic, after an empty line when the one before had several lines (lld's
+/// separator: a message with `>>>` lines stands apart from the next).
+fn print_separated(last_multiline: &mut bool, prefix: &str, msg: &str) {
+    let sep = if *last_multiline { "\n" } else { "" };
+    eprintln!("{sep}{prefix}{msg}");
+    *last_multiline = msg.contains('\n');
 }
 
 /// rivet's one error type: a message and the context it was found in (a file, an archive member,
@@ -203,8 +264,9 @@ pub struct Diag {
     errors: AtomicUsize,
     warnings: AtomicUsize,
     fatal_warnings: bool,
-    /// Serialises printing so lines from different threads do not interleave.
-    out: Mutex<()>,
+    /// Serialises printing so lines from different threads do not interleave; holds whether the
+    /// last message had several lines (lld then leaves an empty line before the next one).
+    out: Mutex<bool>,
     /// Stop printing after this many errors (`--error-limit`, lld's default 20; 0: no limit).
     error_limit: usize,
     /// Count without printing (in-process callers such as the fuzz targets).
@@ -217,7 +279,7 @@ impl Diag {
             errors: AtomicUsize::new(0),
             warnings: AtomicUsize::new(0),
             fatal_warnings,
-            out: Mutex::new(()),
+            out: Mutex::new(false),
             error_limit: 20,
             silent: false,
         }
@@ -238,14 +300,12 @@ impl Diag {
         if self.silent {
             return;
         }
-        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = self.out.lock().unwrap_or_else(|e| e.into_inner());
         if n < self.error_limit {
-            eprintln!("{}{msg}", prefix("error"));
+            print_separated(&mut last, &prefix("error"), &msg.to_string());
         } else if n == self.error_limit {
-            eprintln!(
-                "{}too many errors emitted, stopping now (use --error-limit=0 to see all errors)",
-                prefix("error")
-            );
+            let limit = "too many errors emitted, stopping now (use --error-limit=0 to see all errors)";
+            print_separated(&mut last, &prefix("error"), limit);
         }
     }
 
@@ -257,8 +317,8 @@ impl Diag {
         if self.silent {
             return;
         }
-        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        eprintln!("{}{msg}", prefix("warning"));
+        let mut last = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        print_separated(&mut last, &prefix("warning"), &msg.to_string());
     }
 
     /// Reports each of a pass's errors (input loading and resolution return them all at once).
@@ -272,6 +332,12 @@ impl Diag {
     pub fn fail<E: fmt::Display>(&self, errors: impl IntoIterator<Item = E>) -> Error {
         self.report(errors);
         self.check().err().unwrap_or_else(|| Error::new("link failed"))
+    }
+
+    /// `--error-limit` errors and the line that says so were printed: more errors would only be
+    /// counted, so a pass may stop building their messages (lld stops the link there).
+    pub fn limit_reached(&self) -> bool {
+        self.error_count() > self.error_limit
     }
 
     pub fn error_count(&self) -> usize {
@@ -297,6 +363,14 @@ mod tests {
         assert_eq!(symbol_name(b"_ZN2ns7versionEv@@V1"), "ns::version()@@V1");
         // Not mangled, or not a valid mangling: as it is.
         assert_eq!(symbol_name(b"Pi"), "Pi");
+        // Special names as LLVM's demangler (and so lld) spells them.
+        assert_eq!(symbol_name(b"_ZTV1K"), "vtable for K");
+        assert_eq!(symbol_name(b"_ZTTN2ns1KE"), "VTT for ns::K");
+        assert_eq!(symbol_name(b"_ZTI1K"), "typeinfo for K");
+        assert_eq!(symbol_name(b"_ZThn8_N1C1fEv"), "non-virtual thunk to C::f()");
+        assert_eq!(symbol_name(b"_ZTv0_n24_N1C1fEv"), "virtual thunk to C::f()");
+        assert_eq!(symbol_name(b"_ZTch0_h16_N1C1gEv"), "covariant return thunk to C::g()");
+        assert_eq!(symbol_name(b"_ZThn8_"), "_ZThn8_");
         assert_eq!(symbol_name(b"_Zunknown"), "_Zunknown");
         // Rust v0 names (mold's demangle-rust case), without crate disambiguators.
         assert_eq!(
@@ -390,6 +464,11 @@ mod tests {
         // --error-limit=0 means no limit.
         assert_eq!(Diag::quiet().with_error_limit(0).error_limit, usize::MAX);
         assert_eq!(Diag::quiet().with_error_limit(3).error_limit, 3);
+        let limited = Diag::quiet().with_error_limit(2);
+        for reached in [false, false, true] {
+            limited.error("e");
+            assert_eq!(limited.limit_reached(), reached);
+        }
         // Nothing reported but the pass failed: still an error that stops the link.
         assert_eq!(Diag::quiet().fail(Vec::<Error>::new()).to_string(), "link failed");
     }

@@ -20,9 +20,11 @@ pub mod reproduce;
 pub mod resolve;
 pub mod script;
 pub mod sections;
+pub mod srcloc;
 pub mod symbol_options;
 pub mod synthetic;
 pub mod timing;
+pub mod undefined;
 pub mod write;
 
 #[cfg(test)]

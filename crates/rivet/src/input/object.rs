@@ -74,6 +74,9 @@ impl<'a> std::ops::IndexMut<SectionRef> for IdVec<FileId, ObjectFile<'a>> {
 pub struct ObjectFile<'a> {
     /// How the file is named in messages: `path` or `archive.a(member.o)`.
     pub name: String,
+    /// For an archive member, the length of the archive's part of `name` (`lib.a` in
+    /// `lib.a(m.o)`): lld's places say `m.o:(f) in archive lib.a`.
+    pub archive_len: Option<usize>,
     /// Where the file stands in the command line: (input position, member index), the order of
     /// output section contents.
     pub order: (u32, u32),
@@ -198,6 +201,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     attach_relocations(&table, data, &mut sections, syms.len())?;
     let mut file = ObjectFile {
         name: String::new(),
+        archive_len: None,
         order,
         sections,
         syms,
