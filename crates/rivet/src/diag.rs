@@ -41,7 +41,7 @@ pub fn symbol_name(name: &[u8]) -> String {
     if !base.starts_with(b"_Z") {
         return plain();
     }
-    match demangle_cpp(base) {
+    match demangle_itanium(base) {
         Some(d) => format!("{d}{}", String::from_utf8_lossy(version)),
         None => plain(),
     }
@@ -50,7 +50,7 @@ pub fn symbol_name(name: &[u8]) -> String {
 /// An Itanium name demangled as LLVM's and GNU's demanglers spell it: cpp_demangle writes a few
 /// special names its own way (`{vtable(K)}`, `{virtual override thunk(...)}`), which are put back
 /// as `vtable for K`, `VTT for K` and `non-virtual thunk to K::f()`.
-fn demangle_cpp(name: &[u8]) -> Option<String> {
+pub fn demangle_itanium(name: &[u8]) -> Option<String> {
     let thunk = |kind: &str, offsets: &[u8], rest: &[u8]| -> Option<String> {
         // Each call offset: `h` NUMBER `_`, or `v` NUMBER `_` NUMBER `_` (a number may start with `n`).
         let mut rest = rest;
@@ -79,7 +79,7 @@ fn demangle_cpp(name: &[u8]) -> Option<String> {
                 rest = &rest[digits + 1..];
             }
         }
-        let target = demangle_cpp(&[b"_Z", rest].concat())?;
+        let target = demangle_itanium(&[b"_Z", rest].concat())?;
         Some(format!("{kind}{target}"))
     };
     if let Some(rest) = name.strip_prefix(b"_ZTh") {

@@ -123,7 +123,7 @@ pub fn report_tracing(config: &Config, res: &Resolution) -> Result<(), Error> {
     let Some(path) = &config.why_extract else { return Ok(()) };
     let mut text = String::from("reference\textracted\tsymbol\n");
     for (referrer, member, sym) in &res.why_extract {
-        text.push_str(&format!("{referrer}\t{member}\t{}\n", String::from_utf8_lossy(sym)));
+        text.push_str(&format!("{referrer}\t{member}\t{}\n", crate::diag::symbol_name(sym)));
     }
     if path.as_os_str() == "-" {
         print!("{text}");
@@ -1044,7 +1044,7 @@ impl<'a> Resolver<'a, '_> {
                         s.def = new;
                     }
                     if self.warn_common {
-                        let (old, name) = (&self.objects[cf].name, s.display());
+                        let (old, name) = (&self.objects[cf].name, crate::diag::symbol_name(s.name));
                         self.warnings.push(match new_size.cmp(&old_size) {
                             std::cmp::Ordering::Greater => {
                                 format!("{}: common of `{name}' overriding smaller common from {old}", obj.name)
@@ -1061,7 +1061,7 @@ impl<'a> Resolver<'a, '_> {
                     s.def = new;
                     s.weak = false;
                     if self.warn_common {
-                        let (old, name) = (&self.objects[cf].name, s.display());
+                        let (old, name) = (&self.objects[cf].name, crate::diag::symbol_name(s.name));
                         self.warnings
                             .push(format!("{}: definition of `{name}' overriding common from {old}", obj.name));
                     }
@@ -1070,7 +1070,7 @@ impl<'a> Resolver<'a, '_> {
             },
             Def::Defined { file: other, .. } => {
                 if self.warn_common && !s.weak && matches!(new, Def::Common { .. }) {
-                    let (old, name) = (&self.objects[other].name, s.display());
+                    let (old, name) = (&self.objects[other].name, crate::diag::symbol_name(s.name));
                     self.warnings.push(format!("{}: common of `{name}' overridden by definition from {old}", obj.name));
                 }
                 if s.weak && !weak {

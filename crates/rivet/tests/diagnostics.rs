@@ -45,7 +45,8 @@ fn has(lines: &[String], expected: &[&str]) {
     if !testing_rivet() {
         return;
     }
-    let at = lines.iter().position(|l| l == expected[0]).unwrap_or_else(|| panic!("{:?} not in {lines:#?}", expected[0]));
+    let at =
+        lines.iter().position(|l| l == expected[0]).unwrap_or_else(|| panic!("{:?} not in {lines:#?}", expected[0]));
     assert_eq!(&lines[at..(at + expected.len()).min(lines.len())], expected, "{lines:#?}");
 }
 
@@ -192,6 +193,124 @@ fn undefined_symbols_suggest_spellings_like_lld() {
         assert!(!lines.iter().any(|l| l.contains("third_")), "{lines:#?}");
         assert!(lines.iter().any(|l| l == "LD: error: undefined symbol: vtable for K"), "{lines:#?}");
         assert!(lines.iter().any(|l| l.starts_with(">>> the vtable symbol may be undefined")), "{lines:#?}");
+    }
+    tmp.finish();
+}
+
+/// The symbol lines under each input section of a `-Map` file: (input section line, [(size,
+/// alignment, name)]), addresses left out (they differ between linkers).
+fn map_symbols(map: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in map.lines().skip(1) {
+        let (columns, rest) = line.split_at(line.len().min(48));
+        if let Some(name) = rest.strip_prefix("                 ") {
+            let fields: Vec<&str> = columns.split_whitespace().collect();
+            if let Some(last) = out.last_mut() {
+                last.1.push(format!("{} {} {name}", fields[2], fields[3]));
+            }
+        } else if let Some(section) = rest.strip_prefix("         ") {
+            out.push((section.to_string(), Vec::new()));
+        }
+    }
+    out
+}
+
+/// `-Map` lists, under each input section, the symbols it defines as lld 19 does: locals and
+/// globals, demangled (or not, with `--no-demangle`), with their sizes and alignment 1.
+#[test]
+fn link_map_symbols_match_lld() {
+    if !testing_rivet() || !have("g++") || !have(LLD) {
+        return;
+    }
+    let tmp = TempDir::new("diag-map");
+    let dir = &tmp.path;
+    let source =
+        "#include <cstdio>\nnamespace ns { int counter = 3; int add(int a, int b) { return a + b + counter; } }\n\
+                  static int twice(int x) { return x * 2; }\nint (*keep)(int) = twice;\n\
+                  int main() { std::printf(\"%d\\n\", ns::add(1, 2) + keep(3)); }\n";
+    compile(dir, "g++", "m.cpp", source, &["-O1"], "m.o");
+    let lld_dir = dir.join("lld-bin");
+    std::fs::create_dir_all(&lld_dir).unwrap();
+    let which = must(Command::new("sh").args(["-c", &format!("command -v {LLD}")])).stdout;
+    std::os::unix::fs::symlink(String::from_utf8_lossy(&which).trim(), lld_dir.join("ld")).unwrap();
+    for demangle in ["--demangle", "--no-demangle"] {
+        let mut maps = Vec::new();
+        for (who, bin) in [("ours", linker_dir(&tmp)), ("lld", lld_dir.clone())] {
+            let map = format!("{who}.map");
+            let flags = format!("-Wl,-Map={map},{demangle}");
+            must(Command::new("g++").current_dir(dir).arg("-B").arg(&bin).args([
+                "m.o",
+                "-o",
+                &format!("{who}.exe"),
+                &flags,
+            ]));
+            maps.push(map_symbols(&std::fs::read_to_string(dir.join(&map)).unwrap()));
+        }
+        let (ours, lld) = (&maps[0], &maps[1]);
+        let mut compared = 0;
+        for (section, symbols) in lld.iter().filter(|(_, s)| !s.is_empty()) {
+            let mine = ours.iter().find(|(s, _)| s == section).map(|(_, v)| v);
+            assert_eq!(mine, Some(symbols), "{demangle}: symbols of {section}");
+            compared += symbols.len();
+        }
+        let names: Vec<&String> = lld.iter().flat_map(|(_, s)| s).collect();
+        let (add, twice) = match demangle {
+            "--demangle" => ("a 1 ns::add(int, int)", " 1 twice(int)"),
+            _ => ("a 1 _ZN2ns3addEii", " 1 _ZL5twicei"),
+        };
+        assert!(names.iter().any(|n| n.ends_with(add)) && names.iter().any(|n| n.ends_with(twice)), "{names:?}");
+        assert!(compared >= 8, "{names:?}");
+    }
+    tmp.finish();
+}
+
+/// Every message that names a symbol demangles it unless `--no-demangle` (relocation errors,
+/// `--why-extract`), and says where the reference is as lld does; `-y` prints the name as given, as
+/// lld does.
+#[test]
+fn symbol_names_are_demangled_in_every_message() {
+    if !have("g++") {
+        return;
+    }
+    let tmp = TempDir::new("diag-demangle");
+    let dir = &tmp.path;
+    compile(dir, "g++", "y.cpp", "int foo(int);\nint main() { return foo(1); }\n", &[], "y.o");
+    compile(dir, "g++", "yd.cpp", "int foo(int x) { return x; }\n", &[], "yd.o");
+    must(Command::new("ar").current_dir(dir).args(["rcs", "liby.a", "yd.o"]));
+    let stdout = |ld: &Path, args: &[&str]| {
+        let out = must(Command::new(ld).current_dir(dir).args(args).args(["-o", "out"]));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for extra in [&[][..], &["--no-demangle"]] {
+        let args: Vec<&str> =
+            ["-e", "main", "y.o", "liby.a", "-y", "_Z3fooi", "--why-extract=-"].iter().chain(extra).copied().collect();
+        let ours = stdout(&linker(), &args);
+        if testing_rivet() {
+            let symbol = if extra.is_empty() { "foo(int)" } else { "_Z3fooi" };
+            assert!(ours.contains(&format!("y.o\tliby.a(yd.o)\t{symbol}\n")), "{ours}");
+            assert!(ours.contains("y.o: reference to _Z3fooi\n"), "{ours}");
+            if have(LLD) {
+                assert_eq!(ours, stdout(Path::new(LLD), &args), "{args:?}");
+            }
+        }
+    }
+    // A relocation a shared library cannot have, against a C++ variable.
+    compile(
+        dir,
+        "g++",
+        "r.cpp",
+        "namespace ns { extern int gvar; }\nint getv() { return ns::gvar; }\n",
+        &["-g", "-fno-pic"],
+        "r.o",
+    );
+    let lines = messages(&linker(), dir, &["-shared", "r.o"]);
+    let full = dir.display().to_string();
+    let source = format!(">>> referenced by r.cpp:2 ({full}/r.cpp:2)");
+    has(&lines, &[&source, ">>>               r.o:(getv())"]);
+    if testing_rivet() {
+        assert!(lines.iter().any(|l| l.contains("against symbol 'ns::gvar'")), "{lines:#?}");
+        let raw = messages(&linker(), dir, &["-shared", "--no-demangle", "r.o"]);
+        assert!(raw.iter().any(|l| l.contains("against symbol '_ZN2ns4gvarE'")), "{raw:#?}");
     }
     tmp.finish();
 }

@@ -715,7 +715,8 @@ impl<'a> ObjectFile<'a> {
         }
     }
 
-    /// Name of a symbol for messages (a section symbol is named by its section).
+    /// Name of a symbol for messages (a section symbol is named by its section; a C++ or Rust name
+    /// demangled unless `--no-demangle`).
     pub fn display_sym(&self, index: usize) -> String {
         let sym = &self.syms[index];
         if sym.st_info & 0xf == elf::STT_SECTION {
@@ -724,31 +725,9 @@ impl<'a> ObjectFile<'a> {
             }
         }
         match self.sym_name(sym) {
-            Ok(n) => String::from_utf8_lossy(n).into_owned(),
+            Ok(n) => crate::diag::symbol_name(n),
             Err(_) => format!("<symbol {index}>"),
         }
-    }
-
-    /// The function (or other symbol) that contains `offset` in section `sec`, for
-    /// "referenced by file:(function)" messages.
-    pub fn enclosing_symbol(&self, sec: u32, offset: u64) -> Option<String> {
-        let mut best: Option<(u64, usize)> = None;
-        for i in 1..self.syms.len() {
-            let sym = &self.syms[i];
-            let kind = sym.st_info & 0xf;
-            if kind != elf::STT_FUNC && kind != elf::STT_OBJECT && kind != elf::STT_NOTYPE {
-                continue;
-            }
-            if self.sym_shndx(i) != Some(sec) {
-                continue;
-            }
-            let value = sym.st_value.get(LE);
-            let size = sym.st_size.get(LE);
-            if value <= offset && (offset < value + size || size == 0) && best.is_none_or(|(v, _)| value > v) {
-                best = Some((value, i));
-            }
-        }
-        best.map(|(_, i)| self.display_sym(i))
     }
 }
 
