@@ -82,10 +82,10 @@ impl SourceInfo {
                     seq.rows.push((offset, path, line));
                 }
             }
-            for seq in &mut self.sequences {
-                seq.rows.sort_by_key(|r| r.0);
-            }
             self.read_variables(&dwarf, &unit, &files)?;
+        }
+        for seq in &mut self.sequences {
+            seq.rows.sort_by_key(|r| r.0);
         }
         Ok(())
     }

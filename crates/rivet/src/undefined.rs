@@ -9,7 +9,7 @@ use crate::resolve::{self, Def, Symbol};
 use crate::srcloc::Places;
 use object::elf;
 use object::LittleEndian as LE;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A relocation that refers to an undefined symbol: (file, section, offset).
 type Reference = (FileId, u32, u64);
@@ -24,10 +24,16 @@ pub fn undefined_symbol_errors(
     more: &dyn Fn() -> bool,
     emit: &mut dyn FnMut(SymbolId, String),
 ) {
-    let wanted = |id: SymbolId| {
-        let s = &ctx.symbols[id];
-        s.def == Def::Undefined && s.strong_ref && report(s)
-    };
+    // Most links have none: then no relocation is read.
+    let wanted: FxHashSet<SymbolId> = ctx
+        .symbols
+        .iter_enumerated()
+        .filter(|(_, s)| s.def == Def::Undefined && s.strong_ref && report(s))
+        .map(|(id, _)| id)
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
     // Every reference, grouped by symbol in the order of each symbol's first one; `first` is the
     // position of that first one among all references (lld suggests spellings for the symbols of
     // the first two).
@@ -42,7 +48,7 @@ pub fn undefined_symbol_errors(
             for rel in sec.relas {
                 let sym = rel.r_sym(LE, false) as usize;
                 let Some(&id) = sym.checked_sub(obj.first_global).and_then(|g| obj.global_ids.get(g)) else { continue };
-                if !wanted(id) {
+                if !wanted.contains(&id) {
                     continue;
                 }
                 let entry = refs.entry(id).or_insert_with(|| {
@@ -57,12 +63,10 @@ pub fn undefined_symbol_errors(
     // Symbols no relocation uses: an undefined entry in a symbol table only (`.globl foo` and no
     // use, uses in sections --gc-sections dropped) or a definition in a discarded COMDAT copy,
     // which GNU ld and lld link without a word; or a name the command line gave.
-    for (id, s) in ctx.symbols.iter_enumerated() {
-        if !refs.contains_key(&id)
-            && wanted(id)
-            && s.undefined_ref
-            && !ctx.objects.iter().any(|o| o.global_ids.contains(&id))
-        {
+    let mut rest: Vec<SymbolId> = wanted.iter().copied().filter(|id| !refs.contains_key(id)).collect();
+    rest.sort_unstable();
+    for id in rest {
+        if ctx.symbols[id].undefined_ref && !ctx.objects.iter().any(|o| o.global_ids.contains(&id)) {
             order.push(id);
         }
     }
