@@ -42,14 +42,66 @@ pub fn symbol_name(name: &[u8]) -> String {
         return plain();
     }
     match demangle_itanium(base) {
-        Some(d) => format!("{d}{}", String::from_utf8_lossy(version)),
+        Some(d) => format!("{}{}", llvm_spelling(&d), String::from_utf8_lossy(version)),
         None => plain(),
     }
 }
 
-/// An Itanium name demangled as LLVM's and GNU's demanglers spell it: cpp_demangle writes a few
-/// special names its own way (`{vtable(K)}`, `{virtual override thunk(...)}`), which are put back
-/// as `vtable for K`, `VTT for K` and `non-virtual thunk to K::f()`.
+/// A name demangled in GNU's spelling (cpp_demangle's, c++filt's) rewritten in LLVM's, which lld
+/// prints: `>>` closes nested templates, `operator<<<T>` has no space, a clone is `f() (.cold)` rather than `f() [clone .cold]`,
+/// a lambda `'lambda'()`, `'lambda0'(int)` rather than `{lambda()#1}`, `{lambda(int)#2}`. (An
+/// unnamed type stays `{unnamed type#N}`: cpp_demangle numbers `Ut_` and `Ut0_` alike.)
+fn llvm_spelling(gnu: &str) -> String {
+    let mut out = String::with_capacity(gnu.len());
+    let mut rest = gnu;
+    // `#N` as LLVM numbers them: the first has no number, the second 0, and so on.
+    let number = |n: &str| match n.parse::<u64>() {
+        Ok(1) | Err(_) => String::new(),
+        Ok(n) => (n - 2).to_string(),
+    };
+    while let Some(at) = rest.find(['{', '[', '>']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("{lambda(") {
+            // The parameters may hold parentheses of their own.
+            let mut depth = 1;
+            let close = after.char_indices().find(|&(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            });
+            if let Some((close, _)) = close {
+                let tail = &after[close + 1..];
+                if let Some((n, more)) = tail.strip_prefix('#').and_then(|t| t.split_once('}')) {
+                    out.push_str(&format!("'lambda{}'({})", number(n), llvm_spelling(&after[..close])));
+                    rest = more;
+                    continue;
+                }
+            }
+        } else if let Some((suffix, more)) = rest.strip_prefix("[clone ").and_then(|t| t.split_once(']')) {
+            out.push_str(&format!("({suffix})"));
+            rest = more;
+            continue;
+        } else if rest.starts_with("> >") {
+            out.push('>');
+            rest = &rest[2..];
+            continue;
+        }
+        out.push_str(&rest[..1]);
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    // No space between an operator's name and its template arguments: `operator<<<char>`.
+    out.replace("operator<< <", "operator<<<").replace("operator< <", "operator<<")
+}
+
+/// An Itanium name demangled in GNU's spelling (c++filt's, which `extern "C++"` patterns of
+/// version scripts are written in): cpp_demangle writes a few special names its own way
+/// (`{vtable(K)}`, `{virtual override thunk(...)}`), which are put back as `vtable for K`,
+/// `VTT for K` and `non-virtual thunk to K::f()`. Messages use `llvm_spelling` of it.
 pub fn demangle_itanium(name: &[u8]) -> Option<String> {
     let thunk = |kind: &str, offsets: &[u8], rest: &[u8]| -> Option<String> {
         // Each call offset: `h` NUMBER `_`, or `v` NUMBER `_` NUMBER `_` (a number may start with `n`).
@@ -371,6 +423,16 @@ mod tests {
         assert_eq!(symbol_name(b"_ZTv0_n24_N1C1fEv"), "virtual thunk to C::f()");
         assert_eq!(symbol_name(b"_ZTch0_h16_N1C1gEv"), "covariant return thunk to C::g()");
         assert_eq!(symbol_name(b"_ZThn8_"), "_ZThn8_");
+        // LLVM's spelling (lld's), where it differs from GNU's.
+        assert_eq!(symbol_name(b"_ZNSt6vectorIS_IiSaIiEESaIS1_EE5clearEv"), "std::vector<std::vector<int, std::allocator<int>>, std::allocator<std::vector<int, std::allocator<int>>>>::clear()");
+        assert_eq!(
+            symbol_name(b"_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc"),
+            "std::basic_ostream<char, std::char_traits<char>>& std::operator<<<std::char_traits<char>>(std::basic_ostream<char, std::char_traits<char>>&, char const*)"
+        );
+        assert_eq!(symbol_name(b"_Z4callPKcPFivE.cold"), "call(char const*, int (*)()) (.cold)");
+        assert_eq!(symbol_name(b"_ZZ4mainENKUlvE_clEv"), "main::'lambda'()::operator()() const");
+        assert_eq!(symbol_name(b"_ZZ4mainENKUliE0_clEi"), "main::'lambda0'(int)::operator()(int) const");
+        assert_eq!(demangle_itanium(b"_ZNSt6vectorIS_IiSaIiEESaIS1_EE5clearEv").unwrap(), "std::vector<std::vector<int, std::allocator<int> >, std::allocator<std::vector<int, std::allocator<int> > > >::clear()");
         assert_eq!(symbol_name(b"_Zunknown"), "_Zunknown");
         // Rust v0 names (mold's demangle-rust case), without crate disambiguators.
         assert_eq!(
