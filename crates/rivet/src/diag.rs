@@ -48,7 +48,7 @@ pub fn symbol_name(name: &[u8]) -> String {
 }
 
 /// A name demangled in GNU's spelling (cpp_demangle's, c++filt's) rewritten in LLVM's, which lld
-/// prints: `>>` closes nested templates, `operator<<<T>` has no space, a clone is `f() (.cold)` rather than `f() [clone .cold]`,
+/// prints: `>>` closes nested templates, `operator<<<T>` has no space, literals are `1l`, a clone is `f() (.cold)` rather than `f() [clone .cold]`,
 /// a lambda `'lambda'()`, `'lambda0'(int)` rather than `{lambda()#1}`, `{lambda(int)#2}`. (An
 /// unnamed type stays `{unnamed type#N}`: cpp_demangle numbers `Ut_` and `Ut0_` alike.)
 fn llvm_spelling(gnu: &str) -> String {
@@ -95,7 +95,26 @@ fn llvm_spelling(gnu: &str) -> String {
     }
     out.push_str(rest);
     // No space between an operator's name and its template arguments: `operator<<<char>`.
-    out.replace("operator<< <", "operator<<<").replace("operator< <", "operator<<")
+    let mut out = out.replace("operator<< <", "operator<<<").replace("operator< <", "operator<<");
+    // Integer literals with their type as a suffix: `ratio<1l, 1000l>`, not `ratio<(long)1, ...>`.
+    for (cast, suffix) in [
+        ("(unsigned long long)", "ull"),
+        ("(long long)", "ll"),
+        ("(unsigned long)", "ul"),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+    ] {
+        while let Some(at) = out.find(cast) {
+            let number = &out[at + cast.len()..];
+            let digits = number.char_indices().take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-')).count();
+            if digits == 0 || number.starts_with("-") && digits == 1 {
+                break;
+            }
+            let literal = format!("{}{suffix}", &number[..digits]);
+            out.replace_range(at..at + cast.len() + digits, &literal);
+        }
+    }
+    out
 }
 
 /// An Itanium name demangled in GNU's spelling (c++filt's, which `extern "C++"` patterns of
@@ -429,6 +448,11 @@ mod tests {
             symbol_name(b"_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc"),
             "std::basic_ostream<char, std::char_traits<char>>& std::operator<<<std::char_traits<char>>(std::basic_ostream<char, std::char_traits<char>>&, char const*)"
         );
+        assert_eq!(
+            symbol_name(b"_ZNSt6chrono8durationIlSt5ratioILl1ELl1000EEEC1Ev"),
+            "std::chrono::duration<long, std::ratio<1l, 1000l>>::duration()"
+        );
+        assert_eq!(symbol_name(b"_Z1fILm18446744073709551615EEvv"), "void f<18446744073709551615ul>()");
         assert_eq!(symbol_name(b"_Z4callPKcPFivE.cold"), "call(char const*, int (*)()) (.cold)");
         assert_eq!(symbol_name(b"_ZZ4mainENKUlvE_clEv"), "main::'lambda'()::operator()() const");
         assert_eq!(symbol_name(b"_ZZ4mainENKUliE0_clEi"), "main::'lambda0'(int)::operator()(int) const");
