@@ -66,20 +66,22 @@ fn undefined_in_objects(ctx: &Ctx, policy: &Policy) {
     let entry_default = ctx.config.entry.is_none();
     // A hidden, internal or protected symbol must be defined in the output whatever the options say
     // (lld's rule), so it is an error even when the others are ignored or warned about.
-    let found = resolve::undefined_symbol_errors_in(&ctx.objects, &ctx.symbols, &|s| {
+    let report = |s: &resolve::Symbol| {
         // `-u` names and a missing default entry are not errors (GNU ld warns about the entry).
         // `__tls_get_addr` is only called by general/local-dynamic TLS sequences, which an
         // executable relaxes away; a call outside such a sequence is an error when relocating.
         let name = s.name;
         let exempt = undefined_ok.contains(&name) || (entry_default && name == b"_start") || name == b"__tls_get_addr";
         !exempt && (policy.objects || s.visibility != STV_DEFAULT)
+    };
+    // Warnings are all printed; errors past --error-limit are not, and need no message.
+    let more = || policy.warn || !ctx.diag.limit_reached();
+    crate::undefined::undefined_symbol_errors(ctx, &report, &more, &mut |id, e| match ctx.symbols[id].visibility
+        != STV_DEFAULT
+    {
+        true => ctx.diag.error(e),
+        false => policy.report(ctx, e),
     });
-    for (id, e) in found {
-        match ctx.symbols[id].visibility != STV_DEFAULT {
-            true => ctx.diag.error(e),
-            false => policy.report(ctx, e),
-        }
-    }
 }
 
 /// `--no-allow-shlib-undefined`, lld's check: a shared library's symbol that nothing defines, or

@@ -330,7 +330,7 @@ impl<'a> Ctx<'a> {
 
     pub fn name_of(&self, t: Target) -> String {
         match t {
-            Target::Global(id) => self.symbols[id].display(),
+            Target::Global(id) => crate::diag::symbol_name(self.symbols[id].name),
             Target::Local(f, s) => self.objects[f].display_sym(s as usize),
         }
     }

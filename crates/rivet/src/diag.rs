@@ -41,10 +41,134 @@ pub fn symbol_name(name: &[u8]) -> String {
     if !base.starts_with(b"_Z") {
         return plain();
     }
-    match cpp_demangle::Symbol::new(base).ok().and_then(|s| s.demangle().ok()) {
-        Some(d) => format!("{d}{}", String::from_utf8_lossy(version)),
+    match demangle_itanium(base) {
+        Some(d) => format!("{}{}", llvm_spelling(&d), String::from_utf8_lossy(version)),
         None => plain(),
     }
+}
+
+/// A name demangled in GNU's spelling (cpp_demangle's, c++filt's) rewritten in LLVM's, which lld
+/// prints: `>>` closes nested templates, `operator<<<T>` has no space, literals are `1l`, a clone is `f() (.cold)` rather than `f() [clone .cold]`,
+/// a lambda `'lambda'()`, `'lambda0'(int)` rather than `{lambda()#1}`, `{lambda(int)#2}`. (An
+/// unnamed type stays `{unnamed type#N}`: cpp_demangle numbers `Ut_` and `Ut0_` alike.)
+fn llvm_spelling(gnu: &str) -> String {
+    let mut out = String::with_capacity(gnu.len());
+    let mut rest = gnu;
+    // `#N` as LLVM numbers them: the first has no number, the second 0, and so on.
+    let number = |n: &str| match n.parse::<u64>() {
+        Ok(1) | Err(_) => String::new(),
+        Ok(n) => (n - 2).to_string(),
+    };
+    while let Some(at) = rest.find(['{', '[', '>']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("{lambda(") {
+            // The parameters may hold parentheses of their own.
+            let mut depth = 1;
+            let close = after.char_indices().find(|&(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            });
+            if let Some((close, _)) = close {
+                let tail = &after[close + 1..];
+                if let Some((n, more)) = tail.strip_prefix('#').and_then(|t| t.split_once('}')) {
+                    out.push_str(&format!("'lambda{}'({})", number(n), llvm_spelling(&after[..close])));
+                    rest = more;
+                    continue;
+                }
+            }
+        } else if let Some((suffix, more)) = rest.strip_prefix("[clone ").and_then(|t| t.split_once(']')) {
+            out.push_str(&format!("({suffix})"));
+            rest = more;
+            continue;
+        } else if rest.starts_with("> >") {
+            out.push('>');
+            rest = &rest[2..];
+            continue;
+        }
+        out.push_str(&rest[..1]);
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    // No space between an operator's name and its template arguments: `operator<<<char>`.
+    let mut out = out.replace("operator<< <", "operator<<<").replace("operator< <", "operator<<");
+    // Integer literals with their type as a suffix: `ratio<1l, 1000l>`, not `ratio<(long)1, ...>`.
+    for (cast, suffix) in [
+        ("(unsigned long long)", "ull"),
+        ("(long long)", "ll"),
+        ("(unsigned long)", "ul"),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+    ] {
+        while let Some(at) = out.find(cast) {
+            let number = &out[at + cast.len()..];
+            let digits = number.char_indices().take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-')).count();
+            if digits == 0 || number.starts_with("-") && digits == 1 {
+                break;
+            }
+            let literal = format!("{}{suffix}", &number[..digits]);
+            out.replace_range(at..at + cast.len() + digits, &literal);
+        }
+    }
+    out
+}
+
+/// An Itanium name demangled in GNU's spelling (c++filt's, which `extern "C++"` patterns of
+/// version scripts are written in): cpp_demangle writes a few special names its own way
+/// (`{vtable(K)}`, `{virtual override thunk(...)}`), which are put back as `vtable for K`,
+/// `VTT for K` and `non-virtual thunk to K::f()`. Messages use `llvm_spelling` of it.
+pub fn demangle_itanium(name: &[u8]) -> Option<String> {
+    let thunk = |kind: &str, offsets: &[u8], rest: &[u8]| -> Option<String> {
+        // Each call offset: `h` NUMBER `_`, or `v` NUMBER `_` NUMBER `_` (a number may start with `n`).
+        let mut rest = rest;
+        for &kind in offsets {
+            let numbers = match kind {
+                b'h' => 1,
+                b'v' => 2,
+                _ => match rest.first()? {
+                    b'h' => {
+                        rest = &rest[1..];
+                        1
+                    }
+                    b'v' => {
+                        rest = &rest[1..];
+                        2
+                    }
+                    _ => return None,
+                },
+            };
+            for _ in 0..numbers {
+                let digits = rest.iter().position(|&b| b == b'_')?;
+                let number = rest[..digits].strip_prefix(b"n").unwrap_or(&rest[..digits]);
+                if number.is_empty() || !number.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                rest = &rest[digits + 1..];
+            }
+        }
+        let target = demangle_itanium(&[b"_Z", rest].concat())?;
+        Some(format!("{kind}{target}"))
+    };
+    if let Some(rest) = name.strip_prefix(b"_ZTh") {
+        return thunk("non-virtual thunk to ", b"h", rest);
+    }
+    if let Some(rest) = name.strip_prefix(b"_ZTv") {
+        return thunk("virtual thunk to ", b"v", rest);
+    }
+    if let Some(rest) = name.strip_prefix(b"_ZTc") {
+        return thunk("covariant return thunk to ", b"??", rest);
+    }
+    let d = cpp_demangle::Symbol::new(name).ok()?.demangle().ok()?;
+    for (theirs, ours) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
+        if let Some(inner) = d.strip_prefix(theirs).and_then(|r| r.strip_suffix(")}")) {
+            return Some(format!("{ours}{inner}"));
+        }
+    }
+    Some(d)
 }
 
 /// `--color-diagnostics[=always|never|auto]`: `Some` forces colours on or off; `None` (auto, lld's
@@ -68,6 +192,14 @@ pub fn prefix(kind: &str) -> String {
 /// error, a report that cannot be written).
 pub fn print_error(msg: impl fmt::Display) {
     eprintln!("{}{msg}", prefix("error"));
+}
+
+/// Prints a diagnostic, after an empty line when the one before had several lines (lld's
+/// separator: a message with `>>>` lines stands apart from the next).
+fn print_separated(last_multiline: &mut bool, prefix: &str, msg: &str) {
+    let sep = if *last_multiline { "\n" } else { "" };
+    eprintln!("{sep}{prefix}{msg}");
+    *last_multiline = msg.contains('\n');
 }
 
 /// rivet's one error type: a message and the context it was found in (a file, an archive member,
@@ -203,8 +335,9 @@ pub struct Diag {
     errors: AtomicUsize,
     warnings: AtomicUsize,
     fatal_warnings: bool,
-    /// Serialises printing so lines from different threads do not interleave.
-    out: Mutex<()>,
+    /// Serialises printing so lines from different threads do not interleave; holds whether the
+    /// last message had several lines (lld then leaves an empty line before the next one).
+    out: Mutex<bool>,
     /// Stop printing after this many errors (`--error-limit`, lld's default 20; 0: no limit).
     error_limit: usize,
     /// Count without printing (in-process callers such as the fuzz targets).
@@ -217,7 +350,7 @@ impl Diag {
             errors: AtomicUsize::new(0),
             warnings: AtomicUsize::new(0),
             fatal_warnings,
-            out: Mutex::new(()),
+            out: Mutex::new(false),
             error_limit: 20,
             silent: false,
         }
@@ -238,14 +371,12 @@ impl Diag {
         if self.silent {
             return;
         }
-        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = self.out.lock().unwrap_or_else(|e| e.into_inner());
         if n < self.error_limit {
-            eprintln!("{}{msg}", prefix("error"));
+            print_separated(&mut last, &prefix("error"), &msg.to_string());
         } else if n == self.error_limit {
-            eprintln!(
-                "{}too many errors emitted, stopping now (use --error-limit=0 to see all errors)",
-                prefix("error")
-            );
+            let limit = "too many errors emitted, stopping now (use --error-limit=0 to see all errors)";
+            print_separated(&mut last, &prefix("error"), limit);
         }
     }
 
@@ -257,8 +388,8 @@ impl Diag {
         if self.silent {
             return;
         }
-        let _guard = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        eprintln!("{}{msg}", prefix("warning"));
+        let mut last = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        print_separated(&mut last, &prefix("warning"), &msg.to_string());
     }
 
     /// Reports each of a pass's errors (input loading and resolution return them all at once).
@@ -272,6 +403,12 @@ impl Diag {
     pub fn fail<E: fmt::Display>(&self, errors: impl IntoIterator<Item = E>) -> Error {
         self.report(errors);
         self.check().err().unwrap_or_else(|| Error::new("link failed"))
+    }
+
+    /// `--error-limit` errors and the line that says so were printed: more errors would only be
+    /// counted, so a pass may stop building their messages (lld stops the link there).
+    pub fn limit_reached(&self) -> bool {
+        self.error_count() > self.error_limit
     }
 
     pub fn error_count(&self) -> usize {
@@ -297,6 +434,29 @@ mod tests {
         assert_eq!(symbol_name(b"_ZN2ns7versionEv@@V1"), "ns::version()@@V1");
         // Not mangled, or not a valid mangling: as it is.
         assert_eq!(symbol_name(b"Pi"), "Pi");
+        // Special names as LLVM's demangler (and so lld) spells them.
+        assert_eq!(symbol_name(b"_ZTV1K"), "vtable for K");
+        assert_eq!(symbol_name(b"_ZTTN2ns1KE"), "VTT for ns::K");
+        assert_eq!(symbol_name(b"_ZTI1K"), "typeinfo for K");
+        assert_eq!(symbol_name(b"_ZThn8_N1C1fEv"), "non-virtual thunk to C::f()");
+        assert_eq!(symbol_name(b"_ZTv0_n24_N1C1fEv"), "virtual thunk to C::f()");
+        assert_eq!(symbol_name(b"_ZTch0_h16_N1C1gEv"), "covariant return thunk to C::g()");
+        assert_eq!(symbol_name(b"_ZThn8_"), "_ZThn8_");
+        // LLVM's spelling (lld's), where it differs from GNU's.
+        assert_eq!(symbol_name(b"_ZNSt6vectorIS_IiSaIiEESaIS1_EE5clearEv"), "std::vector<std::vector<int, std::allocator<int>>, std::allocator<std::vector<int, std::allocator<int>>>>::clear()");
+        assert_eq!(
+            symbol_name(b"_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc"),
+            "std::basic_ostream<char, std::char_traits<char>>& std::operator<<<std::char_traits<char>>(std::basic_ostream<char, std::char_traits<char>>&, char const*)"
+        );
+        assert_eq!(
+            symbol_name(b"_ZNSt6chrono8durationIlSt5ratioILl1ELl1000EEEC1Ev"),
+            "std::chrono::duration<long, std::ratio<1l, 1000l>>::duration()"
+        );
+        assert_eq!(symbol_name(b"_Z1fILm18446744073709551615EEvv"), "void f<18446744073709551615ul>()");
+        assert_eq!(symbol_name(b"_Z4callPKcPFivE.cold"), "call(char const*, int (*)()) (.cold)");
+        assert_eq!(symbol_name(b"_ZZ4mainENKUlvE_clEv"), "main::'lambda'()::operator()() const");
+        assert_eq!(symbol_name(b"_ZZ4mainENKUliE0_clEi"), "main::'lambda0'(int)::operator()(int) const");
+        assert_eq!(demangle_itanium(b"_ZNSt6vectorIS_IiSaIiEESaIS1_EE5clearEv").unwrap(), "std::vector<std::vector<int, std::allocator<int> >, std::allocator<std::vector<int, std::allocator<int> > > >::clear()");
         assert_eq!(symbol_name(b"_Zunknown"), "_Zunknown");
         // Rust v0 names (mold's demangle-rust case), without crate disambiguators.
         assert_eq!(
@@ -390,6 +550,11 @@ mod tests {
         // --error-limit=0 means no limit.
         assert_eq!(Diag::quiet().with_error_limit(0).error_limit, usize::MAX);
         assert_eq!(Diag::quiet().with_error_limit(3).error_limit, 3);
+        let limited = Diag::quiet().with_error_limit(2);
+        for reached in [false, false, true] {
+            limited.error("e");
+            assert_eq!(limited.limit_reached(), reached);
+        }
         // Nothing reported but the pass failed: still an error that stops the link.
         assert_eq!(Diag::quiet().fail(Vec::<Error>::new()).to_string(), "link failed");
     }

@@ -23,9 +23,11 @@ pub mod run;
 pub mod script;
 pub mod script_layout;
 pub mod sections;
+pub mod srcloc;
 pub mod symbol_options;
 pub mod synthetic;
 pub mod timing;
+pub mod undefined;
 pub mod write;
 
 #[cfg(test)]

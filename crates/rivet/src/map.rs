@@ -1,17 +1,16 @@
 //! The link map (`-Map=FILE`, `-M`/`--print-map`), in lld's layout: one line per output section,
-//! then its input sections (`file:(section)`) and the global symbols each defines, with addresses,
-//! sizes and alignments. Merged and folded input sections are marked; linker-made sections show
+//! then its input sections (`file:(section)`) and the symbols each defines (demangled, with their
+//! sizes), with addresses, sizes and alignments. Merged and folded input sections are marked; linker-made sections show
 //! as `<internal>`.
-use crate::diag::{Context, Result};
+use crate::diag::{symbol_name, Context, Result};
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::linked::Linked;
-use crate::resolve::Def;
 use crate::sections::output::Content;
 use crate::timing::Timer;
 use std::fmt::Write;
 
-/// (address, name) of the global symbols an input section defines.
-type Defined<'a> = rustc_hash::FxHashMap<SectionRef, Vec<(u64, &'a [u8])>>;
+/// (address, size, name) of the symbols each input section defines.
+type Defined<'a> = rustc_hash::FxHashMap<SectionRef, Vec<(u64, u64, &'a [u8])>>;
 
 /// The link map, once the output exists (lld writes it too when asked, at the end): to
 /// `-Map=FILE`, and with `-M` to stdout.
@@ -31,17 +30,40 @@ pub fn write_if_asked(linked: &Linked, timer: &Timer) -> Result<()> {
 }
 
 pub fn render(ctx: &Linked) -> String {
-    // Global symbols by the input section that defines them, in address order.
+    // The symbols each input section defines, as lld lists them: every file's own definitions,
+    // locals (not section or file symbols) and the globals resolution chose, in address order
+    // (files' and their tables' order among equals).
     let mut defined: Defined = Default::default();
-    for (id, s) in ctx.symbols.iter_enumerated() {
-        if let Def::Defined { file, sym } = s.def {
-            if let Some(sec) = ctx.objects[file].sym_shndx(sym as usize) {
-                defined.entry(SectionRef::new(file, sec)).or_default().push((ctx.addr.global[id], s.name));
+    for (f, obj) in ctx.objects.iter_enumerated() {
+        for (i, sym) in obj.syms.iter().enumerate().skip(1) {
+            let kind = sym.st_info & 0xf;
+            if kind == object::elf::STT_SECTION || kind == object::elf::STT_FILE {
+                continue;
             }
+            let Some(sec) = obj.sym_shndx(i) else { continue };
+            let section = &obj.sections[sec as usize];
+            // Pieces of merged sections are not where their input section would be: lld lists
+            // no symbol there either.
+            if !section.live || section.out.is_none() || section.merge_index.is_some() {
+                continue;
+            }
+            let addr = match i.checked_sub(obj.first_global) {
+                None => ctx.section_addr(f, sec).map(|a| a + sym.st_value.get(object::LittleEndian)),
+                Some(g) if crate::resolve::defines(&ctx.objects, &ctx.symbols, f, i) => {
+                    obj.global_ids.get(g).map(|&id| ctx.addr.global[id])
+                }
+                Some(_) => None,
+            };
+            let (Some(addr), Ok(name)) = (addr, obj.sym_name(sym)) else { continue };
+            defined.entry(SectionRef::new(f, sec)).or_default().push((
+                addr,
+                sym.st_size.get(object::LittleEndian),
+                name,
+            ));
         }
     }
     for v in defined.values_mut() {
-        v.sort();
+        v.sort_by_key(|&(addr, ..)| addr);
     }
     let mut out = String::new();
     let _ = writeln!(out, "{:>16} {:>16} {:>8} {:>5} Out     In      Symbol", "VMA", "LMA", "Size", "Align");
@@ -75,16 +97,9 @@ pub fn render(ctx: &Linked) -> String {
                 obj.name,
                 String::from_utf8_lossy(sec.name)
             );
-            for (a, name) in defined.get(&SectionRef::new(f, s)).map(|v| v.as_slice()).unwrap_or_default() {
-                let _ = writeln!(
-                    out,
-                    "{:>16x} {:>16x} {:>8} {:>5}                 {}",
-                    a,
-                    a,
-                    0,
-                    0,
-                    String::from_utf8_lossy(name)
-                );
+            for &(a, size, name) in defined.get(&SectionRef::new(f, s)).map(|v| v.as_slice()).unwrap_or_default() {
+                // lld: the symbol's size, alignment 1, the name demangled unless --no-demangle.
+                let _ = writeln!(out, "{a:>16x} {a:>16x} {size:>8x} {:>5}                 {}", 1, symbol_name(name));
             }
         }
     }

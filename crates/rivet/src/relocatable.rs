@@ -356,7 +356,7 @@ fn push_global(ctx: &Ctx, plan: &Plan, t: &mut Symbols, id: SymbolId, first_seen
                         format!(
                             "{}: symbol {} is defined in section {}, which the output does not keep",
                             obj.name,
-                            String::from_utf8_lossy(name),
+                            crate::diag::symbol_name(name),
                             String::from_utf8_lossy(obj.sections[sec as usize].name)
                         )
                     })?;
@@ -382,7 +382,9 @@ fn push_global(ctx: &Ctx, plan: &Plan, t: &mut Symbols, id: SymbolId, first_seen
             let bind = if weak { elf::STB_WEAK } else { elf::STB_GLOBAL };
             t.push(s.name, (bind << 4) | (first_seen.st_info & 0xf), other, Shndx::Reserved(elf::SHN_UNDEF), 0, 0)
         }
-        Def::Shared { .. } => bail!("{}: a relocatable output cannot refer to a shared library", s.display()),
+        Def::Shared { .. } => {
+            bail!("{}: a relocatable output cannot refer to a shared library", crate::diag::symbol_name(s.name))
+        }
     })
 }
 

@@ -123,7 +123,7 @@ pub fn report_tracing(config: &Config, res: &Resolution) -> Result<(), Error> {
     let Some(path) = &config.why_extract else { return Ok(()) };
     let mut text = String::from("reference\textracted\tsymbol\n");
     for (referrer, member, sym) in &res.why_extract {
-        text.push_str(&format!("{referrer}\t{member}\t{}\n", String::from_utf8_lossy(sym)));
+        text.push_str(&format!("{referrer}\t{member}\t{}\n", crate::diag::symbol_name(sym)));
     }
     if path.as_os_str() == "-" {
         print!("{text}");
@@ -363,8 +363,9 @@ struct Resolver<'a, 'x> {
     early: HashMap<u64, Member<'a>>,
     next_seq: u64,
     errors: Vec<Error>,
-    /// Pairs (symbol, other file) for duplicate definitions, reported once each.
-    duplicates: Vec<(SymbolId, FileId, FileId)>,
+    /// Duplicate definitions, reported once each: (symbol, the file that defines it, the file
+    /// that defines it again and its symbol index there).
+    duplicates: Vec<(SymbolId, FileId, FileId, u32)>,
     /// `--allow-multiple-definition` / `-z muldefs`: the first definition wins, silently.
     allow_multiple_definition: bool,
     /// `--trace`: each object is printed as it joins the link.
@@ -698,7 +699,9 @@ fn parse_input<'a>(
     if !object::is_elf(data) {
         return Ok(None);
     }
-    let obj = object::parse(data, name, order, &l.arena)?;
+    // An archive member is named `lib.a(m.o)`; a `--start-lib` object by its own path.
+    let archive_len = (member && name.len() > l.name.len() && name.starts_with(&l.name)).then_some(l.name.len());
+    let obj = object::ObjectFile { archive_len, ..object::parse(data, name, order, &l.arena)? };
     Ok(Some(match obj.ir {
         None => Parsed::Object(prepare(obj, renames)),
         Some(_) if with_ir => {
@@ -1105,7 +1108,7 @@ impl<'a> Resolver<'a, '_> {
                         s.def = new;
                     }
                     if self.warn_common {
-                        let (old, name) = (&self.objects[cf].name, s.display());
+                        let (old, name) = (&self.objects[cf].name, crate::diag::symbol_name(s.name));
                         self.warnings.push(match new_size.cmp(&old_size) {
                             std::cmp::Ordering::Greater => {
                                 format!("{}: common of `{name}' overriding smaller common from {old}", obj.name)
@@ -1122,7 +1125,7 @@ impl<'a> Resolver<'a, '_> {
                     s.def = new;
                     s.weak = false;
                     if self.warn_common {
-                        let (old, name) = (&self.objects[cf].name, s.display());
+                        let (old, name) = (&self.objects[cf].name, crate::diag::symbol_name(s.name));
                         self.warnings
                             .push(format!("{}: definition of `{name}' overriding common from {old}", obj.name));
                     }
@@ -1131,14 +1134,14 @@ impl<'a> Resolver<'a, '_> {
             },
             Def::Defined { file: other, .. } => {
                 if self.warn_common && !s.weak && matches!(new, Def::Common { .. }) {
-                    let (old, name) = (&self.objects[other].name, s.display());
+                    let (old, name) = (&self.objects[other].name, crate::diag::symbol_name(s.name));
                     self.warnings.push(format!("{}: common of `{name}' overridden by definition from {old}", obj.name));
                 }
                 if s.weak && !weak {
                     s.def = new;
                     s.weak = false;
                 } else if !s.weak && !weak && !matches!(new, Def::Common { .. }) {
-                    self.duplicates.push((id, other, file));
+                    self.duplicates.push((id, other, file, i as u32));
                 }
             }
         }
@@ -1178,88 +1181,51 @@ impl<'a> Resolver<'a, '_> {
         });
     }
 
+    /// lld's message: each definition's place in the source (from DWARF, when the object has
+    /// it) and in its object, the one that came first first.
     fn report_duplicates(&mut self) {
-        if self.allow_multiple_definition {
+        if self.allow_multiple_definition || self.duplicates.is_empty() {
             return;
         }
-        for &(id, first, second) in &self.duplicates {
-            let name = crate::diag::symbol_name(self.symbols[id].name);
-            let at = |f: FileId| {
-                let o = &self.objects[f];
-                format!(">>> defined at {}", o.name)
+        let (objects, symbols) = (&self.objects, &self.symbols);
+        let owns = |f: FileId, i: usize| defines(objects, symbols, f, i);
+        let places = crate::srcloc::Places::new(objects, &owns);
+        for &(id, first, second, second_sym) in &self.duplicates {
+            let s = &symbols[id];
+            let name = crate::diag::symbol_name(s.name);
+            // The first definition is the one resolution kept.
+            let first_sym = match s.def {
+                Def::Defined { file, sym } if file == first => sym as usize,
+                _ => continue,
             };
-            self.errors.push(fatal!("duplicate symbol: {name}\n{}\n{}", at(first), at(second)));
+            let at = |f: FileId, i: usize| {
+                let obj = &objects[f];
+                let sym = &obj.syms[i];
+                obj.sym_shndx(i).map(|sec| places.describe(f, sec, sym.st_value.get(LE), s.name, 11))
+            };
+            let msg = match (at(first, first_sym), at(second, second_sym as usize)) {
+                (Some(a), Some(b)) => format!("duplicate symbol: {name}\n>>> defined at {a}\n>>> defined at {b}"),
+                // An absolute definition has no place in a section.
+                _ => format!(
+                    "duplicate symbol: {name}\n>>> defined in {}\n>>> defined in {}",
+                    objects[first].name, objects[second].name
+                ),
+            };
+            self.errors.push(Error::new(msg));
         }
     }
 }
 
-/// lld-style "undefined symbol" messages: each undefined, strongly referenced symbol that `report`
-/// accepts, with up to three places that refer to it (`file:(function)`), and the symbol.
-pub fn undefined_symbol_errors_in(
-    objects: &[ObjectFile],
+/// Whether global symbol `index` of object `file` is the definition resolution chose.
+pub fn defines(
+    objects: &IdVec<FileId, ObjectFile>,
     symbols: &IdVec<SymbolId, Symbol>,
-    report: &dyn Fn(&Symbol) -> bool,
-) -> Vec<(SymbolId, Error)> {
-    let mut out = Vec::new();
-    for (id, s) in symbols.iter_enumerated() {
-        if s.def != Def::Undefined || !s.strong_ref || !report(s) {
-            continue;
-        }
-        let refs = references_to(objects, id);
-        if refs.is_empty() && (!s.undefined_ref || objects.iter().any(|o| o.global_ids.contains(&id))) {
-            // No relocation of a live section uses it: only definitions in discarded sections (a
-            // COMDAT copy whose group another file brought first), or an undefined entry in a
-            // symbol table (`.globl foo` and no use, or uses in sections --gc-sections dropped).
-            // GNU ld and lld link this without a word.
-            continue;
-        }
-        // lld names a visibility other than the default (such a symbol must be defined here).
-        let visibility = match s.visibility {
-            _ if s.localized_from.is_some() => "",
-            elf::STV_HIDDEN => "hidden ",
-            elf::STV_PROTECTED => "protected ",
-            elf::STV_INTERNAL => "internal ",
-            _ => "",
-        };
-        let mut msg = format!("undefined {visibility}symbol: {}", crate::diag::symbol_name(s.name));
-        for r in refs.iter().take(3) {
-            msg.push_str(&format!("\n>>> referenced by {r}"));
-        }
-        if refs.len() > 3 {
-            msg.push_str(&format!("\n>>> referenced {} more times", refs.len() - 3));
-        }
-        if refs.is_empty() {
-            msg.push_str("\n>>> referenced by the command line (-e / -u / --require-defined)");
-        }
-        out.push((id, Error::new(msg)));
-    }
-    out
-}
-
-fn references_to(objects: &[ObjectFile], id: SymbolId) -> Vec<String> {
-    let mut out = Vec::new();
-    for obj in objects {
-        for (si, sec) in obj.sections.iter().enumerate() {
-            if !sec.live {
-                continue;
-            }
-            for rel in sec.relas {
-                let sym = rel.r_sym(LE, false) as usize;
-                if sym < obj.first_global || obj.global_ids.get(sym - obj.first_global) != Some(&id) {
-                    continue;
-                }
-                let off = rel.r_offset.get(LE);
-                let place = match obj.enclosing_symbol(si as u32, off) {
-                    Some(f) => format!("{}:({f})", obj.name),
-                    None => format!("{}:({}+{:#x})", obj.name, String::from_utf8_lossy(sec.name), off),
-                };
-                if !out.contains(&place) {
-                    out.push(place);
-                }
-            }
-        }
-    }
-    out
+    file: FileId,
+    index: usize,
+) -> bool {
+    let obj = &objects[file];
+    let Some(&id) = index.checked_sub(obj.first_global).and_then(|g| obj.global_ids.get(g)) else { return false };
+    matches!(symbols[id].def, Def::Defined { file: f, sym } if f == file && sym as usize == index)
 }
 
 /// Names that must be resolved even if no object mentions them: the entry point, `-u`,

@@ -1591,7 +1591,9 @@ pub fn check_nocrossrefs(ctx: &Ctx) -> std::result::Result<(), Vec<crate::diag::
     }
     let name_of = |out: Option<OutputSectionId>| out.map(|o| ctx.sections[o].name.as_str());
     let mut errors = Vec::new();
-    for obj in ctx.objects.iter() {
+    let owns = |file: FileId, i: usize| crate::resolve::defines(&ctx.objects, &ctx.symbols, file, i);
+    let places = crate::srcloc::Places::new(&ctx.objects, &owns);
+    for (f, obj) in ctx.objects.iter_enumerated() {
         for (si, sec) in obj.sections.iter().enumerate() {
             let Some(from) = name_of(sec.out).filter(|_| sec.live) else { continue };
             for rel in sec.relas {
@@ -1628,8 +1630,10 @@ pub fn check_nocrossrefs(ctx: &Ctx) -> std::result::Result<(), Vec<crate::diag::
                 if prohibited {
                     let at = rel.r_offset.get(object::LittleEndian);
                     let place = format!("{}+0x{at:x}", String::from_utf8_lossy(obj.sections[si].name));
-                    let place = match obj.enclosing_symbol(si as u32, at) {
-                        Some(f) => format!("function {f}: {place}"),
+                    // lld's getLocation: the function around the place, when there is one.
+                    let around = places.enclosing(f, si as u32, at).map(|i| obj.display_sym(i));
+                    let place = match around {
+                        Some(name) => format!("function {name}: {place}"),
                         None => place,
                     };
                     errors.push(fatal!(

@@ -1179,7 +1179,9 @@ fn unresolved_symbol_options_agree_with_lld() {
             assert_eq!(warned(&stderr), warns as usize, "{opts:?}:\n{stderr}");
             if !ok {
                 assert!(
-                    stderr.contains("error: undefined symbol: missing\n>>> referenced by caller.o:(_start)"),
+                    stderr.contains(
+                        "error: undefined symbol: missing\n>>> referenced by caller.c\n>>>               caller.o:(_start)"
+                    ),
                     "{stderr}"
                 );
             }

@@ -402,7 +402,7 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
                         "relocation {} against symbol '{}' can not be used when making a shared object; recompile with -fPIC\n>>> referenced by {}",
                         reloc_name(ty),
                         ctx.name_of(t),
-                        place()
+                        referenced_by(ctx, f, si, rel.r_offset.get(LE), t)
                     ));
                 } else if matches!(ty, R_X86_64_32 | R_X86_64_32S) && ctx.is_pic() && !ctx.is_absolute(t) {
                     ctx.diag.error(format!(
@@ -410,7 +410,7 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
                         reloc_name(ty),
                         ctx.name_of(t),
                         obj.name,
-                        place()
+                        referenced_by(ctx, f, si, rel.r_offset.get(LE), t)
                     ));
                 }
             }
@@ -462,12 +462,25 @@ fn text_relocation(ctx: &Ctx, obj: &crate::input::object::ObjectFile, sec: &ObjS
     ));
 }
 
+/// A relocation's place in lld's words: `file.o:(function)`, `m.o:(.text+0x1A) in archive lib.a`.
 fn place_name(ctx: &Ctx, f: FileId, si: u32, off: u64) -> String {
-    let obj = &ctx.objects[f];
-    match obj.enclosing_symbol(si, off) {
-        Some(func) => format!("{}:({func})", obj.name),
-        None => format!("{}:({}+{off:#x})", obj.name, String::from_utf8_lossy(obj.sections[si as usize].name)),
+    let owns = |file: FileId, i: usize| crate::resolve::defines(&ctx.objects, &ctx.symbols, file, i);
+    crate::srcloc::Places::new(&ctx.objects, &owns).object_part(f, si, off)
+}
+
+/// A relocation's place after lld's `>>> referenced by `: its source line (from DWARF) above the
+/// object part when the object has one; only the object part past `--error-limit` (not printed).
+fn referenced_by(ctx: &Ctx, f: FileId, si: u32, off: u64, t: Target) -> String {
+    let owns = |file: FileId, i: usize| crate::resolve::defines(&ctx.objects, &ctx.symbols, file, i);
+    let places = crate::srcloc::Places::new(&ctx.objects, &owns);
+    if ctx.diag.limit_reached() {
+        return places.object_part(f, si, off);
     }
+    let name = match t {
+        Target::Global(id) => ctx.symbols[id].name,
+        Target::Local(file, s) => ctx.objects[file].sym_name(&ctx.objects[file].syms[s as usize]).unwrap_or_default(),
+    };
+    places.describe_reference(f, si, off, name, 14)
 }
 
 /// Patches the relocations of input section `si` of file `f`, whose bytes are already in `buf`

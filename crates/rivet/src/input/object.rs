@@ -74,6 +74,9 @@ impl<'a> std::ops::IndexMut<SectionRef> for IdVec<FileId, ObjectFile<'a>> {
 pub struct ObjectFile<'a> {
     /// How the file is named in messages: `path` or `archive.a(member.o)`.
     pub name: String,
+    /// For an archive member, the length of the archive's part of `name` (`lib.a` in
+    /// `lib.a(m.o)`): lld's places say `m.o:(f) in archive lib.a`.
+    pub archive_len: Option<usize>,
     /// Where the file stands in the command line: (input position, member index), the order of
     /// output section contents.
     pub order: (u32, u32),
@@ -198,6 +201,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     attach_relocations(&table, data, &mut sections, syms.len())?;
     let mut file = ObjectFile {
         name: String::new(),
+        archive_len: None,
         order,
         sections,
         syms,
@@ -708,7 +712,8 @@ impl<'a> ObjectFile<'a> {
         }
     }
 
-    /// Name of a symbol for messages (a section symbol is named by its section).
+    /// Name of a symbol for messages (a section symbol is named by its section; a C++ or Rust name
+    /// demangled unless `--no-demangle`).
     pub fn display_sym(&self, index: usize) -> String {
         let sym = &self.syms[index];
         if sym.st_info & 0xf == elf::STT_SECTION {
@@ -717,31 +722,9 @@ impl<'a> ObjectFile<'a> {
             }
         }
         match self.sym_name(sym) {
-            Ok(n) => String::from_utf8_lossy(n).into_owned(),
+            Ok(n) => crate::diag::symbol_name(n),
             Err(_) => format!("<symbol {index}>"),
         }
-    }
-
-    /// The function (or other symbol) that contains `offset` in section `sec`, for
-    /// "referenced by file:(function)" messages.
-    pub fn enclosing_symbol(&self, sec: u32, offset: u64) -> Option<String> {
-        let mut best: Option<(u64, usize)> = None;
-        for i in 1..self.syms.len() {
-            let sym = &self.syms[i];
-            let kind = sym.st_info & 0xf;
-            if kind != elf::STT_FUNC && kind != elf::STT_OBJECT && kind != elf::STT_NOTYPE {
-                continue;
-            }
-            if self.sym_shndx(i) != Some(sec) {
-                continue;
-            }
-            let value = sym.st_value.get(LE);
-            let size = sym.st_size.get(LE);
-            if value <= offset && (offset < value + size || size == 0) && best.is_none_or(|(v, _)| value > v) {
-                best = Some((value, i));
-            }
-        }
-        best.map(|(_, i)| self.display_sym(i))
     }
 }
 

@@ -329,12 +329,10 @@ impl Matcher {
     }
 }
 
-/// A C++ symbol's demangled name (the name itself when it does not demangle).
+/// A C++ symbol's demangled name as lld matches `extern "C++"` patterns against it (LLVM's
+/// spelling: `vtable for K`); the name itself when it does not demangle.
 pub fn demangle(name: &[u8]) -> String {
-    cpp_demangle::Symbol::new(name)
-        .ok()
-        .and_then(|s| s.demangle().ok())
-        .unwrap_or_else(|| String::from_utf8_lossy(name).into_owned())
+    crate::diag::demangle_itanium(name).unwrap_or_else(|| String::from_utf8_lossy(name).into_owned())
 }
 
 #[cfg(test)]

@@ -291,6 +291,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> ObjectFile<'
     }
     ObjectFile {
         name: ir.name.clone(),
+        archive_len: None,
         order: ir.order,
         sections,
         syms,

@@ -111,7 +111,7 @@ fn info(ctx: &Linked, r: &DynRel) -> Result<u64> {
         Some(&i) => Ok(((i as u64) << 32) | r.ty as u64),
         None => Err(crate::fatal!(
             "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
-            ctx.symbols[sym].display()
+            crate::diag::symbol_name(ctx.symbols[sym].name)
         )),
     }
 }
