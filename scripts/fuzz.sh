@@ -2,17 +2,20 @@
 # Fuzzes rivet's parsers with cargo-fuzz (libFuzzer + AddressSanitizer, nightly toolchain).
 #   scripts/fuzz.sh                      every target, 10 minutes or 1,000,000 executions each
 #   scripts/fuzz.sh object archive       only these targets
-#   FUZZ_SECONDS=60 scripts/fuzz.sh      shorter runs
-# Targets: object, archive (whole links over the fuzzed bytes), linker_script, version_script,
-# response_file. The seeds in fuzz/seeds/TARGET are real inputs (objects from the test programs,
-# Debian's libc.so script, ...); the growing corpus lives outside the repo in
+#   FUZZ_SECONDS=60 scripts/fuzz.sh      a smoke run: one minute per target (after the build)
+# Targets: object, archive, shared (a fuzzed .so linked against), relocatable (-r over a fuzzed
+# object, its output linked again): whole links over the fuzzed bytes; linker_script,
+# version_script, response_file: the parsers. The seeds in fuzz/seeds/TARGET are real inputs
+# (objects from the test programs, small shared libraries, Debian's libc.so script, ...); the
+# growing corpus lives outside the repo in
 # ~/.cache/rivet-fuzz/TARGET. A finding is saved in fuzz/artifacts/TARGET/ and the run stops with
-# the reproduction command. Prints one summary line per target: executions, seconds, findings.
+# the reproduction command. Prints one summary line per target: executions, executions per second,
+# coverage (libFuzzer's cov: and ft:), findings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
 RUNS=${FUZZ_RUNS:-1000000}
-ALL=(object archive linker_script version_script response_file)
+ALL=(object archive shared relocatable linker_script version_script response_file)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL[@]}")
 
@@ -39,8 +42,11 @@ for t in "${TARGETS[@]}"; do
     set -e
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    # libFuzzer's coverage: edges (cov) and features (ft) of the last status line.
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+    ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
     found=$(( $(ls "artifacts/$t" | wc -l) - before ))
-    summary+=("$(printf '%-16s %10s executions  %6s exec/s  %d new findings (exit %d)' "$t" "${runs:-?}" "${secs:-?}" "$found" "$rc")")
+    summary+=("$(printf '%-16s %10s executions  %6s exec/s  cov %s ft %s  %d new findings (exit %d)' "$t" "${runs:-?}" "${secs:-?}" "${cov:-?}" "${ft:-?}" "$found" "$rc")")
     if [ "$rc" -ne 0 ]; then
         status=1
         grep -E 'panicked at|ERROR: |SUMMARY|Reproduce with|cargo fuzz run' "$log" | head -8 >&2 || true

@@ -10,6 +10,7 @@
 //! temp name and rewritten in place, its pages already in the page cache and its blocks allocated.
 //! Either way the output path holds the complete old file until `create` (and, without reuse, until
 //! commit), then the complete new one; a link that fails after reusing leaves no file there.
+use crate::fsinfo;
 use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -495,6 +496,24 @@ impl OutputFile {
     /// its space was reserved) and prepares the buffer.
     fn prepare(&mut self, size: u64, opts: &CreateOptions, pre_reserved: Option<bool>) -> io::Result<()> {
         if self.in_place {
+            // Written in place (a device, a pipe, standard output): there is no file to write
+            // behind into (a pipe cannot be written out of order), so the whole output is built
+            // in memory and written at commit. When it cannot fit in the memory left (a cgroup's
+            // limit included), allocating it would get the link killed: refused before it is.
+            let mem = fsinfo::memory();
+            if size > mem.effective_available() {
+                return Err(io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!(
+                        "{}: the output ({}) is written in place (not a regular file), so it is held in memory \
+                         whole, but only {} of memory are available{}",
+                        self.target.display(),
+                        crate::policy::human(size),
+                        crate::policy::human(mem.effective_available()),
+                        if mem.cgroup_limit.is_some() { " under the memory cgroup's limit" } else { "" }
+                    ),
+                ));
+            }
             self.mode = OutputMode::Heap;
             self.note = Some("the output is not a regular file: written in place".into());
             self.buffer = Buffer::Heap(Vec::new());

@@ -26,7 +26,11 @@ impl Inputs {
         let start = rivet_io::stats::snapshot();
         let plan = rivet_io::policy::plan_inputs(config.prefetch_inputs);
         let prefetch = &plan.prefetch;
-        let prefetcher = prefetch.enabled.then(|| Prefetcher::start(prefetch.budget));
+        let mut prefetcher = prefetch.enabled.then(|| Prefetcher::start(prefetch.budget));
+        // A caller that keeps running gets no thread of the link left behind.
+        if let Some(p) = prefetcher.as_mut().filter(|_| config.free_memory) {
+            p.join_on_drop();
+        }
         Inputs { start, plan, cache: InputCache::new(), prefetcher }
     }
 

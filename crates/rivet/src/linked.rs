@@ -33,6 +33,35 @@ impl LocalValues {
     }
 }
 
+/// A reference through a merged section's section symbol to an offset (symbol value + addend) at
+/// or past the end of the section: the piece it means does not exist. lld stops with "offset is
+/// outside the section"; so does rivet, naming the relocation (`OutsideMerged::error`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutsideMerged {
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl OutsideMerged {
+    /// The error for a relocation of type `ty` (its name) against section symbol `sym` of `file`.
+    pub fn error(self, ctx: &Ctx, ty: &str, file: FileId, sym: u32) -> crate::diag::Error {
+        let obj = &ctx.objects[file];
+        let sec = obj
+            .sym_shndx(sym as usize)
+            .map_or(std::borrow::Cow::Borrowed("?"), |s| String::from_utf8_lossy(obj.sections[s as usize].name));
+        let addend = self.offset.wrapping_sub(obj.syms[sym as usize].st_value.get(LE)) as i64;
+        let sign = if addend < 0 { '-' } else { '+' };
+        crate::diag::Error::new(format!(
+            "relocation {ty} against {sec}{sign}{:#x}: {}:({sec}): offset is outside the section \
+             (offset {:#x}, section size {:#x})",
+            addend.unsigned_abs(),
+            obj.name,
+            self.offset,
+            self.len
+        ))
+    }
+}
+
 /// Every address the writers need, fixed once layout is done.
 pub struct Addresses {
     /// Each global symbol's value.
@@ -181,10 +210,16 @@ impl<'l, 'a> Placed<'l, 'a> {
         }
     }
 
-    /// `merged_section_value` for a target `merged_target` gave (`m`, `value`).
-    pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Option<i128> {
-        let (out, o) = self.merges.place(m, value.wrapping_add(addend as u64))?;
-        Some((self.layout.addr(out) + o) as i128 - addend as i128)
+    /// `merged_section_value` for a target `merged_target` gave (`m`, `value`). Err: the offset
+    /// referred to (value + addend) is not inside the section.
+    pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Result<i128, OutsideMerged> {
+        let offset = value.wrapping_add(addend as u64);
+        let outside = OutsideMerged { offset, len: m.len };
+        if offset >= m.len {
+            return Err(outside);
+        }
+        let (out, o) = self.merges.place(m, offset).ok_or(outside)?;
+        Ok((self.layout.addr(out) + o) as i128 - addend as i128)
     }
 
     /// The value of a symbol defined in an object (not through PLT redirection).
@@ -278,10 +313,11 @@ impl<'l, 'a> Linked<'l, 'a> {
     /// (symbol value + addend), which may have moved independently of its neighbours: the value to
     /// use with the addend is that piece's address minus the addend (lld's rule). None for other
     /// targets.
-    pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<i128> {
+    /// Some(Err): the addend points outside the section, an error (the caller names the relocation).
+    pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<Result<i128, OutsideMerged>> {
         let Target::Local(f, s) = t else { return None };
         let (m, value) = self.merged_target(f, s)?;
-        self.merged_value(m, value, addend)
+        Some(self.merged_value(m, value, addend))
     }
 
     /// For local symbol `sym` of `file`, when `merged_section_value` works through it: the merged

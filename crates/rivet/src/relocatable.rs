@@ -659,6 +659,21 @@ fn write_file(ctx: &Ctx, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)])
     buf
 }
 
+/// Puts the built object into the output: written straight from `image` when the output is
+/// written (heap mode), so the object is never held in memory twice (`buf()` would allocate a
+/// second whole copy: a `--no-mmap-output-file -r` link needed twice its output's size); copied
+/// into the mapping otherwise.
+fn write_image(out: &mut rivet_io::OutputFile, image: &[u8]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    if let Some(file) = out.heap_file() {
+        file.write_all_at(image, 0).context("cannot write the output")?;
+        out.set_written_except(Vec::new());
+    } else {
+        out.buf().copy_from_slice(image);
+    }
+    Ok(())
+}
+
 /// The `-r` pipeline after resolution: refuse what it cannot do, build the object, write it.
 /// `inputs_loaded` counts the inputs for the report.
 /// `generated`: the LTO plugin's objects, which the dependency file leaves out.
@@ -685,7 +700,7 @@ pub fn link(
     let image = timer.phase("relocatable output", || build(ctx, &properties))?;
     let size = image.len() as u64;
     let mut out = crate::link_io::Output::create(config, inputs, size, timer)?;
-    timer.phase("write", || out.file.buf().copy_from_slice(&image));
+    timer.phase("write", || write_image(&mut out.file, &image))?;
     timer.phase("check inputs", || inputs.cache.check_unchanged())?;
     let committed = out.commit(config, timer)?;
     crate::link_io::write_dependency_file(config, inputs, generated)?;

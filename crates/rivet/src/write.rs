@@ -541,12 +541,7 @@ fn fill_parallel(
         .with_max_len(64)
         .map(|(buf, job)| match job {
             Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
-            Job::Part(f, s, from, whole) => {
-                let mut scratch = vec![0u8; whole as usize];
-                let dynrels = write_input(ctx, f, s, &mut scratch);
-                buf.copy_from_slice(&scratch[from as usize..from as usize + buf.len()]);
-                Ok(if from == 0 { dynrels } else { Vec::new() })
-            }
+            Job::Part(f, s, from, whole) => Ok(write_input_part(ctx, f, s, from, whole, buf)),
             Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
             Job::Kernel(f, s, from) => {
                 let data = ctx.objects[SectionRef::new(f, s)].data;
@@ -612,6 +607,30 @@ pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Ve
         None => buf.copy_from_slice(&sec.data[..buf.len()]),
     }
     crate::arch::x86_64::apply(ctx, f, s, buf)
+}
+
+/// Bytes `from..from + buf.len()` of input section (f, s), whose output is `whole` bytes: a part
+/// of a section cut at a write-behind window boundary. A section copied as it is is relocated
+/// over the part alone (and the reach of its neighbours' relocations), so memory is bounded by
+/// the window, not the section: a 96 MiB `.data` cut into 2 MiB windows took a 96 MiB scratch
+/// buffer per window, and a link that survived a 64 MiB cgroup mapped was killed written.
+/// Merged sections and `.eh_frame` (rearranged pieces, small) are built whole.
+fn write_input_part(ctx: &Linked, f: FileId, s: u32, from: u64, whole: u64, buf: &mut [u8]) -> Vec<DynRel> {
+    let sec = &ctx.objects[SectionRef::new(f, s)];
+    let len = buf.len() as u64;
+    if ctx.merges.at(sec.merge_index).is_some() || ctx.split_eh_frame(f, s).is_some() || whole != sec.data.len() as u64
+    {
+        let mut scratch = vec![0u8; whole as usize];
+        let dynrels = write_input(ctx, f, s, &mut scratch);
+        buf.copy_from_slice(&scratch[from as usize..(from + len) as usize]);
+        return if from == 0 { dynrels } else { Vec::new() };
+    }
+    let reach = 2 * crate::arch::x86_64::RELOC_REACH;
+    let (lo, hi) = (from.saturating_sub(reach), (from + len + reach).min(whole));
+    let mut scratch = sec.data[lo as usize..hi as usize].to_vec();
+    let dynrels = crate::arch::x86_64::apply_range(ctx, f, s, &mut scratch, lo, from..from + len);
+    buf.copy_from_slice(&scratch[(from - lo) as usize..(from - lo + len) as usize]);
+    dynrels
 }
 
 fn write_synthetic(

@@ -722,3 +722,49 @@ fn input_changed_during_the_link() {
     assert!(std::fs::read(&script).unwrap().len() > 1024, "the tarball was not written over the script");
     c.tmp.finish();
 }
+
+/// References through a merged section's section symbol whose addend points at or past the end of
+/// the section (or before its start): the piece they mean does not exist. lld stops with
+/// "offset is outside the section" (GNU ld warns and links); rivet names the relocation, the file
+/// and the section. Code, data and debug info (the non-allocated path) are each checked; a
+/// reference to the last byte still links.
+#[test]
+fn addend_outside_a_merged_section() {
+    let Some(c) = Case::new("mergeaddend") else { return };
+    let asm = |name: &str, body: &str| {
+        let s = c.tmp.join(&format!("{name}.s"));
+        let text = format!(
+            ".section .rodata.str1.1,\"aMS\",@progbits,1\n.string \"hello\"\n.string \"world\"\n\
+             .section .debug_str,\"MS\",@progbits,1\n.string \"name\"\n\
+             .text\n.globl main\nmain:\n{body}\n"
+        );
+        std::fs::write(&s, text).unwrap();
+        let o = c.tmp.join(&format!("{name}.o"));
+        must(Command::new("gcc").arg("-c").arg(&s).arg("-o").arg(&o));
+        o
+    };
+    let lld = ["ld.lld", "ld.lld-19", "/usr/lib/llvm-19/bin/ld.lld"]
+        .into_iter()
+        .find(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let cases = [
+        ("code", "movl $.rodata.str1.1+100, %eax\nret", "R_X86_64_32 against .rodata.str1.1+0x64", ".rodata.str1.1"),
+        ("end", "ret\n.data\n.quad .rodata.str1.1+12", "R_X86_64_64 against .rodata.str1.1+0xc", ".rodata.str1.1"),
+        ("before", "ret\n.data\n.quad .rodata.str1.1-1", "R_X86_64_64 against .rodata.str1.1-0x1", ".rodata.str1.1"),
+        ("debug", "ret\n.section .debug_info\n.long .debug_str+5", "R_X86_64_32 against .debug_str+0x5", ".debug_str"),
+    ];
+    for (name, body, reloc, section) in cases {
+        let o = asm(name, body);
+        let file = format!("{name}.o");
+        c.fails(&[&o], &[&file, reloc, &format!("{file}:({section}): offset is outside the section")]);
+        if let Some(lld) = lld {
+            let mut cmd = Command::new(lld);
+            cmd.args(["-static", "-e", "main", "-o"]).arg(c.tmp.join("lld.out")).arg(&o);
+            let stderr = String::from_utf8_lossy(&cmd.output().unwrap().stderr).into_owned();
+            assert!(stderr.contains("offset is outside the section"), "lld accepted {name}: {stderr}");
+        }
+    }
+    // The last byte (the second string's terminator) is inside: this links.
+    let o = asm("last", "ret\n.data\n.quad .rodata.str1.1+11");
+    must(Command::new(linker()).args(["-static", "-e", "main", "-o"]).arg(c.tmp.join("last.out")).arg(&o));
+    c.tmp.finish();
+}

@@ -349,18 +349,8 @@ fn link_in_a_memory_cgroup_of_half_its_peak() {
     if !have("g++") || !testing_rivet() {
         return;
     }
-    let (v1, v2) =
-        (std::path::Path::new("/sys/fs/cgroup/memory"), std::path::Path::new("/sys/fs/cgroup/cgroup.controllers"));
     let tmp = TempDir::new("io-cgroup");
-    let group = if v2.exists() {
-        std::path::Path::new("/sys/fs/cgroup").join(format!("rivet-test-{}", std::process::id()))
-    } else {
-        v1.join(format!("rivet-test-{}", std::process::id()))
-    };
-    if std::fs::create_dir(&group).is_err() {
-        eprintln!("skipped: cannot create a memory cgroup here");
-        return;
-    }
+    let Some(group) = MemoryCgroup::new() else { return };
     let src = tmp.join("big.cpp");
     std::fs::write(
         &src,
@@ -382,27 +372,20 @@ fn link_in_a_memory_cgroup_of_half_its_peak() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no peak RSS in the report:\n{report}"));
     let limit = peak_kb * 1024 / 2;
-    let (limit_file, procs) =
-        if v2.exists() { ("memory.max", "cgroup.procs") } else { ("memory.limit_in_bytes", "cgroup.procs") };
     // The automatic strategy at half the peak; forced write-behind (which dirties page cache through
     // write(), which a cgroup v1 limit does not throttle by itself) at three quarters: at half, this
     // small link's own pages leave it no room for the written output in flight.
     for (mode, limit) in [("", limit), ("-Wl,--no-mmap-output-file", peak_kb * 1024 * 3 / 4)] {
-        std::fs::write(group.join(limit_file), limit.to_string()).unwrap();
+        group.limit(limit);
         let exe = tmp.join("limited");
         let script = format!(
-            "echo $$ > {}/{procs} && exec {} -B {} {} -static -lstdc++ {mode} -o {}",
-            group.display(),
-            "g++",
+            "exec g++ -B {} {} -static -lstdc++ {mode} -o {}",
             linker_dir(&tmp).display(),
             obj.display(),
             exe.display()
         );
-        let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+        let out = group.run(&script);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        if out.status.signal().is_some() {
-            let _ = std::fs::remove_dir(&group);
-        }
         assert_eq!(out.status.signal(), None, "{mode}: killed by a signal under a {limit}-byte limit: {stderr}");
         if out.status.success() {
             assert_eq!(std::fs::read(&exe).unwrap(), std::fs::read(&free_exe).unwrap(), "{mode}: a different output");
@@ -415,7 +398,119 @@ fn link_in_a_memory_cgroup_of_half_its_peak() {
             if out.status.success() { "linked" } else { "refused" }
         );
     }
-    let _ = std::fs::remove_dir(&group);
+    tmp.finish();
+}
+
+/// A memory cgroup of this test process's own (v2, or v1's memory controller), removed when
+/// dropped. None, with a note, where one cannot be made (not root, no memory controller).
+struct MemoryCgroup {
+    dir: std::path::PathBuf,
+    limit_file: &'static str,
+}
+
+impl MemoryCgroup {
+    fn new() -> Option<MemoryCgroup> {
+        let v2 = std::path::Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
+        let (root, limit_file) = match v2 {
+            true => ("/sys/fs/cgroup", "memory.max"),
+            false => ("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
+        };
+        // Unique per test, not only per process: the tests of one binary run in parallel.
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::path::Path::new(root).join(format!("rivet-test-{}-{n}", std::process::id()));
+        if std::fs::create_dir(&dir).is_err() {
+            eprintln!("skipped: cannot create a memory cgroup here");
+            return None;
+        }
+        Some(MemoryCgroup { dir, limit_file })
+    }
+
+    fn limit(&self, bytes: u64) {
+        std::fs::write(self.dir.join(self.limit_file), bytes.to_string()).unwrap();
+    }
+
+    /// Runs the shell `script` inside the cgroup.
+    fn run(&self, script: &str) -> std::process::Output {
+        let script = format!("echo $$ > {}/cgroup.procs && {script}", self.dir.display());
+        Command::new("sh").arg("-c").arg(&script).output().unwrap()
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        // Empty once its processes have exited; a killed one may take a moment to leave.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// An output larger than the memory cgroup the link runs in, with heap output forced
+/// (`--no-mmap-output-file`) or chosen: it is written behind, window by window, and the link
+/// completes with the bytes of an unconstrained link (a 96 MiB `.data` section used to be
+/// relocated whole for every 2 MiB window, and the link was killed in a 64 MiB cgroup). Where it
+/// must be held whole, rivet says so before it allocates: an output written in place (standard
+/// output) is a clear error, never a kill; `-r` holds its object once (it held it twice: killed in
+/// a cgroup of 1.5 times the output).
+#[test]
+fn heap_output_larger_than_the_memory_cgroup() {
+    use std::os::unix::process::ExitStatusExt;
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-heap-cgroup");
+    let Some(group) = MemoryCgroup::new() else { return };
+    let obj = compile(&tmp, "blob", "char blob[96 << 20] = {1};\nint main(void) { return blob[0] - 1; }\n");
+    let free = tmp.join("free");
+    must(&mut gcc_link(&tmp, &[&obj], &free, &["-static", "-Wl,--mmap-output-file"]));
+    let free_r = tmp.join("free.o");
+    must(Command::new(linker()).args(["-r", "-o"]).arg(&free_r).arg(&obj));
+    group.limit(64 << 20);
+    for mode in ["-Wl,--no-mmap-output-file", ""] {
+        let exe = tmp.join("limited");
+        let _ = std::fs::remove_file(&exe);
+        let out = group.run(&format!(
+            "exec gcc -B {} {} -static {mode} -o {}",
+            linker_dir(&tmp).display(),
+            obj.display(),
+            exe.display()
+        ));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.signal(), None, "{mode}: killed in a 64 MiB cgroup: {stderr}");
+        assert!(out.status.success(), "{mode}: {stderr}");
+        assert!(std::fs::read(&exe).unwrap() == std::fs::read(&free).unwrap(), "{mode}: a different output");
+        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(0));
+    }
+    // Standard output: held whole, so refused up front.
+    let out = group.run(&format!(
+        "exec {} -static -e main --no-mmap-output-file {} -o - > {}",
+        linker().display(),
+        obj.display(),
+        tmp.join("stdout").display()
+    ));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), None, "-o -: killed: {stderr}");
+    assert_eq!(out.status.code(), Some(1), "-o -: {stderr}");
+    assert!(stderr.starts_with("rivet: error:") && stderr.contains("held in memory whole"), "{stderr}");
+    assert!(stderr.contains("under the memory cgroup's limit"), "{stderr}");
+    // -r in a cgroup of 1.5 times its output.
+    group.limit(144 << 20);
+    let r = tmp.join("limited.o");
+    let out = group.run(&format!(
+        "exec {} -r --no-mmap-output-file -o {} {}",
+        linker().display(),
+        r.display(),
+        obj.display()
+    ));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), None, "-r: killed in a 144 MiB cgroup: {stderr}");
+    assert!(out.status.success(), "-r: {stderr}");
+    assert!(std::fs::read(&r).unwrap() == std::fs::read(&free_r).unwrap(), "-r: a different output");
+    drop(group);
     tmp.finish();
 }
 
@@ -595,5 +690,45 @@ fn failed_link_over_a_reused_output_leaves_no_file() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(files_in(&outdir), vec!["prog"]);
     assert_eq!(std::fs::read(&exe).unwrap(), old);
+    tmp.finish();
+}
+
+/// A section larger than a write-behind window, full of relocations (absolute ones that a PIE
+/// turns into RELATIVE dynamic relocations, and PC-relative ones): written behind, each window
+/// relocates only its share of the section, and the output is byte for byte the mapped one; the
+/// program finds every pointer right.
+#[test]
+fn section_with_relocations_across_write_behind_windows() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-windows");
+    // 9.6 MB of 16-byte records (the unpaced window is 8 MiB): a pointer and a 32-bit offset to
+    // `target`, cut by a window boundary.
+    let s = tmp.join("table.s");
+    std::fs::write(
+        &s,
+        ".data\n.globl table, target\n.p2align 4\ntarget: .quad 0\n.p2align 4\ntable:\n\
+         .rept 600000\n.quad target+8\n.long target-.\n.long 7\n.endr\n",
+    )
+    .unwrap();
+    let table = tmp.join("table.o");
+    must(Command::new("gcc").arg("-c").arg(&s).arg("-o").arg(&table));
+    let main = compile(
+        &tmp,
+        "main",
+        "extern char target[];\nextern struct { char *p; int off; int seven; } table[];\n\
+         int main(void) {\n  for (long i = 0; i < 600000; i++)\n\
+             if (table[i].p != target + 8 || (char *)&table[i].off + table[i].off != target || table[i].seven != 7)\n\
+               return 1;\n  return 0;\n}\n",
+    );
+    let mut outputs = Vec::new();
+    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
+        let exe = tmp.join(&format!("prog{}", outputs.len()));
+        must(&mut gcc_link(&tmp, &[&main, &table], &exe, &["-pie", mode]));
+        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(0), "{mode}: wrong pointers");
+        outputs.push(std::fs::read(&exe).unwrap());
+    }
+    assert!(outputs[0] == outputs[1], "written behind != mapped");
     tmp.finish();
 }

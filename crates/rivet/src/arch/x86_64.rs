@@ -512,8 +512,55 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
             },
             None => in_off,
         };
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors: &errors };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base + off, errors: &errors };
         skip_next = r.apply_one(alloc, &mut dynrels);
+    }
+    ctx.diag.report(errors.into_inner());
+    dynrels
+}
+
+/// How far before and after a relocation's offset applying it may read or write: TLS relaxation
+/// rewrites the instructions around it (general-dynamic → local-exec: 4 bytes before to 12 after),
+/// a GOT load relaxation the opcode before it.
+pub const RELOC_REACH: u64 = 16;
+
+/// `apply` for bytes `owned` of an input section copied as it is (not a split `.eh_frame`), when
+/// `buf` holds the section's bytes from offset `lo` on, and reaches `RELOC_REACH` beyond `owned`
+/// on both sides (less at the section's ends). Every relocation that can change an owned byte is
+/// applied; only those at an owned offset report their errors and dynamic relocations (the
+/// neighbouring range reports the others). Write-behind relocates a large section window by
+/// window through this, never holding the whole section.
+pub fn apply_range(
+    ctx: &Linked,
+    f: FileId,
+    si: u32,
+    buf: &mut [u8],
+    lo: u64,
+    owned: std::ops::Range<u64>,
+) -> Vec<DynRel> {
+    let sec = &ctx.objects[f].sections[si as usize];
+    let base = ctx.section_addr(f, si).unwrap_or(0);
+    let alloc = is_alloc(sec);
+    let mut dynrels = Vec::new();
+    let mut skip_next = false;
+    let errors = RefCell::new(Vec::new());
+    let ignored = RefCell::new(Vec::new());
+    let reach = owned.start.saturating_sub(RELOC_REACH)..owned.end + RELOC_REACH;
+    for rel in sec.relas {
+        let in_off = rel.r_offset.get(LE);
+        if !reach.contains(&in_off) {
+            skip_next = false;
+            continue;
+        }
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let mine = owned.contains(&in_off);
+        let errors = if mine { &errors } else { &ignored };
+        let mut theirs = Vec::new();
+        let out = if mine { &mut dynrels } else { &mut theirs };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off: in_off - lo, lo, place: base + in_off, errors };
+        skip_next = r.apply_one(alloc, out);
     }
     ctx.diag.report(errors.into_inner());
     dynrels
@@ -542,7 +589,7 @@ fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base
     let mut cache: [Option<(u32, LocalTarget)>; WAYS] = [None; WAYS];
     for rel in obj.sections[si as usize].relas {
         let off = rel.r_offset.get(LE);
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, place: base + off, errors };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base + off, errors };
         let sym = rel.r_sym(LE, false);
         if sym as usize >= obj.first_global {
             r.apply_one(false, &mut Vec::new());
@@ -570,10 +617,10 @@ fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base
         let a = rel.r_addend.get(LE) as i128;
         match what {
             LocalTarget::Dropped => r.write_tombstone(ty),
-            LocalTarget::Merged(m, value) => {
-                let s = ctx.merged_value(m, value, a as i64).unwrap_or_else(|| ctx.raw_value(t) as i128);
-                r.write_nonalloc(ty, t, a, s);
-            }
+            LocalTarget::Merged(m, value) => match ctx.merged_value(m, value, a as i64) {
+                Ok(s) => r.write_nonalloc(ty, t, a, s),
+                Err(outside) => r.error(outside.error(ctx, &reloc_name(ty), f, sym)),
+            },
             LocalTarget::Value(v) => r.write_nonalloc(ty, t, a, v as i128),
         }
     }
@@ -585,7 +632,11 @@ struct Reloc<'r, 'a> {
     si: u32,
     rel: &'r Rela,
     buf: &'r mut [u8],
+    /// Where the relocated field is in `buf`.
     off: u64,
+    /// The section offset `buf` starts at (`apply_range`; else 0): `off + lo` is the field's
+    /// offset in the section.
+    lo: u64,
     place: u64,
     errors: &'r RefCell<Vec<Error>>,
 }
@@ -619,7 +670,9 @@ impl Reloc<'_, '_> {
         let off = self.off as usize;
         match self.buf.get_mut(off..off + width) {
             Some(dst) => dst.copy_from_slice(&value.to_le_bytes()[..width]),
-            None => self.error(format!("relocation at offset {:#x} is past the end of the section", self.off)),
+            None => {
+                self.error(format!("relocation at offset {:#x} is past the end of the section", self.off + self.lo))
+            }
         }
     }
 
@@ -657,7 +710,7 @@ impl Reloc<'_, '_> {
         if !alloc {
             return self.apply_nonalloc(ty, t, a);
         }
-        let s = ctx.merged_section_value(t, a as i64).unwrap_or_else(|| ctx.value(t) as i128);
+        let Some(s) = self.merged_or(t, ty, a, |t| ctx.value(t)) else { return false };
         let got = |kind| ctx.got_entry_addr(t, kind).unwrap_or(0) as i128;
         let gotplt = ctx.gotplt_addr() as i128;
         let exe = ctx.kind.is_executable();
@@ -676,7 +729,7 @@ impl Reloc<'_, '_> {
                     if !ctx.is_preemptible(t)
                         && ctx.is_pic()
                         && !ctx.is_absolute(t)
-                        && !ctx.packs_relative(sec, self.off)
+                        && !ctx.packs_relative(sec, self.off + self.lo)
                     {
                         dynrels.push(DynRel {
                             offset: self.place,
@@ -773,9 +826,23 @@ impl Reloc<'_, '_> {
             self.write_tombstone(ty);
             return false;
         }
-        let s = ctx.merged_section_value(t, a as i64).unwrap_or_else(|| ctx.raw_value(t) as i128);
+        let Some(s) = self.merged_or(t, ty, a, |t| ctx.raw_value(t)) else { return false };
         self.write_nonalloc(ty, t, a, s);
         false
+    }
+
+    /// The value to add `a` to: through the merged section when `t` is a merged section's symbol,
+    /// else `value(t)`. None (the error reported) when the addend points outside that section.
+    fn merged_or(&self, t: Target, ty: u32, a: i128, value: impl Fn(Target) -> u64) -> Option<i128> {
+        match self.ctx.merged_section_value(t, a as i64) {
+            None => Some(value(t) as i128),
+            Some(Ok(s)) => Some(s),
+            Some(Err(outside)) => {
+                let Target::Local(f, sym) = t else { unreachable!("merged targets are section symbols") };
+                self.error(outside.error(self.ctx, &reloc_name(ty), f, sym));
+                None
+            }
+        }
     }
 
     /// A relocation in a non-allocated section against a symbol in a dropped section.

@@ -362,6 +362,7 @@ pub fn merge(ctx: &mut Ctx) {
                 owners,
                 owned,
                 size,
+                len,
             };
             (m, saved)
         })

@@ -43,6 +43,9 @@ pub struct MergedSection {
     /// The pieces this section itself writes: (input offset, length, offset in its output bytes).
     pub owned: Vec<(u32, u32, u32)>,
     pub size: u64,
+    /// The input section's size: a reference at or past it is outside the section (lld's
+    /// "offset is outside the section").
+    pub len: u64,
 }
 
 /// Every merged input section of the link.
@@ -128,6 +131,7 @@ mod tests {
             owners: vec![Owner { owner: MergeId::new(0), out_off: 0 }, Owner { owner: MergeId::new(1), out_off: 10 }],
             owned: vec![(0, 4, 0)],
             size: 4,
+            len: 10,
         };
         // Section 0 sits at offset 100 of output section 7, section 1 at 200: the places are
         // kept as offsets from 100 beside the input offsets.
@@ -148,7 +152,8 @@ mod tests {
         assert_eq!(merges.place(&m, 3), Some((out, 103)));
         assert_eq!(merges.place(&m, 5), Some((out, far + 11)));
         // No pieces at all: nothing to place.
-        let mut m = MergedSection { starts: Vec::new(), owners: Vec::new(), owned: Vec::new(), size: 0, ..section() };
+        let mut m =
+            MergedSection { starts: Vec::new(), owners: Vec::new(), owned: Vec::new(), size: 0, len: 0, ..section() };
         m.place_pieces(&base(100, 200));
         assert_eq!(merges.place(&m, 0), None);
     }

@@ -116,8 +116,11 @@ pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf:
                             let out = s.folded_into.map_or(s.out, |k| linked.objects[k].out);
                             match section_sym(out) {
                                 Some(n) => {
+                                    // An addend outside a merged section fails the link
+                                    // where the relocation itself is applied.
                                     let value = linked
                                         .merged_section_value(t, addend)
+                                        .and_then(Result::ok)
                                         .unwrap_or_else(|| linked.raw_value(t) as i128);
                                     let out_addr = linked.layout.sections[out.unwrap()].addr as i128;
                                     (n, rel.r_type(LE, false), (value + addend as i128 - out_addr) as i64)
