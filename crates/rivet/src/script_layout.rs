@@ -1064,7 +1064,8 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
 
 fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
     let mut n = 0;
-    let mut prev: Option<(u64, Option<&str>, bool)> = None;
+    // (flags, region, bss, loaded elsewhere by `AT>`: the load address offset ends after it)
+    let mut prev: Option<(u64, Option<&str>, bool, bool)> = None;
     for it in items {
         let Item::Section(id, d) = *it else { continue };
         let s = &ctx.sections[id];
@@ -1076,10 +1077,12 @@ fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
         let explicit_lma = d.is_some_and(|d| d.desc.lma.is_some() || d.desc.lma_region.is_some());
         let split = match prev {
             None => true,
-            Some((f, r, nobits)) => f != flags || r != region || explicit_lma || (nobits && !s.is_nobits()),
+            Some((f, r, nobits, lma_region)) => {
+                f != flags || r != region || explicit_lma || lma_region || (nobits && !s.is_nobits())
+            }
         };
         n += split as usize;
-        prev = Some((flags, region, s.is_nobits()));
+        prev = Some((flags, region, s.is_nobits(), d.is_some_and(|d| d.desc.lma_region.is_some())));
     }
     n.max(1)
 }
@@ -1402,6 +1405,13 @@ fn finish(
             if !s.is_alloc() {
                 continue;
             }
+            ensure!(
+                places[i].addr >= first_addr,
+                "section {} at {:#x} is below the start of its segment ({} at {first_addr:#x}): not supported",
+                s.name,
+                places[i].addr,
+                ctx.sections[l.first].name
+            );
             let o = start_off + (places[i].addr - first_addr);
             places[i].offset = o;
             if s.is_tls() {
@@ -1432,7 +1442,7 @@ fn finish(
             flags,
             offset,
             vaddr,
-            paddr: Some(lmas[l.first] - (first_addr - vaddr)),
+            paddr: Some(lmas[l.first].wrapping_sub(first_addr - vaddr)),
             filesz: file_end - offset,
             memsz: mem_end - vaddr,
             align,
@@ -1545,8 +1555,7 @@ fn finish(
             .iter()
             .filter(|&&i| !ctx.sections[i].is_nobits())
             .map(|&i| places[i].offset + ctx.sections[i].size)
-            .max()
-            .unwrap_or(places[first].offset);
+            .fold(places[first].offset, u64::max);
         all.push(Phdr {
             p_type: elf::PT_GNU_RELRO,
             flags: elf::PF_R,
@@ -1561,7 +1570,9 @@ fn finish(
     if !explicit.is_empty() {
         all = explicit_phdrs(ctx, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
     }
-    debug_assert!(all.len() <= nphdr, "{} program headers, {nphdr} reserved", all.len());
+    // SIZEOF_HEADERS counted them before addresses were known: more would overwrite the first
+    // section.
+    ensure!(all.len() <= nphdr, "internal error: {} program headers, room for {nphdr}", all.len());
     Ok(Layout {
         sections: places,
         base,
@@ -1725,8 +1736,7 @@ fn explicit_phdrs(
                     .iter()
                     .filter(|&&i| !ctx.sections[i].is_nobits())
                     .map(|&i| places[i].offset + ctx.sections[i].size)
-                    .max()
-                    .unwrap_or(places[first].offset);
+                    .fold(places[first].offset, u64::max);
                 Phdr {
                     p_type: t,
                     flags: 0,
