@@ -37,7 +37,9 @@ pub struct Placement {
     /// The index in the section header table (0: not emitted, as ELF's SHN_UNDEF).
     pub shndx: u32,
     /// (segment class, rank within it, first appearance): the sort key of output sections.
-    pub key: (u8, u8, u32),
+    /// The fourth field places a script's `INSERT`ed section before (< 0) or after (> 0) the
+    /// section it was inserted at, whose first three it takes.
+    pub key: (u8, u8, u32, i32),
     /// Listed in this file's section headers as SHT_NOBITS, with no bytes in it: the separate
     /// debug file's view of the sections that are in the main output.
     pub stub: bool,
@@ -288,7 +290,11 @@ pub fn to_debug_file(ctx: &Ctx, i: OutputSectionId) -> bool {
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
-fn sort_order(ctx: &Ctx, places: &mut IdVec<OutputSectionId, Placement>) -> Vec<OutputSectionId> {
+fn sort_order(
+    ctx: &Ctx,
+    places: &mut IdVec<OutputSectionId, Placement>,
+    inserted: &[(OutputSectionId, OutputSectionId, i32)],
+) -> Vec<OutputSectionId> {
     for (i, s) in ctx.sections.iter_enumerated() {
         let (class, rank) = class_rank(&s.name, s.flags, s.sh_type);
         let (class, rank) = match () {
@@ -297,7 +303,11 @@ fn sort_order(ctx: &Ctx, places: &mut IdVec<OutputSectionId, Placement>) -> Vec<
             _ if s.content == Content::GnuDebuglink => (CLASS_DEBUG_FILE, u8::MAX),
             _ => (class, rank),
         };
-        places[i].key = (class, rank, i.as_u32());
+        places[i].key = (class, rank, i.as_u32(), 0);
+    }
+    for &(id, at, rel) in inserted {
+        let k = places[at].key;
+        places[id].key = (k.0, k.1, k.2, rel);
     }
     let mut order: Vec<OutputSectionId> = ctx.sections.ids().collect();
     order.sort_by_key(|&i| places[i].key);
@@ -377,8 +387,14 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
 pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
+    assign_addresses_with(ctx, &[])
+}
+
+/// `assign_addresses`, with sections a script `INSERT`s next to others of the default layout:
+/// (section, the section it goes next to, its place there: < 0 before, > 0 after).
+pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, OutputSectionId, i32)]) -> Layout {
     let mut places: IdVec<OutputSectionId, Placement> = ctx.sections.iter().map(|_| Placement::default()).collect();
-    let order = sort_order(ctx, &mut places);
+    let order = sort_order(ctx, &mut places, inserted);
     let loads = plan_loads(ctx, &places, &order);
     // -N: sections are not page-aligned (its one segment keeps its most aligned section's
     // alignment; loaded at a page-aligned base, its offsets stay congruent to its addresses).

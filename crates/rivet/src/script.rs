@@ -411,9 +411,6 @@ pub fn check_assert(e: &Expr, message: &str, loc: &Loc, env: &dyn Env) -> Result
 pub fn refuse_unsupported(scripts: &[ScriptFile]) -> Result<()> {
     for f in scripts {
         let s = &f.script;
-        if !s.inserts.is_empty() && !scripts.iter().any(|f| f.script.has_sections) {
-            bail!("{}: INSERT without a SECTIONS command to insert into is not supported yet", f.name);
-        }
         if s.has_phdrs && !s.has_sections {
             bail!("{}: PHDRS without SECTIONS is not supported yet", f.name);
         }

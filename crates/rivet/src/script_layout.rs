@@ -26,6 +26,9 @@ use rustc_hash::FxHashMap;
 /// The `SECTIONS` commands of every script, in order, with the output sections they made.
 pub struct Scripted<'s> {
     pub steps: Vec<Step<'s>>,
+    /// No script has `SECTIONS`, only blocks to `INSERT`: the default layout places everything,
+    /// the described sections next to the section each block names (as GNU ld and lld do).
+    pub default_layout: bool,
 }
 
 pub enum Step<'s> {
@@ -47,6 +50,8 @@ pub struct Described<'s> {
     /// The extent the commands give (set when sections are sized; copies of shared-library
     /// variables may be added to `.bss` after it).
     pub walked: u64,
+    /// Without `SECTIONS`: the section its `INSERT AFTER|BEFORE` block names (true: after).
+    pub insert: Option<(&'s str, bool)>,
 }
 
 /// The names of linker-made sections: a description of one of these names keeps no empty input
@@ -86,7 +91,7 @@ pub fn create_output_sections<'a>(
     priority: FxHashMap<SectionRef, i64>,
 ) -> Result<Option<Scripted<'a>>> {
     let scripts = ctx.script_files;
-    if !has_sections(scripts) {
+    if !has_sections(scripts) && scripts.iter().all(|f| f.script.inserts.is_empty()) {
         layout::create_output_sections(ctx, priority)?;
         return Ok(None);
     }
@@ -142,9 +147,38 @@ pub fn assign_input_offsets(ctx: &mut Ctx, scripted: Option<&mut Scripted>) -> R
 /// the default rules (`layout::assign_addresses`).
 pub fn assign_addresses(ctx: &mut Ctx, scripted: Option<&Scripted>) -> Result<Layout> {
     match scripted {
+        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s),
         Some(s) => assign_addresses_scripted(ctx, s),
         None => Ok(layout::assign_addresses(ctx)),
     }
+}
+
+/// The assignments inside SECTIONS (and INSERT blocks) that define their symbol, by the
+/// assignment's identity: its script symbol's index.
+fn defining_map(ctx: &Ctx) -> FxHashMap<*const Assign, usize> {
+    let by_slot: FxHashMap<(usize, usize), usize> =
+        ctx.script_syms.iter().enumerate().map(|(i, s)| (s.slot, i)).collect();
+    let mut m = FxHashMap::default();
+    for (fi, f) in ctx.script_files.iter().enumerate() {
+        for (k, (a, _)) in script::assignments(&f.script).enumerate() {
+            if let Some(&i) = by_slot.get(&(fi, k)) {
+                m.insert(a as *const Assign, i);
+            }
+        }
+    }
+    m
+}
+
+/// What was added to each described section after it was sized (copies of shared-library
+/// variables at the end of `.bss`).
+fn added_after_sizing(ctx: &Ctx, scripted: &Scripted) -> IdVec<OutputSectionId, u64> {
+    let mut added: IdVec<OutputSectionId, u64> = ctx.sections.iter().map(|_| 0).collect();
+    for step in &scripted.steps {
+        if let Step::Output(Described { id: Some(id), walked, .. }) = step {
+            added[*id] = ctx.sections[*id].size - walked;
+        }
+    }
+    added
 }
 
 /// Whether any script has `SECTIONS`.
@@ -197,6 +231,20 @@ fn descriptions<'s>(cmds: &[&'s SectionsCmd]) -> Vec<&'s OutputDesc> {
 /// BEFORE name` put after or before that output section's description (lld: an error when no
 /// description has that name).
 pub fn commands(scripts: &[ScriptFile]) -> Result<Vec<&SectionsCmd>> {
+    Ok(anchored_commands(scripts)?.into_iter().map(|(c, _)| c).collect())
+}
+
+/// `commands`, each with the section its INSERT block names when no script has SECTIONS (the
+/// blocks then go into the default layout, in order).
+/// A SECTIONS command, and the section its INSERT block names (true: after) when it goes into the
+/// default layout.
+type Anchored<'s> = (&'s SectionsCmd, Option<(&'s str, bool)>);
+
+fn anchored_commands(scripts: &[ScriptFile]) -> Result<Vec<Anchored<'_>>> {
+    if !has_sections(scripts) {
+        let inserts = scripts.iter().flat_map(|f| &f.script.inserts);
+        return Ok(inserts.flat_map(|i| i.cmds.iter().map(move |c| (c, Some((i.name.as_str(), i.after))))).collect());
+    }
     let mut cmds: Vec<&SectionsCmd> = scripts.iter().flat_map(|f| &f.script.sections).collect();
     for f in scripts {
         for ins in &f.script.inserts {
@@ -220,7 +268,7 @@ pub fn commands(scripts: &[ScriptFile]) -> Result<Vec<&SectionsCmd>> {
             cmds.splice(at..at, ins.cmds.iter());
         }
     }
-    Ok(cmds)
+    Ok(cmds.into_iter().map(|c| (c, None)).collect())
 }
 
 /// The input sections `KEEP` names: roots of garbage collection (any `KEEP` pattern that matches,
@@ -301,7 +349,8 @@ pub fn assign<'s>(
     keep_prefix: bool,
     order: &crate::sections::order::Ordering,
 ) -> Result<(Sections, Scripted<'s>)> {
-    let all = commands(scripts)?;
+    let anchored = anchored_commands(scripts)?;
+    let all: Vec<&SectionsCmd> = anchored.iter().map(|&(c, _)| c).collect();
     let descs: Vec<&OutputDesc> = descriptions(&all);
     let names: IdVec<FileId, String> = objects.iter().map(|o| script_name(&o.name)).collect();
     if strip_debug {
@@ -357,7 +406,7 @@ pub fn assign<'s>(
     let mut steps = Vec::new();
     let mut d = 0;
     {
-        for &cmd in &all {
+        for &(cmd, insert) in &anchored {
             let desc = match cmd {
                 SectionsCmd::Assign(a) => {
                     steps.push(Step::Assign(a));
@@ -436,12 +485,12 @@ pub fn assign<'s>(
                     objects[r.1].out = Some(id);
                 }
                 by_name.entry(desc.name.clone()).or_insert(id);
-                steps.push(Step::Output(Described { desc, id: Some(id), ends, walked: 0 }));
+                steps.push(Step::Output(Described { desc, id: Some(id), ends, walked: 0, insert }));
                 continue;
             } else {
                 None
             };
-            steps.push(Step::Output(Described { desc, id, ends: vec![0; desc.cmds.len()], walked: 0 }));
+            steps.push(Step::Output(Described { desc, id, ends: vec![0; desc.cmds.len()], walked: 0, insert }));
         }
     }
     for r in orphans {
@@ -470,7 +519,7 @@ pub fn assign<'s>(
             crate::sections::order::apply(&os.name, alloc, &mut os.members, objects, order);
         }
     }
-    Ok((out, Scripted { steps }))
+    Ok((out, Scripted { steps, default_layout: !has_sections(scripts) }))
 }
 
 fn add_member(os: &mut OutputSection, objects: &mut Objects, r: SectionRef) -> Result<()> {
@@ -1003,25 +1052,8 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
     let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
     let script_regions = regions(ctx.script_files);
     // Assignments inside SECTIONS that define their symbol, by the assignment's identity.
-    let defining: FxHashMap<*const Assign, usize> = {
-        let by_slot: FxHashMap<(usize, usize), usize> =
-            ctx.script_syms.iter().enumerate().map(|(i, s)| (s.slot, i)).collect();
-        let mut m = FxHashMap::default();
-        for (fi, f) in ctx.script_files.iter().enumerate() {
-            for (k, (a, _)) in script::assignments(&f.script).enumerate() {
-                if let Some(&i) = by_slot.get(&(fi, k)) {
-                    m.insert(a as *const Assign, i);
-                }
-            }
-        }
-        m
-    };
-    let mut added: IdVec<OutputSectionId, u64> = ctx.sections.iter().map(|_| 0).collect();
-    for step in &scripted.steps {
-        if let Step::Output(Described { id: Some(id), walked, .. }) = step {
-            added[*id] = ctx.sections[*id].size - walked;
-        }
-    }
+    let defining = defining_map(ctx);
+    let added = added_after_sizing(ctx, scripted);
     let mut previous: Vec<Option<Value>> = vec![None; ctx.script_syms.len()];
     let mut last: Option<IdVec<OutputSectionId, Placement>> = None;
     let mut pass = 0;
@@ -1285,7 +1317,7 @@ fn finish(
 ) -> Result<Layout> {
     let page = ctx.config.max_page_size.max(1);
     for (k, &i) in order.iter().enumerate() {
-        places[i].key = (0, 0, k as u32);
+        places[i].key = (0, 0, k as u32, 0);
     }
     let explicit = phdr_cmds(ctx);
     // The headers are loaded when they fit below the first section on its page; with PHDRS,
@@ -1770,4 +1802,85 @@ fn explicit_phdrs(
         out.push(ph);
     }
     Ok(out)
+}
+
+/// INSERT blocks without SECTIONS: the default layout, each described section placed next to the
+/// section its block names (in block order), then the blocks' commands walked at the addresses
+/// the layout gave (symbols, data, fill; `.` may not be assigned outside a section here).
+fn assign_addresses_inserted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layout> {
+    let mut inserted: Vec<(OutputSectionId, OutputSectionId, i32)> = Vec::new();
+    let mut count: FxHashMap<(OutputSectionId, bool), i32> = FxHashMap::default();
+    let descs: Vec<&Described> = scripted
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Output(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    for d in &descs {
+        let (Some(id), Some((name, after))) = (d.id, d.insert) else { continue };
+        let at = ctx.sections.position(|s| s.name == name).filter(|&at| at != id).ok_or_else(|| {
+            fatal!(
+                "{}: unable to insert {} {} {name}: no such output section",
+                d.desc.loc,
+                d.desc.name,
+                if after { "after" } else { "before" }
+            )
+        })?;
+        let k = count.entry((at, after)).or_insert(0);
+        *k += 1;
+        inserted.push((id, at, if after { *k } else { *k - 1_000_000 }));
+    }
+    let mut lay = layout::assign_addresses_with(ctx, &inserted);
+    let defining = defining_map(ctx);
+    let mut w = Walk {
+        places: lay.sections.clone(),
+        lmas: lay.sections.iter().map(|p| p.addr).collect(),
+        dot: Value::abs(0),
+        values: vec![None; ctx.script_syms.len()],
+        previous: vec![None; ctx.script_syms.len()],
+        regions: Vec::new(),
+        sizeof_headers: EHDR_SIZE + PHDR_SIZE * lay.phdrs.len() as u64,
+        placed: vec![true; ctx.sections.len()],
+        prev_places: None,
+        added: added_after_sizing(ctx, scripted),
+        data: Vec::new(),
+        fills: Vec::new(),
+    };
+    let mut last: Option<OutputSectionId> = None;
+    for step in &scripted.steps {
+        match step {
+            Step::Output(d) => {
+                let Some(id) = d.id else { continue };
+                let addr = lay.sections[id].addr;
+                let size = walk_section(ctx, Some(&mut w), d, id, addr, &defining)?;
+                ensure!(
+                    size == d.walked,
+                    "{}: the size of {} depends on its address: not supported with INSERT",
+                    d.desc.loc,
+                    d.desc.name
+                );
+                last = Some(id);
+            }
+            Step::Assign(a) if a.name == "." => {
+                bail!("{}: assigning to '.' between INSERTed sections is not supported without SECTIONS", a.loc)
+            }
+            Step::Assign(a) => {
+                let Some(&i) = defining.get(&(*a as *const Assign)) else { continue };
+                w.dot = match last {
+                    Some(id) => {
+                        Value { sec: Some(id), val: lay.sections[id].addr + ctx.sections[id].size, ty: elf::STT_NOTYPE }
+                    }
+                    None => Value::abs(0),
+                };
+                w.values[i] = Some(eval(ctx, &w, &a.expr).with_context(|| &a.loc)?);
+            }
+            Step::Assert(a) => script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w: &w })?,
+        }
+    }
+    lay.script_values = w.values;
+    lay.script_data = w.data;
+    lay.script_fills = w.fills;
+    Ok(lay)
 }

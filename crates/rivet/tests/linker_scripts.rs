@@ -303,8 +303,8 @@ fn script_errors_name_the_file_and_line() {
         ("div.ld", "x = 1 / (2 - 2);\n", &["div.ld:1", "division by zero"]),
         (
             "insert.ld",
-            "SECTIONS { .foo : { *(.foo) } } INSERT AFTER .text;\n",
-            &["insert.ld: INSERT without a SECTIONS command to insert into is not supported yet"],
+            "SECTIONS { .foo : { BYTE(1) } } INSERT AFTER .nothing;\n",
+            &["insert.ld:1", "unable to insert .foo after .nothing: no such output section"],
         ),
         ("phdrs.ld", "PHDRS { text PT_LOAD; }\n", &["phdrs.ld: PHDRS without SECTIONS is not supported yet"]),
         (
@@ -559,6 +559,16 @@ fn insert_after_puts_a_block_into_the_other_scripts_sections() {
             assert_eq!(relative(&syms, name, "__mytab_start"), relative(&lld, name, "__mytab_start"), "{name}");
         }
     }
+    // Without SECTIONS the block goes into rivet's default layout, as GNU ld and lld put it into
+    // theirs.
+    let alone = link(&tmp, Ld::Ours, &["-pie", "table.o", "-Wl,-T,insert.ld"], "alone.out");
+    assert_eq!(run(&alone), run(&gnu));
+    let names = section_names(&alone);
+    let at = |n: &str| names.iter().position(|x| x == n).unwrap_or_else(|| panic!("{n} in {names:?}"));
+    assert_eq!(at(".mytab"), at(".data") + 1, "{names:?}");
+    assert!(!names.iter().any(|n| n == ".junk"), "{names:?}");
+    let syms = symbols(&alone);
+    assert_eq!(syms["__mytab_end"].value - syms["__mytab_start"].value, 48);
     // Inserting after a section no description names is an error naming the script.
     write(&tmp, "nowhere.ld", "SECTIONS { .x : { *(.x) } } INSERT BEFORE .nowhere;\n");
     let err = link_fails(&tmp, &["-pie", "table.o", "-Wl,-T,default.ld", "-Wl,-T,nowhere.ld"]);
