@@ -710,3 +710,43 @@ fn phdrs_give_the_program_headers_the_script_lists() {
     assert!(err.contains("program header 'nowhere' is not listed in PHDRS"), "{err}");
     tmp.finish();
 }
+
+#[test]
+fn overlay_sections_share_an_address_and_load_one_after_another() {
+    let Some(tmp) = setup("ls-overlay") else { return };
+    write(
+        &tmp,
+        "o.c",
+        "int a1 __attribute__((section(\".ov1\"))) = 1;\nint a2[4] __attribute__((section(\".ov2\"))) = {2};\n\
+         void _start(void) {}\n",
+    );
+    cc(&tmp, &["-c", "-O1", "-fno-pic", "o.c"]);
+    write(
+        &tmp,
+        "o.ld",
+        "SECTIONS {\n  . = 0x10000;\n  .text : { *(.text*) }\n\
+         OVERLAY 0x20000 : AT(0x30000) {\n    .ov1 { *(.ov1) }\n    .ov2 { *(.ov2) }\n  }\n\
+         after = .;\n  .data : { *(.data*) }\n  /DISCARD/ : { *(.eh_frame) *(.note*) }\n}\n",
+    );
+    let ours = tmp.join("ours.out");
+    must(Command::new(linker()).current_dir(&tmp.path).args(["-T", "o.ld", "o.o", "-o"]).arg(&ours));
+    let syms = symbols(&ours);
+    assert_eq!((syms["a1"].value, syms["a2"].value), (0x20000, 0x20000), "one address");
+    assert_eq!(syms["after"].value, 0x20010, ". is past the largest");
+    let phdrs = program_headers(&ours);
+    assert!(phdrs.iter().any(|l| l.contains("0x0000000000020000 0x0000000000030004")), "{phdrs:?}");
+    if have_lld() {
+        let lld = tmp.join("lld.out");
+        must(
+            Command::new(Path::new(LLD_DIR).join("ld.lld"))
+                .current_dir(&tmp.path)
+                .args(["-T", "o.ld", "o.o", "-o"])
+                .arg(&lld),
+        );
+        // (PT_GNU_STACK's alignment is GNU ld's 16 here, lld's 0.)
+        let loads = |p: Vec<String>| p.into_iter().filter(|l| l.starts_with("LOAD")).collect::<Vec<_>>();
+        assert_eq!(loads(phdrs), loads(program_headers(&lld)));
+        assert_eq!(syms["after"].value, symbols(&lld)["after"].value);
+    }
+    tmp.finish();
+}

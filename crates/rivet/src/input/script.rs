@@ -1025,7 +1025,7 @@ impl Parser<'_> {
                 "PROVIDE" | "PROVIDE_HIDDEN" | "HIDDEN" => {
                     cmds.push(SectionsCmd::Assign(self.wrapped_assignment(&t.text)?))
                 }
-                "OVERLAY" => return Err(self.lex.err("OVERLAY is not supported")),
+                "OVERLAY" => self.overlay(&mut cmds)?,
                 "{" | "(" | ")" | "," => return Err(self.lex.err(format!("unexpected {}", t.text))),
                 _ => cmds.push(SectionsCmd::Output(Box::new(self.output_desc(t.text)?))),
             }
@@ -1042,6 +1042,90 @@ impl Parser<'_> {
             self.script.has_sections = true;
             self.script.sections.extend(cmds);
         }
+        Ok(())
+    }
+
+    /// `OVERLAY [start] : [NOCROSSREFS] [AT(lma)] { name { ... } ... } [>region] [:phdr] [=fill]`,
+    /// as lld reads it: every section at the same address (the first at `start`, default `.`),
+    /// loaded one after the other from `lma` (default: that address), then `.` past the largest.
+    fn overlay(&mut self, cmds: &mut Vec<SectionsCmd>) -> Result<()> {
+        let loc = self.lex.loc();
+        let start = if self.lex.consume(":")? {
+            None
+        } else {
+            let e = self.expr()?;
+            self.lex.expect_expr(":")?;
+            Some(e)
+        };
+        if self.lex.consume("NOCROSSREFS")? {
+            return Err(self.lex.err("OVERLAY's NOCROSSREFS is not supported"));
+        }
+        let lma = if self.lex.consume("AT")? { Some(self.paren_expr()?) } else { None };
+        self.lex.expect("{")?;
+        let mut members: Vec<OutputDesc> = Vec::new();
+        loop {
+            let Some(t) = self.lex.next(false)? else { return Err(self.lex.err("} expected, but got end of file")) };
+            if t.text == "}" && !t.quoted {
+                break;
+            }
+            let mut d = OutputDesc {
+                name: t.text,
+                addr: None,
+                ty: None,
+                lma: None,
+                align: None,
+                subalign: None,
+                constraint: None,
+                cmds: Vec::new(),
+                region: None,
+                lma_region: None,
+                phdrs: Vec::new(),
+                fill: None,
+                loc: loc.clone(),
+            };
+            self.lex.expect("{")?;
+            self.section_body(&mut d)?;
+            match members.first() {
+                None => {
+                    d.addr = start.clone();
+                    d.lma = Some(lma.clone().unwrap_or(Expr::Dot));
+                }
+                Some(first) => {
+                    let prev = &members.last().unwrap().name;
+                    d.addr = Some(Expr::Addr(first.name.clone()));
+                    d.lma = Some(Expr::Binary(
+                        BinOp::Add,
+                        Box::new(Expr::LoadAddr(prev.clone())),
+                        Box::new(Expr::SizeOf(prev.clone())),
+                    ));
+                }
+            }
+            members.push(d);
+        }
+        let Some(first) = members.first() else { return Err(self.lex.err("OVERLAY without sections")) };
+        // What follows the overlay applies to every section of it.
+        let mut tail = OutputDesc { cmds: Vec::new(), ..first.clone() };
+        tail.region = None;
+        tail.phdrs = Vec::new();
+        tail.fill = None;
+        self.section_trailer(&mut tail)?;
+        let largest = members
+            .iter()
+            .map(|m| Expr::SizeOf(m.name.clone()))
+            .reduce(|a, b| Expr::Max(Box::new(a), Box::new(b)))
+            .expect("one section at least");
+        let dot = Expr::Binary(BinOp::Add, Box::new(Expr::Addr(first.name.clone())), Box::new(largest));
+        for mut m in members {
+            if tail.region.is_some() {
+                m.region = tail.region.clone();
+            }
+            m.phdrs.extend(tail.phdrs.iter().cloned());
+            if m.fill.is_none() {
+                m.fill = tail.fill.clone();
+            }
+            cmds.push(SectionsCmd::Output(Box::new(m)));
+        }
+        cmds.push(SectionsCmd::Assign(Assign { name: ".".into(), expr: dot, provide: false, hidden: false, loc }));
         Ok(())
     }
 
@@ -1110,6 +1194,12 @@ impl Parser<'_> {
                 other => return Err(self.lex.err(format!("{{ expected, but got {other}"))),
             }
         }
+        self.section_body(&mut d)?;
+        Ok(d)
+    }
+
+    /// An output section description's contents after its `{`, and what may follow its `}`.
+    fn section_body(&mut self, d: &mut OutputDesc) -> Result<()> {
         loop {
             if let Some(a) = self.try_assignment()? {
                 d.cmds.push(OutputCmd::Assign(a));
@@ -1168,7 +1258,11 @@ impl Parser<'_> {
                 }
             }
         }
-        // [>region] [AT>region] [:phdr ...] [=fill] [,]
+        self.section_trailer(d)
+    }
+
+    /// What may follow a section description's `}`: `[>region] [AT>region] [:phdr ...] [=fill] [,]`.
+    fn section_trailer(&mut self, d: &mut OutputDesc) -> Result<()> {
         while let Some(t) = self.lex.peek(false)? {
             if t.quoted {
                 break;
@@ -1212,7 +1306,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        Ok(d)
+        Ok(())
     }
 
     /// Whether `( NOLOAD )` (or another section type) comes next.
