@@ -302,6 +302,11 @@ fn script_errors_name_the_file_and_line() {
         ("quote.ld", "INPUT(\"a.o)\n", &["quote.ld:1: unclosed quote"]),
         ("div.ld", "x = 1 / (2 - 2);\n", &["div.ld:1", "division by zero"]),
         (
+            "awi.ld",
+            "SECTIONS { .t : ALIGN_WITH_INPUT { *(.text) } }\n",
+            &["awi.ld:1", "ALIGN_WITH_INPUT is not supported"],
+        ),
+        (
             "insert.ld",
             "SECTIONS { .foo : { BYTE(1) } } INSERT AFTER .nothing;\n",
             &["insert.ld:1", "unable to insert .foo after .nothing: no such output section"],

@@ -1176,9 +1176,7 @@ impl Parser<'_> {
                     self.lex.next(false)?;
                     d.subalign = Some(self.paren_expr()?);
                 }
-                "ALIGN_WITH_INPUT" => {
-                    self.lex.next(false)?;
-                }
+                "ALIGN_WITH_INPUT" => return Err(self.lex.err("ALIGN_WITH_INPUT is not supported")),
                 "ONLY_IF_RO" => {
                     self.lex.next(false)?;
                     d.constraint = Some(Constraint::ReadOnly);
