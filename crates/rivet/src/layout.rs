@@ -327,11 +327,11 @@ fn start_address(ctx: &Ctx, i: OutputSectionId) -> Option<u64> {
 /// The TLS sections' extent while they are placed: addresses (start, end of memory), the largest
 /// alignment, and where their file bytes end.
 #[derive(Clone, Copy)]
-struct TlsExtent {
-    start: u64,
-    end: u64,
-    align: u64,
-    file_end: u64,
+pub struct TlsExtent {
+    pub start: u64,
+    pub end: u64,
+    pub align: u64,
+    pub file_end: u64,
 }
 
 struct LoadPlan {
@@ -551,72 +551,8 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
 
     let tls_block =
         tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
-    let mut all = Vec::new();
-    // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
-    // (GNU ld writes it only then; a static PIE or a shared library has none).
-    if has_interp {
-        all.push(Phdr {
-            p_type: elf::PT_PHDR,
-            flags: elf::PF_R,
-            offset: EHDR_SIZE,
-            vaddr: base + EHDR_SIZE,
-            paddr: None,
-            filesz: headers - EHDR_SIZE,
-            memsz: headers - EHDR_SIZE,
-            align: 8,
-        });
-    }
-    let section_phdr = |c: Content, p_type: u32, flags: u32| {
-        let id = ctx.synthetic.get(c)?;
-        let (s, p) = (&ctx.sections[id], &places[id]);
-        Some(Phdr {
-            p_type,
-            flags,
-            offset: p.offset,
-            vaddr: p.addr,
-            paddr: None,
-            filesz: s.size,
-            memsz: s.size,
-            align: s.align,
-        })
-    };
-    all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
-    all.extend(phdrs);
-    let dynamic_flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
-    all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
-    for run in &note_runs {
-        let (first, last) = (run[0], *run.last().unwrap());
-        let size = places[last].addr + ctx.sections[last].size - places[first].addr;
-        all.push(Phdr {
-            p_type: elf::PT_NOTE,
-            flags: elf::PF_R,
-            offset: places[first].offset,
-            vaddr: places[first].addr,
-            paddr: None,
-            filesz: size,
-            memsz: size,
-            align: ctx.sections[first].align,
-        });
-    }
-    if let Some(tls) = tls {
-        let first = &places[tls_secs[0]];
-        let filesz = tls.file_end.saturating_sub(first.offset);
-        all.push(Phdr {
-            p_type: elf::PT_TLS,
-            flags: elf::PF_R,
-            offset: first.offset,
-            vaddr: tls.start,
-            paddr: None,
-            filesz,
-            memsz: tls.end - tls.start,
-            align: tls.align,
-        });
-    }
-    all.extend(section_phdr(Content::GnuProperty, elf::PT_GNU_PROPERTY, elf::PF_R));
-    all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
-    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
-    let stack = ctx.config.stack_size;
-    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
+    let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
+    let mut all = headers_around_loads(ctx, &places, base, headers, has_interp, phdrs, &note_runs, tls_phdr);
     if let Some((offset, vaddr, memsz)) = relro_range {
         // Rounded up to the common page: the next segment starts on a new page, so the whole tail
         // of the last RELRO page can be made read-only. Not to the maximum page: the loader
@@ -651,6 +587,89 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
         script_data: Vec::new(),
         script_fills: Vec::new(),
     }
+}
+
+/// The program headers around the PT_LOADs, in GNU ld's order: PT_PHDR (when `phdr`: a program
+/// that names an interpreter, and the headers are loaded), PT_INTERP, the loads, PT_DYNAMIC, a
+/// PT_NOTE per run of notes, PT_TLS (`tls`: its extent and its first section's file offset),
+/// PT_GNU_PROPERTY, PT_GNU_EH_FRAME, PT_GNU_STACK. PT_GNU_RELRO, whose rules differ between the
+/// default layout and a script's, is the caller's.
+#[allow(clippy::too_many_arguments)]
+pub fn headers_around_loads(
+    ctx: &Ctx,
+    places: &IdVec<OutputSectionId, Placement>,
+    base: u64,
+    headers: u64,
+    phdr: bool,
+    loads: Vec<Phdr>,
+    note_runs: &[Vec<OutputSectionId>],
+    tls: Option<(TlsExtent, u64)>,
+) -> Vec<Phdr> {
+    let mut all = Vec::new();
+    // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
+    // (GNU ld writes it only then; a static PIE or a shared library has none).
+    if phdr {
+        all.push(Phdr {
+            p_type: elf::PT_PHDR,
+            flags: elf::PF_R,
+            offset: EHDR_SIZE,
+            vaddr: base + EHDR_SIZE,
+            paddr: None,
+            filesz: headers - EHDR_SIZE,
+            memsz: headers - EHDR_SIZE,
+            align: 8,
+        });
+    }
+    let section_phdr = |c: Content, p_type: u32, flags: u32| {
+        let id = ctx.synthetic.get(c)?;
+        let (s, p) = (&ctx.sections[id], &places[id]);
+        Some(Phdr {
+            p_type,
+            flags,
+            offset: p.offset,
+            vaddr: p.addr,
+            paddr: None,
+            filesz: s.size,
+            memsz: s.size,
+            align: s.align,
+        })
+    };
+    all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
+    all.extend(loads);
+    let dynamic_flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
+    all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
+    for run in note_runs {
+        let (first, last) = (run[0], *run.last().unwrap());
+        let size = places[last].addr + ctx.sections[last].size - places[first].addr;
+        all.push(Phdr {
+            p_type: elf::PT_NOTE,
+            flags: elf::PF_R,
+            offset: places[first].offset,
+            vaddr: places[first].addr,
+            paddr: None,
+            filesz: size,
+            memsz: size,
+            align: ctx.sections[first].align,
+        });
+    }
+    if let Some((tls, first_offset)) = tls {
+        all.push(Phdr {
+            p_type: elf::PT_TLS,
+            flags: elf::PF_R,
+            offset: first_offset,
+            vaddr: tls.start,
+            paddr: None,
+            filesz: tls.file_end.saturating_sub(first_offset),
+            memsz: tls.end - tls.start,
+            align: tls.align,
+        });
+    }
+    all.extend(section_phdr(Content::GnuProperty, elf::PT_GNU_PROPERTY, elf::PF_R));
+    all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
+    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
+    let stack = ctx.config.stack_size;
+    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
+    all
 }
 
 /// A PT_LOAD's alignment: the page, or its most aligned section's alignment when that is larger.

@@ -1497,77 +1497,13 @@ fn finish(
     let shstr = ctx.synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     ctx.sections[shstr].size = shstrtab.len() as u64;
     let (shoff, file_size) = layout::place_non_alloc(ctx, &mut places, alloc_end);
-    let mut all = Vec::new();
-    if ctx.synthetic.get(Content::Interp).is_some() && headers_loaded {
-        all.push(Phdr {
-            p_type: elf::PT_PHDR,
-            flags: elf::PF_R,
-            offset: EHDR_SIZE,
-            vaddr: base + EHDR_SIZE,
-            paddr: None,
-            filesz: headers - EHDR_SIZE,
-            memsz: headers - EHDR_SIZE,
-            align: 8,
-        });
-    }
-    let section_phdr = |c: Content, p_type: u32, flags: u32| {
-        let id = ctx.synthetic.get(c)?;
-        let (s, p) = (&ctx.sections[id], &places[id]);
-        Some(Phdr {
-            p_type,
-            flags,
-            offset: p.offset,
-            vaddr: p.addr,
-            paddr: None,
-            filesz: s.size,
-            memsz: s.size,
-            align: s.align,
-        })
-    };
-    all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
     let phdrs_of_loads = phdrs.clone();
-    all.extend(phdrs);
-    let dynamic_flags = if ctx.config.rodynamic { elf::PF_R } else { elf::PF_R | elf::PF_W };
-    all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
-    for run in note_runs {
-        let (first, last) = (run[0], *run.last().unwrap());
-        let size = places[last].addr + ctx.sections[last].size - places[first].addr;
-        all.push(Phdr {
-            p_type: elf::PT_NOTE,
-            flags: elf::PF_R,
-            offset: places[first].offset,
-            vaddr: places[first].addr,
-            paddr: None,
-            filesz: size,
-            memsz: size,
-            align: ctx.sections[first].align,
-        });
-    }
-    let mut tls_block = Tls::default();
-    if let Some((start, end, align, file_end)) = tls {
-        let first = &places[tls_secs[0]];
-        all.push(Phdr {
-            p_type: elf::PT_TLS,
-            flags: elf::PF_R,
-            offset: first.offset,
-            vaddr: start,
-            paddr: None,
-            filesz: file_end.saturating_sub(first.offset),
-            memsz: end - start,
-            align,
-        });
-        tls_block = Tls { start, end: start + align_up(end - start, align) };
-    }
-    all.extend(section_phdr(Content::GnuProperty, elf::PT_GNU_PROPERTY, elf::PF_R));
-    all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
-    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
-    all.push(Phdr {
-        p_type: elf::PT_GNU_STACK,
-        flags: stack_flags,
-        align: 16,
-        memsz: ctx.config.stack_size,
-        ..Default::default()
-    });
+    let extent = tls.map(|(start, end, align, file_end)| layout::TlsExtent { start, end, align, file_end });
+    let tls_block =
+        extent.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
+    let phdr = ctx.synthetic.get(Content::Interp).is_some() && headers_loaded;
+    let tls_phdr = extent.map(|t| (t, places[tls_secs[0]].offset));
+    let mut all = layout::headers_around_loads(ctx, &places, base, headers, phdr, phdrs, note_runs, tls_phdr);
     let relro_range = (relro_secs.first(), relro_secs.last());
     if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
         // The RELRO sections must be contiguous (lld's error otherwise).

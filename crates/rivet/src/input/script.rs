@@ -230,6 +230,27 @@ pub struct OutputDesc {
     pub loc: Loc,
 }
 
+impl OutputDesc {
+    /// A description named `name` with nothing said yet.
+    pub fn new(name: String, loc: Loc) -> OutputDesc {
+        OutputDesc {
+            name,
+            addr: None,
+            ty: None,
+            lma: None,
+            align: None,
+            subalign: None,
+            constraint: None,
+            cmds: Vec::new(),
+            region: None,
+            lma_region: None,
+            phdrs: Vec::new(),
+            fill: None,
+            loc,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum SectionsCmd {
     Assign(Assign),
@@ -1068,21 +1089,7 @@ impl Parser<'_> {
             if t.text == "}" && !t.quoted {
                 break;
             }
-            let mut d = OutputDesc {
-                name: t.text,
-                addr: None,
-                ty: None,
-                lma: None,
-                align: None,
-                subalign: None,
-                constraint: None,
-                cmds: Vec::new(),
-                region: None,
-                lma_region: None,
-                phdrs: Vec::new(),
-                fill: None,
-                loc: loc.clone(),
-            };
+            let mut d = OutputDesc::new(t.text, loc.clone());
             self.lex.expect("{")?;
             self.section_body(&mut d)?;
             match members.first() {
@@ -1131,21 +1138,7 @@ impl Parser<'_> {
 
     fn output_desc(&mut self, name: String) -> Result<OutputDesc> {
         let loc = self.lex.loc();
-        let mut d = OutputDesc {
-            name,
-            addr: None,
-            ty: None,
-            lma: None,
-            align: None,
-            subalign: None,
-            constraint: None,
-            cmds: Vec::new(),
-            region: None,
-            lma_region: None,
-            phdrs: Vec::new(),
-            fill: None,
-            loc,
-        };
+        let mut d = OutputDesc::new(name, loc);
         // [address] [(type)] :
         if !self.lex.peek_is(":")? && !self.type_follows()? {
             d.addr = Some(self.expr()?);
