@@ -228,6 +228,9 @@ pub struct Config {
     pub map_file: Option<PathBuf>,
     /// `--fatal-warnings` / `--no-fatal-warnings`.
     pub fatal_warnings: bool,
+    /// Warnings about the command line, printed when the link starts: an unknown `-z` keyword
+    /// (GNU ld and lld warn and go on).
+    pub warnings: Vec<String>,
     /// `--color-diagnostics[=auto|always|never]` / `--no-color-diagnostics`: Some(true|false), None=auto.
     pub color_diagnostics: Option<bool>,
     /// `--sysroot=DIR`.
@@ -432,6 +435,7 @@ impl Default for Config {
             opt_level: 1,
             map_file: None,
             fatal_warnings: false,
+            warnings: Vec::new(),
             color_diagnostics: None,
             sysroot: None,
             reproduce: None,
@@ -1381,7 +1385,7 @@ impl ArgParser {
                         .filter(|n| n.is_power_of_two())
                         .ok_or_else(|| fatal!("-z common-page-size: bad size '{v}'"))?;
                 } else {
-                    bail!("-z {key}: unknown or unsupported keyword");
+                    c.warnings.push(format!("unknown -z value: {key}"));
                 }
             }
         }

@@ -30,6 +30,9 @@ pub fn link_detaching(
     detach: Option<rivet_io::detach::Detached>,
 ) -> Result<LinkReport> {
     config.validate()?;
+    for w in &config.warnings {
+        diag.warn(w);
+    }
     let kind = OutputKind::from_config(config)?;
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
     let inputs = Inputs::start(config);

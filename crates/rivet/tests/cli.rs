@@ -1586,3 +1586,40 @@ fn retain_symbols_file_matches_lld() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.txt"));
     tmp.finish();
 }
+
+/// An unknown `-z` keyword is a warning and the link goes on, in lld's words (GNU ld also warns);
+/// with `--fatal-warnings` it fails.
+#[test]
+fn unknown_z_keywords_warn_as_lld_does() {
+    if !testing_rivet() || !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("unknown-z");
+    std::fs::write(tmp.join("a.c"), "int main(void) { return 0; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.c"]));
+    let out = Command::new(linker())
+        .current_dir(&tmp.path)
+        .args(["-shared", "-z", "no-such-keyword", "a.o", "-o", "a.so"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: unknown -z value: no-such-keyword"), "{err}");
+    assert!(tmp.join("a.so").exists());
+    let lld = std::path::Path::new("/usr/lib/llvm-19/bin/ld.lld");
+    if lld.exists() {
+        let theirs = Command::new(lld)
+            .current_dir(&tmp.path)
+            .args(["-shared", "-z", "no-such-keyword", "a.o", "-o", "b.so"])
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&theirs.stderr).contains("warning: unknown -z value: no-such-keyword"));
+    }
+    let fatal = Command::new(linker())
+        .current_dir(&tmp.path)
+        .args(["-shared", "--fatal-warnings", "-z", "no-such-keyword", "a.o", "-o", "c.so"])
+        .output()
+        .unwrap();
+    assert_eq!(fatal.status.code(), Some(1));
+    tmp.finish();
+}
