@@ -95,6 +95,9 @@ pub struct Config {
     pub z_text: bool,
     /// `-z execstack` / `-z noexecstack` (default false).
     pub execstack: bool,
+    /// `-z gnustack` (the default) / `-z nognustack`: whether the output has a PT_GNU_STACK
+    /// program header (without one, the kernel's default for the stack applies; lld's option).
+    pub gnustack: bool,
     /// `-z separate-code` (default true on x86-64 Linux, as GNU ld) / `-z noseparate-code`.
     pub separate_code: bool,
     /// `-z max-page-size=N` (default 4096): segments' addresses are congruent to their file
@@ -376,6 +379,7 @@ impl Default for Config {
             now: false,
             z_text: false,
             execstack: false,
+            gnustack: true,
             separate_code: true,
             max_page_size: 4096,
             common_page_size: 4096,
@@ -1334,6 +1338,8 @@ impl ArgParser {
             "notext" | "textoff" => c.z_text = false,
             "execstack" => c.execstack = true,
             "noexecstack" => c.execstack = false,
+            "gnustack" => c.gnustack = true,
+            "nognustack" => c.gnustack = false,
             "separate-code" => c.separate_code = true,
             "noseparate-code" => {
                 c.separate_code = false;
@@ -1554,6 +1560,8 @@ const Z_KEYWORDS: &[&str] = &[
     "textoff",
     "execstack",
     "noexecstack",
+    "gnustack",
+    "nognustack",
     "separate-code",
     "noseparate-code",
     "separate-loadable-segments",

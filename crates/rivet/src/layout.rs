@@ -415,7 +415,7 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
         + (!tls_secs.is_empty()) as usize
         + has(Content::EhFrameHdr) as usize
         + has(Content::GnuProperty) as usize
-        + 1 // PT_GNU_STACK
+        + ctx.config.gnustack as usize // PT_GNU_STACK
         + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize;
     let base = match ctx.config.image_base {
         Some(b) => b,
@@ -668,7 +668,9 @@ pub fn headers_around_loads(
     all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
     let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
     let stack = ctx.config.stack_size;
-    all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
+    if ctx.config.gnustack {
+        all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
+    }
     all
 }
 

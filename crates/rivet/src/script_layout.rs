@@ -1045,7 +1045,7 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
         + (!tls_secs.is_empty()) as usize
         + has(Content::EhFrameHdr) as usize
         + has(Content::GnuProperty) as usize
-        + 1
+        + ctx.config.gnustack as usize
         + (!relro_secs.is_empty()) as usize;
     let explicit = phdr_cmds(ctx);
     let nphdr = if explicit.is_empty() { nphdr } else { explicit.len() };

@@ -1623,3 +1623,49 @@ fn unknown_z_keywords_warn_as_lld_does() {
     assert_eq!(fatal.status.code(), Some(1));
     tmp.finish();
 }
+
+/// `-z nognustack` leaves PT_GNU_STACK out (lld's option); the program still runs.
+#[test]
+fn nognustack_leaves_the_stack_header_out() {
+    if !testing_rivet() || !have("gcc") || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("nognustack");
+    std::fs::write(tmp.join("a.c"), "int main(void) { return 3; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.c"]));
+    let types = |exe: &str| -> Vec<String> {
+        let out = must(Command::new("readelf").current_dir(&tmp.path).args(["-lW", exe]));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let table =
+            text.split("Program Headers:").nth(1).unwrap().split("Section to Segment").next().unwrap().to_string();
+        table
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+            .map(String::from)
+            .collect()
+    };
+    for (flag, out) in [("-Wl,-z,nognustack", "without"), ("-Wl,-z,gnustack", "with")] {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(&tmp)).args(["a.o", flag, "-o", out]);
+        must(&mut cmd);
+        let code = Command::new(tmp.join(out)).status().unwrap().code();
+        assert_eq!(code, Some(3), "{flag}");
+    }
+    assert!(!types("without").iter().any(|t| t == "GNU_STACK"), "{:?}", types("without"));
+    assert!(types("with").iter().any(|t| t == "GNU_STACK"));
+    let lld = std::path::Path::new("/usr/lib/llvm-19/bin");
+    if lld.join("ld.lld").exists() {
+        let mut cmd = Command::new("gcc");
+        cmd.current_dir(&tmp.path).arg(format!("-B{}", lld.display())).args([
+            "-fuse-ld=lld",
+            "a.o",
+            "-Wl,-z,nognustack",
+            "-o",
+            "lld",
+        ]);
+        must(&mut cmd);
+        assert!(!types("lld").iter().any(|t| t == "GNU_STACK"));
+    }
+    tmp.finish();
+}
