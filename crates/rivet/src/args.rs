@@ -1899,7 +1899,8 @@ mod tests {
         assert_eq!(p(&["--frobnicate"]).unwrap_err().to_string(), "unknown argument '--frobnicate'");
         assert_eq!(p(&["-o"]).unwrap_err().to_string(), "-o: missing argument");
         assert!(p(&["-m", "elf_i386"]).unwrap_err().to_string().contains("elf_i386"));
-        assert!(p(&["-z", "bogus"]).unwrap_err().to_string().contains("bogus"));
+        // An unknown -z keyword is a warning (as in GNU ld and lld), not an error.
+        assert_eq!(p(&["-z", "bogus"]).unwrap().warnings, ["unknown -z value: bogus"]);
         assert!(p(&["--pop-state"]).unwrap_err().to_string().contains("--push-state"));
         assert!(p(&["--build-id=0xabc"]).is_err());
         assert_eq!(p(&["-T", "script.ld"]).unwrap().inputs, [InputArg::Script { path: "script.ld".into() }]);
