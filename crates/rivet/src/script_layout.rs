@@ -1094,10 +1094,21 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
     Ok(lay)
 }
 
-fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
-    let mut n = 0;
-    // (flags, region, bss, loaded elsewhere by `AT>`: the load address offset ends after it)
-    let mut prev: Option<(u64, Option<&str>, bool, bool)> = None;
+type Placements = IdVec<OutputSectionId, Placement>;
+
+/// Where the program headers rivet makes start a PT_LOAD: each loaded section (TLS bss aside),
+/// and whether a new PT_LOAD starts at it: where the flags, the memory region (`>`) or an explicit
+/// load address (`AT`, `AT>`) change, or bytes follow bss. `lmas`: the load addresses once they are
+/// known (a change of the load offset splits too); without them (the estimate behind
+/// SIZEOF_HEADERS) a section after an `AT>` one splits, as its load offset ends there.
+fn load_starts(
+    ctx: &Ctx,
+    items: &[Item],
+    lmas: Option<(&IdVec<OutputSectionId, u64>, &Placements)>,
+) -> Vec<(OutputSectionId, bool)> {
+    let mut out = Vec::new();
+    // (flags, region, bss, after an `AT>` section, load offset)
+    let mut prev: Option<(u64, Option<&str>, bool, bool, i128)> = None;
     for it in items {
         let Item::Section(id, d) = *it else { continue };
         let s = &ctx.sections[id];
@@ -1107,16 +1118,28 @@ fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
         let flags = s.flags & (elf::SHF_WRITE | elf::SHF_EXECINSTR) as u64;
         let region = d.and_then(|d| d.desc.region.as_deref());
         let explicit_lma = d.is_some_and(|d| d.desc.lma.is_some() || d.desc.lma_region.is_some());
+        let delta = lmas.map_or(0, |(lmas, places)| lmas[id] as i128 - places[id].addr as i128);
         let split = match prev {
             None => true,
-            Some((f, r, nobits, lma_region)) => {
-                f != flags || r != region || explicit_lma || lma_region || (nobits && !s.is_nobits())
+            Some((f, r, nobits, after_lma_region, dl)) => {
+                f != flags
+                    || r != region
+                    || explicit_lma
+                    || (nobits && !s.is_nobits())
+                    || (lmas.is_none() && after_lma_region)
+                    || dl != delta
             }
         };
-        n += split as usize;
-        prev = Some((flags, region, s.is_nobits(), d.is_some_and(|d| d.desc.lma_region.is_some())));
+        out.push((id, split));
+        let lma_region = d.is_some_and(|d| d.desc.lma_region.is_some());
+        prev = Some((flags, region, s.is_nobits(), lma_region, delta));
     }
-    n.max(1)
+    out
+}
+
+/// How many PT_LOADs `load_starts` will make, before addresses are known.
+fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
+    load_starts(ctx, items, None).iter().filter(|&&(_, split)| split).count().max(1)
 }
 
 fn walk_addresses(
@@ -1381,25 +1404,10 @@ fn finish(
         };
         loads.push(Load { first, last, flags: 0, headers: p.filehdr || p.phdrs, cmd: Some(k) });
     }
-    // PT_LOADs: split where flags, region or an explicit load address change, or where bss is
-    // followed by bytes.
-    let mut prev: Option<(u64, Option<&str>, bool, i128)> = None;
-    for it in items.iter().filter(|_| explicit.is_empty()) {
-        let Item::Section(id, d) = *it else { continue };
-        let s = &ctx.sections[id];
-        if !s.is_alloc() || (s.is_tls() && s.is_nobits()) {
-            continue;
-        }
-        let flags = s.flags & (elf::SHF_WRITE | elf::SHF_EXECINSTR) as u64;
-        let region = d.and_then(|d| d.desc.region.as_deref());
-        let explicit_lma = d.is_some_and(|d| d.desc.lma.is_some() || d.desc.lma_region.is_some());
-        let delta = lmas[id] as i128 - places[id].addr as i128;
-        let split = match prev {
-            None => true,
-            Some((f, r, nobits, dl)) => {
-                f != flags || r != region || explicit_lma || (nobits && !s.is_nobits()) || dl != delta
-            }
-        };
+    // PT_LOADs, unless PHDRS lists them.
+    let starts = if explicit.is_empty() { load_starts(ctx, items, Some((&lmas, &places))) } else { Vec::new() };
+    for (id, split) in starts {
+        let flags = ctx.sections[id].flags;
         let pf = elf::PF_R
             | if flags & elf::SHF_WRITE as u64 != 0 { elf::PF_W } else { 0 }
             | if flags & elf::SHF_EXECINSTR as u64 != 0 { elf::PF_X } else { 0 };
@@ -1409,7 +1417,6 @@ fn finish(
         } else {
             loads.last_mut().unwrap().last = id;
         }
-        prev = Some((flags, region, s.is_nobits(), delta));
     }
     // File offsets: a segment's first section at the next offset congruent to its address modulo
     // the page; the rest at their distance from it. TLS bss takes no file bytes.
