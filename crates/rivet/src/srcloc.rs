@@ -336,7 +336,9 @@ fn relocated_debug_sections(obj: &ObjectFile) -> FxHashMap<&'static str, Vec<u8>
                 elf::R_X86_64_32 | elf::R_X86_64_32S => (4, value.to_le_bytes()),
                 _ => continue,
             };
-            if let Some(dst) = bytes.get_mut(at..at + width) {
+            // A relocation past the section (or at an offset near 2^64) changes nothing here; the
+            // input checks report it where it matters.
+            if let Some(dst) = at.checked_add(width).and_then(|end| bytes.get_mut(at..end)) {
                 dst.copy_from_slice(&bytes_of[..width]);
             }
         }

@@ -768,3 +768,22 @@ fn addend_outside_a_merged_section() {
     must(Command::new(linker()).args(["-static", "-e", "main", "-o"]).arg(c.tmp.join("last.out")).arg(&o));
     c.tmp.finish();
 }
+
+/// A relocation in a debug section at an offset near 2^64 (found by fuzzing the `-r` target with
+/// overflow checks): the duplicate-symbol message reads the inputs' DWARF for source lines, and
+/// applying that relocation must neither overflow nor write anywhere; the link fails with the
+/// duplicate and the bad relocation named.
+#[test]
+fn debug_relocation_offset_near_the_top_of_the_address_space() {
+    let Some(c) = Case::new("debugreloff") else { return };
+    let src = c.tmp.join("dup.c");
+    std::fs::write(&src, "int dup(void) { return 1; }\nint main(void) { return dup(); }\n").unwrap();
+    let o = c.tmp.join("dup.o");
+    must(Command::new("gcc").args(["-c", "-g"]).arg(&src).arg("-o").arg(&o));
+    let mut e = Elf::open(&o);
+    let r = e.contents(".rela.debug_info");
+    e.bytes[r..r + 8].copy_from_slice(&(u64::MAX - 2).to_le_bytes());
+    let bad = e.write(&c.tmp.join("debugreloff.o"));
+    c.fails(&[&bad, &bad], &["duplicate symbol: dup", "debugreloff.o"]);
+    c.tmp.finish();
+}
