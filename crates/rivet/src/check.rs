@@ -1,7 +1,7 @@
 //! Checks between resolution and layout: undefined symbols (lld's message, with the references),
 //! as `--unresolved-symbols`, `-z defs`/`undefs`, `--[no-]allow-shlib-undefined` and
 //! `--warn-unresolved-symbols` ask, and `--require-defined`.
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::{OutputKind, Resolved};
 use crate::diag::symbol_name;
 use crate::resolve::{self, Def};
 use object::elf::STV_DEFAULT;
@@ -18,7 +18,7 @@ struct Policy {
 }
 
 impl Policy {
-    fn of(ctx: &Ctx) -> Policy {
+    fn of(ctx: &Resolved) -> Policy {
         let shared = ctx.kind == OutputKind::Shared;
         Policy {
             objects: ctx.config.no_undefined.unwrap_or(!shared),
@@ -29,7 +29,7 @@ impl Policy {
         }
     }
 
-    fn report(&self, ctx: &Ctx, msg: impl std::fmt::Display) {
+    fn report(&self, ctx: &Resolved, msg: impl std::fmt::Display) {
         match self.warn {
             true => ctx.diag.warn(msg),
             false => ctx.diag.error(msg),
@@ -38,7 +38,7 @@ impl Policy {
 }
 
 /// Undefined symbols (lld's message with references) and `--require-defined`.
-pub fn check_symbols(ctx: &Ctx) -> crate::diag::Result<()> {
+pub fn check_symbols(ctx: &Resolved) -> crate::diag::Result<()> {
     let policy = Policy::of(ctx);
     undefined_in_objects(ctx, &policy);
     if policy.shlibs {
@@ -61,7 +61,7 @@ pub fn check_symbols(ctx: &Ctx) -> crate::diag::Result<()> {
     ctx.diag.check()
 }
 
-fn undefined_in_objects(ctx: &Ctx, policy: &Policy) {
+fn undefined_in_objects(ctx: &Resolved, policy: &Policy) {
     let undefined_ok: Vec<&[u8]> = ctx.config.undefined.iter().map(|s| s.as_bytes()).collect();
     let entry_default = ctx.config.entry.is_none();
     // A hidden, internal or protected symbol must be defined in the output whatever the options say
@@ -91,7 +91,7 @@ fn undefined_in_objects(ctx: &Ctx, policy: &Policy) {
 /// (lld skips only the libraries whose own dependencies are missing, and so rejects links that GNU
 /// ld, which loads them, accepts: `-lbar -lbaz` where libbar.so needs libfoo.so and libbaz.so uses
 /// a symbol of libfoo.so).
-fn undefined_in_shared_libraries(ctx: &Ctx, policy: &Policy) {
+fn undefined_in_shared_libraries(ctx: &Resolved, policy: &Policy) {
     let loaded: Vec<&[u8]> = ctx.shared.iter().map(|l| l.file.needed_name.as_bytes()).collect();
     if !ctx.shared.iter().all(|lib| lib.file.needed.iter().all(|n| loaded.contains(n))) {
         return;

@@ -8,7 +8,7 @@ use crate::input::object::{ObjectFile, Sym};
 use crate::resolve::{Def, Symbol};
 use crate::sections::eh_frame::EhSection;
 use crate::sections::merged::Merges;
-use crate::sections::output::{Content, OutputSection, SyntheticIds};
+use crate::sections::output::OutputSection;
 use object::elf;
 use object::LittleEndian as LE;
 // FxHash: keys are symbol names and small indices from the link's own inputs; SipHash's
@@ -110,7 +110,11 @@ pub struct DefsymOffset {
     pub addend: i64,
 }
 
-pub struct Ctx<'a> {
+/// The link's state after resolution: the objects (their sections' liveness and output places
+/// still to be decided by `--gc-sections`, ICF and the output-section pass), the symbol table and
+/// what every stage asks of a symbol that needs no address. The passes up to the output sections
+/// take it; `Ctx` wraps it once those exist.
+pub struct Resolved<'a> {
     pub config: &'a Config,
     pub diag: &'a Diag,
     pub kind: OutputKind,
@@ -120,16 +124,7 @@ pub struct Ctx<'a> {
     pub by_name: crate::resolve::SymbolMap<'a>,
     /// Objects in command-line order (the order of output section contents).
     pub file_order: Vec<FileId>,
-    pub sections: IdVec<OutputSectionId, OutputSection>,
-    /// Split `.eh_frame` input sections.
-    pub eh: HashMap<SectionRef, EhSection>,
-    /// Merged `SHF_MERGE` input sections.
-    pub merges: Merges,
-    /// Common symbols allocated at the end of `.bss`: (symbol id, offset from `commons_base`).
-    pub commons: Vec<(SymbolId, u64)>,
-    pub commons_section: Option<OutputSectionId>,
-    pub commons_base: u64,
-    /// Every global symbol's type (STT_*) by id, computed with the `Ctx` (no pass after
+    /// Every global symbol's type (STT_*) by id, computed with the `Resolved` (no pass after
     /// resolution changes a definition's type): the scan and the write ask for it per relocation,
     /// and finding the defining symbol each time cost 2% of a cxx-big link. Symbols added later
     /// (shared-library aliases) are looked up as before.
@@ -137,30 +132,59 @@ pub struct Ctx<'a> {
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
     pub defsym_offsets: Vec<DefsymOffset>,
-    /// Where each linker-made section is (set when they are created, before layout).
-    pub synthetic: SyntheticIds,
-    pub versions: crate::synthetic::dynamic_tables::Versions,
-    /// Symbols named by `--dynamic-list`.
-    pub dynamic_list: rustc_hash::FxHashSet<SymbolId>,
     /// The linker scripts read (`-T`, or given as inputs), in command-line order.
     pub script_files: &'a [crate::input::script::ScriptFile],
     /// The symbols they assign: `Def::Script(i)` is entry i.
     pub script_syms: Vec<crate::input::script::ScriptSym>,
 }
 
-impl<'a> Ctx<'a> {
-    /// The state after resolution; the output sections and the tables built from them (`.eh_frame`
-    /// pieces, merged pieces, commons, synthetic section ids) start empty.
+/// The state once the output sections exist, made of the values the passes between resolution
+/// and the relocation scan return: the output sections (`script_layout::create_output_sections`),
+/// the split `.eh_frame`s (`frames::split_eh_frames`), the merged sections (`merge::merge`) and
+/// the symbol versions (`symbol_options::apply_version_scripts`). It derefs to the `Resolved`
+/// state. Later passes append the sections they make to `sections` (copies of shared-library
+/// variables, the linker's own sections) and return their ids.
+pub struct Ctx<'a> {
+    pub resolved: Resolved<'a>,
+    pub sections: IdVec<OutputSectionId, OutputSection>,
+    /// Split `.eh_frame` input sections.
+    pub eh: EhFrames,
+    /// Merged `SHF_MERGE` input sections.
+    pub merges: Merges,
+    /// The output's own symbol versions.
+    pub versions: crate::synthetic::dynamic_tables::Versions,
+}
+
+/// The split `.eh_frame` input sections, by section.
+pub type EhFrames = HashMap<SectionRef, EhSection>;
+
+impl<'a> std::ops::Deref for Ctx<'a> {
+    type Target = Resolved<'a>;
+    fn deref(&self) -> &Resolved<'a> {
+        &self.resolved
+    }
+}
+
+impl<'a> std::ops::DerefMut for Ctx<'a> {
+    fn deref_mut(&mut self) -> &mut Resolved<'a> {
+        &mut self.resolved
+    }
+}
+
+impl<'a> Resolved<'a> {
+    /// The state right after resolution (and the command line's and scripts' symbol options).
     pub fn new(
         config: &'a Config,
         diag: &'a Diag,
         kind: OutputKind,
         res: crate::resolve::Resolution<'a>,
         defsym_offsets: Vec<DefsymOffset>,
-    ) -> Ctx<'a> {
+        script_files: &'a [crate::input::script::ScriptFile],
+        script_syms: Vec<crate::input::script::ScriptSym>,
+    ) -> Resolved<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
-        let mut ctx = Ctx {
+        let mut r = Resolved {
             config,
             diag,
             kind,
@@ -169,22 +193,13 @@ impl<'a> Ctx<'a> {
             symbols: res.symbols,
             by_name: res.by_name,
             file_order,
-            sections: IdVec::new(),
-            eh: Default::default(),
-            merges: Default::default(),
-            commons: Vec::new(),
-            commons_section: None,
-            commons_base: 0,
             global_types: IdVec::new(),
             defsym_offsets,
-            synthetic: Default::default(),
-            versions: Default::default(),
-            dynamic_list: Default::default(),
-            script_files: &[],
-            script_syms: Vec::new(),
+            script_files,
+            script_syms,
         };
-        ctx.global_types = ctx.compute_global_types();
-        ctx
+        r.global_types = r.compute_global_types();
+        r
     }
 
     pub fn target(&self, file: FileId, sym: u32) -> Target {
@@ -274,7 +289,7 @@ impl<'a> Ctx<'a> {
             Def::Defined { .. } | Def::Common { .. } => {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
-                    && (!self.config.has_dynamic_list() || self.dynamic_list.contains(&id))
+                    && (!self.config.has_dynamic_list() || s.dynamic_list)
                     && !self.binds_symbolically(t, s.weak)
             }
         }
@@ -335,6 +350,24 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    pub fn is_pic(&self) -> bool {
+        self.kind.is_pic()
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// The state once the output sections, the split `.eh_frame`s, the merged sections and the
+    /// symbol versions are known.
+    pub fn new(
+        resolved: Resolved<'a>,
+        sections: IdVec<OutputSectionId, OutputSection>,
+        eh: EhFrames,
+        merges: Merges,
+        versions: crate::synthetic::dynamic_tables::Versions,
+    ) -> Ctx<'a> {
+        Ctx { resolved, sections, eh, merges, versions }
+    }
+
     /// The section of local symbol `sym` of `file` if it is the section symbol of a merged section
     /// (what it refers to then depends on the addend).
     pub fn merged_section_of(&self, file: FileId, sym: u32) -> Option<u32> {
@@ -384,14 +417,5 @@ impl<'a> Ctx<'a> {
             && offset.is_multiple_of(2)
             && sec.name != b".eh_frame"
             && (self.config.section_starts.is_empty() || !odd_start())
-    }
-
-    /// The linker-made section of kind `c`, if this output has one.
-    pub fn synthetic_section(&self, c: Content) -> Option<&OutputSection> {
-        self.synthetic.get(c).map(|id| &self.sections[id])
-    }
-
-    pub fn is_pic(&self) -> bool {
-        self.kind.is_pic()
     }
 }

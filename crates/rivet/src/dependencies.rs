@@ -2,7 +2,7 @@
 //! one (or which shared library) for which symbol, one tab-separated line each on stdout, in mold's
 //! format: `<section1> <section2> <u|w> <symbol>`, `u` for a strong reference and `w` for a weak
 //! one. A section is `file:(name)`; a definition outside any section is named by its file.
-use crate::ctx::Ctx;
+use crate::ctx::Resolved;
 use crate::diag::symbol_name;
 use crate::ids::{FileId, SymbolId};
 use crate::resolve::Def;
@@ -21,7 +21,7 @@ const HEADER: &str = "\
 ";
 
 /// Where symbol `id` is defined, as a line names it (None: nowhere, or in `referrer` itself).
-fn definition(ctx: &Ctx, id: SymbolId, referrer: Option<FileId>) -> Option<String> {
+fn definition(ctx: &Resolved, id: SymbolId, referrer: Option<FileId>) -> Option<String> {
     match ctx.symbols[id].def {
         Def::Defined { file, sym } | Def::Common { file, sym } => {
             if Some(file) == referrer {
@@ -39,7 +39,7 @@ fn definition(ctx: &Ctx, id: SymbolId, referrer: Option<FileId>) -> Option<Strin
 }
 
 /// Prints the dependency lines if `--print-dependencies` asked for them.
-pub fn print_if_asked(ctx: &Ctx) {
+pub fn print_if_asked(ctx: &Resolved) {
     if !ctx.config.print_dependencies {
         return;
     }

@@ -1,7 +1,7 @@
 //! Layout: takes the output sections with their sizes and gives every section an address and a file
 //! offset, every segment its program header, and every global symbol its final value. Sizes are
 //! exact here, so the writer only fills slices that layout has measured.
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::output::{Content, OutputSection, *};
@@ -71,6 +71,10 @@ pub struct Layout {
     /// A linker script's fill patterns (`=0x90909090`, `FILL(...)`): (output section, the
     /// pattern as a big-endian 4-byte number) for the gaps between its contents.
     pub script_fills: Vec<(OutputSectionId, u32)>,
+    /// Where the linker's own sections are (`chunks::create_sections`).
+    pub synthetic: SyntheticIds,
+    /// Where the common symbols are (`assign_input_offsets`; a script's `*(COMMON)` may move them).
+    pub commons: Commons,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -108,9 +112,9 @@ pub fn align_up(v: u64, align: u64) -> u64 {
 /// (`_end`, `__start_foo`...) that are referenced but not defined linker-defined symbols.
 /// `priority`: `--symbol-ordering-file`'s section priorities (`symbol_options::symbol_priorities`).
 pub fn create_output_sections(
-    ctx: &mut Ctx,
+    ctx: &mut Resolved,
     priority: rustc_hash::FxHashMap<SectionRef, i64>,
-) -> crate::diag::Result<()> {
+) -> crate::diag::Result<IdVec<OutputSectionId, OutputSection>> {
     let config = ctx.config;
     let strip_debug = config.strip != crate::args::Strip::None;
     let keep_prefix = config.keep_text_section_prefix;
@@ -119,23 +123,36 @@ pub fn create_output_sections(
         priority,
         section_align: &config.section_align,
     };
-    ctx.sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
-    stamp_comment(&mut ctx.sections);
-    define_reserved_symbols(ctx);
-    Ok(())
+    let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
+    stamp_comment(&mut sections);
+    define_reserved_symbols(ctx, &sections);
+    Ok(sections)
 }
 
 /// Every input section's offset in its output section, and the output sections' sizes: common
 /// symbols at the end of `.bss`, then the members in order, then the merged pieces' places.
-pub fn assign_input_offsets(ctx: &mut Ctx) {
-    allocate_commons(ctx);
-    assign_member_offsets(ctx);
-    ctx.merges.finalize(&ctx.objects);
+/// Returns where the common symbols went.
+pub fn assign_input_offsets(ctx: &mut Ctx) -> Commons {
+    let mut commons = allocate_commons(ctx);
+    assign_member_offsets(ctx, &mut commons);
+    ctx.merges.finalize(&ctx.resolved.objects);
+    commons
+}
+
+/// Where the common symbols are: in `section` (`.bss`), each at its offset from `base`.
+#[derive(Clone, Debug, Default)]
+pub struct Commons {
+    pub section: Option<OutputSectionId>,
+    /// (symbol, offset from `base`).
+    pub list: Vec<(SymbolId, u64)>,
+    /// Where they start in `section`: after its input members (`assign_member_offsets`).
+    pub base: u64,
 }
 
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
-/// padding stays small; ties keep symbol order, so the result is deterministic.
-pub fn allocate_commons(ctx: &mut Ctx) {
+/// padding stays small; ties keep symbol order, so the result is deterministic. The commons' extent
+/// is left in the section's size until the member offsets are known.
+pub fn allocate_commons(ctx: &mut Ctx) -> Commons {
     let mut commons: Vec<(SymbolId, u64, u64)> = Vec::new();
     for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Common { file, sym } = s.def {
@@ -145,28 +162,30 @@ pub fn allocate_commons(ctx: &mut Ctx) {
         }
     }
     if commons.is_empty() {
-        return;
+        return Commons::default();
     }
     commons.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
     let sec = ensure_bss(ctx);
     let mut off = 0;
+    let mut list = Vec::with_capacity(commons.len());
     for (id, size, align) in commons {
         off = align_up(off, align);
-        ctx.commons.push((id, off));
+        list.push((id, off));
         off += size;
         ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
     }
-    ctx.commons_base = 0; // fixed up by assign_member_offsets, after the input .bss members
     ctx.sections[sec].size = off; // the commons' size; members are added in front of it
+                                  // `base` is fixed up by assign_member_offsets, after the input .bss members.
+    Commons { section: Some(sec), list, base: 0 }
 }
 
-/// Offsets of input sections within their output sections.
-pub fn assign_member_offsets(ctx: &mut Ctx) {
+/// Offsets of input sections within their output sections, and where the commons start.
+pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) {
     for si in ctx.sections.ids() {
         if ctx.sections[si].content != Content::Inputs {
             continue;
         }
-        let commons_size = if ctx.commons_section == Some(si) { ctx.sections[si].size } else { 0 };
+        let commons_size = if commons.section == Some(si) { ctx.sections[si].size } else { 0 };
         let mut off = ctx.sections[si].head.len() as u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
         for &SectionRef { file: f, index: s } in &members {
@@ -176,9 +195,9 @@ pub fn assign_member_offsets(ctx: &mut Ctx) {
             sec.offset = off;
             off += size;
         }
-        if ctx.commons_section == Some(si) {
+        if commons.section == Some(si) {
             off = align_up(off, ctx.sections[si].align);
-            ctx.commons_base = off;
+            commons.base = off;
             off += commons_size;
         }
         ctx.sections[si].members = members;
@@ -261,19 +280,16 @@ fn lib_weak(ctx: &Ctx, file: SharedId, sym: u32) -> bool {
     ctx.shared[file].file.defined[sym as usize].weak
 }
 
+/// The first `.bss` output section, made if there is none (common symbols and copies of
+/// shared-library variables go at its end).
 fn ensure_bss(ctx: &mut Ctx) -> OutputSectionId {
-    if let Some(s) = ctx.commons_section {
-        return s;
-    }
-    let sec = match ctx.sections.position(|s| s.name == ".bss") {
+    match ctx.sections.position(|s| s.name == ".bss") {
         Some(i) => i,
         None => {
             let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
             ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs))
         }
-    };
-    ctx.commons_section = Some(sec);
-    sec
+    }
 }
 
 /// The class of the sections that `--separate-debug-file` moves: after every other section, so
@@ -386,13 +402,18 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
 }
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
-pub fn assign_addresses(ctx: &mut Ctx) -> Layout {
-    assign_addresses_with(ctx, &[])
+/// `synthetic`: where the linker's own sections are; the layout keeps it.
+pub fn assign_addresses(ctx: &mut Ctx, synthetic: &SyntheticIds) -> Layout {
+    assign_addresses_with(ctx, synthetic, &[])
 }
 
 /// `assign_addresses`, with sections a script `INSERT`s next to others of the default layout:
 /// (section, the section it goes next to, its place there: < 0 before, > 0 after).
-pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, OutputSectionId, i32)]) -> Layout {
+pub fn assign_addresses_with(
+    ctx: &mut Ctx,
+    synthetic: &SyntheticIds,
+    inserted: &[(OutputSectionId, OutputSectionId, i32)],
+) -> Layout {
     let mut places: IdVec<OutputSectionId, Placement> = ctx.sections.iter().map(|_| Placement::default()).collect();
     let order = sort_order(ctx, &mut places, inserted);
     let loads = plan_loads(ctx, &places, &order);
@@ -402,7 +423,7 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
     let unpaged = ctx.config.omagic || ctx.config.nmagic || ctx.config.oformat_binary;
     let page = if unpaged { 1 } else { ctx.config.max_page_size.max(4096) };
     let common = if page == 1 { 1 } else { ctx.config.common_page_size.clamp(4096, page) };
-    let has = |c: Content| ctx.synthetic.get(c).is_some();
+    let has = |c: Content| synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
     let note_runs = note_runs(ctx, &order);
@@ -545,14 +566,14 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
     // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
     // them, follow the loaded ones in the file.
     let (shstrtab, sh_name) = assign_section_indices(ctx, &mut places, &order);
-    let shstr = ctx.synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
+    let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     ctx.sections[shstr].size = shstrtab.len() as u64;
     let (shoff, file_size) = place_non_alloc(ctx, &mut places, alloc_end);
 
     let tls_block =
         tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
-    let mut all = headers_around_loads(ctx, &places, base, headers, has_interp, phdrs, &note_runs, tls_phdr);
+    let mut all = headers_around_loads(ctx, synthetic, &places, base, headers, has_interp, phdrs, &note_runs, tls_phdr);
     if let Some((offset, vaddr, memsz)) = relro_range {
         // Rounded up to the common page: the next segment starts on a new page, so the whole tail
         // of the last RELRO page can be made read-only. Not to the maximum page: the loader
@@ -586,6 +607,8 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
         script_values: Vec::new(),
         script_data: Vec::new(),
         script_fills: Vec::new(),
+        synthetic: *synthetic,
+        commons: Commons::default(),
     }
 }
 
@@ -597,6 +620,7 @@ pub fn assign_addresses_with(ctx: &mut Ctx, inserted: &[(OutputSectionId, Output
 #[allow(clippy::too_many_arguments)]
 pub fn headers_around_loads(
     ctx: &Ctx,
+    synthetic: &SyntheticIds,
     places: &IdVec<OutputSectionId, Placement>,
     base: u64,
     headers: u64,
@@ -621,7 +645,7 @@ pub fn headers_around_loads(
         });
     }
     let section_phdr = |c: Content, p_type: u32, flags: u32| {
-        let id = ctx.synthetic.get(c)?;
+        let id = synthetic.get(c)?;
         let (s, p) = (&ctx.sections[id], &places[id]);
         Some(Phdr {
             p_type,
@@ -715,7 +739,7 @@ pub fn place_non_alloc(ctx: &Ctx, placed: &mut IdVec<OutputSectionId, Placement>
 /// trailer (`synthetic::debug_file`).
 pub fn split_debug_file(ctx: &Ctx, lay: &mut Layout) -> Layout {
     let mut dbg = lay.clone();
-    let debuglink = ctx.synthetic.get(Content::GnuDebuglink);
+    let debuglink = lay.synthetic.get(Content::GnuDebuglink);
     if let Some(link) = debuglink {
         dbg.sections[link].shndx = 0;
     }
@@ -886,9 +910,8 @@ pub fn is_reserved(name: &[u8], output_names: &[&str]) -> bool {
 }
 
 /// Turns referenced-but-undefined reserved names into linker-defined symbols.
-pub fn define_reserved_symbols(ctx: &mut Ctx) {
-    let names: Vec<String> = ctx.sections.iter().map(|s| s.name.clone()).collect();
-    let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
+    let names: Vec<&str> = sections.iter().map(|s| s.name.as_str()).collect();
     let static_pie = ctx.kind == OutputKind::StaticPie;
     let dynamic = ctx.kind.is_dynamic();
     for s in &mut ctx.symbols {

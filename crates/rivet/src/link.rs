@@ -3,7 +3,7 @@
 //! touches an existing output. What each stage does lives next to its data; this file is the
 //! table of contents.
 use crate::args::{Config, Icf};
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::diag::{Diag, Result};
 use crate::link_io::{self, Inputs, Output};
 use crate::linked::{Addresses, Linked, Placed};
@@ -79,11 +79,9 @@ pub fn link_detaching(
     // Scripts' symbol assignments define their symbols; the values come after layout.
     let script_syms = script::declare_symbols(&script_files, &command_line_roots, &mut res)?;
     symbol_options::exclude_libs(config, linked_inputs, &mut res);
-    let mut ctx = Ctx::new(config, diag, kind, res, defsym_offsets);
-    ctx.script_files = &script_files;
-    ctx.script_syms = script_syms;
-    script::classify(&mut ctx);
-    dependencies::print_if_asked(&ctx);
+    let mut resolved = Resolved::new(config, diag, kind, res, defsym_offsets, &script_files, script_syms);
+    script::classify(&mut resolved);
+    dependencies::print_if_asked(&resolved);
     // -r ends here: the objects combined into one for a later link.
     if kind == OutputKind::Relocatable {
         if config.separate_debug_file.is_some() || config.oformat_binary {
@@ -93,37 +91,40 @@ pub fn link_detaching(
             crate::bail!("-r: {what} are not supported with a relocatable output");
         }
         let generated = lto::generated(&loaded, linked_inputs);
-        return relocatable::link(&ctx, &inputs, linked_inputs.len(), &generated, timer);
+        return relocatable::link(&resolved, &inputs, linked_inputs.len(), &generated, timer);
     }
     // Version scripts decide what is exported and at which version, before anything depends on it.
-    timer.phase("version scripts", || {
-        symbol_options::apply_version_scripts(&mut ctx).and_then(|()| symbol_options::apply_dynamic_lists(&mut ctx))
+    let versions = timer.phase("version scripts", || {
+        let versions = symbol_options::apply_version_scripts(&mut resolved)?;
+        symbol_options::apply_dynamic_lists(&mut resolved).map(|()| versions)
     })?;
     // Drop sections nothing reaches (--gc-sections), before anything is sized.
     if config.gc_sections {
-        let roots = symbol_options::gc_roots(&ctx, &roots);
-        let kept = script_layout::kept(&ctx.objects, &script_files);
-        let dropped = timer.phase("gc sections", || gc::collect(&mut ctx, &roots, &kept));
-        gc::print_dropped(&ctx, &dropped);
+        let roots = symbol_options::gc_roots(&resolved, &roots);
+        let kept = script_layout::kept(&resolved.objects, &script_files);
+        let dropped = timer.phase("gc sections", || gc::collect(&mut resolved, &roots, &kept));
+        gc::print_dropped(&resolved, &dropped);
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
     if config.icf != Icf::None {
-        let folds = timer.phase("icf", || icf::fold(&mut ctx, config.icf == Icf::Safe));
-        icf::print(&ctx, &folds);
+        let folds = timer.phase("icf", || icf::fold(&mut resolved, config.icf == Icf::Safe));
+        icf::print(&resolved, &folds);
     }
     // --symbol-ordering-file: which sections go first, and lld's warnings about the others.
-    let priority = symbol_options::symbol_priorities(&ctx)?;
-    let mut scripted = timer.phase("output sections", || script_layout::create_output_sections(&mut ctx, priority))?;
-    timer.phase("check symbols", || check::check_symbols(&ctx))?;
-    if let Err(errors) = script_layout::check_nocrossrefs(&ctx) {
+    let priority = symbol_options::symbol_priorities(&resolved)?;
+    let (sections, mut scripted) =
+        timer.phase("output sections", || script_layout::create_output_sections(&mut resolved, priority))?;
+    timer.phase("check symbols", || check::check_symbols(&resolved))?;
+    if let Err(errors) = script_layout::check_nocrossrefs(&resolved, &sections) {
         diag.report(errors);
     }
     // Split .eh_frame so frames of dropped COMDAT code go too.
-    timer.phase("eh_frame", || frames::split_eh_frames(&mut ctx))?;
+    let eh = timer.phase("eh_frame", || frames::split_eh_frames(&mut resolved))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).
-    timer.phase("merge sections", || merge::merge(&mut ctx));
+    let merges = timer.phase("merge sections", || merge::merge(&mut resolved, &sections, &eh));
+    let mut ctx = Ctx::new(resolved, sections, eh, merges, versions);
     inputs.release_memory_before_output(timer);
-    timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, scripted.as_mut()))?;
+    let commons = timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, scripted.as_mut()))?;
     // --gdb-index: units, names and ranges from the inputs' DWARF, now that input offsets are known.
     let gdb_index = gdb_index::plan_if_asked(&ctx, timer)?;
     // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
@@ -139,8 +140,8 @@ pub fn link_detaching(
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
     let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
-        chunks::create_sections(&mut ctx, &plans, plan.as_ref());
-        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref())?;
+        let synthetic = chunks::create_sections(&mut ctx, &plans, plan.as_ref());
+        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), synthetic, commons)?;
         let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         Ok((lay, addresses))
     })?;

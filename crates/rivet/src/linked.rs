@@ -103,7 +103,7 @@ impl script::Env for ScriptEnv<'_, '_> {
                 let obj = &ctx.objects[file];
                 obj.sym_shndx(sym as usize).and_then(|i| obj.sections[i as usize].out)
             }
-            Def::Common { .. } => ctx.commons_section,
+            Def::Common { .. } => ctx.layout.commons.section,
             Def::Script(i) => self.secs.borrow()[i as usize],
             Def::Synthetic | Def::Absolute(_) | Def::Shared { .. } => None,
         };
@@ -169,13 +169,13 @@ impl<'l, 'a> Placed<'l, 'a> {
 
     /// The address of the linker-made section of kind `c`, if this output has one.
     pub fn synthetic_addr(&self, c: Content) -> Option<u64> {
-        self.synthetic.get(c).map(|id| self.layout.addr(id))
+        self.layout.synthetic.get(c).map(|id| self.layout.addr(id))
     }
 
     /// The file bytes of the linker-made section of kind `c`: (offset, size).
     pub fn synthetic_file_range(&self, c: Content) -> Option<(u64, u64)> {
         // A stub (the separate debug file's view of a loaded section) has no bytes in this file.
-        let id = self.synthetic.get(c).filter(|&id| !self.layout.sections[id].stub)?;
+        let id = self.layout.synthetic.get(c).filter(|&id| !self.layout.sections[id].stub)?;
         Some((self.layout.sections[id].offset, self.sections[id].size))
     }
 
@@ -239,12 +239,13 @@ impl<'l, 'a> Placed<'l, 'a> {
     }
 
     fn common_addr(&self, file: FileId, sym: u32) -> u64 {
-        let Some(sec) = self.commons_section else {
+        let commons = &self.layout.commons;
+        let Some(sec) = commons.section else {
             return 0;
         };
-        for &(id, off) in &self.commons {
+        for &(id, off) in &commons.list {
             if self.symbols[id].def == (Def::Common { file, sym }) {
-                return self.layout.addr(sec) + self.commons_base + off;
+                return self.layout.addr(sec) + commons.base + off;
             }
         }
         0
@@ -265,7 +266,7 @@ impl<'l, 'a> Placed<'l, 'a> {
     pub fn plt_lazy_addr(&self, i: u32) -> u64 {
         let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
         let stub = plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64;
-        if self.synthetic.get(Content::PltSec).is_some() {
+        if self.layout.synthetic.get(Content::PltSec).is_some() {
             stub
         } else {
             stub + 6
@@ -478,7 +479,7 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
     let base = layout.base;
     // (address, output section) of every loaded section.
     let alloc = || ctx.sections.iter_enumerated().filter(|(_, s)| s.is_alloc()).map(|(i, s)| (layout.addr(i), s));
-    let span = |c: Content| ctx.synthetic.get(c).map(|id| (layout.addr(id), ctx.sections[id].size));
+    let span = |c: Content| layout.synthetic.get(c).map(|id| (layout.addr(id), ctx.sections[id].size));
     let start_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.0);
     let end_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.1);
     match name {

@@ -10,7 +10,7 @@
 //! As in lld, a relocation against a section that the link discarded (the losing copy of a COMDAT
 //! group, seen from `.eh_frame` or debug information) becomes `R_X86_64_NONE` against symbol 0;
 //! the final link drops the frame description it belonged to.
-use crate::ctx::{Ctx, Target};
+use crate::ctx::{Resolved, Target};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::{Rela, Sym};
@@ -80,7 +80,7 @@ fn is_debug(name: &[u8], flags: u64) -> bool {
 
 /// Groups the live input sections into output sections, in the order they first appear.
 fn plan_sections<'a>(
-    ctx: &Ctx<'a>,
+    ctx: &Resolved<'a>,
     strip_debug: bool,
     properties: &crate::synthetic::property::Properties,
 ) -> Plan<'a> {
@@ -206,7 +206,7 @@ fn plan_sections<'a>(
 
 /// `-d`: common symbols get space at the end of `.bss` (made if no input has one), each at its
 /// alignment, the most aligned first as GNU ld packs them.
-fn allocate_commons(ctx: &Ctx, sections: &mut Vec<OutSection>, at: &mut HashMap<SymbolId, (usize, u64)>) {
+fn allocate_commons(ctx: &Resolved, sections: &mut Vec<OutSection>, at: &mut HashMap<SymbolId, (usize, u64)>) {
     let bss_flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
     let mut bss = None;
     let mut commons: Vec<(SymbolId, &Sym)> = (ctx.symbols.iter_enumerated())
@@ -287,7 +287,7 @@ fn placed(plan: &Plan, f: FileId, sec: u32) -> Option<(usize, u64)> {
 }
 
 /// Builds the symbol table: what each input symbol becomes.
-fn plan_symbols(ctx: &Ctx, plan: &Plan) -> Result<Symbols> {
+fn plan_symbols(ctx: &Resolved, plan: &Plan) -> Result<Symbols> {
     let mut t = Symbols {
         syms: Vec::new(),
         names: vec![0],
@@ -338,7 +338,7 @@ fn plan_symbols(ctx: &Ctx, plan: &Plan) -> Result<Symbols> {
 }
 
 /// One global symbol, as resolution left it. `first_seen` is the first object's entry for it.
-fn push_global(ctx: &Ctx, plan: &Plan, t: &mut Symbols, id: SymbolId, first_seen: &Sym) -> Result<u32> {
+fn push_global(ctx: &Resolved, plan: &Plan, t: &mut Symbols, id: SymbolId, first_seen: &Sym) -> Result<u32> {
     let s = &ctx.symbols[id];
     let other = s.visibility;
     Ok(match s.def {
@@ -390,7 +390,7 @@ fn push_global(ctx: &Ctx, plan: &Plan, t: &mut Symbols, id: SymbolId, first_seen
 
 /// What an input relocation's symbol becomes: (new symbol, addend to add), or None when it
 /// points into a section the link dropped.
-fn map_symbol(ctx: &Ctx, plan: &Plan, t: &Symbols, f: FileId, r_sym: u32) -> Option<(u32, i64)> {
+fn map_symbol(ctx: &Resolved, plan: &Plan, t: &Symbols, f: FileId, r_sym: u32) -> Option<(u32, i64)> {
     if r_sym == 0 {
         return Some((0, 0));
     }
@@ -409,7 +409,7 @@ fn map_symbol(ctx: &Ctx, plan: &Plan, t: &Symbols, f: FileId, r_sym: u32) -> Opt
 }
 
 /// The `.rela` section of content section `target`.
-fn relocations(ctx: &Ctx, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
+fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
     let Body::Inputs(members) = &plan.sections[target].body else {
         return Vec::new();
     };
@@ -449,7 +449,7 @@ fn relocations(ctx: &Ctx, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
 
 /// A COMDAT group's section: its flag word and its members' new indices (each member's `.rela`
 /// section too), and its signature symbol's new index (the group's `sh_info`).
-fn group(ctx: &Ctx, plan: &Plan, t: &Symbols, f: FileId, g: usize) -> Result<(Vec<u8>, u32)> {
+fn group(ctx: &Resolved, plan: &Plan, t: &Symbols, f: FileId, g: usize) -> Result<(Vec<u8>, u32)> {
     let obj = &ctx.objects[f];
     let group = &obj.comdats[g];
     let mut words = vec![elf::GRP_COMDAT];
@@ -472,7 +472,7 @@ fn group(ctx: &Ctx, plan: &Plan, t: &Symbols, f: FileId, g: usize) -> Result<(Ve
 }
 
 /// The relocatable output's bytes.
-pub fn build(ctx: &Ctx, properties: &crate::synthetic::property::Properties) -> Result<Vec<u8>> {
+pub fn build(ctx: &Resolved, properties: &crate::synthetic::property::Properties) -> Result<Vec<u8>> {
     let strip_debug = ctx.config.strip != crate::args::Strip::None;
     let plan = plan_sections(ctx, strip_debug, properties);
     let symbols = plan_symbols(ctx, &plan)?;
@@ -498,7 +498,7 @@ pub fn build(ctx: &Ctx, properties: &crate::synthetic::property::Properties) -> 
 }
 
 /// Lays the file out (ELF header, sections in order, section header table last) and writes it.
-fn write_file(ctx: &Ctx, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)]) -> Vec<u8> {
+fn write_file(ctx: &Resolved, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)]) -> Vec<u8> {
     let n = plan.sections.len();
     // .symtab, [.symtab_shndx], .strtab, .shstrtab follow the sections of the plan.
     let need_ext = t.syms.iter().any(|(_, s)| matches!(s, Shndx::Section(i) if *i >= SHN_LORESERVE));
@@ -678,7 +678,7 @@ fn write_image(out: &mut rivet_io::OutputFile, image: &[u8]) -> Result<()> {
 /// `inputs_loaded` counts the inputs for the report.
 /// `generated`: the LTO plugin's objects, which the dependency file leaves out.
 pub fn link(
-    ctx: &Ctx,
+    ctx: &Resolved,
     inputs: &crate::link_io::Inputs,
     inputs_loaded: usize,
     generated: &[&std::path::Path],

@@ -72,6 +72,8 @@ pub struct Symbol<'a> {
     /// hidden (it binds here and is not exported), and this keeps the visibility the inputs gave
     /// it, which `.symtab` shows (GNU ld and lld write such a symbol LOCAL DEFAULT).
     pub localized_from: Option<u8>,
+    /// Named by `--dynamic-list` or `--export-dynamic-symbol(-list)` (`symbol_options::apply_dynamic_lists`).
+    pub dynamic_list: bool,
 }
 
 impl<'a> Symbol<'a> {
@@ -86,6 +88,7 @@ impl<'a> Symbol<'a> {
             undefined_ref: false,
             shared_ref: false,
             localized_from: None,
+            dynamic_list: false,
             visibility: elf::STV_DEFAULT,
             version: None,
         }

@@ -5,7 +5,7 @@
 //! known the expressions are evaluated (`eval`, over an `Env` that layout or the symbol values
 //! provide) and `ASSERT`s checked. Nothing here costs anything when no script was given.
 use crate::args::Config;
-use crate::ctx::{Ctx, Target};
+use crate::ctx::{Resolved, Target};
 use crate::diag::{Context, Result};
 use crate::ids::{OutputSectionId, SymbolId};
 use crate::input::script::{Assign, BinOp, Expr, Loc, Script, ScriptFile, ScriptSym, SectionsCmd};
@@ -342,7 +342,7 @@ pub fn contains_dot(e: &Expr) -> bool {
 
 /// Each script symbol's type and whether it is absolute, now that every symbol's definition is
 /// known (before the relocation scan asks).
-pub fn classify(ctx: &mut Ctx) {
+pub fn classify(ctx: &mut Resolved) {
     for i in 0..ctx.script_syms.len() {
         let rel = |name: &str| -> bool {
             let Some(&id) = ctx.by_name.get(name.as_bytes()) else { return false };
@@ -375,7 +375,7 @@ pub fn classify(ctx: &mut Ctx) {
 
 /// Evaluates the assignments and asserts outside `SECTIONS`, in script order, once every
 /// section has its address; `set` records a symbol's new value (the environment sees it).
-pub fn eval_top_level(ctx: &Ctx, env: &dyn Env, set: &mut dyn FnMut(SymbolId, Value)) -> Result<()> {
+pub fn eval_top_level(ctx: &Resolved, env: &dyn Env, set: &mut dyn FnMut(SymbolId, Value)) -> Result<()> {
     // Only the assignments that defined their symbol (a PROVIDE may not have).
     let defining: rustc_hash::FxHashMap<(usize, usize), usize> =
         ctx.script_syms.iter().enumerate().filter_map(|(i, s)| Some((s.place?, i))).collect();

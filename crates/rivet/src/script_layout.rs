@@ -7,7 +7,7 @@
 //! program headers from the sections' order and flags. `kept` gives the `KEEP` sections before
 //! garbage collection. Nothing here runs when no script has `SECTIONS`.
 use crate::args::SortSection;
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, Resolved};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::{ObjSection, Objects};
@@ -16,9 +16,9 @@ use crate::input::script::{
     SectionsCmd, Sort,
 };
 use crate::input::version_script::glob_match;
-use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
+use crate::layout::{self, align_up, Commons, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
 use crate::script::{self, SectionFacts, Value};
-use crate::sections::output::{self, Content, OutputSection, Sections};
+use crate::sections::output::{self, Content, OutputSection, Sections, SyntheticIds};
 use crate::{bail, ensure, fatal};
 use object::elf;
 use rustc_hash::FxHashMap;
@@ -87,13 +87,12 @@ const SYNTHETIC_NAMES: &[&str] = &[
 /// the later stages), else by the default rules (`layout::create_output_sections`).
 /// `priority`: `--symbol-ordering-file`'s section priorities.
 pub fn create_output_sections<'a>(
-    ctx: &mut Ctx<'a>,
+    ctx: &mut Resolved<'a>,
     priority: FxHashMap<SectionRef, i64>,
-) -> Result<Option<Scripted<'a>>> {
+) -> Result<(Sections, Option<Scripted<'a>>)> {
     let scripts = ctx.script_files;
     if !has_sections(scripts) && scripts.iter().all(|f| f.script.inserts.is_empty()) {
-        layout::create_output_sections(ctx, priority)?;
-        return Ok(None);
+        return Ok((layout::create_output_sections(ctx, priority)?, None));
     }
     let config = ctx.config;
     let strip_debug = config.strip != crate::args::Strip::None;
@@ -124,33 +123,41 @@ pub fn create_output_sections<'a>(
             os.align = os.align.max(align);
         }
     }
-    ctx.sections = sections;
-    layout::define_reserved_symbols(ctx);
-    Ok(Some(scripted))
+    layout::define_reserved_symbols(ctx, &sections);
+    Ok((sections, Some(scripted)))
 }
 
 /// Input offsets and section sizes (`layout::assign_input_offsets`), then the described
-/// sections' commands between their members.
-pub fn assign_input_offsets(ctx: &mut Ctx, scripted: Option<&mut Scripted>) -> Result<()> {
+/// sections' commands between their members. Returns where the common symbols went.
+pub fn assign_input_offsets(ctx: &mut Ctx, scripted: Option<&mut Scripted>) -> Result<Commons> {
     let Some(s) = scripted else {
-        layout::assign_input_offsets(ctx);
-        return Ok(());
+        return Ok(layout::assign_input_offsets(ctx));
     };
-    layout::allocate_commons(ctx);
-    layout::assign_member_offsets(ctx);
-    size(ctx, s)?;
-    ctx.merges.finalize(&ctx.objects);
-    Ok(())
+    let mut commons = layout::allocate_commons(ctx);
+    layout::assign_member_offsets(ctx, &mut commons);
+    size(ctx, &mut commons, s)?;
+    ctx.merges.finalize(&ctx.resolved.objects);
+    Ok(commons)
 }
 
 /// Addresses, offsets and program headers: by the script (`assign_addresses_scripted`) or by
-/// the default rules (`layout::assign_addresses`).
-pub fn assign_addresses(ctx: &mut Ctx, scripted: Option<&Scripted>) -> Result<Layout> {
-    match scripted {
-        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s),
-        Some(s) => assign_addresses_scripted(ctx, s),
-        None => Ok(layout::assign_addresses(ctx)),
-    }
+/// the default rules (`layout::assign_addresses`). `synthetic`: the linker's own sections;
+/// `commons`: where the common symbols are (a script's `*(COMMON)` may move them). The layout
+/// keeps both.
+pub fn assign_addresses(
+    ctx: &mut Ctx,
+    scripted: Option<&Scripted>,
+    synthetic: SyntheticIds,
+    mut commons: Commons,
+) -> Result<Layout> {
+    let mut lay = match scripted {
+        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, &synthetic, &mut commons)?,
+        Some(s) => assign_addresses_scripted(ctx, s, &synthetic, &mut commons)?,
+        None => layout::assign_addresses(ctx, &synthetic),
+    };
+    lay.synthetic = synthetic;
+    lay.commons = commons;
+    Ok(lay)
 }
 
 /// The assignments inside SECTIONS (and INSERT blocks) that define their symbol, by the
@@ -604,11 +611,11 @@ fn init_priority(name: &[u8]) -> u64 {
 /// section's start; `. = ALIGN(n)` inside a section aligns relative to it, which is exact since
 /// the section is at least that aligned — checked again at layout); data commands take their
 /// bytes; common symbols go where `*(COMMON)` is (else at the end, after the members).
-pub fn size(ctx: &mut Ctx, scripted: &mut Scripted) -> Result<()> {
+pub fn size(ctx: &mut Ctx, commons: &mut Commons, scripted: &mut Scripted) -> Result<()> {
     for step in &mut scripted.steps {
         let Step::Output(d) = step else { continue };
         let Some(id) = d.id else { continue };
-        let size = walk_section(ctx, None, d, id, 0, &FxHashMap::default())?;
+        let size = walk_section(ctx, commons, None, d, id, 0, &FxHashMap::default())?;
         ctx.sections[id].size = size;
         d.walked = size;
     }
@@ -620,6 +627,7 @@ pub fn size(ctx: &mut Ctx, scripted: &mut Scripted) -> Result<()> {
 /// evaluated and recorded, with `.` at its place; before layout only `.` has a value.
 fn walk_section(
     ctx: &mut Ctx,
+    commons: &mut Commons,
     mut walk: Option<&mut Walk>,
     d: &Described,
     id: OutputSectionId,
@@ -627,8 +635,8 @@ fn walk_section(
     defining: &FxHashMap<*const Assign, usize>,
 ) -> Result<u64> {
     let members = std::mem::take(&mut ctx.sections[id].members);
-    let commons_here = holds_commons(ctx, id);
-    let commons_size: u64 = if commons_here { commons_extent(ctx) } else { 0 };
+    let commons_here = commons.section == Some(id) && !commons.list.is_empty();
+    let commons_size: u64 = if commons_here { commons_extent(ctx, commons) } else { 0 };
     let mut placed_commons = false;
     let mut off = ctx.sections[id].head.len() as u64;
     let mut from = 0;
@@ -652,7 +660,7 @@ fn walk_section(
             match cmd {
                 OutputCmd::Input(i) if commons_here && !placed_commons && is_common_pattern(i) => {
                     off = align_up(off, ctx.sections[id].align);
-                    ctx.commons_base = off;
+                    commons.base = off;
                     off += commons_size;
                     placed_commons = true;
                 }
@@ -700,7 +708,7 @@ fn walk_section(
         }
         if commons_here && !placed_commons {
             off = align_up(off, ctx.sections[id].align);
-            ctx.commons_base = off;
+            commons.base = off;
             off += commons_size;
         }
         // The fill pattern: `FILL(expr)` or `=expr`, the last one given (lld: for the whole
@@ -722,20 +730,15 @@ fn walk_section(
     result.map(|()| off)
 }
 
-/// Whether the common symbols go into section `id` (copies of shared-library variables make a
-/// `.bss` too, without commons).
-fn holds_commons(ctx: &Ctx, id: OutputSectionId) -> bool {
-    ctx.commons_section == Some(id) && !ctx.commons.is_empty()
-}
-
 fn is_common_pattern(i: &InputDesc) -> bool {
     i.sections.iter().any(|p| p.pattern == "COMMON")
 }
 
 /// The bytes the common symbols take (`allocate_commons` left their extent in the section's size
 /// before the members were counted).
-fn commons_extent(ctx: &Ctx) -> u64 {
-    ctx.commons
+fn commons_extent(ctx: &Ctx, commons: &Commons) -> u64 {
+    commons
+        .list
         .iter()
         .map(|&(id, off)| {
             let crate::resolve::Def::Common { file, sym } = ctx.symbols[id].def else { return off };
@@ -1004,7 +1007,12 @@ fn region_name<'r>(scripts: &'r [ScriptFile], name: &'r str) -> &'r str {
 /// location counter starts at 0; a new PT_LOAD where the flags, the memory region or an
 /// explicit load address change; the ELF and program headers are loaded only when they fit
 /// below the first section on its page).
-fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layout> {
+fn assign_addresses_scripted(
+    ctx: &mut Ctx,
+    scripted: &Scripted,
+    synthetic: &SyntheticIds,
+    commons: &mut Commons,
+) -> Result<Layout> {
     let items = order(ctx, scripted);
     // Flags of empty described sections: their neighbours' (lld), so they split no segment.
     let mut prev_flags = elf::SHF_ALLOC as u64;
@@ -1026,7 +1034,7 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
         .collect();
     let loads_estimate = count_loads(ctx, &items);
     let note_runs = note_runs(ctx, &order);
-    let has = |c: Content| ctx.synthetic.get(c).is_some();
+    let has = |c: Content| synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
     let relro_secs: Vec<OutputSectionId> = order
@@ -1077,7 +1085,7 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
             let length = eval(ctx, &w, &r.length).with_context(|| &r.loc)?.val;
             w.regions.push((r.name.clone(), origin, length, origin));
         }
-        walk_addresses(ctx, &mut w, &items, &defining)?;
+        walk_addresses(ctx, commons, &mut w, &items, &defining)?;
         pass += 1;
         let same = last.as_ref().is_some_and(|l| l == &w.places) && w.values == previous;
         if same || pass == 4 {
@@ -1087,8 +1095,20 @@ fn assign_addresses_scripted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
         last = Some(w.places.clone());
     };
     let Walk { places, lmas, values, data, fills, .. } = walk;
-    let mut lay =
-        finish(ctx, places, lmas, values, &items, &order, &note_runs, &tls_secs, &relro_secs, headers, nphdr)?;
+    let mut lay = finish(
+        ctx,
+        synthetic,
+        places,
+        lmas,
+        values,
+        &items,
+        &order,
+        &note_runs,
+        &tls_secs,
+        &relro_secs,
+        headers,
+        nphdr,
+    )?;
     lay.script_data = data;
     lay.script_fills = fills;
     Ok(lay)
@@ -1144,6 +1164,7 @@ fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
 
 fn walk_addresses(
     ctx: &mut Ctx,
+    commons: &mut Commons,
     w: &mut Walk,
     items: &[Item],
     defining: &FxHashMap<*const Assign, usize>,
@@ -1179,7 +1200,7 @@ fn walk_addresses(
                 if !alloc {
                     // Not loaded: address 0; its symbol assignments see `.` as the offset.
                     if let (Some(d), Content::Inputs) = (d, content) {
-                        let size = walk_section(ctx, Some(w), d, id, 0, defining)?;
+                        let size = walk_section(ctx, commons, Some(w), d, id, 0, defining)?;
                         set_size(ctx, w, d, id, size)?;
                     }
                     w.placed[id.index()] = true;
@@ -1233,7 +1254,7 @@ fn walk_addresses(
                 // The section's commands and members, now that its address is known.
                 let size = match (d, content) {
                     (Some(d), Content::Inputs) => {
-                        let size = walk_section(ctx, Some(w), d, id, addr, defining)?;
+                        let size = walk_section(ctx, commons, Some(w), d, id, addr, defining)?;
                         set_size(ctx, w, d, id, size)?
                     }
                     (Some(d), _) => {
@@ -1327,6 +1348,7 @@ fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> 
 #[allow(clippy::too_many_arguments)]
 fn finish(
     ctx: &mut Ctx,
+    synthetic: &SyntheticIds,
     mut places: IdVec<OutputSectionId, Placement>,
     lmas: IdVec<OutputSectionId, u64>,
     values: Vec<Option<Value>>,
@@ -1501,16 +1523,17 @@ fn finish(
     }
     let alloc_end = off;
     let (shstrtab, sh_name) = layout::assign_section_indices(ctx, &mut places, order);
-    let shstr = ctx.synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
+    let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     ctx.sections[shstr].size = shstrtab.len() as u64;
     let (shoff, file_size) = layout::place_non_alloc(ctx, &mut places, alloc_end);
     let phdrs_of_loads = phdrs.clone();
     let extent = tls.map(|(start, end, align, file_end)| layout::TlsExtent { start, end, align, file_end });
     let tls_block =
         extent.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
-    let phdr = ctx.synthetic.get(Content::Interp).is_some() && headers_loaded;
+    let phdr = synthetic.get(Content::Interp).is_some() && headers_loaded;
     let tls_phdr = extent.map(|t| (t, places[tls_secs[0]].offset));
-    let mut all = layout::headers_around_loads(ctx, &places, base, headers, phdr, phdrs, note_runs, tls_phdr);
+    let mut all =
+        layout::headers_around_loads(ctx, synthetic, &places, base, headers, phdr, phdrs, note_runs, tls_phdr);
     let relro_range = (relro_secs.first(), relro_secs.last());
     if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
         // The RELRO sections must be contiguous (lld's error otherwise).
@@ -1562,6 +1585,8 @@ fn finish(
         script_values: values,
         script_data: Vec::new(),
         script_fills: Vec::new(),
+        synthetic: *synthetic,
+        commons: Commons::default(),
     })
 }
 
@@ -1569,13 +1594,13 @@ fn finish(
 /// symbol defined in another; `NOCROSSREFS_TO(to from ...)`: none in the `from` sections to one
 /// in `to`. Every violation is an error naming the place, the symbol and both sections, in lld's
 /// words. Runs once input sections have their output sections.
-pub fn check_nocrossrefs(ctx: &Ctx) -> std::result::Result<(), Vec<crate::diag::Error>> {
+pub fn check_nocrossrefs(ctx: &Resolved, sections: &Sections) -> std::result::Result<(), Vec<crate::diag::Error>> {
     let rules: Vec<(&Vec<String>, bool)> =
         ctx.script_files.iter().flat_map(|f| &f.script.nocrossrefs).map(|(n, to, _)| (n, *to)).collect();
     if rules.is_empty() {
         return Ok(());
     }
-    let name_of = |out: Option<OutputSectionId>| out.map(|o| ctx.sections[o].name.as_str());
+    let name_of = |out: Option<OutputSectionId>| out.map(|o| sections[o].name.as_str());
     let mut errors = Vec::new();
     let owns = |file: FileId, i: usize| crate::resolve::defines(&ctx.objects, &ctx.symbols, file, i);
     let places = crate::srcloc::Places::new(&ctx.objects, &owns);
@@ -1750,7 +1775,12 @@ fn explicit_phdrs(
 /// INSERT blocks without SECTIONS: the default layout, each described section placed next to the
 /// section its block names (in block order), then the blocks' commands walked at the addresses
 /// the layout gave (symbols, data, fill; `.` may not be assigned outside a section here).
-fn assign_addresses_inserted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layout> {
+fn assign_addresses_inserted(
+    ctx: &mut Ctx,
+    scripted: &Scripted,
+    synthetic: &SyntheticIds,
+    commons: &mut Commons,
+) -> Result<Layout> {
     let mut inserted: Vec<(OutputSectionId, OutputSectionId, i32)> = Vec::new();
     let mut count: FxHashMap<(OutputSectionId, bool), i32> = FxHashMap::default();
     let descs: Vec<&Described> = scripted
@@ -1775,7 +1805,7 @@ fn assign_addresses_inserted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
         *k += 1;
         inserted.push((id, at, if after { *k } else { *k - 1_000_000 }));
     }
-    let mut lay = layout::assign_addresses_with(ctx, &inserted);
+    let mut lay = layout::assign_addresses_with(ctx, synthetic, &inserted);
     let defining = defining_map(ctx);
     let mut w = Walk {
         places: lay.sections.clone(),
@@ -1797,7 +1827,7 @@ fn assign_addresses_inserted(ctx: &mut Ctx, scripted: &Scripted) -> Result<Layou
             Step::Output(d) => {
                 let Some(id) = d.id else { continue };
                 let addr = lay.sections[id].addr;
-                let size = walk_section(ctx, Some(&mut w), d, id, addr, &defining)?;
+                let size = walk_section(ctx, commons, Some(&mut w), d, id, addr, &defining)?;
                 ensure!(
                     size == d.walked,
                     "{}: the size of {} depends on its address: not supported with INSERT",

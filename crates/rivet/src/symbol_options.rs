@@ -3,11 +3,12 @@
 //! `--export-dynamic-symbol`, and the names a shared library or an `-E` executable keeps reachable.
 use crate::args::Config;
 use crate::ctx::DefsymOffset;
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::{OutputKind, Resolved};
 use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::layout;
 use crate::resolve::{self, Def};
+use crate::synthetic::dynamic_tables::Versions;
 use crate::{bail, fatal};
 
 /// Parses version scripts or dynamic lists (the same syntax) into one matcher.
@@ -32,7 +33,7 @@ pub(crate) fn read_version_nodes(
 
 /// The nodes of every `--version-script`, then those of the linker scripts' `VERSION` blocks in
 /// command-line order (versions are numbered in that order, as GNU ld and lld number them).
-fn version_nodes(ctx: &Ctx) -> Result<crate::input::version_script::Matcher> {
+fn version_nodes(ctx: &Resolved) -> Result<crate::input::version_script::Matcher> {
     let config = ctx.config;
     let mut m = read_version_nodes(&config.version_scripts, &config.lib_paths, "version script")?;
     m.nodes.extend(ctx.script_files.iter().flat_map(|f| f.script.versions.iter().cloned()));
@@ -51,11 +52,13 @@ fn version_nodes(ctx: &Ctx) -> Result<crate::input::version_script::Matcher> {
 }
 
 /// Reads `--version-script` files: symbols they make local become hidden; exported ones get the
-/// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V.
-pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
+/// version of the node that names them; `foo@V` / `foo@@V` names from `.symver` get V. Returns
+/// the output's versions and which symbol has which.
+pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
     use crate::input::version_script::{self, Verdict};
     let matcher = version_nodes(ctx)?;
-    ctx.versions.nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
+    let nodes = matcher.nodes.iter().filter_map(|n| Some((n.name.clone()?, n.parent.clone()))).collect();
+    let mut versions = Versions { nodes, ..Default::default() };
     let named = |i: usize| matcher.nodes[i].name.is_some();
     // The symbols whose plain name a `foo@V` (non-default) symbol of the same object also gives
     // to the same place (only a script can make such a name `foo@@V` too).
@@ -90,9 +93,9 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             (None, None) => None,
         };
         if let Some((v, hidden)) = explicit {
-            match ctx.versions.index_of(v) {
+            match versions.index_of(v) {
                 Some(ix) => {
-                    ctx.versions.of_symbol.insert(id, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
+                    versions.of_symbol.insert(id, if hidden { ix | object::elf::VERSYM_HIDDEN } else { ix });
                 }
                 // An executable defines no versions: a `.symver`ed name there only names the
                 // symbol (lld links it; mold suite arch-x86_64-comdat-signatures).
@@ -117,8 +120,8 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             Verdict::Local => localize(&mut ctx.symbols[id]),
             Verdict::Global(n) if named(n) => {
                 let name = matcher.nodes[n].name.as_ref().unwrap();
-                let ix = ctx.versions.index_of(name.as_bytes()).unwrap();
-                ctx.versions.of_symbol.insert(id, ix);
+                let ix = versions.index_of(name.as_bytes()).unwrap();
+                versions.of_symbol.insert(id, ix);
             }
             Verdict::Global(_) | Verdict::Unmentioned => {}
         }
@@ -138,14 +141,15 @@ pub fn apply_version_scripts(ctx: &mut Ctx) -> Result<()> {
             }
         }
     }
-    default_symver(ctx);
+    default_symver(ctx, &mut versions);
     ctx.diag.report(errors);
-    ctx.diag.check()
+    ctx.diag.check()?;
+    Ok(versions)
 }
 
 /// `--default-symver` (GNU ld): in a shared library, every defined symbol without a version gets
 /// one named after the library (its soname, else the output file's name).
-fn default_symver(ctx: &mut Ctx) {
+fn default_symver(ctx: &Resolved, versions: &mut Versions) {
     if !ctx.config.default_symver || ctx.kind != OutputKind::Shared {
         return;
     }
@@ -153,24 +157,25 @@ fn default_symver(ctx: &mut Ctx) {
         Some(so) => so.clone(),
         None => ctx.config.output.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
     };
-    let ix = match ctx.versions.index_of(name.as_bytes()) {
+    let ix = match versions.index_of(name.as_bytes()) {
         Some(ix) => ix,
         None => {
-            ctx.versions.nodes.push((name, None));
-            ctx.versions.nodes.len() as u16 + 1
+            versions.nodes.push((name, None));
+            versions.nodes.len() as u16 + 1
         }
     };
     for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
         if matches!(s.def, Def::Defined { .. } | Def::Common { .. }) && s.localized_from.is_none() {
-            ctx.versions.of_symbol.entry(id).or_insert(ix);
+            versions.of_symbol.entry(id).or_insert(ix);
         }
     }
 }
 
 /// `--dynamic-list`: an executable exports the listed symbols; in a shared library only the listed
-/// ones stay preemptible (the rest bind inside the library, as with -Bsymbolic).
-pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
+/// ones stay preemptible (the rest bind inside the library, as with -Bsymbolic). Marks them
+/// (`Symbol::dynamic_list`).
+pub fn apply_dynamic_lists(ctx: &mut Resolved) -> Result<()> {
     use crate::input::version_script::Verdict;
     let config = ctx.config;
     if !config.has_dynamic_list()
@@ -200,7 +205,7 @@ pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
             ) || matches!(s.def, Def::Common { .. })
         };
         if matches!(matcher.verdict(s.name), Verdict::Global(_)) || (config.dynamic_list_data && data()) {
-            ctx.dynamic_list.insert(id);
+            ctx.symbols[id].dynamic_list = true;
         }
     }
     Ok(())
@@ -209,7 +214,7 @@ pub fn apply_dynamic_lists(ctx: &mut Ctx) -> Result<()> {
 /// What `--gc-sections` keeps from the start: the root symbols (`roots`), and what is reachable
 /// from outside: what a shared library or an `-E` executable exports, or in another dynamic
 /// output what the shared libraries reference.
-pub fn gc_roots(ctx: &Ctx, roots: &[String]) -> Vec<String> {
+pub fn gc_roots(ctx: &Resolved, roots: &[String]) -> Vec<String> {
     let mut roots = roots.to_vec();
     if ctx.kind == OutputKind::Shared || ctx.config.export_dynamic {
         roots.extend(exported_names(ctx));
@@ -220,7 +225,7 @@ pub fn gc_roots(ctx: &Ctx, roots: &[String]) -> Vec<String> {
 }
 
 /// Default-visibility definitions: what a shared library (or an -E executable) exports.
-pub fn exported_names(ctx: &Ctx) -> Vec<String> {
+pub fn exported_names(ctx: &Resolved) -> Vec<String> {
     ctx.symbols
         .iter()
         .filter(|s| matches!(s.def, Def::Defined { .. }) && matches!(s.visibility, 0 | 3))
@@ -306,7 +311,7 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
 /// the file, the earliest one where a section holds several. Warns as lld does (unless
 /// `--no-warn-symbol-ordering`) about a name listed twice, a listed symbol that is undefined,
 /// shared, absolute, made by the linker or in a discarded section, and one nothing has.
-pub fn symbol_priorities(ctx: &Ctx) -> Result<rustc_hash::FxHashMap<SectionRef, i64>> {
+pub fn symbol_priorities(ctx: &Resolved) -> Result<rustc_hash::FxHashMap<SectionRef, i64>> {
     let Some(path) = &ctx.config.symbol_ordering_file else { return Ok(Default::default()) };
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot open {}", path.display()))?;
     let warn = ctx.config.warn_symbol_ordering;

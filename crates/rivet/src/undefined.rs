@@ -2,7 +2,7 @@
 //! DWARF, then `file.o:(function)`), up to three, then how many more; for the first two, a
 //! name one edit away that is defined (`did you mean: foo`), or the same function declared
 //! `extern "C"` on one side only; and lld's hint for a missing vtable.
-use crate::ctx::Ctx;
+use crate::ctx::Resolved;
 use crate::diag::symbol_name;
 use crate::ids::{FileId, SymbolId};
 use crate::resolve::{self, Def, Symbol};
@@ -19,7 +19,7 @@ type Reference = (FileId, u32, u64);
 /// relocations in order), then those no relocation uses (the command line's). Each message is
 /// built only while `more()` says it would be printed (`--error-limit`: a message reads DWARF).
 pub fn undefined_symbol_errors(
-    ctx: &Ctx,
+    ctx: &Resolved,
     report: &dyn Fn(&Symbol) -> bool,
     more: &dyn Fn() -> bool,
     emit: &mut dyn FnMut(SymbolId, String),
@@ -82,7 +82,7 @@ pub fn undefined_symbol_errors(
     }
 }
 
-fn message(ctx: &Ctx, places: &Places, id: SymbolId, refs: &[Reference], spell: bool) -> String {
+fn message(ctx: &Resolved, places: &Places, id: SymbolId, refs: &[Reference], spell: bool) -> String {
     let s = &ctx.symbols[id];
     // lld names a visibility other than the default (such a symbol must be defined here).
     let visibility = match s.visibility {
@@ -130,7 +130,7 @@ struct Found<'a> {
 /// differs only in case, then the same C++ function with or without `extern "C"`. Gives the words
 /// before and after the name.
 fn alternative_spelling<'c>(
-    ctx: &'c Ctx,
+    ctx: &'c Resolved,
     name: &[u8],
     file: FileId,
 ) -> Option<(&'static str, Found<'c>, &'static str)> {

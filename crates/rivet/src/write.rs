@@ -236,7 +236,7 @@ fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) 
             chunks::write_rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + size) as usize])
         }
         // The section is a stub in this file (the separate debug file): its entries are the output's.
-        None if dynrels.is_empty() || ctx.synthetic.get(Content::RelaDyn).is_some() => Ok(()),
+        None if dynrels.is_empty() || ctx.layout.synthetic.get(Content::RelaDyn).is_some() => Ok(()),
         None => Err("internal error: dynamic relocations produced without a .rela.dyn section".into()),
     }
 }
@@ -672,7 +672,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
     const _: () = assert!(size_of::<ProgramHeader64<LE>>() == PHDR_SIZE as usize);
     let shnum = 1 + layout.emitted_count();
-    let shstrndx = ctx.synthetic.get(Content::Shstrtab).map_or(0, |s| layout.shndx(s));
+    let shstrndx = layout.synthetic.get(Content::Shstrtab).map_or(0, |s| layout.shndx(s));
     let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
     let header = FileHeader64::<LE> {
         e_ident: elf_ident(),

@@ -1,12 +1,12 @@
 //! The `.eh_frame` pass: every live `.eh_frame` input section is split into records (CIEs and
 //! FDEs) so that frames of dropped code go too. The records' data lives in `eh_frame`.
-use crate::ctx::Ctx;
+use crate::ctx::{EhFrames, Resolved};
 use crate::diag::Result;
 use crate::ids::SectionRef;
 use crate::sections::eh_frame;
 
 /// Splits every live `.eh_frame` input section into records, dropping FDEs of dropped code.
-pub fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
+pub fn split_eh_frames(ctx: &mut Resolved) -> Result<EhFrames> {
     use rayon::prelude::*;
     // Objects in parallel (cxx-big: 1157 of them, 11-16 ms on one thread); results and errors
     // are taken in file order.
@@ -59,6 +59,6 @@ pub fn split_eh_frames(ctx: &mut Ctx) -> Result<()> {
     for &r in eh.keys() {
         ctx.objects[r].align = 4;
     }
-    ctx.eh = eh;
-    ctx.diag.check()
+    ctx.diag.check()?;
+    Ok(eh)
 }

@@ -6,7 +6,7 @@
 //! `.eh_frame` is not a root: an FDE keeps its LSDA and personality alive only if the code it
 //! describes is alive. A shared library's symbol that no live code or root refers to counts as
 //! unreferenced afterwards (for `--as-needed` and `.dynsym`).
-use crate::ctx::{Ctx, Target};
+use crate::ctx::{Resolved, Target};
 use crate::ids::{FileId, IdVec, SectionRef, SymbolId};
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
@@ -35,7 +35,7 @@ pub fn is_c_identifier(name: &[u8]) -> bool {
 }
 
 struct Marker<'c, 'a> {
-    ctx: &'c Ctx<'a>,
+    ctx: &'c Resolved<'a>,
     live: Live,
     /// Per symbol: a shared library's symbol that live code or a root refers to.
     used_shared: IdVec<SymbolId, AtomicBool>,
@@ -156,7 +156,7 @@ impl Marker<'_, '_> {
 }
 
 /// Marks and sweeps. Returns the dropped sections for `--print-gc-sections`.
-pub fn collect(ctx: &mut Ctx, roots: &[String], kept: &[SectionRef]) -> Vec<SectionRef> {
+pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec<SectionRef> {
     let live: Live =
         ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
     let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
@@ -238,7 +238,7 @@ pub fn collect(ctx: &mut Ctx, roots: &[String], kept: &[SectionRef]) -> Vec<Sect
 }
 
 /// `--print-gc-sections`: each dropped section, in GNU ld's words, on stderr.
-pub fn print_dropped(ctx: &Ctx, dropped: &[SectionRef]) {
+pub fn print_dropped(ctx: &Resolved, dropped: &[SectionRef]) {
     if !ctx.config.print_gc_sections {
         return;
     }

@@ -18,7 +18,7 @@
 //! whose address is taken (referenced other than by a call, `R_X86_64_PLT32`), so function pointers
 //! of distinct functions stay distinct; sections defining symbols that the output exports are never
 //! folded.
-use crate::ctx::{Ctx, Target};
+use crate::ctx::{Resolved, Target};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::Rela;
 use crate::resolve::Def;
@@ -36,7 +36,7 @@ enum Place {
     Other(FileId, u32),
 }
 
-fn place(ctx: &Ctx, f: FileId, sym: u32) -> Place {
+fn place(ctx: &Resolved, f: FileId, sym: u32) -> Place {
     let (file, idx) = match ctx.target(f, sym) {
         Target::Local(lf, ls) => (lf, ls as usize),
         // Code calling a preemptible symbol may end up somewhere else at run time than code
@@ -103,7 +103,7 @@ fn is_exception_table(name: &[u8]) -> bool {
 /// The FDEs that describe candidate sections (`index`: candidate → position), each with the
 /// position of its candidate, in `.eh_frame` order. A `.eh_frame` that does not parse is skipped
 /// here; splitting it later reports the error.
-fn frames<'a>(ctx: &Ctx<'a>, index: &HashMap<SectionRef, usize>) -> Vec<(usize, Frame<'a>)> {
+fn frames<'a>(ctx: &Resolved<'a>, index: &HashMap<SectionRef, usize>) -> Vec<(usize, Frame<'a>)> {
     let per_file: Vec<Vec<(usize, Frame<'a>)>> = ctx
         .file_order
         .par_iter()
@@ -163,7 +163,7 @@ pub struct Folded {
 /// `  removing identical section FILE:(NAME)` for each folded copy.
 /// What `--print-icf-sections` and `--verbose` ask to be told, on stderr (as --print-gc-sections;
 /// lld writes both to stdout).
-pub fn print(ctx: &Ctx, folds: &[Folded]) {
+pub fn print(ctx: &Resolved, folds: &[Folded]) {
     if ctx.config.print_icf_sections {
         eprint!("{}", report(ctx, folds));
     }
@@ -173,7 +173,7 @@ pub fn print(ctx: &Ctx, folds: &[Folded]) {
     }
 }
 
-pub fn report(ctx: &Ctx, folds: &[Folded]) -> String {
+pub fn report(ctx: &Resolved, folds: &[Folded]) -> String {
     let name =
         |r: SectionRef| format!("{}:({})", ctx.objects[r.file].name, String::from_utf8_lossy(ctx.objects[r].name));
     let mut out = String::new();
@@ -187,8 +187,8 @@ pub fn report(ctx: &Ctx, folds: &[Folded]) -> String {
 }
 
 /// Folds identical sections; returns the classes that had more than one member.
-pub fn fold(ctx: &mut Ctx, safe: bool) -> Vec<Folded> {
-    let exported = |ctx: &Ctx, f: FileId, s: u32| {
+pub fn fold(ctx: &mut Resolved, safe: bool) -> Vec<Folded> {
+    let exported = |ctx: &Resolved, f: FileId, s: u32| {
         let obj = &ctx.objects[f];
         obj.global_ids.iter().enumerate().any(|(i, &id)| {
             let Some(sym) = ctx.symbols.get(id) else { return false };

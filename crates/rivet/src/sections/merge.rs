@@ -10,9 +10,10 @@
 //!
 //! Work is parallel: pieces are cut and hashed per section, deduplicated in 64 shards (by hash),
 //! each shard visiting sections in output order, and the owned pieces laid out per section.
-use crate::ctx::Ctx;
-use crate::ids::{MergeId, OutputSectionId, SectionRef};
+use crate::ctx::{EhFrames, Resolved};
+use crate::ids::{IdVec, MergeId, OutputSectionId, SectionRef};
 use crate::sections::merged::{MergedSection, Merges, Owner};
+use crate::sections::output::OutputSection;
 use object::elf;
 use rayon::prelude::*;
 
@@ -118,17 +119,18 @@ fn shard_of(hash: u64) -> usize {
     (hash >> (64 - SHARDS.trailing_zeros())) as usize
 }
 
-/// Cuts, deduplicates and lays out every mergeable input section; fills `ctx.merges`. Sections with
-/// relocations of their own, or that cannot be cut, are left as they are.
-pub fn merge(ctx: &mut Ctx) {
+/// Cuts, deduplicates and lays out every mergeable input section of the output `sections` (split
+/// `.eh_frame`s, `eh`, are not); returns them. Sections with relocations of their own, or that
+/// cannot be cut, are left as they are.
+pub fn merge(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>, eh: &EhFrames) -> Merges {
     if ctx.config.opt_level == 0 {
-        return;
+        return Merges::default();
     }
     // Candidates in output order: (input section, output section, entsize).
     // (The output section is the same for every piece of a candidate: merging never crosses
     // output sections.)
     let mut cands: Vec<(SectionRef, OutputSectionId, u64)> = Vec::new();
-    for (si, os) in ctx.sections.iter_enumerated() {
+    for (si, os) in sections.iter_enumerated() {
         for &r in &os.members {
             let sec = &ctx.objects[r];
             let mergeable = sec.flags & elf::SHF_MERGE as u64 != 0
@@ -137,7 +139,7 @@ pub fn merge(ctx: &mut Ctx) {
                 && sec.relas.is_empty()
                 && sec.live
                 && sec.out.is_some()
-                && ctx.split_eh_frame(r.file, r.index).is_none();
+                && !eh.contains_key(&r);
             if mergeable {
                 cands.push((r, si, sec.entsize));
             }
@@ -251,7 +253,7 @@ pub fn merge(ctx: &mut Ctx) {
     let cands: Vec<(SectionRef, OutputSectionId, u64)> = keep.iter().map(|&i| cands[i]).collect();
     let (cut, slots): (Vec<Vec<Piece>>, Vec<Vec<u32>>) = cut.into_iter().flatten().unzip();
     if cands.is_empty() {
-        return;
+        return Merges::default();
     }
     // Each piece's owner (candidate, piece): itself unless an earlier copy exists.
     let owner_of: Vec<Vec<(u32, u32)>> = cut
@@ -374,7 +376,7 @@ pub fn merge(ctx: &mut Ctx) {
         merges.merged.push(m);
         merges.saved += saved;
     }
-    ctx.merges = merges;
+    merges
 }
 
 /// A piece's (output section, entry size, bytes, required alignment).

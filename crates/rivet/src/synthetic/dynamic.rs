@@ -2,7 +2,7 @@
 //! tables and gives `.dynsym` (imports first, then the hashed definitions in bucket order), `.dynstr`,
 //! `.gnu.hash`, `.gnu.version`, `.gnu.version_r` and the DT_NEEDED list. Everything here depends only
 //! on names, so it is built (and sized) before layout; addresses are filled in when writing.
-use crate::ctx::{Ctx, OutputKind, Target};
+use crate::ctx::{Ctx, OutputKind, Resolved, Target};
 use crate::ids::{IdVec, SharedId, SymbolId};
 use crate::linked::Linked;
 use crate::resolve::Def;
@@ -51,7 +51,7 @@ impl Strings {
 }
 
 /// Shared libraries that must be DT_NEEDED: all but `--as-needed` ones nobody uses.
-fn needed_libraries(ctx: &Ctx) -> IdVec<SharedId, bool> {
+fn needed_libraries(ctx: &Resolved) -> IdVec<SharedId, bool> {
     let mut used: IdVec<SharedId, bool> = vec![false; ctx.shared.len()].into();
     for s in &ctx.symbols {
         if let Def::Shared { file, .. } = s.def {
@@ -75,12 +75,12 @@ fn needed_libraries(ctx: &Ctx) -> IdVec<SharedId, bool> {
     needed
 }
 
-fn exported(ctx: &Ctx, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, bool>) -> bool {
+fn exported(ctx: &Resolved, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, bool>) -> bool {
     // Asked first: it settles most symbols of an executable without reading their definitions.
     let wanted = ctx.kind == OutputKind::Shared
         || ctx.config.export_dynamic
         || wanted_by_libraries[id]
-        || ctx.dynamic_list.contains(&id);
+        || ctx.symbols[id].dynamic_list;
     let s = &ctx.symbols[id];
     if !wanted
         || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_) | Def::Script(_))
@@ -101,7 +101,7 @@ fn exported(ctx: &Ctx, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, bool>
 /// the library's own references then bind to the executable's definition (interposition).
 /// By symbol id: the libraries' names are looked up once, in parallel, instead of hashing every
 /// symbol's name into a set of them (2% of a cxx-big link).
-fn wanted_by_libraries(ctx: &Ctx) -> IdVec<SymbolId, bool> {
+fn wanted_by_libraries(ctx: &Resolved) -> IdVec<SymbolId, bool> {
     let names: Vec<&[u8]> = ctx
         .shared
         .iter()
@@ -117,7 +117,7 @@ fn wanted_by_libraries(ctx: &Ctx) -> IdVec<SymbolId, bool> {
 
 /// The names a dynamic executable will export (for libraries and `--dynamic-list`): roots of
 /// `--gc-sections`, since code reaches them from outside, as GNU ld keeps them.
-pub fn export_roots(ctx: &Ctx) -> Vec<String> {
+pub fn export_roots(ctx: &Resolved) -> Vec<String> {
     let wanted = wanted_by_libraries(ctx);
     (0..ctx.symbols.len())
         .into_par_iter()
@@ -178,7 +178,7 @@ pub fn plan(ctx: &Ctx, got: &Tables) -> DynPlan {
             let has_address = got.canonical.contains(&id) || got.copy_offset.contains_key(&id);
             match s.def {
                 Def::Shared { .. } if s.referenced || has_address => Some(has_address),
-                // An undefined symbol the loader is to look up (`Ctx::is_preemptible`: a shared
+                // An undefined symbol the loader is to look up (`Resolved::is_preemptible`: a shared
                 // library's, or an undefined weak one under -z dynamic-undefined-weak); a hidden
                 // one resolves to 0 here and is never imported.
                 Def::Undefined | Def::Lazy { .. } if s.referenced && ctx.is_preemptible(Target::Global(id)) => {
@@ -430,7 +430,9 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
             let obj = &ctx.objects[file];
             let size = obj.syms[sym as usize].st_size.get(object::LittleEndian);
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
-                (Def::Common { .. }, _) => ctx.commons_section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16),
+                (Def::Common { .. }, _) => {
+                    ctx.layout.commons.section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
+                }
                 (_, Some(sec)) => {
                     let out = obj.sections[sec as usize].out;
                     out.and_then(|o| ctx.layout.sections.get(o)).map_or(elf::SHN_ABS, |o| o.shndx as u16)

@@ -10,13 +10,13 @@ const FLAGS: &[&str] = &["-O2", "-ffunction-sections", "-fno-toplevel-reorder", 
 const PRELUDE: &str = "#define F __attribute__((noipa))\n";
 
 /// The folds as (kept, removed) pairs of section names.
-fn folds_by_name(ctx: &Ctx, folds: &[Folded]) -> Vec<(String, Vec<String>)> {
+fn folds_by_name(ctx: &Resolved, folds: &[Folded]) -> Vec<(String, Vec<String>)> {
     let name = |r: SectionRef| String::from_utf8_lossy(ctx.objects[r].name).into_owned();
     folds.iter().map(|g| (name(g.kept), g.removed.iter().map(|&r| name(r)).collect())).collect()
 }
 
 /// `removed` was folded into `kept`: not live, and redirected there; `kept` stays as it was.
-fn assert_folded_into(ctx: &Ctx, suffix: &str, removed: &str, kept: &str) {
+fn assert_folded_into(ctx: &Resolved, suffix: &str, removed: &str, kept: &str) {
     let (r, k) = (section_ref(&ctx.objects, suffix, removed), section_ref(&ctx.objects, suffix, kept));
     assert!(!ctx.objects[r].live, "{removed} must be dropped");
     assert_eq!(ctx.objects[r].folded_into, Some(k), "{removed} must fold into {kept}");
@@ -24,14 +24,14 @@ fn assert_folded_into(ctx: &Ctx, suffix: &str, removed: &str, kept: &str) {
     assert_eq!(ctx.objects[k].folded_into, None);
 }
 
-fn assert_not_folded(ctx: &Ctx, suffix: &str, section: &str) {
+fn assert_not_folded(ctx: &Resolved, suffix: &str, section: &str) {
     let r = section_ref(&ctx.objects, suffix, section);
     assert!(ctx.objects[r].live, "{section} must stay");
     assert_eq!(ctx.objects[r].folded_into, None, "{section} must not fold");
 }
 
 /// The bytes of two sections are the same (what makes a test about their relocations meaningful).
-fn assert_same_bytes(ctx: &Ctx, suffix: &str, a: &str, b: &str) {
+fn assert_same_bytes(ctx: &Resolved, suffix: &str, a: &str, b: &str) {
     let (a, b) = (section_ref(&ctx.objects, suffix, a), section_ref(&ctx.objects, suffix, b));
     assert_eq!(ctx.objects[a].data, ctx.objects[b].data);
     assert!(!ctx.objects[a].data.is_empty());

@@ -8,7 +8,7 @@ mod resolution;
 mod symtab;
 
 use crate::args::Config;
-use crate::ctx::{Ctx, OutputKind};
+use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::diag::Diag;
 use crate::ids::{FileId, IdVec, SectionRef, SymbolId};
 use crate::input::object::ObjectFile;
@@ -109,11 +109,11 @@ impl Inputs {
 
     /// The link's state as identical code folding finds it: resolved, the command line's symbol
     /// options applied, and sections collected when `--gc-sections` asks.
-    pub fn ctx(&self) -> Ctx<'_> {
+    pub fn ctx(&self) -> Resolved<'_> {
         let mut res = self.resolve().unwrap_or_else(|e| panic!("resolution failed: {e:?}"));
         let defsym_offsets = crate::symbol_options::apply_defsyms(&self.config, &mut res).expect("--defsym");
         crate::symbol_options::exclude_libs(&self.config, &self.loaded, &mut res);
-        let mut ctx = Ctx::new(&self.config, &self.diag, self.kind, res, defsym_offsets);
+        let mut ctx = Resolved::new(&self.config, &self.diag, self.kind, res, defsym_offsets, &[], Vec::new());
         crate::symbol_options::apply_version_scripts(&mut ctx).expect("version scripts");
         crate::symbol_options::apply_dynamic_lists(&mut ctx).expect("dynamic lists");
         if self.config.gc_sections {
@@ -136,7 +136,7 @@ impl Inputs {
             crate::sections::icf::fold(&mut ctx, self.config.icf == crate::args::Icf::Safe);
         }
         let strip_debug = self.config.strip != crate::args::Strip::None;
-        ctx.sections = crate::sections::output::build(
+        let sections = crate::sections::output::build(
             &mut ctx.objects,
             &ctx.file_order,
             strip_debug,
@@ -145,8 +145,8 @@ impl Inputs {
             &Default::default(),
         )
         .unwrap();
-        crate::layout::define_reserved_symbols(&mut ctx);
-        ctx
+        crate::layout::define_reserved_symbols(&mut ctx, &sections);
+        Ctx::new(ctx, sections, Default::default(), Default::default(), Default::default())
     }
 }
 

@@ -5,7 +5,7 @@ use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{OutputSectionId, SymbolId};
 use crate::resolve::Def;
-use crate::sections::output::Content;
+use crate::sections::output::{Content, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::DynRel;
 use object::elf::{self, Dyn64};
@@ -65,14 +65,14 @@ impl Chunk for Dynamic {
         Header { name: ".dynamic", sh_type: elf::SHT_DYNAMIC, flags: flags as u64, align: 8, entsize: 16 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx, s.plans).len() as u64)
+        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx, s.plans, s.synthetic).len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), 0)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let list = entries(ctx, ctx.plans);
+        let list = entries(ctx, ctx.plans, &ctx.layout.synthetic);
         let (out, _) = pod::slice_from_bytes_mut::<Dyn64<LE>>(buf, list.len()).expect("room for .dynamic");
         for (e, &(tag, v)) in out.iter_mut().zip(&list) {
             let value = match v {
@@ -88,11 +88,11 @@ impl Chunk for Dynamic {
 }
 
 /// The `.dynamic` entries, in GNU ld's order, once every other synthetic section exists.
-pub fn entries(ctx: &Ctx, plans: &Plans) -> Vec<(i64, DynValue)> {
+pub fn entries(ctx: &Ctx, plans: &Plans, synthetic: &SyntheticIds) -> Vec<(i64, DynValue)> {
     use elf::*;
     let exe = ctx.kind.is_executable();
     let dynamic_output = ctx.kind.is_dynamic();
-    let id = |c: Content| ctx.synthetic.get(c);
+    let id = |c: Content| synthetic.get(c);
     let mut dynamic: Vec<(i64, DynValue)> = Vec::new();
     let mut push = |tag: u32, v: DynValue| dynamic.push((tag as i64, v));
     for &n in &plans.dynsym.needed {

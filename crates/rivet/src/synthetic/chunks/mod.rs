@@ -11,7 +11,7 @@ use crate::diag::Result;
 use crate::ids::OutputSectionId;
 use crate::layout::Placement;
 use crate::linked::Linked;
-use crate::sections::output::{Content, OutputSection};
+use crate::sections::output::{Content, OutputSection, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
@@ -47,6 +47,9 @@ pub struct Sizing<'s, 'a> {
     pub ctx: &'s Ctx<'a>,
     pub plans: &'s Plans,
     pub symtab: Option<&'s Plan>,
+    /// The linker's sections made so far (in `ORDER`: a section's size may depend on which
+    /// of the earlier ones exist).
+    pub synthetic: &'s SyntheticIds,
 }
 
 /// What writing a synthetic section may look at: the link after layout, the `.symtab` plan, the
@@ -137,23 +140,25 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
 }
 
 /// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
-/// layout once section names are known), and records where each is in `ctx.synthetic`.
-pub fn create_sections(ctx: &mut Ctx, plans: &Plans, symtab: Option<&Plan>) {
+/// layout once section names are known); returns where each is.
+pub fn create_sections(ctx: &mut Ctx, plans: &Plans, symtab: Option<&Plan>) -> SyntheticIds {
+    let mut synthetic = SyntheticIds::default();
     for c in ORDER {
         let Some(chunk) = chunk(c) else { continue };
-        let Some(size) = chunk.size(&Sizing { ctx, plans, symtab }) else { continue };
+        let Some(size) = chunk.size(&Sizing { ctx, plans, symtab, synthetic: &synthetic }) else { continue };
         let h = chunk.header(ctx);
         let mut s = OutputSection::new(h.name, h.sh_type, h.flags, h.align, c);
         s.size = size;
         s.entsize = h.entsize;
         let id = ctx.sections.push(s);
-        ctx.synthetic.set(c, id);
+        synthetic.set(c, id);
     }
+    synthetic
 }
 
 /// The section header index of the synthetic section of kind `c` (0: none).
 fn shndx(ctx: &Linked, c: Content) -> u32 {
-    ctx.synthetic.get(c).map_or(0, |s| ctx.layout.shndx(s))
+    ctx.layout.synthetic.get(c).map_or(0, |s| ctx.layout.shndx(s))
 }
 
 /// Whether the output has a dynamic section and its companions (a static PIE has a minimal one, so

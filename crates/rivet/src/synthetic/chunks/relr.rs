@@ -11,7 +11,7 @@ use super::{has_dynamic, Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{IdVec, OutputSectionId};
-use crate::sections::output::Content;
+use crate::sections::output::{Content, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{got_entry, DynRel};
 use object::elf;
@@ -33,14 +33,14 @@ impl Chunk for RelrDyn {
         if !has_dynamic(s.ctx) || !s.ctx.config.pack_relative_relocs {
             return None;
         }
-        let entries: usize = offsets(s.ctx, s.plans).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
+        let entries: usize = offsets(s.ctx, s.plans, s.synthetic).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
         (entries > 0).then_some(8 * entries as u64)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let mut at = 0;
         // Sections in address order, so the entries ascend as readers expect.
-        let mut groups = offsets(ctx, ctx.plans);
+        let mut groups = offsets(ctx, ctx.plans, &ctx.layout.synthetic);
         groups.sort_by_key(|(sec, _)| ctx.layout.addr(*sec));
         for (sec, offs) in groups {
             let base = ctx.layout.addr(sec);
@@ -65,7 +65,7 @@ impl Chunk for RelrDyn {
 }
 
 /// Each output section's packed relocations: offsets within it, sorted, in section order.
-fn offsets(ctx: &Ctx, plans: &Plans) -> Vec<(OutputSectionId, Vec<u64>)> {
+fn offsets(ctx: &Ctx, plans: &Plans, synthetic: &SyntheticIds) -> Vec<(OutputSectionId, Vec<u64>)> {
     let mut by_section: IdVec<OutputSectionId, Vec<u64>> = vec![Vec::new(); ctx.sections.len()].into();
     for &(r, off) in &plans.got.relr {
         let sec = &ctx.objects[r];
@@ -73,7 +73,7 @@ fn offsets(ctx: &Ctx, plans: &Plans) -> Vec<(OutputSectionId, Vec<u64>)> {
             by_section[out].push(sec.offset + off);
         }
     }
-    if let Some(got) = ctx.synthetic.get(Content::Got) {
+    if let Some(got) = synthetic.get(Content::Got) {
         for &(key, word) in &plans.got.got {
             for (delta, ty, _, _) in got_entry(ctx, None, key).1 {
                 if ty == elf::R_X86_64_RELATIVE {
