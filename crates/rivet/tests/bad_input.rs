@@ -787,3 +787,32 @@ fn debug_relocation_offset_near_the_top_of_the_address_space() {
     c.fails(&[&bad, &bad], &["duplicate symbol: dup", "debugreloff.o"]);
     c.tmp.finish();
 }
+
+/// Relocations whose instruction sequence or field would run past the section (found by fuzzing
+/// with overflow checks, and by reading the TLS relaxations): an offset near 2^64 and a
+/// general-dynamic TLS sequence cut short at the end of its section are errors naming the file and
+/// section, as GNU ld and lld refuse both (the TLS one used to abort rivet with an index panic).
+#[test]
+fn relocations_running_past_their_section() {
+    let Some(c) = Case::new("relend") else { return };
+    let o = c.object("caller", CALLER);
+    let mut e = Elf::open(&o);
+    let r = e.contents(".rela.text");
+    e.bytes[r..r + 8].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
+    let bad = e.write(&c.tmp.join("reltop.o"));
+    c.fails(&[&bad], &["reltop.o", ".text", "past the end of the section"]);
+    // `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call` with the call's operand missing:
+    // relaxing it to local-exec would rewrite 4 bytes past the section.
+    let s = c.tmp.join("tlsend.s");
+    std::fs::write(
+        &s,
+        "\t.section .tbss,\"awT\",@nobits\n\t.globl x\nx:\t.zero 4\n\t.text\n\t.globl main\nmain:\tret\n\
+         \t.section .text.z,\"ax\",@progbits\n\t.byte 0x66, 0x48, 0x8d, 0x3d\n1:\t.long 0\n\
+         \t.reloc 1b, R_X86_64_TLSGD, x-4\n\t.byte 0x66, 0x66, 0x48, 0xe8\n",
+    )
+    .unwrap();
+    let tls = c.tmp.join("tlsend.o");
+    must(Command::new("gcc").arg("-c").arg(&s).arg("-o").arg(&tls));
+    c.fails(&[&tls], &["tlsend.o", ".text.z", "unrecognised general-dynamic TLS sequence"]);
+    c.tmp.finish();
+}

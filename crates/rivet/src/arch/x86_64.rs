@@ -152,7 +152,9 @@ fn rewrite_got_access(buf: &mut [u8], off: usize, how: GotRelax) {
 /// __tls_get_addr` (16 bytes from `off - 4`; the call may also be `call *…@GOTPCREL(%rip)`) becomes
 /// `mov %fs:0,%rax; lea tpoff(%rax),%rax`.
 pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<()> {
+    // The whole 16 bytes must be in the section: a sequence cut short at its end is refused.
     let ok = off >= 4
+        && off.checked_add(12).is_some_and(|end| end <= buf.len())
         && buf.get(off - 4..off) == Some(&[0x66, 0x48, 0x8d, 0x3d])
         && buf.get(off + 4..off + 8).is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..3] == [0x66, 0x48, 0xff]);
     if !ok {
@@ -180,7 +182,10 @@ pub fn relax_gd_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<()> {
 /// `off - 3`) becomes `mov %fs:0,%rax` with prefixes; the `x@dtpoff(%rax)` uses that follow become
 /// thread-pointer offsets.
 pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<()> {
-    let ok = off >= 3 && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d]) && buf.get(off + 4) == Some(&0xe8);
+    let ok = off >= 3
+        && off.checked_add(9).is_some_and(|end| end <= buf.len())
+        && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d])
+        && buf.get(off + 4) == Some(&0xe8);
     if !ok {
         return Err("unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".into());
     }
@@ -213,7 +218,7 @@ pub fn relax_tlsdesc_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<(
 
 /// Checks for `lea x@tlsdesc(%rip),%reg` (REX.W, optionally REX.R) before the field at `off`.
 fn check_tlsdesc_lea(buf: &[u8], off: usize) -> Result<()> {
-    match off.checked_sub(3).and_then(|s| buf.get(s..off + 4)) {
+    match off.checked_sub(3).zip(off.checked_add(4)).and_then(|(s, e)| buf.get(s..e)) {
         Some(&[rex, 0x8d, modrm, ..]) if modrm & 0xc7 == 0x05 && rex & 0xfb == 0x48 => Ok(()),
         _ => Err("unrecognised TLS descriptor sequence".into()),
     }
@@ -512,7 +517,7 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
             },
             None => in_off,
         };
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base + off, errors: &errors };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base.wrapping_add(off), errors: &errors };
         skip_next = r.apply_one(alloc, &mut dynrels);
     }
     ctx.diag.report(errors.into_inner());
@@ -559,7 +564,7 @@ pub fn apply_range(
         let errors = if mine { &errors } else { &ignored };
         let mut theirs = Vec::new();
         let out = if mine { &mut dynrels } else { &mut theirs };
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off: in_off - lo, lo, place: base + in_off, errors };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off: in_off - lo, lo, place: base.wrapping_add(in_off), errors };
         skip_next = r.apply_one(alloc, out);
     }
     ctx.diag.report(errors.into_inner());
@@ -589,7 +594,7 @@ fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base
     let mut cache: [Option<(u32, LocalTarget)>; WAYS] = [None; WAYS];
     for rel in obj.sections[si as usize].relas {
         let off = rel.r_offset.get(LE);
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base + off, errors };
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base.wrapping_add(off), errors };
         let sym = rel.r_sym(LE, false);
         if sym as usize >= obj.first_global {
             r.apply_one(false, &mut Vec::new());
@@ -668,10 +673,10 @@ impl Reloc<'_, '_> {
 
     fn write(&mut self, width: usize, value: u64) {
         let off = self.off as usize;
-        match self.buf.get_mut(off..off + width) {
+        match off.checked_add(width).and_then(|end| self.buf.get_mut(off..end)) {
             Some(dst) => dst.copy_from_slice(&value.to_le_bytes()[..width]),
             None => {
-                self.error(format!("relocation at offset {:#x} is past the end of the section", self.off + self.lo))
+                self.error(format!("relocation at offset {:#x} is past the end of the section", self.off.wrapping_add(self.lo)))
             }
         }
     }
@@ -729,7 +734,7 @@ impl Reloc<'_, '_> {
                     if !ctx.is_preemptible(t)
                         && ctx.is_pic()
                         && !ctx.is_absolute(t)
-                        && !ctx.packs_relative(sec, self.off + self.lo)
+                        && !ctx.packs_relative(sec, self.off.wrapping_add(self.lo))
                     {
                         dynrels.push(DynRel {
                             offset: self.place,
@@ -889,7 +894,7 @@ impl Reloc<'_, '_> {
     /// `call *x@tlsdesc(%rax)` becomes a two-byte nop.
     fn relax_tlsdesc_call(&mut self) {
         let start = self.off as usize;
-        match self.buf.get_mut(start..start + 2) {
+        match start.checked_add(2).and_then(|end| self.buf.get_mut(start..end)) {
             Some(b) if b == [0xff, 0x10] => b.copy_from_slice(&[0x66, 0x90]),
             _ => self.error("unrecognised TLS descriptor call".to_string()),
         }
