@@ -325,8 +325,11 @@ fn sort_order(
         let k = places[at].key;
         places[id].key = (k.0, k.1, k.2, rel);
     }
+    // Sections given an address (`-Ttext`, `--section-start`...) go first, by address, and the
+    // others follow the last of them (lld's order: the ELF headers then have a PT_LOAD of their
+    // own at the image base). The key keeps each section's class, which decides its segment.
     let mut order: Vec<OutputSectionId> = ctx.sections.ids().collect();
-    order.sort_by_key(|&i| places[i].key);
+    order.sort_by_key(|&i| (start_address(ctx, i).map_or((1, 0), |a| (0, a)), places[i].key));
     order
 }
 

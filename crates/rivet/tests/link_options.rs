@@ -512,3 +512,62 @@ fn gnu_ld_options_dynamic_list_data_nodump_noinhibit_exec() {
     assert_eq!(relocs[1], relocs[0]);
     tmp.finish();
 }
+
+/// The loaded sections of `exe` in address order (`readelf -S`), with their addresses.
+fn alloc_sections_by_address(exe: &Path) -> Vec<(u64, String)> {
+    let o = must(Command::new("readelf").args(["-WS"]).arg(exe));
+    let mut secs: Vec<(u64, String)> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| {
+            let l = l.split_once(']')?.1;
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let flags = f.get(6)?;
+            let addr = u64::from_str_radix(f.get(2)?, 16).ok()?;
+            (flags.contains('A') && addr != 0).then(|| (addr, f[0].to_string()))
+        })
+        .collect();
+    secs.sort();
+    secs
+}
+
+/// `--section-start` in any order: the sections given an address come first, in address order,
+/// and the others follow the last of them (lld's layout; before, a later section given a lower
+/// address was refused). Checked against ld.lld-19: the same first sections, everything else
+/// after them, PT_LOADs ascending, and the program runs.
+#[test]
+fn section_start_places_addressed_sections_first_by_address() {
+    let Some(tmp) = setup("section-start", &["gcc", "readelf", LLD]) else { return };
+    write(
+        &tmp,
+        "a.c",
+        "#include <stdio.h>\n\
+         __attribute__((section(\".fn1\"))) void fn1(void) { printf(\" fn1\"); }\n\
+         __attribute__((section(\".fn2\"))) void fn2(void) { printf(\" fn2\"); }\n\
+         int main(void) { printf(\"main\"); fn1(); fn2(); printf(\" %p %p\\n\", (void *)fn1, (void *)fn2); }\n",
+    );
+    gcc(&tmp, None, &["-c", "-fno-PIC", "a.c"]);
+    let ours = rivet_dir(&tmp);
+    let lld = ld_dir(&tmp, "lld", Path::new(LLD));
+    for (fn1, fn2) in [("0x10000000", "0x20000000"), ("0x20000000", "0x10000000")] {
+        let starts = format!("-Wl,--section-start=.fn1={fn1},--section-start=.fn2={fn2}");
+        let mut firsts = Vec::new();
+        for (dir, exe) in [(&ours, "exe"), (&lld, "exe-lld")] {
+            gcc(&tmp, Some(dir), &["a.o", "-no-pie", "-o", exe, &starts]);
+            assert_eq!(stdout_of(&tmp.join(exe)), format!("main fn1 fn2 {fn1} {fn2}\n"), "{exe} {starts}");
+            let secs = alloc_sections_by_address(&tmp.join(exe));
+            let names: Vec<&str> = secs.iter().map(|(_, n)| n.as_str()).collect();
+            firsts.push(names[..2].join(" "));
+            let high = parse_int(fn1).max(parse_int(fn2));
+            assert!(secs[2..].iter().all(|(a, _)| *a > high), "{exe}: a section below {high:#x}: {secs:?}");
+            let o = must(Command::new("readelf").args(["-Wl"]).arg(tmp.join(exe)));
+            let loads: Vec<u64> = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter(|l| l.trim_start().starts_with("LOAD"))
+                .map(|l| parse_int(l.split_whitespace().nth(2).unwrap()))
+                .collect();
+            assert!(loads.windows(2).all(|w| w[0] < w[1]), "{exe}: PT_LOADs not ascending: {loads:x?}");
+        }
+        assert_eq!(firsts[0], firsts[1], "{starts}: the first sections differ from lld's");
+    }
+    tmp.finish();
+}

@@ -517,7 +517,8 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
             },
             None => in_off,
         };
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base.wrapping_add(off), errors: &errors };
+        let mut r =
+            Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base.wrapping_add(off), errors: &errors };
         skip_next = r.apply_one(alloc, &mut dynrels);
     }
     ctx.diag.report(errors.into_inner());
@@ -564,7 +565,8 @@ pub fn apply_range(
         let errors = if mine { &errors } else { &ignored };
         let mut theirs = Vec::new();
         let out = if mine { &mut dynrels } else { &mut theirs };
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off: in_off - lo, lo, place: base.wrapping_add(in_off), errors };
+        let mut r =
+            Reloc { ctx, f, si, rel, buf: &mut *buf, off: in_off - lo, lo, place: base.wrapping_add(in_off), errors };
         skip_next = r.apply_one(alloc, out);
     }
     ctx.diag.report(errors.into_inner());
@@ -675,9 +677,10 @@ impl Reloc<'_, '_> {
         let off = self.off as usize;
         match off.checked_add(width).and_then(|end| self.buf.get_mut(off..end)) {
             Some(dst) => dst.copy_from_slice(&value.to_le_bytes()[..width]),
-            None => {
-                self.error(format!("relocation at offset {:#x} is past the end of the section", self.off.wrapping_add(self.lo)))
-            }
+            None => self.error(format!(
+                "relocation at offset {:#x} is past the end of the section",
+                self.off.wrapping_add(self.lo)
+            )),
         }
     }
 
