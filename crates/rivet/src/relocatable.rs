@@ -416,7 +416,19 @@ fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u
     let mut out = Vec::new();
     for &(r, base) in members {
         let (obj, sec) = (&ctx.objects[r.file], &ctx.objects[r]);
-        for rela in sec.relas {
+        for (k, rela) in sec.relas.iter().enumerate() {
+            // A relocation must lie in its section: past it, the output's would point into the
+            // next member (a final link refuses it when it applies it; -r only copies it).
+            let at = rela.r_offset.get(LE);
+            if at >= sec.size {
+                ctx.diag.error(format!(
+                    "{}: relocation {k} in section {} is at offset {at:#x}, past the end of the section ({:#x} bytes)",
+                    obj.name,
+                    String::from_utf8_lossy(sec.name),
+                    sec.size
+                ));
+                continue;
+            }
             let r_sym = rela.r_sym(LE, false);
             let (sym, r_type, addend) = match map_symbol(ctx, plan, t, r.file, r_sym) {
                 Some((sym, extra)) => (sym, rela.r_type(LE, false), rela.r_addend.get(LE).wrapping_add(extra)),

@@ -801,6 +801,14 @@ fn relocations_running_past_their_section() {
     e.bytes[r..r + 8].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
     let bad = e.write(&c.tmp.join("reltop.o"));
     c.fails(&[&bad], &["reltop.o", ".text", "past the end of the section"]);
+    // A relocatable link copies relocations rather than applying them: it must refuse them too,
+    // or its output's relocation would point into the next member.
+    c.fails_as(&["-r"], &[&bad], &["reltop.o", "relocation 0 in section .text", "past the end"], true);
+    let mut e = Elf::open(&o);
+    let r = e.contents(".rela.text");
+    e.bytes[r..r + 8].copy_from_slice(&0x10_0000u64.to_le_bytes());
+    let bad = e.write(&c.tmp.join("relfar.o"));
+    c.fails_as(&["-r"], &[&bad], &["relfar.o", "offset 0x100000, past the end of the section"], true);
     // `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call` with the call's operand missing:
     // relaxing it to local-exec would rewrite 4 bytes past the section.
     let s = c.tmp.join("tlsend.s");
