@@ -312,6 +312,9 @@ pub struct Config {
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).
     pub dynamic_undefined_weak: Option<bool>,
+    /// `-z start-stop-visibility=V` (lld's default: protected): the visibility (STV_*) of the
+    /// `__start_SEC`/`__stop_SEC` symbols the linker defines.
+    pub start_stop_visibility: u8,
     /// `-y SYM`/`--trace-symbol=SYM`: print each file's reference to or definition of SYM.
     pub trace_symbols: Vec<String>,
     /// `--why-extract=FILE`: why each archive member was fetched (`-`: stdout).
@@ -474,6 +477,7 @@ impl Default for Config {
             default_symver: false,
             retain_symbols_file: None,
             dynamic_undefined_weak: None,
+            start_stop_visibility: object::elf::STV_PROTECTED,
             trace_symbols: Vec::new(),
             why_extract: None,
             dependency_file: None,
@@ -1386,6 +1390,14 @@ impl ArgParser {
                         "warning" => CetReport::Warning,
                         _ => CetReport::Error,
                     };
+                } else if let Some(v) = key.strip_prefix("start-stop-visibility=") {
+                    c.start_stop_visibility = match v {
+                        "default" => object::elf::STV_DEFAULT,
+                        "internal" => object::elf::STV_INTERNAL,
+                        "hidden" => object::elf::STV_HIDDEN,
+                        "protected" => object::elf::STV_PROTECTED,
+                        _ => bail!("unknown -z start-stop-visibility= value: {v}"),
+                    };
                 } else if let Some(v) = key.strip_prefix("common-page-size=") {
                     c.common_page_size = parse_number(v)
                         .filter(|n| n.is_power_of_two())
@@ -1594,6 +1606,7 @@ const Z_KEYWORDS: &[&str] = &[
     "common-page-size=",
     "stack-size=",
     "cet-report=",
+    "start-stop-visibility=",
 ];
 
 /// Every option the command line accepts and implements, as `--help` lists it: long names with
@@ -1709,6 +1722,7 @@ mod tests {
         for k in Z_KEYWORDS {
             let key = match k.strip_suffix('=') {
                 Some("cet-report") => "cet-report=warning".to_string(),
+                Some("start-stop-visibility") => "start-stop-visibility=hidden".to_string(),
                 Some(name) => format!("{name}=0x1000"),
                 None => k.to_string(),
             };
@@ -1901,6 +1915,12 @@ mod tests {
         assert!(p(&["-m", "elf_i386"]).unwrap_err().to_string().contains("elf_i386"));
         // An unknown -z keyword is a warning (as in GNU ld and lld), not an error.
         assert_eq!(p(&["-z", "bogus"]).unwrap().warnings, ["unknown -z value: bogus"]);
+        assert_eq!(p(&["-z", "start-stop-visibility=hidden"]).unwrap().start_stop_visibility, object::elf::STV_HIDDEN);
+        assert_eq!(p(&[]).unwrap().start_stop_visibility, object::elf::STV_PROTECTED);
+        assert_eq!(
+            p(&["-z", "start-stop-visibility=local"]).unwrap_err().to_string(),
+            "unknown -z start-stop-visibility= value: local"
+        );
         assert!(p(&["--pop-state"]).unwrap_err().to_string().contains("--push-state"));
         assert!(p(&["--build-id=0xabc"]).is_err());
         assert_eq!(p(&["-T", "script.ld"]).unwrap().inputs, [InputArg::Script { path: "script.ld".into() }]);

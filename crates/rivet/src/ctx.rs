@@ -285,8 +285,11 @@ impl<'a> Resolved<'a> {
                 _ => false,
             },
             Def::Undefined | Def::Lazy { .. } => self.kind == OutputKind::Shared,
-            Def::Synthetic | Def::Absolute(_) | Def::Script(_) => false,
-            Def::Defined { .. } | Def::Common { .. } => {
+            // `__start_SEC`/`__stop_SEC` are symbols of their section, interposable when
+            // `-z start-stop-visibility=default` leaves them so (lld).
+            Def::Synthetic if !s.is_start_stop() => false,
+            Def::Absolute(_) | Def::Script(_) => false,
+            Def::Defined { .. } | Def::Common { .. } | Def::Synthetic => {
                 self.kind == OutputKind::Shared
                     && s.visibility == elf::STV_DEFAULT
                     && (!self.config.has_dynamic_list() || s.dynamic_list)

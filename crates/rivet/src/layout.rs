@@ -908,17 +908,28 @@ pub fn is_reserved(name: &[u8], output_names: &[&str]) -> bool {
     if FIXED.contains(&name) {
         return true;
     }
-    let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
-    section.is_some_and(|s| output_names.iter().any(|n| n.as_bytes() == s))
+    is_start_stop_of(name, output_names)
 }
 
-/// Turns referenced-but-undefined reserved names into linker-defined symbols.
+/// `__start_SEC` or `__stop_SEC` for one of the output sections named.
+fn is_start_stop_of(name: &[u8], output_names: &[&str]) -> bool {
+    let section = crate::resolve::start_stop_section(name);
+    section.is_some_and(|(s, _)| output_names.iter().any(|n| n.as_bytes() == s))
+}
+
+/// Turns referenced-but-undefined reserved names into linker-defined symbols. A `__start_SEC` or
+/// `__stop_SEC` takes `-z start-stop-visibility` (protected unless asked), or the references' if
+/// more constraining, as lld's do: a shared library exports it unless that makes it hidden. It is
+/// defined even where a shared library defines the name (lld and GNU ld): the output's own section
+/// is what its code means, and a library's protected one could only be reached by a copy.
 pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
     let names: Vec<&str> = sections.iter().map(|s| s.name.as_str()).collect();
     let static_pie = ctx.kind == OutputKind::StaticPie;
     let dynamic = ctx.kind.is_dynamic();
+    let start_stop_visibility = ctx.config.start_stop_visibility;
     for s in &mut ctx.symbols {
-        if !matches!(s.def, Def::Undefined | Def::Lazy { .. }) || !s.referenced {
+        let imported_start_stop = matches!(s.def, Def::Shared { .. }) && is_start_stop_of(s.name, &names);
+        if !(matches!(s.def, Def::Undefined | Def::Lazy { .. }) || imported_start_stop) || !s.referenced {
             continue;
         }
         // GNU ld defines the IRELATIVE bounds only for non-PIE static executables; a static PIE
@@ -928,6 +939,10 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
         }
         if (static_pie || dynamic) && s.name == b"_DYNAMIC" || is_reserved(s.name, &names) {
             s.def = Def::Synthetic;
+            s.weak = false;
+            if s.is_start_stop() {
+                s.visibility = crate::resolve::merge_visibility(s.visibility, start_stop_visibility);
+            }
         }
     }
 }

@@ -508,24 +508,17 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
             .unwrap_or(base),
         b"__GNU_EH_FRAME_HDR" => ctx.synthetic_addr(Content::EhFrameHdr).unwrap_or(0),
         b"_TLS_MODULE_BASE_" => layout.tls.start,
-        _ => {
-            let (start, sec) = match name.strip_prefix(b"__start_") {
-                Some(sec) => (true, sec),
-                None => (false, name.strip_prefix(b"__stop_").unwrap_or(name)),
-            };
-            let sec = String::from_utf8_lossy(sec);
-            match section_range(ctx, &sec) {
-                Some((s, e)) => {
-                    if start {
-                        s
-                    } else {
-                        e
-                    }
-                }
-                None => 0,
-            }
-        }
+        _ => start_stop(ctx, name).map_or(0, |(_, value)| value),
     }
+}
+
+/// The output section of a `__start_SEC`/`__stop_SEC` symbol (the first loaded one named SEC)
+/// and the symbol's value: the section's start or end.
+pub fn start_stop(ctx: Placed, name: &[u8]) -> Option<(OutputSectionId, u64)> {
+    let (sec, stop) = crate::resolve::start_stop_section(name)?;
+    let id = ctx.sections.position(|s| s.name.as_bytes() == sec && s.is_alloc())?;
+    let addr = ctx.layout.addr(id);
+    Some((id, if stop { addr + ctx.sections[id].size } else { addr }))
 }
 
 /// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of

@@ -99,6 +99,13 @@ impl<'a> Symbol<'a> {
         is_local_visibility(self.visibility)
     }
 
+    /// A `__start_SEC` or `__stop_SEC` the linker defined: a symbol of output section SEC, with
+    /// the visibility `-z start-stop-visibility` gives it (lld), unlike the other linker-defined
+    /// names.
+    pub fn is_start_stop(&self) -> bool {
+        self.def == Def::Synthetic && start_stop_section(self.name).is_some()
+    }
+
     pub fn display(&self) -> String {
         String::from_utf8_lossy(self.name).into_owned()
     }
@@ -133,6 +140,14 @@ pub fn report_tracing(config: &Config, res: &Resolution) -> Result<(), Error> {
         return Ok(());
     }
     std::fs::write(path, text).map_err(|e| crate::fatal!("cannot open --why-extract= file {}: {e}", path.display()))
+}
+
+/// The section a `__start_SEC` or `__stop_SEC` name refers to (SEC) and whether it is its end.
+pub fn start_stop_section(name: &[u8]) -> Option<(&[u8], bool)> {
+    match name.strip_prefix(b"__start_") {
+        Some(sec) => Some((sec, false)),
+        None => name.strip_prefix(b"__stop_").map(|sec| (sec, true)),
+    }
 }
 
 /// STV_HIDDEN or STV_INTERNAL: the symbol binds inside the output.
@@ -716,7 +731,8 @@ fn parse_input<'a>(
     }))
 }
 
-fn merge_visibility(a: u8, b: u8) -> u8 {
+/// The more constraining of two visibilities (STV_*): internal, hidden, protected, default.
+pub fn merge_visibility(a: u8, b: u8) -> u8 {
     match (a, b) {
         (0, v) | (v, 0) => v,
         (a, b) => a.min(b),

@@ -1,7 +1,9 @@
 //! lld's "undefined symbol" messages: every place that refers to the symbol (its source line from
 //! DWARF, then `file.o:(function)`), up to three, then how many more; for the first two, a
-//! name one edit away that is defined (`did you mean: foo`), or the same function declared
-//! `extern "C"` on one side only; and lld's hint for a missing vtable.
+//! name one edit away that is defined (`did you mean: foo`; a name only an archive member not
+//! loaded defines is not, as lld has made it undefined by then), or the same function declared
+//! `extern "C"` on one side only, and where lld says it is defined (`defined in: lib.a(x.o)`);
+//! and lld's hint for a missing vtable.
 use crate::ctx::Resolved;
 use crate::diag::symbol_name;
 use crate::ids::{FileId, SymbolId};
@@ -105,9 +107,7 @@ fn message(ctx: &Resolved, places: &Places, id: SymbolId, refs: &[Reference], sp
     if let Some(&(file, ..)) = refs.first().filter(|_| spell) {
         if let Some((before, found, after)) = alternative_spelling(ctx, s.name, file) {
             msg.push_str(&format!("\n>>> did you mean{before}{}{after}", symbol_name(found.name)));
-            if let Some(f) = found.file {
-                msg.push_str(&format!("\n>>> defined in: {f}"));
-            }
+            msg.push_str(&format!("\n>>> defined in: {}", found.file));
         }
     }
     if s.name.starts_with(b"_ZTV") {
@@ -122,7 +122,7 @@ fn message(ctx: &Resolved, places: &Places, id: SymbolId, refs: &[Reference], sp
 /// A symbol offered in place of an undefined one, and the file that defines it.
 struct Found<'a> {
     name: &'a [u8],
-    file: Option<String>,
+    file: String,
 }
 
 /// lld's `getAlternativeSpelling`: a defined symbol (a local of the file that refers, or a global)
@@ -146,22 +146,16 @@ fn alternative_spelling<'c>(
             _ => {}
         }
     }
-    let local = |n: &'c [u8]| Found { name: n, file: Some(obj.name.clone()) };
-    let global = |id: SymbolId| {
-        let s = &ctx.symbols[id];
-        let file = match s.def {
-            Def::Defined { file, .. } | Def::Common { file, .. } => Some(ctx.objects[file].name.clone()),
-            Def::Shared { file, .. } => Some(ctx.shared[file].file.name.clone()),
-            _ => None,
-        };
-        Found { name: s.name, file }
-    };
+    let local = |n: &'c [u8]| Found { name: n, file: obj.name.clone() };
+    let global = |id: SymbolId| Found { name: ctx.symbols[id].name, file: defined_in(ctx, id) };
+    // lld has turned the symbols of archive members never loaded back into undefined ones.
+    let defined = |id: SymbolId| !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. });
     let suggest = |candidate: &[u8]| -> Option<Found<'c>> {
         if let Some(&(n, _)) = locals.iter().find(|l| l.0 == candidate) {
             return Some(local(n));
         }
         let &id = ctx.by_name.get(candidate)?;
-        (ctx.symbols[id].def != Def::Undefined).then(|| global(id))
+        defined(id).then(|| global(id))
     };
     // Every string one edit away, in lld's order.
     for i in 0..=name.len() {
@@ -199,7 +193,7 @@ fn alternative_spelling<'c>(
         return Some((": ", local(n), ""));
     }
     if let Some((id, _)) =
-        ctx.symbols.iter_enumerated().find(|(_, s)| s.def != Def::Undefined && s.name.eq_ignore_ascii_case(name))
+        ctx.symbols.iter_enumerated().find(|&(id, s)| defined(id) && s.name.eq_ignore_ascii_case(name))
     {
         return Some((": ", global(id), ""));
     }
@@ -213,13 +207,31 @@ fn alternative_spelling<'c>(
     if let Some(&(n, _)) = locals.iter().find(|l| named(l.0)) {
         return Some((" to declare ", local(n), " as extern \"C\"?"));
     }
+    // Here an undefined symbol too (lld's rule), with the file lld names for it.
     let (id, _) = ctx.symbols.iter_enumerated().find(|(_, s)| named(s.name))?;
+    Some((" to declare ", global(id), " as extern \"C\"?"))
+}
+
+/// The file lld's `defined in:` line names for a global symbol: the object or library that
+/// defines it, `--defsym`, the script and line that assign it, `<internal>` for a name the linker
+/// defines and for one of an archive member never loaded (lld has made it undefined, its file its
+/// own); for an undefined symbol, the first object that refers to it.
+fn defined_in(ctx: &Resolved, id: SymbolId) -> String {
     let s = &ctx.symbols[id];
-    let found = match s.def {
-        Def::Undefined => Found { name: s.name, file: None },
-        _ => global(id),
-    };
-    Some((" to declare ", found, " as extern \"C\"?"))
+    if ctx.config.defsym.iter().any(|d| d.name.as_bytes() == s.name) {
+        return "--defsym".to_string();
+    }
+    match s.def {
+        Def::Defined { file, .. } | Def::Common { file, .. } => ctx.objects[file].name.clone(),
+        Def::Shared { file, .. } => ctx.shared[file].file.name.clone(),
+        Def::Script(i) => ctx.script_syms[i as usize].assign.loc.to_string(),
+        Def::Undefined => ctx
+            .objects
+            .iter()
+            .find(|o| o.global_ids.contains(&id))
+            .map_or_else(|| "<internal>".to_string(), |o| o.name.clone()),
+        Def::Lazy { .. } | Def::Synthetic | Def::Absolute(_) => "<internal>".to_string(),
+    }
 }
 
 /// The name of the function a C++ mangled name stands for, without its parameters (`ns::f` for

@@ -197,6 +197,69 @@ fn undefined_symbols_suggest_spellings_like_lld() {
     tmp.finish();
 }
 
+/// Where lld says a suggested name is defined: an archive member that was loaded, and none for a
+/// member that was not (lld made its symbols undefined: not suggested, or `<internal>` for a C++
+/// function a C reference could mean), `--defsym`, a script's line, the linker, and the first
+/// object referring to a name nothing defines.
+#[test]
+fn suggestions_say_where_lld_says_they_are_defined() {
+    if !have("gcc") || !have("g++") || !have("ar") {
+        return;
+    }
+    let tmp = TempDir::new("diag-defined-in");
+    let dir = &tmp.path;
+    compile(
+        dir,
+        "gcc",
+        "m.c",
+        "int used(void); int speled(void); int lonly(void);\n\
+         int main(void) { return used() + speled() + lonly(); }\n",
+        &[],
+        "m.o",
+    );
+    compile(dir, "gcc", "loaded.c", "int used(void) { return 0; }\nint spelled(void) { return 1; }\n", &[], "loaded.o");
+    compile(dir, "gcc", "unloaded.c", "int lonely(void) { return 2; }\n", &[], "unloaded.o");
+    must(Command::new("ar").current_dir(dir).args(["rcs", "libs.a", "loaded.o", "unloaded.o"]));
+    let lines = same_as_lld(dir, &["m.o", "libs.a"]);
+    has(&lines, &[">>> did you mean: spelled", ">>> defined in: libs.a(loaded.o)"]);
+    if testing_rivet() {
+        assert!(!lines.iter().any(|l| l.contains("lonely")), "{lines:#?}");
+    }
+    // A C reference to a C++ function of a member never loaded; and to one nothing defines,
+    // referred to (by its mangled name) from the same file.
+    compile(
+        dir,
+        "gcc",
+        "c.c",
+        "int cpp_fn(int); int other(int);\nint cpp_ref(int) __asm__(\"_Z5otheri\");\n\
+         int main(void) { return cpp_fn(1) + other(2) + cpp_ref(3); }\n",
+        &[],
+        "c.o",
+    );
+    compile(dir, "g++", "cpp.cpp", "int cpp_fn(int x) { return x; }\n", &[], "cpp.o");
+    must(Command::new("ar").current_dir(dir).args(["rcs", "libcpp.a", "cpp.o"]));
+    let lines = same_as_lld(dir, &["c.o", "libcpp.a"]);
+    has(&lines, &[">>> did you mean to declare cpp_fn(int) as extern \"C\"?", ">>> defined in: <internal>"]);
+    has(&lines, &[">>> did you mean to declare other(int) as extern \"C\"?", ">>> defined in: c.o"]);
+    // Names from --defsym (an alias of an object's symbol), a script and the linker itself.
+    compile(
+        dir,
+        "gcc",
+        "d.c",
+        "extern char _edn[], _end[], valeu[], otehr[];\n\
+         int main(void) { return _edn[0] + _end[0] + valeu[0] + otehr[0]; }\n",
+        &[],
+        "d.o",
+    );
+    std::fs::write(dir.join("s.ld"), "other = 0x2000;\n").unwrap();
+    let lines = same_as_lld(dir, &["d.o", "--defsym=value=main", "s.ld"]);
+    has(&lines, &[">>> did you mean: _end", ">>> defined in: <internal>"]);
+    has(&lines, &[">>> did you mean: value", ">>> defined in: --defsym"]);
+    let lines = same_as_lld(dir, &["d.o", "s.ld", "--defsym=_edn=0"]);
+    has(&lines, &[">>> did you mean: other", ">>> defined in: s.ld:1"]);
+    tmp.finish();
+}
+
 /// The symbol lines under each input section of a `-Map` file: (input section line, [(size,
 /// alignment, name)]), addresses left out (they differ between linkers).
 fn map_symbols(map: &str) -> Vec<(String, Vec<String>)> {

@@ -1,6 +1,7 @@
 //! Options that order sections, name audit libraries, report on the inputs and stamp the output,
 //! each checked against the linker that defines it: lld (`--shuffle-sections=GLOB=SEED`,
-//! `--symbol-ordering-file`, `--warn-backrefs`, the `.comment` stamp), GNU ld (`--audit`,
+//! `--symbol-ordering-file`, `--warn-backrefs`, the `.comment` stamp, `__start_`/`__stop_` symbols
+//! and `-z start-stop-visibility`), GNU ld (`--audit`,
 //! `--depaudit`/`-P`) and mold (`--shuffle-sections[=SEED]`, `--reverse-sections`,
 //! `--section-align`, `--print-dependencies`), with real C and C++ programs compiled here, linked,
 //! run and compared.
@@ -569,5 +570,139 @@ fn section_start_places_addressed_sections_first_by_address() {
         }
         assert_eq!(firsts[0], firsts[1], "{starts}: the first sections differ from lld's");
     }
+    tmp.finish();
+}
+
+/// Each `__start_*`/`__stop_*` entry of `.dynsym` and `.symtab`: table, name, binding,
+/// visibility, type and the name of its section (`ABS` when absolute), sorted.
+fn start_stop_entries(file: &Path) -> Vec<String> {
+    let o = must(Command::new("readelf").args(["-SW"]).arg(file));
+    let sections: std::collections::HashMap<String, String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (index, rest) = l.trim_start().strip_prefix('[')?.split_once(']')?;
+            Some((index.trim().to_string(), rest.split_whitespace().next()?.to_string()))
+        })
+        .collect();
+    let o = must(Command::new("readelf").args(["-sW", "--dyn-syms"]).arg(file));
+    let mut table = String::new();
+    let mut v = Vec::new();
+    for l in String::from_utf8_lossy(&o.stdout).lines() {
+        if let Some(rest) = l.strip_prefix("Symbol table '") {
+            table = rest.split('\'').next().unwrap_or("").to_string();
+            continue;
+        }
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.len() < 8 || !(f[7].starts_with("__start_") || f[7].starts_with("__stop_")) {
+            continue;
+        }
+        let section = sections.get(f[6]).map_or(f[6], |s| s.as_str());
+        v.push(format!("{table} {} {} {} {} {section}", f[7], f[4], f[5], f[3]));
+    }
+    v.sort();
+    v
+}
+
+/// The dynamic relocations that name a `__start_*`/`__stop_*` symbol (type and symbol), sorted.
+fn start_stop_relocations(file: &Path) -> Vec<String> {
+    let o = must(Command::new("readelf").args(["-rW"]).arg(file));
+    let mut v: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() >= 5 && (f[4].starts_with("__start_") || f[4].starts_with("__stop_")))
+        .map(|f| format!("{} {}", f[2], f[4]))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn start_stop_symbols_as_lld() {
+    let Some(tmp) = setup("start-stop", &["gcc", "readelf", LLD]) else { return };
+    // The library's section `foo` and its bounds, read by code (GOT loads) and by data (an
+    // absolute pointer); the program has a `foo` of its own.
+    write(
+        &tmp,
+        "lib.c",
+        "__attribute__((section(\"foo\"), used)) int a[2] = {1, 2};\n\
+         extern char __start_foo[], __stop_foo[];\nchar *foo_ptr = __start_foo;\n\
+         long foo_size(void) { return __stop_foo - __start_foo; }\n\
+         int foo_ptr_ok(void) { return foo_ptr == __start_foo; }\n",
+    );
+    write(
+        &tmp,
+        "main.c",
+        "#include <stdio.h>\n__attribute__((section(\"foo\"), used)) int m[3] = {7, 8, 9};\n\
+         extern char __start_foo[], __stop_foo[];\nlong foo_size(void);\nint foo_ptr_ok(void);\n\
+         int main(void) {\n  printf(\"lib %ld exe %ld ptr %d\\n\", foo_size(), (long)(__stop_foo - __start_foo), \
+         foo_ptr_ok());\n  return 0;\n}\n",
+    );
+    // dlopen: the bounds are found in the library when it exports them.
+    write(
+        &tmp,
+        "open.c",
+        "#include <dlfcn.h>\n#include <stdio.h>\nint main(int argc, char **argv) {\n\
+         void *h = dlopen(argv[1], RTLD_NOW);\n  if (!h) { puts(dlerror()); return 1; }\n\
+         char *s = dlsym(h, \"__start_foo\"), *e = dlsym(h, \"__stop_foo\");\n\
+         long (*size)(void) = (long (*)(void))dlsym(h, \"foo_size\");\n\
+         if (s && e) printf(\"exported %ld of %ld\\n\", (long)(e - s), size());\n\
+         else printf(\"not exported, %ld\\n\", size());\n  return 0;\n}\n",
+    );
+    gcc(&tmp, None, &["-c", "-fPIC", "lib.c", "main.c", "open.c"]);
+    let (ours, lld) = (rivet_dir(&tmp), ld_dir(&tmp, "lld-bin", Path::new(LLD)));
+    gcc(&tmp, None, &["open.o", "-o", "open", "-ldl"]);
+    for vis in ["", "default", "protected", "hidden", "internal"] {
+        let mut said = Vec::new();
+        for (dir, name) in [(&lld, "lld"), (&ours, "ours")] {
+            let out = format!("{name}-{vis}");
+            std::fs::create_dir_all(tmp.join(&out)).unwrap();
+            let lib = format!("{out}/libfoo.so");
+            let mut args = vec!["-shared", "lib.o", "-o", &lib];
+            let z = format!("-Wl,-z,start-stop-visibility={vis}");
+            if !vis.is_empty() {
+                args.push(&z);
+            }
+            let stderr = gcc(&tmp, Some(dir), &args);
+            assert!(!stderr.contains("warning"), "{name} {vis}: {stderr}");
+            let exe = format!("{out}/main");
+            let (libdir, rpath) = (format!("-L{out}"), format!("-Wl,-rpath,{}", tmp.join(&out).display()));
+            gcc(&tmp, Some(dir), &["main.o", "-o", &exe, &libdir, "-lfoo", &rpath]);
+            let run = stdout_of(&tmp.join(&exe));
+            let opened = must(Command::new(tmp.join("open")).arg(tmp.join(&lib)));
+            let opened = String::from_utf8_lossy(&opened.stdout).into_owned();
+            let (lib, exe) = (tmp.join(&lib), tmp.join(&exe));
+            said.push((
+                start_stop_entries(&lib),
+                start_stop_relocations(&lib),
+                start_stop_entries(&exe),
+                start_stop_relocations(&exe),
+                run,
+                opened,
+            ));
+        }
+        assert_eq!(said[1], said[0], "-z start-stop-visibility={vis}: ours, then lld's");
+        let (entries, relocs, _, _, run, opened) = &said[0];
+        // What lld gave, so that the comparison means something: a symbol of section `foo`,
+        // exported unless hidden, interposed by the program's only with default visibility.
+        assert!(entries.iter().all(|e| e.ends_with(" foo")), "{entries:?}");
+        let hidden = matches!(vis, "hidden" | "internal");
+        assert_eq!(entries.iter().any(|e| e.starts_with(".dynsym")), !hidden, "{entries:?}");
+        assert_eq!(!relocs.is_empty(), vis == "default", "{relocs:?}");
+        let lib_size = if vis == "default" { 12 } else { 8 };
+        assert_eq!(run, &format!("lib {lib_size} exe 12 ptr 1\n"));
+        assert_eq!(opened, if hidden { "not exported, 8\n" } else { "exported 8 of 8\n" });
+    }
+    // In a static executable too, the bounds are symbols of their section.
+    let mut entries = Vec::new();
+    for (dir, name) in [(&lld, "lld"), (&ours, "ours")] {
+        let exe = format!("static-{name}");
+        gcc(&tmp, Some(dir), &["-static", "-fPIC", "open.c", "-x", "none", "lib.o", "-o", &exe, "-ldl"]);
+        entries.push(start_stop_entries(&tmp.join(&exe)));
+    }
+    assert_eq!(entries[1], entries[0]);
+    // (libc's `__libc_atexit` and `__libc_IO_vtables` have theirs too.)
+    let foo = ".symtab __start_foo GLOBAL PROTECTED NOTYPE foo".to_string();
+    assert!(entries[0].contains(&foo), "{entries:?}");
+    assert!(entries[0].iter().all(|e| e.contains(" GLOBAL PROTECTED NOTYPE ")), "{entries:?}");
     tmp.finish();
 }

@@ -82,10 +82,8 @@ fn exported(ctx: &Resolved, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, 
         || wanted_by_libraries[id]
         || ctx.symbols[id].dynamic_list;
     let s = &ctx.symbols[id];
-    if !wanted
-        || !matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_) | Def::Script(_))
-        || s.is_hidden()
-    {
+    let definition = matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Absolute(_) | Def::Script(_));
+    if !wanted || !(definition || s.is_start_stop()) || s.is_hidden() {
         return false;
     }
     match s.def {
@@ -442,6 +440,10 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
             (shndx, ctx.symbol_table_value(t), size)
         }
         Def::Absolute(v) => (elf::SHN_ABS, v, 0),
+        Def::Synthetic => match crate::linked::start_stop(ctx.placed, s.name) {
+            Some((sec, value)) => (ctx.layout.shndx(sec) as u16, value, 0),
+            None => (elf::SHN_ABS, ctx.addr.global[id], 0),
+        },
         Def::Script(i) => {
             let sec = ctx.addr.script_secs.get(i as usize).copied().flatten();
             (sec.map_or(elf::SHN_ABS, |sec| ctx.layout.shndx(sec) as u16), ctx.raw_value(t), 0)

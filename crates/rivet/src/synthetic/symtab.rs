@@ -288,7 +288,12 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
             ((bind(s.weak) << 4) | ty, visibility, shndx, value, esym.st_size.get(LE))
         }
-        Def::Synthetic | Def::Absolute(_) => ((bind(false) << 4) | elf::STT_NOTYPE, visibility, elf::SHN_ABS, value, 0),
+        // `__start_SEC`/`__stop_SEC` are in SEC (lld); the other linker-defined names absolute.
+        Def::Synthetic | Def::Absolute(_) => {
+            let sec = crate::linked::start_stop(ctx.placed, s.name).filter(|_| s.is_start_stop());
+            let shndx = sec.map_or(elf::SHN_ABS, |(sec, _)| ctx.layout.shndx(sec) as u16);
+            ((bind(false) << 4) | elf::STT_NOTYPE, visibility, shndx, value, 0)
+        }
         // A script's symbol: in the section its value belongs to (lld), with no size.
         Def::Script(i) => {
             let shndx = ctx
