@@ -12,7 +12,7 @@ log-log, one line per linker.
 import json, statistics, sys
 from pathlib import Path
 
-OTHERS = {"bfd": "#7f7f7f", "gold": "#bcbd22", "lld": "#1f77b4", "mold": "#2ca02c", "wild": "#9467bd"}
+OTHERS = {"bfd": "#7f7f7f", "gold": "#bcbd22", "lld": "#1f77b4", "mold": "#2ca02c", "wild": "#9467bd", "wild-nogc": "#8c564b", "wild-fork": "#e377c2"}
 RIVET_SHADES = ["#d62728", "#ff7f0e", "#e377c2", "#8c564b", "#f5a05a", "#ff9896", "#c49c94", "#a0522d"]
 
 

@@ -8,7 +8,9 @@ table, a JSON file and a PNG plot to bench/results/SCENARIO-DATE.{md,json,png}.
     python3 bench/run.py --scenario compressed       # output on compress-force=zstd btrfs, memory cgroup
     python3 bench/run.py --scenario slow-disk        # output on a loop device throttled to 30 MB/s
 
-Linkers (--linkers, comma-separated): bfd, gold, lld, mold, wild, rivet (automatic I/O choices) and
+Linkers (--linkers, comma-separated): bfd, gold, lld, mold, wild (also wild-nogc: --no-gc-sections,
+the same work as rivet; wild-fork: wild's default, which forks), rivet (automatic I/O choices, with
+--no-fork; rivet-fork: its default, which forks) and
 rivet's forced I/O modes: rivet-mmap (--mmap-output-file), rivet-heap (--no-mmap-output-file),
 rivet-prefetch / rivet-noprefetch (--[no-]prefetch-inputs), rivet-copy-METHOD (--copy-method=METHOD
 for memcpy, copy-file-range, sendfile); `rivet-all` is rivet plus every mode this rivet supports
@@ -74,14 +76,22 @@ def linkers(names):
         "lld": ["ld.lld-19"] if shutil.which("ld.lld-19") else ["ld.lld"],
         "mold": ["mold", "--no-fork"],
         "wild": ["wild", "--no-fork"],
-        "rivet": [rivet],
+        # The same work as rivet: wild collects unused sections unless told not to, rivet only
+        # with --gc-sections (which the corpus link lines do not pass).
+        "wild-nogc": ["wild", "--no-fork", "--no-gc-sections"],
+        # wild as its users run it: it forks and returns once the output is written.
+        "wild-fork": ["wild"],
+        # --no-fork, as mold and wild run here: the measured process does the whole link (CPU time
+        # and peak RSS are its own); rivet-fork is rivet as its users run it.
+        "rivet": [rivet, "--no-fork"],
+        "rivet-fork": [rivet],
     }
     wanted = []  # "rivet-all" is rivet, then every supported mode ("@modes")
     for n in names:
         wanted += ["rivet", "@modes"] if n == "rivet-all" else [n]
     modes = rivet_modes(rivet) if any(n.startswith("rivet-") or n == "@modes" for n in wanted) else {}
     for m, flags in modes.items():
-        table[m] = [rivet, *flags]
+        table[m] = [rivet, "--no-fork", *flags]
     out = {}
     for n in wanted:
         if n == "@modes":
@@ -90,9 +100,12 @@ def linkers(names):
         if n not in table:
             if n.startswith("rivet-"):
                 continue  # unsupported mode, already reported
-            sys.exit(f"unknown linker {n} (known: bfd, gold, lld, mold, wild, rivet, rivet-all, rivet-MODE)")
+            sys.exit(
+                f"unknown linker {n} (known: bfd, gold, lld, mold, wild, wild-nogc, wild-fork, rivet, rivet-fork,"
+                " rivet-all, rivet-MODE)"
+            )
         if shutil.which(table[n][0]) is None:
-            hint = " (cargo install wild-linker)" if n == "wild" else " (bench/setup.sh installs it)"
+            hint = " (cargo install wild-linker)" if n.startswith("wild") else " (bench/setup.sh installs it)"
             log(f"skipping {n}: {table[n][0]} is not installed{hint}")
             continue
         out[n] = table[n]
@@ -481,7 +494,7 @@ def main():
     lks = linkers(a.linkers.split(","))
     if not lks:
         sys.exit("no linkers to run")
-    versions = {n: linker_version(c) for n, c in lks.items() if n in ("bfd", "gold", "lld", "mold", "wild", "rivet")}
+    versions = {n: linker_version(c) for n, c in lks.items() if n in ("bfd", "gold", "lld", "mold", "wild", "wild-nogc", "wild-fork", "rivet")}
 
     helper = spawn_helper(a.cache)
     cg = Cgroup()

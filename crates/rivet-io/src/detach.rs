@@ -1,9 +1,9 @@
 //! Finishing work after the process has "exited": mold's `--detach`. Before any thread exists, the
 //! process forks; the original process only waits. The child does the link and, once the output
 //! the build waits for is in place, tells the waiting process the exit status to leave with, then
-//! goes on with what is left (the separate debug file) on its own. A child that dies before saying
-//! anything leaves its own exit status to the waiting process, so an error or a crash in the link
-//! is never hidden.
+//! goes on with what is left (the separate debug file, or only its exit with `--fork`) on its own. A
+//! child that dies before saying anything leaves its own exit status (or the signal that killed it)
+//! to the waiting process, so an error or a crash in the link is never hidden.
 //!
 //! Also here: `DebugFileLock`, an exclusive `flock` on a path held while a file is being replaced,
 //! so that `flock PATH true` waits until the new file is in place (mold holds the same lock).
@@ -81,7 +81,21 @@ pub fn fork_and_wait() -> io::Result<Detached> {
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else if libc::WIFSIGNALED(status) {
-        128 + libc::WTERMSIG(status)
+        // Killed (by the OOM killer, a crash, the user): die of the same signal, so that whoever
+        // runs the linker sees what it would see without the fork. The shell's 128 + signal if
+        // the signal does not end this process (it is blocked or ignored here).
+        let sig = libc::WTERMSIG(status);
+        // SAFETY: restoring a signal's default action and sending it to this process, which has
+        // no other thread.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::raise(sig);
+        }
+        128 + sig
     } else {
         1
     };

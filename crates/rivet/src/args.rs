@@ -259,6 +259,10 @@ pub struct Config {
     /// `--detach` (default) / `--no-detach`: the separate debug file is written after the link has
     /// returned, by a process of its own.
     pub detach: bool,
+    /// `--fork` (default) / `--no-fork` (mold's and wild's options): the link runs in a child
+    /// process and the command returns as soon as the link is complete, without waiting for the
+    /// process to tear down its memory and mappings.
+    pub fork: bool,
     /// `--oformat=binary`: the raw image of the loaded sections, no ELF headers.
     pub oformat_binary: bool,
     /// `-n`/`--nmagic`: sections not page-aligned, segments not aligned in the file (lld's meaning).
@@ -454,6 +458,7 @@ impl Default for Config {
             compress_level: None,
             separate_debug_file: None,
             detach: true,
+            fork: true,
             oformat_binary: false,
             nmagic: false,
             image_base: None,
@@ -577,9 +582,19 @@ impl Config {
     /// place: `--detach`, unless a report on the link's own output (`--print-timing`, `--stats`,
     /// `--time-trace`) or `-o -` asks the link to finish first.
     pub fn detaches(&self) -> bool {
-        self.separate_debug_file.is_some()
-            && self.detach
-            && !self.print_timing
+        self.separate_debug_file.is_some() && self.detach && self.may_fork()
+    }
+
+    /// Whether the link runs in a child process that releases the waiting command once the link
+    /// is complete (`--fork`, or a detached separate debug file). Not when the link reports on
+    /// itself after it ends (`--print-timing`, `--stats`, `--time-trace`), writes to standard
+    /// output, or runs inside another program (`free_memory`).
+    pub fn forks(&self) -> bool {
+        (self.fork || (self.separate_debug_file.is_some() && self.detach)) && self.may_fork()
+    }
+
+    fn may_fork(&self) -> bool {
+        !self.print_timing
             && !self.stats
             && self.time_trace.is_none()
             && !self.free_memory
@@ -917,6 +932,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "no-separate-debug-file",
     "detach",
     "no-detach",
+    "fork",
+    "no-fork",
     "n",
     "nmagic",
     "no-nmagic",
@@ -1076,6 +1093,8 @@ impl ArgParser {
             "no-separate-debug-file" => c.separate_debug_file = None,
             "detach" => c.detach = true,
             "no-detach" => c.detach = false,
+            "fork" => c.fork = true,
+            "no-fork" => c.fork = false,
             // -Ur also resolves C++ constructor tables in GNU ld, which ELF's .init_array makes moot.
             "r" | "relocatable" | "Ur" => c.relocatable = true,
             "noinhibit-exec" => c.noinhibit_exec = true,
@@ -1656,6 +1675,7 @@ pub fn usage() -> String {
          .gnu_debuglink in the output; written after the output is in place\n  \
          --no-separate-debug-file      keep them in the output\n  \
          --detach, --no-detach         write the separate debug file in the background (default) or not\n  \
+         --fork, --no-fork             return once the link is complete, leaving the process teardown to a child (default) or not\n  \
          --oformat=binary              the raw memory image of the loaded sections (lld's)\n  \
          --oformat=elf64-x86-64        an ELF file (the default)\n  \
          -n, --nmagic                  no page alignment, segments keep their permissions (lld's)\n  \
@@ -1958,6 +1978,10 @@ mod tests {
         assert_eq!((c.debug_file_path(), c.detaches()), (Some(PathBuf::from("x.debug")), false));
         // Reports on the link itself keep it in the foreground.
         assert!(!p(&["--separate-debug-file", "--print-timing", "a.o"]).unwrap().detaches());
+        // --fork (the default) forks whatever the debug file; --no-fork only for a detached one.
+        assert!(p(&["a.o"]).unwrap().forks() && !p(&["--no-fork", "a.o"]).unwrap().forks());
+        assert!(p(&["--no-fork", "--separate-debug-file", "a.o"]).unwrap().forks());
+        assert!(!p(&["--print-timing", "a.o"]).unwrap().forks() && !p(&["-o", "-", "a.o"]).unwrap().forks());
         let c = p(&["--separate-debug-file", "--no-separate-debug-file", "a.o"]).unwrap();
         assert_eq!(c.debug_file_path(), None);
         assert!(p(&["--separate-debug-file=", "a.o"]).is_err());

@@ -21,13 +21,14 @@ pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     link_detaching(config, timer, diag, None)
 }
 
-/// `link`; with `detach`, the process waiting for this one exits with success once the output is
-/// in place, before the separate debug file is written.
+/// `link`; with `detach`, the process waiting for this one exits with success once the link is
+/// complete (`--fork`), or once the output is in place, before the separate debug file is written
+/// (a detached `--separate-debug-file`).
 pub fn link_detaching(
     config: &Config,
     timer: &Timer,
     diag: &Diag,
-    detach: Option<rivet_io::detach::Detached>,
+    mut detach: Option<rivet_io::detach::Detached>,
 ) -> Result<LinkReport> {
     config.validate()?;
     for w in &config.warnings {
@@ -180,12 +181,17 @@ pub fn link_detaching(
     if let (Some(dbg), Some(crc)) = (&debug_layout, debug_crc) {
         let linked = Linked::new(Placed::new(&ctx, &plans, dbg), &addresses);
         let id = written.build_id.as_deref();
+        let detach = if config.detaches() { detach.take() } else { None };
         link_io::write_debug_file(config, &linked, plan.as_ref(), &inputs, id, crc, detach, timer)?;
     }
     let copy = written.copy;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
     let counts = (linked_inputs.len(), ctx.objects.len(), stats);
     let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);
+    // The link is complete: with --fork the command returns now, and this process exits on its own.
+    if let Some(d) = detach {
+        d.release(0);
+    }
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     lay.shstrtab = Vec::new();
     if !config.free_memory {

@@ -92,9 +92,11 @@ fn main() {
             exit(0);
         }
     }
-    // --separate-debug-file: the build waits for this process only until the output is in place
-    // (before any thread exists; a failed fork links without detaching).
-    let detach = if config.detaches() { rivet_io::detach::fork_and_wait().ok() } else { None };
+    // --fork (and a detached --separate-debug-file): the command waits for this process only until
+    // the link is complete (the output, or with the debug file the output alone, in place); the
+    // teardown of the link's memory and mappings happens after it has returned. Before any
+    // thread exists; a failed fork links without forking.
+    let detach = if config.forks() { rivet_io::detach::fork_and_wait().ok() } else { None };
     if let Some(n) = config.threads {
         // Only fails if a pool exists already, which cannot happen this early.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();

@@ -732,3 +732,65 @@ fn section_with_relocations_across_write_behind_windows() {
     assert!(outputs[0] == outputs[1], "written behind != mapped");
     tmp.finish();
 }
+
+/// The children of process `pid` (Linux's `/proc/PID/task/PID/children`).
+fn children(pid: u32) -> Vec<u32> {
+    let list = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    list.split_whitespace().filter_map(|p| p.parse().ok()).collect()
+}
+
+/// `--fork` (the default, as mold's and wild's): the link runs in a child and the command returns
+/// the link's own fate. The same output and exit status as `--no-fork`, the same errors; and when
+/// the linking process is killed, the command dies of the same signal (a build system sees what
+/// it would see without the fork). The link is held in `open()` on a FIFO to be killed.
+#[test]
+fn fork_returns_the_links_fate() {
+    use std::os::unix::process::ExitStatusExt;
+    if !testing_rivet() || !have("gcc") || !have("mkfifo") {
+        return;
+    }
+    let tmp = TempDir::new("fork");
+    let obj = compile(&tmp, "a", "int main(void) { return 0; }\n");
+    let bad = compile(&tmp, "b", "int f(void); int main(void) { return f(); }\n");
+    let run = |args: &[&str]| Command::new(linker()).current_dir(&tmp.path).args(args).output().unwrap();
+    let o = obj.to_str().unwrap();
+    let (forked, plain) =
+        (run(&["-static", o, "-o", "fork.out"]), run(&["--no-fork", "-static", o, "-o", "plain.out"]));
+    assert!(forked.status.success() && plain.status.success());
+    assert!(std::fs::read(tmp.join("fork.out")).unwrap() == std::fs::read(tmp.join("plain.out")).unwrap());
+    let b = bad.to_str().unwrap();
+    let (forked, plain) = (run(&["-static", b, "-o", "x"]), run(&["--no-fork", "-static", b, "-o", "x"]));
+    assert_eq!((forked.status.code(), plain.status.code()), (Some(1), Some(1)));
+    assert_eq!(forked.stderr, plain.stderr);
+    assert!(String::from_utf8_lossy(&forked.stderr).contains("undefined symbol: f"));
+    must(Command::new("mkfifo").arg(tmp.join("fifo.o")));
+    for fork in [true, false] {
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(["fifo.o", "-o", "fifo.out"]);
+        if !fork {
+            cmd.arg("--no-fork");
+        }
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id();
+        let mut linking = Vec::new();
+        for _ in 0..if fork { 50 } else { 5 } {
+            std::thread::sleep(Duration::from_millis(100));
+            linking = children(pid);
+            if !linking.is_empty() {
+                break;
+            }
+        }
+        if fork {
+            assert_eq!(linking.len(), 1, "--fork: one linking child");
+            // SAFETY: a plain system call on the child we found.
+            unsafe { libc::kill(linking[0] as i32, libc::SIGKILL) };
+            let status = child.wait().unwrap();
+            assert_eq!(status.signal(), Some(libc::SIGKILL), "the command must die of the child's signal: {status:?}");
+        } else {
+            assert!(linking.is_empty(), "--no-fork: no child process");
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+    tmp.finish();
+}
