@@ -74,13 +74,16 @@ pub fn undefined_symbol_errors(
     }
     let owns = |f: FileId, i: usize| resolve::defines(&ctx.objects, &ctx.symbols, f, i);
     let places = Places::new(&ctx.objects, &owns);
-    let none = (usize::MAX, Vec::new());
     for id in order {
         if !more() {
             break;
         }
-        let (first, refs) = refs.get(&id).unwrap_or(&none);
-        emit(id, message(ctx, &places, id, refs, *first < 2));
+        // A symbol no relocation refers to has no references and no spelling suggestion.
+        let (refs, spell) = match refs.get(&id) {
+            Some((first, refs)) => (refs.as_slice(), *first < 2),
+            None => (&[][..], false),
+        };
+        emit(id, message(ctx, &places, id, refs, spell));
     }
 }
 
