@@ -824,3 +824,19 @@ fn relocations_running_past_their_section() {
     c.fails(&[&tls], &["tlsend.o", ".text.z", "unrecognised general-dynamic TLS sequence"]);
     c.tmp.finish();
 }
+
+/// An FDE whose code address is out of reach (a fuzzed addend of -2^63): found by fuzzing with
+/// overflow checks, where building `.eh_frame_hdr`'s table subtracted past i64. The link fails
+/// naming the relocation, as lld's does, and the table refuses an offset it cannot hold.
+#[test]
+fn frame_address_out_of_reach() {
+    let Some(c) = Case::new("fdepc") else { return };
+    let o = c.object("caller", CALLER);
+    let mut e = Elf::open(&o);
+    let r = e.contents(".rela.eh_frame");
+    e.bytes[r + 16..r + 24].copy_from_slice(&i64::MIN.to_le_bytes());
+    let bad = e.write(&c.tmp.join("fdepc.o"));
+    c.fails_as(&["-static", "--eh-frame-hdr"], &[&bad], &["fdepc.o", ".eh_frame", "out of range"], true);
+    c.fails_as(&["-pie", "--eh-frame-hdr"], &[&bad], &["fdepc.o", ".eh_frame", "out of range"], true);
+    c.tmp.finish();
+}

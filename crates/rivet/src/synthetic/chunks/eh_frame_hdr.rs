@@ -46,8 +46,15 @@ impl Chunk for EhFrameHdr {
                     }
                     let rel = &relas[r as usize];
                     let t: Target = ctx.target(f, rel.r_sym(LE, false));
-                    let pc = ctx.value(t) as i64 + rel.r_addend.get(LE);
-                    table.push((pc - hdr_addr as i64, (sec_addr + out_off as u64) as i64 - hdr_addr as i64));
+                    let pc = (ctx.value(t) as i64).wrapping_add(rel.r_addend.get(LE));
+                    let pc_rel = pc.wrapping_sub(hdr_addr as i64);
+                    // The table holds 32-bit offsets from itself (lld's check and words).
+                    crate::ensure!(
+                        i32::try_from(pc_rel).is_ok(),
+                        "{}:(.eh_frame): PC offset is too large: {pc_rel:#x}",
+                        ctx.objects[f].name
+                    );
+                    table.push((pc_rel, (sec_addr + out_off as u64) as i64 - hdr_addr as i64));
                 }
             }
         }
