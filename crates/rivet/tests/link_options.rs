@@ -706,3 +706,34 @@ fn start_stop_symbols_as_lld() {
     assert!(entries[0].iter().all(|e| e.contains(" GLOBAL PROTECTED NOTYPE ")), "{entries:?}");
     tmp.finish();
 }
+
+/// A shared library with general-dynamic TLS linked on its own (`ld -shared x.o`, no libc on the
+/// line, as libtool and hand-written Makefiles do): `__tls_get_addr` stays undefined for the loader,
+/// as GNU ld and lld leave it (rivet refused it as "called outside a TLS sequence"); the same
+/// dynamic relocations as GNU ld's, and a program using the library runs.
+#[test]
+fn shared_library_imports_tls_get_addr() {
+    let Some(tmp) = setup("tls-get-addr", &["gcc", "ld", "readelf"]) else { return };
+    write(&tmp, "t.c", "__thread int t = 7;\nint get(void) { return t; }\n");
+    write(&tmp, "m.c", "#include <stdio.h>\nint get(void);\nint main(void) { printf(\"%d\\n\", get()); return 0; }\n");
+    gcc(&tmp, None, &["-c", "-fPIC", "t.c"]);
+    let kinds = |so: &str| -> Vec<String> {
+        let o = must(Command::new("readelf").args(["-rW"]).arg(tmp.join(so)));
+        let mut v: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() >= 3 && f[2].starts_with("R_X86_64_")).then(|| format!("{} {}", f[2], f.get(4).unwrap_or(&"")))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    must(Command::new(linker()).current_dir(&tmp.path).args(["-shared", "t.o", "-o", "libt.so"]));
+    must(Command::new("ld").current_dir(&tmp.path).args(["-shared", "t.o", "-o", "libt-gnu.so"]));
+    assert_eq!(kinds("libt.so"), kinds("libt-gnu.so"));
+    assert!(kinds("libt.so").iter().any(|k| k.contains("__tls_get_addr")), "{:?}", kinds("libt.so"));
+    gcc(&tmp, None, &["m.c", "-L.", "-lt", "-Wl,-rpath,$ORIGIN", "-o", "m"]);
+    assert_eq!(stdout_of(&tmp.join("m")), "7\n");
+    tmp.finish();
+}
