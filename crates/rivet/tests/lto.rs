@@ -305,3 +305,112 @@ fn dependency_file_leaves_out_the_plugins_objects() {
     }
     tmp.finish();
 }
+
+// The plugin's answers, from the fuzz target's plugin (fuzz/fixtures/fuzz_plugin.c): it claims a
+// file of symbols and actions (its comment has the format) and adds fuzz/fixtures/lto_defs.o in
+// place of compiled IR.
+
+/// One record of the fuzz plugin's symbol list.
+#[derive(Clone, Copy)]
+struct IrSym<'a> {
+    name: &'a str,
+    /// LDPK_*.
+    def: u8,
+    size: u64,
+}
+
+/// An "IR" file for the fuzz plugin: claimed, `syms` handed to add_symbols, then `actions` once all
+/// symbols are read (0: add lto_defs.o; 4: add libirdep.so, with its directory).
+fn ir_file(syms: &[IrSym], actions: &[u8]) -> Vec<u8> {
+    let mut out = b"BC\xC0\xDERIVETFUZZIR".to_vec();
+    out.push(0); // flags: claim, the newest get_symbols
+    out.extend_from_slice(&(syms.len() as u16).to_le_bytes());
+    for s in syms {
+        out.push(s.name.len() as u8);
+        out.extend_from_slice(s.name.as_bytes());
+        out.push(0xff); // no version
+        out.extend_from_slice(&[s.def, 0, 0, 0, 0xff]); // kind, type, section kind, visibility
+        out.extend_from_slice(&s.size.to_le_bytes());
+        out.push(0xff); // no COMDAT key
+    }
+    out.extend_from_slice(actions);
+    out
+}
+
+/// The fuzz plugin and its objects built in a new directory (`cc` is needed); the paths of the
+/// plugin, the regular object and the plugin's `-plugin-opt`s.
+fn answering_plugin(name: &str) -> Option<(TempDir, Vec<String>)> {
+    if !have("cc") || !testing_rivet() {
+        eprintln!("skipped: cc missing, or not testing rivet");
+        return None;
+    }
+    let tmp = TempDir::new(&format!("lto-answers-{name}"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/fixtures");
+    let src = |f: &str| fixtures.join(f);
+    let flags = ["-c", "-O1", "-fPIC", "-fno-stack-protector", "-ftls-model=initial-exec", "-o"];
+    must(
+        Command::new("cc")
+            .current_dir(&tmp.path)
+            .args(["-shared", "-fPIC", "-o", "fuzz_plugin.so"])
+            .arg(src("fuzz_plugin.c")),
+    );
+    must(Command::new("cc").current_dir(&tmp.path).args(flags).arg("lto_main.o").arg(src("lto_main.c")));
+    must(Command::new("cc").current_dir(&tmp.path).args(flags).arg("lto_defs.o").arg(src("lto_defs.c")));
+    must(
+        Command::new("cc").current_dir(&tmp.path).args(["-shared", "-fPIC", "-o", "libirdep.so"]).arg(src("lto_dep.c")),
+    );
+    let dir = tmp.path.to_str().unwrap().to_string();
+    let args = vec![
+        "-plugin".to_string(),
+        format!("{dir}/fuzz_plugin.so"),
+        format!("-plugin-opt=obj={dir}/lto_defs.o"),
+        format!("-plugin-opt=dir={dir}"),
+    ];
+    Some((tmp, args))
+}
+
+/// What the fuzz seeds declare: lto_defs.c's symbols, and the regular object's function it calls.
+const DEFS: &[IrSym] = &[
+    IrSym { name: "ir_func", def: 0, size: 0 },
+    IrSym { name: "ir_data", def: 0, size: 4 },
+    IrSym { name: "ir_weak", def: 1, size: 0 },
+    IrSym { name: "ir_common", def: 4, size: 4 },
+    IrSym { name: "ir_tls", def: 0, size: 4 },
+    IrSym { name: "ir_key", def: 0, size: 0 },
+    IrSym { name: "main_helper", def: 2, size: 0 },
+];
+
+/// A caller that links in-process again and again (as the fuzz targets do) gets each link's
+/// plugin answers only: the plugin stays loaded, its cleanup runs and rivet forgets the files at
+/// the end of every link. Before, the cleanup ran once per process, and a third link saw the plugin
+/// answer for the second's file as well (adding its object twice). A second plugin is refused
+/// (the messages go to the caller's `Diag`, quiet here).
+#[test]
+fn links_in_process_with_the_plugin_again_and_again() {
+    let Some((tmp, plugin)) = answering_plugin("in-process") else { return };
+    std::fs::write(tmp.join("ir.bc"), ir_file(DEFS, &[0])).unwrap();
+    let dir = tmp.path.to_str().unwrap();
+    let link = |plugin: &[String]| {
+        let mut args: Vec<std::ffi::OsString> = plugin.iter().map(Into::into).collect();
+        for a in ["-e", "main", "-o", &format!("{dir}/out"), &format!("{dir}/lto_main.o"), &format!("{dir}/ir.bc")] {
+            args.push(a.into());
+        }
+        let mut config = rivet::args::parse(args).expect("arguments parse");
+        config.free_memory = true;
+        rivet::link::link(&config, &rivet::timing::Timer::new(), &rivet::diag::Diag::quiet()).map(|_| ())
+    };
+    for round in 0..3 {
+        if let Err(e) = link(&plugin) {
+            panic!("in-process link {round}: {e}");
+        }
+        assert!(tmp.join("out").exists());
+    }
+    std::fs::copy(tmp.join("fuzz_plugin.so"), tmp.join("other_plugin.so")).unwrap();
+    let other: Vec<String> = ["-plugin".to_string(), format!("{dir}/other_plugin.so")]
+        .into_iter()
+        .chain(plugin[2..].iter().cloned())
+        .collect();
+    // The same code under another path: only the path makes it a second plugin.
+    assert!(link(&other).is_err(), "a second plugin was loaded in the same process");
+    tmp.finish();
+}

@@ -2,7 +2,9 @@
 //! and LLVM's `LLVMgold.so` expect a linker to drive it. All of rivet's `unsafe` for LTO is here:
 //! the plugin is a C library, loaded with `dlopen`, that calls back into the linker through the
 //! function pointers of a transfer vector. The API has no context pointer, so what the callbacks
-//! see lives in process-wide state (one plugin per process; rivet links once per process).
+//! see lives in process-wide state: one plugin per process, loaded by the first link that needs it
+//! and kept; what a link offered it is forgotten when the link ends (`cleanup`), so that a caller
+//! linking again in the same process (the fuzz targets) starts afresh.
 //!
 //! The safe functions at the bottom (`load`, `claim`, `set_resolutions`, `all_symbols_read`,
 //! `cleanup`) are what the rest of rivet uses. No lock is held while the plugin runs, since it
@@ -205,7 +207,6 @@ struct State {
     /// The plugin's path, for messages.
     plugin: String,
     loaded: bool,
-    cleaned_up: bool,
 }
 
 // SAFETY: the raw pointers in State (`wrap_ptrs`) point into `wrap`'s CStrings, owned by the same
@@ -591,7 +592,11 @@ pub fn load(
     wrap: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<()> {
-    if with_state(|s| s.loaded) {
+    // A later link in the same process uses the plugin (and the options) the first one loaded.
+    if let Some(first) = with_state(|s| s.loaded.then(|| s.plugin.clone())) {
+        if first != path {
+            return Err(fatal!("cannot load a second LTO plugin in one process ({first} is loaded)").context(path));
+        }
         return Ok(());
     }
     let c = |s: &[u8]| CString::new(s).map_err(|_| fatal!("{path}: a plugin option contains a NUL byte"));
@@ -769,15 +774,25 @@ pub fn all_symbols_read(warnings: &mut Vec<String>) -> Result<Added> {
     }))
 }
 
-/// Runs the plugin's cleanup handler once (it removes its temporary files).
+/// Ends the link for the plugin: runs its cleanup handler (it removes its temporary files), then
+/// forgets the files the link offered it, with their descriptors, and whatever it said or added
+/// that the link did not take.
 pub fn cleanup() {
-    let hook = with_state(|s| match (s.loaded, std::mem::replace(&mut s.cleaned_up, true)) {
-        (true, false) => s.hooks.cleanup,
-        _ => None,
-    });
+    let hook = with_state(|s| s.hooks.cleanup.filter(|_| s.loaded));
     if let Some(f) = hook {
         // SAFETY: the plugin registered this handler; it takes no arguments.
         unsafe { f() };
-        let _ = take_messages();
     }
+    with_state(|s| {
+        for f in s.files.drain(..) {
+            for fd in f.fds {
+                // SAFETY: get_input_file opened this descriptor and the plugin did not release it.
+                unsafe { libc::close(fd) };
+            }
+        }
+        s.messages.clear();
+        s.added_files.clear();
+        s.added_libraries.clear();
+        s.library_paths.clear();
+    });
 }
