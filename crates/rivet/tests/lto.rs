@@ -380,6 +380,30 @@ const DEFS: &[IrSym] = &[
     IrSym { name: "main_helper", def: 2, size: 0 },
 ];
 
+/// A list that names a symbol twice in one file, as two commons or as a common and a definition
+/// (in either order): resolution compares the two without panicking (it looked the first up among
+/// the files already added), also for `--warn-common`'s messages.
+#[test]
+fn a_common_named_twice_in_one_file() {
+    let Some((tmp, plugin)) = answering_plugin("common-twice") else { return };
+    let twice = [
+        IrSym { name: "two_commons", def: 4, size: 4 },
+        IrSym { name: "two_commons", def: 4, size: 8 },
+        IrSym { name: "common_then_def", def: 4, size: 4 },
+        IrSym { name: "common_then_def", def: 0, size: 4 },
+        IrSym { name: "def_then_common", def: 0, size: 4 },
+        IrSym { name: "def_then_common", def: 4, size: 4 },
+    ];
+    let syms: Vec<IrSym> = DEFS.iter().chain(&twice).copied().collect();
+    std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
+    for warn in [&[][..], &["--warn-common"][..]] {
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(&plugin).args(warn).args(["-e", "main", "-o", "out", "lto_main.o", "ir.bc"]);
+        must(&mut cmd);
+    }
+    tmp.finish();
+}
+
 /// A caller that links in-process again and again (as the fuzz targets do) gets each link's
 /// plugin answers only: the plugin stays loaded, its cleanup runs and rivet forgets the files at
 /// the end of every link. Before, the cleanup ran once per process, and a third link saw the plugin
