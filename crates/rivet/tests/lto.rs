@@ -380,6 +380,32 @@ const DEFS: &[IrSym] = &[
     IrSym { name: "main_helper", def: 2, size: 0 },
 ];
 
+/// A shared library the plugin adds (add_input_library) to an executable whose command line names
+/// none: the output is a dynamic executable that needs it, as with GNU ld. rivet had decided on a
+/// static output before the plugin ran and failed on the library's symbol ("needs a dynamic
+/// relocation but is not in .dynsym").
+#[test]
+fn a_library_the_plugin_adds_makes_the_executable_dynamic() {
+    let Some((tmp, plugin)) = answering_plugin("library") else { return };
+    let syms: Vec<IrSym> = DEFS.iter().copied().chain([IrSym { name: "ir_lib_func", def: 3, size: 0 }]).collect();
+    std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0, 4])).unwrap();
+    must(Command::new(linker()).current_dir(&tmp.path).args(&plugin).args([
+        "-e",
+        "main",
+        "-o",
+        "out",
+        "lto_main.o",
+        "ir.bc",
+    ]));
+    if have("readelf") {
+        let dynamic = run(Command::new("readelf").current_dir(&tmp.path).args(["-dW", "out"]));
+        assert!(dynamic.contains("(NEEDED)") && dynamic.contains("[libirdep.so]"), "{dynamic}");
+        let dynsym = run(Command::new("readelf").current_dir(&tmp.path).args(["--dyn-syms", "-W", "out"]));
+        assert!(dynsym.contains(" ir_lib_func"), "{dynsym}");
+    }
+    tmp.finish();
+}
+
 /// A list that names a symbol twice in one file, as two commons or as a common and a definition
 /// (in either order): resolution compares the two without panicking (it looked the first up among
 /// the files already added), also for `--warn-common`'s messages.
