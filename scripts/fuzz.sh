@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh object archive       only these targets
 #   FUZZ_SECONDS=60 scripts/fuzz.sh      a smoke run: one minute per target (after the build)
 # Targets: object, archive, shared (a fuzzed .so linked against), relocatable (-r over a fuzzed
-# object, its output linked again): whole links over the fuzzed bytes; linker_script,
+# object, its output linked again), lto_plugin (a plugin built for the harness answers with the
+# fuzzed symbol list and additions; needs cc): whole links over the fuzzed bytes; linker_script,
 # version_script, response_file: the parsers. The seeds in fuzz/seeds/TARGET are real inputs
 # (objects from the test programs, small shared libraries, Debian's libc.so script, ...); the
 # growing corpus lives outside the repo in
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
 RUNS=${FUZZ_RUNS:-1000000}
-ALL=(object archive shared relocatable linker_script version_script response_file)
+ALL=(object archive shared relocatable lto_plugin linker_script version_script response_file)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL[@]}")
 
