@@ -317,6 +317,13 @@ struct IrSym<'a> {
     /// LDPK_*.
     def: u8,
     size: u64,
+    /// LDPV_*.
+    vis: u8,
+    comdat: Option<&'a str>,
+}
+
+const fn sym(name: &str, def: u8, size: u64) -> IrSym<'_> {
+    IrSym { name, def, size, vis: 0, comdat: None }
 }
 
 /// An "IR" file for the fuzz plugin: claimed, `syms` handed to add_symbols, then `actions` once all
@@ -329,9 +336,15 @@ fn ir_file(syms: &[IrSym], actions: &[u8]) -> Vec<u8> {
         out.push(s.name.len() as u8);
         out.extend_from_slice(s.name.as_bytes());
         out.push(0xff); // no version
-        out.extend_from_slice(&[s.def, 0, 0, 0, 0xff]); // kind, type, section kind, visibility
+        out.extend_from_slice(&[s.def, 0, 0, s.vis, 0xff]); // kind, type, section kind, visibility
         out.extend_from_slice(&s.size.to_le_bytes());
-        out.push(0xff); // no COMDAT key
+        match s.comdat {
+            Some(key) => {
+                out.push(key.len() as u8);
+                out.extend_from_slice(key.as_bytes());
+            }
+            None => out.push(0xff),
+        }
     }
     out.extend_from_slice(actions);
     out
@@ -371,13 +384,13 @@ fn answering_plugin(name: &str) -> Option<(TempDir, Vec<String>)> {
 
 /// What the fuzz seeds declare: lto_defs.c's symbols, and the regular object's function it calls.
 const DEFS: &[IrSym] = &[
-    IrSym { name: "ir_func", def: 0, size: 0 },
-    IrSym { name: "ir_data", def: 0, size: 4 },
-    IrSym { name: "ir_weak", def: 1, size: 0 },
-    IrSym { name: "ir_common", def: 4, size: 4 },
-    IrSym { name: "ir_tls", def: 0, size: 4 },
-    IrSym { name: "ir_key", def: 0, size: 0 },
-    IrSym { name: "main_helper", def: 2, size: 0 },
+    sym("ir_func", 0, 0),
+    sym("ir_data", 0, 4),
+    sym("ir_weak", 1, 0),
+    sym("ir_common", 4, 4),
+    sym("ir_tls", 0, 4),
+    IrSym { comdat: Some("ir_key"), ..sym("ir_key", 0, 0) },
+    sym("main_helper", 2, 0),
 ];
 
 /// A shared library the plugin adds (add_input_library) to an executable whose command line names
@@ -387,7 +400,7 @@ const DEFS: &[IrSym] = &[
 #[test]
 fn a_library_the_plugin_adds_makes_the_executable_dynamic() {
     let Some((tmp, plugin)) = answering_plugin("library") else { return };
-    let syms: Vec<IrSym> = DEFS.iter().copied().chain([IrSym { name: "ir_lib_func", def: 3, size: 0 }]).collect();
+    let syms: Vec<IrSym> = DEFS.iter().copied().chain([sym("ir_lib_func", 3, 0)]).collect();
     std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0, 4])).unwrap();
     must(Command::new(linker()).current_dir(&tmp.path).args(&plugin).args([
         "-e",
@@ -413,12 +426,12 @@ fn a_library_the_plugin_adds_makes_the_executable_dynamic() {
 fn a_common_named_twice_in_one_file() {
     let Some((tmp, plugin)) = answering_plugin("common-twice") else { return };
     let twice = [
-        IrSym { name: "two_commons", def: 4, size: 4 },
-        IrSym { name: "two_commons", def: 4, size: 8 },
-        IrSym { name: "common_then_def", def: 4, size: 4 },
-        IrSym { name: "common_then_def", def: 0, size: 4 },
-        IrSym { name: "def_then_common", def: 0, size: 4 },
-        IrSym { name: "def_then_common", def: 4, size: 4 },
+        sym("two_commons", 4, 4),
+        sym("two_commons", 4, 8),
+        sym("common_then_def", 4, 4),
+        sym("common_then_def", 0, 4),
+        sym("def_then_common", 0, 4),
+        sym("def_then_common", 4, 4),
     ];
     let syms: Vec<IrSym> = DEFS.iter().chain(&twice).copied().collect();
     std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
@@ -462,5 +475,28 @@ fn links_in_process_with_the_plugin_again_and_again() {
         .collect();
     // The same code under another path: only the path makes it a second plugin.
     assert!(link(&other).is_err(), "a second plugin was loaded in the same process");
+    tmp.finish();
+}
+
+/// A symbol kind or visibility the plugin API does not define fails the link, as GNU ld refuses
+/// it, naming the symbol (rivet took a bad kind for a definition and a bad visibility for the
+/// default).
+#[test]
+fn the_plugins_symbol_kinds_and_visibilities_are_checked() {
+    let Some((tmp, plugin)) = answering_plugin("bad-kinds") else { return };
+    for (bad, said) in [
+        (sym("odd_kind", 7, 0), "symbol 'odd_kind' has kind 7"),
+        (IrSym { vis: 9, ..sym("odd_visibility", 0, 0) }, "symbol 'odd_visibility' has visibility 9"),
+        (IrSym { vis: 0xfe, ..sym("negative_visibility", 2, 0) }, "symbol 'negative_visibility' has visibility -2"),
+    ] {
+        let syms: Vec<IrSym> = DEFS.iter().copied().chain([bad]).collect();
+        std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(&plugin).args(["-e", "main", "-o", "out", "lto_main.o", "ir.bc"]);
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(said) && stderr.contains("ir.bc") && stderr.contains("fuzz_plugin.so"), "{stderr}");
+    }
     tmp.finish();
 }

@@ -295,12 +295,24 @@ extern "C" fn add_symbols(handle: *mut c_void, nsyms: c_int, syms: *const Symbol
         // SAFETY: name and comdat_key are null or NUL-terminated strings owned by the plugin.
         let (name, comdat_key) = unsafe { (c_bytes(sym.name), c_bytes(sym.comdat_key)) };
         let Some(name) = name else { return LDPS_ERR };
+        // A kind or visibility the API does not define fails the list, as in GNU ld; the link
+        // reports which symbol.
+        let refuse = |what: &str, value: c_int| {
+            let name = String::from_utf8_lossy(&name);
+            let text = format!("add_symbols: symbol '{name}' has {what} {value}, which the plugin API does not define");
+            with_state(|s| s.messages.push((LDPL_ERROR, text)));
+            LDPS_ERR
+        };
         let visibility = match sym.visibility {
+            0 => object::elf::STV_DEFAULT,
             1 => object::elf::STV_PROTECTED,
             2 => object::elf::STV_INTERNAL,
             3 => object::elf::STV_HIDDEN,
-            _ => object::elf::STV_DEFAULT,
+            v => return refuse("visibility", v),
         };
+        if sym.def > LDPK_COMMON {
+            return refuse("kind", sym.def.into());
+        }
         out.push(IrSymbol {
             name,
             def: sym.def,
