@@ -500,3 +500,29 @@ fn the_plugins_symbol_kinds_and_visibilities_are_checked() {
     }
     tmp.finish();
 }
+
+/// Each COMDAT key of a plugin's list stands as a section of the file's object: past the ordinary
+/// section indices a key's symbols became absolute, common or undefined ones; now the link fails.
+#[test]
+fn more_comdat_keys_than_an_object_holds() {
+    let Some((tmp, plugin)) = answering_plugin("comdat-keys") else { return };
+    let names: Vec<String> = (0..65278).map(|i| format!("k{i}")).collect();
+    // With DEFS's ir_key: 65278 keys (section indices 2..=0xfeff), then one more.
+    for (n, ok) in [(65277, true), (65278, false)] {
+        let keyed = names[..n].iter().map(|k| IrSym { comdat: Some(k), ..sym(k, 0, 0) });
+        let syms: Vec<IrSym> = DEFS.iter().copied().chain(keyed).collect();
+        std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(&plugin).args(["-e", "main", "-o", "out", "lto_main.o", "ir.bc"]);
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), ok, "{n} keys: {stderr}");
+        if !ok {
+            assert!(
+                stderr.contains("ir.bc") && stderr.contains("more COMDAT groups than an object can hold"),
+                "{stderr}"
+            );
+        }
+    }
+    tmp.finish();
+}
