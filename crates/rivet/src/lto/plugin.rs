@@ -204,6 +204,8 @@ struct State {
     /// are never dropped once loaded).
     wrap: Vec<CString>,
     wrap_ptrs: Vec<*const c_char>,
+    /// The options and output name onload was given (their buffers never move or drop).
+    kept: Vec<CString>,
     /// The plugin's path, for messages.
     plugin: String,
     loaded: bool,
@@ -679,11 +681,10 @@ pub fn load(
     tv.extend(callbacks.iter().map(|&(tag, p)| ptr(tag, p)));
     tv.push(int(LDPT_NULL, 0));
     // SAFETY: the transfer vector is NULL-terminated and every entry has the type its tag
-    // promises; the strings it points to (`opts`, `out_name`) are leaked below, since plugins
-    // keep the pointers (gcc's keeps the options).
+    // promises; the strings it points to (`opts`, `out_name`) are kept in the state below, for
+    // the rest of the process, since plugins keep the pointers (gcc's keeps the options).
     let status = unsafe { onload(tv.as_ptr()) };
-    std::mem::forget(opts);
-    std::mem::forget(out_name);
+    with_state(|s| s.kept.extend(opts.into_iter().chain([out_name])));
     check_messages(warnings)?;
     if status != LDPS_OK {
         return Err(fatal!("the LTO plugin's onload failed (status {status})").context(path));
