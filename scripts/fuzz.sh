@@ -8,7 +8,8 @@
 # Every build has debug assertions and overflow checks on (-a): an arithmetic overflow on a
 # hostile input is a finding even where a release build would wrap silently.
 # Targets: object, archive, shared (a fuzzed .so linked against), relocatable (-r over a fuzzed
-# object, its output linked again): whole links over the fuzzed bytes; linker_script,
+# object, its output linked again), lto_plugin (a plugin built for the harness answers with the
+# fuzzed symbol list and additions; needs cc): whole links over the fuzzed bytes; linker_script,
 # version_script, response_file: the parsers. The seeds in fuzz/seeds/TARGET are real inputs
 # (objects from the test programs, small shared libraries, Debian's libc.so script, ...); the
 # growing corpus lives outside the repo in
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
 SANITIZER=${FUZZ_SANITIZER:-address}
 RUNS=${FUZZ_RUNS:-1000000}
-ALL=(object archive shared relocatable linker_script version_script response_file)
+ALL=(object archive shared relocatable lto_plugin linker_script version_script response_file)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL[@]}")
 

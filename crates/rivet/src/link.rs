@@ -34,7 +34,7 @@ pub fn link_detaching(
     for w in &config.warnings {
         diag.warn(w);
     }
-    let kind = OutputKind::from_config(config)?;
+    let requested = OutputKind::from_config(config)?;
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
     let inputs = Inputs::start(config);
     // Open and map every input named on the command line (and in linker-script stubs).
@@ -47,7 +47,7 @@ pub fn link_detaching(
     let scripted = script::configure(config, &script_files);
     let config = scripted.as_ref().unwrap_or(config);
     inputs.cache.refuse_as_output(&config.output)?;
-    let kind = kind.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
+    let kind = requested.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
     reproduce::write_if_asked(config, &inputs.cache, timer)?;
     // Resolve symbols, pulling archive members in as references need them. With -plugin and
     // compiler IR among the inputs, link-time optimisation runs here: resolution over the IR's
@@ -70,6 +70,9 @@ pub fn link_detaching(
         timer,
         diag,
     )?;
+    // The LTO plugin may have added shared libraries (add_input_library): an executable that
+    // links none on the command line is dynamic after all.
+    let kind = requested.for_inputs(config, linked_inputs).map_err(|e| diag.fail(e))?;
     for w in &res.warnings {
         diag.warn(w);
     }

@@ -731,6 +731,21 @@ fn parse_input<'a>(
     }))
 }
 
+/// File `f` of the resolution: `obj` when it is the one being added (`file`, not yet among
+/// `objects`: an object may name a symbol twice, as a common and again).
+fn object_of<'o, 'a>(
+    objects: &'o IdVec<FileId, ObjectFile<'a>>,
+    obj: &'o ObjectFile<'a>,
+    file: FileId,
+    f: FileId,
+) -> &'o ObjectFile<'a> {
+    if f == file {
+        obj
+    } else {
+        &objects[f]
+    }
+}
+
 /// The more constraining of two visibilities (STV_*): internal, hidden, protected, default.
 pub fn merge_visibility(a: u8, b: u8) -> u8 {
     match (a, b) {
@@ -1121,13 +1136,14 @@ impl<'a> Resolver<'a, '_> {
             Def::Absolute(_) | Def::Script(_) => {}
             Def::Common { file: cf, sym: cs } => match new {
                 Def::Common { .. } => {
-                    let old_size = self.objects[cf].syms[cs as usize].st_size.get(LE);
+                    let old_size = object_of(&self.objects, obj, file, cf).syms[cs as usize].st_size.get(LE);
                     let new_size = sym.st_size.get(LE);
                     if new_size > old_size {
                         s.def = new;
                     }
                     if self.warn_common {
-                        let (old, name) = (&self.objects[cf].name, crate::diag::symbol_name(s.name));
+                        let (old, name) =
+                            (&object_of(&self.objects, obj, file, cf).name, crate::diag::symbol_name(s.name));
                         self.warnings.push(match new_size.cmp(&old_size) {
                             std::cmp::Ordering::Greater => {
                                 format!("{}: common of `{name}' overriding smaller common from {old}", obj.name)
@@ -1144,7 +1160,8 @@ impl<'a> Resolver<'a, '_> {
                     s.def = new;
                     s.weak = false;
                     if self.warn_common {
-                        let (old, name) = (&self.objects[cf].name, crate::diag::symbol_name(s.name));
+                        let (old, name) =
+                            (&object_of(&self.objects, obj, file, cf).name, crate::diag::symbol_name(s.name));
                         self.warnings
                             .push(format!("{}: definition of `{name}' overriding common from {old}", obj.name));
                     }
@@ -1153,7 +1170,8 @@ impl<'a> Resolver<'a, '_> {
             },
             Def::Defined { file: other, .. } => {
                 if self.warn_common && !s.weak && matches!(new, Def::Common { .. }) {
-                    let (old, name) = (&self.objects[other].name, crate::diag::symbol_name(s.name));
+                    let (old, name) =
+                        (&object_of(&self.objects, obj, file, other).name, crate::diag::symbol_name(s.name));
                     self.warnings.push(format!("{}: common of `{name}' overridden by definition from {old}", obj.name));
                 }
                 if s.weak && !weak {

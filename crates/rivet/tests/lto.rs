@@ -305,3 +305,224 @@ fn dependency_file_leaves_out_the_plugins_objects() {
     }
     tmp.finish();
 }
+
+// The plugin's answers, from the fuzz target's plugin (fuzz/fixtures/fuzz_plugin.c): it claims a
+// file of symbols and actions (its comment has the format) and adds fuzz/fixtures/lto_defs.o in
+// place of compiled IR.
+
+/// One record of the fuzz plugin's symbol list.
+#[derive(Clone, Copy)]
+struct IrSym<'a> {
+    name: &'a str,
+    /// LDPK_*.
+    def: u8,
+    size: u64,
+    /// LDPV_*.
+    vis: u8,
+    comdat: Option<&'a str>,
+}
+
+const fn sym(name: &str, def: u8, size: u64) -> IrSym<'_> {
+    IrSym { name, def, size, vis: 0, comdat: None }
+}
+
+/// An "IR" file for the fuzz plugin: claimed, `syms` handed to add_symbols, then `actions` once all
+/// symbols are read (0: add lto_defs.o; 4: add libirdep.so, with its directory).
+fn ir_file(syms: &[IrSym], actions: &[u8]) -> Vec<u8> {
+    let mut out = b"BC\xC0\xDERIVETFUZZIR".to_vec();
+    out.push(0); // flags: claim, the newest get_symbols
+    out.extend_from_slice(&(syms.len() as u16).to_le_bytes());
+    for s in syms {
+        out.push(s.name.len() as u8);
+        out.extend_from_slice(s.name.as_bytes());
+        out.push(0xff); // no version
+        out.extend_from_slice(&[s.def, 0, 0, s.vis, 0xff]); // kind, type, section kind, visibility
+        out.extend_from_slice(&s.size.to_le_bytes());
+        match s.comdat {
+            Some(key) => {
+                out.push(key.len() as u8);
+                out.extend_from_slice(key.as_bytes());
+            }
+            None => out.push(0xff),
+        }
+    }
+    out.extend_from_slice(actions);
+    out
+}
+
+/// The fuzz plugin and its objects built in a new directory (`cc` is needed); the paths of the
+/// plugin, the regular object and the plugin's `-plugin-opt`s.
+fn answering_plugin(name: &str) -> Option<(TempDir, Vec<String>)> {
+    if !have("cc") || !testing_rivet() {
+        eprintln!("skipped: cc missing, or not testing rivet");
+        return None;
+    }
+    let tmp = TempDir::new(&format!("lto-answers-{name}"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/fixtures");
+    let src = |f: &str| fixtures.join(f);
+    let flags = ["-c", "-O1", "-fPIC", "-fno-stack-protector", "-ftls-model=initial-exec", "-o"];
+    must(
+        Command::new("cc")
+            .current_dir(&tmp.path)
+            .args(["-shared", "-fPIC", "-o", "fuzz_plugin.so"])
+            .arg(src("fuzz_plugin.c")),
+    );
+    must(Command::new("cc").current_dir(&tmp.path).args(flags).arg("lto_main.o").arg(src("lto_main.c")));
+    must(Command::new("cc").current_dir(&tmp.path).args(flags).arg("lto_defs.o").arg(src("lto_defs.c")));
+    must(
+        Command::new("cc").current_dir(&tmp.path).args(["-shared", "-fPIC", "-o", "libirdep.so"]).arg(src("lto_dep.c")),
+    );
+    let dir = tmp.path.to_str().unwrap().to_string();
+    let args = vec![
+        "-plugin".to_string(),
+        format!("{dir}/fuzz_plugin.so"),
+        format!("-plugin-opt=obj={dir}/lto_defs.o"),
+        format!("-plugin-opt=dir={dir}"),
+    ];
+    Some((tmp, args))
+}
+
+/// What the fuzz seeds declare: lto_defs.c's symbols, and the regular object's function it calls.
+const DEFS: &[IrSym] = &[
+    sym("ir_func", 0, 0),
+    sym("ir_data", 0, 4),
+    sym("ir_weak", 1, 0),
+    sym("ir_common", 4, 4),
+    sym("ir_tls", 0, 4),
+    IrSym { comdat: Some("ir_key"), ..sym("ir_key", 0, 0) },
+    sym("main_helper", 2, 0),
+];
+
+/// A shared library the plugin adds (add_input_library) to an executable whose command line names
+/// none: the output is a dynamic executable that needs it, as with GNU ld. rivet had decided on a
+/// static output before the plugin ran and failed on the library's symbol ("needs a dynamic
+/// relocation but is not in .dynsym").
+#[test]
+fn a_library_the_plugin_adds_makes_the_executable_dynamic() {
+    let Some((tmp, plugin)) = answering_plugin("library") else { return };
+    let syms: Vec<IrSym> = DEFS.iter().copied().chain([sym("ir_lib_func", 3, 0)]).collect();
+    std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0, 4])).unwrap();
+    must(Command::new(linker()).current_dir(&tmp.path).args(&plugin).args([
+        "-e",
+        "main",
+        "-o",
+        "out",
+        "lto_main.o",
+        "ir.bc",
+    ]));
+    if have("readelf") {
+        let dynamic = run(Command::new("readelf").current_dir(&tmp.path).args(["-dW", "out"]));
+        assert!(dynamic.contains("(NEEDED)") && dynamic.contains("[libirdep.so]"), "{dynamic}");
+        let dynsym = run(Command::new("readelf").current_dir(&tmp.path).args(["--dyn-syms", "-W", "out"]));
+        assert!(dynsym.contains(" ir_lib_func"), "{dynsym}");
+    }
+    tmp.finish();
+}
+
+/// A list that names a symbol twice in one file, as two commons or as a common and a definition
+/// (in either order): resolution compares the two without panicking (it looked the first up among
+/// the files already added), also for `--warn-common`'s messages.
+#[test]
+fn a_common_named_twice_in_one_file() {
+    let Some((tmp, plugin)) = answering_plugin("common-twice") else { return };
+    let twice = [
+        sym("two_commons", 4, 4),
+        sym("two_commons", 4, 8),
+        sym("common_then_def", 4, 4),
+        sym("common_then_def", 0, 4),
+        sym("def_then_common", 0, 4),
+        sym("def_then_common", 4, 4),
+    ];
+    let syms: Vec<IrSym> = DEFS.iter().chain(&twice).copied().collect();
+    std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
+    for warn in [&[][..], &["--warn-common"][..]] {
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(&plugin).args(warn).args(["-e", "main", "-o", "out", "lto_main.o", "ir.bc"]);
+        must(&mut cmd);
+    }
+    tmp.finish();
+}
+
+/// A caller that links in-process again and again (as the fuzz targets do) gets each link's
+/// plugin answers only: the plugin stays loaded, its cleanup runs and rivet forgets the files at
+/// the end of every link. Before, the cleanup ran once per process, and a third link saw the plugin
+/// answer for the second's file as well (adding its object twice). A second plugin is refused
+/// (the messages go to the caller's `Diag`, quiet here).
+#[test]
+fn links_in_process_with_the_plugin_again_and_again() {
+    let Some((tmp, plugin)) = answering_plugin("in-process") else { return };
+    std::fs::write(tmp.join("ir.bc"), ir_file(DEFS, &[0])).unwrap();
+    let dir = tmp.path.to_str().unwrap();
+    let link = |plugin: &[String]| {
+        let mut args: Vec<std::ffi::OsString> = plugin.iter().map(Into::into).collect();
+        for a in ["-e", "main", "-o", &format!("{dir}/out"), &format!("{dir}/lto_main.o"), &format!("{dir}/ir.bc")] {
+            args.push(a.into());
+        }
+        let mut config = rivet::args::parse(args).expect("arguments parse");
+        config.free_memory = true;
+        rivet::link::link(&config, &rivet::timing::Timer::new(), &rivet::diag::Diag::quiet()).map(|_| ())
+    };
+    for round in 0..3 {
+        if let Err(e) = link(&plugin) {
+            panic!("in-process link {round}: {e}");
+        }
+        assert!(tmp.join("out").exists());
+    }
+    std::fs::copy(tmp.join("fuzz_plugin.so"), tmp.join("other_plugin.so")).unwrap();
+    let other: Vec<String> = ["-plugin".to_string(), format!("{dir}/other_plugin.so")]
+        .into_iter()
+        .chain(plugin[2..].iter().cloned())
+        .collect();
+    // The same code under another path: only the path makes it a second plugin.
+    assert!(link(&other).is_err(), "a second plugin was loaded in the same process");
+    tmp.finish();
+}
+
+/// A symbol kind or visibility the plugin API does not define fails the link, as GNU ld refuses
+/// it, naming the symbol (rivet took a bad kind for a definition and a bad visibility for the
+/// default).
+#[test]
+fn the_plugins_symbol_kinds_and_visibilities_are_checked() {
+    let Some((tmp, plugin)) = answering_plugin("bad-kinds") else { return };
+    for (bad, said) in [
+        (sym("odd_kind", 7, 0), "symbol 'odd_kind' has kind 7"),
+        (IrSym { vis: 9, ..sym("odd_visibility", 0, 0) }, "symbol 'odd_visibility' has visibility 9"),
+        (IrSym { vis: 0xfe, ..sym("negative_visibility", 2, 0) }, "symbol 'negative_visibility' has visibility -2"),
+    ] {
+        let syms: Vec<IrSym> = DEFS.iter().copied().chain([bad]).collect();
+        std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(&plugin).args(["-e", "main", "-o", "out", "lto_main.o", "ir.bc"]);
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(said) && stderr.contains("ir.bc") && stderr.contains("fuzz_plugin.so"), "{stderr}");
+    }
+    tmp.finish();
+}
+
+/// Each COMDAT key of a plugin's list stands as a section of the file's object: past the ordinary
+/// section indices a key's symbols became absolute, common or undefined ones; now the link fails.
+#[test]
+fn more_comdat_keys_than_an_object_holds() {
+    let Some((tmp, plugin)) = answering_plugin("comdat-keys") else { return };
+    let names: Vec<String> = (0..65278).map(|i| format!("k{i}")).collect();
+    // With DEFS's ir_key: 65278 keys (section indices 2..=0xfeff), then one more.
+    for (n, ok) in [(65277, true), (65278, false)] {
+        let keyed = names[..n].iter().map(|k| IrSym { comdat: Some(k), ..sym(k, 0, 0) });
+        let syms: Vec<IrSym> = DEFS.iter().copied().chain(keyed).collect();
+        std::fs::write(tmp.join("ir.bc"), ir_file(&syms, &[0])).unwrap();
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(&plugin).args(["-e", "main", "-o", "out", "lto_main.o", "ir.bc"]);
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), ok, "{n} keys: {stderr}");
+        if !ok {
+            assert!(
+                stderr.contains("ir.bc") && stderr.contains("more COMDAT groups than an object can hold"),
+                "{stderr}"
+            );
+        }
+    }
+    tmp.finish();
+}

@@ -179,7 +179,7 @@ impl Claims<'_> {
         else {
             return unclaimed(ir);
         };
-        let obj = ir_object(&ir, &claimed.symbols);
+        let obj = ir_object(&ir, &claimed.symbols).map_err(|e| e.context(&ir.name))?;
         self.claimed.borrow_mut().push(Claimed {
             handle: claimed.handle,
             data: ir.data.as_ptr() as usize,
@@ -208,7 +208,7 @@ fn where_is(l: &Loaded, data: &[u8]) -> (PathBuf, u64) {
 /// The object a claimed file stands as in resolution: its symbols as an ELF symbol table (kept in
 /// the input's arena), definitions in a section of their own, or in one section per COMDAT key
 /// (so that a key another file brought first turns them into references, as in an object).
-fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> ObjectFile<'a> {
+fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<ObjectFile<'a>> {
     use object::{U16, U32, U64};
     let arena = &ir.loaded.arena;
     let mut strtab = vec![0u8];
@@ -234,6 +234,14 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> ObjectFile<'
                         keys.push(key);
                         keys.len() - 1
                     });
+                    // Past the ordinary section indices (SHN_LORESERVE on), an index means
+                    // something else (SHN_ABS, SHN_COMMON, ...).
+                    if k + 2 >= elf::SHN_LORESERVE as usize {
+                        return Err(fatal!(
+                            "the LTO plugin's symbols name more COMDAT groups than an object can hold ({})",
+                            elf::SHN_LORESERVE - 2
+                        ));
+                    }
                     (k + 2) as u16
                 }
                 None => 1,
@@ -289,7 +297,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> ObjectFile<'
         // The IR object has no group sections: the key stands for the group.
         comdats.push(ComdatGroup { section: 0, signature: arena.keep(key.to_vec()), signature_sym: 0, members });
     }
-    ObjectFile {
+    Ok(ObjectFile {
         name: ir.name.clone(),
         archive_len: None,
         order: ir.order,
@@ -301,7 +309,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> ObjectFile<'
         comdats,
         global_ids: Vec::new(),
         ir: None,
-    }
+    })
 }
 
 /// Works out each claimed file's `LDPR_*` resolutions from the first resolution and hands them to

@@ -2,7 +2,9 @@
 //! and LLVM's `LLVMgold.so` expect a linker to drive it. All of rivet's `unsafe` for LTO is here:
 //! the plugin is a C library, loaded with `dlopen`, that calls back into the linker through the
 //! function pointers of a transfer vector. The API has no context pointer, so what the callbacks
-//! see lives in process-wide state (one plugin per process; rivet links once per process).
+//! see lives in process-wide state: one plugin per process, loaded by the first link that needs it
+//! and kept; what a link offered it is forgotten when the link ends (`cleanup`), so that a caller
+//! linking again in the same process (the fuzz targets) starts afresh.
 //!
 //! The safe functions at the bottom (`load`, `claim`, `set_resolutions`, `all_symbols_read`,
 //! `cleanup`) are what the rest of rivet uses. No lock is held while the plugin runs, since it
@@ -202,10 +204,11 @@ struct State {
     /// are never dropped once loaded).
     wrap: Vec<CString>,
     wrap_ptrs: Vec<*const c_char>,
+    /// The options and output name onload was given (their buffers never move or drop).
+    kept: Vec<CString>,
     /// The plugin's path, for messages.
     plugin: String,
     loaded: bool,
-    cleaned_up: bool,
 }
 
 // SAFETY: the raw pointers in State (`wrap_ptrs`) point into `wrap`'s CStrings, owned by the same
@@ -294,12 +297,24 @@ extern "C" fn add_symbols(handle: *mut c_void, nsyms: c_int, syms: *const Symbol
         // SAFETY: name and comdat_key are null or NUL-terminated strings owned by the plugin.
         let (name, comdat_key) = unsafe { (c_bytes(sym.name), c_bytes(sym.comdat_key)) };
         let Some(name) = name else { return LDPS_ERR };
+        // A kind or visibility the API does not define fails the list, as in GNU ld; the link
+        // reports which symbol.
+        let refuse = |what: &str, value: c_int| {
+            let name = String::from_utf8_lossy(&name);
+            let text = format!("add_symbols: symbol '{name}' has {what} {value}, which the plugin API does not define");
+            with_state(|s| s.messages.push((LDPL_ERROR, text)));
+            LDPS_ERR
+        };
         let visibility = match sym.visibility {
+            0 => object::elf::STV_DEFAULT,
             1 => object::elf::STV_PROTECTED,
             2 => object::elf::STV_INTERNAL,
             3 => object::elf::STV_HIDDEN,
-            _ => object::elf::STV_DEFAULT,
+            v => return refuse("visibility", v),
         };
+        if sym.def > LDPK_COMMON {
+            return refuse("kind", sym.def.into());
+        }
         out.push(IrSymbol {
             name,
             def: sym.def,
@@ -591,7 +606,11 @@ pub fn load(
     wrap: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<()> {
-    if with_state(|s| s.loaded) {
+    // A later link in the same process uses the plugin (and the options) the first one loaded.
+    if let Some(first) = with_state(|s| s.loaded.then(|| s.plugin.clone())) {
+        if first != path {
+            return Err(fatal!("cannot load a second LTO plugin in one process ({first} is loaded)").context(path));
+        }
         return Ok(());
     }
     let c = |s: &[u8]| CString::new(s).map_err(|_| fatal!("{path}: a plugin option contains a NUL byte"));
@@ -662,11 +681,10 @@ pub fn load(
     tv.extend(callbacks.iter().map(|&(tag, p)| ptr(tag, p)));
     tv.push(int(LDPT_NULL, 0));
     // SAFETY: the transfer vector is NULL-terminated and every entry has the type its tag
-    // promises; the strings it points to (`opts`, `out_name`) are leaked below, since plugins
-    // keep the pointers (gcc's keeps the options).
+    // promises; the strings it points to (`opts`, `out_name`) are kept in the state below, for
+    // the rest of the process, since plugins keep the pointers (gcc's keeps the options).
     let status = unsafe { onload(tv.as_ptr()) };
-    std::mem::forget(opts);
-    std::mem::forget(out_name);
+    with_state(|s| s.kept.extend(opts.into_iter().chain([out_name])));
     check_messages(warnings)?;
     if status != LDPS_OK {
         return Err(fatal!("the LTO plugin's onload failed (status {status})").context(path));
@@ -769,15 +787,25 @@ pub fn all_symbols_read(warnings: &mut Vec<String>) -> Result<Added> {
     }))
 }
 
-/// Runs the plugin's cleanup handler once (it removes its temporary files).
+/// Ends the link for the plugin: runs its cleanup handler (it removes its temporary files), then
+/// forgets the files the link offered it, with their descriptors, and whatever it said or added
+/// that the link did not take.
 pub fn cleanup() {
-    let hook = with_state(|s| match (s.loaded, std::mem::replace(&mut s.cleaned_up, true)) {
-        (true, false) => s.hooks.cleanup,
-        _ => None,
-    });
+    let hook = with_state(|s| s.hooks.cleanup.filter(|_| s.loaded));
     if let Some(f) = hook {
         // SAFETY: the plugin registered this handler; it takes no arguments.
         unsafe { f() };
-        let _ = take_messages();
     }
+    with_state(|s| {
+        for f in s.files.drain(..) {
+            for fd in f.fds {
+                // SAFETY: get_input_file opened this descriptor and the plugin did not release it.
+                unsafe { libc::close(fd) };
+            }
+        }
+        s.messages.clear();
+        s.added_files.clear();
+        s.added_libraries.clear();
+        s.library_paths.clear();
+    });
 }
