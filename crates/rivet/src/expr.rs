@@ -37,7 +37,7 @@ pub struct Expr<'a> {
 
 pub fn parse(text: &str) -> Result<Expr<'_>> {
     let tokens = tokenize(text)?;
-    let mut p = Parser { tokens, at: 0, symbols: Vec::new() };
+    let mut p = Parser { tokens, at: 0, symbols: Vec::new(), depth: 0 };
     let constant = p.sum(1)?;
     if let Some(t) = p.tokens.get(p.at) {
         bail!("unexpected '{}' in expression '{text}'", t.text());
@@ -118,7 +118,13 @@ struct Parser<'a> {
     at: usize,
     /// Each symbol seen, with its sign in the whole expression.
     symbols: Vec<(&'a str, i64)>,
+    /// How deeply the term being read nests (parentheses, signs).
+    depth: u32,
 }
+
+/// The deepest nesting read (as for linker scripts): `((((...` from a response file must be an
+/// error, not a stack overflow.
+const MAX_DEPTH: u32 = 256;
 
 impl<'a> Parser<'a> {
     /// sum := term (('+' | '-') term)*; `sign` is the sign this sum has in the whole expression.
@@ -134,6 +140,14 @@ impl<'a> Parser<'a> {
 
     /// term := NUMBER | SYMBOL | '(' sum ')' | ('-' | '+') term; gives the constant part.
     fn term(&mut self, sign: i64) -> Result<i64> {
+        ensure!(self.depth < MAX_DEPTH, "expression nested more than {MAX_DEPTH} levels deep");
+        self.depth += 1;
+        let r = self.term_inner(sign);
+        self.depth -= 1;
+        r
+    }
+
+    fn term_inner(&mut self, sign: i64) -> Result<i64> {
         let t = self.tokens.get(self.at).copied();
         self.at += 1;
         match t {

@@ -840,3 +840,24 @@ fn frame_address_out_of_reach() {
     c.fails_as(&["-pie", "--eh-frame-hdr"], &[&bad], &["fdepc.o", ".eh_frame", "out of range"], true);
     c.tmp.finish();
 }
+
+/// Expressions nested 100,000 deep, in a linker script given as an input and in a `--defsym` from a
+/// response file: found by the shared-library fuzz target (a fuzzed input read as a script) as a
+/// silent stack overflow. An error naming the place, as GNU ld's "memory exhausted" (lld crashes).
+#[test]
+fn expressions_nested_too_deeply() {
+    let Some(c) = Case::new("deepexpr") else { return };
+    let o = c.object("caller", CALLER);
+    let n = 100_000;
+    let script = c.tmp.join("deep.ld");
+    std::fs::write(&script, format!("x = {}1{};\n", "(".repeat(n), ")".repeat(n))).unwrap();
+    c.fails(&[&o, &script], &["deep.ld:1", "nested more than 256 levels"]);
+    let signs = c.tmp.join("signs.ld");
+    std::fs::write(&signs, format!("x = {}1;\n", "-".repeat(n))).unwrap();
+    c.fails(&[&o, &signs], &["signs.ld:1", "nested more than 256 levels"]);
+    let rsp = c.tmp.join("defsym.rsp");
+    std::fs::write(&rsp, format!("--defsym=x={}1{}\n", "(".repeat(n), ")".repeat(n))).unwrap();
+    let at = std::path::PathBuf::from(format!("@{}", rsp.display()));
+    c.fails(&[&o, &at], &["--defsym", "nested more than 256 levels"]);
+    c.tmp.finish();
+}

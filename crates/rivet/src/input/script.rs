@@ -550,14 +550,21 @@ impl Lexer<'_> {
 struct Parser<'i> {
     lex: Lexer<'i>,
     script: Script,
+    /// How deeply the expression being read nests (parentheses, prefix operators, `?:`).
+    depth: u32,
 }
+
+/// The deepest nesting of one expression rivet reads: far beyond any real script, and a bound on
+/// the recursion of reading, evaluating and dropping it (`((((...` in a hostile file must be an
+/// error, not a stack overflow; GNU ld stops with "memory exhausted").
+const MAX_EXPR_DEPTH: u32 = 256;
 
 const ASSIGN_OPS: &[&str] = &["=", "+=", "-=", "*=", "/=", "<<=", ">>=", "&=", "|=", "^="];
 
 /// Parses a linker script. `file` names it in messages; `include` reads the files it `INCLUDE`s.
 pub fn parse_with(file: &str, text: &str, include: Includer) -> Result<Script> {
     let frame = Frame { file: file.into(), text: text.into(), pos: 0 };
-    let mut p = Parser { lex: Lexer { frames: vec![frame], include }, script: Script::default() };
+    let mut p = Parser { lex: Lexer { frames: vec![frame], include }, script: Script::default(), depth: 0 };
     p.top()?;
     Ok(p.script)
 }
@@ -775,8 +782,21 @@ impl Parser<'_> {
     // -- expressions --------------------------------------------------------------------------
 
     pub fn expr(&mut self) -> Result<Expr> {
-        let lhs = self.unary()?;
-        self.binary(lhs, 0)
+        self.nested(|p| {
+            let lhs = p.unary()?;
+            p.binary(lhs, 0)
+        })
+    }
+
+    /// Runs `f` one nesting level deeper, refusing to go past `MAX_EXPR_DEPTH`.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_EXPR_DEPTH {
+            return Err(self.lex.err(&format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     /// Precedence climbing over lld's table; `?:` binds loosest and to the right.
@@ -811,6 +831,10 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<Expr> {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr> {
         match self.lex.peek(true)? {
             Some(t) if !t.quoted && t.text == "-" => {
                 self.lex.next(true)?;
