@@ -791,7 +791,7 @@ impl Parser<'_> {
     /// Runs `f` one nesting level deeper, refusing to go past `MAX_EXPR_DEPTH`.
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if self.depth >= MAX_EXPR_DEPTH {
-            return Err(self.lex.err(&format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
+            return Err(self.lex.err(format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
         }
         self.depth += 1;
         let r = f(self);
