@@ -145,7 +145,7 @@ pub fn link_detaching(
     let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         let synthetic = chunks::create_sections(&mut ctx, &plans, plan.as_ref());
-        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), synthetic, commons)?;
+        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, commons)?;
         let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         Ok((lay, addresses))
     })?;

@@ -147,15 +147,14 @@ pub fn assign_input_offsets(ctx: &mut Ctx, scripted: Option<&mut Scripted>) -> R
 pub fn assign_addresses(
     ctx: &mut Ctx,
     scripted: Option<&Scripted>,
-    synthetic: SyntheticIds,
+    synthetic: &SyntheticIds,
     mut commons: Commons,
 ) -> Result<Layout> {
     let mut lay = match scripted {
-        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, &synthetic, &mut commons)?,
-        Some(s) => assign_addresses_scripted(ctx, s, &synthetic, &mut commons)?,
-        None => layout::assign_addresses(ctx, &synthetic),
+        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, synthetic, &mut commons)?,
+        Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut commons)?,
+        None => layout::assign_addresses(ctx, synthetic),
     };
-    lay.synthetic = synthetic;
     lay.commons = commons;
     Ok(lay)
 }

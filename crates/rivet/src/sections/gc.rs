@@ -73,7 +73,7 @@ impl Marker<'_, '_> {
                 }
                 Def::Undefined | Def::Lazy { .. } => {
                     let name = self.ctx.symbols[id].name;
-                    let section = name.strip_prefix(b"__start_").or_else(|| name.strip_prefix(b"__stop_"));
+                    let section = crate::resolve::start_stop_section(name).map(|(s, _)| s);
                     for &r in section.and_then(|s| self.by_c_name.get(s)).into_iter().flatten() {
                         self.mark(r, out);
                     }
