@@ -4,6 +4,8 @@
 use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
+use crate::sections::merged::MergePieces;
+use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
 use crate::sections::output::{Content, OutputSection, *};
 use crate::synthetic::tables::Tables;
 use object::elf;
@@ -73,8 +75,10 @@ pub struct Layout {
     pub script_fills: Vec<(OutputSectionId, u32)>,
     /// Where the linker's own sections are (`chunks::create_sections`).
     pub synthetic: SyntheticIds,
-    /// Where the common symbols are (`assign_input_offsets`; a script's `*(COMMON)` may move them).
-    pub commons: Commons,
+    /// Where the inputs are inside their output sections (`assign_input_offsets`; a script's
+    /// commands walked at their addresses may move members and commons). Shared with the
+    /// separate debug file's layout, which places the same inputs.
+    pub inputs: std::sync::Arc<InputPlaces>,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -131,22 +135,17 @@ pub fn create_output_sections(
 
 /// Every input section's offset in its output section, and the output sections' sizes: common
 /// symbols at the end of `.bss`, then the members in order, then the merged pieces' places.
-/// Returns where the common symbols went.
-pub fn assign_input_offsets(ctx: &mut Ctx) -> Commons {
+pub fn assign_input_offsets(ctx: &mut Ctx, pieces: MergePieces) -> InputPlaces {
     let mut commons = allocate_commons(ctx);
-    assign_member_offsets(ctx, &mut commons);
-    ctx.merges.finalize(&ctx.resolved.objects);
-    commons
+    let offsets = assign_member_offsets(ctx, &mut commons);
+    place_merged(ctx, pieces, offsets, commons)
 }
 
-/// Where the common symbols are: in `section` (`.bss`), each at its offset from `base`.
-#[derive(Clone, Debug, Default)]
-pub struct Commons {
-    pub section: Option<OutputSectionId>,
-    /// (symbol, offset from `base`).
-    pub list: Vec<(SymbolId, u64)>,
-    /// Where they start in `section`: after its input members (`assign_member_offsets`).
-    pub base: u64,
+/// The input places, once members and commons have their offsets: each merged piece's offset
+/// (its owner's offset plus its place in the owner's bytes).
+pub fn place_merged(ctx: &Ctx, pieces: MergePieces, offsets: InputOffsets, commons: Commons) -> InputPlaces {
+    let base = ctx.merges.sections.iter().map(|&r| offsets[r]).collect();
+    InputPlaces { merged: pieces.place(&base), offsets, commons }
 }
 
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
@@ -180,7 +179,8 @@ pub fn allocate_commons(ctx: &mut Ctx) -> Commons {
 }
 
 /// Offsets of input sections within their output sections, and where the commons start.
-pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) {
+pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) -> InputOffsets {
+    let mut offsets = InputOffsets::new(&ctx.objects);
     for si in ctx.sections.ids() {
         if ctx.sections[si].content != Content::Inputs {
             continue;
@@ -188,12 +188,10 @@ pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) {
         let commons_size = if commons.section == Some(si) { ctx.sections[si].size } else { 0 };
         let mut off = ctx.sections[si].head.len() as u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
-        for &SectionRef { file: f, index: s } in &members {
-            let size = ctx.member_size(f, s);
-            let sec = &mut ctx.objects[f].sections[s as usize];
-            off = align_up(off, sec.align);
-            sec.offset = off;
-            off += size;
+        for &r in &members {
+            off = align_up(off, ctx.objects[r].align);
+            offsets[r] = off;
+            off += ctx.member_size(r.file, r.index);
         }
         if commons.section == Some(si) {
             off = align_up(off, ctx.sections[si].align);
@@ -203,6 +201,7 @@ pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) {
         ctx.sections[si].members = members;
         ctx.sections[si].size = off;
     }
+    offsets
 }
 
 /// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
@@ -611,7 +610,7 @@ pub fn assign_addresses_with(
         script_data: Vec::new(),
         script_fills: Vec::new(),
         synthetic: *synthetic,
-        commons: Commons::default(),
+        inputs: Default::default(),
     }
 }
 

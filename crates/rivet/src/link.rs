@@ -125,12 +125,14 @@ pub fn link_detaching(
     // Split .eh_frame so frames of dropped COMDAT code go too.
     let eh = timer.phase("eh_frame", || frames::split_eh_frames(&mut resolved))?;
     // Deduplicate SHF_MERGE strings and constants (not with -O0).
-    let merges = timer.phase("merge sections", || merge::merge(&mut resolved, &sections, &eh));
+    let (merges, pieces) = timer.phase("merge sections", || merge::merge(&mut resolved, &sections, &eh));
     let mut ctx = Ctx::new(resolved, sections, eh, merges, versions);
     inputs.release_memory_before_output(timer);
-    let commons = timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, scripted.as_mut()))?;
+    // Where every input section, common symbol and merged piece sits in its output section.
+    let places =
+        timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, pieces, scripted.as_mut()))?;
     // --gdb-index: units, names and ranges from the inputs' DWARF, now that input offsets are known.
-    let gdb_index = gdb_index::plan_if_asked(&ctx, timer)?;
+    let gdb_index = gdb_index::plan_if_asked(&ctx, &places.offsets, timer)?;
     // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
     let gnu_properties = property::merge(config, &ctx.objects, &ctx.file_order, diag);
     diag.check()?;
@@ -144,8 +146,8 @@ pub fn link_detaching(
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
     let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
-        let synthetic = chunks::create_sections(&mut ctx, &plans, plan.as_ref());
-        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, commons)?;
+        let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &plans, plan.as_ref());
+        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places)?;
         let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         Ok((lay, addresses))
     })?;

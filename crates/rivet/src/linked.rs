@@ -5,12 +5,11 @@
 //! here: before layout there is no `Layout`, so no stage can read an address that does not exist
 //! yet (an `OutputSection` has none; layout's `Placement` of it has).
 use crate::ctx::{Ctx, OutputKind, Target};
-use crate::ids::{FileId, IdVec, OutputSectionId, SymbolId};
+use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SymbolId};
 use crate::layout::Layout;
 use crate::resolve::Def;
 use crate::script;
 use crate::sections::eh_frame;
-use crate::sections::merged::MergedSection;
 use crate::sections::output::Content;
 use crate::synthetic::plans::Plans;
 use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
@@ -103,7 +102,7 @@ impl script::Env for ScriptEnv<'_, '_> {
                 let obj = &ctx.objects[file];
                 obj.sym_shndx(sym as usize).and_then(|i| obj.sections[i as usize].out)
             }
-            Def::Common { .. } => ctx.layout.commons.section,
+            Def::Common { .. } => ctx.layout.inputs.commons.section,
             Def::Script(i) => self.secs.borrow()[i as usize],
             Def::Synthetic | Def::Absolute(_) | Def::Shared { .. } => None,
         };
@@ -188,19 +187,18 @@ impl<'l, 'a> Placed<'l, 'a> {
         if !s.live {
             return None;
         }
-        Some(self.layout.addr(s.out?) + s.offset)
+        Some(self.layout.addr(s.out?) + self.layout.inputs.offsets[SectionRef::new(file, sec)])
     }
 
     /// Address of byte `off` of input section `sec` (through `.eh_frame` piece mapping, and for
     /// merged sections to the copy of the piece that was kept).
     pub fn input_addr(&self, file: FileId, sec: u32, off: u64) -> Option<u64> {
         let s = &self.objects[file].sections[sec as usize];
-        if let Some(m) = self.merges.at(s.merge_index) {
+        if let (Some(id), Some(m)) = (s.merge_index, self.merges.at(s.merge_index)) {
             if !s.live {
                 return None;
             }
-            let (out, o) = self.merges.place(m, off)?;
-            return Some(self.layout.addr(out) + o);
+            return Some(self.layout.addr(m.out) + self.layout.inputs.merged.offset(id, off)?);
         }
         let base = self.section_addr(file, sec)?;
         // An offset is the file's word (a symbol's value may be anything): addresses wrap, as in lld.
@@ -210,16 +208,17 @@ impl<'l, 'a> Placed<'l, 'a> {
         }
     }
 
-    /// `merged_section_value` for a target `merged_target` gave (`m`, `value`). Err: the offset
+    /// `merged_section_value` for a target `merged_target` gave (`id`, `value`). Err: the offset
     /// referred to (value + addend) is not inside the section.
-    pub fn merged_value(&self, m: &MergedSection, value: u64, addend: i64) -> Result<i128, OutsideMerged> {
+    pub fn merged_value(&self, id: MergeId, value: u64, addend: i64) -> Result<i128, OutsideMerged> {
+        let m = &self.merges.merged[id];
         let offset = value.wrapping_add(addend as u64);
         let outside = OutsideMerged { offset, len: m.len };
         if offset >= m.len {
             return Err(outside);
         }
-        let (out, o) = self.merges.place(m, offset).ok_or(outside)?;
-        Ok((self.layout.addr(out) + o) as i128 - addend as i128)
+        let o = self.layout.inputs.merged.offset(id, offset).ok_or(outside)?;
+        Ok((self.layout.addr(m.out) + o) as i128 - addend as i128)
     }
 
     /// The value of a symbol defined in an object (not through PLT redirection).
@@ -239,7 +238,7 @@ impl<'l, 'a> Placed<'l, 'a> {
     }
 
     fn common_addr(&self, file: FileId, sym: u32) -> u64 {
-        let commons = &self.layout.commons;
+        let commons = &self.layout.inputs.commons;
         let Some(sec) = commons.section else {
             return 0;
         };
@@ -317,14 +316,14 @@ impl<'l, 'a> Linked<'l, 'a> {
     /// Some(Err): the addend points outside the section, an error (the caller names the relocation).
     pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<Result<i128, OutsideMerged>> {
         let Target::Local(f, s) = t else { return None };
-        let (m, value) = self.merged_target(f, s)?;
-        Some(self.merged_value(m, value, addend))
+        let (id, value) = self.merged_target(f, s)?;
+        Some(self.merged_value(id, value, addend))
     }
 
     /// For local symbol `sym` of `file`, when `merged_section_value` works through it: the merged
     /// section whose section symbol it is (live, and the symbol has no value of its own) and the
     /// symbol's value.
-    pub fn merged_target(&self, file: FileId, sym: u32) -> Option<(&'l MergedSection, u64)> {
+    pub fn merged_target(&self, file: FileId, sym: u32) -> Option<(MergeId, u64)> {
         if self.local_value(file, sym).is_some() {
             return None;
         }
@@ -335,7 +334,7 @@ impl<'l, 'a> Linked<'l, 'a> {
         if !section.live {
             return None;
         }
-        Some((ctx.merges.at(section.merge_index)?, obj.syms[sym as usize].st_value.get(LE)))
+        Some((section.merge_index?, obj.syms[sym as usize].st_value.get(LE)))
     }
 
     /// A local symbol's value (None: it depends on the addend).

@@ -85,7 +85,7 @@ pub fn render(ctx: &Linked) -> String {
             let obj = &ctx.objects[f];
             let sec = &obj.sections[s as usize];
             let size = ctx.member_size(f, s);
-            let addr = place[i].addr + sec.offset;
+            let addr = place[i].addr + ctx.layout.inputs.offsets[SectionRef::new(f, s)];
             let note = if sec.merge_index.is_some() { " (merged)" } else { "" };
             let _ = writeln!(
                 out,

@@ -16,8 +16,10 @@ use crate::input::script::{
     SectionsCmd, Sort,
 };
 use crate::input::version_script::glob_match;
-use crate::layout::{self, align_up, Commons, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
+use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
 use crate::script::{self, SectionFacts, Value};
+use crate::sections::merged::MergePieces;
+use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
 use crate::sections::output::{self, Content, OutputSection, Sections, SyntheticIds};
 use crate::{bail, ensure, fatal};
 use object::elf;
@@ -128,34 +130,46 @@ pub fn create_output_sections<'a>(
 }
 
 /// Input offsets and section sizes (`layout::assign_input_offsets`), then the described
-/// sections' commands between their members. Returns where the common symbols went.
-pub fn assign_input_offsets(ctx: &mut Ctx, scripted: Option<&mut Scripted>) -> Result<Commons> {
+/// sections' commands between their members. Returns where the inputs went: members, common
+/// symbols and merged pieces (`pieces`, placed once their sections' offsets are known).
+pub fn assign_input_offsets(
+    ctx: &mut Ctx,
+    pieces: MergePieces,
+    scripted: Option<&mut Scripted>,
+) -> Result<InputPlaces> {
     let Some(s) = scripted else {
-        return Ok(layout::assign_input_offsets(ctx));
+        return Ok(layout::assign_input_offsets(ctx, pieces));
     };
     let mut commons = layout::allocate_commons(ctx);
-    layout::assign_member_offsets(ctx, &mut commons);
-    size(ctx, &mut commons, s)?;
-    ctx.merges.finalize(&ctx.resolved.objects);
-    Ok(commons)
+    let mut offsets = layout::assign_member_offsets(ctx, &mut commons);
+    size(ctx, &mut Members { offsets: &mut offsets, commons: &mut commons }, s)?;
+    Ok(layout::place_merged(ctx, pieces, offsets, commons))
+}
+
+/// What walking a described section's commands sets: its members' offsets and, where
+/// `*(COMMON)` is, the common symbols' place.
+struct Members<'x> {
+    offsets: &'x mut InputOffsets,
+    commons: &'x mut Commons,
 }
 
 /// Addresses, offsets and program headers: by the script (`assign_addresses_scripted`) or by
 /// the default rules (`layout::assign_addresses`). `synthetic`: the linker's own sections;
-/// `commons`: where the common symbols are (a script's `*(COMMON)` may move them). The layout
-/// keeps both.
+/// `inputs`: where the inputs are inside their output sections (a script's commands, walked
+/// again at their addresses, may move members and commons). The layout keeps both.
 pub fn assign_addresses(
     ctx: &mut Ctx,
     scripted: Option<&Scripted>,
     synthetic: &SyntheticIds,
-    mut commons: Commons,
+    mut inputs: InputPlaces,
 ) -> Result<Layout> {
+    let mut members = Members { offsets: &mut inputs.offsets, commons: &mut inputs.commons };
     let mut lay = match scripted {
-        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, synthetic, &mut commons)?,
-        Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut commons)?,
+        Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, synthetic, &mut members)?,
+        Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut members)?,
         None => layout::assign_addresses(ctx, synthetic),
     };
-    lay.commons = commons;
+    lay.inputs = std::sync::Arc::new(inputs);
     Ok(lay)
 }
 
@@ -610,11 +624,11 @@ fn init_priority(name: &[u8]) -> u64 {
 /// section's start; `. = ALIGN(n)` inside a section aligns relative to it, which is exact since
 /// the section is at least that aligned — checked again at layout); data commands take their
 /// bytes; common symbols go where `*(COMMON)` is (else at the end, after the members).
-pub fn size(ctx: &mut Ctx, commons: &mut Commons, scripted: &mut Scripted) -> Result<()> {
+fn size(ctx: &mut Ctx, members: &mut Members, scripted: &mut Scripted) -> Result<()> {
     for step in &mut scripted.steps {
         let Step::Output(d) = step else { continue };
         let Some(id) = d.id else { continue };
-        let size = walk_section(ctx, commons, None, d, id, 0, &FxHashMap::default())?;
+        let size = walk_section(ctx, members, None, d, id, 0, &FxHashMap::default())?;
         ctx.sections[id].size = size;
         d.walked = size;
     }
@@ -626,14 +640,15 @@ pub fn size(ctx: &mut Ctx, commons: &mut Commons, scripted: &mut Scripted) -> Re
 /// evaluated and recorded, with `.` at its place; before layout only `.` has a value.
 fn walk_section(
     ctx: &mut Ctx,
-    commons: &mut Commons,
+    members: &mut Members,
     mut walk: Option<&mut Walk>,
     d: &Described,
     id: OutputSectionId,
     start: u64,
     defining: &FxHashMap<*const Assign, usize>,
 ) -> Result<u64> {
-    let members = std::mem::take(&mut ctx.sections[id].members);
+    let inputs = std::mem::take(&mut ctx.sections[id].members);
+    let Members { offsets, commons } = members;
     let commons_here = commons.section == Some(id) && !commons.list.is_empty();
     let commons_size: u64 = if commons_here { commons_extent(ctx, commons) } else { 0 };
     let mut placed_commons = false;
@@ -647,12 +662,10 @@ fn walk_section(
     let result = (|| -> Result<()> {
         for (c, cmd) in d.desc.cmds.iter().enumerate() {
             let end = d.ends.get(c).copied().unwrap_or(from);
-            for &r in &members[from..end] {
-                let size = ctx.member_size(r.file, r.index);
-                let sec = &mut ctx.objects[r];
-                off = align_up(off, subalign.unwrap_or(sec.align));
-                sec.offset = off;
-                off += size;
+            for &r in &inputs[from..end] {
+                off = align_up(off, subalign.unwrap_or(ctx.objects[r].align));
+                offsets[r] = off;
+                off += ctx.member_size(r.file, r.index);
             }
             from = end;
             let dot = Value { sec: Some(id), val: start + off, ty: elf::STT_NOTYPE };
@@ -667,7 +680,7 @@ fn walk_section(
                     let v = match walk.as_deref_mut() {
                         Some(w) => {
                             w.dot = dot;
-                            eval(ctx, w, &a.expr)
+                            eval(ctx, w, offsets, &a.expr)
                         }
                         None => script::eval(&a.expr, &SizingEnv { dot }),
                     }
@@ -684,13 +697,13 @@ fn walk_section(
                 OutputCmd::Assert(a) => {
                     if let Some(w) = walk.as_deref_mut() {
                         w.dot = dot;
-                        script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w })?;
+                        script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w, offsets })?;
                     }
                 }
                 OutputCmd::Data(size, e) => {
                     if let Some(w) = walk.as_deref_mut() {
                         w.dot = dot;
-                        let v = eval(ctx, w, e).with_context(|| &d.desc.loc)?;
+                        let v = eval(ctx, w, offsets, e).with_context(|| &d.desc.loc)?;
                         w.data.push((id, off, *size, v.val));
                     }
                     off += *size as u64;
@@ -698,12 +711,10 @@ fn walk_section(
                 OutputCmd::Input(_) | OutputCmd::Fill(_) => {}
             }
         }
-        for &r in &members[from..] {
-            let size = ctx.member_size(r.file, r.index);
-            let sec = &mut ctx.objects[r];
-            off = align_up(off, subalign.unwrap_or(sec.align));
-            sec.offset = off;
-            off += size;
+        for &r in &inputs[from..] {
+            off = align_up(off, subalign.unwrap_or(ctx.objects[r].align));
+            offsets[r] = off;
+            off += ctx.member_size(r.file, r.index);
         }
         if commons_here && !placed_commons {
             off = align_up(off, ctx.sections[id].align);
@@ -717,12 +728,12 @@ fn walk_section(
             _ => None,
         });
         if let (Some(e), Some(w)) = (fill.or(d.desc.fill.as_ref()), walk.as_deref_mut()) {
-            let v = eval(ctx, w, e).with_context(|| &d.desc.loc)?.val;
+            let v = eval(ctx, w, offsets, e).with_context(|| &d.desc.loc)?.val;
             w.fills.push((id, v as u32));
         }
         Ok(())
     })();
-    ctx.sections[id].members = members;
+    ctx.sections[id].members = inputs;
     if let (Some(w), Some(dot)) = (walk, saved_dot) {
         w.dot = dot;
     }
@@ -903,15 +914,16 @@ impl Walk {
 struct Scope<'x, 'a> {
     ctx: &'x Ctx<'a>,
     w: &'x Walk,
+    offsets: &'x InputOffsets,
 }
 
-fn eval(ctx: &Ctx, w: &Walk, e: &Expr) -> Result<Value> {
-    script::eval(e, &Scope { ctx, w })
+fn eval(ctx: &Ctx, w: &Walk, offsets: &InputOffsets, e: &Expr) -> Result<Value> {
+    script::eval(e, &Scope { ctx, w, offsets })
 }
 
 impl script::Env for Scope<'_, '_> {
     fn symbol(&self, name: &str) -> Option<Value> {
-        let (ctx, w) = (self.ctx, self.w);
+        let (ctx, w, offsets) = (self.ctx, self.w, self.offsets);
         let &id = ctx.by_name.get(name.as_bytes())?;
         use crate::resolve::Def;
         Some(match ctx.symbols[id].def {
@@ -924,10 +936,10 @@ impl script::Env for Scope<'_, '_> {
                 let st_value = s.st_value.get(object::LittleEndian);
                 match obj.sym_shndx(sym as usize) {
                     Some(i) => {
-                        let sec = &obj.sections[i as usize];
-                        match sec.out {
+                        let r = SectionRef::new(file, i);
+                        match ctx.objects[r].out {
                             Some(out) => {
-                                Value { sec: Some(out), val: w.addr(out) + sec.offset + st_value, ty: s.st_type() }
+                                Value { sec: Some(out), val: w.addr(out) + offsets[r] + st_value, ty: s.st_type() }
                             }
                             None => Value::abs(0),
                         }
@@ -1010,7 +1022,7 @@ fn assign_addresses_scripted(
     ctx: &mut Ctx,
     scripted: &Scripted,
     synthetic: &SyntheticIds,
-    commons: &mut Commons,
+    members: &mut Members,
 ) -> Result<Layout> {
     let items = order(ctx, scripted);
     // Flags of empty described sections: their neighbours' (lld), so they split no segment.
@@ -1080,11 +1092,11 @@ fn assign_addresses_scripted(
             fills: Vec::new(),
         };
         for r in &script_regions {
-            let origin = eval(ctx, &w, &r.origin).with_context(|| &r.loc)?.val;
-            let length = eval(ctx, &w, &r.length).with_context(|| &r.loc)?.val;
+            let origin = eval(ctx, &w, members.offsets, &r.origin).with_context(|| &r.loc)?.val;
+            let length = eval(ctx, &w, members.offsets, &r.length).with_context(|| &r.loc)?.val;
             w.regions.push((r.name.clone(), origin, length, origin));
         }
-        walk_addresses(ctx, commons, &mut w, &items, &defining)?;
+        walk_addresses(ctx, members, &mut w, &items, &defining)?;
         pass += 1;
         let same = last.as_ref().is_some_and(|l| l == &w.places) && w.values == previous;
         if same || pass == 4 {
@@ -1163,7 +1175,7 @@ fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
 
 fn walk_addresses(
     ctx: &mut Ctx,
-    commons: &mut Commons,
+    members: &mut Members,
     w: &mut Walk,
     items: &[Item],
     defining: &FxHashMap<*const Assign, usize>,
@@ -1178,7 +1190,7 @@ fn walk_addresses(
     for it in items {
         match *it {
             Item::Assign(a) => {
-                let mut v = eval(ctx, w, &a.expr).with_context(|| &a.loc)?;
+                let mut v = eval(ctx, w, members.offsets, &a.expr).with_context(|| &a.loc)?;
                 if a.name == "." {
                     w.dot = Value { sec: None, ..v };
                 } else if let Some(&i) = defining.get(&(a as *const Assign)) {
@@ -1190,7 +1202,9 @@ fn walk_addresses(
                     w.values[i] = Some(v);
                 }
             }
-            Item::Assert(a) => script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w })?,
+            Item::Assert(a) => {
+                script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w, offsets: members.offsets })?
+            }
             Item::Section(id, d) => {
                 let s = &ctx.sections[id];
                 let desc = d.map(|d| d.desc);
@@ -1199,7 +1213,7 @@ fn walk_addresses(
                 if !alloc {
                     // Not loaded: address 0; its symbol assignments see `.` as the offset.
                     if let (Some(d), Content::Inputs) = (d, content) {
-                        let size = walk_section(ctx, commons, Some(w), d, id, 0, defining)?;
+                        let size = walk_section(ctx, members, Some(w), d, id, 0, defining)?;
                         set_size(ctx, w, d, id, size)?;
                     }
                     w.placed[id.index()] = true;
@@ -1232,7 +1246,7 @@ fn walk_addresses(
                 let mut addr = if let Some(a) = start_given {
                     a
                 } else if let Some(e) = explicit {
-                    let v = eval(ctx, w, e).with_context(|| &desc.unwrap().loc)?.val;
+                    let v = eval(ctx, w, members.offsets, e).with_context(|| &desc.unwrap().loc)?.val;
                     if v % align != 0 {
                         ctx.diag.warn(format!(
                             "address (0x{v:x}) of section {name} is not a multiple of alignment ({align})"
@@ -1253,7 +1267,7 @@ fn walk_addresses(
                 // The section's commands and members, now that its address is known.
                 let size = match (d, content) {
                     (Some(d), Content::Inputs) => {
-                        let size = walk_section(ctx, commons, Some(w), d, id, addr, defining)?;
+                        let size = walk_section(ctx, members, Some(w), d, id, addr, defining)?;
                         set_size(ctx, w, d, id, size)?
                     }
                     (Some(d), _) => {
@@ -1263,7 +1277,7 @@ fn walk_addresses(
                         for c in &d.desc.cmds {
                             if let OutputCmd::Assign(a) = c {
                                 if let Some(&i) = defining.get(&(a as *const Assign)) {
-                                    w.values[i] = Some(eval(ctx, w, &a.expr).with_context(|| &a.loc)?);
+                                    w.values[i] = Some(eval(ctx, w, members.offsets, &a.expr).with_context(|| &a.loc)?);
                                 }
                             }
                         }
@@ -1274,7 +1288,7 @@ fn walk_addresses(
                 };
                 // The load address: AT(), AT>, or the offset the last one set (in one region).
                 if let Some(e) = desc.and_then(|d| d.lma.as_ref()) {
-                    let l = eval(ctx, w, e).with_context(|| &desc.unwrap().loc)?.val;
+                    let l = eval(ctx, w, members.offsets, e).with_context(|| &desc.unwrap().loc)?.val;
                     lma_offset = l as i128 - addr as i128;
                 } else if let Some(r) = desc.and_then(|d| d.lma_region.as_deref()) {
                     let r = region_name(ctx.script_files, r);
@@ -1585,7 +1599,7 @@ fn finish(
         script_data: Vec::new(),
         script_fills: Vec::new(),
         synthetic: *synthetic,
-        commons: Commons::default(),
+        inputs: Default::default(),
     })
 }
 
@@ -1778,7 +1792,7 @@ fn assign_addresses_inserted(
     ctx: &mut Ctx,
     scripted: &Scripted,
     synthetic: &SyntheticIds,
-    commons: &mut Commons,
+    members: &mut Members,
 ) -> Result<Layout> {
     let mut inserted: Vec<(OutputSectionId, OutputSectionId, i32)> = Vec::new();
     let mut count: FxHashMap<(OutputSectionId, bool), i32> = FxHashMap::default();
@@ -1826,7 +1840,7 @@ fn assign_addresses_inserted(
             Step::Output(d) => {
                 let Some(id) = d.id else { continue };
                 let addr = lay.sections[id].addr;
-                let size = walk_section(ctx, commons, Some(&mut w), d, id, addr, &defining)?;
+                let size = walk_section(ctx, members, Some(&mut w), d, id, addr, &defining)?;
                 ensure!(
                     size == d.walked,
                     "{}: the size of {} depends on its address: not supported with INSERT",
@@ -1846,9 +1860,11 @@ fn assign_addresses_inserted(
                     }
                     None => Value::abs(0),
                 };
-                w.values[i] = Some(eval(ctx, &w, &a.expr).with_context(|| &a.loc)?);
+                w.values[i] = Some(eval(ctx, &w, members.offsets, &a.expr).with_context(|| &a.loc)?);
             }
-            Step::Assert(a) => script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w: &w })?,
+            Step::Assert(a) => {
+                script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w: &w, offsets: members.offsets })?
+            }
         }
     }
     lay.script_values = w.values;

@@ -446,11 +446,13 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             if !os.head.is_empty() {
                 jobs.push((place.offset, os.head.len() as u64, Job::Head(i)));
             }
-            for &SectionRef { file: f, index: s } in &os.members {
-                let sec = &ctx.objects[f].sections[s as usize];
+            for &r in &os.members {
+                let SectionRef { file: f, index: s } = r;
+                let sec = &ctx.objects[r];
                 if sec.sh_type == elf::SHT_NOBITS {
                     continue;
                 }
+                let at = place.offset + layout.inputs.offsets[r];
                 let size = ctx.member_size(f, s);
                 let verbatim = sec.relas.is_empty()
                     && sec.merge_index.is_none()
@@ -458,9 +460,9 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                     && ctx.split_eh_frame(f, s).is_none()
                     && size == sec.data.len() as u64;
                 if kernel && verbatim && size >= MIN_KERNEL_COPY {
-                    jobs.push((place.offset + sec.offset, size, Job::Kernel(f, s, 0)));
+                    jobs.push((at, size, Job::Kernel(f, s, 0)));
                 } else if size > 0 {
-                    jobs.push((place.offset + sec.offset, size, Job::Input(f, s)));
+                    jobs.push((at, size, Job::Input(f, s)));
                 }
             }
             jobs
@@ -484,7 +486,10 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         let mut members: Vec<(u64, u64)> = os
             .members
             .iter()
-            .map(|&r| (ctx.objects[r].offset, ctx.objects[r].offset + ctx.member_size(r.file, r.index)))
+            .map(|&r| {
+                let start = layout.inputs.offsets[r];
+                (start, start + ctx.member_size(r.file, r.index))
+            })
             .collect();
         members.sort_unstable();
         let mut data: Vec<(u64, u64)> =

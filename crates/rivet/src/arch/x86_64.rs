@@ -7,10 +7,9 @@
 //! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
 use crate::ctx::{Ctx, Target};
 use crate::diag::{Context, Error, Result};
-use crate::ids::{FileId, SectionRef, SymbolId};
+use crate::ids::{FileId, MergeId, SectionRef, SymbolId};
 use crate::input::object::{ObjSection, Rela};
 use crate::linked::Linked;
-use crate::sections::merged::MergedSection;
 use crate::synthetic::plans::output_features;
 use crate::synthetic::property::Properties;
 use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
@@ -576,11 +575,11 @@ pub fn apply_range(
 /// What a relocation in a non-allocated section needs of a local symbol, the same for every
 /// relocation against it.
 #[derive(Clone, Copy)]
-enum LocalTarget<'m> {
+enum LocalTarget {
     /// In a section that is not in the output: gets the tombstone.
     Dropped,
     /// The section symbol of a merged section (`Ctx::merged_target`).
-    Merged(&'m MergedSection, u64),
+    Merged(MergeId, u64),
     /// Anything else: its value.
     Value(u64),
 }

@@ -30,9 +30,8 @@ pub struct ObjSection<'a> {
     /// False when the section contributes nothing to the output: metadata (symbol tables,
     /// relocations, groups) or a member of a COMDAT group whose signature another file owns.
     pub live: bool,
-    /// Set by layout: the output section (None: in none, yet) and the offset within it.
+    /// Set by the output-sections stage: the output section (None: in none).
     pub out: Option<OutputSectionId>,
-    pub offset: u64,
     /// The bytes were decompressed into memory (not in the input file: no in-kernel copy).
     pub decompressed: bool,
     /// Set by merging: this section's place in `Merges` (None: not merged).
@@ -302,7 +301,6 @@ fn read_sections<'a>(
             relas: &[],
             live: i != 0 && !ir && is_content(sh_type, flags, sec_name),
             out: None,
-            offset: 0,
             decompressed,
             merge_index: None,
             folded_into: None,

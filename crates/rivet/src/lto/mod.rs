@@ -282,7 +282,6 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         relas: &[],
         live: true,
         out: None,
-        offset: 0,
         decompressed: false,
         merge_index: None,
         folded_into: None,

@@ -107,13 +107,13 @@ pub fn compress(
 fn render(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
     let os = &ctx.sections[i];
     let mut buf = vec![0u8; os.size as usize];
-    for &SectionRef { file: f, index: s } in &os.members {
-        let sec = &ctx.objects[f].sections[s as usize];
-        if sec.sh_type == elf::SHT_NOBITS {
+    for &r in &os.members {
+        let SectionRef { file: f, index: s } = r;
+        if ctx.objects[r].sh_type == elf::SHT_NOBITS {
             continue;
         }
         let size = ctx.member_size(f, s) as usize;
-        let at = sec.offset as usize;
+        let at = ctx.layout.inputs.offsets[r] as usize;
         if size > 0 {
             crate::write::write_input(ctx, f, s, &mut buf[at..at + size]);
         }

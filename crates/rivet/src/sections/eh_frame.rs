@@ -166,7 +166,6 @@ mod tests {
             relas: &[],
             live: true,
             out: None,
-            offset: 0,
             decompressed: false,
             merge_index: None,
             folded_into: None,

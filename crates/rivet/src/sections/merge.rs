@@ -5,14 +5,15 @@
 //! the thread count. `-O0` turns merging off, as in lld; `-O2` adds tail merging (`tail_merge`).
 //!
 //! Each input section keeps its place in its output section but holds only the pieces it owns (the
-//! first copies), like `.eh_frame` holds only its live pieces; `Merges::place` turns an input
-//! offset into (output section, offset within it).
+//! first copies), like `.eh_frame` holds only its live pieces; the pieces (`MergePieces`) are
+//! placed once member offsets are known, and `MergePlaces::offset` turns an input offset into the
+//! offset within the output section.
 //!
 //! Work is parallel: pieces are cut and hashed per section, deduplicated in 64 shards (by hash),
 //! each shard visiting sections in output order, and the owned pieces laid out per section.
 use crate::ctx::{EhFrames, Resolved};
 use crate::ids::{IdVec, MergeId, OutputSectionId, SectionRef};
-use crate::sections::merged::{MergedSection, Merges, Owner};
+use crate::sections::merged::{MergePieces, MergedSection, Merges, Owner, Pieces};
 use crate::sections::output::OutputSection;
 use object::elf;
 use rayon::prelude::*;
@@ -122,9 +123,13 @@ fn shard_of(hash: u64) -> usize {
 /// Cuts, deduplicates and lays out every mergeable input section of the output `sections` (split
 /// `.eh_frame`s, `eh`, are not); returns them. Sections with relocations of their own, or that
 /// cannot be cut, are left as they are.
-pub fn merge(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>, eh: &EhFrames) -> Merges {
+pub fn merge(
+    ctx: &mut Resolved,
+    sections: &IdVec<OutputSectionId, OutputSection>,
+    eh: &EhFrames,
+) -> (Merges, MergePieces) {
     if ctx.config.opt_level == 0 {
-        return Merges::default();
+        return Default::default();
     }
     // Candidates in output order: (input section, output section, entsize).
     // (The output section is the same for every piece of a candidate: merging never crosses
@@ -253,7 +258,7 @@ pub fn merge(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection
     let cands: Vec<(SectionRef, OutputSectionId, u64)> = keep.iter().map(|&i| cands[i]).collect();
     let (cut, slots): (Vec<Vec<Piece>>, Vec<Vec<u32>>) = cut.into_iter().flatten().unzip();
     if cands.is_empty() {
-        return Merges::default();
+        return Default::default();
     }
     // Each piece's owner (candidate, piece): itself unless an earlier copy exists.
     let owner_of: Vec<Vec<(u32, u32)>> = cut
@@ -316,7 +321,7 @@ pub fn merge(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection
             (offs, at)
         })
         .collect();
-    let built: Vec<(MergedSection, u64)> = cut
+    let built: Vec<(MergedSection, Pieces, u64)> = cut
         .par_iter()
         .with_max_len(8)
         .enumerate()
@@ -354,29 +359,19 @@ pub fn merge(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection
                 }
                 blocks.push(i as u32);
             }
-            let m = MergedSection {
-                starts,
-                blocks,
-                placed: Vec::new(),
-                near: Vec::new(),
-                near_base: 0,
-                out,
-                owners,
-                owned,
-                size,
-                len,
-            };
-            (m, saved)
+            (MergedSection { out, owned, size, len }, Pieces { starts, blocks, owners }, saved)
         })
         .collect();
     let mut merges = Merges::default();
-    for (c, (m, saved)) in built.into_iter().enumerate() {
+    let mut pieces = MergePieces::default();
+    for (c, (m, p, saved)) in built.into_iter().enumerate() {
         let id = merges.sections.push(cands[c].0);
         ctx.objects[cands[c].0].merge_index = Some(id);
         merges.merged.push(m);
+        pieces.0.push(p);
         merges.saved += saved;
     }
-    merges
+    (merges, pieces)
 }
 
 /// A piece's (output section, entry size, bytes, required alignment).

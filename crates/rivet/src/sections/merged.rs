@@ -1,10 +1,13 @@
 //! What string merging (`sections::merge`) gives the later stages: each merged input section's
 //! pieces and where they went, and the lookup from an input offset to its place in the output.
-//! Plain data over the inputs; layout calls `finalize` once member offsets are known.
-use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef};
+//! Merging returns two values: `Merges` (what each section writes and how large it is, which
+//! sizing and writing read) and `MergePieces` (each piece's input offset and owner), which the
+//! input-offsets stage consumes, once member offsets are known, into `MergePlaces`: each piece's
+//! offset in its output section. A place cannot be asked for before it exists.
+use crate::ids::{IdVec, MergeId, OutputSectionId, SectionRef};
 use rayon::prelude::*;
 
-/// Granularity of `MergedSection::blocks`.
+/// Granularity of `Pieces::blocks`.
 pub const BLOCK: u64 = 64;
 
 /// Where a piece's bytes are: the candidate (index into `Merges::sections`) that owns them and
@@ -15,31 +18,11 @@ pub struct Owner {
     pub out_off: u32,
 }
 
-/// A merged input section: its pieces, sorted by input offset, and the size of what it owns.
+/// A merged input section as sizing and writing see it: its output section, the pieces it
+/// writes and the size of what it owns.
 pub struct MergedSection {
-    /// The pieces' input offsets alone, until `finalize` moves them into `near` (kept only when the
-    /// places are too far apart for it): a relocation into the section searches them there (4 bytes
-    /// a piece stay in cache where 16-byte pieces would not; 23% of a synth-1 link was this search
-    /// over `pieces`).
-    pub starts: Vec<u32>,
-    /// For each 64-byte block of the input, the piece holding its first byte: a lookup reads one
-    /// entry and steps over the few pieces that start inside the block, instead of a binary search.
-    pub blocks: Vec<u32>,
-    /// Each piece's offset within the output section (filled by `finalize` once member offsets are
-    /// known): an address is the output section's address plus this. Only when the offsets span
-    /// 4 GiB or more; otherwise `near` holds them.
-    pub placed: Vec<u64>,
-    /// After `finalize`, when every piece's offset in the output section is within 4 GiB of the
-    /// lowest (`near_base`): each piece's (input offset, output offset - `near_base`), and
-    /// `starts` is dropped. A lookup then finds the piece and its place in one cache line, where
-    /// `starts` and `placed` cost a miss each (finding a piece's place was 19% of synth-1's samples).
-    pub near: Vec<(u32, u32)>,
-    pub near_base: u64,
     /// The output section all of this section's pieces are in.
     pub out: OutputSectionId,
-    /// Each piece's owner, until `finalize` turns them into `placed` (then empty: 8 bytes a piece
-    /// less for the rest of the link).
-    pub owners: Vec<Owner>,
     /// The pieces this section itself writes: (input offset, length, offset in its output bytes).
     pub owned: Vec<(u32, u32, u32)>,
     pub size: u64,
@@ -63,52 +46,97 @@ impl Merges {
     pub fn at(&self, index: Option<MergeId>) -> Option<&MergedSection> {
         self.merged.get(index?)
     }
+}
 
-    /// The piece holding input offset `off` (past the end: the last piece), among pieces whose
-    /// input offsets `start` gives, found through `blocks`.
-    fn piece<T>(blocks: &[u32], pieces: &[T], start: impl Fn(&T) -> u32, off: u64) -> Option<usize> {
-        let b = ((off / BLOCK) as usize).min(blocks.len().checked_sub(1)?);
-        let first = blocks[b] as usize;
-        // Pieces starting inside this block end at the next block's first piece.
-        let end = blocks.get(b + 1).map_or(pieces.len(), |&e| e as usize + 1).min(pieces.len());
-        let after = pieces.get(first..end)?.partition_point(|p| start(p) as u64 <= off);
-        (after > 0).then(|| first + after - 1)
-    }
+/// A merged section's pieces as merging leaves them: sorted by input offset, each with its owner.
+pub struct Pieces {
+    /// The pieces' input offsets (4 bytes a piece stay in cache where 16-byte pieces would not;
+    /// 23% of a synth-1 link was the search over whole pieces).
+    pub starts: Vec<u32>,
+    /// For each 64-byte block of the input, the piece holding its first byte: a lookup reads one
+    /// entry and steps over the few pieces that start inside the block, instead of a binary search.
+    pub blocks: Vec<u32>,
+    /// Each piece's owner.
+    pub owners: Vec<Owner>,
+}
 
-    /// (output section, offset in it) of input offset `off` of `m`; needs `finalize`.
-    pub fn place(&self, m: &MergedSection, off: u64) -> Option<(OutputSectionId, u64)> {
-        if !m.near.is_empty() {
-            let i = Self::piece(&m.blocks, &m.near, |p| p.0, off)?;
-            let (start, placed) = m.near[i];
-            return Some((m.out, m.near_base + placed as u64 + (off - start as u64)));
-        }
-        let i = Self::piece(&m.blocks, &m.starts, |&s| s, off)?;
-        Some((m.out, m.placed[i] + (off - m.starts[i] as u64)))
-    }
+/// Every merged section's pieces, by `MergeId`: merging's second product, for the input-offsets
+/// stage to place.
+#[derive(Default)]
+pub struct MergePieces(pub IdVec<MergeId, Pieces>);
 
-    /// Once every input section has its offset in its output section: each piece's offset there.
-    pub fn finalize(&mut self, objects: &IdVec<FileId, crate::input::object::ObjectFile>) {
-        let base: IdVec<MergeId, u64> =
-            self.sections.iter().map(|r| objects[r.file].sections[r.index as usize].offset).collect();
-        self.merged.par_iter_mut().with_max_len(1).for_each(|m| m.place_pieces(&base));
+/// Where each merged section's pieces went, by `MergeId`: made by `MergePieces::place`.
+#[derive(Default)]
+pub struct MergePlaces(IdVec<MergeId, Placed>);
+
+/// One merged section's pieces with their offsets in the output section.
+struct Placed {
+    blocks: Vec<u32>,
+    at: Offsets,
+}
+
+enum Offsets {
+    /// Every piece's offset in the output section is within 4 GiB of the lowest (`base`): each
+    /// piece's (input offset, output offset - `base`). A lookup finds the piece and its place in
+    /// one cache line, where separate starts and places cost a miss each (finding a piece's place
+    /// was 19% of synth-1's samples).
+    Near { pieces: Vec<(u32, u32)>, base: u64 },
+    /// The offsets span 4 GiB or more: the input offsets and the output offsets apart.
+    Far { starts: Vec<u32>, placed: Vec<u64> },
+}
+
+impl MergePieces {
+    /// Each piece's offset in its output section, given each merged section's offset there
+    /// (`base`, by `MergeId`); consumes the owners.
+    pub fn place(self, base: &IdVec<MergeId, u64>) -> MergePlaces {
+        let placed = self.0.into_vec().into_par_iter().with_max_len(1).map(|p| p.place(base)).collect::<Vec<_>>();
+        MergePlaces(placed.into())
     }
 }
 
-impl MergedSection {
-    /// `placed` from the owners, given each merged section's offset in its output section (`base`,
-    /// by `Merges::sections` index); the owners are dropped.
-    fn place_pieces(&mut self, base: &IdVec<MergeId, u64>) {
+impl Pieces {
+    fn place(self, base: &IdVec<MergeId, u64>) -> Placed {
         let placed: Vec<u64> = self.owners.iter().map(|o| base[o.owner] + o.out_off as u64).collect();
-        self.owners = Vec::new();
+        drop(self.owners);
         let lowest = placed.iter().copied().min().unwrap_or(0);
-        if placed.iter().all(|&p| p - lowest <= u32::MAX as u64) {
-            self.near = self.starts.iter().zip(&placed).map(|(&s, &p)| (s, (p - lowest) as u32)).collect();
-            self.near_base = lowest;
-            self.starts = Vec::new();
+        let at = if placed.iter().all(|&p| p - lowest <= u32::MAX as u64) {
+            let pieces = self.starts.iter().zip(&placed).map(|(&s, &p)| (s, (p - lowest) as u32)).collect();
+            Offsets::Near { pieces, base: lowest }
         } else {
-            self.placed = placed;
+            Offsets::Far { starts: self.starts, placed }
+        };
+        Placed { blocks: self.blocks, at }
+    }
+}
+
+impl MergePlaces {
+    /// The offset in its output section of input offset `off` of merged section `id` (past the
+    /// end: in the last piece).
+    pub fn offset(&self, id: MergeId, off: u64) -> Option<u64> {
+        let p = self.0.get(id)?;
+        match &p.at {
+            Offsets::Near { pieces, base } => {
+                let i = piece(&p.blocks, pieces, |p| p.0, off)?;
+                let (start, placed) = pieces[i];
+                Some(base + placed as u64 + (off - start as u64))
+            }
+            Offsets::Far { starts, placed } => {
+                let i = piece(&p.blocks, starts, |&s| s, off)?;
+                Some(placed[i] + (off - starts[i] as u64))
+            }
         }
     }
+}
+
+/// The piece holding input offset `off` (past the end: the last piece), among pieces whose input
+/// offsets `start` gives, found through `blocks`.
+fn piece<T>(blocks: &[u32], pieces: &[T], start: impl Fn(&T) -> u32, off: u64) -> Option<usize> {
+    let b = ((off / BLOCK) as usize).min(blocks.len().checked_sub(1)?);
+    let first = blocks[b] as usize;
+    // Pieces starting inside this block end at the next block's first piece.
+    let end = blocks.get(b + 1).map_or(pieces.len(), |&e| e as usize + 1).min(pieces.len());
+    let after = pieces.get(first..end)?.partition_point(|p| start(p) as u64 <= off);
+    (after > 0).then(|| first + after - 1)
 }
 
 #[cfg(test)]
@@ -117,44 +145,32 @@ mod tests {
 
     #[test]
     fn place_finds_the_piece_holding_an_offset() {
-        let at = |f: usize, s: u32| SectionRef::new(FileId::new(f), s);
-        let merges = Merges { sections: vec![at(0, 1), at(2, 3)].into(), ..Default::default() };
-        let out = OutputSectionId::new(7);
+        let id = MergeId::new(0);
         let base = |a: u64, b: u64| -> IdVec<MergeId, u64> { vec![a, b].into() };
-        let section = || MergedSection {
-            starts: vec![0, 4],
-            blocks: vec![0],
-            placed: Vec::new(),
-            near: Vec::new(),
-            near_base: 0,
-            out,
-            owners: vec![Owner { owner: MergeId::new(0), out_off: 0 }, Owner { owner: MergeId::new(1), out_off: 10 }],
-            owned: vec![(0, 4, 0)],
-            size: 4,
-            len: 10,
+        // Two pieces at input offsets 0 and 4; the first owned by section 0 at its offset 0, the
+        // second by section 1 at its offset 10.
+        let pieces = || {
+            let owners =
+                vec![Owner { owner: MergeId::new(0), out_off: 0 }, Owner { owner: MergeId::new(1), out_off: 10 }];
+            MergePieces(vec![Pieces { starts: vec![0, 4], blocks: vec![0], owners }].into())
         };
-        // Section 0 sits at offset 100 of output section 7, section 1 at 200: the places are
+        // Section 0 sits at offset 100 of its output section, section 1 at 200: the places are
         // kept as offsets from 100 beside the input offsets.
-        let mut m = section();
-        m.place_pieces(&base(100, 200));
-        assert!(m.owners.is_empty());
-        assert_eq!((m.near.as_slice(), m.near_base, m.starts.len()), (&[(0, 0), (4, 110)][..], 100, 0));
-        assert_eq!(merges.place(&m, 0), Some((out, 100)));
-        assert_eq!(merges.place(&m, 3), Some((out, 103)));
-        assert_eq!(merges.place(&m, 5), Some((out, 211)));
-        assert_eq!(merges.place(&m, 10), Some((out, 216)), "one past the end");
+        let places = pieces().place(&base(100, 200));
+        assert!(matches!(&places.0[id].at, Offsets::Near { pieces, base: 100 } if pieces == &[(0, 0), (4, 110)]));
+        assert_eq!(places.offset(id, 0), Some(100));
+        assert_eq!(places.offset(id, 3), Some(103));
+        assert_eq!(places.offset(id, 5), Some(211));
+        assert_eq!(places.offset(id, 10), Some(216), "one past the end");
+        assert_eq!(places.offset(MergeId::new(1), 0), None, "no such merged section");
         // Section 1 5 GiB further on: the places do not fit 32 bits and stay whole.
         let far = 100 + (5 << 30);
-        let mut m = section();
-        m.place_pieces(&base(100, far));
-        assert!(m.near.is_empty());
-        assert_eq!(m.placed, vec![100, far + 10]);
-        assert_eq!(merges.place(&m, 3), Some((out, 103)));
-        assert_eq!(merges.place(&m, 5), Some((out, far + 11)));
+        let places = pieces().place(&base(100, far));
+        assert!(matches!(&places.0[id].at, Offsets::Far { placed, .. } if placed == &[100, far + 10]));
+        assert_eq!(places.offset(id, 3), Some(103));
+        assert_eq!(places.offset(id, 5), Some(far + 11));
         // No pieces at all: nothing to place.
-        let mut m =
-            MergedSection { starts: Vec::new(), owners: Vec::new(), owned: Vec::new(), size: 0, len: 0, ..section() };
-        m.place_pieces(&base(100, 200));
-        assert_eq!(merges.place(&m, 0), None);
+        let empty = MergePieces(vec![Pieces { starts: Vec::new(), blocks: vec![0], owners: Vec::new() }].into());
+        assert_eq!(empty.place(&base(100, 200)).offset(id, 0), None);
     }
 }

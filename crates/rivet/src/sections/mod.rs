@@ -8,5 +8,6 @@ pub mod gc;
 pub mod icf;
 pub mod merge;
 pub mod merged;
+pub mod offsets;
 pub mod order;
 pub mod output;

@@ -93,7 +93,7 @@ pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf:
     let section_sym = |out: Option<OutputSectionId>| out.and_then(|o| ix.sections.get(&o).copied());
     let mut at = 0usize;
     for &r in &t.members {
-        let member_addr = base + linked.objects[r].offset;
+        let member_addr = base + linked.layout.inputs.offsets[r];
         let obj = &linked.objects[r.file];
         for (rel, off) in kept(linked, r) {
             let r_sym = rel.r_sym(LE, false);

@@ -15,6 +15,7 @@ use crate::ctx::{Ctx, Target};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, SectionRef};
 use crate::input::object::{ObjectFile, Rela};
+use crate::sections::offsets::InputOffsets;
 use crate::{bail, ensure};
 use object::LittleEndian as LE;
 
@@ -578,18 +579,18 @@ fn kept(s: &crate::input::object::ObjSection) -> bool {
 
 /// The index `--gdb-index` asks for (None without it, with `-s`/`-S`, or with no debug
 /// information: lld and mold write no section then).
-pub fn plan_if_asked(ctx: &Ctx, timer: &crate::timing::Timer) -> Result<Option<GdbIndex>> {
+pub fn plan_if_asked(ctx: &Ctx, offsets: &InputOffsets, timer: &crate::timing::Timer) -> Result<Option<GdbIndex>> {
     if !ctx.config.gdb_index || ctx.config.strip != crate::args::Strip::None {
         return Ok(None);
     }
-    let index = timer.phase("gdb index", || GdbIndex::plan(ctx))?;
+    let index = timer.phase("gdb index", || GdbIndex::plan(ctx, offsets))?;
     Ok((!index.is_empty()).then_some(index))
 }
 
 impl GdbIndex {
     /// Reads the inputs' DWARF (units in output order) and builds everything but the addresses.
     /// Needs each input section's offset in its output section.
-    pub fn plan(ctx: &Ctx) -> Result<GdbIndex> {
+    pub fn plan(ctx: &Ctx, offsets: &InputOffsets) -> Result<GdbIndex> {
         use rayon::prelude::*;
         type PerFile<'a> = Result<Vec<(SectionRef, Units, Vec<(u64, u8, &'a [u8])>)>>;
         let per_file: Vec<PerFile> =
@@ -623,7 +624,7 @@ impl GdbIndex {
         let mut names: Vec<(&[u8], Vec<u32>)> = Vec::new();
         for file in per_file {
             for (sec_ref, units, pubnames) in file? {
-                let base = ctx.objects[sec_ref].offset;
+                let base = offsets[sec_ref];
                 let first = index.units.len() as u32;
                 for (k, (off, len, ranges)) in units.iter().enumerate() {
                     let cu = first + k as u32;

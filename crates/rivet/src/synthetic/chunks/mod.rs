@@ -11,6 +11,7 @@ use crate::diag::Result;
 use crate::ids::OutputSectionId;
 use crate::layout::Placement;
 use crate::linked::Linked;
+use crate::sections::offsets::InputOffsets;
 use crate::sections::output::{Content, OutputSection, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
@@ -41,10 +42,12 @@ pub struct Header {
     pub entsize: u64,
 }
 
-/// What sizing a synthetic section may look at: the link before layout, the plans (GOT and PLT
-/// tables, dynamic symbols, GNU properties) and the `.symtab` plan (None with `-s`).
+/// What sizing a synthetic section may look at: the link before layout, the input sections'
+/// offsets in their output sections, the plans (GOT and PLT tables, dynamic symbols, GNU
+/// properties) and the `.symtab` plan (None with `-s`).
 pub struct Sizing<'s, 'a> {
     pub ctx: &'s Ctx<'a>,
+    pub offsets: &'s InputOffsets,
     pub plans: &'s Plans,
     pub symtab: Option<&'s Plan>,
     /// The linker's sections made so far (in `ORDER`: a section's size may depend on which
@@ -141,11 +144,11 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
 
 /// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
 /// layout once section names are known); returns where each is.
-pub fn create_sections(ctx: &mut Ctx, plans: &Plans, symtab: Option<&Plan>) -> SyntheticIds {
+pub fn create_sections(ctx: &mut Ctx, offsets: &InputOffsets, plans: &Plans, symtab: Option<&Plan>) -> SyntheticIds {
     let mut synthetic = SyntheticIds::default();
     for c in ORDER {
         let Some(chunk) = chunk(c) else { continue };
-        let Some(size) = chunk.size(&Sizing { ctx, plans, symtab, synthetic: &synthetic }) else { continue };
+        let Some(size) = chunk.size(&Sizing { ctx, offsets, plans, symtab, synthetic: &synthetic }) else { continue };
         let h = chunk.header(ctx);
         let mut s = OutputSection::new(h.name, h.sh_type, h.flags, h.align, c);
         s.size = size;

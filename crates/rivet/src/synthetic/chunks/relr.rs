@@ -11,6 +11,7 @@ use super::{has_dynamic, Chunk, Header, Sizing, Writing};
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{IdVec, OutputSectionId};
+use crate::sections::offsets::InputOffsets;
 use crate::sections::output::{Content, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{got_entry, DynRel};
@@ -33,14 +34,15 @@ impl Chunk for RelrDyn {
         if !has_dynamic(s.ctx) || !s.ctx.config.pack_relative_relocs {
             return None;
         }
-        let entries: usize = offsets(s.ctx, s.plans, s.synthetic).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
+        let entries: usize =
+            offsets(s.ctx, s.offsets, s.plans, s.synthetic).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
         (entries > 0).then_some(8 * entries as u64)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let mut at = 0;
         // Sections in address order, so the entries ascend as readers expect.
-        let mut groups = offsets(ctx, ctx.plans, &ctx.layout.synthetic);
+        let mut groups = offsets(ctx, &ctx.layout.inputs.offsets, ctx.plans, &ctx.layout.synthetic);
         groups.sort_by_key(|(sec, _)| ctx.layout.addr(*sec));
         for (sec, offs) in groups {
             let base = ctx.layout.addr(sec);
@@ -65,12 +67,16 @@ impl Chunk for RelrDyn {
 }
 
 /// Each output section's packed relocations: offsets within it, sorted, in section order.
-fn offsets(ctx: &Ctx, plans: &Plans, synthetic: &SyntheticIds) -> Vec<(OutputSectionId, Vec<u64>)> {
+fn offsets(
+    ctx: &Ctx,
+    inputs: &InputOffsets,
+    plans: &Plans,
+    synthetic: &SyntheticIds,
+) -> Vec<(OutputSectionId, Vec<u64>)> {
     let mut by_section: IdVec<OutputSectionId, Vec<u64>> = vec![Vec::new(); ctx.sections.len()].into();
     for &(r, off) in &plans.got.relr {
-        let sec = &ctx.objects[r];
-        if let Some(out) = sec.out {
-            by_section[out].push(sec.offset + off);
+        if let Some(out) = ctx.objects[r].out {
+            by_section[out].push(inputs[r] + off);
         }
     }
     if let Some(got) = synthetic.get(Content::Got) {

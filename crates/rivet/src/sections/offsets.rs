@@ -1,0 +1,67 @@
+//! Where the inputs went inside their output sections: the input-offsets stage's product
+//! (`script_layout::assign_input_offsets`), `InputPlaces`: each input section's offset, where the
+//! common symbols are, and each merged piece's offset. No stage before that one has it, so none
+//! can read an offset that is not known yet; layout takes it over (a linker script's commands,
+//! walked again at their addresses, may move members and commons) and keeps it in the `Layout`.
+use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef, SymbolId};
+use crate::input::object::Objects;
+use crate::sections::merged::MergePlaces;
+
+/// What the input-offsets stage gives.
+#[derive(Default)]
+pub struct InputPlaces {
+    pub offsets: InputOffsets,
+    pub commons: Commons,
+    pub merged: MergePlaces,
+}
+
+/// Where the common symbols are: in `section` (`.bss`), each at its offset from `base`.
+#[derive(Clone, Debug, Default)]
+pub struct Commons {
+    pub section: Option<OutputSectionId>,
+    /// (symbol, offset from `base`).
+    pub list: Vec<(SymbolId, u64)>,
+    /// Where they start in `section`: after its input members (`layout::assign_member_offsets`).
+    pub base: u64,
+}
+
+/// One offset per section of every object, in one allocation: object `f`'s section `i` is at
+/// `first[f] + i`. A section that is in no output section keeps 0.
+#[derive(Clone, Debug, Default)]
+pub struct InputOffsets {
+    first: IdVec<FileId, usize>,
+    offsets: Vec<u64>,
+}
+
+impl InputOffsets {
+    /// A table for `objects`' sections, every offset 0 until the stage sets it.
+    pub fn new(objects: &Objects) -> InputOffsets {
+        let mut first = IdVec::with_capacity(objects.len());
+        let mut total = 0;
+        for obj in objects {
+            first.push(total);
+            total += obj.sections.len();
+        }
+        InputOffsets { first, offsets: vec![0; total] }
+    }
+
+    fn slot(&self, r: SectionRef) -> usize {
+        self.first[r.file] + r.index as usize
+    }
+}
+
+impl std::ops::Index<SectionRef> for InputOffsets {
+    type Output = u64;
+    #[inline]
+    fn index(&self, r: SectionRef) -> &u64 {
+        &self.offsets[self.slot(r)]
+    }
+}
+
+impl std::ops::IndexMut<SectionRef> for InputOffsets {
+    #[inline]
+    fn index_mut(&mut self, r: SectionRef) -> &mut u64 {
+        let i = self.slot(r);
+        &mut self.offsets[i]
+    }
+}
