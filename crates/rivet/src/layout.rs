@@ -6,7 +6,7 @@ use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::merged::MergePieces;
 use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
-use crate::sections::output::{Content, OutputSection, *};
+use crate::sections::output::{Content, OutputSection, Sizes, *};
 use crate::synthetic::tables::Tables;
 use object::elf;
 use object::LittleEndian as LE;
@@ -79,6 +79,9 @@ pub struct Layout {
     /// commands walked at their addresses may move members and commons). Shared with the
     /// separate debug file's layout, which places the same inputs.
     pub inputs: std::sync::Arc<InputPlaces>,
+    /// Every output section's size (`.shstrtab`'s set by layout; compressed debug sections'
+    /// replaced after it).
+    pub sizes: Sizes,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -135,10 +138,11 @@ pub fn create_output_sections(
 
 /// Every input section's offset in its output section, and the output sections' sizes: common
 /// symbols at the end of `.bss`, then the members in order, then the merged pieces' places.
-pub fn assign_input_offsets(ctx: &mut Ctx, pieces: MergePieces) -> InputPlaces {
-    let mut commons = allocate_commons(ctx);
-    let offsets = assign_member_offsets(ctx, &mut commons);
-    place_merged(ctx, pieces, offsets, commons)
+pub fn assign_input_offsets(ctx: &mut Ctx, pieces: MergePieces) -> (InputPlaces, Sizes) {
+    let mut sizes = Sizes::zeroed(&ctx.sections);
+    let mut commons = allocate_commons(ctx, &mut sizes);
+    let offsets = assign_member_offsets(ctx, &mut commons, &mut sizes);
+    (place_merged(ctx, pieces, offsets, commons), sizes)
 }
 
 /// The input places, once members and commons have their offsets: each merged piece's offset
@@ -149,9 +153,9 @@ pub fn place_merged(ctx: &Ctx, pieces: MergePieces, offsets: InputOffsets, commo
 }
 
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
-/// padding stays small; ties keep symbol order, so the result is deterministic. The commons' extent
-/// is left in the section's size until the member offsets are known.
-pub fn allocate_commons(ctx: &mut Ctx) -> Commons {
+/// padding stays small; ties keep symbol order, so the result is deterministic. Where they start
+/// in `.bss` is known once its members have offsets.
+pub fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
     let mut commons: Vec<(SymbolId, u64, u64)> = Vec::new();
     for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Common { file, sym } = s.def {
@@ -164,7 +168,7 @@ pub fn allocate_commons(ctx: &mut Ctx) -> Commons {
         return Commons::default();
     }
     commons.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
-    let sec = ensure_bss(ctx);
+    let sec = ensure_bss(ctx, sizes);
     let mut off = 0;
     let mut list = Vec::with_capacity(commons.len());
     for (id, size, align) in commons {
@@ -173,19 +177,16 @@ pub fn allocate_commons(ctx: &mut Ctx) -> Commons {
         off += size;
         ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
     }
-    ctx.sections[sec].size = off; // the commons' size; members are added in front of it
-                                  // `base` is fixed up by assign_member_offsets, after the input .bss members.
-    Commons { section: Some(sec), list, base: 0 }
+    Commons { section: Some(sec), list, base: 0, size: off }
 }
 
 /// Offsets of input sections within their output sections, and where the commons start.
-pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) -> InputOffsets {
+pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons, sizes: &mut Sizes) -> InputOffsets {
     let mut offsets = InputOffsets::new(&ctx.objects);
     for si in ctx.sections.ids() {
         if ctx.sections[si].content != Content::Inputs {
             continue;
         }
-        let commons_size = if commons.section == Some(si) { ctx.sections[si].size } else { 0 };
         let mut off = ctx.sections[si].head.len() as u64;
         let members = std::mem::take(&mut ctx.sections[si].members);
         for &r in &members {
@@ -196,17 +197,17 @@ pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons) -> InputOffse
         if commons.section == Some(si) {
             off = align_up(off, ctx.sections[si].align);
             commons.base = off;
-            off += commons_size;
+            off += commons.size;
         }
         ctx.sections[si].members = members;
-        ctx.sections[si].size = off;
+        sizes[si] = off;
     }
     offsets
 }
 
 /// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
 /// aligned them (the lowest set bit of their address, at most a page).
-pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables) {
+pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     if tables.copies.is_empty() {
         return;
     }
@@ -217,9 +218,9 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables) {
     let relro = ctx.config.relro && tables.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-        ctx.sections.push(OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs))
+        sizes.add(&mut ctx.sections, OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
     });
-    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx));
+    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx, sizes));
     for i in 0..tables.copies.len() {
         let id = tables.copies[i];
         let sec = match relro_sec {
@@ -229,14 +230,14 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables) {
         let d = ctx.shared_def(crate::ctx::Target::Global(id)).expect("copies are imports");
         let (value, size) = (d.value, d.size);
         let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
-        let off = align_up(ctx.sections[sec].size, align);
+        let off = align_up(sizes[sec], align);
         tables.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve
         // to the copy too, or the library keeps using its own stale original under those names.
         for alias in aliases_of(ctx, id) {
             tables.copy_offset.insert(alias, (sec, off));
         }
-        ctx.sections[sec].size = off + size.max(1);
+        sizes[sec] = off + size.max(1);
         ctx.sections[sec].align = ctx.sections[sec].align.max(align);
     }
 }
@@ -281,12 +282,12 @@ fn lib_weak(ctx: &Ctx, file: SharedId, sym: u32) -> bool {
 
 /// The first `.bss` output section, made if there is none (common symbols and copies of
 /// shared-library variables go at its end).
-fn ensure_bss(ctx: &mut Ctx) -> OutputSectionId {
+fn ensure_bss(ctx: &mut Ctx, sizes: &mut Sizes) -> OutputSectionId {
     match ctx.sections.position(|s| s.name == ".bss") {
         Some(i) => i,
         None => {
             let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-            ctx.sections.push(OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs))
+            sizes.add(&mut ctx.sections, OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
         }
     }
 }
@@ -404,9 +405,10 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
 }
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
-/// `synthetic`: where the linker's own sections are; the layout keeps it.
-pub fn assign_addresses(ctx: &mut Ctx, synthetic: &SyntheticIds) -> Layout {
-    assign_addresses_with(ctx, synthetic, &[])
+/// `synthetic`: where the linker's own sections are; the layout keeps it. `sizes`: every
+/// section's size (`.shstrtab`'s is set here, once section names are known).
+pub fn assign_addresses(ctx: &mut Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes) -> Layout {
+    assign_addresses_with(ctx, synthetic, sizes, &[])
 }
 
 /// `assign_addresses`, with sections a script `INSERT`s next to others of the default layout:
@@ -414,6 +416,7 @@ pub fn assign_addresses(ctx: &mut Ctx, synthetic: &SyntheticIds) -> Layout {
 pub fn assign_addresses_with(
     ctx: &mut Ctx,
     synthetic: &SyntheticIds,
+    sizes: &mut Sizes,
     inserted: &[(OutputSectionId, OutputSectionId, i32)],
 ) -> Layout {
     let mut places: IdVec<OutputSectionId, Placement> = ctx.sections.iter().map(|_| Placement::default()).collect();
@@ -428,7 +431,7 @@ pub fn assign_addresses_with(
     let has = |c: Content| synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
-    let note_runs = note_runs(ctx, &order);
+    let note_runs = note_runs(ctx, sizes, &order);
     let pie = ctx.kind.is_pic();
     let has_interp = has(Content::Interp);
     let nphdr = loads.len()
@@ -511,7 +514,7 @@ pub fn assign_addresses_with(
         // TLS template, but several such sections must not overlap inside it.
         let mut tbss_end = 0u64;
         for (k, &i) in load.sections.iter().enumerate() {
-            let s = &ctx.sections[i];
+            let (s, size) = (&ctx.sections[i], sizes[i]);
             let tbss = s.is_tls() && s.is_nobits();
             if k > 0 || placed.is_none() {
                 va = align_up(va, s.align);
@@ -521,24 +524,24 @@ pub fn assign_addresses_with(
             places[i].addr = at;
             places[i].offset = off;
             if tbss {
-                tbss_end = at + s.size;
+                tbss_end = at + size;
             }
             if s.is_tls() {
                 let t = tls.get_or_insert(TlsExtent { start: at, end: at, align: 1, file_end: 0 });
                 t.start = t.start.min(at);
-                t.end = t.end.max(at + s.size);
+                t.end = t.end.max(at + size);
                 t.align = t.align.max(s.align);
                 if !tbss {
-                    t.file_end = t.file_end.max(off + s.size);
+                    t.file_end = t.file_end.max(off + size);
                 }
             }
             if tbss {
                 continue; // .tbss occupies no address space outside the TLS template.
             }
-            placed_bytes |= !s.is_nobits() && s.size > 0;
-            va += s.size;
+            placed_bytes |= !s.is_nobits() && size > 0;
+            va += size;
             if !s.is_nobits() {
-                off += s.size;
+                off += size;
                 file_end = off;
             }
         }
@@ -567,22 +570,23 @@ pub fn assign_addresses_with(
     let alloc_end = off;
     // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
     // them, follow the loaded ones in the file.
-    let (shstrtab, sh_name) = assign_section_indices(ctx, &mut places, &order);
+    let (shstrtab, sh_name) = assign_section_indices(ctx, sizes, &mut places, &order);
     let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
-    ctx.sections[shstr].size = shstrtab.len() as u64;
-    let (shoff, file_size) = place_non_alloc(ctx, &mut places, alloc_end);
+    sizes[shstr] = shstrtab.len() as u64;
+    let (shoff, file_size) = place_non_alloc(ctx, sizes, &mut places, alloc_end);
 
     let tls_block =
         tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
-    let mut all = headers_around_loads(ctx, synthetic, &places, base, headers, has_interp, phdrs, &note_runs, tls_phdr);
+    let mut all =
+        headers_around_loads(ctx, synthetic, sizes, &places, base, headers, has_interp, phdrs, &note_runs, tls_phdr);
     if let Some((offset, vaddr, memsz)) = relro_range {
         // Rounded up to the common page: the next segment starts on a new page, so the whole tail
         // of the last RELRO page can be made read-only. Not to the maximum page: the loader
         // mprotects the whole range, and past the RELRO segment's last page nothing is mapped
         // (the program would not start).
         let memsz = align_up(vaddr + memsz, common) - vaddr;
-        let filesz = memsz.min(relro_file_size(ctx, &places, &loads));
+        let filesz = memsz.min(relro_file_size(ctx, sizes, &places, &loads));
         all.push(Phdr {
             p_type: elf::PT_GNU_RELRO,
             flags: elf::PF_R,
@@ -611,6 +615,7 @@ pub fn assign_addresses_with(
         script_fills: Vec::new(),
         synthetic: *synthetic,
         inputs: Default::default(),
+        sizes: Sizes::default(),
     }
 }
 
@@ -623,6 +628,7 @@ pub fn assign_addresses_with(
 pub fn headers_around_loads(
     ctx: &Ctx,
     synthetic: &SyntheticIds,
+    sizes: &Sizes,
     places: &IdVec<OutputSectionId, Placement>,
     base: u64,
     headers: u64,
@@ -648,16 +654,16 @@ pub fn headers_around_loads(
     }
     let section_phdr = |c: Content, p_type: u32, flags: u32| {
         let id = synthetic.get(c)?;
-        let (s, p) = (&ctx.sections[id], &places[id]);
+        let p = &places[id];
         Some(Phdr {
             p_type,
             flags,
             offset: p.offset,
             vaddr: p.addr,
             paddr: None,
-            filesz: s.size,
-            memsz: s.size,
-            align: s.align,
+            filesz: sizes[id],
+            memsz: sizes[id],
+            align: ctx.sections[id].align,
         })
     };
     all.extend(section_phdr(Content::Interp, elf::PT_INTERP, elf::PF_R));
@@ -666,7 +672,7 @@ pub fn headers_around_loads(
     all.extend(section_phdr(Content::Dynamic, elf::PT_DYNAMIC, dynamic_flags));
     for run in note_runs {
         let (first, last) = (run[0], *run.last().unwrap());
-        let size = places[last].addr + ctx.sections[last].size - places[first].addr;
+        let size = places[last].addr + sizes[last] - places[first].addr;
         all.push(Phdr {
             p_type: elf::PT_NOTE,
             flags: elf::PF_R,
@@ -708,7 +714,12 @@ fn segment_align(ctx: &Ctx, load: &LoadPlan, page: u64) -> u64 {
 /// File offsets of the non-alloc sections, in section order from `from` (the end of the loaded
 /// ones), then the section header table: gives (its offset, the file size). Run again when
 /// non-alloc sizes change after layout (`--compress-debug-sections`).
-pub fn place_non_alloc(ctx: &Ctx, placed: &mut IdVec<OutputSectionId, Placement>, from: u64) -> (u64, u64) {
+pub fn place_non_alloc(
+    ctx: &Ctx,
+    sizes: &Sizes,
+    placed: &mut IdVec<OutputSectionId, Placement>,
+    from: u64,
+) -> (u64, u64) {
     // With --separate-debug-file the main output has no debug sections (`split_debug_file`).
     let mut order: Vec<OutputSectionId> = ctx
         .sections
@@ -721,11 +732,10 @@ pub fn place_non_alloc(ctx: &Ctx, placed: &mut IdVec<OutputSectionId, Placement>
     order.sort_by_key(|&i| placed[i].key);
     let mut off = from;
     for i in order {
-        let s = &ctx.sections[i];
-        off = align_up(off, s.align);
+        off = align_up(off, ctx.sections[i].align);
         placed[i].addr = 0;
         placed[i].offset = off;
-        off += s.size;
+        off += sizes[i];
     }
     let shoff = align_up(off, 8);
     let nsh = 1 + placed.iter().filter(|p| p.shndx != 0).count() as u64;
@@ -752,15 +762,15 @@ pub fn split_debug_file(ctx: &Ctx, lay: &mut Layout) -> Layout {
     let mut off = headers;
     let mut notes_end = headers;
     for &i in &order {
-        let s = &ctx.sections[i];
+        let (s, size) = (&ctx.sections[i], lay.sizes[i]);
         let p = &mut dbg.sections[i];
         if s.is_alloc() && s.sh_type == elf::SHT_NOTE {
-            notes_end = notes_end.max(p.offset + s.size);
+            notes_end = notes_end.max(p.offset + size);
             off = off.max(notes_end);
         } else if to_debug_file(ctx, i) || s.content == Content::Shstrtab {
             off = align_up(off, s.align);
             p.offset = off;
-            off += s.size;
+            off += size;
         } else {
             p.stub = true;
             p.offset = off;
@@ -785,7 +795,7 @@ pub fn split_debug_file(ctx: &Ctx, lay: &mut Layout) -> Layout {
         lay.sections[link].shndx = 0;
         lay.sections[link].shndx = 1 + lay.emitted_count() as u32;
     }
-    (lay.shoff, lay.file_size) = place_non_alloc(ctx, &mut lay.sections, lay.alloc_end);
+    (lay.shoff, lay.file_size) = place_non_alloc(ctx, &lay.sizes, &mut lay.sections, lay.alloc_end);
     dbg
 }
 
@@ -797,7 +807,7 @@ pub fn make_binary_image(ctx: &Ctx, lay: &mut Layout) {
     let has_bytes: Vec<bool> = ctx
         .sections
         .iter_enumerated()
-        .map(|(i, s)| s.is_alloc() && !s.is_nobits() && s.size > 0 && lay.sections[i].shndx != 0)
+        .map(|(i, s)| s.is_alloc() && !s.is_nobits() && lay.sizes[i] > 0 && lay.sections[i].shndx != 0)
         .collect();
     let min = ctx.sections.ids().filter(|i| has_bytes[i.index()]).map(|i| lay.sections[i].addr).min().unwrap_or(0);
     let mut end = 0;
@@ -807,7 +817,7 @@ pub fn make_binary_image(ctx: &Ctx, lay: &mut Layout) {
             p.shndx = 0;
         } else if has_bytes[i.index()] {
             p.offset = p.addr - min;
-            end = end.max(p.offset + ctx.sections[i].size);
+            end = end.max(p.offset + lay.sizes[i]);
         } else {
             p.stub = true;
         }
@@ -817,7 +827,7 @@ pub fn make_binary_image(ctx: &Ctx, lay: &mut Layout) {
     lay.file_size = end;
 }
 
-fn relro_file_size(ctx: &Ctx, placed: &IdVec<OutputSectionId, Placement>, loads: &[LoadPlan]) -> u64 {
+fn relro_file_size(ctx: &Ctx, sizes: &Sizes, placed: &IdVec<OutputSectionId, Placement>, loads: &[LoadPlan]) -> u64 {
     let Some(l) = loads.iter().find(|l| l.relro && !l.sections.is_empty()) else {
         return 0;
     };
@@ -826,20 +836,20 @@ fn relro_file_size(ctx: &Ctx, placed: &IdVec<OutputSectionId, Placement>, loads:
         .sections
         .iter()
         .filter(|&&i| !ctx.sections[i].is_nobits())
-        .map(|&i| placed[i].offset + ctx.sections[i].size)
+        .map(|&i| placed[i].offset + sizes[i])
         .max()
         .unwrap_or(first);
     align_up(end, 4096) - first
 }
 
 /// Consecutive note sections with the same alignment share one PT_NOTE (as GNU ld does).
-pub fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
+pub fn note_runs(ctx: &Ctx, sizes: &Sizes, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
     let mut runs: Vec<Vec<OutputSectionId>> = Vec::new();
     let mut last_align = 0;
     let mut prev_was_note = false;
     for &i in order {
         let s = &ctx.sections[i];
-        let is_note = s.is_alloc() && s.sh_type == elf::SHT_NOTE && s.size > 0;
+        let is_note = s.is_alloc() && s.sh_type == elf::SHT_NOTE && sizes[i] > 0;
         if is_note {
             if prev_was_note && s.align == last_align {
                 runs.last_mut().unwrap().push(i);
@@ -857,6 +867,7 @@ pub fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionI
 /// are left out; empty input-made sections stay (symbols may point into them).
 pub fn assign_section_indices(
     ctx: &Ctx,
+    sizes: &Sizes,
     placed: &mut IdVec<OutputSectionId, Placement>,
     order: &[OutputSectionId],
 ) -> (Vec<u8>, Vec<u32>) {
@@ -865,7 +876,7 @@ pub fn assign_section_indices(
     let mut next = 1;
     for &i in order {
         let s = &ctx.sections[i];
-        let keep = s.content == Content::Inputs || s.size > 0 || s.content == Content::Shstrtab;
+        let keep = s.content == Content::Inputs || sizes[i] > 0 || s.content == Content::Shstrtab;
         if !keep {
             continue;
         }

@@ -128,8 +128,9 @@ pub fn link_detaching(
     let (merges, pieces) = timer.phase("merge sections", || merge::merge(&mut resolved, &sections, &eh));
     let mut ctx = Ctx::new(resolved, sections, eh, merges, versions);
     inputs.release_memory_before_output(timer);
-    // Where every input section, common symbol and merged piece sits in its output section.
-    let places =
+    // Where every input section, common symbol and merged piece sits in its output section, and
+    // how large the output sections are.
+    let (places, mut sizes) =
         timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, pieces, scripted.as_mut()))?;
     // --gdb-index: units, names and ranges from the inputs' DWARF, now that input offsets are known.
     let gdb_index = gdb_index::plan_if_asked(&ctx, &places.offsets, timer)?;
@@ -137,17 +138,17 @@ pub fn link_detaching(
     let gnu_properties = property::merge(config, &ctx.objects, &ctx.file_order, diag);
     diag.check()?;
     // Size the GOT, PLT, copies and dynamic relocations from what relocations need.
-    let got = timer.phase("scan relocations", || arch::x86_64::scan_relocations(&mut ctx, &gnu_properties));
+    let got = timer.phase("scan relocations", || arch::x86_64::scan_relocations(&mut ctx, &gnu_properties, &mut sizes));
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
     let dynsym = timer.phase("dynamic symbols", || dynamic::plan_for_output(&ctx, &got));
     // --emit-relocs: a .rela section per output section with relocations, sized now.
-    let emit_relocs = emit_relocs::create_if_asked(&mut ctx);
+    let emit_relocs = emit_relocs::create_if_asked(&mut ctx, &mut sizes);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
     let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
-        let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &plans, plan.as_ref());
-        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places)?;
+        let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
+        let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places, sizes)?;
         let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         Ok((lay, addresses))
     })?;

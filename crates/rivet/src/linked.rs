@@ -121,9 +121,9 @@ impl script::Env for ScriptEnv<'_, '_> {
             .sections
             .position(|s| s.name == name && s.is_alloc())
             .or_else(|| ctx.sections.position(|s| s.name == name))?;
-        let s = &ctx.sections[id];
         let addr = ctx.layout.addr(id);
-        Some(script::SectionFacts { id, addr, lma: addr, size: s.size, align: s.align })
+        let (size, align) = (ctx.layout.sizes[id], ctx.sections[id].align);
+        Some(script::SectionFacts { id, addr, lma: addr, size, align })
     }
     fn sizeof_headers(&self) -> u64 {
         crate::layout::EHDR_SIZE + crate::layout::PHDR_SIZE * self.ctx.layout.phdrs.len() as u64
@@ -175,7 +175,7 @@ impl<'l, 'a> Placed<'l, 'a> {
     pub fn synthetic_file_range(&self, c: Content) -> Option<(u64, u64)> {
         // A stub (the separate debug file's view of a loaded section) has no bytes in this file.
         let id = self.layout.synthetic.get(c).filter(|&id| !self.layout.sections[id].stub)?;
-        Some((self.layout.sections[id].offset, self.sections[id].size))
+        Some((self.layout.sections[id].offset, self.layout.sizes[id]))
     }
 
     /// The output address of input section `sec` of `file` (None: not in the output).
@@ -469,16 +469,19 @@ fn local_values(ctx: Placed) -> IdVec<FileId, LocalValues> {
 fn section_range(ctx: Placed, name: &str) -> Option<(u64, u64)> {
     let id = ctx.sections.position(|s| s.name == name && s.is_alloc())?;
     let addr = ctx.layout.addr(id);
-    Some((addr, addr + ctx.sections[id].size))
+    Some((addr, addr + ctx.layout.sizes[id]))
 }
 
 /// The value of a symbol the linker defines (`_end`, `__start_foo`, `_GLOBAL_OFFSET_TABLE_`...).
 fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
     let layout = ctx.layout;
     let base = layout.base;
-    // (address, output section) of every loaded section.
-    let alloc = || ctx.sections.iter_enumerated().filter(|(_, s)| s.is_alloc()).map(|(i, s)| (layout.addr(i), s));
-    let span = |c: Content| layout.synthetic.get(c).map(|id| (layout.addr(id), ctx.sections[id].size));
+    // (address, end address, output section) of every loaded section.
+    let alloc = || {
+        let loaded = ctx.sections.iter_enumerated().filter(|(_, s)| s.is_alloc());
+        loaded.map(|(i, s)| (layout.addr(i), layout.addr(i) + layout.sizes[i], s))
+    };
+    let span = |c: Content| layout.synthetic.get(c).map(|id| (layout.addr(id), layout.sizes[id]));
     let start_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.0);
     let end_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.1);
     match name {
@@ -493,16 +496,16 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
         b"__fini_array_end" => end_or_base(".fini_array"),
         b"__preinit_array_start" => start_or_base(".preinit_array"),
         b"__preinit_array_end" => end_or_base(".preinit_array"),
-        b"_end" | b"end" => alloc().filter(|(_, s)| !s.is_tls()).map(|(a, s)| a + s.size).max().unwrap_or(base),
-        b"_edata" | b"edata" => alloc().filter(|(_, s)| !s.is_nobits()).map(|(a, s)| a + s.size).max().unwrap_or(base),
+        b"_end" | b"end" => alloc().filter(|(.., s)| !s.is_tls()).map(|(_, end, _)| end).max().unwrap_or(base),
+        b"_edata" | b"edata" => alloc().filter(|(.., s)| !s.is_nobits()).map(|(_, end, _)| end).max().unwrap_or(base),
         b"__bss_start" => alloc()
-            .filter(|(_, s)| s.is_nobits() && !s.is_tls())
-            .map(|(a, _)| a)
+            .filter(|(.., s)| s.is_nobits() && !s.is_tls())
+            .map(|(a, ..)| a)
             .min()
             .unwrap_or_else(|| synthetic_value(ctx, b"_edata")),
         b"_etext" | b"etext" | b"__etext" => alloc()
-            .filter(|(_, s)| s.flags & elf::SHF_EXECINSTR as u64 != 0)
-            .map(|(a, s)| a + s.size)
+            .filter(|(.., s)| s.flags & elf::SHF_EXECINSTR as u64 != 0)
+            .map(|(_, end, _)| end)
             .max()
             .unwrap_or(base),
         b"__GNU_EH_FRAME_HDR" => ctx.synthetic_addr(Content::EhFrameHdr).unwrap_or(0),
@@ -517,7 +520,7 @@ pub fn start_stop(ctx: Placed, name: &[u8]) -> Option<(OutputSectionId, u64)> {
     let (sec, stop) = crate::resolve::start_stop_section(name)?;
     let id = ctx.sections.position(|s| s.name.as_bytes() == sec && s.is_alloc())?;
     let addr = ctx.layout.addr(id);
-    Some((id, if stop { addr + ctx.sections[id].size } else { addr }))
+    Some((id, if stop { addr + ctx.layout.sizes[id] } else { addr }))
 }
 
 /// The entry point: `-e` (a symbol or a number), else `_start`; GNU ld warns and uses the start of

@@ -71,13 +71,13 @@ pub fn render(ctx: &Linked) -> String {
     let mut order: Vec<OutputSectionId> = ctx.sections.ids().filter(|&i| place[i].shndx != 0).collect();
     order.sort_by_key(|&i| (place[i].addr == 0, place[i].addr, place[i].offset));
     for i in order {
-        let (os, addr) = (&ctx.sections[i], place[i].addr);
-        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", addr, addr, os.size, os.align, os.name);
+        let (os, addr, size) = (&ctx.sections[i], place[i].addr, ctx.layout.sizes[i]);
+        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", addr, addr, size, os.align, os.name);
         if os.content != Content::Inputs {
             let _ = writeln!(
                 out,
                 "{:>16x} {:>16x} {:>8x} {:>5}         <internal>:({})",
-                addr, addr, os.size, os.align, os.name
+                addr, addr, size, os.align, os.name
             );
             continue;
         }

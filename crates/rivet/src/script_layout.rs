@@ -20,6 +20,7 @@ use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHD
 use crate::script::{self, SectionFacts, Value};
 use crate::sections::merged::MergePieces;
 use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
+use crate::sections::output::Sizes;
 use crate::sections::output::{self, Content, OutputSection, Sections, SyntheticIds};
 use crate::{bail, ensure, fatal};
 use object::elf;
@@ -136,21 +137,23 @@ pub fn assign_input_offsets(
     ctx: &mut Ctx,
     pieces: MergePieces,
     scripted: Option<&mut Scripted>,
-) -> Result<InputPlaces> {
+) -> Result<(InputPlaces, Sizes)> {
     let Some(s) = scripted else {
         return Ok(layout::assign_input_offsets(ctx, pieces));
     };
-    let mut commons = layout::allocate_commons(ctx);
-    let mut offsets = layout::assign_member_offsets(ctx, &mut commons);
-    size(ctx, &mut Members { offsets: &mut offsets, commons: &mut commons }, s)?;
-    Ok(layout::place_merged(ctx, pieces, offsets, commons))
+    let mut sizes = Sizes::zeroed(&ctx.sections);
+    let mut commons = layout::allocate_commons(ctx, &mut sizes);
+    let mut offsets = layout::assign_member_offsets(ctx, &mut commons, &mut sizes);
+    size(ctx, &mut Members { offsets: &mut offsets, commons: &mut commons, sizes: &mut sizes }, s)?;
+    Ok((layout::place_merged(ctx, pieces, offsets, commons), sizes))
 }
 
-/// What walking a described section's commands sets: its members' offsets and, where
-/// `*(COMMON)` is, the common symbols' place.
+/// What walking a described section's commands sets: its members' offsets, where `*(COMMON)`
+/// is, the common symbols' place, and (recorded by its caller) the section's size.
 struct Members<'x> {
     offsets: &'x mut InputOffsets,
     commons: &'x mut Commons,
+    sizes: &'x mut Sizes,
 }
 
 /// Addresses, offsets and program headers: by the script (`assign_addresses_scripted`) or by
@@ -162,14 +165,16 @@ pub fn assign_addresses(
     scripted: Option<&Scripted>,
     synthetic: &SyntheticIds,
     mut inputs: InputPlaces,
+    mut sizes: Sizes,
 ) -> Result<Layout> {
-    let mut members = Members { offsets: &mut inputs.offsets, commons: &mut inputs.commons };
+    let mut members = Members { offsets: &mut inputs.offsets, commons: &mut inputs.commons, sizes: &mut sizes };
     let mut lay = match scripted {
         Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, synthetic, &mut members)?,
         Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut members)?,
-        None => layout::assign_addresses(ctx, synthetic),
+        None => layout::assign_addresses(ctx, synthetic, members.sizes),
     };
     lay.inputs = std::sync::Arc::new(inputs);
+    lay.sizes = sizes;
     Ok(lay)
 }
 
@@ -191,11 +196,11 @@ fn defining_map(ctx: &Ctx) -> FxHashMap<*const Assign, usize> {
 
 /// What was added to each described section after it was sized (copies of shared-library
 /// variables at the end of `.bss`).
-fn added_after_sizing(ctx: &Ctx, scripted: &Scripted) -> IdVec<OutputSectionId, u64> {
+fn added_after_sizing(ctx: &Ctx, sizes: &Sizes, scripted: &Scripted) -> IdVec<OutputSectionId, u64> {
     let mut added: IdVec<OutputSectionId, u64> = ctx.sections.iter().map(|_| 0).collect();
     for step in &scripted.steps {
         if let Step::Output(Described { id: Some(id), walked, .. }) = step {
-            added[*id] = ctx.sections[*id].size - walked;
+            added[*id] = sizes[*id] - walked;
         }
     }
     added
@@ -629,7 +634,7 @@ fn size(ctx: &mut Ctx, members: &mut Members, scripted: &mut Scripted) -> Result
         let Step::Output(d) = step else { continue };
         let Some(id) = d.id else { continue };
         let size = walk_section(ctx, members, None, d, id, 0, &FxHashMap::default())?;
-        ctx.sections[id].size = size;
+        members.sizes[id] = size;
         d.walked = size;
     }
     Ok(())
@@ -648,9 +653,7 @@ fn walk_section(
     defining: &FxHashMap<*const Assign, usize>,
 ) -> Result<u64> {
     let inputs = std::mem::take(&mut ctx.sections[id].members);
-    let Members { offsets, commons } = members;
-    let commons_here = commons.section == Some(id) && !commons.list.is_empty();
-    let commons_size: u64 = if commons_here { commons_extent(ctx, commons) } else { 0 };
+    let commons_here = members.commons.section == Some(id) && !members.commons.list.is_empty();
     let mut placed_commons = false;
     let mut off = ctx.sections[id].head.len() as u64;
     let mut from = 0;
@@ -664,7 +667,7 @@ fn walk_section(
             let end = d.ends.get(c).copied().unwrap_or(from);
             for &r in &inputs[from..end] {
                 off = align_up(off, subalign.unwrap_or(ctx.objects[r].align));
-                offsets[r] = off;
+                members.offsets[r] = off;
                 off += ctx.member_size(r.file, r.index);
             }
             from = end;
@@ -672,15 +675,15 @@ fn walk_section(
             match cmd {
                 OutputCmd::Input(i) if commons_here && !placed_commons && is_common_pattern(i) => {
                     off = align_up(off, ctx.sections[id].align);
-                    commons.base = off;
-                    off += commons_size;
+                    members.commons.base = off;
+                    off += members.commons.size;
                     placed_commons = true;
                 }
                 OutputCmd::Assign(a) => {
                     let v = match walk.as_deref_mut() {
                         Some(w) => {
                             w.dot = dot;
-                            eval(ctx, w, offsets, &a.expr)
+                            eval(ctx, w, members, &a.expr)
                         }
                         None => script::eval(&a.expr, &SizingEnv { dot }),
                     }
@@ -697,13 +700,13 @@ fn walk_section(
                 OutputCmd::Assert(a) => {
                     if let Some(w) = walk.as_deref_mut() {
                         w.dot = dot;
-                        script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w, offsets })?;
+                        script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w, m: members })?;
                     }
                 }
                 OutputCmd::Data(size, e) => {
                     if let Some(w) = walk.as_deref_mut() {
                         w.dot = dot;
-                        let v = eval(ctx, w, offsets, e).with_context(|| &d.desc.loc)?;
+                        let v = eval(ctx, w, members, e).with_context(|| &d.desc.loc)?;
                         w.data.push((id, off, *size, v.val));
                     }
                     off += *size as u64;
@@ -713,13 +716,13 @@ fn walk_section(
         }
         for &r in &inputs[from..] {
             off = align_up(off, subalign.unwrap_or(ctx.objects[r].align));
-            offsets[r] = off;
+            members.offsets[r] = off;
             off += ctx.member_size(r.file, r.index);
         }
         if commons_here && !placed_commons {
             off = align_up(off, ctx.sections[id].align);
-            commons.base = off;
-            off += commons_size;
+            members.commons.base = off;
+            off += members.commons.size;
         }
         // The fill pattern: `FILL(expr)` or `=expr`, the last one given (lld: for the whole
         // section's gaps).
@@ -728,7 +731,7 @@ fn walk_section(
             _ => None,
         });
         if let (Some(e), Some(w)) = (fill.or(d.desc.fill.as_ref()), walk.as_deref_mut()) {
-            let v = eval(ctx, w, offsets, e).with_context(|| &d.desc.loc)?.val;
+            let v = eval(ctx, w, members, e).with_context(|| &d.desc.loc)?.val;
             w.fills.push((id, v as u32));
         }
         Ok(())
@@ -742,20 +745,6 @@ fn walk_section(
 
 fn is_common_pattern(i: &InputDesc) -> bool {
     i.sections.iter().any(|p| p.pattern == "COMMON")
-}
-
-/// The bytes the common symbols take (`allocate_commons` left their extent in the section's size
-/// before the members were counted).
-fn commons_extent(ctx: &Ctx, commons: &Commons) -> u64 {
-    commons
-        .list
-        .iter()
-        .map(|&(id, off)| {
-            let crate::resolve::Def::Common { file, sym } = ctx.symbols[id].def else { return off };
-            off + ctx.objects[file].syms[sym as usize].st_size.get(object::LittleEndian)
-        })
-        .max()
-        .unwrap_or(0)
 }
 
 /// The environment of expressions while sections are sized: only `.` has a value.
@@ -911,19 +900,19 @@ impl Walk {
 }
 
 /// Expressions during layout see the walk so far.
-struct Scope<'x, 'a> {
+struct Scope<'x, 'm, 'a> {
     ctx: &'x Ctx<'a>,
     w: &'x Walk,
-    offsets: &'x InputOffsets,
+    m: &'x Members<'m>,
 }
 
-fn eval(ctx: &Ctx, w: &Walk, offsets: &InputOffsets, e: &Expr) -> Result<Value> {
-    script::eval(e, &Scope { ctx, w, offsets })
+fn eval(ctx: &Ctx, w: &Walk, m: &Members, e: &Expr) -> Result<Value> {
+    script::eval(e, &Scope { ctx, w, m })
 }
 
-impl script::Env for Scope<'_, '_> {
+impl script::Env for Scope<'_, '_, '_> {
     fn symbol(&self, name: &str) -> Option<Value> {
-        let (ctx, w, offsets) = (self.ctx, self.w, self.offsets);
+        let (ctx, w, offsets) = (self.ctx, self.w, &self.m.offsets);
         let &id = ctx.by_name.get(name.as_bytes())?;
         use crate::resolve::Def;
         Some(match ctx.symbols[id].def {
@@ -959,8 +948,8 @@ impl script::Env for Scope<'_, '_> {
     fn section(&self, name: &str) -> Option<SectionFacts> {
         let ctx = self.ctx;
         let id = ctx.sections.position(|s| s.name == name)?;
-        let s = &ctx.sections[id];
-        Some(SectionFacts { id, addr: self.w.addr(id), lma: self.w.lmas[id], size: s.size, align: s.align })
+        let (size, align) = (self.m.sizes[id], ctx.sections[id].align);
+        Some(SectionFacts { id, addr: self.w.addr(id), lma: self.w.lmas[id], size, align })
     }
     fn sizeof_headers(&self) -> u64 {
         self.w.sizeof_headers
@@ -1044,7 +1033,7 @@ fn assign_addresses_scripted(
         })
         .collect();
     let loads_estimate = count_loads(ctx, &items);
-    let note_runs = note_runs(ctx, &order);
+    let note_runs = layout::note_runs(ctx, members.sizes, &order);
     let has = |c: Content| synthetic.get(c).is_some();
     let tls_secs: Vec<OutputSectionId> =
         order.iter().copied().filter(|&i| ctx.sections[i].is_alloc() && ctx.sections[i].is_tls()).collect();
@@ -1072,7 +1061,7 @@ fn assign_addresses_scripted(
     let script_regions = regions(ctx.script_files);
     // Assignments inside SECTIONS that define their symbol, by the assignment's identity.
     let defining = defining_map(ctx);
-    let added = added_after_sizing(ctx, scripted);
+    let added = added_after_sizing(ctx, members.sizes, scripted);
     let mut previous: Vec<Option<Value>> = vec![None; ctx.script_syms.len()];
     let mut last: Option<IdVec<OutputSectionId, Placement>> = None;
     let mut pass = 0;
@@ -1092,8 +1081,8 @@ fn assign_addresses_scripted(
             fills: Vec::new(),
         };
         for r in &script_regions {
-            let origin = eval(ctx, &w, members.offsets, &r.origin).with_context(|| &r.loc)?.val;
-            let length = eval(ctx, &w, members.offsets, &r.length).with_context(|| &r.loc)?.val;
+            let origin = eval(ctx, &w, members, &r.origin).with_context(|| &r.loc)?.val;
+            let length = eval(ctx, &w, members, &r.length).with_context(|| &r.loc)?.val;
             w.regions.push((r.name.clone(), origin, length, origin));
         }
         walk_addresses(ctx, members, &mut w, &items, &defining)?;
@@ -1109,6 +1098,7 @@ fn assign_addresses_scripted(
     let mut lay = finish(
         ctx,
         synthetic,
+        members.sizes,
         places,
         lmas,
         values,
@@ -1190,7 +1180,7 @@ fn walk_addresses(
     for it in items {
         match *it {
             Item::Assign(a) => {
-                let mut v = eval(ctx, w, members.offsets, &a.expr).with_context(|| &a.loc)?;
+                let mut v = eval(ctx, w, members, &a.expr).with_context(|| &a.loc)?;
                 if a.name == "." {
                     w.dot = Value { sec: None, ..v };
                 } else if let Some(&i) = defining.get(&(a as *const Assign)) {
@@ -1202,9 +1192,7 @@ fn walk_addresses(
                     w.values[i] = Some(v);
                 }
             }
-            Item::Assert(a) => {
-                script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w, offsets: members.offsets })?
-            }
+            Item::Assert(a) => script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w, m: members })?,
             Item::Section(id, d) => {
                 let s = &ctx.sections[id];
                 let desc = d.map(|d| d.desc);
@@ -1214,7 +1202,7 @@ fn walk_addresses(
                     // Not loaded: address 0; its symbol assignments see `.` as the offset.
                     if let (Some(d), Content::Inputs) = (d, content) {
                         let size = walk_section(ctx, members, Some(w), d, id, 0, defining)?;
-                        set_size(ctx, w, d, id, size)?;
+                        set_size(ctx, members.sizes, w, d, id, size)?;
                     }
                     w.placed[id.index()] = true;
                     continue;
@@ -1246,7 +1234,7 @@ fn walk_addresses(
                 let mut addr = if let Some(a) = start_given {
                     a
                 } else if let Some(e) = explicit {
-                    let v = eval(ctx, w, members.offsets, e).with_context(|| &desc.unwrap().loc)?.val;
+                    let v = eval(ctx, w, members, e).with_context(|| &desc.unwrap().loc)?.val;
                     if v % align != 0 {
                         ctx.diag.warn(format!(
                             "address (0x{v:x}) of section {name} is not a multiple of alignment ({align})"
@@ -1268,7 +1256,7 @@ fn walk_addresses(
                 let size = match (d, content) {
                     (Some(d), Content::Inputs) => {
                         let size = walk_section(ctx, members, Some(w), d, id, addr, defining)?;
-                        set_size(ctx, w, d, id, size)?
+                        set_size(ctx, members.sizes, w, d, id, size)?
                     }
                     (Some(d), _) => {
                         // A linker-made section in a description's place: its symbols see its start.
@@ -1277,18 +1265,18 @@ fn walk_addresses(
                         for c in &d.desc.cmds {
                             if let OutputCmd::Assign(a) = c {
                                 if let Some(&i) = defining.get(&(a as *const Assign)) {
-                                    w.values[i] = Some(eval(ctx, w, members.offsets, &a.expr).with_context(|| &a.loc)?);
+                                    w.values[i] = Some(eval(ctx, w, members, &a.expr).with_context(|| &a.loc)?);
                                 }
                             }
                         }
                         w.dot = saved;
-                        ctx.sections[id].size
+                        members.sizes[id]
                     }
-                    (None, _) => ctx.sections[id].size,
+                    (None, _) => members.sizes[id],
                 };
                 // The load address: AT(), AT>, or the offset the last one set (in one region).
                 if let Some(e) = desc.and_then(|d| d.lma.as_ref()) {
-                    let l = eval(ctx, w, members.offsets, e).with_context(|| &desc.unwrap().loc)?.val;
+                    let l = eval(ctx, w, members, e).with_context(|| &desc.unwrap().loc)?.val;
                     lma_offset = l as i128 - addr as i128;
                 } else if let Some(r) = desc.and_then(|d| d.lma_region.as_deref()) {
                     let r = region_name(ctx.script_files, r);
@@ -1334,17 +1322,16 @@ fn walk_addresses(
 /// Records a described section's size from its walk; what was added after the sizing walk
 /// (copies of shared-library variables at the end of `.bss`) stays, but then the walk must not
 /// have changed.
-fn set_size(ctx: &mut Ctx, w: &Walk, d: &Described, id: OutputSectionId, size: u64) -> Result<u64> {
-    let s = &mut ctx.sections[id];
+fn set_size(ctx: &Ctx, sizes: &mut Sizes, w: &Walk, d: &Described, id: OutputSectionId, size: u64) -> Result<u64> {
     let added = w.added[id];
     ensure!(
         added == 0 || size == d.walked,
         "{}: the size of {} depends on its address, and copies of shared-library variables follow it: not supported",
         d.desc.loc,
-        s.name
+        ctx.sections[id].name
     );
-    s.size = size + added;
-    Ok(s.size)
+    sizes[id] = size + added;
+    Ok(sizes[id])
 }
 
 fn check_region(r: &(String, u64, u64, u64), section: &str) -> Result<()> {
@@ -1354,14 +1341,11 @@ fn check_region(r: &(String, u64, u64, u64), section: &str) -> Result<()> {
     Ok(())
 }
 
-fn note_runs(ctx: &Ctx, order: &[OutputSectionId]) -> Vec<Vec<OutputSectionId>> {
-    layout::note_runs(ctx, order)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn finish(
     ctx: &mut Ctx,
     synthetic: &SyntheticIds,
+    sizes: &mut Sizes,
     mut places: IdVec<OutputSectionId, Placement>,
     lmas: IdVec<OutputSectionId, u64>,
     values: Vec<Option<Value>>,
@@ -1475,7 +1459,7 @@ fn finish(
         let mut file_end = start_off;
         let mut mem_end = first_addr;
         for &i in &order[a..=b] {
-            let s = &ctx.sections[i];
+            let (s, size) = (&ctx.sections[i], sizes[i]);
             if !s.is_alloc() {
                 continue;
             }
@@ -1491,19 +1475,19 @@ fn finish(
             if s.is_tls() {
                 let t = tls.get_or_insert((places[i].addr, places[i].addr, 1, o));
                 t.0 = t.0.min(places[i].addr);
-                t.1 = t.1.max(places[i].addr + s.size);
+                t.1 = t.1.max(places[i].addr + size);
                 t.2 = t.2.max(s.align);
                 if !s.is_nobits() {
-                    t.3 = t.3.max(o + s.size);
+                    t.3 = t.3.max(o + size);
                 }
             }
             if s.is_tls() && s.is_nobits() {
                 continue;
             }
             if !s.is_nobits() {
-                file_end = file_end.max(o + s.size);
+                file_end = file_end.max(o + size);
             }
-            mem_end = mem_end.max(places[i].addr + s.size);
+            mem_end = mem_end.max(places[i].addr + size);
         }
         let (vaddr, offset) = if l.headers { (base, 0) } else { (first_addr, start_off) };
         let align = order[a..=b].iter().map(|&i| ctx.sections[i].align).fold(page, u64::max);
@@ -1530,15 +1514,15 @@ fn finish(
             places[i].offset = off;
             let t = tls.get_or_insert((places[i].addr, places[i].addr, 1, off));
             t.0 = t.0.min(places[i].addr);
-            t.1 = t.1.max(places[i].addr + s.size);
+            t.1 = t.1.max(places[i].addr + sizes[i]);
             t.2 = t.2.max(s.align);
         }
     }
     let alloc_end = off;
-    let (shstrtab, sh_name) = layout::assign_section_indices(ctx, &mut places, order);
+    let (shstrtab, sh_name) = layout::assign_section_indices(ctx, sizes, &mut places, order);
     let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
-    ctx.sections[shstr].size = shstrtab.len() as u64;
-    let (shoff, file_size) = layout::place_non_alloc(ctx, &mut places, alloc_end);
+    sizes[shstr] = shstrtab.len() as u64;
+    let (shoff, file_size) = layout::place_non_alloc(ctx, sizes, &mut places, alloc_end);
     let phdrs_of_loads = phdrs.clone();
     let extent = tls.map(|(start, end, align, file_end)| layout::TlsExtent { start, end, align, file_end });
     let tls_block =
@@ -1546,7 +1530,7 @@ fn finish(
     let phdr = synthetic.get(Content::Interp).is_some() && headers_loaded;
     let tls_phdr = extent.map(|t| (t, places[tls_secs[0]].offset));
     let mut all =
-        layout::headers_around_loads(ctx, synthetic, &places, base, headers, phdr, phdrs, note_runs, tls_phdr);
+        layout::headers_around_loads(ctx, synthetic, sizes, &places, base, headers, phdr, phdrs, note_runs, tls_phdr);
     let relro_range = (relro_secs.first(), relro_secs.last());
     if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
         // The RELRO sections must be contiguous (lld's error otherwise).
@@ -1555,7 +1539,7 @@ fn finish(
             bail!("section: {} is not contiguous with other relro sections", ctx.sections[bad].name);
         }
         let start = places[first].addr;
-        let end = places[last].addr + ctx.sections[last].size;
+        let end = places[last].addr + sizes[last];
         let common = ctx.config.common_page_size.max(1);
         let next = order[b + 1..].iter().find(|&&i| ctx.sections[i].is_alloc()).map(|&i| places[i].addr);
         // Rounded up to a page only when nothing else shares that page (the loader protects
@@ -1565,7 +1549,7 @@ fn finish(
         let file_end = relro_secs
             .iter()
             .filter(|&&i| !ctx.sections[i].is_nobits())
-            .map(|&i| places[i].offset + ctx.sections[i].size)
+            .map(|&i| places[i].offset + sizes[i])
             .fold(places[first].offset, u64::max);
         all.push(Phdr {
             p_type: elf::PT_GNU_RELRO,
@@ -1579,7 +1563,7 @@ fn finish(
         });
     }
     if !explicit.is_empty() {
-        all = explicit_phdrs(ctx, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
+        all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
     }
     // SIZEOF_HEADERS counted them before addresses were known: more would overwrite the first
     // section.
@@ -1600,6 +1584,7 @@ fn finish(
         script_fills: Vec::new(),
         synthetic: *synthetic,
         inputs: Default::default(),
+        sizes: Sizes::default(),
     })
 }
 
@@ -1705,6 +1690,7 @@ fn phdr_flags(ctx: &Ctx, cmd: &PhdrCmd, secs: &[OutputSectionId]) -> Result<u32>
 #[allow(clippy::too_many_arguments)]
 fn explicit_phdrs(
     ctx: &Ctx,
+    sizes: &Sizes,
     cmds: &[&PhdrCmd],
     members: &[Vec<OutputSectionId>],
     places: &IdVec<OutputSectionId, Placement>,
@@ -1748,7 +1734,7 @@ fn explicit_phdrs(
                 let file_end = secs
                     .iter()
                     .filter(|&&i| !ctx.sections[i].is_nobits())
-                    .map(|&i| places[i].offset + ctx.sections[i].size)
+                    .map(|&i| places[i].offset + sizes[i])
                     .fold(places[first].offset, u64::max);
                 Phdr {
                     p_type: t,
@@ -1757,7 +1743,7 @@ fn explicit_phdrs(
                     vaddr: places[first].addr,
                     paddr: None,
                     filesz: file_end - places[first].offset,
-                    memsz: places[last].addr + ctx.sections[last].size - places[first].addr,
+                    memsz: places[last].addr + sizes[last] - places[first].addr,
                     align: secs.iter().map(|&i| ctx.sections[i].align).max().unwrap_or(1),
                 }
             }
@@ -1818,7 +1804,7 @@ fn assign_addresses_inserted(
         *k += 1;
         inserted.push((id, at, if after { *k } else { *k - 1_000_000 }));
     }
-    let mut lay = layout::assign_addresses_with(ctx, synthetic, &inserted);
+    let mut lay = layout::assign_addresses_with(ctx, synthetic, members.sizes, &inserted);
     let defining = defining_map(ctx);
     let mut w = Walk {
         places: lay.sections.clone(),
@@ -1830,7 +1816,7 @@ fn assign_addresses_inserted(
         sizeof_headers: EHDR_SIZE + PHDR_SIZE * lay.phdrs.len() as u64,
         placed: vec![true; ctx.sections.len()],
         prev_places: None,
-        added: added_after_sizing(ctx, scripted),
+        added: added_after_sizing(ctx, members.sizes, scripted),
         data: Vec::new(),
         fills: Vec::new(),
     };
@@ -1856,15 +1842,13 @@ fn assign_addresses_inserted(
                 let Some(&i) = defining.get(&(*a as *const Assign)) else { continue };
                 w.dot = match last {
                     Some(id) => {
-                        Value { sec: Some(id), val: lay.sections[id].addr + ctx.sections[id].size, ty: elf::STT_NOTYPE }
+                        Value { sec: Some(id), val: lay.sections[id].addr + members.sizes[id], ty: elf::STT_NOTYPE }
                     }
                     None => Value::abs(0),
                 };
-                w.values[i] = Some(eval(ctx, &w, members.offsets, &a.expr).with_context(|| &a.loc)?);
+                w.values[i] = Some(eval(ctx, &w, members, &a.expr).with_context(|| &a.loc)?);
             }
-            Step::Assert(a) => {
-                script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w: &w, offsets: members.offsets })?
-            }
+            Step::Assert(a) => script::check_assert(&a.expr, &a.message, &a.loc, &Scope { ctx, w: &w, m: members })?,
         }
     }
     lay.script_values = w.values;

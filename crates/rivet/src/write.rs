@@ -438,8 +438,8 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                 return jobs;
             }
             if os.content != Content::Inputs || os.compressed.is_some() {
-                if os.size > 0 {
-                    jobs.push((place.offset, os.size, Job::Synthetic(i)));
+                if layout.sizes[i] > 0 {
+                    jobs.push((place.offset, layout.sizes[i], Job::Synthetic(i)));
                 }
                 return jobs;
             }
@@ -497,7 +497,8 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
         data.sort_unstable();
         let mut regions = Vec::new();
         let mut at = os.head.len() as u64;
-        for &(start, end) in members.iter().chain([&(os.size, os.size)]) {
+        let size = layout.sizes[i];
+        for &(start, end) in members.iter().chain([&(size, size)]) {
             if start > at {
                 regions.push((at, start));
             }
@@ -731,7 +732,7 @@ fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u
             sh_flags: U64::new(LE, s.flags),
             sh_addr: U64::new(LE, place.addr),
             sh_offset: U64::new(LE, place.offset),
-            sh_size: U64::new(LE, s.size),
+            sh_size: U64::new(LE, ctx.layout.sizes[i]),
             sh_link: U32::new(LE, link),
             sh_info: U32::new(LE, info),
             sh_addralign: U64::new(LE, s.align),

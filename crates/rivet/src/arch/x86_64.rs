@@ -10,6 +10,7 @@ use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, MergeId, SectionRef, SymbolId};
 use crate::input::object::{ObjSection, Rela};
 use crate::linked::Linked;
+use crate::sections::output::Sizes;
 use crate::synthetic::plans::output_features;
 use crate::synthetic::property::Properties;
 use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
@@ -104,13 +105,12 @@ pub fn got_load_relaxed(ctx: &Linked, r: SectionRef, rel: &Rela, t: Target) -> b
 /// (a multi-GiB `.bss`), GOT loads are not relaxed: a relaxed `lea` could not reach its target,
 /// where the GOT entry holds the whole address. (lld relaxes per reference after layout; this is
 /// the conservative form of the same rule.)
-pub fn pc32_reaches_everything(ctx: &Ctx) -> bool {
+pub fn pc32_reaches_everything(ctx: &Ctx, sizes: &Sizes) -> bool {
     const SLACK: u64 = 256 << 20;
-    let span: u64 = ctx
-        .sections
-        .iter()
-        .filter(|s| s.is_alloc())
-        .fold(0u64, |acc, s| acc.saturating_add(s.size).saturating_add(s.align.max(ctx.config.max_page_size)));
+    let span: u64 =
+        ctx.sections.iter_enumerated().filter(|(_, s)| s.is_alloc()).fold(0u64, |acc, (i, s)| {
+            acc.saturating_add(sizes[i]).saturating_add(s.align.max(ctx.config.max_page_size))
+        });
     span.saturating_add(SLACK) < 1 << 31
 }
 
@@ -238,12 +238,12 @@ struct Needs {
 
 /// The relocation scan as the pipeline runs it: decides whether GOT loads relax, walks every
 /// relocation (`scan`), places the copies of imported data (`layout::allocate_copies`: they add
-/// `.bss` space and may add symbols), and counts the dynamic relocations the GOT and the copies
-/// need. Gives the tables the synthetic sections are sized and written from.
-pub fn scan_relocations(ctx: &mut Ctx, properties: &Properties) -> Tables {
-    let relax = ctx.config.relax && pc32_reaches_everything(ctx);
+/// `.bss` space, to `sizes`, and may add symbols), and counts the dynamic relocations the GOT and
+/// the copies need. Gives the tables the synthetic sections are sized and written from.
+pub fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables {
+    let relax = ctx.config.relax && pc32_reaches_everything(ctx, sizes);
     let mut tables = scan(ctx, relax, output_features(properties));
-    crate::layout::allocate_copies(ctx, &mut tables);
+    crate::layout::allocate_copies(ctx, &mut tables, sizes);
     let (all, relative, packed) = table_relocations(ctx, &tables);
     tables.dynrel_count += all;
     tables.relative_count += relative;

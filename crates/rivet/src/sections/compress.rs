@@ -58,7 +58,7 @@ pub fn compress(
         .ids()
         .filter(|&i| {
             let s = &ctx.sections[i];
-            !s.is_alloc() && s.content == Content::Inputs && s.size > 0 && s.name.starts_with(".debug")
+            !s.is_alloc() && s.content == Content::Inputs && lay.sizes[i] > 0 && s.name.starts_with(".debug")
         })
         .collect();
     let level = match (format, ctx.config.compress_level) {
@@ -89,15 +89,15 @@ pub fn compress(
         let Some(packed) = packed else { continue };
         let s = &mut ctx.sections[i];
         count += 1;
-        before += s.size;
+        before += lay.sizes[i];
         after += packed.len() as u64;
-        s.size = packed.len() as u64;
+        lay.sizes[i] = packed.len() as u64;
         s.flags |= elf::SHF_COMPRESSED as u64;
         s.align = 8; // the Elf64_Chdr's; the section's own alignment is in the header
         s.compressed = Some(packed);
     }
     if count > 0 {
-        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, &mut lay.sections, lay.alloc_end);
+        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, &lay.sizes, &mut lay.sections, lay.alloc_end);
     }
     (count, before, after)
 }
@@ -106,7 +106,7 @@ pub fn compress(
 /// diagnostics, as when writing).
 fn render(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
     let os = &ctx.sections[i];
-    let mut buf = vec![0u8; os.size as usize];
+    let mut buf = vec![0u8; ctx.layout.sizes[i] as usize];
     for &r in &os.members {
         let SectionRef { file: f, index: s } = r;
         if ctx.objects[r].sh_type == elf::SHT_NOBITS {

@@ -23,6 +23,8 @@ pub struct Commons {
     pub list: Vec<(SymbolId, u64)>,
     /// Where they start in `section`: after its input members (`layout::assign_member_offsets`).
     pub base: u64,
+    /// The bytes they take, from `base`.
+    pub size: u64,
 }
 
 /// One offset per section of every object, in one allocation: object `f`'s section `i` is at

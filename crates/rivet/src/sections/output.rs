@@ -49,9 +49,6 @@ pub enum Content {
     Shstrtab,
 }
 
-/// The output sections, by id.
-pub type Sections = IdVec<OutputSectionId, OutputSection>;
-
 impl Content {
     /// How many kinds there are (`Inputs` and one per linker-made section).
     pub const COUNT: usize = Content::Shstrtab as usize + 1;
@@ -71,6 +68,47 @@ impl SyntheticIds {
     }
 }
 
+/// The output sections, by id. The table only grows: a section, once made, keeps its id.
+pub type Sections = IdVec<OutputSectionId, OutputSection>;
+
+/// Every output section's size in bytes, by id. The input-offsets stage makes it (the sizes of
+/// the sections input sections fill, known once their members have offsets); the stages that add
+/// sections after it (copies of shared-library variables, `--emit-relocs`, the linker's own
+/// sections) add them through `add`, with their sizes; layout keeps it. An output section has no
+/// size field, so no stage before input offsets can read one.
+#[derive(Clone, Debug, Default)]
+pub struct Sizes(IdVec<OutputSectionId, u64>);
+
+impl Sizes {
+    /// Every section of `sections` at size 0, for the stage that sizes them.
+    pub fn zeroed(sections: &Sections) -> Sizes {
+        Sizes(sections.iter().map(|_| 0).collect())
+    }
+
+    /// Adds `section`, of `size` bytes, to the table and to the sizes: the two stay in step.
+    pub fn add(&mut self, sections: &mut Sections, section: OutputSection, size: u64) -> OutputSectionId {
+        let id = sections.push(section);
+        self.0.resize(id.index() + 1, 0);
+        self.0[id] = size;
+        id
+    }
+}
+
+impl std::ops::Index<OutputSectionId> for Sizes {
+    type Output = u64;
+    #[inline]
+    fn index(&self, id: OutputSectionId) -> &u64 {
+        &self.0[id]
+    }
+}
+
+impl std::ops::IndexMut<OutputSectionId> for Sizes {
+    #[inline]
+    fn index_mut(&mut self, id: OutputSectionId) -> &mut u64 {
+        &mut self.0[id]
+    }
+}
+
 pub struct OutputSection {
     pub name: String,
     pub sh_type: u32,
@@ -80,9 +118,6 @@ pub struct OutputSection {
     pub content: Content,
     /// Input sections in output order.
     pub members: Vec<SectionRef>,
-    /// Exact once the pass that fills the section has run (the synthetic sections' when they are
-    /// created); where the section goes is layout's answer (`layout::Placement`).
-    pub size: u64,
     /// `--compress-debug-sections`: the section's final bytes (header and stream), which replace
     /// its members when writing.
     pub compressed: Option<Vec<u8>>,
@@ -100,7 +135,6 @@ impl OutputSection {
             entsize: 0,
             content,
             members: Vec::new(),
-            size: 0,
             compressed: None,
             head: Vec::new(),
         }

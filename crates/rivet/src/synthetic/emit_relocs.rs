@@ -11,7 +11,7 @@ use crate::ctx::{Ctx, Target};
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::input::object::Rela;
 use crate::linked::Linked;
-use crate::sections::output::{Content, OutputSection};
+use crate::sections::output::{Content, OutputSection, Sizes};
 use crate::synthetic::symtab::{Plan, Source};
 use object::elf;
 use object::LittleEndian as LE;
@@ -37,7 +37,7 @@ fn kept<'a>(ctx: &'a Ctx, r: SectionRef) -> impl Iterator<Item = (&'a Rela, u64)
 
 /// `--emit-relocs`: a `.rela` output section for every output section of input sections with
 /// relocations. Needs the input offsets and the `.eh_frame` split.
-pub fn create_if_asked(ctx: &mut Ctx) -> Option<EmitRelocs> {
+pub fn create_if_asked(ctx: &mut Ctx, sizes: &mut Sizes) -> Option<EmitRelocs> {
     if !ctx.config.emit_relocs {
         return None;
     }
@@ -57,8 +57,7 @@ pub fn create_if_asked(ctx: &mut Ctx) -> Option<EmitRelocs> {
         let mut s =
             OutputSection::new(&name, elf::SHT_RELA, flags & !(elf::SHF_ALLOC as u64), 8, Content::EmittedRelocs);
         s.entsize = 24;
-        s.size = n * 24;
-        let id = ctx.sections.push(s);
+        let id = sizes.add(&mut ctx.sections, s, n * 24);
         made.sections.push((id, target));
     }
     Some(made)

@@ -5,7 +5,7 @@ use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{OutputSectionId, SymbolId};
 use crate::resolve::Def;
-use crate::sections::output::{Content, SyntheticIds};
+use crate::sections::output::{Content, Sizes, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::DynRel;
 use object::elf::{self, Dyn64};
@@ -65,20 +65,20 @@ impl Chunk for Dynamic {
         Header { name: ".dynamic", sh_type: elf::SHT_DYNAMIC, flags: flags as u64, align: 8, entsize: 16 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx, s.plans, s.synthetic).len() as u64)
+        has_dynamic(s.ctx).then(|| 16 * entries(s.ctx, s.sizes, s.plans, s.synthetic).len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynstr), 0)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
-        let list = entries(ctx, ctx.plans, &ctx.layout.synthetic);
+        let list = entries(ctx, &ctx.layout.sizes, ctx.plans, &ctx.layout.synthetic);
         let (out, _) = pod::slice_from_bytes_mut::<Dyn64<LE>>(buf, list.len()).expect("room for .dynamic");
         for (e, &(tag, v)) in out.iter_mut().zip(&list) {
             let value = match v {
                 DynValue::Value(v) => v,
                 DynValue::SectionAddr(s) => ctx.layout.addr(s),
-                DynValue::SectionSize(s) => ctx.sections[s].size,
+                DynValue::SectionSize(s) => ctx.layout.sizes[s],
                 DynValue::Symbol(id) => ctx.addr.global[id],
             };
             *e = Dyn64 { d_tag: U64::new(LE, tag as u64), d_val: U64::new(LE, value) };
@@ -88,7 +88,7 @@ impl Chunk for Dynamic {
 }
 
 /// The `.dynamic` entries, in GNU ld's order, once every other synthetic section exists.
-pub fn entries(ctx: &Ctx, plans: &Plans, synthetic: &SyntheticIds) -> Vec<(i64, DynValue)> {
+pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds) -> Vec<(i64, DynValue)> {
     use elf::*;
     let exe = ctx.kind.is_executable();
     let dynamic_output = ctx.kind.is_dynamic();
@@ -134,7 +134,9 @@ pub fn entries(ctx: &Ctx, plans: &Plans, synthetic: &SyntheticIds) -> Vec<(i64, 
             if name == ".preinit_array" && !exe {
                 continue;
             }
-            if let Some(i) = ctx.sections.position(|s| s.name == name && s.size > 0) {
+            if let Some(i) =
+                ctx.sections.iter_enumerated().find(|(i, s)| s.name == name && sizes[*i] > 0).map(|(i, _)| i)
+            {
                 push(addr, DynValue::SectionAddr(i));
                 push(size, DynValue::SectionSize(i));
             }

@@ -12,7 +12,7 @@ use crate::ids::OutputSectionId;
 use crate::layout::Placement;
 use crate::linked::Linked;
 use crate::sections::offsets::InputOffsets;
-use crate::sections::output::{Content, OutputSection, SyntheticIds};
+use crate::sections::output::{Content, OutputSection, Sizes, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
@@ -43,11 +43,13 @@ pub struct Header {
 }
 
 /// What sizing a synthetic section may look at: the link before layout, the input sections'
-/// offsets in their output sections, the plans (GOT and PLT tables, dynamic symbols, GNU
+/// offsets in their output sections and the output sections' sizes, the plans (GOT and PLT tables, dynamic symbols, GNU
 /// properties) and the `.symtab` plan (None with `-s`).
 pub struct Sizing<'s, 'a> {
     pub ctx: &'s Ctx<'a>,
     pub offsets: &'s InputOffsets,
+    /// The sizes of the sections made so far.
+    pub sizes: &'s Sizes,
     pub plans: &'s Plans,
     pub symtab: Option<&'s Plan>,
     /// The linker's sections made so far (in `ORDER`: a section's size may depend on which
@@ -56,7 +58,7 @@ pub struct Sizing<'s, 'a> {
 }
 
 /// What writing a synthetic section may look at: the link after layout, the `.symtab` plan, the
-/// section itself (its size) and where layout put it (its address).
+/// section itself (its header) and where layout put it (its address; the buffer is its size).
 pub struct Writing<'w, 'l, 'a> {
     pub linked: &'w Linked<'l, 'a>,
     pub symtab: Option<&'w Plan>,
@@ -144,16 +146,22 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
 
 /// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
 /// layout once section names are known); returns where each is.
-pub fn create_sections(ctx: &mut Ctx, offsets: &InputOffsets, plans: &Plans, symtab: Option<&Plan>) -> SyntheticIds {
+pub fn create_sections(
+    ctx: &mut Ctx,
+    offsets: &InputOffsets,
+    sizes: &mut Sizes,
+    plans: &Plans,
+    symtab: Option<&Plan>,
+) -> SyntheticIds {
     let mut synthetic = SyntheticIds::default();
     for c in ORDER {
         let Some(chunk) = chunk(c) else { continue };
-        let Some(size) = chunk.size(&Sizing { ctx, offsets, plans, symtab, synthetic: &synthetic }) else { continue };
+        let sizing = Sizing { ctx, offsets, sizes, plans, symtab, synthetic: &synthetic };
+        let Some(size) = chunk.size(&sizing) else { continue };
         let h = chunk.header(ctx);
         let mut s = OutputSection::new(h.name, h.sh_type, h.flags, h.align, c);
-        s.size = size;
         s.entsize = h.entsize;
-        let id = ctx.sections.push(s);
+        let id = sizes.add(&mut ctx.sections, s, size);
         synthetic.set(c, id);
     }
     synthetic
