@@ -6,7 +6,7 @@ use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::merged::MergePieces;
 use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
-use crate::sections::output::{Content, OutputSection, Sizes, *};
+use crate::sections::output::{Compressed, Content, OutputSection, Sizes, *};
 use crate::synthetic::tables::Tables;
 use object::elf;
 use object::LittleEndian as LE;
@@ -82,6 +82,9 @@ pub struct Layout {
     /// Every output section's size (`.shstrtab`'s set by layout; compressed debug sections'
     /// replaced after it).
     pub sizes: Sizes,
+    /// The debug sections `--compress-debug-sections` compressed after layout (shared with the
+    /// separate debug file's layout).
+    pub compressed: std::sync::Arc<Compressed>,
 }
 
 /// The TLS segment: `start` is its address, `end` the address the thread pointer points at
@@ -573,7 +576,7 @@ pub fn assign_addresses_with(
     let (shstrtab, sh_name) = assign_section_indices(ctx, sizes, &mut places, &order);
     let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     sizes[shstr] = shstrtab.len() as u64;
-    let (shoff, file_size) = place_non_alloc(ctx, sizes, &mut places, alloc_end);
+    let (shoff, file_size) = place_non_alloc(ctx, sizes, &Compressed::default(), &mut places, alloc_end);
 
     let tls_block =
         tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
@@ -616,6 +619,7 @@ pub fn assign_addresses_with(
         synthetic: *synthetic,
         inputs: Default::default(),
         sizes: Sizes::default(),
+        compressed: Default::default(),
     }
 }
 
@@ -717,6 +721,7 @@ fn segment_align(ctx: &Ctx, load: &LoadPlan, page: u64) -> u64 {
 pub fn place_non_alloc(
     ctx: &Ctx,
     sizes: &Sizes,
+    compressed: &Compressed,
     placed: &mut IdVec<OutputSectionId, Placement>,
     from: u64,
 ) -> (u64, u64) {
@@ -732,7 +737,7 @@ pub fn place_non_alloc(
     order.sort_by_key(|&i| placed[i].key);
     let mut off = from;
     for i in order {
-        off = align_up(off, ctx.sections[i].align);
+        off = align_up(off, compressed.align(i, &ctx.sections[i]));
         placed[i].addr = 0;
         placed[i].offset = off;
         off += sizes[i];
@@ -768,7 +773,7 @@ pub fn split_debug_file(ctx: &Ctx, lay: &mut Layout) -> Layout {
             notes_end = notes_end.max(p.offset + size);
             off = off.max(notes_end);
         } else if to_debug_file(ctx, i) || s.content == Content::Shstrtab {
-            off = align_up(off, s.align);
+            off = align_up(off, lay.compressed.align(i, s));
             p.offset = off;
             off += size;
         } else {
@@ -795,7 +800,7 @@ pub fn split_debug_file(ctx: &Ctx, lay: &mut Layout) -> Layout {
         lay.sections[link].shndx = 0;
         lay.sections[link].shndx = 1 + lay.emitted_count() as u32;
     }
-    (lay.shoff, lay.file_size) = place_non_alloc(ctx, &lay.sizes, &mut lay.sections, lay.alloc_end);
+    (lay.shoff, lay.file_size) = place_non_alloc(ctx, &lay.sizes, &lay.compressed, &mut lay.sections, lay.alloc_end);
     dbg
 }
 

@@ -153,7 +153,7 @@ pub fn link_detaching(
         Ok((lay, addresses))
     })?;
     diag.check()?;
-    compress::compress_if_asked(&mut ctx, &plans, &mut lay, &addresses, timer);
+    compress::compress_if_asked(&ctx, &plans, &mut lay, &addresses, timer);
     diag.check()?;
     // --separate-debug-file: the debug sections leave the output for a file of their own.
     let debug_layout = config.separate_debug_file.is_some().then(|| layout::split_debug_file(&ctx, &mut lay));

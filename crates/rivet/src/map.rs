@@ -72,13 +72,11 @@ pub fn render(ctx: &Linked) -> String {
     order.sort_by_key(|&i| (place[i].addr == 0, place[i].addr, place[i].offset));
     for i in order {
         let (os, addr, size) = (&ctx.sections[i], place[i].addr, ctx.layout.sizes[i]);
-        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", addr, addr, size, os.align, os.name);
+        let align = ctx.layout.compressed.align(i, os);
+        let _ = writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5} {}", addr, addr, size, align, os.name);
         if os.content != Content::Inputs {
-            let _ = writeln!(
-                out,
-                "{:>16x} {:>16x} {:>8x} {:>5}         <internal>:({})",
-                addr, addr, size, os.align, os.name
-            );
+            let _ =
+                writeln!(out, "{:>16x} {:>16x} {:>8x} {:>5}         <internal>:({})", addr, addr, size, align, os.name);
             continue;
         }
         for &SectionRef { file: f, index: s } in &os.members {

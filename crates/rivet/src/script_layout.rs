@@ -20,8 +20,8 @@ use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHD
 use crate::script::{self, SectionFacts, Value};
 use crate::sections::merged::MergePieces;
 use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
-use crate::sections::output::Sizes;
 use crate::sections::output::{self, Content, OutputSection, Sections, SyntheticIds};
+use crate::sections::output::{Compressed, Sizes};
 use crate::{bail, ensure, fatal};
 use object::elf;
 use rustc_hash::FxHashMap;
@@ -1522,7 +1522,7 @@ fn finish(
     let (shstrtab, sh_name) = layout::assign_section_indices(ctx, sizes, &mut places, order);
     let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
     sizes[shstr] = shstrtab.len() as u64;
-    let (shoff, file_size) = layout::place_non_alloc(ctx, sizes, &mut places, alloc_end);
+    let (shoff, file_size) = layout::place_non_alloc(ctx, sizes, &Compressed::default(), &mut places, alloc_end);
     let phdrs_of_loads = phdrs.clone();
     let extent = tls.map(|(start, end, align, file_end)| layout::TlsExtent { start, end, align, file_end });
     let tls_block =
@@ -1585,6 +1585,7 @@ fn finish(
         synthetic: *synthetic,
         inputs: Default::default(),
         sizes: Sizes::default(),
+        compressed: Default::default(),
     })
 }
 

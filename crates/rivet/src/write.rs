@@ -437,7 +437,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             if os.is_nobits() || place.shndx == 0 || place.stub {
                 return jobs;
             }
-            if os.content != Content::Inputs || os.compressed.is_some() {
+            if os.content != Content::Inputs || layout.compressed.bytes(i).is_some() {
                 if layout.sizes[i] > 0 {
                     jobs.push((place.offset, layout.sizes[i], Job::Synthetic(i)));
                 }
@@ -646,7 +646,7 @@ fn write_synthetic(
     buf: &mut [u8],
 ) -> Result<Vec<DynRel>> {
     let sec = &ctx.sections[i];
-    if let Some(bytes) = &sec.compressed {
+    if let Some(bytes) = ctx.layout.compressed.bytes(i) {
         buf.copy_from_slice(bytes);
         return Ok(Vec::new());
     }
@@ -729,13 +729,13 @@ fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u
         headers[place.shndx as usize] = SectionHeader64 {
             sh_name: U32::new(LE, ctx.layout.sh_name[i.index()]),
             sh_type: U32::new(LE, if place.stub { elf::SHT_NOBITS } else { s.sh_type }),
-            sh_flags: U64::new(LE, s.flags),
+            sh_flags: U64::new(LE, ctx.layout.compressed.flags(i, s)),
             sh_addr: U64::new(LE, place.addr),
             sh_offset: U64::new(LE, place.offset),
             sh_size: U64::new(LE, ctx.layout.sizes[i]),
             sh_link: U32::new(LE, link),
             sh_info: U32::new(LE, info),
-            sh_addralign: U64::new(LE, s.align),
+            sh_addralign: U64::new(LE, ctx.layout.compressed.align(i, s)),
             sh_entsize: U64::new(LE, s.entsize),
         };
     }

@@ -7,7 +7,7 @@ use crate::ctx::Ctx;
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::layout::{self, Layout};
 use crate::linked::{Addresses, Linked, Placed};
-use crate::sections::output::Content;
+use crate::sections::output::{Compressed, Content};
 use crate::synthetic::plans::Plans;
 use crate::timing::Timer;
 use object::elf;
@@ -34,7 +34,7 @@ impl Format {
 const CHDR_SIZE: usize = size_of::<elf::CompressionHeader64<object::LittleEndian>>();
 
 /// `--compress-debug-sections`, when given (`--verbose` says what it did).
-pub fn compress_if_asked(ctx: &mut Ctx, plans: &Plans, lay: &mut Layout, addresses: &Addresses, timer: &Timer) {
+pub fn compress_if_asked(ctx: &Ctx, plans: &Plans, lay: &mut Layout, addresses: &Addresses, timer: &Timer) {
     let Some(format) = Format::from_option(ctx.config.compress_debug_sections) else { return };
     let (n, before, after) = timer.phase("compress debug", || compress(ctx, plans, lay, addresses, format));
     if ctx.config.verbose {
@@ -44,10 +44,10 @@ pub fn compress_if_asked(ctx: &mut Ctx, plans: &Plans, lay: &mut Layout, address
 
 /// Compresses every non-empty `.debug_*` output section that gets smaller (as GNU ld and lld do;
 /// `zlib:0`, stored blocks, asks for the compression header whatever the size, as mold gives it),
-/// then moves the non-alloc sections and the section header table up. Returns (sections
-/// compressed, bytes before, bytes after).
+/// then moves the non-alloc sections and the section header table up; the layout keeps the
+/// compressed bytes (`Compressed`). Returns (sections compressed, bytes before, bytes after).
 pub fn compress(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     plans: &Plans,
     lay: &mut Layout,
     addresses: &Addresses,
@@ -85,19 +85,19 @@ pub fn compress(
             .collect()
     };
     let (mut count, mut before, mut after) = (0, 0, 0);
+    let mut compressed = Compressed::default();
     for (i, packed) in done {
         let Some(packed) = packed else { continue };
-        let s = &mut ctx.sections[i];
         count += 1;
         before += lay.sizes[i];
         after += packed.len() as u64;
         lay.sizes[i] = packed.len() as u64;
-        s.flags |= elf::SHF_COMPRESSED as u64;
-        s.align = 8; // the Elf64_Chdr's; the section's own alignment is in the header
-        s.compressed = Some(packed);
+        compressed.insert(i, packed);
     }
     if count > 0 {
-        (lay.shoff, lay.file_size) = layout::place_non_alloc(ctx, &lay.sizes, &mut lay.sections, lay.alloc_end);
+        lay.compressed = std::sync::Arc::new(compressed);
+        (lay.shoff, lay.file_size) =
+            layout::place_non_alloc(ctx, &lay.sizes, &lay.compressed, &mut lay.sections, lay.alloc_end);
     }
     (count, before, after)
 }

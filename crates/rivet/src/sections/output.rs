@@ -109,6 +109,38 @@ impl std::ops::IndexMut<OutputSectionId> for Sizes {
     }
 }
 
+/// `--compress-debug-sections`' product: each compressed output section's final bytes (an
+/// Elf64_Chdr, then the stream), which replace its members when writing. Such a section's header
+/// says `SHF_COMPRESSED` and alignment 8 (the Chdr's; the section's own is inside it).
+#[derive(Clone, Debug, Default)]
+pub struct Compressed(rustc_hash::FxHashMap<OutputSectionId, Vec<u8>>);
+
+impl Compressed {
+    pub fn insert(&mut self, id: OutputSectionId, bytes: Vec<u8>) {
+        self.0.insert(id, bytes);
+    }
+    /// Section `id`'s compressed bytes, if it was compressed.
+    pub fn bytes(&self, id: OutputSectionId) -> Option<&[u8]> {
+        self.0.get(&id).map(Vec::as_slice)
+    }
+    /// Section `id`'s (`s`'s) flags as its header gives them.
+    pub fn flags(&self, id: OutputSectionId, s: &OutputSection) -> u64 {
+        if self.0.contains_key(&id) {
+            s.flags | elf::SHF_COMPRESSED as u64
+        } else {
+            s.flags
+        }
+    }
+    /// Section `id`'s (`s`'s) alignment as its header gives it.
+    pub fn align(&self, id: OutputSectionId, s: &OutputSection) -> u64 {
+        if self.0.contains_key(&id) {
+            8
+        } else {
+            s.align
+        }
+    }
+}
+
 pub struct OutputSection {
     pub name: String,
     pub sh_type: u32,
@@ -118,9 +150,6 @@ pub struct OutputSection {
     pub content: Content,
     /// Input sections in output order.
     pub members: Vec<SectionRef>,
-    /// `--compress-debug-sections`: the section's final bytes (header and stream), which replace
-    /// its members when writing.
-    pub compressed: Option<Vec<u8>>,
     /// Bytes the linker puts before the members: `.comment`'s line naming rivet (`stamp_comment`).
     pub head: Vec<u8>,
 }
@@ -135,7 +164,6 @@ impl OutputSection {
             entsize: 0,
             content,
             members: Vec::new(),
-            compressed: None,
             head: Vec::new(),
         }
     }
