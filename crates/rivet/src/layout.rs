@@ -184,25 +184,23 @@ pub fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
 }
 
 /// Offsets of input sections within their output sections, and where the commons start.
-pub fn assign_member_offsets(ctx: &mut Ctx, commons: &mut Commons, sizes: &mut Sizes) -> InputOffsets {
+pub fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) -> InputOffsets {
     let mut offsets = InputOffsets::new(&ctx.objects);
-    for si in ctx.sections.ids() {
-        if ctx.sections[si].content != Content::Inputs {
+    for (si, os) in ctx.sections.iter_enumerated() {
+        if os.content != Content::Inputs {
             continue;
         }
-        let mut off = ctx.sections[si].head.len() as u64;
-        let members = std::mem::take(&mut ctx.sections[si].members);
-        for &r in &members {
+        let mut off = os.head.len() as u64;
+        for &r in &os.members {
             off = align_up(off, ctx.objects[r].align);
             offsets[r] = off;
             off += ctx.member_size(r.file, r.index);
         }
         if commons.section == Some(si) {
-            off = align_up(off, ctx.sections[si].align);
+            off = align_up(off, os.align);
             commons.base = off;
             off += commons.size;
         }
-        ctx.sections[si].members = members;
         sizes[si] = off;
     }
     offsets
@@ -410,14 +408,14 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
 /// Assigns addresses and offsets and builds the program headers and section header indices.
 /// `synthetic`: where the linker's own sections are; the layout keeps it. `sizes`: every
 /// section's size (`.shstrtab`'s is set here, once section names are known).
-pub fn assign_addresses(ctx: &mut Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes) -> Layout {
+pub fn assign_addresses(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes) -> Layout {
     assign_addresses_with(ctx, synthetic, sizes, &[])
 }
 
 /// `assign_addresses`, with sections a script `INSERT`s next to others of the default layout:
 /// (section, the section it goes next to, its place there: < 0 before, > 0 after).
 pub fn assign_addresses_with(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     synthetic: &SyntheticIds,
     sizes: &mut Sizes,
     inserted: &[(OutputSectionId, OutputSectionId, i32)],

@@ -629,7 +629,7 @@ fn init_priority(name: &[u8]) -> u64 {
 /// section's start; `. = ALIGN(n)` inside a section aligns relative to it, which is exact since
 /// the section is at least that aligned — checked again at layout); data commands take their
 /// bytes; common symbols go where `*(COMMON)` is (else at the end, after the members).
-fn size(ctx: &mut Ctx, members: &mut Members, scripted: &mut Scripted) -> Result<()> {
+fn size(ctx: &Ctx, members: &mut Members, scripted: &mut Scripted) -> Result<()> {
     for step in &mut scripted.steps {
         let Step::Output(d) = step else { continue };
         let Some(id) = d.id else { continue };
@@ -644,7 +644,7 @@ fn size(ctx: &mut Ctx, members: &mut Members, scripted: &mut Scripted) -> Result
 /// and gives its size. During layout (`walk`: the layout so far) its symbol assignments are
 /// evaluated and recorded, with `.` at its place; before layout only `.` has a value.
 fn walk_section(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     members: &mut Members,
     mut walk: Option<&mut Walk>,
     d: &Described,
@@ -652,7 +652,7 @@ fn walk_section(
     start: u64,
     defining: &FxHashMap<*const Assign, usize>,
 ) -> Result<u64> {
-    let inputs = std::mem::take(&mut ctx.sections[id].members);
+    let inputs = &ctx.sections[id].members;
     let commons_here = members.commons.section == Some(id) && !members.commons.list.is_empty();
     let mut placed_commons = false;
     let mut off = ctx.sections[id].head.len() as u64;
@@ -736,7 +736,6 @@ fn walk_section(
         }
         Ok(())
     })();
-    ctx.sections[id].members = inputs;
     if let (Some(w), Some(dot)) = (walk, saved_dot) {
         w.dot = dot;
     }
@@ -1164,7 +1163,7 @@ fn count_loads(ctx: &Ctx, items: &[Item]) -> usize {
 }
 
 fn walk_addresses(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     members: &mut Members,
     w: &mut Walk,
     items: &[Item],
@@ -1343,7 +1342,7 @@ fn check_region(r: &(String, u64, u64, u64), section: &str) -> Result<()> {
 
 #[allow(clippy::too_many_arguments)]
 fn finish(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     synthetic: &SyntheticIds,
     sizes: &mut Sizes,
     mut places: IdVec<OutputSectionId, Placement>,
@@ -1776,7 +1775,7 @@ fn explicit_phdrs(
 /// section its block names (in block order), then the blocks' commands walked at the addresses
 /// the layout gave (symbols, data, fill; `.` may not be assigned outside a section here).
 fn assign_addresses_inserted(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     scripted: &Scripted,
     synthetic: &SyntheticIds,
     members: &mut Members,
