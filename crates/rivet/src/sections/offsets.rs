@@ -38,11 +38,16 @@ pub struct InputOffsets {
 impl InputOffsets {
     /// A table for `objects`' sections, every offset 0 until the stage sets it.
     pub fn new(objects: &Objects) -> InputOffsets {
-        let mut first = IdVec::with_capacity(objects.len());
+        InputOffsets::for_counts(objects.iter().map(|obj| obj.sections.len()))
+    }
+
+    /// A table for objects with `counts` sections each, in id order.
+    fn for_counts(counts: impl ExactSizeIterator<Item = usize>) -> InputOffsets {
+        let mut first = IdVec::with_capacity(counts.len());
         let mut total = 0;
-        for obj in objects {
+        for n in counts {
             first.push(total);
-            total += obj.sections.len();
+            total += n;
         }
         InputOffsets { first, offsets: vec![0; total] }
     }
@@ -65,5 +70,21 @@ impl std::ops::IndexMut<SectionRef> for InputOffsets {
     fn index_mut(&mut self, r: SectionRef) -> &mut u64 {
         let i = self.slot(r);
         &mut self.offsets[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_input_section_has_a_slot_of_its_own() {
+        let at = |f: usize, i: u32| SectionRef::new(FileId::new(f), i);
+        // Three objects: three sections, none, two.
+        let mut t = InputOffsets::for_counts([3, 0, 2].into_iter());
+        t[at(0, 2)] = 10;
+        t[at(2, 0)] = 20;
+        t[at(2, 1)] = 30;
+        assert_eq!([t[at(0, 0)], t[at(0, 1)], t[at(0, 2)], t[at(2, 0)], t[at(2, 1)]], [0, 0, 10, 20, 30]);
     }
 }

@@ -88,8 +88,9 @@ impl Sizes {
     /// Adds `section`, of `size` bytes, to the table and to the sizes: the two stay in step.
     pub fn add(&mut self, sections: &mut Sections, section: OutputSection, size: u64) -> OutputSectionId {
         let id = sections.push(section);
-        self.0.resize(id.index() + 1, 0);
-        self.0[id] = size;
+        // Every section is added here once `Sizes` exists: a mismatch is a linker bug, and going
+        // on would give sections each other's sizes.
+        assert_eq!(self.0.push(size), id, "an output section was added without its size");
         id
     }
 }
@@ -501,6 +502,28 @@ fn sort_by_priority(os: &mut OutputSection, objects: &Objects) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_stay_in_step_with_the_sections() {
+        let section = |name| OutputSection::new(name, elf::SHT_PROGBITS, elf::SHF_ALLOC as u64, 1, Content::Inputs);
+        let mut sections: Sections = IdVec::new();
+        let text = sections.push(section(".text"));
+        let mut sizes = Sizes::zeroed(&sections);
+        sizes[text] = 5;
+        let bss = sizes.add(&mut sections, section(".bss"), 7);
+        assert_eq!((bss, sections.len()), (OutputSectionId::new(1), 2));
+        assert_eq!((sizes[text], sizes[bss]), (5, 7));
+    }
+
+    #[test]
+    #[should_panic(expected = "without its size")]
+    fn a_section_added_without_its_size_is_caught() {
+        let section = || OutputSection::new(".data", elf::SHT_PROGBITS, elf::SHF_ALLOC as u64, 1, Content::Inputs);
+        let mut sections: Sections = IdVec::new();
+        let mut sizes = Sizes::zeroed(&sections);
+        sections.push(section());
+        sizes.add(&mut sections, section(), 1);
+    }
 
     #[test]
     fn names_map_like_gnu_ld() {
