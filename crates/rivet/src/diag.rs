@@ -338,8 +338,8 @@ pub struct Diag {
     /// Serialises printing so lines from different threads do not interleave; holds whether the
     /// last message had several lines (lld then leaves an empty line before the next one).
     out: Mutex<bool>,
-    /// Stop printing after this many errors (`--error-limit`, lld's default 20; 0: no limit).
-    error_limit: usize,
+    /// Stop printing after this many errors (`--error-limit`, lld's default 20; None: no limit).
+    error_limit: Option<usize>,
     /// Count without printing (in-process callers such as the fuzz targets).
     silent: bool,
 }
@@ -351,14 +351,14 @@ impl Diag {
             warnings: AtomicUsize::new(0),
             fatal_warnings,
             out: Mutex::new(false),
-            error_limit: 20,
+            error_limit: Some(20),
             silent: false,
         }
     }
 
     /// `--error-limit=N`: print at most `n` errors (0: all of them).
     pub fn with_error_limit(self, n: usize) -> Diag {
-        Diag { error_limit: if n == 0 { usize::MAX } else { n }, ..self }
+        Diag { error_limit: (n != 0).then_some(n), ..self }
     }
 
     /// Counts errors and warnings without printing them.
@@ -372,11 +372,13 @@ impl Diag {
             return;
         }
         let mut last = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        if n < self.error_limit {
-            print_separated(&mut last, &prefix("error"), &msg.to_string());
-        } else if n == self.error_limit {
-            let limit = "too many errors emitted, stopping now (use --error-limit=0 to see all errors)";
-            print_separated(&mut last, &prefix("error"), limit);
+        match self.error_limit {
+            Some(limit) if n > limit => {}
+            Some(limit) if n == limit => {
+                let stop = "too many errors emitted, stopping now (use --error-limit=0 to see all errors)";
+                print_separated(&mut last, &prefix("error"), stop);
+            }
+            _ => print_separated(&mut last, &prefix("error"), &msg.to_string()),
         }
     }
 
@@ -408,7 +410,7 @@ impl Diag {
     /// `--error-limit` errors and the line that says so were printed: more errors would only be
     /// counted, so a pass may stop building their messages (lld stops the link there).
     pub fn limit_reached(&self) -> bool {
-        self.error_count() > self.error_limit
+        self.error_limit.is_some_and(|limit| self.error_count() > limit)
     }
 
     pub fn error_count(&self) -> usize {
@@ -548,8 +550,8 @@ mod tests {
         strict.warn("now an error");
         assert_eq!(strict.error_count(), 1);
         // --error-limit=0 means no limit.
-        assert_eq!(Diag::quiet().with_error_limit(0).error_limit, usize::MAX);
-        assert_eq!(Diag::quiet().with_error_limit(3).error_limit, 3);
+        assert_eq!(Diag::quiet().with_error_limit(0).error_limit, None);
+        assert_eq!(Diag::quiet().with_error_limit(3).error_limit, Some(3));
         let limited = Diag::quiet().with_error_limit(2);
         for reached in [false, false, true] {
             limited.error("e");

@@ -52,13 +52,13 @@ pub fn link_detaching(
     // Resolve symbols, pulling archive members in as references need them. With -plugin and
     // compiler IR among the inputs, link-time optimisation runs here: resolution over the IR's
     // symbols, the plugin's code generation, resolution again over the objects it made. The
-    // session runs the plugin's cleanup when the link ends.
+    // returned guard runs the plugin's cleanup when the link ends.
     let command_line_roots = resolve::root_symbols(config);
     let mut roots = command_line_roots.clone();
     roots.extend(script::roots(&script_files));
     let renames = resolve::wrap_renames(config);
     let mut relinked = None;
-    let (linked_inputs, mut res, _lto_session) = lto::resolve(
+    let (linked_inputs, mut res, _lto_cleanup) = lto::resolve(
         config,
         kind,
         &loaded,

@@ -53,7 +53,7 @@ fn wait_for(dbg: &Path) {
 }
 
 /// gdb's view of a program: where `break helper` stops, what `list` shows there, the backtrace.
-fn gdb_session(exe: &Path) -> String {
+fn gdb_transcript(exe: &Path) -> String {
     let out = must(
         Command::new("gdb")
             .args(["-nx", "-batch", "-ex", "break helper", "-ex", "run", "-ex", "list 4,5"])
@@ -114,7 +114,7 @@ fn separate_debug_file_is_found_by_gdb() {
     // The same program, the same debugging, as GNU ld's with its debug sections.
     let run = |p: &Path| must(&mut Command::new(p)).stdout;
     assert_eq!(run(&exe), run(&tmp.join("bfd")));
-    let (ours, theirs) = (gdb_session(&exe), gdb_session(&tmp.join("bfd")));
+    let (ours, theirs) = (gdb_transcript(&exe), gdb_transcript(&tmp.join("bfd")));
     assert!(ours.contains("helper (x=1) at m.c:5") && ours.contains("return x * counter;"), "{ours}");
     assert_eq!(ours, theirs);
     // Deterministic: --no-detach and one thread give the same two files.

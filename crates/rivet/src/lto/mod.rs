@@ -16,7 +16,7 @@
 //! 3. Resolution runs again over the inputs with the objects the plugin made in place of the IR
 //!    files (GNU ld's place: right after the first claimed file) and its libraries at the end.
 //!
-//! The plugin's `cleanup` (which removes its temporary objects) runs when the returned `Session`
+//! The plugin's `cleanup` (which removes its temporary objects) runs when the returned `PluginCleanup`
 //! is dropped, at the end of the link, once the output is committed or the link has failed.
 mod plugin;
 
@@ -39,11 +39,11 @@ use std::path::{Path, PathBuf};
 
 /// The plugin's life in this link: its cleanup runs when this is dropped.
 #[derive(Default)]
-pub struct Session {
+pub struct PluginCleanup {
     active: bool,
 }
 
-impl Drop for Session {
+impl Drop for PluginCleanup {
     fn drop(&mut self) {
         if self.active {
             plugin::cleanup();
@@ -73,7 +73,7 @@ struct Claims<'c> {
 
 /// Resolves symbols, through the LTO plugin when `-plugin` names one and IR is among the inputs
 /// (see the module's comment). Gives the inputs the resolution is over (`loaded`, or the second
-/// resolution's list, kept in `relinked`), the resolution, and the plugin's session.
+/// resolution's list, kept in `relinked`), the resolution, and the guard that runs the plugin's cleanup.
 #[allow(clippy::too_many_arguments)]
 pub fn resolve<'a>(
     config: &'a Config,
@@ -86,12 +86,12 @@ pub fn resolve<'a>(
     cache: &rivet_io::InputCache,
     timer: &Timer,
     diag: &Diag,
-) -> Result<(&'a [Loaded], Resolution<'a>, Session)> {
+) -> Result<(&'a [Loaded], Resolution<'a>, PluginCleanup)> {
     let Some(path) = config.plugin.as_deref() else {
         let res = timer
             .phase("resolve symbols", || resolve::resolve(loaded, roots, renames, prefetch, timer, config))
             .map_err(|e| diag.fail(e))?;
-        return Ok((loaded, res, Session::default()));
+        return Ok((loaded, res, PluginCleanup::default()));
     };
     // Checked now; loaded only when an input needs it (most links have no IR).
     if !Path::new(path).is_file() {
@@ -108,11 +108,11 @@ pub fn resolve<'a>(
     for w in claims.warnings.take() {
         diag.warn(w);
     }
-    let session = Session { active: claims.loaded.get() };
+    let cleanup = PluginCleanup { active: claims.loaded.get() };
     let res = res?;
     let claimed = claims.claimed.take();
     if claimed.is_empty() {
-        return Ok((loaded, res, session));
+        return Ok((loaded, res, cleanup));
     }
     let mut warnings = Vec::new();
     let added = timer.phase("lto", || {
@@ -137,7 +137,7 @@ pub fn resolve<'a>(
             resolve::resolve_with(inputs, roots, renames, prefetch, timer, config, Some(&hook))
         })
         .map_err(|e| diag.fail(e))?;
-    Ok((inputs, res, session))
+    Ok((inputs, res, cleanup))
 }
 
 /// What the plugin is told it generates code for.
@@ -481,9 +481,10 @@ fn relink_inputs(
             out.append(&mut objects);
         }
     }
+    // The libraries the plugin adds come after every input, in a group after every group.
+    let after_all = out.iter().map(|o| o.group).max().map_or(0, |g| g + 1);
     for mut l in libraries {
-        // The libraries the plugin adds come after every input.
-        l.group = u32::MAX;
+        l.group = after_all;
         if !out.iter().any(|o| std::sync::Arc::ptr_eq(&o.file, &l.file)) {
             out.push(l);
         }
