@@ -5,11 +5,12 @@
 //! here: before layout there is no `Layout`, so no stage can read an address that does not exist
 //! yet (an `OutputSection` has none; layout's `Placement` of it has).
 use crate::ctx::{Ctx, OutputKind, Target};
-use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SymbolId};
+use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef, SymbolId};
 use crate::layout::Layout;
 use crate::resolve::Def;
 use crate::script;
 use crate::sections::eh_frame;
+use crate::sections::merged::PlacedPieces;
 use crate::sections::output::Content;
 use crate::synthetic::plans::Plans;
 use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
@@ -29,6 +30,29 @@ impl LocalValues {
         let i = sym as usize;
         let value = *self.values.get(i)?;
         (self.by_addend[i / 64] & (1 << (i % 64)) == 0).then_some(value)
+    }
+}
+
+/// A merged input section as relocations refer to it, looked up once: where its pieces went, its
+/// output section's address and its input size.
+#[derive(Clone, Copy)]
+pub struct MergeTarget<'l> {
+    pieces: &'l PlacedPieces,
+    section_addr: u64,
+    len: u64,
+}
+
+impl MergeTarget<'_> {
+    /// `Linked::merged_section_value` for a target whose section symbol has `value`. Err: the
+    /// offset referred to (value + addend) is not inside the section.
+    pub fn value(&self, value: u64, addend: i64) -> Result<i128, OutsideMerged> {
+        let offset = value.wrapping_add(addend as u64);
+        let outside = OutsideMerged { offset, len: self.len };
+        if offset >= self.len {
+            return Err(outside);
+        }
+        let o = self.pieces.offset(offset).ok_or(outside)?;
+        Ok((self.section_addr + o) as i128 - addend as i128)
     }
 }
 
@@ -208,19 +232,6 @@ impl<'l, 'a> Placed<'l, 'a> {
         }
     }
 
-    /// `merged_section_value` for a target `merged_target` gave (`id`, `value`). Err: the offset
-    /// referred to (value + addend) is not inside the section.
-    pub fn merged_value(&self, id: MergeId, value: u64, addend: i64) -> Result<i128, OutsideMerged> {
-        let m = &self.merges.merged[id];
-        let offset = value.wrapping_add(addend as u64);
-        let outside = OutsideMerged { offset, len: m.len };
-        if offset >= m.len {
-            return Err(outside);
-        }
-        let o = self.layout.inputs.merged.offset(id, offset).ok_or(outside)?;
-        Ok((self.layout.addr(m.out) + o) as i128 - addend as i128)
-    }
-
     /// The value of a symbol defined in an object (not through PLT redirection).
     pub fn object_sym_value(&self, file: FileId, idx: usize) -> u64 {
         let obj = &self.objects[file];
@@ -316,14 +327,14 @@ impl<'l, 'a> Linked<'l, 'a> {
     /// Some(Err): the addend points outside the section, an error (the caller names the relocation).
     pub fn merged_section_value(&self, t: Target, addend: i64) -> Option<Result<i128, OutsideMerged>> {
         let Target::Local(f, s) = t else { return None };
-        let (id, value) = self.merged_target(f, s)?;
-        Some(self.merged_value(id, value, addend))
+        let (target, value) = self.merged_target(f, s)?;
+        Some(target.value(value, addend))
     }
 
     /// For local symbol `sym` of `file`, when `merged_section_value` works through it: the merged
     /// section whose section symbol it is (live, and the symbol has no value of its own) and the
     /// symbol's value.
-    pub fn merged_target(&self, file: FileId, sym: u32) -> Option<(MergeId, u64)> {
+    pub fn merged_target(&self, file: FileId, sym: u32) -> Option<(MergeTarget<'l>, u64)> {
         if self.local_value(file, sym).is_some() {
             return None;
         }
@@ -334,7 +345,11 @@ impl<'l, 'a> Linked<'l, 'a> {
         if !section.live {
             return None;
         }
-        Some((section.merge_index?, obj.syms[sym as usize].st_value.get(LE)))
+        let id = section.merge_index?;
+        let (m, layout) = (&ctx.merges.merged[id], self.layout);
+        let target =
+            MergeTarget { pieces: layout.inputs.merged.get(id)?, section_addr: layout.addr(m.out), len: m.len };
+        Some((target, obj.syms[sym as usize].st_value.get(LE)))
     }
 
     /// A local symbol's value (None: it depends on the addend).

@@ -7,9 +7,9 @@
 //! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
 use crate::ctx::{Ctx, Target};
 use crate::diag::{Context, Error, Result};
-use crate::ids::{FileId, MergeId, SectionRef, SymbolId};
+use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::{ObjSection, Rela};
-use crate::linked::Linked;
+use crate::linked::{Linked, MergeTarget};
 use crate::sections::output::Sizes;
 use crate::synthetic::plans::output_features;
 use crate::synthetic::property::Properties;
@@ -575,11 +575,11 @@ pub fn apply_range(
 /// What a relocation in a non-allocated section needs of a local symbol, the same for every
 /// relocation against it.
 #[derive(Clone, Copy)]
-enum LocalTarget {
+enum LocalTarget<'m> {
     /// In a section that is not in the output: gets the tombstone.
     Dropped,
     /// The section symbol of a merged section (`Ctx::merged_target`).
-    Merged(MergeId, u64),
+    Merged(MergeTarget<'m>, u64),
     /// Anything else: its value.
     Value(u64),
 }
@@ -623,7 +623,7 @@ fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base
         let a = rel.r_addend.get(LE) as i128;
         match what {
             LocalTarget::Dropped => r.write_tombstone(ty),
-            LocalTarget::Merged(m, value) => match ctx.merged_value(m, value, a as i64) {
+            LocalTarget::Merged(m, value) => match m.value(value, a as i64) {
                 Ok(s) => r.write_nonalloc(ty, t, a, s),
                 Err(outside) => r.error(outside.error(ctx, &reloc_name(ty), f, sym)),
             },

@@ -67,10 +67,10 @@ pub struct MergePieces(pub IdVec<MergeId, Pieces>);
 
 /// Where each merged section's pieces went, by `MergeId`: made by `MergePieces::place`.
 #[derive(Default)]
-pub struct MergePlaces(IdVec<MergeId, Placed>);
+pub struct MergePlaces(IdVec<MergeId, PlacedPieces>);
 
 /// One merged section's pieces with their offsets in the output section.
-struct Placed {
+pub struct PlacedPieces {
     blocks: Vec<u32>,
     at: Offsets,
 }
@@ -95,7 +95,7 @@ impl MergePieces {
 }
 
 impl Pieces {
-    fn place(self, base: &IdVec<MergeId, u64>) -> Placed {
+    fn place(self, base: &IdVec<MergeId, u64>) -> PlacedPieces {
         let placed: Vec<u64> = self.owners.iter().map(|o| base[o.owner] + o.out_off as u64).collect();
         drop(self.owners);
         let lowest = placed.iter().copied().min().unwrap_or(0);
@@ -105,23 +105,34 @@ impl Pieces {
         } else {
             Offsets::Far { starts: self.starts, placed }
         };
-        Placed { blocks: self.blocks, at }
+        PlacedPieces { blocks: self.blocks, at }
     }
 }
 
 impl MergePlaces {
+    /// Merged section `id`'s placed pieces: found once, then asked for many offsets.
+    pub fn get(&self, id: MergeId) -> Option<&PlacedPieces> {
+        self.0.get(id)
+    }
+
     /// The offset in its output section of input offset `off` of merged section `id` (past the
     /// end: in the last piece).
     pub fn offset(&self, id: MergeId, off: u64) -> Option<u64> {
-        let p = self.0.get(id)?;
-        match &p.at {
+        self.get(id)?.offset(off)
+    }
+}
+
+impl PlacedPieces {
+    /// The offset in the output section of input offset `off` (past the end: in the last piece).
+    pub fn offset(&self, off: u64) -> Option<u64> {
+        match &self.at {
             Offsets::Near { pieces, base } => {
-                let i = piece(&p.blocks, pieces, |p| p.0, off)?;
+                let i = piece(&self.blocks, pieces, |p| p.0, off)?;
                 let (start, placed) = pieces[i];
                 Some(base + placed as u64 + (off - start as u64))
             }
             Offsets::Far { starts, placed } => {
-                let i = piece(&p.blocks, starts, |&s| s, off)?;
+                let i = piece(&self.blocks, starts, |&s| s, off)?;
                 Some(placed[i] + (off - starts[i] as u64))
             }
         }
