@@ -1,7 +1,7 @@
 //! Copying input bytes to the output inside the kernel (`--copy-method`): sections that reach the
 //! output unchanged (no relocations, nothing merged) can go from the input file to the output file
 //! with `copy_file_range(2)` or `sendfile(2)` instead of a `memcpy` into the output buffer and a
-//! write (or a page fault) from it. lld measured 7.85 s → 6.94 s linking clang -O0 with debug info.
+//! write (or a page fault) from it. `policy::choose_copy` records how they compare with it here.
 use std::fs::File;
 use std::io;
 use std::os::unix::io::AsRawFd;

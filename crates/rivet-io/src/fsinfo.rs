@@ -213,9 +213,8 @@ fn read_number(path: &str) -> Option<u64> {
 /// which sits on the anonymous lists): the kernel takes them back under pressure, clean ones at
 /// once, dirty ones after writeback, so they do not count as used. (The previous output of a link
 /// repeated in a cgroup sits there, often still dirty: counting it as used made rivet pick paced
-/// heap output, which waits for the disk, also for that old output's writeback: 2.9 s for synth-1
-/// on a 30 MB/s disk in a 73 MiB cgroup, where mmap output took 1.3-1.8 s and 0.34 s once the old
-/// output had been written back.)
+/// heap output, which waits for the disk, also for that old output's writeback, and was slower
+/// there than mmap output.)
 fn file_cache(stat: &str, file: [&str; 2]) -> u64 {
     let field = |name: &str| -> u64 {
         stat.lines()

@@ -105,7 +105,8 @@ impl InputFile {
     /// Tells the kernel these bytes will be needed soon: read-ahead into the page cache starts in
     /// the background. Through the file descriptor (`posix_fadvise`), not the mapping: madvise and
     /// mincore take the process's mmap lock, which the linker's own mmap calls and page faults then
-    /// wait for (measured: prefetching through madvise made warm synth-1 links 0.092 s -> 0.163 s).
+    /// wait for (prefetching through madvise made warm synth-1 links 0.092 s -> 0.163 s: bench/run.py
+    /// medians for 44b9d1b).
     pub fn advise_willneed(&self, offset: u64, len: u64) {
         if !self.is_mapped() {
             return;

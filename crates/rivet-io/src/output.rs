@@ -747,9 +747,10 @@ impl OutputFile {
 }
 
 /// An existing output that the rename will replace, held open so that the rename does not free
-/// its blocks on the spot: renaming over a 1 GiB file took 235 ms on this machine's ext4 (the inode is
-/// evicted inside rename), 0.03 ms with the old file held open; docs/ARCHITECTURE.md records 11.7–14.8 s for a
-/// fragmented 2 GB file on compressed btrfs. Only a plain file with one link qualifies.
+/// its blocks on the spot: renaming over a 1 GiB file took 235 ms on this machine's ext4 (the inode
+/// is evicted inside rename), 0.03 ms with the old file held open (a standalone test, 228bb48);
+/// docs/ARCHITECTURE.md records 11.7–14.8 s for a fragmented 2 GB file on compressed btrfs. Only a
+/// plain file with one link qualifies.
 fn hold_old_target(target: &Path) -> Option<File> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(target).ok()?;
@@ -761,9 +762,10 @@ fn hold_old_target(target: &Path) -> Option<File> {
 
 /// Drops the last reference to the replaced output in a child process, so freeing its blocks
 /// happens there while this process exits. The child shares our memory (`CLONE_VM`: no page tables
-/// to copy, which a plain fork of a process holding a 478 MB output buffer paid ~28 ms for) but has
-/// its own copy of the file table. It waits until we have closed our copies (its pipe reaches
-/// EOF), so its close of the old file is the last one.
+/// to copy, which a plain fork of a process holding a 478 MB output buffer paid ~28 ms for, as
+/// much as the rename: `--print-timing` of a `gcc -static` link, 228bb48) but has its own copy of
+/// the file table. It waits until we have closed our copies (its pipe reaches EOF), so its close
+/// of the old file is the last one.
 fn release_in_background(old: File) {
     const STACK: usize = 64 * 1024;
     let mut fds = [0i32; 2];

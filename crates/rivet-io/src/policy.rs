@@ -20,13 +20,12 @@ pub struct InputPlan {
 
 impl InputPlan {
     /// Whether to hand freed memory back to the system before the output's pages are dirtied,
-    /// given the bytes of all inputs. The link's working set before the output (string merging's
-    /// pieces, hashes and shard tables: 38 of synth-1's 52 MB) is freed by then but stays in the
-    /// worker threads' malloc arenas. Under a memory cgroup that is what keeps the link from
-    /// waiting for the disk: on a 30 MB/s disk in a 73 MiB cgroup, synth-1's write phase took
-    /// 1.1-1.6 s while reclaim waited for writeback of its own output (bench/run.py, slow-disk
-    /// scenario). It costs 6 ms on synth-1 and 1 ms on rust-debug, so only when memory is tight:
-    /// less than twice the inputs.
+    /// given the bytes of all inputs. The link's working set before the output (most of it string
+    /// merging's pieces, hashes and shard tables) is freed by then but stays in the worker threads'
+    /// malloc arenas. Under a memory cgroup that is what keeps the link from waiting for the
+    /// disk: on a 30 MB/s disk in a 73 MiB cgroup, synth-1's write phase took 1.1-1.6 s while
+    /// reclaim waited for writeback of its own output (bench/run.py, slow-disk scenario). It takes
+    /// time of its own, so only when memory is tight: less than twice the inputs.
     pub fn release_memory_before_output(&self, input_bytes: u64) -> bool {
         self.memory.effective_available() < input_bytes.saturating_mul(2)
     }
@@ -147,10 +146,10 @@ pub struct OutputChoice {
 ///
 /// Where the file system compresses, nothing is preallocated, whatever the mode: btrfs stores
 /// fallocated extents uncompressed (on compress-force=zstd, cxx-big's output took 100% of its size
-/// on disk through either forced mode, which reserved, against 30% for lld's output and rivet's
-/// unreserved write; synth-big in a cgroup of 1.5x its output wrote 1,168 MB to the device where
-/// lld and wild wrote 695 MB). A full disk is then ENOSPC from write(), or, through a mapping, a
-/// SIGBUS the output file turns into the same error (after checking the free space first).
+/// on disk through either forced mode, which reserved, against 30% for lld's output:
+/// docs/ARCHITECTURE.md, I/O facts). A full disk is then ENOSPC from write(), or, through a
+/// mapping, a SIGBUS the output file turns into the same error (after checking the free space
+/// first).
 pub fn choose_output(
     explicit: Option<bool>,
     fs: Option<&FsInfo>,
@@ -197,7 +196,8 @@ fn choose_output_mode(
         // 270-336 s through mmap (pages dirtied in random order, written back under pressure) and
         // 12-14 s as a buffer written once, sequentially (141 s vs 5-12 s on ext4). When the output
         // fits, mmap wins even on compressed btrfs: synth-2 (120 MB output, 166 MB cgroup,
-        // compress-force=zstd) took 1.74 s with mmap and 4.6 s with write-behind (docs/benchmarks).
+        // compress-force=zstd) took 1.74 s with mmap and 4.6 s with write-behind (bench/run.py
+        // --scenario compressed, 2026-11-22 16:58 at 064bfdf, in docs/benchmarks/history.jsonl).
         return OutputChoice {
             mode: OutputMode::Heap,
             reason: format!(
@@ -233,7 +233,8 @@ fn choose_output_mode(
         // holds now, with an eighth to spare for what the write allocates itself (cxx-big: 4 MiB
         // left over at this point were not enough, its mmap link hit the cgroup's limit and took
         // 0.70-0.78 s against 0.58-0.60 s written behind; synth-1 with 12 MiB over peaked at 60 of
-        // 73 MiB): mmap. In a cgroup of half the inputs + output (2026-11-23,
+        // 73 MiB: links in that cgroup at ae468ad, peaks from its `memory.max_usage_in_bytes`, as
+        // recorded with 3251e8f): mmap. In a cgroup of half the inputs + output (2026-11-23,
         // bench/ab.py on compressed btrfs at ae468ad and 3251e8f, paired medians; docs/benchmarks/history.jsonl) mmap beat reserved
         // write-behind by 16% on synth-1, 15% on c-debug and 11% on rust-debug. It did not when
         // this rule was first measured (bench/run.py --scenario compressed, 02:40 at 4bdfafc: synth-1 write-behind 0.291
@@ -275,7 +276,8 @@ fn choose_output_mode(
         };
     }
     // lld's --no-mmap-output-file cost +50% on ext4 for a 1.2 GB output (docs/ARCHITECTURE.md, I/O facts); here, warm
-    // synth-8 (530 MB output) took 0.90 s with mmap and 1.08 s with write-behind.
+    // synth-8 (530 MB output) took 0.90 s with mmap and 1.08 s with write-behind (bench/run.py
+    // --scenario scale, 2026-11-22 16:54 at 064bfdf, in docs/benchmarks/history.jsonl).
     let what = if fs.compressed { format!("compressed {}", fs.fs_type) } else { fs.fs_type.clone() };
     OutputChoice {
         mode: OutputMode::Mmap,

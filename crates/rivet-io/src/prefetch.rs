@@ -7,8 +7,8 @@
 //! readahead(2) from a background thread, and 3.2–3.6 s with all WILLNEEDs issued from the main thread
 //! (the madvise calls themselves block): hence a thread of its own. Here, though, madvise and
 //! mincore contend with the linker's own mmap calls and page faults for the mmap lock (warm synth-1:
-//! 0.092 s without prefetch, 0.163 s with madvise prefetch), so the hint goes through the file
-//! descriptor instead, which touches only the page cache.
+//! 0.092 s without prefetch, 0.163 s with madvise prefetch, bench/run.py medians for 44b9d1b), so the
+//! hint goes through the file descriptor instead, which touches only the page cache.
 use crate::input::InputFile;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -31,7 +31,8 @@ struct Request {
 pub struct Prefetcher {
     tx: std::sync::Mutex<Option<Sender<Vec<Request>>>>,
     /// Requests wait here until `flush`: one wake-up of the worker per batch, not per file (waking
-    /// it for each of 1000 small objects made opening them 13 ms -> 46-59 ms on 2 cores).
+    /// it for each of 1000 small objects made opening them 13 ms -> 46-59 ms on 2 cores: synth-1's
+    /// open inputs phase, warm, measured for 44b9d1b).
     pending: std::sync::Mutex<Vec<Request>>,
     worker: std::sync::Mutex<Option<JoinHandle<()>>>,
     stats: Arc<[AtomicU64; 2]>,
@@ -45,7 +46,8 @@ pub struct Prefetcher {
 impl Prefetcher {
     /// Prepares a prefetcher; at most `budget` bytes will be requested. The background thread
     /// starts at the first `flush`: while the linker opens and maps its inputs the process stays
-    /// single-threaded (an idle second thread alone made opening 1000 small objects 13 ms -> 37 ms).
+    /// single-threaded (an idle second thread alone made opening 1000 small objects 13 ms -> 37 ms:
+    /// synth-1's open inputs phase, warm, measured for 44b9d1b).
     pub fn start(budget: u64) -> Prefetcher {
         Prefetcher {
             tx: Default::default(),

@@ -12,7 +12,7 @@ use crate::sections::output::OutputSection;
 use object::elf;
 use object::LittleEndian as LE;
 // FxHash: keys are symbol names and small indices from the link's own inputs; SipHash's
-// flooding resistance buys nothing here and cost ~8% of a rust-debug link.
+// flooding resistance buys nothing here and cost ~8% of a warm rust-debug link in perf.
 use rustc_hash::FxHashMap as HashMap;
 
 pub use crate::ids::Target;
@@ -126,8 +126,8 @@ pub struct Resolved<'a> {
     pub file_order: Vec<FileId>,
     /// Every global symbol's type (STT_*) by id, computed with the `Resolved` (no pass after
     /// resolution changes a definition's type): the scan and the write ask for it per relocation,
-    /// and finding the defining symbol each time cost 2% of a cxx-big link. Symbols added later
-    /// (shared-library aliases) are looked up as before.
+    /// too often to find the defining symbol each time. Symbols added later (shared-library
+    /// aliases) are looked up as before.
     pub global_types: IdVec<SymbolId, u8>,
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.

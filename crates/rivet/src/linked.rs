@@ -90,8 +90,7 @@ pub struct Addresses {
     /// Each global symbol's value.
     pub global: IdVec<SymbolId, u64>,
     /// Every object's local symbols' values: relocations read them instead of finding the address
-    /// through the section, merge and `.eh_frame` tables each time (those lookups were 17% of a
-    /// cxx-big write's CPU time).
+    /// through the section, merge and `.eh_frame` tables each time.
     pub locals: IdVec<FileId, LocalValues>,
     pub entry: u64,
     /// The section each linker-script symbol (`Def::Script(i)`) belongs to (None: absolute).

@@ -125,10 +125,9 @@ fn member_bytes(data: &[u8], off: usize, size: usize) -> Result<&[u8]> {
 
 /// Parses the symbol table and the long-name table of a regular archive, and no member header:
 /// those are read when a member is fetched, as lld does. Walking every header first touched
-/// every page of the file that holds one, on one thread per archive (c-debug's 37 MB
-/// libcrypto.a: 5-10 ms before anything else could start). Only the members the symbol table
-/// names can be fetched, so they are all it lists. A thin archive, or one without a symbol
-/// table, is parsed whole (`parse`).
+/// every page of the file that holds one, on one thread per archive, before anything else could
+/// start. Only the members the symbol table names can be fetched, so they are all it lists. A thin
+/// archive, or one without a symbol table, is parsed whole (`parse`).
 pub fn parse_lazily(data: &[u8]) -> Result<Archive<'_>> {
     if !data.starts_with(b"!<arch>\n") {
         return parse(data);

@@ -395,7 +395,8 @@ impl Loader<'_> {
     /// Opens the member files of a thin archive (paths relative to the archive's directory).
     fn open_thin_members(&self, file: &InputFile, path: &Path) -> Result<Vec<Option<Arc<InputFile>>>> {
         // Regular archives are parsed once, by resolution (in parallel); parsing each one here as
-        // well only to learn it is not thin was 4% of a cxx-big link, serial.
+        // well only to learn it is not thin, serially, made cxx-big's open inputs phase 16-43 ms
+        // instead of 1.8-2.1 (`--print-timing`).
         if !file.data().starts_with(b"!<thin>\n") {
             return Ok(Vec::new());
         }

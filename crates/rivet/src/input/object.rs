@@ -607,7 +607,7 @@ fn read_groups<'a>(
 /// a TLS section. A relocation of allocated contents may not name an undefined local symbol.
 fn check_symbols(file: &ObjectFile, strtab_size: u64) -> Result<()> {
     // What each section needs checked of the symbols in it, one byte per section (the sections
-    // themselves are large: reading their flags once per symbol cost ~3% of c-debug's link).
+    // themselves are large structs, too large to read once per symbol).
     const MERGED: u8 = 1;
     const TLS: u8 = 2;
     let kinds: Vec<u8> = file

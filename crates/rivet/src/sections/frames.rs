@@ -8,8 +8,8 @@ use crate::sections::eh_frame;
 /// Splits every live `.eh_frame` input section into records, dropping FDEs of dropped code.
 pub fn split_eh_frames(ctx: &mut Resolved) -> Result<EhFrames> {
     use rayon::prelude::*;
-    // Objects in parallel (cxx-big: 1157 of them, 11-16 ms on one thread); results and errors
-    // are taken in file order.
+    // Objects in parallel (cxx-big: 1157 of them; its eh_frame phase took 10.5-15.3 ms on one
+    // thread, 8.8-9.1 ms in parallel: `--print-timing`); results and errors are taken in file order.
     let ctx_ref = &*ctx;
     type Split = (SectionRef, Result<eh_frame::EhSection>);
     let split: Vec<Vec<Split>> = ctx_ref

@@ -16,7 +16,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// One flag per input section, set once when the section is found reachable: marking runs on
-/// every thread (serial, it was 8-12% of a rust-debug link).
+/// every thread (serial, the gc sections phase of a rust-debug link took 19-23 ms on one core, in
+/// `--print-timing`).
 type Live = IdVec<FileId, Vec<AtomicBool>>;
 
 fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
@@ -111,7 +112,7 @@ impl Marker<'_, '_> {
     /// Follows live FDEs (and their CIEs) to the LSDAs and personality routines they name.
     /// `eh` holds every `.eh_frame`, split once; each round is one pass over their relocations,
     /// each mapped to its record by binary search (scanning all relocations once per FDE made
-    /// this 17% of a rust-debug link). Returns what that made alive.
+    /// gc 17% of a warm rust-debug link's samples in perf). Returns what that made alive.
     fn follow_eh_frames(&self, eh: &[(SectionRef, eh_frame::EhSection)]) -> Frontier {
         let ctx = self.ctx;
         eh.par_iter()

@@ -51,7 +51,7 @@ impl Merges {
 /// A merged section's pieces as merging leaves them: sorted by input offset, each with its owner.
 pub struct Pieces {
     /// The pieces' input offsets (4 bytes a piece stay in cache where 16-byte pieces would not;
-    /// 23% of a synth-1 link was the search over whole pieces).
+    /// the search over whole pieces was 23% of a synth-1 link's samples in perf).
     pub starts: Vec<u32>,
     /// For each 64-byte block of the input, the piece holding its first byte: a lookup reads one
     /// entry and steps over the few pieces that start inside the block, instead of a binary search.
@@ -79,7 +79,7 @@ enum Offsets {
     /// Every piece's offset in the output section is within 4 GiB of the lowest (`base`): each
     /// piece's (input offset, output offset - `base`). A lookup finds the piece and its place in
     /// one cache line, where separate starts and places cost a miss each (finding a piece's place
-    /// was 19% of synth-1's samples).
+    /// was 19% of a synth-1 link's samples in perf).
     Near { pieces: Vec<(u32, u32)>, base: u64 },
     /// The offsets span 4 GiB or more: the input offsets and the output offsets apart.
     Far { starts: Vec<u32>, placed: Vec<u64> },

@@ -98,7 +98,7 @@ fn exported(ctx: &Resolved, id: SymbolId, wanted_by_libraries: &IdVec<SymbolId, 
 /// An executable exports what a shared library refers to, and also what a library defines too:
 /// the library's own references then bind to the executable's definition (interposition).
 /// By symbol id: the libraries' names are looked up once, in parallel, instead of hashing every
-/// symbol's name into a set of them (2% of a cxx-big link).
+/// symbol's name into a set of them.
 fn wanted_by_libraries(ctx: &Resolved) -> IdVec<SymbolId, bool> {
     let names: Vec<&[u8]> = ctx
         .shared

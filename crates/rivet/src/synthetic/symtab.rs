@@ -87,8 +87,8 @@ pub fn wanted(config: &crate::args::Config) -> bool {
 
 /// Which symbols go in the table, decided in parallel (objects' locals, blocks of globals), and
 /// where their names go in `.strtab`; the names are copied when `.strtab` is written, in parallel
-/// too. Building the string table here on one thread was 20-25 ms of a cxx-big link (78k
-/// entries, 7.3 MB of C++ names).
+/// too. Decided on one thread, with the string table built here, the plan phase of a cxx-big link
+/// took 20.1 ms, against 8.5 ms this way (medians of 9 alternated runs, 016f7e8).
 pub fn plan(ctx: &Ctx) -> Result<Plan> {
     use rayon::prelude::*;
     let locals: Vec<Vec<Source>> = ctx
@@ -190,7 +190,8 @@ impl Plan {
     }
 
     /// Writes the `.symtab` entries (after the null one) into `out`, blocks of entries in
-    /// parallel (one job, it was the last 15 ms of cxx-big's write on one thread).
+    /// parallel (one job, it was the last 15 ms of cxx-big's write on one thread; 8.6 ms in
+    /// blocks, as measured for 4509b8b).
     pub fn write(&self, ctx: &Linked, out: &mut [u8]) {
         use rayon::prelude::*;
         const BLOCK: usize = 4096;
