@@ -337,15 +337,14 @@ impl<'l, 'a> Linked<'l, 'a> {
         if self.local_value(file, sym).is_some() {
             return None;
         }
-        let ctx: &'l Ctx<'a> = self.ctx;
-        let sec = ctx.merged_section_of(file, sym)?;
+        let (ctx, layout): (&'l Ctx<'a>, &'l Layout) = (self.ctx, self.layout);
         let obj = &ctx.objects[file];
-        let section = &obj.sections[sec as usize];
-        if !section.live {
+        if obj.syms[sym as usize].st_info & 0xf != elf::STT_SECTION {
             return None;
         }
-        let id = section.merge_index?;
-        let (m, layout) = (&ctx.merges.merged[id], self.layout);
+        let section = &obj.sections[obj.sym_shndx(sym as usize)? as usize];
+        let id = section.merge_index.filter(|_| section.live)?;
+        let m = ctx.merges.merged.get(id)?;
         let target =
             MergeTarget { pieces: layout.inputs.merged.get(id)?, section_addr: layout.addr(m.out), len: m.len };
         Some((target, obj.syms[sym as usize].st_value.get(LE)))
