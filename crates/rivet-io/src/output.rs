@@ -1,9 +1,11 @@
-//! The output file. The linker gets a zeroed `&mut [u8]` of the final size, fills it, and commits;
-//! the output is built under a temp name in the target's directory (so the final rename is atomic)
-//! and a dropped `OutputFile` removes its temp file. Its space is reserved with fallocate before any
-//! byte is written, so a full disk is an error at `create` and never a SIGBUS in the middle of
-//! writing through a mapping (where the file system compresses and nothing is reserved, a SIGBUS
-//! on the output mapping is turned into that error by a handler: `guard_mapping`).
+//! The output file. The linker gets a zeroed `&mut [u8]` of the final size (or, promising to write
+//! every byte, one that may still hold a reused file's old bytes: `buf_unzeroed`), fills it, and
+//! commits; the output is built under a temp name in the target's directory (so the final rename
+//! is atomic) and a dropped `OutputFile` removes its temp file. Its space is reserved with
+//! fallocate before any byte is written, so a full disk is an error at `create` and never a SIGBUS
+//! in the middle of writing through a mapping (where the file system compresses and nothing is
+//! reserved, a SIGBUS on the output mapping is turned into that error by a handler:
+//! `guard_mapping`).
 //!
 //! The temp file is either new, or the previous output itself (`reuse`, mold's method): a regular
 //! file with one link, owned by us, that opens for writing (not running: ETXTBSY) is renamed to the
@@ -63,7 +65,9 @@ pub struct OutputFile {
     exiting: bool,
     /// Whether the previous output was reused in place, and why (or why not).
     reuse: ReuseOutcome,
-    /// Reused: the bytes of the old file still in [0, size), which a mapping must zero.
+    /// Reused: the leading bytes of the file that still hold the old file's. Mapped, they are
+    /// zeroed by the first `buf` (0 once zeroed, or once `buf_unzeroed` has handed them to the
+    /// caller); a heap buffer starts zeroed and is written whole.
     stale: u64,
 }
 
@@ -387,7 +391,7 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
     }
 }
 
-/// Zeroes `buf` on every core: a reused file's old bytes, which the linker expects to find zero.
+/// Zeroes `buf` on every core: a reused file's old bytes, for a caller that expects zeros.
 fn zero_parallel(buf: &mut [u8]) {
     const MIN: usize = 4 << 20;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(buf.len() / MIN).max(1);
@@ -559,13 +563,12 @@ impl OutputFile {
                 // SAFETY: the temp file is ours alone (created with O_EXCL, or the previous output
                 // renamed to our temp name); its size is set and either reserved, so page faults
                 // cannot hit ENOSPC, or guarded below. Nobody truncates it while mapped.
-                let mut m =
-                    unsafe { MmapMut::map_mut(file) }.map_err(|e| context(e, "map output file", &self.target))?;
+                let m = unsafe { MmapMut::map_mut(file) }.map_err(|e| context(e, "map output file", &self.target))?;
                 if unreserved_map {
                     guard_mapping(&m, &self.temp, &self.target);
                 }
-                // A reused file still holds its old bytes; the linker expects zeros.
-                zero_parallel(&mut m[..self.stale as usize]);
+                // A reused file still holds its old bytes (`stale`): zeroed by the first `buf`, or
+                // overwritten by the caller of `buf_unzeroed`; not here, as a pass of its own.
                 Buffer::Map(m)
             }
             // Allocated by the first `buf()`: write-behind never needs the whole output in memory.
@@ -608,15 +611,28 @@ impl OutputFile {
         self.file.as_ref()
     }
 
-    /// The whole output, zero-filled at first (in Heap mode, allocated by the first call).
+    /// The whole output, zero-filled at first (in Heap mode, allocated by the first call; a reused
+    /// file's old bytes in the mapping are zeroed by the first call, unless `buf_unzeroed` handed
+    /// them out before).
     pub fn buf(&mut self) -> &mut [u8] {
+        let (buf, stale) = self.buf_unzeroed();
+        zero_parallel(&mut buf[..stale]);
+        buf
+    }
+
+    /// The whole output as `buf` gives it, but without zeroing a reused file's old bytes: returns
+    /// how many leading bytes still hold them (0 unless a reused file is mapped). The caller takes
+    /// them over and must write every one of them (a linker that writes every byte of its output
+    /// anyway saves a pass over the file); later calls of `buf` and this return 0 and zero nothing.
+    pub fn buf_unzeroed(&mut self) -> (&mut [u8], usize) {
+        let stale = std::mem::take(&mut self.stale) as usize;
         match &mut self.buffer {
-            Buffer::Map(m) => &mut m[..],
+            Buffer::Map(m) => (&mut m[..], stale),
             Buffer::Heap(v) => {
                 if v.len() as u64 != self.size {
                     *v = vec![0u8; self.size as usize];
                 }
-                &mut v[..]
+                (&mut v[..], 0)
             }
         }
     }
@@ -636,12 +652,11 @@ impl OutputFile {
     pub fn patch(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
         let end = offset as usize + bytes.len();
-        match (&mut self.buffer, &self.file, &self.written_except) {
-            (Buffer::Map(m), _, _) => m[offset as usize..end].copy_from_slice(bytes),
+        match (&self.buffer, &self.file, &self.written_except) {
             (Buffer::Heap(_), Some(f), Some(_)) => {
                 f.write_all_at(bytes, offset).map_err(|e| context(e, "write", &self.target))?
             }
-            (Buffer::Heap(_), _, _) => self.buf()[offset as usize..end].copy_from_slice(bytes),
+            _ => self.buf()[offset as usize..end].copy_from_slice(bytes),
         }
         Ok(())
     }
@@ -1046,6 +1061,35 @@ mod tests {
             }
         }
         assert_eq!(entries(&d), vec!["out"]);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// `buf_unzeroed` hands a reused mapping's old bytes to the caller, who writes them all, instead
+    /// of zeroing them (only those: the part a grown file gained is zero); a heap buffer has none.
+    /// `buf` zeroes nothing after it.
+    #[test]
+    fn unzeroed_buffer_hands_over_the_old_bytes() {
+        let d = tmpdir("unzeroed");
+        let p = d.join("out");
+        for (mode, old_len, stale) in
+            [(OutputMode::Mmap, 9_996, 4_000), (OutputMode::Mmap, 996, 1_000), (OutputMode::Heap, 9_996, 0)]
+        {
+            let old = [&b"\x7fELF"[..], &vec![0xeeu8; old_len]].concat();
+            std::fs::write(&p, &old).unwrap();
+            let mut out = OutputFile::create_opts(&p, 4_000, &reusing(mode)).unwrap();
+            assert!(out.reuse().reused, "{:?}", out.reuse());
+            let (buf, n) = out.buf_unzeroed();
+            assert_eq!(n, stale, "{mode:?} from {old_len}");
+            assert_eq!(buf[..n], old[..n], "{mode:?}: the old bytes are handed over");
+            assert!(buf[n..].iter().all(|&b| b == 0), "{mode:?}: the rest is zero");
+            buf[..n].fill(7);
+            assert!(out.buf()[..n].iter().all(|&b| b == 7), "{mode:?}: zeroed after they were handed over");
+            assert_eq!(out.buf_unzeroed().1, 0);
+            out.commit(false).unwrap();
+            let got = std::fs::read(&p).unwrap();
+            assert_eq!(got.len(), 4_000);
+            assert!(got[..stale].iter().all(|&b| b == 7) && got[stale..].iter().all(|&b| b == 0), "{mode:?}");
+        }
         std::fs::remove_dir_all(d).unwrap();
     }
 

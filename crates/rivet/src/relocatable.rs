@@ -674,14 +674,15 @@ fn write_file(ctx: &Resolved, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u
 /// Puts the built object into the output: written straight from `image` when the output is
 /// written (heap mode), so the object is never held in memory twice (`buf()` would allocate a
 /// second whole copy: a `--no-mmap-output-file -r` link needed twice its output's size); copied
-/// into the mapping otherwise.
+/// into the mapping otherwise, over a reused file's old bytes (every byte is written: no zeroing
+/// first).
 fn write_image(out: &mut rivet_io::OutputFile, image: &[u8]) -> Result<()> {
     use std::os::unix::fs::FileExt;
     if let Some(file) = out.heap_file() {
         file.write_all_at(image, 0).context("cannot write the output")?;
         out.set_written_except(Vec::new());
     } else {
-        out.buf().copy_from_slice(image);
+        out.buf_unzeroed().0.copy_from_slice(image);
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! Writing: takes the finished layout and fills the output buffer. The buffer is cut into disjoint
 //! slices, one per input section or linker-made section, which are filled and relocated in
 //! parallel without locks; what depends on everything else (`.rela.dyn`, the build-id) comes last.
+//! Every byte of the output is written: a slice's job also zeroes the padding after it where a
+//! reused output file still holds its old bytes, so that file is never zeroed in a pass of its own.
 use crate::ctx::Ctx;
 use crate::diag::{Context, Result};
 use crate::fatal;
@@ -82,7 +84,9 @@ pub fn write(
         return Ok(written);
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
-    let dynrels = fill_parallel(ctx, plan, jobs, out.buf(), true)?;
+    // A reused output's old bytes are not zeroed first: the fill writes every one of them.
+    let (buf, stale) = out.buf_unzeroed();
+    let dynrels = fill_parallel(ctx, plan, jobs, buf, stale, true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
         // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
         k.run(&copies, file, &mut stats)?;
@@ -368,7 +372,7 @@ fn write_behind(
             let copies: Vec<(u64, &[u8])> =
                 if late_window { Vec::new() } else { jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect() };
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, !late_window)?);
+            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, 0, !late_window)?);
             if late_window {
                 kept.push((start, buf));
                 continue;
@@ -518,66 +522,82 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
     jobs
 }
 
+/// One piece of the output to fill: its offset in the buffer, its bytes, and the bytes after it
+/// up to the next piece (or the buffer's end), which no job writes.
+struct Slot<'b> {
+    off: u64,
+    piece: &'b mut [u8],
+    gap: &'b mut [u8],
+    job: Job,
+}
+
+/// Cuts `out` into one slot per piece (`jobs` sorted by offset); returns them and the bytes before
+/// the first piece.
+fn slots(jobs: Vec<Piece>, out: &mut [u8]) -> Result<(&mut [u8], Vec<Slot<'_>>)> {
+    let first = jobs.first().map_or(out.len() as u64, |j| j.0);
+    let ends: Vec<u64> = jobs.iter().skip(1).map(|j| j.0).chain([out.len() as u64]).collect();
+    let (head, mut rest) = out.split_at_mut(first as usize);
+    let mut slots = Vec::with_capacity(jobs.len());
+    for ((off, size, job), end) in jobs.into_iter().zip(ends) {
+        if off + size > end {
+            crate::bail!("internal error: output pieces overlap at offset {end:#x}");
+        }
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut((end - off) as usize);
+        let (piece, gap) = piece.split_at_mut(size as usize);
+        slots.push(Slot { off, piece, gap, job });
+        rest = tail;
+    }
+    Ok((head, slots))
+}
+
+/// Zeroes the bytes of `buf` (at offset `off` of the output buffer) that are among its first
+/// `stale` bytes, those a reused output file still holds its old bytes in.
+fn zero_stale(buf: &mut [u8], off: u64, stale: usize) {
+    let n = stale.saturating_sub(off as usize).min(buf.len());
+    buf[..n].fill(0);
+}
+
+/// Whether filling `job` may leave bytes of its piece as they were: the writers of linker-made
+/// sections skip bytes that are zero (the null section header, padding), where every other job
+/// writes all of its piece (or the kernel copies it).
+fn may_skip_bytes(ctx: &Linked, job: Job) -> bool {
+    match job {
+        Job::Synthetic(i) => ctx.layout.compressed.bytes(i).is_none(),
+        Job::SectionHeaders => true,
+        _ => false,
+    }
+}
+
+/// Fills `out` (file offsets in `jobs` are relative to its start), each piece by the job that owns
+/// it, in parallel. `stale`: how many leading bytes of `out` still hold a reused output file's old
+/// bytes (0 for a buffer that starts zeroed): each job zeroes those in the gap after its piece (the
+/// padding no job writes, zeroed by the thread that writes the bytes beside it, with no pass over
+/// the whole output), and first in its piece if its writer may skip some. `kernel_copies`: the
+/// kernel copies the `Job::Kernel` pieces afterwards.
 fn fill_parallel(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
     out: &mut [u8],
+    stale: usize,
     kernel_copies: bool,
 ) -> Result<Vec<DynRel>> {
-    let mut slices: Vec<(&mut [u8], Job)> = Vec::with_capacity(jobs.len());
-    let mut rest: &mut [u8] = out;
-    let mut cursor = 0u64;
-    for (off, size, job) in jobs {
-        if off < cursor {
-            crate::bail!("internal error: output pieces overlap at offset {off:#x}");
-        }
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut((off - cursor) as usize);
-        let (piece, tail) = tail.split_at_mut(size as usize);
-        slices.push((piece, job));
-        rest = tail;
-        cursor = off + size;
-    }
+    let (head, slots) = slots(jobs, out)?;
+    zero_stale(head, 0, stale);
     // Leaves of at most 64 pieces: rayon otherwise stops splitting after a few levels unless work
     // is stolen, and the leaf holding the .debug_* sections of the big objects ran on one worker
     // while the other slept (rust-debug, per-thread sums: 88 ms of pieces on one thread, 15 ms on
     // the other; fill 95 -> 73 ms with the cap, as measured for 180afa6).
-    let results: Vec<Result<Vec<DynRel>>> = slices
+    let results: Vec<Result<Vec<DynRel>>> = slots
         .into_par_iter()
         .with_max_len(64)
-        .map(|(buf, job)| match job {
-            Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
-            Job::Part(f, s, from, whole) => Ok(write_input_part(ctx, f, s, from, whole, buf)),
-            Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
-            Job::Kernel(f, s, from) => {
-                let data = ctx.objects[SectionRef::new(f, s)].data;
-                buf.copy_from_slice(&data[from as usize..from as usize + buf.len()]);
-                Ok(Vec::new())
+        .map(|Slot { off, piece, gap, job }| {
+            if may_skip_bytes(ctx, job) {
+                zero_stale(piece, off, stale);
             }
-            Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
-            Job::Head(i) => {
-                buf.copy_from_slice(&ctx.sections[i].head);
-                Ok(Vec::new())
-            }
-            Job::Bytes(v) => {
-                buf.copy_from_slice(&v.to_le_bytes()[..buf.len()]);
-                Ok(Vec::new())
-            }
-            Job::Fill(pattern, phase) => {
-                let p = pattern.to_be_bytes();
-                for (k, b) in buf.iter_mut().enumerate() {
-                    *b = p[(phase as usize + k) % 4];
-                }
-                Ok(Vec::new())
-            }
-            Job::FileHeader => {
-                write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
-                Ok(Vec::new())
-            }
-            Job::SectionHeaders => {
-                write_section_headers(ctx, plan, buf);
-                Ok(Vec::new())
-            }
+            let dynrels = fill_piece(ctx, plan, job, piece, kernel_copies);
+            zero_stale(gap, off + piece.len() as u64, stale);
+            dynrels
         })
         .collect();
     let mut dynrels = Vec::new();
@@ -587,14 +607,67 @@ fn fill_parallel(
     Ok(dynrels)
 }
 
+/// Fills one piece of the output (`buf`) with what `job` says goes there.
+fn fill_piece(
+    ctx: &Linked,
+    plan: Option<&symtab::Plan>,
+    job: Job,
+    buf: &mut [u8],
+    kernel_copies: bool,
+) -> Result<Vec<DynRel>> {
+    match job {
+        Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
+        Job::Part(f, s, from, whole) => Ok(write_input_part(ctx, f, s, from, whole, buf)),
+        Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
+        Job::Kernel(f, s, from) => {
+            let data = ctx.objects[SectionRef::new(f, s)].data;
+            buf.copy_from_slice(&data[from as usize..from as usize + buf.len()]);
+            Ok(Vec::new())
+        }
+        Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
+        Job::Head(i) => {
+            buf.copy_from_slice(&ctx.sections[i].head);
+            Ok(Vec::new())
+        }
+        Job::Bytes(v) => {
+            buf.copy_from_slice(&v.to_le_bytes()[..buf.len()]);
+            Ok(Vec::new())
+        }
+        Job::Fill(pattern, phase) => {
+            let p = pattern.to_be_bytes();
+            for (k, b) in buf.iter_mut().enumerate() {
+                *b = p[(phase as usize + k) % 4];
+            }
+            Ok(Vec::new())
+        }
+        Job::FileHeader => {
+            write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
+            Ok(Vec::new())
+        }
+        Job::SectionHeaders => {
+            write_section_headers(ctx, plan, buf);
+            Ok(Vec::new())
+        }
+    }
+}
+
 pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[SectionRef::new(f, s)];
     if let Some(m) = ctx.merges.at(sec.merge_index) {
-        // Only the pieces this section owns; merged sections have no relocations of their own.
+        // Only the pieces this section owns, and zeros in the alignment padding between them (a
+        // reused output's old bytes may be there): each byte before the furthest piece end so far
+        // is written or zeroed, whatever order the pieces come in. Merged sections have no
+        // relocations of their own.
+        let mut end = 0;
         for &(src, len, dst) in &m.owned {
             let (src, dst, len) = (src as usize, dst as usize, len as usize);
+            if dst > end {
+                buf[end..dst].fill(0);
+            }
             buf[dst..dst + len].copy_from_slice(&sec.data[src..src + len]);
+            end = end.max(dst + len);
         }
+        buf[end..].fill(0);
         return Vec::new();
     }
     match ctx.split_eh_frame(f, s) {

@@ -564,6 +564,53 @@ fn plain_previous_output_is_reused_with_identical_bytes() {
     tmp.finish();
 }
 
+/// A previous output full of garbage (the ELF magic, then 4 MiB of 0xff) is rewritten in place with
+/// the bytes of a link into a new file: the padding no section covers (before a 4096-aligned
+/// variable, between `-z separate-code`'s segments) and the alignment padding between merged
+/// strings (each keeps its 8-byte alignment) are zeroed, never left as the old bytes; mapped or
+/// written, on one thread or two. The program runs.
+#[test]
+fn garbage_in_a_reused_output_never_shows_through() {
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-reuse-garbage");
+    let obj = compile(
+        &tmp,
+        "aligned",
+        concat!(
+            "_Alignas(4096) int page[3] = {1, 2, 3};\n",
+            "_Alignas(64) const char tag[] = \"tag\";\n",
+            "__asm__(\".section .rodata.str1.8,\\\"aMS\\\",@progbits,1\\n.p2align 3\\n",
+            "short_str: .string \\\"abc\\\"\\n.p2align 3\\nlong_str: .string \\\"defghij\\\"\\n.text\");\n",
+            "extern const char short_str[], long_str[];\n",
+            "int main(void) { return page[2] + tag[0] - 't' + short_str[0] - long_str[0] + 3; }\n",
+        ),
+    );
+    let garbage = [&b"\x7fELF"[..], &vec![0xffu8; 4 << 20]].concat();
+    let (fresh, out) = (tmp.join("fresh"), tmp.join("out"));
+    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
+        for threads in ["-Wl,--threads=1", "-Wl,--threads=2"] {
+            let args = [mode, threads, "-Wl,-z,separate-code", "-Wl,--build-id"];
+            let _ = std::fs::remove_file(&fresh);
+            must(&mut gcc_link(&tmp, &[&obj], &fresh, &args));
+            std::fs::write(&out, &garbage).unwrap();
+            let link = must(gcc_link(&tmp, &[&obj], &out, &args).arg("-Wl,--print-timing"));
+            let line = output_file_line(&link);
+            assert!(line.contains("previous output reused in place"), "{mode} {threads}: {line}");
+            let (got, want) = (std::fs::read(&out).unwrap(), std::fs::read(&fresh).unwrap());
+            assert_eq!(got.len(), want.len(), "{mode} {threads}");
+            // The offsets that differ (the build-id, a hash of every byte, differs with any other).
+            let diff: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+            if let (Some(first), Some(last)) = (diff.first(), diff.last()) {
+                panic!("{mode} {threads}: reused != fresh in {} bytes, {first:#x} to {last:#x}", diff.len());
+            }
+            assert_eq!(Command::new(&out).status().unwrap().code(), Some(3), "{mode} {threads}");
+        }
+    }
+    tmp.finish();
+}
+
 /// A hard-linked output is not rewritten in place: the other name keeps the old contents.
 #[test]
 fn hard_linked_output_is_not_reused() {

@@ -77,8 +77,8 @@ pub trait Chunk: Sync {
     fn link_info(&self, _w: &Writing) -> (u32, u32) {
         (0, 0)
     }
-    /// Fills the section's bytes (`buf` is exactly `size` bytes); returns the dynamic relocations
-    /// its contents need.
+    /// Fills the section's bytes (`buf` is exactly `size` bytes, zeroed: what is zero may be
+    /// skipped); returns the dynamic relocations its contents need.
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>>;
 }
 
