@@ -13,7 +13,8 @@ the same work as rivet; wild-fork: wild's default, which forks), rivet (automati
 --no-fork; rivet-fork: its default, which forks) and
 rivet's forced I/O modes: rivet-mmap (--mmap-output-file), rivet-heap (--no-mmap-output-file),
 rivet-prefetch / rivet-noprefetch (--[no-]prefetch-inputs), rivet-copy-METHOD (--copy-method=METHOD
-for memcpy, copy-file-range, sendfile); `rivet-all` is rivet plus every mode this rivet supports
+for memcpy, copy-file-range, sendfile), rivet-noreuse (--no-reuse-output), rivet-populate
+(--populate-output); `rivet-all` is rivet plus every mode this rivet supports
 (probed with a tiny link). mold and wild run with --no-fork so the measured process does the whole
 link. Missing linkers and unsupported modes are skipped with a message.
 
@@ -52,7 +53,7 @@ def rivet_modes(rivet):
     candidates = [("rivet-mmap", ["--mmap-output-file"]), ("rivet-heap", ["--no-mmap-output-file"]),
                   ("rivet-prefetch", ["--prefetch-inputs"]), ("rivet-noprefetch", ["--no-prefetch-inputs"])]
     candidates += [(f"rivet-copy-{m}", [f"--copy-method={m}"]) for m in ("memcpy", "copy-file-range", "sendfile")]
-    candidates += [("rivet-noreuse", ["--no-reuse-output"])]
+    candidates += [("rivet-noreuse", ["--no-reuse-output"]), ("rivet-populate", ["--populate-output"])]
     modes = {}
     with tempfile.TemporaryDirectory() as t:
         (Path(t) / "tiny.s").write_text(".globl _start\n_start:\n  ret\n")

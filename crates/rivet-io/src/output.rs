@@ -12,6 +12,10 @@
 //! temp name and rewritten in place, its pages already in the page cache and its blocks allocated.
 //! Either way the output path holds the complete old file until `create` (and, without reuse, until
 //! commit), then the complete new one; a link that fails after reusing leaves no file there.
+//!
+//! On request (`CreateOptions::populate`) the mapping is pre-faulted for writing at create, in one
+//! `madvise(MADV_POPULATE_WRITE)`: a page the file system cannot back is then an error there, not
+//! a SIGBUS later; a kernel without it only leaves the faults to the writes.
 use crate::fsinfo;
 use memmap2::MmapMut;
 use std::fs::{File, OpenOptions};
@@ -59,6 +63,8 @@ pub struct OutputFile {
     written_except: Option<Vec<(u64, u64)>>,
     /// The output's size in bytes.
     size: u64,
+    /// Whether the mapping was pre-faulted for writing (`CreateOptions::populate`), and how long it took.
+    populated: Populated,
     /// The process exits right after the link (the default): the replaced output's blocks are freed
     /// in a child process and the output buffer is never freed. False for callers that go on
     /// running (no child to reap, no leak).
@@ -84,6 +90,25 @@ pub struct CreateOptions {
     /// Mmap without a reservation is allowed: a SIGBUS on the mapping (the file system ran out of
     /// space at a page fault) becomes a clear error and exit instead of a crash.
     pub map_unreserved: bool,
+    /// Pre-fault the whole mapping for writing once it is made (`MADV_POPULATE_WRITE`), instead of
+    /// page by page as it is first written. Ignored without a mapping; where the kernel does not
+    /// know it, the output goes on without (`populated` says so).
+    pub populate: bool,
+}
+
+/// What became of `CreateOptions::populate`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Populated {
+    /// Not asked for.
+    #[default]
+    NotAsked,
+    /// Asked for, but the output is not mapped (heap output, or the mapping was refused at create).
+    NotMapped,
+    /// The whole mapping was faulted in for writing, in this time.
+    Done(Duration),
+    /// The kernel did not do it (it does not know `MADV_POPULATE_WRITE`, or refused it): the output
+    /// is written without; why.
+    Skipped(String),
 }
 
 /// What became of the previous output.
@@ -391,6 +416,51 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
     }
 }
 
+/// Faults every page of the output mapping in for writing, in one call: the page-cache pages are
+/// found or allocated (a new file's read as zeros, a reused one's old bytes kept), the file system
+/// is told they will be dirtied (`page_mkwrite`) and the page tables filled, as the first write to
+/// each page would do one fault at a time. No byte of the mapping changes.
+fn populate_write(map: &mut MmapMut) -> io::Result<()> {
+    // SAFETY: madvise over exactly the range of a live mapping we own (memmap2 maps the file from
+    // offset 0, so its start is page-aligned). MADV_POPULATE_WRITE reads or writes no byte of it
+    // from user space and changes none; a page that would raise SIGBUS on access (the file system
+    // cannot back it: a full disk) makes it fail with EFAULT instead of delivering the signal.
+    let r = unsafe { libc::madvise(map.as_mut_ptr().cast(), map.len(), libc::MADV_POPULATE_WRITE) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// What `populate_write`'s result means for the link: Ok(None) populated; Ok(Some(why)) not (or
+/// not all of it), and the output is written without it, the pages faulting in as they are
+/// written; Err: a page of the output cannot be backed (EFAULT: it would have raised SIGBUS, which
+/// on our own file, sized and not truncated, is the file system running out of space).
+fn populate_outcome(r: io::Result<()>) -> io::Result<Option<String>> {
+    let Err(e) = r else { return Ok(None) };
+    Ok(Some(match e.raw_os_error() {
+        // Before Linux 5.14 the advice is unknown; later, mappings it cannot populate.
+        Some(libc::EINVAL) => "the kernel does not know MADV_POPULATE_WRITE (EINVAL; Linux 5.14+)".into(),
+        Some(libc::EFAULT) => return Err(e),
+        // ENOMEM (the memory ran out first), EINTR, EHWPOISON: what was populated stays.
+        _ => format!("MADV_POPULATE_WRITE failed: {e}"),
+    }))
+}
+
+/// The error for a mapping that `populate_write` found the file system cannot back: the one a
+/// reservation gives on a full disk, and what the SIGBUS guard reports when a write finds it.
+fn no_space_at_populate(target: &Path, size: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::StorageFull,
+        format!(
+            "cannot write {}: no space left on device (needs {size} bytes: the file system could not back \
+             every page of the output's mapping when it was populated)",
+            target.display()
+        ),
+    )
+}
+
 /// Zeroes `buf` on every core: a reused file's old bytes, for a caller that expects zeros.
 fn zero_parallel(buf: &mut [u8]) {
     const MIN: usize = 4 << 20;
@@ -424,7 +494,8 @@ impl OutputFile {
         executable: bool,
         reserve_space: bool,
     ) -> io::Result<OutputFile> {
-        let opts = CreateOptions { mode, executable, reserve_space, reuse: false, map_unreserved: false };
+        let opts =
+            CreateOptions { mode, executable, reserve_space, reuse: false, map_unreserved: false, populate: false };
         OutputFile::create_opts(target, size, &opts)
     }
 
@@ -487,6 +558,7 @@ impl OutputFile {
             committed: false,
             written_except: None,
             size,
+            populated: Populated::NotAsked,
             exiting: true,
             reuse,
             stale,
@@ -499,6 +571,9 @@ impl OutputFile {
     /// Sizes and reserves the temp file (`pre_reserved`: a reused file, already sized, and whether
     /// its space was reserved) and prepares the buffer.
     fn prepare(&mut self, size: u64, opts: &CreateOptions, pre_reserved: Option<bool>) -> io::Result<()> {
+        // Until a mapping is made and populated below (not for an output written in place, nor a
+        // heap buffer).
+        self.populated = if opts.populate { Populated::NotMapped } else { Populated::NotAsked };
         if self.in_place {
             // Written in place (a device, a pipe, standard output): there is no file to write
             // behind into (a pipe cannot be written out of order), so the whole output is built
@@ -576,7 +651,21 @@ impl OutputFile {
             // reused file's old bytes need no zeroing.
             OutputMode::Heap => Buffer::Heap(Vec::new()),
         };
+        if let (true, Buffer::Map(m)) = (opts.populate, &mut self.buffer) {
+            // After the mapping is in `self.buffer`: an error drops `self`, which unguards it.
+            let start = Instant::now();
+            self.populated = match populate_outcome(populate_write(m)) {
+                Ok(None) => Populated::Done(start.elapsed()),
+                Ok(Some(why)) => Populated::Skipped(why),
+                Err(_) => return Err(no_space_at_populate(&self.target, size)),
+            };
+        }
         Ok(())
+    }
+
+    /// Whether the mapping was pre-faulted for writing at create, and how long that took.
+    pub fn populated(&self) -> &Populated {
+        &self.populated
     }
 
     /// Whether the previous output was rewritten in place, and why or why not ("" when reuse was
@@ -1019,7 +1108,14 @@ mod tests {
     }
 
     fn reusing(mode: OutputMode) -> CreateOptions {
-        CreateOptions { mode, executable: true, reserve_space: true, reuse: true, map_unreserved: false }
+        CreateOptions {
+            mode,
+            executable: true,
+            reserve_space: true,
+            reuse: true,
+            map_unreserved: false,
+            populate: false,
+        }
     }
 
     fn ino(p: &Path) -> u64 {
@@ -1168,6 +1264,7 @@ mod tests {
             reserve_space: false,
             reuse: false,
             map_unreserved: true,
+            populate: false,
         };
         let mut out = OutputFile::create_opts(&d.join("o"), 4096, &opts).unwrap();
         assert_eq!(out.mode(), OutputMode::Mmap);
@@ -1205,6 +1302,86 @@ mod tests {
         assert!(e.to_string().contains("no space left"), "{e}");
         assert_eq!(listing, vec!["out"]);
         assert_eq!(old, b"old");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    fn populating(mode: OutputMode, reuse: bool) -> CreateOptions {
+        CreateOptions { populate: true, reuse, ..reusing(mode) }
+    }
+
+    /// A populated mapping holds what an unpopulated one does: zeros in a new file, the old bytes
+    /// in a reused one (handed over by `buf_unzeroed`), and the file gets what is written; a heap
+    /// output has nothing to populate.
+    #[test]
+    fn populated_mapping_keeps_its_bytes() {
+        let d = tmpdir("populate");
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut out =
+            OutputFile::create_opts(&d.join("new"), data.len() as u64, &populating(OutputMode::Mmap, false)).unwrap();
+        assert!(matches!(out.populated(), Populated::Done(_)), "{:?}", out.populated());
+        assert!(out.buf().iter().all(|&b| b == 0));
+        out.buf().copy_from_slice(&data);
+        out.commit(false).unwrap();
+        assert_eq!(std::fs::read(d.join("new")).unwrap(), data);
+        let old = [&b"\x7fELF"[..], &vec![0xeeu8; 99_996]].concat();
+        std::fs::write(d.join("old"), &old).unwrap();
+        let mut out =
+            OutputFile::create_opts(&d.join("old"), data.len() as u64, &populating(OutputMode::Mmap, true)).unwrap();
+        assert!(out.reuse().reused && matches!(out.populated(), Populated::Done(_)), "{:?}", out.populated());
+        let (buf, stale) = out.buf_unzeroed();
+        assert_eq!((stale, &buf[..stale]), (old.len(), &old[..]), "populating changed the old bytes");
+        assert!(buf[stale..].iter().all(|&b| b == 0));
+        buf.copy_from_slice(&data);
+        out.commit(false).unwrap();
+        assert_eq!(std::fs::read(d.join("old")).unwrap(), data);
+        let out = OutputFile::create_opts(&d.join("heap"), 10, &populating(OutputMode::Heap, false)).unwrap();
+        assert_eq!(out.populated(), &Populated::NotMapped);
+        let null = OutputFile::create_opts(Path::new("/dev/null"), 10, &populating(OutputMode::Mmap, false)).unwrap();
+        assert_eq!((null.mode(), null.populated()), (OutputMode::Heap, &Populated::NotMapped), "written in place");
+        let out = OutputFile::create_opts(&d.join("plain"), 10, &reusing(OutputMode::Mmap)).unwrap();
+        assert_eq!(out.populated(), &Populated::NotAsked);
+
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// A kernel without MADV_POPULATE_WRITE (EINVAL) or one that gives up (ENOMEM) only costs the
+    /// link the faults; EFAULT, a page the file system cannot back, is an error.
+    #[test]
+    fn populate_errors() {
+        let err = |n| Err(io::Error::from_raw_os_error(n));
+        assert_eq!(populate_outcome(Ok(())).unwrap(), None);
+        assert!(populate_outcome(err(libc::EINVAL)).unwrap().unwrap().contains("does not know MADV_POPULATE_WRITE"));
+        assert!(populate_outcome(err(libc::ENOMEM)).unwrap().is_some());
+        assert!(populate_outcome(err(libc::EFAULT)).is_err());
+    }
+
+    /// Where nothing is reserved, populating finds a full disk at create: a clear error (no
+    /// SIGBUS), no file left. The free-space check is passed by a sparse previous output (its
+    /// length counts as space it holds, its holes do not), on a 1 MiB tmpfs.
+    #[test]
+    fn full_disk_found_by_populating_an_unreserved_mapping() {
+        let d = tmpdir("populatefull");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+            .arg(&d)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("skipped: cannot mount a small tmpfs here (not root?)");
+            return;
+        }
+        let old = File::create(d.join("out")).unwrap();
+        old.set_len(4 << 20).unwrap();
+        (&old).write_all(b"\x7fELF").unwrap();
+        drop(old);
+        let opts = CreateOptions { reserve_space: false, map_unreserved: true, ..populating(OutputMode::Mmap, true) };
+        let r = OutputFile::create_opts(&d.join("out"), 4 << 20, &opts).map(|o| (o.mode(), o.populated().clone()));
+        let listing = entries(&d);
+        let _ = std::process::Command::new("umount").arg(&d).status();
+        let e = r.expect_err("4 MiB of pages cannot be backed by a 1 MiB tmpfs");
+        assert!(e.to_string().contains("no space left on device"), "{e}");
+        assert!(e.to_string().contains("/out"), "{e}");
+        assert_eq!(listing, Vec::<String>::new(), "the taken-over output is gone, and no temp file is left");
         std::fs::remove_dir_all(d).unwrap();
     }
 }

@@ -138,6 +138,9 @@ pub struct Config {
     /// `--reuse-output` (Some(true): also for `-shared`) / `--no-reuse-output` (Some(false));
     /// None: the previous output is rewritten in place when that is safe, not for `-shared`.
     pub reuse_output: Option<bool>,
+    /// `--populate-output` (Some(true)) / `--no-populate-output` (Some(false)); None: the I/O
+    /// policy's choice (off). Even when asked, not where the policy says it must not be done.
+    pub populate_output: Option<bool>,
     /// `--fsync` (default false).
     pub fsync: bool,
     /// `-nostdlib`: only `-L` directories are searched for `-l`.
@@ -406,6 +409,7 @@ impl Default for Config {
             stats: false,
             mmap_output: None,
             reuse_output: None,
+            populate_output: None,
             fsync: false,
             nostdlib: false,
             verbose: false,
@@ -853,6 +857,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "no-mmap-output-file",
     "reuse-output",
     "no-reuse-output",
+    "populate-output",
+    "no-populate-output",
     "fsync",
     "no-fsync",
     "v",
@@ -1020,6 +1026,8 @@ impl ArgParser {
             "no-mmap-output-file" => c.mmap_output = Some(false),
             "reuse-output" => c.reuse_output = Some(true),
             "no-reuse-output" => c.reuse_output = Some(false),
+            "populate-output" => c.populate_output = Some(true),
+            "no-populate-output" => c.populate_output = Some(false),
             "fsync" => c.fsync = true,
             "no-fsync" => c.fsync = false,
             "v" | "verbose" => c.verbose = true,
@@ -1666,6 +1674,9 @@ pub fn usage() -> String {
          --no-mmap-output-file     build the output in memory and write it sequentially\n  \
          --reuse-output            rewrite the previous output in place, -shared outputs too\n  \
          --no-reuse-output         always build a new file and rename it over the previous output\n  \
+         --populate-output         pre-fault the output mapping for writing when it is created (not where nothing\n                            \
+         is reserved or memory is tight)\n  \
+         --no-populate-output      let the output mapping's pages fault in as they are first written\n  \
          --fsync                   flush the output to disk before exiting (off by default)\n  \
          --threads=N               worker threads\n  \
          -run COMMAND ARGS...      run COMMAND with rivet as its linker under every name (ld, ld.bfd, ld.gold,\n                            \

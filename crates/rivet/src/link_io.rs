@@ -6,7 +6,7 @@ use crate::diag::{Context, Result};
 use crate::report::LinkReport;
 use crate::timing::Timer;
 use crate::write::{CopyStats, KernelCopy};
-use rivet_io::output::CreateOptions;
+use rivet_io::output::{CreateOptions, Populated};
 use rivet_io::policy::{InputPlan, IoPlan, OutputRequest};
 use rivet_io::{CommitReport, InputCache, OutputFile, OutputMode, Prefetcher};
 
@@ -59,6 +59,8 @@ pub struct Output {
     mode_reason: String,
     /// Whether the previous output was rewritten in place, and why or why not.
     reuse: (bool, String),
+    /// What became of pre-faulting the mapping, for the report (`populate_line`).
+    populate: String,
 }
 
 impl Output {
@@ -83,6 +85,7 @@ impl Output {
             mmap: config.mmap_output,
             copy: config.copy_method,
             reuse: if debug_file { Some(false) } else { config.reuse_output },
+            populate: config.populate_output,
             shared: config.shared,
         };
         let io = rivet_io::policy::plan_output(&inputs.plan, path, &req, size);
@@ -99,6 +102,7 @@ impl Output {
             reuse: io.reuse.allowed,
             // Unreserved only where the file system compresses; the mapping is then guarded.
             map_unreserved: !io.output.reserve,
+            populate: io.populate.enabled,
         };
         let mut file = timer.phase("create output", || OutputFile::create_opts(path, size, &opts))?;
         if config.free_memory {
@@ -114,11 +118,13 @@ impl Output {
             (true, false) => (false, outcome.reason.clone()),
             (false, _) => (false, io.reuse.reason.clone()),
         };
+        let populate = populate_line(file.populated(), &io.populate.reason);
         if config.verbose {
             eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
             eprintln!("rivet: output file {}", reuse_line(reuse.0, &reuse.1));
+            eprintln!("rivet: output mapping {populate}");
         }
-        Ok(Output { mode: file.mode(), mode_reason, io, file, reuse })
+        Ok(Output { mode: file.mode(), mode_reason, io, file, reuse, populate })
     }
 
     /// Sections that reach the output unchanged may be copied file to file by the kernel.
@@ -129,11 +135,11 @@ impl Output {
 
     /// Renames the finished file into place.
     pub fn commit(self, config: &Config, timer: &Timer) -> Result<Committed> {
-        let Output { io, file, mode, mode_reason, reuse } = self;
+        let Output { io, file, mode, mode_reason, reuse, populate } = self;
         let commit = timer
             .phase("commit", || file.commit(config.fsync))
             .with_context(|| format!("cannot write {}", config.output.display()))?;
-        Ok(Committed { io, mode, mode_reason, reuse, commit })
+        Ok(Committed { io, mode, mode_reason, reuse, populate, commit })
     }
 }
 
@@ -184,12 +190,24 @@ pub fn reuse_line(reused: bool, why: &str) -> String {
     format!("{}: {why}", if reused { "previous output reused in place" } else { "new file" })
 }
 
+/// "populated for writing in 1.234 ms (WHY)" or "not populated: WHY", for `--verbose` and the I/O
+/// report: what creating the output did with the policy's choice (`why`).
+pub fn populate_line(done: &Populated, why: &str) -> String {
+    match done {
+        Populated::Done(t) => format!("populated for writing in {:.3} ms ({why})", t.as_secs_f64() * 1000.0),
+        Populated::NotAsked => format!("not populated: {why}"),
+        Populated::NotMapped => format!("not populated: the output is not mapped ({why})"),
+        Populated::Skipped(kernel) => format!("not populated: {kernel} ({why})"),
+    }
+}
+
 /// The output once committed: what the report says of it.
 pub struct Committed {
     io: IoPlan,
     mode: OutputMode,
     mode_reason: String,
     reuse: (bool, String),
+    populate: String,
     commit: CommitReport,
 }
 
@@ -209,6 +227,7 @@ pub fn report(
         mode_reason: out.mode_reason,
         reused: out.reuse.0,
         reuse_reason: out.reuse.1,
+        populate: out.populate,
         copy_method: out.io.copy.method,
         copy_reason: out.io.copy.reason,
         copy,

@@ -529,6 +529,69 @@ fn output_file_line(out: &std::process::Output) -> String {
         .into()
 }
 
+/// `--print-timing`'s line about the output mapping (pre-faulted or not).
+fn output_mapping_line(out: &std::process::Output) -> String {
+    let report = String::from_utf8_lossy(&out.stderr);
+    report
+        .lines()
+        .find(|l| l.contains("output mapping "))
+        .unwrap_or_else(|| panic!("no output mapping line:\n{report}"))
+        .into()
+}
+
+/// `--populate-output` pre-faults a mapped output for writing when it is created (the report says
+/// so, and how long it took), a new file or a reused one; not by default, nor a heap output (no
+/// mapping) even when asked. The bytes are the same either way, into a new file and over a
+/// reused one full of old bytes.
+#[test]
+fn populated_output_mapping_gives_the_same_bytes() {
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("io-populate");
+    let obj = compile(
+        &tmp,
+        "p",
+        "_Alignas(4096) char blob[300000] = {1};\nconst char *msg = \"populated\";\n\
+         int main(void) { return blob[0] + msg[0] - 'p' + 5; }\n",
+    );
+    let garbage = [&b"\x7fELF"[..], &vec![0xa5u8; 1 << 20]].concat();
+    let out = tmp.join("out");
+    let mut outputs = Vec::new();
+    // (flags, the report line's start)
+    let cases = [
+        ("-Wl,--populate-output", "populated for writing in "),
+        ("-Wl,--mmap-output-file,--populate-output", "populated for writing in "),
+        ("-Wl,--build-id", "not populated: auto: off"),
+        ("-Wl,--no-populate-output", "not populated: --no-populate-output"),
+        ("-Wl,--no-mmap-output-file,--populate-output", "not populated: --populate-output, but heap output"),
+    ];
+    for (flag, want) in cases {
+        for reused in [false, true] {
+            if reused {
+                std::fs::write(&out, &garbage).unwrap();
+            } else {
+                let _ = std::fs::remove_file(&out);
+            }
+            let link = must(gcc_link(&tmp, &[&obj], &out, &[flag, "-Wl,--build-id"]).arg("-Wl,--print-timing"));
+            let line = output_mapping_line(&link);
+            assert!(
+                line.trim_start().starts_with(&format!("output mapping   {want}")),
+                "{flag}, reused {reused}: {line}"
+            );
+            let file = output_file_line(&link);
+            assert_eq!(file.contains("previous output reused in place"), reused, "{flag}: {file}");
+            assert_eq!(Command::new(&out).status().unwrap().code(), Some(6), "{flag}, reused {reused}");
+            outputs.push((flag, reused, std::fs::read(&out).unwrap()));
+        }
+    }
+    let (_, _, first) = &outputs[0];
+    for (flag, reused, bytes) in &outputs {
+        assert!(bytes == first, "{flag}, reused {reused}: not the bytes of the first link");
+    }
+    tmp.finish();
+}
+
 /// A plain previous output is rewritten in place (same inode; the report says so), and what is
 /// left is byte for byte what a new file gets, mapped or written, growing or shrinking.
 #[test]
