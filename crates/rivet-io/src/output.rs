@@ -65,6 +65,9 @@ pub struct OutputFile {
     size: u64,
     /// Whether the mapping was pre-faulted for writing (`CreateOptions::populate`), and how long it took.
     populated: Populated,
+    /// `CreateOptions::huge_pages` on a mapping: None not asked (or nothing mapped), else whether
+    /// the kernel took the advice (its error when not).
+    huge_pages: Option<Result<(), String>>,
     /// The process exits right after the link (the default): the replaced output's blocks are freed
     /// in a child process and the output buffer is never freed. False for callers that go on
     /// running (no child to reap, no leak).
@@ -94,6 +97,9 @@ pub struct CreateOptions {
     /// page by page as it is first written. Ignored without a mapping; where the kernel does not
     /// know it, the output goes on without (`populated` says so).
     pub populate: bool,
+    /// Ask for the mapping to be backed by huge pages (`MADV_HUGEPAGE`) once it is made. Advice
+    /// only: ignored without a mapping, and the kernel may map small pages all the same.
+    pub huge_pages: bool,
 }
 
 /// What became of `CreateOptions::populate`.
@@ -494,8 +500,15 @@ impl OutputFile {
         executable: bool,
         reserve_space: bool,
     ) -> io::Result<OutputFile> {
-        let opts =
-            CreateOptions { mode, executable, reserve_space, reuse: false, map_unreserved: false, populate: false };
+        let opts = CreateOptions {
+            mode,
+            executable,
+            reserve_space,
+            reuse: false,
+            map_unreserved: false,
+            populate: false,
+            huge_pages: false,
+        };
         OutputFile::create_opts(target, size, &opts)
     }
 
@@ -559,6 +572,7 @@ impl OutputFile {
             written_except: None,
             size,
             populated: Populated::NotAsked,
+            huge_pages: None,
             exiting: true,
             reuse,
             stale,
@@ -651,6 +665,10 @@ impl OutputFile {
             // reused file's old bytes need no zeroing.
             OutputMode::Heap => Buffer::Heap(Vec::new()),
         };
+        if let (true, Buffer::Map(m)) = (opts.huge_pages, &self.buffer) {
+            // Before populating: the pages it faults in come as large folios then too.
+            self.huge_pages = Some(m.advise(memmap2::Advice::HugePage).map_err(|e| e.to_string()));
+        }
         if let (true, Buffer::Map(m)) = (opts.populate, &mut self.buffer) {
             // After the mapping is in `self.buffer`: an error drops `self`, which unguards it.
             let start = Instant::now();
@@ -666,6 +684,12 @@ impl OutputFile {
     /// Whether the mapping was pre-faulted for writing at create, and how long that took.
     pub fn populated(&self) -> &Populated {
         &self.populated
+    }
+
+    /// Whether the mapping was advised to use huge pages (None: not asked, or nothing mapped) and
+    /// whether the kernel took the advice.
+    pub fn huge_pages(&self) -> Option<&Result<(), String>> {
+        self.huge_pages.as_ref()
     }
 
     /// Whether the previous output was rewritten in place, and why or why not ("" when reuse was
@@ -1115,6 +1139,7 @@ mod tests {
             reuse: true,
             map_unreserved: false,
             populate: false,
+            huge_pages: false,
         }
     }
 
@@ -1265,6 +1290,7 @@ mod tests {
             reuse: false,
             map_unreserved: true,
             populate: false,
+            huge_pages: false,
         };
         let mut out = OutputFile::create_opts(&d.join("o"), 4096, &opts).unwrap();
         assert_eq!(out.mode(), OutputMode::Mmap);

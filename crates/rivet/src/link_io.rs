@@ -59,7 +59,7 @@ pub struct Output {
     mode_reason: String,
     /// Whether the previous output was rewritten in place, and why or why not.
     reuse: (bool, String),
-    /// What became of pre-faulting the mapping, for the report (`populate_line`).
+    /// What became of huge pages and pre-faulting for the mapping, for the report (`huge_pages_line`, `populate_line`).
     populate: String,
 }
 
@@ -103,6 +103,7 @@ impl Output {
             // Unreserved only where the file system compresses; the mapping is then guarded.
             map_unreserved: !io.output.reserve,
             populate: io.populate.enabled,
+            huge_pages: io.huge_pages.enabled,
         };
         let mut file = timer.phase("create output", || OutputFile::create_opts(path, size, &opts))?;
         if config.free_memory {
@@ -118,7 +119,11 @@ impl Output {
             (true, false) => (false, outcome.reason.clone()),
             (false, _) => (false, io.reuse.reason.clone()),
         };
-        let populate = populate_line(file.populated(), &io.populate.reason);
+        let populate = format!(
+            "{}; {}",
+            huge_pages_line(file.huge_pages(), &io.huge_pages.reason),
+            populate_line(file.populated(), &io.populate.reason)
+        );
         if config.verbose {
             eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
             eprintln!("rivet: output file {}", reuse_line(reuse.0, &reuse.1));
@@ -188,6 +193,16 @@ pub fn write_debug_file(
 /// "reused in place: WHY" or "new file: WHY", for `--verbose` and the I/O report.
 pub fn reuse_line(reused: bool, why: &str) -> String {
     format!("{}: {why}", if reused { "previous output reused in place" } else { "new file" })
+}
+
+/// "huge pages advised (WHY)" or "small pages: WHY", for `--verbose` and the I/O report: what
+/// creating the output did with the policy's choice (`why`).
+pub fn huge_pages_line(done: Option<&Result<(), String>>, why: &str) -> String {
+    match done {
+        Some(Ok(())) => format!("huge pages advised ({why})"),
+        Some(Err(e)) => format!("small pages: the kernel refused MADV_HUGEPAGE: {e} ({why})"),
+        None => format!("small pages: {why}"),
+    }
 }
 
 /// "populated for writing in 1.234 ms (WHY)" or "not populated: WHY", for `--verbose` and the I/O

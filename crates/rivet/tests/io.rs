@@ -529,7 +529,7 @@ fn output_file_line(out: &std::process::Output) -> String {
         .into()
 }
 
-/// `--print-timing`'s line about the output mapping (pre-faulted or not).
+/// `--print-timing`'s line about the output mapping (huge pages or not, pre-faulted or not).
 fn output_mapping_line(out: &std::process::Output) -> String {
     let report = String::from_utf8_lossy(&out.stderr);
     report
@@ -539,10 +539,11 @@ fn output_mapping_line(out: &std::process::Output) -> String {
         .into()
 }
 
-/// `--populate-output` pre-faults a mapped output for writing when it is created (the report says
-/// so, and how long it took), a new file or a reused one; not by default, nor a heap output (no
-/// mapping) even when asked. The bytes are the same either way, into a new file and over a
-/// reused one full of old bytes.
+/// A mapped output asks for huge pages, a heap output has no mapping to ask for; `--populate-output`
+/// pre-faults a mapped output for writing when it is created (the report says so, and how long it
+/// took), a new file or a reused one; not by default, nor a heap output (no mapping) even when
+/// asked. The bytes are the same either way, into a new file and over a reused one full of old
+/// bytes.
 #[test]
 fn populated_output_mapping_gives_the_same_bytes() {
     if !have("gcc") || !testing_rivet() {
@@ -558,15 +559,20 @@ fn populated_output_mapping_gives_the_same_bytes() {
     let garbage = [&b"\x7fELF"[..], &vec![0xa5u8; 1 << 20]].concat();
     let out = tmp.join("out");
     let mut outputs = Vec::new();
-    // (flags, the report line's start)
+    // (flags, the report line's start: huge pages, then populate)
+    let mapped = "huge pages advised (auto: fewer first-touch faults when writing through the mapping); ";
     let cases = [
-        ("-Wl,--populate-output", "populated for writing in "),
-        ("-Wl,--mmap-output-file,--populate-output", "populated for writing in "),
-        ("-Wl,--build-id", "not populated: auto: off"),
-        ("-Wl,--no-populate-output", "not populated: --no-populate-output"),
-        ("-Wl,--no-mmap-output-file,--populate-output", "not populated: --populate-output, but heap output"),
+        ("-Wl,--populate-output", mapped, "populated for writing in "),
+        ("-Wl,--mmap-output-file,--populate-output", mapped, "populated for writing in "),
+        ("-Wl,--build-id", mapped, "not populated: auto: off"),
+        ("-Wl,--no-populate-output", mapped, "not populated: --no-populate-output"),
+        (
+            "-Wl,--no-mmap-output-file,--populate-output",
+            "small pages: heap output: no mapping; ",
+            "not populated: --populate-output, but heap output",
+        ),
     ];
-    for (flag, want) in cases {
+    for (flag, huge, want) in cases {
         for reused in [false, true] {
             if reused {
                 std::fs::write(&out, &garbage).unwrap();
@@ -576,7 +582,7 @@ fn populated_output_mapping_gives_the_same_bytes() {
             let link = must(gcc_link(&tmp, &[&obj], &out, &[flag, "-Wl,--build-id"]).arg("-Wl,--print-timing"));
             let line = output_mapping_line(&link);
             assert!(
-                line.trim_start().starts_with(&format!("output mapping   {want}")),
+                line.trim_start().starts_with(&format!("output mapping   {huge}{want}")),
                 "{flag}, reused {reused}: {line}"
             );
             let file = output_file_line(&link);
