@@ -1306,17 +1306,25 @@ mod tests {
         std::fs::remove_dir_all(d).unwrap();
     }
 
-    /// A full disk is found at create (fallocate), not by SIGBUS while writing.
-    #[test]
-    fn full_disk_fails_at_create() {
-        let d = tmpdir("full");
+    /// Mounts a 1 MiB tmpfs at `d`, for the full-disk tests; false (the test skipped, said on
+    /// stderr) where mounting is not allowed.
+    fn mount_small_tmpfs(d: &Path) -> bool {
         let mounted = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-            .arg(&d)
+            .arg(d)
             .status()
             .is_ok_and(|s| s.success());
         if !mounted {
             eprintln!("skipped: cannot mount a small tmpfs here (not root?)");
+        }
+        mounted
+    }
+
+    /// A full disk is found at create (fallocate), not by SIGBUS while writing.
+    #[test]
+    fn full_disk_fails_at_create() {
+        let d = tmpdir("full");
+        if !mount_small_tmpfs(&d) {
             return;
         }
         std::fs::write(d.join("out"), b"old").unwrap();
@@ -1387,13 +1395,7 @@ mod tests {
     #[test]
     fn full_disk_found_by_populating_an_unreserved_mapping() {
         let d = tmpdir("populatefull");
-        let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-            .arg(&d)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !mounted {
-            eprintln!("skipped: cannot mount a small tmpfs here (not root?)");
+        if !mount_small_tmpfs(&d) {
             return;
         }
         let old = File::create(d.join("out")).unwrap();
