@@ -102,6 +102,22 @@ pub struct CreateOptions {
     pub huge_pages: bool,
 }
 
+impl CreateOptions {
+    /// `mode`, `executable` and `reserve_space` as given, nothing else asked for: a new file, a
+    /// guarded unreserved mapping refused, no populating, no huge pages.
+    pub fn plain(mode: OutputMode, executable: bool, reserve_space: bool) -> CreateOptions {
+        CreateOptions {
+            mode,
+            executable,
+            reserve_space,
+            reuse: false,
+            map_unreserved: false,
+            populate: false,
+            huge_pages: false,
+        }
+    }
+}
+
 /// What became of `CreateOptions::populate`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Populated {
@@ -500,16 +516,7 @@ impl OutputFile {
         executable: bool,
         reserve_space: bool,
     ) -> io::Result<OutputFile> {
-        let opts = CreateOptions {
-            mode,
-            executable,
-            reserve_space,
-            reuse: false,
-            map_unreserved: false,
-            populate: false,
-            huge_pages: false,
-        };
-        OutputFile::create_opts(target, size, &opts)
+        OutputFile::create_opts(target, size, &CreateOptions::plain(mode, executable, reserve_space))
     }
 
     /// `create` with every choice given: reservation, reuse of the previous output, and whether a
@@ -1132,15 +1139,7 @@ mod tests {
     }
 
     fn reusing(mode: OutputMode) -> CreateOptions {
-        CreateOptions {
-            mode,
-            executable: true,
-            reserve_space: true,
-            reuse: true,
-            map_unreserved: false,
-            populate: false,
-            huge_pages: false,
-        }
+        CreateOptions { reuse: true, ..CreateOptions::plain(mode, true, true) }
     }
 
     fn ino(p: &Path) -> u64 {
@@ -1283,15 +1282,7 @@ mod tests {
     #[test]
     fn unreserved_mapping_checks_free_space() {
         let d = tmpdir("unreserved");
-        let opts = CreateOptions {
-            mode: OutputMode::Mmap,
-            executable: false,
-            reserve_space: false,
-            reuse: false,
-            map_unreserved: true,
-            populate: false,
-            huge_pages: false,
-        };
+        let opts = CreateOptions { map_unreserved: true, ..CreateOptions::plain(OutputMode::Mmap, false, false) };
         let mut out = OutputFile::create_opts(&d.join("o"), 4096, &opts).unwrap();
         assert_eq!(out.mode(), OutputMode::Mmap);
         assert!(!out.space_reserved());
