@@ -19,13 +19,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import DEFAULT_CACHE  # noqa: E402
 
 
+def binary_commands(bins):
+    """Each binary with its arguments (one quoted word) as an argument list. A path is made
+    absolute (the links run in the job's directory); a bare name is looked up on PATH when run."""
+    return [[str(Path(w[0]).resolve()) if "/" in w[0] else w[0], *w[1:]] for w in (b.split() for b in bins)]
+
+
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:]
-    # A path is made absolute (the links run in the job's directory); a bare name is looked up
-    # on PATH when run.
-    cmds = [[str(Path(w[0]).resolve()) if "/" in w[0] else w[0], *w[1:]] for w in (b.split() for b in bins)]
+    cmds = binary_commands(bins)
     outdir = Path(os.environ.get("ABBIN_OUT", "/tmp"))
     for job in jobs:
         jd = DEFAULT_CACHE / "jobs" / job

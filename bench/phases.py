@@ -17,6 +17,7 @@ import os, statistics, subprocess, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from abbin import binary_commands  # noqa: E402
 from corpus import DEFAULT_CACHE  # noqa: E402
 
 ROWS = ("create output", "write", "link")
@@ -39,7 +40,7 @@ def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:]
-    cmds = [[str(Path(w[0]).resolve()) if "/" in w[0] else w[0], *w[1:]] for w in (b.split() for b in bins)]
+    cmds = binary_commands(bins)
     outdir = Path(os.environ.get("PHASES_OUT", "/tmp"))
     for job in jobs:
         for mode in os.environ.get("PHASES_MODES", "reused,fresh").split(","):
