@@ -16,7 +16,7 @@ use object::LittleEndian as LE;
 use rustc_hash::FxHashMap as HashMap;
 
 pub use crate::ids::Target;
-use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
+use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SharedId, SymbolId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
@@ -371,15 +371,17 @@ impl<'a> Ctx<'a> {
         Ctx { resolved, sections, eh, merges, versions }
     }
 
-    /// The section of local symbol `sym` of `file` if it is the section symbol of a merged section
-    /// (what it refers to then depends on the addend).
-    pub fn merged_section_of(&self, file: FileId, sym: u32) -> Option<u32> {
+    /// The section of local symbol `sym` of `file` and its merged section, if the symbol is the
+    /// section symbol of a merged section (what it refers to then depends on the addend).
+    #[inline]
+    pub fn merged_section_of(&self, file: FileId, sym: u32) -> Option<(u32, MergeId)> {
         let obj = &self.objects[file];
         if obj.syms[sym as usize].st_info & 0xf != elf::STT_SECTION {
             return None;
         }
         let sec = obj.sym_shndx(sym as usize)?;
-        self.merges.at(obj.sections[sec as usize].merge_index).map(|_| sec)
+        // Merging sets merge_index, only to ids of its own table.
+        obj.sections[sec as usize].merge_index.map(|id| (sec, id))
     }
 
     /// The pieces of input section `sec` of `file` if it is a split `.eh_frame`. Only sections of

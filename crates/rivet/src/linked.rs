@@ -339,12 +339,11 @@ impl<'l, 'a> Linked<'l, 'a> {
         }
         let (ctx, layout): (&'l Ctx<'a>, &'l Layout) = (self.ctx, self.layout);
         let obj = &ctx.objects[file];
-        if obj.syms[sym as usize].st_info & 0xf != elf::STT_SECTION {
+        let (sec, id) = ctx.merged_section_of(file, sym)?;
+        if !obj.sections[sec as usize].live {
             return None;
         }
-        let section = &obj.sections[obj.sym_shndx(sym as usize)? as usize];
-        let id = section.merge_index.filter(|_| section.live)?;
-        let m = ctx.merges.merged.get(id)?;
+        let m = &ctx.merges.merged[id];
         let target =
             MergeTarget { pieces: layout.inputs.merged.get(id)?, section_addr: layout.addr(m.out), len: m.len };
         Some((target, obj.syms[sym as usize].st_value.get(LE)))
