@@ -142,10 +142,17 @@ pub fn create_output_sections(
 /// Every input section's offset in its output section, and the output sections' sizes: common
 /// symbols at the end of `.bss`, then the members in order, then the merged pieces' places.
 pub fn assign_input_offsets(ctx: &mut Ctx, pieces: MergePieces) -> (InputPlaces, Sizes) {
+    let (offsets, commons, sizes) = member_offsets(ctx);
+    (place_merged(ctx, pieces, offsets, commons), sizes)
+}
+
+/// The members' offsets, where the common symbols go (at the end of `.bss`, made if needed) and
+/// every output section's size, before a script's commands are walked between the members.
+pub fn member_offsets(ctx: &mut Ctx) -> (InputOffsets, Commons, Sizes) {
     let mut sizes = Sizes::zeroed(&ctx.sections);
     let mut commons = allocate_commons(ctx, &mut sizes);
     let offsets = assign_member_offsets(ctx, &mut commons, &mut sizes);
-    (place_merged(ctx, pieces, offsets, commons), sizes)
+    (offsets, commons, sizes)
 }
 
 /// The input places, once members and commons have their offsets: each merged piece's offset
@@ -158,7 +165,7 @@ pub fn place_merged(ctx: &Ctx, pieces: MergePieces, offsets: InputOffsets, commo
 /// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
 /// padding stays small; ties keep symbol order, so the result is deterministic. Where they start
 /// in `.bss` is known once its members have offsets.
-pub fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
+fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
     let mut commons: Vec<(SymbolId, u64, u64)> = Vec::new();
     for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Common { file, sym } = s.def {
@@ -184,7 +191,7 @@ pub fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
 }
 
 /// Offsets of input sections within their output sections, and where the commons start.
-pub fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) -> InputOffsets {
+fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) -> InputOffsets {
     let mut offsets = InputOffsets::new(&ctx.objects);
     for (si, os) in ctx.sections.iter_enumerated() {
         if os.content != Content::Inputs {

@@ -141,9 +141,7 @@ pub fn assign_input_offsets(
     let Some(s) = scripted else {
         return Ok(layout::assign_input_offsets(ctx, pieces));
     };
-    let mut sizes = Sizes::zeroed(&ctx.sections);
-    let mut commons = layout::allocate_commons(ctx, &mut sizes);
-    let mut offsets = layout::assign_member_offsets(ctx, &mut commons, &mut sizes);
+    let (mut offsets, mut commons, mut sizes) = layout::member_offsets(ctx);
     size(ctx, &mut Members { offsets: &mut offsets, commons: &mut commons, sizes: &mut sizes }, s)?;
     Ok((layout::place_merged(ctx, pieces, offsets, commons), sizes))
 }
