@@ -416,6 +416,11 @@ fn overlapping_and_misaligned_sections() {
     let text = e.contents(".text") as u64;
     let bad = e.set(".data", 24, text).write(&c.tmp.join("overlap.o"));
     c.fails(&[&bad], &["overlap.o", ".data", "overlaps", ".text"]);
+    // Relocation sections are ordered apart from the rest before the check: one placed over
+    // another section's bytes is still found.
+    let mut e = Elf::open(&o);
+    let bad = e.set(".rela.text", 24, text).write(&c.tmp.join("reloverlap.o"));
+    c.fails(&[&bad], &["reloverlap.o", ".rela.text", "overlaps", ".text"]);
     let mut e = Elf::open(&o);
     let bad = e.set(".text", 48, 12).write(&c.tmp.join("align.o"));
     c.fails(&[&bad], &["align.o", ".text", "not a power of two"]);

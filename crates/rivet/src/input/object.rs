@@ -473,16 +473,38 @@ fn inflate(bytes: &[u8], gnu_style: bool) -> Result<(Vec<u8>, u64)> {
 /// Two sections whose bytes share part of the file mean a corrupt (or crafted) object: the same
 /// bytes would reach the output twice or be read as two different things.
 fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> Result<()> {
-    let mut ranges: Vec<(u64, u64, usize)> = table
-        .iter()
-        .enumerate()
+    // Compilers write the relocation sections after the rest (clang, gcc with many sections) while
+    // their headers are interleaved: each kind alone is in file order, so sort each (a no-op when
+    // in order) and merge the two.
+    let (mut relocations, mut rest): (Vec<(u64, u64, usize)>, Vec<_>) = (Vec::new(), Vec::new());
+    for (i, sh) in table.iter().enumerate() {
         // Section 0 holds no bytes: with more than 65279 sections its sh_size is the real count.
-        .filter(|(_, sh)| !matches!(sh.sh_type(LE), elf::SHT_NOBITS | elf::SHT_NULL) && sh.sh_size(LE) > 0)
-        .map(|(i, sh)| (sh.sh_offset(LE), sh.sh_offset(LE) + sh.sh_size(LE), i))
-        .collect();
-    // Compilers lay sections out in header order: sort only when they did not.
-    if !ranges.is_sorted() {
-        ranges.sort_unstable();
+        let (ty, size) = (sh.sh_type(LE), sh.sh_size(LE));
+        if matches!(ty, elf::SHT_NOBITS | elf::SHT_NULL) || size == 0 {
+            continue;
+        }
+        let range = (sh.sh_offset(LE), sh.sh_offset(LE) + size, i);
+        if ty == elf::SHT_RELA {
+            relocations.push(range);
+        } else {
+            rest.push(range);
+        }
+    }
+    for v in [&mut relocations, &mut rest] {
+        if !v.is_sorted() {
+            v.sort_unstable();
+        }
+    }
+    let mut ranges = Vec::with_capacity(relocations.len() + rest.len());
+    let (mut a, mut b) = (relocations.into_iter().peekable(), rest.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x <= y => a.next(),
+            (_, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => break,
+        };
+        ranges.extend(next);
     }
     for w in ranges.windows(2) {
         let ((_, end_a, a), (start_b, _, b)) = (w[0], w[1]);

@@ -65,7 +65,9 @@ impl Chunk for EhFrameHdr {
                 (buf.len() - 12) / 8
             );
         }
-        table.sort_unstable();
+        // FDEs come in runs already sorted (each object's, each output section's): the stable sort
+        // merges runs instead of partitioning. Entries are distinct, so it sorts as unstable would.
+        table.sort();
         buf[0..4].copy_from_slice(&[1, 0x1b, 0x03, 0x3b]);
         put32(buf, 4, (eh_addr as i64 - (hdr_addr as i64 + 4)) as u32);
         put32(buf, 8, table.len() as u32);
