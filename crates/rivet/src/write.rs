@@ -83,8 +83,23 @@ pub fn write(
         out.set_written_except(Vec::new());
         return Ok(written);
     }
-    let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
     // A reused output's old bytes are not zeroed first: the fill writes every one of them.
+    if kernel.is_none() && build_id.is_none() && chunks::hashed(&ctx.config.build_id) {
+        let (buf, stale) = out.buf_unzeroed();
+        let Filled { dynrels, mut digests, held } = fill_hashing(ctx, plan, jobs, buf, stale)?;
+        finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
+        // The windows held back (`.rela.dyn`, the build-id note) are hashed now that they are final.
+        for (start, end) in held {
+            let first = (start / BLOCK) as usize;
+            let window = &buf[start as usize..end as usize];
+            for (i, d) in chunks::chunk_digests(&ctx.config.build_id, window).into_iter().enumerate() {
+                digests[first + i] = d;
+            }
+        }
+        let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
+        return Ok(Written { copy: stats, build_id });
+    }
+    let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
     let (buf, stale) = out.buf_unzeroed();
     let dynrels = fill_parallel(ctx, plan, jobs, buf, stale, true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
@@ -566,6 +581,60 @@ fn may_skip_bytes(ctx: &Linked, job: Job) -> bool {
         Job::SectionHeaders => true,
         _ => false,
     }
+}
+
+/// `fill_parallel` for an output whose build-id hashes its bytes: the file is filled by build-id
+/// chunk (1 MiB windows, in parallel), and each chunk is hashed as soon as it is filled, while its
+/// bytes are still in the cache, rather than in a pass over the whole output afterwards. Chunks
+/// holding `.rela.dyn` or the build-id note are left for the caller to hash once those are
+/// written.
+fn fill_hashing(
+    ctx: &Linked,
+    plan: Option<&symtab::Plan>,
+    jobs: Vec<Piece>,
+    out: &mut [u8],
+    stale: usize,
+) -> Result<Filled> {
+    let late = late_ranges(ctx);
+    let windows = windows(jobs, out.len() as u64, &late, BLOCK);
+    let mut bufs = Vec::with_capacity(windows.len());
+    let mut rest = out;
+    for &(start, end, _) in &windows {
+        let (buf, tail) = std::mem::take(&mut rest).split_at_mut((end - start) as usize);
+        bufs.push(buf);
+        rest = tail;
+    }
+    let style = &ctx.config.build_id;
+    type Done = (Vec<DynRel>, Vec<[u8; 32]>, Option<(u64, u64)>);
+    let done: Vec<Result<Done>> = windows
+        .into_par_iter()
+        .zip(bufs)
+        .with_max_len(1)
+        .map(|((start, end, jobs), buf)| {
+            let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
+            let dynrels = fill_parallel(ctx, plan, shifted, buf, stale.saturating_sub(start as usize), true)?;
+            Ok(match overlaps(start, end, &late) {
+                true => (dynrels, vec![[0; 32]; buf.len().div_ceil(BLOCK as usize)], Some((start, end))),
+                false => (dynrels, chunks::chunk_digests(style, buf), None),
+            })
+        })
+        .collect();
+    let (mut dynrels, mut digests, mut held) = (Vec::new(), Vec::new(), Vec::new());
+    for r in done {
+        let (d, h, late) = r?;
+        dynrels.extend(d);
+        digests.extend(h);
+        held.extend(late);
+    }
+    Ok(Filled { dynrels, digests, held })
+}
+
+/// What `fill_hashing` did: the dynamic relocations (in file order), the chunk digests, and the
+/// windows (start, end) whose digests are still to be taken.
+struct Filled {
+    dynrels: Vec<DynRel>,
+    digests: Vec<[u8; 32]>,
+    held: Vec<(u64, u64)>,
 }
 
 /// Fills `out` (file offsets in `jobs` are relative to its start), each piece by the job that owns

@@ -99,7 +99,7 @@ pub fn build_id_len(b: &Style) -> u64 {
 pub const BUILD_ID_CHUNK: usize = 1 << 20;
 
 /// Whether `style` is computed from the output's bytes.
-fn hashed(style: &Style) -> bool {
+pub fn hashed(style: &Style) -> bool {
     matches!(style, Style::Sha1 | Style::Md5 | Style::Sha256)
 }
 
