@@ -86,16 +86,7 @@ pub fn write(
     // A reused output's old bytes are not zeroed first: the fill writes every one of them.
     if kernel.is_none() && build_id.is_none() && chunks::hashed(&ctx.config.build_id) {
         let (buf, stale) = out.buf_unzeroed();
-        let Filled { dynrels, mut digests, held } = fill_hashing(ctx, plan, jobs, buf, stale)?;
-        finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
-        // The windows held back (`.rela.dyn`, the build-id note) are hashed now that they are final.
-        for (start, end) in held {
-            let first = (start / BLOCK) as usize;
-            let window = &buf[start as usize..end as usize];
-            for (i, d) in chunks::chunk_digests(&ctx.config.build_id, window).into_iter().enumerate() {
-                digests[first + i] = d;
-            }
-        }
+        let digests = fill_hashing(ctx, plan, jobs, buf, stale)?;
         let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
         return Ok(Written { copy: stats, build_id });
     }
@@ -392,11 +383,8 @@ fn write_behind(
                 kept.push((start, buf));
                 continue;
             }
-            let first = (start / BLOCK) as usize;
             let patches: Vec<(u64, &[u8])> = copies.iter().map(|&(off, data)| (off - start, data)).collect();
-            for (i, d) in chunks::chunk_digests_patched(style, &buf, &patches).into_iter().enumerate() {
-                digests[first + i] = d;
-            }
+            put_digests(&mut digests, start, chunks::chunk_digests_patched(style, &buf, &patches));
             if tx.send((start, buf, copies)).is_err() {
                 break; // the writer failed; its error is reported below
             }
@@ -419,10 +407,7 @@ fn write_behind(
         return Err("internal error: no window holds .rela.dyn".into());
     }
     for (start, buf) in &kept {
-        let first = (*start / BLOCK) as usize;
-        for (i, d) in chunks::chunk_digests(style, buf).into_iter().enumerate() {
-            digests[first + i] = d;
-        }
+        put_digests(&mut digests, *start, chunks::chunk_digests(style, buf));
     }
     let mut build_id = None;
     for (start, buf) in &mut kept {
@@ -585,27 +570,28 @@ fn may_skip_bytes(ctx: &Linked, job: Job) -> bool {
 
 /// `fill_parallel` for an output whose build-id hashes its bytes: the file is filled by build-id
 /// chunk (1 MiB windows, in parallel), and each chunk is hashed as soon as it is filled, while its
-/// bytes are still in the cache, rather than in a pass over the whole output afterwards. Chunks
-/// holding `.rela.dyn` or the build-id note are left for the caller to hash once those are
-/// written.
+/// bytes are still in the cache, rather than in a pass over the whole output afterwards. The
+/// windows holding `.rela.dyn` or the build-id note are hashed last, once `.rela.dyn` is written.
+/// Returns the digest of every chunk.
 fn fill_hashing(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
     out: &mut [u8],
     stale: usize,
-) -> Result<Filled> {
+) -> Result<Vec<[u8; 32]>> {
     let late = late_ranges(ctx);
     let windows = windows(jobs, out.len() as u64, &late, BLOCK);
     let mut bufs = Vec::with_capacity(windows.len());
-    let mut rest = out;
+    let mut rest = &mut *out;
     for &(start, end, _) in &windows {
         let (buf, tail) = std::mem::take(&mut rest).split_at_mut((end - start) as usize);
         bufs.push(buf);
         rest = tail;
     }
     let style = &ctx.config.build_id;
-    type Done = (Vec<DynRel>, Vec<[u8; 32]>, Option<(u64, u64)>);
+    // Each window: where it is, its dynamic relocations and its digests (None: held back).
+    type Done = ((u64, u64), Vec<DynRel>, Option<Vec<[u8; 32]>>);
     let done: Vec<Result<Done>> = windows
         .into_par_iter()
         .zip(bufs)
@@ -613,28 +599,32 @@ fn fill_hashing(
         .map(|((start, end, jobs), buf)| {
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
             let dynrels = fill_parallel(ctx, plan, shifted, buf, stale.saturating_sub(start as usize), true)?;
-            Ok(match overlaps(start, end, &late) {
-                true => (dynrels, vec![[0; 32]; buf.len().div_ceil(BLOCK as usize)], Some((start, end))),
-                false => (dynrels, chunks::chunk_digests(style, buf), None),
-            })
+            let digests = (!overlaps(start, end, &late)).then(|| chunks::chunk_digests(style, buf));
+            Ok(((start, end), dynrels, digests))
         })
         .collect();
-    let (mut dynrels, mut digests, mut held) = (Vec::new(), Vec::new(), Vec::new());
+    let mut digests = vec![[0; 32]; out.len().div_ceil(BLOCK as usize)];
+    let (mut dynrels, mut held) = (Vec::new(), Vec::new());
     for r in done {
-        let (d, h, late) = r?;
+        let ((start, end), d, found) = r?;
         dynrels.extend(d);
-        digests.extend(h);
-        held.extend(late);
+        match found {
+            Some(found) => put_digests(&mut digests, start, found),
+            None => held.push((start, end)),
+        }
     }
-    Ok(Filled { dynrels, digests, held })
+    finish_window(ctx, with_copies(ctx, dynrels), out, 0)?;
+    for (start, end) in held {
+        put_digests(&mut digests, start, chunks::chunk_digests(style, &out[start as usize..end as usize]));
+    }
+    Ok(digests)
 }
 
-/// What `fill_hashing` did: the dynamic relocations (in file order), the chunk digests, and the
-/// windows (start, end) whose digests are still to be taken.
-struct Filled {
-    dynrels: Vec<DynRel>,
-    digests: Vec<[u8; 32]>,
-    held: Vec<(u64, u64)>,
+/// Puts the digests of the chunks of a window that starts at file offset `start` (on a chunk
+/// boundary) in their places in the file's table.
+fn put_digests(digests: &mut [[u8; 32]], start: u64, found: Vec<[u8; 32]>) {
+    let first = (start / BLOCK) as usize;
+    digests[first..first + found.len()].copy_from_slice(&found);
 }
 
 /// Fills `out` (file offsets in `jobs` are relative to its start), each piece by the job that owns
