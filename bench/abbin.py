@@ -25,18 +25,35 @@ def binary_commands(bins):
     return [[str(Path(w[0]).resolve()) if "/" in w[0] else w[0], *w[1:]] for w in (b.split() for b in bins)]
 
 
-def main():
+def arguments(doc):
+    """ROUNDS JOB[,JOB...] BIN... from the command line (`doc` is the usage): the rounds, the jobs,
+    the binaries as written and as argument lists."""
     if len(sys.argv) < 5:
-        sys.exit(__doc__)
+        sys.exit(doc)
     rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:]
-    cmds = binary_commands(bins)
+    return rounds, jobs, bins, binary_commands(bins)
+
+
+def rotation(i, n):
+    """The order the n binaries run in round i: each starts a round in turn."""
+    return [(i + j) % n for j in range(n)]
+
+
+def label(b):
+    """How a binary (with its arguments) is named in the results: its file name and arguments."""
+    first = b.split()[0]
+    return f"{Path(first).name}{b[len(first):]}"
+
+
+def main():
+    rounds, jobs, bins, cmds = arguments(__doc__)
     outdir = Path(os.environ.get("ABBIN_OUT", "/tmp"))
     for job in jobs:
         jd = DEFAULT_CACHE / "jobs" / job
         times = [[] for _ in bins]
         done = [[] for _ in bins]
         for i in range(rounds + 1):
-            for k in [(i + j) % len(bins) for j in range(len(bins))]:
+            for k in rotation(i, len(bins)):
                 out = outdir / f"abbin-{job}-{k}"
                 Path(f"{out}.dbg").unlink(missing_ok=True)
                 start = time.perf_counter()
@@ -50,8 +67,7 @@ def main():
                     done[k].append(time.perf_counter() - start)
         base = statistics.median(times[0])
         def one(b, t, d):
-            name = f"{Path(b.split()[0]).name}{b[len(b.split()[0]):]}"
-            line = f"{name}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
+            line = f"{label(b)}={statistics.median(t):.4f}({statistics.median(t) / base:.3f})"
             if statistics.median(d) - statistics.median(t) > 0.001:
                 line += f"[done={statistics.median(d):.4f}]"
             return line

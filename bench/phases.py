@@ -17,7 +17,7 @@ import os, statistics, subprocess, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from abbin import binary_commands  # noqa: E402
+from abbin import arguments, label, rotation  # noqa: E402
 from corpus import DEFAULT_CACHE  # noqa: E402
 
 ROWS = ("create output", "write", "link")
@@ -37,16 +37,13 @@ def link(cmd, job, out):
 
 
 def main():
-    if len(sys.argv) < 5:
-        sys.exit(__doc__)
-    rounds, jobs, bins = int(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:]
-    cmds = binary_commands(bins)
+    rounds, jobs, bins, cmds = arguments(__doc__)
     outdir = Path(os.environ.get("PHASES_OUT", "/tmp"))
     for job in jobs:
         for mode in os.environ.get("PHASES_MODES", "reused,fresh").split(","):
             res = [[] for _ in bins]
             for i in range(rounds + 1):
-                for k in [(i + j) % len(bins) for j in range(len(bins))]:
+                for k in rotation(i, len(bins)):
                     out = outdir / f"phases-{job}-{k}"
                     out.unlink(missing_ok=True)
                     if mode == "reused":
@@ -60,8 +57,7 @@ def main():
             for b, rs in zip(bins, res):
                 med = {n: statistics.median(r[n] for r in rs) for n in ROWS}
                 cw = statistics.median(r["create output"] + r["write"] for r in rs)
-                name = f"{Path(b.split()[0]).name}{b[len(b.split()[0]):]}"
-                cols.append(f"{name}: create {med['create output']:.2f} write {med['write']:.2f} "
+                cols.append(f"{label(b)}: create {med['create output']:.2f} write {med['write']:.2f} "
                             f"create+write {cw:.2f} ({cw / base:.3f}) link {med['link']:.1f}")
             print(f"{job} {mode} (ms): " + " | ".join(cols), flush=True)
 
