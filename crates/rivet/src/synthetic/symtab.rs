@@ -3,7 +3,7 @@
 //! then globals; hidden globals become locals, as GNU ld makes them in an executable.
 use crate::args::Discard;
 use crate::ctx::Ctx;
-use crate::diag::{Context, Result};
+use crate::diag::Result;
 use crate::ensure;
 use crate::ids::{FileId, OutputSectionId, SymbolId};
 use crate::linked::Linked;
@@ -85,13 +85,16 @@ pub fn wanted(config: &crate::args::Config) -> bool {
     config.strip != crate::args::Strip::All && !config.oformat_binary
 }
 
-/// Which symbols go in the table, decided in parallel (objects' locals, blocks of globals), and
-/// where their names go in `.strtab`; the names are copied when `.strtab` is written, in parallel
-/// too. Decided on one thread, with the string table built here, the plan phase of a cxx-big link
-/// took 20.1 ms, against 8.5 ms this way (medians of 9 alternated runs, 016f7e8).
+/// Which symbols go in the table, decided in parallel (objects' locals, blocks of globals) with
+/// the size of each one's name, and where the names go in `.strtab` (one pass in order); the
+/// names are copied when `.strtab` is written, in parallel too. Decided on one thread, with the
+/// string table built here, the plan phase of a cxx-big link took 20.1 ms, against 8.5 ms this
+/// way (medians of 9 alternated runs, 016f7e8).
 pub fn plan(ctx: &Ctx) -> Result<Plan> {
     use rayon::prelude::*;
-    let locals: Vec<Vec<Source>> = ctx
+    const BLOCK: usize = 4096;
+    let sized = |src: Source| (src, entry_name(ctx, src).len() as u64 + 1);
+    let locals: Vec<Vec<(Source, u64)>> = ctx
         .file_order
         .par_iter()
         .with_max_len(8)
@@ -99,19 +102,31 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
             let obj = &ctx.objects[f];
             (1..obj.first_global)
                 .filter(|&i| keep_local(ctx, f, i))
-                .map(|i| Source::Local { file: f, sym: i as u32 })
+                .map(|i| sized(Source::Local { file: f, sym: i as u32 }))
                 .collect()
         })
         .collect();
-    let keep: Vec<bool> =
-        (0..ctx.symbols.len()).into_par_iter().with_min_len(4096).map(|i| keep_global(ctx, SymbolId::new(i))).collect();
-    let globals = ctx.symbols.ids().filter(|&id| keep[id.index()]);
-    let made_local = |&id: &SymbolId| {
-        let s = &ctx.symbols[id];
-        s.is_hidden() && s.def != Def::Undefined
-    };
-    let (hidden, visible): (Vec<SymbolId>, Vec<SymbolId>) = globals.partition(made_local);
-    let global = |local| move |&id: &SymbolId| Source::Global { id, local };
+    // Hidden globals become locals, so they come before the visible ones: each block of symbols
+    // splits its kept ones in two.
+    type Sized = Vec<(Source, u64)>;
+    let globals: Vec<(Sized, Sized)> = (0..ctx.symbols.len().div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let (mut hidden, mut visible) = (Vec::new(), Vec::new());
+            for i in b * BLOCK..((b + 1) * BLOCK).min(ctx.symbols.len()) {
+                let id = SymbolId::new(i);
+                if !keep_global(ctx, id) {
+                    continue;
+                }
+                let s = &ctx.symbols[id];
+                match s.is_hidden() && s.def != Def::Undefined {
+                    true => hidden.push(sized(Source::Global { id, local: true })),
+                    false => visible.push(sized(Source::Global { id, local: false })),
+                }
+            }
+            (hidden, visible)
+        })
+        .collect();
     // With --emit-relocs, each output section of input sections has its section symbol first.
     let sections: Vec<OutputSectionId> = match ctx.config.emit_relocs {
         true => {
@@ -119,42 +134,36 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
         }
         false => Vec::new(),
     };
-    let order: Vec<Source> = locals
-        .into_iter()
-        .flatten()
-        .chain(hidden.iter().map(global(true)))
-        .chain(visible.iter().map(global(false)))
+    let parts: Vec<&Sized> = locals
+        .iter()
+        .chain(globals.iter().map(|(hidden, _)| hidden))
+        .chain(globals.iter().map(|(_, visible)| visible))
         .collect();
-    let first_global = 1 + (sections.len() + order.len() - visible.len()) as u32;
-    // Name sizes in parallel (a local's name is found by its terminating NUL), offsets in order.
-    let sizes: Vec<u64> =
-        order.par_iter().with_min_len(4096).map(|&src| entry_name(ctx, src).len() as u64 + 1).collect();
-    let (offsets, strtab_size) = name_offsets(&sizes)?;
-    let entries = order.into_iter().zip(offsets).collect();
+    let count = parts.iter().map(|p| p.len()).sum::<usize>();
+    let visible = globals.iter().map(|(_, v)| v.len()).sum::<usize>();
+    let first_global = 1 + (sections.len() + count - visible) as u32;
+    let strtab_size = strtab_end(parts.iter().flat_map(|p| p.iter()).map(|&(_, size)| size), count)?;
+    // Every name starts below the table's end, which fits in 32 bits.
+    let mut next = 1u32;
+    let mut entries = Vec::with_capacity(count);
+    for &(src, size) in parts.iter().flat_map(|p| p.iter()) {
+        entries.push((src, next));
+        next = next.wrapping_add(size as u32);
+    }
     Ok(Plan { sections, entries, first_global, strtab_size })
 }
 
-/// The offset of each name in `.strtab` (after its leading NUL) and the table's size, from the
-/// names' sizes (terminators included). A symbol's `st_name` is 32 bits: a table past 4 GiB
-/// cannot be written, and is an error rather than offsets that wrap.
-fn name_offsets(sizes: &[u64]) -> Result<(Vec<u32>, u64)> {
-    let mut next = 1u64;
-    let mut offsets = Vec::with_capacity(sizes.len());
-    for &size in sizes {
-        let off = u32::try_from(next).ok().context(format!(
-            "the output's .strtab would be larger than 4 GiB ({} symbols; st_name is a 32-bit offset): \
-             leave symbols out with --strip-all or --discard-all",
-            sizes.len()
-        ))?;
-        offsets.push(off);
-        next += size;
-    }
+/// The size of `.strtab` (a leading NUL, then the names, terminators included, of `count`
+/// symbols). A symbol's `st_name` is 32 bits: a table past 4 GiB cannot be written, and is an
+/// error rather than offsets that wrap.
+fn strtab_end(sizes: impl Iterator<Item = u64>, count: usize) -> Result<u64> {
+    let end = 1 + sizes.sum::<u64>();
     ensure!(
-        next <= 1 << 32,
-        "the output's .strtab would be larger than 4 GiB ({next} bytes; st_name is a 32-bit offset): leave \
-         symbols out with --strip-all or --discard-all"
+        end <= 1 << 32,
+        "the output's .strtab would be larger than 4 GiB ({end} bytes, {count} symbols; st_name is a 32-bit \
+         offset): leave symbols out with --strip-all or --discard-all"
     );
-    Ok((offsets, next))
+    Ok(end)
 }
 
 impl Plan {
@@ -326,15 +335,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strtab_offsets_past_4_gib_are_an_error() {
-        assert_eq!(name_offsets(&[4, 6, 2]).unwrap(), (vec![1, 5, 11], 13));
+    fn strtab_past_4_gib_is_an_error() {
+        let end = |sizes: &[u64]| strtab_end(sizes.iter().copied(), sizes.len());
+        assert_eq!(end(&[4, 6, 2]).unwrap(), 13);
         // Exactly 4 GiB fits: the last name starts below 2^32 and the table ends at 2^32.
-        assert_eq!(name_offsets(&[(1 << 32) - 11, 10]).unwrap(), (vec![1, u32::MAX - 9], 1 << 32));
-        // One byte more: the last offset still fits but the table does not.
-        let e = name_offsets(&[(1 << 32) - 11, 11]).unwrap_err().to_string();
+        assert_eq!(end(&[(1 << 32) - 11, 10]).unwrap(), 1 << 32);
+        // One byte more does not.
+        let e = end(&[(1 << 32) - 11, 11]).unwrap_err().to_string();
         assert!(e.contains("larger than 4 GiB"), "{e}");
-        // A name that starts past 4 GiB (it would have wrapped to a small offset).
-        let e = name_offsets(&[3 << 30, 2 << 30, 8]).unwrap_err().to_string();
+        // Names that start past 4 GiB (they would have wrapped to small offsets).
+        let e = end(&[3 << 30, 2 << 30, 8]).unwrap_err().to_string();
         assert!(e.contains("larger than 4 GiB"), "{e}");
     }
 }
