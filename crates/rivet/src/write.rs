@@ -422,13 +422,14 @@ fn write_behind(
 /// Every piece of the output with file bytes, sorted by file offset.
 /// `kernel`: sections that reach the output unchanged and are large enough become `Job::Kernel`.
 fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
-    let mut jobs = Vec::new();
+    let mut headers = Vec::new();
     if !layout.raw {
-        jobs.push((0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader));
+        headers.push((0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader));
         let nsh = 1 + layout.emitted_count() as u64;
-        jobs.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
+        headers.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
     }
-    // Output sections in parallel (cxx-big has 85k input sections).
+    // Output sections in parallel (cxx-big has 85k input sections), each one's pieces in file
+    // order.
     let per_section: Vec<Vec<Piece>> = ctx
         .sections
         .par_iter()
@@ -472,7 +473,16 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             jobs
         })
         .collect();
-    jobs.extend(per_section.into_iter().flatten());
+    // Sections do not overlap: in the order of their first pieces, their pieces are in file
+    // order, with no sort of the whole list (80k pieces in cxx-big; sorting them took 1.6-3 ms)
+    // unless a script's pieces come after.
+    let mut groups: Vec<Vec<Piece>> = headers.into_iter().map(|h| vec![h]).collect();
+    groups.extend(per_section.into_iter().filter(|p| !p.is_empty()));
+    groups.sort_by_key(|p| p[0].0);
+    let mut jobs = Vec::with_capacity(groups.iter().map(Vec::len).sum());
+    for p in groups {
+        jobs.extend(p);
+    }
     for &(i, off, size, value) in &layout.script_data {
         let (os, place) = (&ctx.sections[i], layout.sections[i]);
         if !os.is_nobits() && place.shndx != 0 {
@@ -518,7 +528,10 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
             }
         }
     }
-    jobs.par_sort_by_key(|j| j.0);
+    // A script's data and fills fall between members.
+    if !jobs.is_sorted_by_key(|j| j.0) {
+        jobs.par_sort_by_key(|j| j.0);
+    }
     jobs
 }
 
