@@ -9,6 +9,7 @@ pub mod copy;
 pub mod detach;
 pub mod fsinfo;
 pub mod input;
+pub mod memory;
 pub mod output;
 pub mod policy;
 pub mod prefetch;

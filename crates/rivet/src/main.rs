@@ -62,6 +62,7 @@ fn io_report(r: &link::LinkReport) -> String {
 }
 
 fn main() {
+    rivet_io::memory::tune_allocator();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     // `rivet -run COMMAND ARGS...`: the command runs with rivet as its linker.
     if rivet::run::is_run(&argv) {
