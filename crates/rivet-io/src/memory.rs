@@ -16,8 +16,8 @@ const TOP_PAD: i32 = 32 << 20;
 const TRIM_THRESHOLD: i32 = 1 << 30;
 
 /// Sets the allocator up for a short-lived, allocation-heavy process (glibc's `mallopt`; other C
-/// libraries keep their defaults). Call it first in `main`, before any thread starts. Returns
-/// whether glibc took every setting.
+/// libraries keep their defaults), as `policy::choose_allocator` decides: memory kept for reuse is
+/// never given back. Returns whether glibc took every setting.
 pub fn tune_allocator() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

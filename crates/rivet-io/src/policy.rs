@@ -418,6 +418,42 @@ pub fn choose_prefetch(explicit: Option<bool>, mem: &MemInfo) -> PrefetchChoice 
     }
 }
 
+/// Whether the allocator is set up for a short link (`memory::tune_allocator`), and why.
+#[derive(Clone, Debug, Default)]
+pub struct AllocatorChoice {
+    pub tuned: bool,
+    pub reason: String,
+}
+
+/// Tuned, glibc keeps the blocks a link frees for its next ones instead of a fresh zero-filled
+/// `mmap` per large block: `bench/abbin.py` against the defaults, warm, 2 cores (2026-11-26):
+/// c-debug 0.84-0.92x, cxx-big 0.93-0.96x, rust-debug 0.99x, synth-1 1.00x. What it keeps is
+/// never given back, and that memory cannot be reclaimed: in the compressed scenario's memory
+/// cgroup (half the inputs and output: 112 MiB for cxx-big's 176 MiB of inputs) the tuned link
+/// of cxx-big was killed by the limit where the defaults link it. So only with memory to spare:
+/// at least four times the inputs available (`input_bytes`, once they are open).
+pub fn choose_allocator(mem: &MemInfo, input_bytes: u64) -> AllocatorChoice {
+    let available = mem.effective_available();
+    let needed = input_bytes.saturating_mul(4);
+    if available < needed {
+        return AllocatorChoice {
+            tuned: false,
+            reason: format!(
+                "glibc defaults: {} available, under 4x the inputs ({}): freed blocks go back to the system",
+                human(available),
+                human(needed)
+            ),
+        };
+    }
+    AllocatorChoice {
+        tuned: true,
+        reason: format!(
+            "tuned for a short link: freed blocks kept for reuse, heaps grown 32 MiB at a time ({} available, at least 4x the inputs)",
+            human(available)
+        ),
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct CopyChoice {
     pub method: CopyMethod,
@@ -482,6 +518,21 @@ mod tests {
         let c = choose_output(Some(false), Some(&fs("tmpfs")), &mem(16), &mem(16), 1 << 20);
         assert_eq!(c.mode, OutputMode::Heap);
         assert!(!choose_prefetch(Some(false), &mem(16)).enabled);
+    }
+
+    #[test]
+    fn the_allocator_is_tuned_only_with_memory_to_spare() {
+        // 176 MiB of inputs (cxx-big): tuned with 16 GiB, not in a 112 MiB cgroup.
+        let inputs = 176 << 20;
+        let c = choose_allocator(&mem(16), inputs);
+        assert!(c.tuned, "{}", c.reason);
+        let cgroup = MemInfo { cgroup_limit: Some(112 << 20), cgroup_usage: Some(0), ..mem(16) };
+        let c = choose_allocator(&cgroup, inputs);
+        assert!(!c.tuned && c.reason.contains("under 4x the inputs"), "{}", c.reason);
+        // The line is four times the inputs.
+        let edge = MemInfo { available: 4 * inputs, ..mem(16) };
+        assert!(choose_allocator(&edge, inputs).tuned);
+        assert!(!choose_allocator(&MemInfo { available: 4 * inputs - 1, ..edge }, inputs).tuned);
     }
 
     #[test]

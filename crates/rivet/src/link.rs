@@ -36,12 +36,13 @@ pub fn link_detaching(
     }
     let requested = OutputKind::from_config(config)?;
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
-    let inputs = Inputs::start(config);
+    let mut inputs = Inputs::start(config);
     // Open and map every input named on the command line (and in linker-script stubs).
     let (loaded, script_files) = timer
         .phase("open inputs", || input::load(config, &inputs.cache, inputs.prefetcher.as_ref(), timer))
         .map_err(|e| diag.fail(e))?;
     inputs.flush_prefetch();
+    inputs.tune_allocator();
     // A linker script's ENTRY, OUTPUT and SEARCH_DIR, where the command line said nothing.
     script::refuse_unsupported(&script_files)?;
     let scripted = script::configure(config, &script_files);

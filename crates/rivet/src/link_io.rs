@@ -15,6 +15,8 @@ use rivet_io::{CommitReport, InputCache, OutputFile, OutputMode, Prefetcher};
 pub struct Inputs {
     start: rivet_io::stats::IoSnapshot,
     pub plan: InputPlan,
+    /// How the allocator is set up, decided once the inputs are open.
+    pub allocator: rivet_io::policy::AllocatorChoice,
     pub cache: InputCache,
     pub prefetcher: Option<Prefetcher>,
 }
@@ -31,7 +33,19 @@ impl Inputs {
         if let Some(p) = prefetcher.as_mut().filter(|_| config.free_memory) {
             p.join_on_drop();
         }
-        Inputs { start, plan, cache: InputCache::new(), prefetcher }
+        Inputs { start, plan, allocator: Default::default(), cache: InputCache::new(), prefetcher }
+    }
+
+    /// Sets the allocator up for the rest of the link, from the memory available and the bytes
+    /// of the inputs now open (before resolution, where most of the link's memory is allocated).
+    pub fn tune_allocator(&mut self) {
+        self.allocator = rivet_io::policy::choose_allocator(&self.plan.memory, self.cache.totals().0);
+        if self.allocator.tuned && !rivet_io::memory::tune_allocator() {
+            self.allocator = rivet_io::policy::AllocatorChoice {
+                tuned: false,
+                reason: "defaults: this C library does not take glibc's mallopt settings".into(),
+            };
+        }
     }
 
     /// Sends the prefetch thread what it has been told so far.
@@ -246,6 +260,7 @@ pub fn report(
         copy_method: out.io.copy.method,
         copy_reason: out.io.copy.reason,
         copy,
+        allocator_reason: inputs.allocator.reason.clone(),
         prefetch_reason: inputs.plan.prefetch.reason.clone(),
         prefetch: inputs.prefetcher.as_ref().map(|p| p.stats()),
         output_fs: out.io.output_fs,

@@ -31,6 +31,7 @@ fn io_report(r: &link::LinkReport) -> String {
             s.push_str(&format!("                   {why}\n"));
         }
     }
+    s.push_str(&format!("  allocator        {}\n", r.allocator_reason));
     s.push_str(&format!("  prefetch         {}\n", r.prefetch_reason));
     if let Some(p) = r.prefetch {
         s.push_str(&format!("                   {} requests, {} advised\n", p.requests, human(p.bytes_advised)));
@@ -62,7 +63,6 @@ fn io_report(r: &link::LinkReport) -> String {
 }
 
 fn main() {
-    rivet_io::memory::tune_allocator();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     // `rivet -run COMMAND ARGS...`: the command runs with rivet as its linker.
     if rivet::run::is_run(&argv) {

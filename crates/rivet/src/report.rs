@@ -19,6 +19,8 @@ pub struct LinkReport {
     pub copy_reason: String,
     /// What the in-kernel copies did (zero with memcpy).
     pub copy: write::CopyStats,
+    /// How the allocator was set up, and why.
+    pub allocator_reason: String,
     pub prefetch_reason: String,
     pub prefetch: Option<rivet_io::PrefetchStats>,
     /// The output directory's file system, as the report shows it.

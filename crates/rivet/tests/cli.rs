@@ -111,6 +111,8 @@ fn io_flags_change_the_reported_strategy() {
     let (_, heap) = link(&tmp, "heap", &["--no-mmap-output-file", "--no-prefetch-inputs", "--print-timing"]);
     assert!(heap.contains("output mode      heap (sequential write): --no-mmap-output-file"), "{heap}");
     assert!(heap.contains("prefetch         --no-prefetch-inputs"), "{heap}");
+    // A small link with memory to spare: the allocator keeps what it frees (policy::choose_allocator).
+    assert!(heap.contains("allocator        tuned for a short link"), "{heap}");
     let (_, mmap) = link(&tmp, "mmap", &["--mmap-output-file", "--prefetch-inputs", "--print-timing"]);
     assert!(mmap.contains("output mode      mmap: --mmap-output-file"), "{mmap}");
     assert!(mmap.contains("requests"), "{mmap}");
