@@ -28,7 +28,7 @@ import json, os, random, statistics, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import DEFAULT_CACHE, rivet_bin  # noqa: E402
+from corpus import DEFAULT_CACHE, rivet_bin, rotated  # noqa: E402
 
 SETTINGS = {"auto": [], "mmap": ["--mmap-output-file"], "heap": ["--no-mmap-output-file"],
             "prefetch": ["--prefetch-inputs"], "noprefetch": ["--no-prefetch-inputs"]}
@@ -51,9 +51,7 @@ def main():
     subprocess.run([rivet, "@response.txt", "-o", str(outdir / f"ab-{job}-warmup")], check=True)
     (outdir / f"ab-{job}-warmup").unlink()
     for i in range(rounds):
-        order = list(chosen)
-        order = order[i % len(order):] + order[:i % len(order)]
-        for k in order:
+        for k in rotated(chosen, i):
             out = outdir / f"ab-{job}-{k}"
             out.unlink(missing_ok=True)
             if os.environ.get("AB_DROP") or os.environ.get("AB_SYNC"):

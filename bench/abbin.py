@@ -16,7 +16,7 @@ import os, statistics, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import DEFAULT_CACHE  # noqa: E402
+from corpus import DEFAULT_CACHE, rotated  # noqa: E402
 
 
 def binary_commands(bins):
@@ -34,11 +34,6 @@ def arguments(doc):
     return rounds, jobs, bins, binary_commands(bins)
 
 
-def rotation(i, n):
-    """The order the n binaries run in round i: each starts a round in turn."""
-    return [(i + j) % n for j in range(n)]
-
-
 def label(b):
     """How a binary (with its arguments) is named in the results: its file name and arguments."""
     first = b.split()[0]
@@ -53,7 +48,7 @@ def main():
         times = [[] for _ in bins]
         done = [[] for _ in bins]
         for i in range(rounds + 1):
-            for k in rotation(i, len(bins)):
+            for k in rotated(range(len(bins)), i):
                 out = outdir / f"abbin-{job}-{k}"
                 Path(f"{out}.dbg").unlink(missing_ok=True)
                 start = time.perf_counter()

@@ -62,6 +62,14 @@ def rivet_bin():
     return exe
 
 
+def rotated(items, i):
+    """`items` in the order of round `i` of rotated rounds: each starts a round in turn, so no
+    one's place in the order favours it."""
+    items = list(items)
+    k = i % len(items) if items else 0
+    return items[k:] + items[:k]
+
+
 def parallel(cmds, cwd):
     """Runs commands on every core; stops at the first failure."""
     def one(cmd):

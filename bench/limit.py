@@ -14,7 +14,7 @@ import json, os, shlex, shutil, statistics, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import DEFAULT_CACHE  # noqa: E402
+from corpus import DEFAULT_CACHE, rotated  # noqa: E402
 
 
 def timed(cmd, cwd):
@@ -48,9 +48,7 @@ def main():
         steps.update({l: [l, "@response.txt", "-o", str(out)] for l in linkers})
         times = {k: [] for k in steps}
         for r in range(rounds + 1):
-            order = list(steps)
-            order = order[r % len(order):] + order[:r % len(order)]
-            for k in order:
+            for k in rotated(steps, r):
                 t = timed(steps[k], jd)
                 if r > 0:
                     times[k].append(t)

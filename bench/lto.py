@@ -15,6 +15,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import rotated  # noqa: E402
 
 
 def generate(d, files):
@@ -53,9 +57,7 @@ def main():
     times = {name: [] for name in linkers}
     outputs = {}
     for r in range(rounds + 1):
-        names = list(linkers)
-        names = names[r % len(names):] + names[: r % len(names)]
-        for name in names:
+        for name in rotated(linkers, r):
             cmd = ["gcc", "-O2", f"-flto={jobs}", "-o", f"exe-{name}"] + linkers[name] + objects
             start = time.perf_counter()
             subprocess.run(cmd, cwd=d, check=True)

@@ -17,8 +17,8 @@ import os, statistics, subprocess, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from abbin import arguments, label, rotation  # noqa: E402
-from corpus import DEFAULT_CACHE  # noqa: E402
+from abbin import arguments, label  # noqa: E402
+from corpus import DEFAULT_CACHE, rotated  # noqa: E402
 
 ROWS = ("create output", "write", "link")
 
@@ -43,7 +43,7 @@ def main():
         for mode in os.environ.get("PHASES_MODES", "reused,fresh").split(","):
             res = [[] for _ in bins]
             for i in range(rounds + 1):
-                for k in rotation(i, len(bins)):
+                for k in rotated(range(len(bins)), i):
                     out = outdir / f"phases-{job}-{k}"
                     out.unlink(missing_ok=True)
                     if mode == "reused":
