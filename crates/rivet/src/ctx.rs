@@ -129,6 +129,9 @@ pub struct Resolved<'a> {
     /// too often to find the defining symbol each time. Symbols added later (shared-library
     /// aliases) are looked up as before.
     pub global_types: IdVec<SymbolId, u8>,
+    /// `__tls_get_addr`'s id, if an input names it: relocations against it are checked
+    /// (`arch::x86_64`), and comparing ids spares every other relocation a read of its symbol.
+    pub tls_get_addr: Option<SymbolId>,
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.
     pub defsym_offsets: Vec<DefsymOffset>,
@@ -184,6 +187,7 @@ impl<'a> Resolved<'a> {
     ) -> Resolved<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
+        let tls_get_addr = res.by_name.get(b"__tls_get_addr").copied();
         let mut r = Resolved {
             config,
             diag,
@@ -194,6 +198,7 @@ impl<'a> Resolved<'a> {
             by_name: res.by_name,
             file_order,
             global_types: IdVec::new(),
+            tls_get_addr,
             defsym_offsets,
             script_files,
             script_syms,

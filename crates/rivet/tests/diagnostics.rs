@@ -377,3 +377,31 @@ fn symbol_names_are_demangled_in_every_message() {
     }
     tmp.finish();
 }
+
+/// `__tls_get_addr` is only needed by TLS sequences a static link does not relax: a direct call to
+/// it there is an undefined symbol (lld: the same, at the call), while the general-dynamic
+/// sequence that calls it links, relaxed to local-exec.
+#[test]
+fn tls_get_addr_is_undefined_only_outside_a_relaxed_tls_sequence() {
+    if !have("as") {
+        return;
+    }
+    let tmp = TempDir::new("diag-tls-get-addr");
+    let dir = &tmp.path;
+    let assemble = |name: &str, text: &str| {
+        std::fs::write(dir.join(format!("{name}.s")), text).unwrap();
+        must(Command::new("as").current_dir(dir).args([&format!("{name}.s"), "-o", &format!("{name}.o")]));
+    };
+    assemble("call", ".globl _start\n_start:\n call __tls_get_addr@PLT\n ret\n");
+    let tbss = ".section .tbss,\"awT\",@nobits\n.globl x\nx: .zero 4\n";
+    let sequence = ".globl _start\n_start:\n .byte 0x66\n leaq x@tlsgd(%rip), %rdi\n .value 0x6666\n rex64\n \
+                    call __tls_get_addr@PLT\n ret\n";
+    assemble("sequence", &format!("{sequence}{tbss}"));
+    let lines = messages(&linker(), dir, &["-static", "call.o"]);
+    if testing_rivet() {
+        assert!(lines.iter().any(|l| l.contains("call.o:(.text+0x1): undefined symbol: __tls_get_addr")), "{lines:#?}");
+    }
+    let out = Command::new(linker()).current_dir(dir).args(["-static", "sequence.o", "-o", "seq"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    tmp.finish();
+}

@@ -707,9 +707,8 @@ impl Reloc<'_, '_> {
         let a = self.rel.r_addend.get(LE) as i128;
         let p = self.place as i128;
         if let Target::Global(id) = t {
-            let sym = &ctx.symbols[id];
             // Undefined in a shared library, it is the loader's to find (GNU ld and lld link it).
-            if sym.name == b"__tls_get_addr" && ctx.is_undefined(t) && !ctx.is_preemptible(t) {
+            if Some(id) == ctx.tls_get_addr && ctx.is_undefined(t) && !ctx.is_preemptible(t) {
                 self.error(
                     "undefined symbol: __tls_get_addr (called outside a general- or local-dynamic TLS sequence)",
                 );
