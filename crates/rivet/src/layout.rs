@@ -190,18 +190,38 @@ fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
     Commons { section: Some(sec), list, base: 0, size: off }
 }
 
-/// Offsets of input sections within their output sections, and where the commons start.
+/// Offsets of input sections within their output sections, and where the commons start. Each
+/// output section's members are walked on a thread of their own (the walk reads every member's
+/// header: cxx-big's 85k took 3.5 ms on one), then their offsets put in the table.
 fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) -> InputOffsets {
+    use rayon::prelude::*;
+    let walked: Vec<Option<(Vec<u64>, u64)>> = ctx
+        .sections
+        .par_iter()
+        .with_max_len(1)
+        .map(|os| {
+            if os.content != Content::Inputs {
+                return None;
+            }
+            let mut off = os.head.len() as u64;
+            let at = os
+                .members
+                .iter()
+                .map(|&r| {
+                    off = align_up(off, ctx.objects[r].align);
+                    let at = off;
+                    off += ctx.member_size(r.file, r.index);
+                    at
+                })
+                .collect();
+            Some((at, off))
+        })
+        .collect();
     let mut offsets = InputOffsets::new(&ctx.objects);
-    for (si, os) in ctx.sections.iter_enumerated() {
-        if os.content != Content::Inputs {
-            continue;
-        }
-        let mut off = os.head.len() as u64;
-        for &r in &os.members {
-            off = align_up(off, ctx.objects[r].align);
-            offsets[r] = off;
-            off += ctx.member_size(r.file, r.index);
+    for ((si, os), walked) in ctx.sections.iter_enumerated().zip(walked) {
+        let Some((at, mut off)) = walked else { continue };
+        for (&r, at) in os.members.iter().zip(at) {
+            offsets[r] = at;
         }
         if commons.section == Some(si) {
             off = align_up(off, os.align);
