@@ -7,7 +7,8 @@
 //! it frees for its next buffers and grows its heaps in large steps.
 
 /// Blocks smaller than this come from the heaps (and are reused once freed) rather than from a
-/// `mmap` of their own: glibc's largest threshold (`HEAP_MAX_SIZE / 2` on 64-bit).
+/// `mmap` of their own: as far as glibc's own sliding threshold ever goes on 64-bit
+/// (`DEFAULT_MMAP_THRESHOLD_MAX`), from the first block on.
 const MMAP_THRESHOLD: i32 = 32 << 20;
 /// How much more than asked a heap grows by each time it grows (address space: untouched pages
 /// cost nothing).
@@ -34,11 +35,9 @@ pub fn tune_allocator() -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// glibc takes every setting (mallopt returns 1 for each it takes, 0 for one it refuses).
     #[test]
     fn glibc_takes_the_settings() {
         assert!(super::tune_allocator(), "mallopt refused a setting");
-        // Memory still works: a block above glibc's default threshold, freed and taken again.
-        let v = vec![7u8; 4 << 20];
-        assert_eq!(v.iter().map(|&b| b as usize).sum::<usize>(), 7 * (4 << 20));
     }
 }

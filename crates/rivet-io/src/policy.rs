@@ -427,7 +427,7 @@ pub struct AllocatorChoice {
 
 /// Tuned, glibc keeps the blocks a link frees for its next ones instead of a fresh zero-filled
 /// `mmap` per large block: `bench/abbin.py` against the defaults, warm, 2 cores (2026-11-26):
-/// c-debug 0.84-0.92x, cxx-big 0.93-0.96x, rust-debug 0.99x, synth-1 1.00x. What it keeps is
+/// c-debug 0.84-0.92x, cxx-big 0.93-0.97x, rust-debug 0.99x, synth-1 1.00x. What it keeps is
 /// never given back, and that memory cannot be reclaimed: in the compressed scenario's memory
 /// cgroup (half the inputs and output: 112 MiB for cxx-big's 176 MiB of inputs) the tuned link
 /// of cxx-big was killed by the limit where the defaults link it. So only with memory to spare:
