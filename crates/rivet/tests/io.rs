@@ -519,23 +519,13 @@ fn inode(p: &std::path::Path) -> u64 {
     std::fs::metadata(p).unwrap().ino()
 }
 
-/// `--print-timing`'s line about the output file.
-fn output_file_line(out: &std::process::Output) -> String {
+/// `--print-timing`'s I/O report line labelled `label` ("output file", "output mapping").
+fn report_line(out: &std::process::Output, label: &str) -> String {
     let report = String::from_utf8_lossy(&out.stderr);
     report
         .lines()
-        .find(|l| l.contains("output file "))
-        .unwrap_or_else(|| panic!("no output file line:\n{report}"))
-        .into()
-}
-
-/// `--print-timing`'s line about the output mapping (huge pages or not, pre-faulted or not).
-fn output_mapping_line(out: &std::process::Output) -> String {
-    let report = String::from_utf8_lossy(&out.stderr);
-    report
-        .lines()
-        .find(|l| l.contains("output mapping "))
-        .unwrap_or_else(|| panic!("no output mapping line:\n{report}"))
+        .find(|l| l.contains(&format!("{label} ")))
+        .unwrap_or_else(|| panic!("no {label} line:\n{report}"))
         .into()
 }
 
@@ -580,12 +570,12 @@ fn populated_output_mapping_gives_the_same_bytes() {
                 let _ = std::fs::remove_file(&out);
             }
             let link = must(gcc_link(&tmp, &[&obj], &out, &[flag, "-Wl,--build-id"]).arg("-Wl,--print-timing"));
-            let line = output_mapping_line(&link);
+            let line = report_line(&link, "output mapping");
             assert!(
                 line.trim_start().starts_with(&format!("output mapping   {huge}{want}")),
                 "{flag}, reused {reused}: {line}"
             );
-            let file = output_file_line(&link);
+            let file = report_line(&link, "output file");
             assert_eq!(file.contains("previous output reused in place"), reused, "{flag}: {file}");
             assert_eq!(Command::new(&out).status().unwrap().code(), Some(6), "{flag}, reused {reused}");
             outputs.push((flag, reused, std::fs::read(&out).unwrap()));
@@ -618,7 +608,7 @@ fn plain_previous_output_is_reused_with_identical_bytes() {
             must(&mut gcc_link(&tmp, &[other], &out, &[mode, "-Wl,--build-id"]));
             let before = inode(&out);
             let link = must(&mut gcc_link(&tmp, &[obj], &out, &[mode, "-Wl,--build-id", "-Wl,--print-timing"]));
-            let line = output_file_line(&link);
+            let line = report_line(&link, "output file");
             assert!(line.contains("previous output reused in place: a regular file with one link"), "{mode}: {line}");
             assert_eq!(inode(&out), before, "{mode}: a new inode");
             assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&fresh).unwrap(), "{mode}: reused != fresh");
@@ -626,7 +616,8 @@ fn plain_previous_output_is_reused_with_identical_bytes() {
         }
     }
     let link = must(&mut gcc_link(&tmp, &[&small], &out, &["-Wl,--no-reuse-output", "-Wl,--print-timing"]));
-    assert!(output_file_line(&link).contains("new file: --no-reuse-output"), "{}", output_file_line(&link));
+    let line = report_line(&link, "output file");
+    assert!(line.contains("new file: --no-reuse-output"), "{line}");
     let mut names = files_in(&tmp.path);
     names.retain(|n| n == "out" || n == "fresh" || n.contains("rivet-tmp"));
     assert_eq!(names, vec!["fresh", "out"], "temp files left");
@@ -665,7 +656,7 @@ fn garbage_in_a_reused_output_never_shows_through() {
             must(&mut gcc_link(&tmp, &[&obj], &fresh, &args));
             std::fs::write(&out, &garbage).unwrap();
             let link = must(gcc_link(&tmp, &[&obj], &out, &args).arg("-Wl,--print-timing"));
-            let line = output_file_line(&link);
+            let line = report_line(&link, "output file");
             assert!(line.contains("previous output reused in place"), "{mode} {threads}: {line}");
             let (got, want) = (std::fs::read(&out).unwrap(), std::fs::read(&fresh).unwrap());
             assert_eq!(got.len(), want.len(), "{mode} {threads}");
@@ -694,7 +685,7 @@ fn hard_linked_output_is_not_reused() {
     std::fs::hard_link(&exe, tmp.join("prog-copy")).unwrap();
     let link = must(&mut gcc_link(&tmp, &[&v2], &exe, &["-Wl,--print-timing"]));
     if testing_rivet() {
-        assert!(output_file_line(&link).contains("new file: the previous output has 2 links"));
+        assert!(report_line(&link, "output file").contains("new file: the previous output has 2 links"));
     }
     assert_eq!(Command::new(&exe).status().unwrap().code(), Some(2));
     assert_eq!(Command::new(tmp.join("prog-copy")).status().unwrap().code(), Some(1), "the other name changed");
