@@ -474,9 +474,10 @@ fn inflate(bytes: &[u8], gnu_style: bool) -> Result<(Vec<u8>, u64)> {
 /// bytes would reach the output twice or be read as two different things.
 fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> Result<()> {
     // Compilers write the relocation sections after the rest (clang, gcc with many sections) while
-    // their headers are interleaved: each kind alone is in file order, so sort each (a no-op when
-    // in order) and merge the two.
-    let (mut relocations, mut rest): (Vec<(u64, u64, usize)>, Vec<_>) = (Vec::new(), Vec::new());
+    // their headers are interleaved: each kind alone is in file order. Put end to end, they are two
+    // sorted runs, which the stable sort merges without partitioning (ranges are distinct, so it
+    // orders them as any sort would).
+    let (mut ranges, mut relocations): (Vec<(u64, u64, usize)>, Vec<_>) = (Vec::new(), Vec::new());
     for (i, sh) in table.iter().enumerate() {
         // Section 0 holds no bytes: with more than 65279 sections its sh_size is the real count.
         let (ty, size) = (sh.sh_type(LE), sh.sh_size(LE));
@@ -487,25 +488,11 @@ fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> 
         if ty == elf::SHT_RELA {
             relocations.push(range);
         } else {
-            rest.push(range);
+            ranges.push(range);
         }
     }
-    for v in [&mut relocations, &mut rest] {
-        if !v.is_sorted() {
-            v.sort_unstable();
-        }
-    }
-    let mut ranges = Vec::with_capacity(relocations.len() + rest.len());
-    let (mut a, mut b) = (relocations.into_iter().peekable(), rest.into_iter().peekable());
-    loop {
-        let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) if x <= y => a.next(),
-            (_, Some(_)) => b.next(),
-            (Some(_), None) => a.next(),
-            (None, None) => break,
-        };
-        ranges.extend(next);
-    }
+    ranges.append(&mut relocations);
+    ranges.sort();
     for w in ranges.windows(2) {
         let ((_, end_a, a), (start_b, _, b)) = (w[0], w[1]);
         ensure!(
