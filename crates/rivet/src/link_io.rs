@@ -43,7 +43,8 @@ impl Inputs {
         if self.allocator.tuned && !rivet_io::memory::tune_allocator() {
             self.allocator = rivet_io::policy::AllocatorChoice {
                 tuned: false,
-                reason: "defaults: this C library does not take glibc's mallopt settings".into(),
+                reason: "defaults (some at least): mallopt did not take every setting, or the C library is not glibc"
+                    .into(),
             };
         }
     }
@@ -74,7 +75,7 @@ pub struct Output {
     /// Whether the previous output was rewritten in place, and why or why not.
     reuse: (bool, String),
     /// What became of huge pages and pre-faulting for the mapping, for the report (`huge_pages_line`, `populate_line`).
-    populate: String,
+    mapping: String,
 }
 
 impl Output {
@@ -133,7 +134,7 @@ impl Output {
             (true, false) => (false, outcome.reason.clone()),
             (false, _) => (false, io.reuse.reason.clone()),
         };
-        let populate = format!(
+        let mapping = format!(
             "{}; {}",
             huge_pages_line(file.huge_pages(), &io.huge_pages.reason),
             populate_line(file.populated(), &io.populate.reason)
@@ -141,9 +142,9 @@ impl Output {
         if config.verbose {
             eprintln!("rivet: copy method {}: {}", io.copy.method.name(), io.copy.reason);
             eprintln!("rivet: output file {}", reuse_line(reuse.0, &reuse.1));
-            eprintln!("rivet: output mapping {populate}");
+            eprintln!("rivet: output mapping {mapping}");
         }
-        Ok(Output { mode: file.mode(), mode_reason, io, file, reuse, populate })
+        Ok(Output { mode: file.mode(), mode_reason, io, file, reuse, mapping })
     }
 
     /// Sections that reach the output unchanged may be copied file to file by the kernel.
@@ -154,11 +155,11 @@ impl Output {
 
     /// Renames the finished file into place.
     pub fn commit(self, config: &Config, timer: &Timer) -> Result<Committed> {
-        let Output { io, file, mode, mode_reason, reuse, populate } = self;
+        let Output { io, file, mode, mode_reason, reuse, mapping } = self;
         let commit = timer
             .phase("commit", || file.commit(config.fsync))
             .with_context(|| format!("cannot write {}", config.output.display()))?;
-        Ok(Committed { io, mode, mode_reason, reuse, populate, commit })
+        Ok(Committed { io, mode, mode_reason, reuse, mapping, commit })
     }
 }
 
@@ -236,7 +237,7 @@ pub struct Committed {
     mode: OutputMode,
     mode_reason: String,
     reuse: (bool, String),
-    populate: String,
+    mapping: String,
     commit: CommitReport,
 }
 
@@ -256,7 +257,7 @@ pub fn report(
         mode_reason: out.mode_reason,
         reused: out.reuse.0,
         reuse_reason: out.reuse.1,
-        populate: out.populate,
+        mapping: out.mapping,
         copy_method: out.io.copy.method,
         copy_reason: out.io.copy.reason,
         copy,

@@ -18,7 +18,7 @@ fn io_report(r: &link::LinkReport) -> String {
     let mut s = String::from("I/O\n");
     s.push_str(&format!("  output mode      {mode}: {}\n", r.mode_reason));
     s.push_str(&format!("  output file      {}\n", rivet::link_io::reuse_line(r.reused, &r.reuse_reason)));
-    s.push_str(&format!("  output mapping   {}\n", r.populate));
+    s.push_str(&format!("  output mapping   {}\n", r.mapping));
     s.push_str(&format!("  output fs        {}\n", r.output_fs));
     s.push_str(&format!("  copy method      {}: {}\n", r.copy_method.name(), r.copy_reason));
     if r.copy_method != rivet_io::CopyMethod::Memcpy {

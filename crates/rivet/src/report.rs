@@ -12,9 +12,9 @@ pub struct LinkReport {
     /// The previous output was rewritten in place (else a new file replaced it), and why.
     pub reused: bool,
     pub reuse_reason: String,
-    /// Whether the output mapping was pre-faulted for writing at create, how long it took, and why
-    /// (or why not): `link_io::populate_line`.
-    pub populate: String,
+    /// What became of the output mapping: huge pages advised or not, pre-faulted for writing or
+    /// not (and how long it took), each with why (`link_io::huge_pages_line`, `populate_line`).
+    pub mapping: String,
     pub copy_method: rivet_io::CopyMethod,
     pub copy_reason: String,
     /// What the in-kernel copies did (zero with memcpy).
