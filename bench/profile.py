@@ -12,26 +12,24 @@ rotated rounds, `--no-fork` for both (the totals are the link's own process); wi
 RIVET defaults to target/release/rivet, WILD to `wild` on PATH. Writes
 bench/results/profile-DATE.md (and prints it); `cp` it to docs/benchmarks/ to keep it.
 """
-import datetime, re, statistics, subprocess, sys, tempfile
+import datetime, re, statistics, subprocess, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import DEFAULT_CACHE, rivet_bin, rotated  # noqa: E402
-from run import drop_caches, machine, spawn_helper  # noqa: E402
+from run import drop_caches, machine, measure, spawn_helper  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def timed(helper, cmd, cwd):
-    """Runs `cmd` through run.py's spawn helper (so the peak RSS is the linker's own, not the
-    interpreter's): what it printed (rivet's timing goes to stderr, wild's to stdout), wall seconds
-    and (user s, sys s, peak RSS MB)."""
-    with tempfile.NamedTemporaryFile(prefix="rusage-") as res:
-        p = subprocess.run([str(helper), res.name, *cmd], cwd=cwd, capture_output=True, text=True)
-        fields = Path(res.name).read_text().split()
-    if p.returncode != 0 or len(fields) != 5 or fields[4] != "0":
-        sys.exit(f"{' '.join(cmd)} failed in {cwd}:\n{p.stderr}")
-    return p.stdout + p.stderr, float(fields[0]), (float(fields[1]), float(fields[2]), int(fields[3]) / 1024)
+    """Runs `cmd` through run.py's `measure` (its spawn helper: the peak RSS is the linker's own,
+    not the interpreter's): what it printed (rivet's timing goes to stderr, wild's to stdout), wall
+    seconds and (user s, sys s, peak RSS MB)."""
+    m = measure(helper, cmd, cwd, [], 600, keep_output=True)
+    if not m["ok"]:
+        sys.exit(f"{' '.join(cmd)} failed in {cwd}:\n{m.get('error')}")
+    return m["output"], m["wall"], (m["user"], m["sys"], m["rss_mb"])
 
 
 def rivet_phases(err):

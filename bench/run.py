@@ -284,22 +284,24 @@ def spawn_helper(cache):
     return exe
 
 
-def measure(helper, cmd, cwd, procs_files, timeout):
+def measure(helper, cmd, cwd, procs_files, timeout, keep_output=False):
     """One link, through the spawn helper: wall time from just before fork to after wait4, user+sys
-    CPU and peak RSS from wait4's rusage. The helper joins the cgroup first (the linker inherits)."""
+    CPU (and each apart) and peak RSS from wait4's rusage. The helper joins the cgroup first (the
+    linker inherits). `keep_output`: what the linker printed (stdout, then stderr) is in `output`."""
     def enter():
         for f in procs_files:
             with open(f, "w") as fh:
                 fh.write(str(os.getpid()))
     with tempfile.NamedTemporaryFile(prefix="rusage-") as res:
-        p = subprocess.Popen([str(helper), res.name, *cmd], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        p = subprocess.Popen([str(helper), res.name, *cmd], cwd=cwd,
+                             stdout=subprocess.PIPE if keep_output else subprocess.DEVNULL, stderr=subprocess.PIPE,
                              preexec_fn=enter if procs_files else None, start_new_session=True)
         try:
-            _, err = p.communicate(timeout=timeout)
+            out, err = p.communicate(timeout=timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, 9)
-            _, err = p.communicate()
+            out, err = p.communicate()
             timed_out = True
         fields = Path(res.name).read_text().split()
     if timed_out or len(fields) != 5:
@@ -307,7 +309,10 @@ def measure(helper, cmd, cwd, procs_files, timeout):
                 "error": f"killed after the {timeout} s timeout" if timed_out else err.decode(errors="replace")[-1500:]}
     wall, user, sys_, rss_kb, status = float(fields[0]), float(fields[1]), float(fields[2]), int(fields[3]), int(fields[4])
     code = os.waitstatus_to_exitcode(status)
-    m = {"ok": code == 0, "wall": wall, "cpu": user + sys_, "rss_mb": rss_kb / 1024, "exit": code}
+    m = {"ok": code == 0, "wall": wall, "cpu": user + sys_, "user": user, "sys": sys_, "rss_mb": rss_kb / 1024,
+         "exit": code}
+    if keep_output:
+        m["output"] = (out or b"").decode(errors="replace") + err.decode(errors="replace")
     if not m["ok"]:
         text = err.decode(errors="replace").strip()
         if code == -9:
