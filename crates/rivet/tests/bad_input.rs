@@ -711,6 +711,50 @@ fn archive_symbol_table_pointing_outside_the_archive() {
     c.tmp.finish();
 }
 
+/// The other side of bad input: a corrupt archive member the link does not need is no error,
+/// also when a member it loads refers to a name the corrupt one offers in its archive's symbol
+/// table, so that resolution parses it ahead on a guess (a guess's result is dropped unless
+/// resolution asks for that member itself). The same member, needed, fails the link.
+#[test]
+fn corrupt_member_the_link_does_not_need() {
+    let Some(c) = Case::new("unneeded") else { return };
+    // main.o defines f and calls g; liba.a's a.o defines g, calls f and starts a chain of members
+    // (g1 calls g2 ...), which keeps resolution busy while the guessed member is parsed; libb.a's
+    // b.o offers f again, with a section alignment no linker accepts.
+    let main =
+        c.object("main", "int f(int x) { return x + 1; }\nextern int g(int);\nint main(void) { return g(1); }\n");
+    let mut members = vec![c.object("a", "extern int f(int), g1(int);\nint g(int x) { return f(x) + g1(x); }\n")];
+    const CHAIN: usize = 24;
+    for i in 1..=CHAIN {
+        let body = match i {
+            CHAIN => format!("int g{i}(int x) {{ return x; }}\n"),
+            _ => format!("extern int g{}(int);\nint g{i}(int x) {{ return g{}(x) + 1; }}\n", i + 1, i + 1),
+        };
+        members.push(c.object(&format!("c{i}"), &body));
+    }
+    let b = c.object("b", "int f(int x) { return x; }\n");
+    let (liba, libb) = (c.tmp.join("liba.a"), c.tmp.join("libb.a"));
+    must(Command::new("ar").arg("rcs").arg(&liba).args(&members));
+    must(Command::new("ar").arg("rcs").arg(&libb).arg(&b));
+    let good = std::fs::read(&b).unwrap();
+    let corrupt = std::fs::read(Elf::open(&b).set(".text", 48, 12).write(&c.tmp.join("bad.o"))).unwrap();
+    let mut bytes = std::fs::read(&libb).unwrap();
+    let at = bytes.windows(good.len()).position(|w| w == good).expect("b.o's bytes in libb.a");
+    bytes[at..at + good.len()].copy_from_slice(&corrupt);
+    std::fs::write(&libb, &bytes).unwrap();
+    for _ in 0..5 {
+        let out = c.tmp.join("out/ok");
+        let mut cmd = Command::new(linker());
+        cmd.args(["-static", "-e", "main", "-o"]).arg(&out).arg(&main).arg(&liba).arg(&libb);
+        let r = cmd.output().unwrap();
+        assert!(r.status.success(), "{}:\n{}", render(&cmd), String::from_utf8_lossy(&r.stderr));
+        std::fs::remove_file(&out).unwrap();
+    }
+    let needs_f = c.object("needsf", "extern int f(int);\nint main(void) { return f(1); }\n");
+    c.fails(&[&needs_f, &libb], &["libb.a(b.o)", ".text", "not a power of two"]);
+    c.tmp.finish();
+}
+
 /// An input that changes between being read and the output being committed: rivet refuses to
 /// commit. Made deterministic by rivet itself: `--reproduce` writes its tarball (before symbol
 /// resolution) over a linker-script input, which was read and parsed when inputs were opened and
