@@ -580,11 +580,16 @@ struct ParseState<'a> {
     waiting: u32,
 }
 
+/// Member `member` of archive `pos`'s place in `ParseState::stage` (`first`: each archive's first).
+fn slot(first: &[usize], pos: u32, member: u32) -> usize {
+    first[pos as usize] + member as usize
+}
+
 impl<'a> ParseState<'a> {
     /// The next member asked for and not being parsed, now marked as being parsed.
     fn next_asked(&mut self, first: &[usize]) -> Option<(u32, u32)> {
         while let Some((pos, member)) = self.asked.pop_front() {
-            let stage = &mut self.stage[first[pos as usize] + member as usize];
+            let stage = &mut self.stage[slot(first, pos, member)];
             if *stage == Stage::Asked {
                 *stage = Stage::Parsing;
                 return Some((pos, member));
@@ -593,8 +598,9 @@ impl<'a> ParseState<'a> {
         None
     }
 
+    /// Asks for a member not asked for before; false if it was.
     fn ask(&mut self, first: &[usize], pos: u32, member: u32) -> bool {
-        let stage = &mut self.stage[first[pos as usize] + member as usize];
+        let stage = &mut self.stage[slot(first, pos, member)];
         if *stage != Stage::NotAsked {
             return false;
         }
@@ -697,7 +703,7 @@ impl<'a, 'x> Parsing<'a, 'x> {
             }
         }
         let mut state = self.lock();
-        state.stage[self.first[pos as usize] + member as usize] = Stage::Parsed;
+        state.stage[slot(&self.first, pos, member)] = Stage::Parsed;
         state.parsed.insert((pos, member), parsed);
         for (pos, member) in wanted {
             state.ask(&self.first, pos, member);
@@ -737,7 +743,7 @@ impl<'a, 'x> Parsing<'a, 'x> {
     /// no one has started it; while another thread parses it, this one parses other members
     /// asked for, or waits.
     fn take(&self, pos: u32, member: u32) -> Member<'a> {
-        let index = self.first[pos as usize] + member as usize;
+        let index = slot(&self.first, pos, member);
         let mut state = self.lock();
         loop {
             if let Some(m) = state.parsed.remove(&(pos, member)) {
