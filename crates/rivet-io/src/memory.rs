@@ -12,7 +12,7 @@
 const MMAP_THRESHOLD: i32 = 32 << 20;
 /// How much more than asked a heap grows by each time it grows (address space: untouched pages
 /// cost nothing).
-const TOP_PAD: i32 = 32 << 20;
+pub(crate) const TOP_PAD: i32 = 32 << 20;
 /// Freed memory at a heap's top is kept, not given back, below this.
 const TRIM_THRESHOLD: i32 = 1 << 30;
 

@@ -448,7 +448,8 @@ pub fn choose_allocator(mem: &MemInfo, input_bytes: u64) -> AllocatorChoice {
     AllocatorChoice {
         tuned: true,
         reason: format!(
-            "tuned for a short link: freed blocks kept for reuse, heaps grown 32 MiB at a time ({} available, at least 4x the inputs)",
+            "tuned for a short link: freed blocks kept for reuse, heaps grown {} MiB at a time ({} available, at least 4x the inputs)",
+            crate::memory::TOP_PAD >> 20,
             human(available)
         ),
     }

@@ -370,14 +370,12 @@ struct Resolver<'a, 'x> {
     comdat_owner: IdVec<SymbolId, Option<FileId>>,
     /// ... or by name, for a signature no symbol had when it was first claimed.
     comdat_named: SymbolMap<'a, FileId>,
-    /// Members are numbered in the order they are queued (`next_seq` is the next number) and
-    /// added in that order: `added` is how many have been; the rest are the queue.
-    added: u64,
-    /// The queued members (archive, member), by number.
+    /// The queued members (archive, member), numbered in the order they are queued and added in
+    /// that order: `added` is how many have been; the rest wait.
     queue: Vec<(u32, u32)>,
+    added: u64,
     /// Where the members are parsed, by the pool and by this thread while it would wait.
     parsing: &'x Parsing<'a, 'x>,
-    next_seq: u64,
     errors: Vec<Error>,
     /// Duplicate definitions, reported once each: (symbol, the file that defines it, the file
     /// that defines it again and its symbol index there).
@@ -493,10 +491,9 @@ pub fn resolve_with<'a>(
             fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.member_count())]).collect(),
             comdat_owner: IdVec::new(),
             comdat_named: SymbolMap::default(),
-            added: 0,
             queue: Vec::new(),
+            added: 0,
             parsing,
-            next_seq: 0,
             errors: Vec::new(),
             duplicates: Vec::new(),
             allow_multiple_definition: config.allow_multiple_definition,
@@ -564,8 +561,8 @@ struct Parsing<'a, 'x> {
 enum Stage {
     NotAsked,
     Asked,
-    Parsing,
-    Parsed,
+    /// Being parsed, or parsed (the result is in `ParseState::parsed` until taken).
+    Started,
 }
 
 struct ParseState<'a> {
@@ -586,12 +583,12 @@ fn slot(first: &[usize], pos: u32, member: u32) -> usize {
 }
 
 impl<'a> ParseState<'a> {
-    /// The next member asked for and not being parsed, now marked as being parsed.
+    /// The next member asked for and not started, now marked started.
     fn next_asked(&mut self, first: &[usize]) -> Option<(u32, u32)> {
         while let Some((pos, member)) = self.asked.pop_front() {
             let stage = &mut self.stage[slot(first, pos, member)];
             if *stage == Stage::Asked {
-                *stage = Stage::Parsing;
+                *stage = Stage::Started;
                 return Some((pos, member));
             }
         }
@@ -680,7 +677,7 @@ impl<'a, 'x> Parsing<'a, 'x> {
         state
     }
 
-    /// Parses a member marked as being parsed, keeps the result and asks for the members its
+    /// Parses a member marked started, keeps the result and asks for the members its
     /// references are likely to fetch.
     fn parse(&self, pos: u32, member: u32) {
         // A parse that panics (a bug) must still leave a result, or resolution would wait for it
@@ -703,7 +700,6 @@ impl<'a, 'x> Parsing<'a, 'x> {
             }
         }
         let mut state = self.lock();
-        state.stage[slot(&self.first, pos, member)] = Stage::Parsed;
         state.parsed.insert((pos, member), parsed);
         for (pos, member) in wanted {
             state.ask(&self.first, pos, member);
@@ -751,7 +747,7 @@ impl<'a, 'x> Parsing<'a, 'x> {
             }
             let next = match state.stage[index] {
                 Stage::Asked => {
-                    state.stage[index] = Stage::Parsing;
+                    state.stage[index] = Stage::Started;
                     Some((pos, member))
                 }
                 _ => state.next_asked(&self.first),
@@ -1025,8 +1021,7 @@ impl<'a> Resolver<'a, '_> {
     fn enqueue_for(&mut self, pos: u32, member: u32, why: Option<SymbolId>) {
         let fetched = &mut self.fetched[pos as usize][member as usize];
         if !std::mem::replace(fetched, true) {
-            let seq = self.next_seq;
-            self.next_seq += 1;
+            let seq = self.queue.len() as u64;
             if let (Some(w), Some(id)) = (&mut self.why, why) {
                 let referrer = w.first_referrer.get(&id).cloned().unwrap_or_else(|| "<internal>".to_string());
                 w.by_seq.insert(seq, (referrer, self.symbols[id].name));
@@ -1197,7 +1192,7 @@ impl<'a> Resolver<'a, '_> {
     /// Adds the queued archive members in queue order, waiting for each one's parse; what they
     /// pull in joins the queue behind them.
     fn drain_queue(&mut self) {
-        while self.added < self.next_seq {
+        while self.added < self.queue.len() as u64 {
             let seq = self.added;
             self.added += 1;
             let (pos, member) = self.queue[seq as usize];
