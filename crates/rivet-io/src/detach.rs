@@ -104,7 +104,9 @@ pub fn fork_and_wait() -> io::Result<Detached> {
 }
 
 /// An exclusive `flock` on the file at a path (created empty if there is none), held until
-/// dropped.
+/// dropped. A symbolic link at the path is not followed: it is replaced by a new empty file, as the
+/// debug file will replace it (like a link at the output path), so the file it points to is never
+/// opened nor created, and the lock is still there to wait on.
 pub struct DebugFileLock {
     _file: File,
     created: bool,
@@ -115,10 +117,26 @@ impl DebugFileLock {
     /// for another holder.
     pub fn take(path: &Path) -> io::Result<DebugFileLock> {
         use std::os::unix::fs::OpenOptionsExt;
-        let open = |new: bool| OpenOptions::new().read(true).write(true).create_new(new).mode(0o666).open(path);
-        let (file, created) = match open(true) {
+        let open = |p: &Path, new: bool| {
+            OpenOptions::new().read(true).write(true).create_new(new).custom_flags(libc::O_NOFOLLOW).mode(0o666).open(p)
+        };
+        let (file, created) = match open(path, true) {
             Ok(f) => (f, true),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (open(false)?, false),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match open(path, false) {
+                Ok(f) => (f, false),
+                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                    // A link: an empty file of ours takes its place (in a sticky directory, another
+                    // user's link cannot be replaced and this fails).
+                    let temp = crate::output::temp_path(path);
+                    let f = open(&temp, true)?;
+                    if let Err(e) = std::fs::rename(&temp, path) {
+                        let _ = std::fs::remove_file(&temp);
+                        return Err(e);
+                    }
+                    (f, true)
+                }
+                Err(e) => return Err(e),
+            },
             Err(e) => return Err(e),
         };
         loop {
@@ -158,6 +176,38 @@ mod tests {
         // SAFETY: as above.
         let free = unsafe { libc::flock(other.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
         assert_eq!(free, 0, "the lock is released on drop");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A symbolic link at the debug file's path, dangling or not, is neither followed nor created
+    /// through: the file it points to is not opened, nor made.
+    #[test]
+    fn a_link_at_the_path_is_not_followed() {
+        let dir = std::env::temp_dir().join(format!("rivet-io-lock-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink("missing", dir.join("dangling.dbg")).unwrap();
+        let lock = DebugFileLock::take(&dir.join("dangling.dbg")).unwrap();
+        assert!(lock.created());
+        assert!(!dir.join("missing").exists(), "the dangling link's target was created");
+        std::fs::write(dir.join("notes"), "mine").unwrap();
+        std::os::unix::fs::symlink("notes", dir.join("x.dbg")).unwrap();
+        let lock2 = DebugFileLock::take(&dir.join("x.dbg")).unwrap();
+        assert!(lock2.created());
+        for name in ["dangling.dbg", "x.dbg"] {
+            let meta = std::fs::symlink_metadata(dir.join(name)).unwrap();
+            assert!(meta.file_type().is_file() && meta.len() == 0, "{name}: the link was not replaced");
+            // The lock is on the file now at the path.
+            let other = File::open(dir.join(name)).unwrap();
+            // SAFETY: flock on a descriptor we own.
+            let busy = unsafe { libc::flock(other.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            assert_eq!(busy, -1, "{name}: the lock is not held on the file at the path");
+        }
+        assert_eq!(std::fs::read_to_string(dir.join("notes")).unwrap(), "mine");
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["dangling.dbg", "notes", "x.dbg"], "temp files left");
+        drop((lock, lock2));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -41,11 +41,12 @@ enum Buffer {
 }
 
 pub struct OutputFile {
-    /// The path as given (for messages).
+    /// The output path as given. The output replaces whatever is there: a symbolic link at this
+    /// path is replaced by the new file, never written through (as lld does, and GNU ld for a link to
+    /// a non-empty file), so a link planted in a shared directory cannot aim the output at a file of
+    /// the user's. Only a non-regular file (a device, a FIFO) is opened by the path, in place, where
+    /// the kernel follows a link and applies its own checks (`fs.protected_symlinks`).
     target: PathBuf,
-    /// Where the output goes: `target` with symbolic links followed, so that a link at the output
-    /// path keeps pointing at the new output, as after GNU ld (which writes through the link).
-    dest: PathBuf,
     /// The output path names something other than a regular file (`/dev/null`, a FIFO): written in
     /// place, since renaming over it would replace the device node with a file.
     in_place: bool,
@@ -184,7 +185,8 @@ fn context(e: io::Error, what: &str, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("cannot {what} {}: {e}", path.display()))
 }
 
-fn temp_path(target: &Path) -> PathBuf {
+/// A fresh name for a temp file in `target`'s directory (so a rename onto `target` is atomic).
+pub(crate) fn temp_path(target: &Path) -> PathBuf {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "a.out".into());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -227,21 +229,6 @@ pub fn settle_written(file: &File, offset: u64, len: u64) {
     }
 }
 
-/// `path` with symbolic links at its end followed (a relative link is read from the link's own
-/// directory), so the link survives the rename and points at the new output. A dangling link gives
-/// the path it points to, which the output then creates, as writing through the link would.
-fn follow_symlinks(path: &Path) -> PathBuf {
-    let mut p = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::read_link(&p) {
-            Ok(next) if next.is_absolute() => p = next,
-            Ok(next) => p = p.parent().map_or_else(|| next.clone(), |d| d.join(&next)),
-            Err(_) => break,
-        }
-    }
-    p
-}
-
 /// Reserves `size` bytes. Ok(false): the file system cannot (EOPNOTSUPP), nothing is reserved.
 fn reserve(file: &File, size: u64) -> io::Result<bool> {
     if size == 0 {
@@ -270,20 +257,24 @@ fn no_space(target: &Path, size: u64, e: io::Error) -> io::Error {
     }
 }
 
-/// Takes over the previous output at `dest` when it is safe to rewrite it in place: a regular file
-/// with one link (other names would see the new bytes), owned by this user, an ELF file, that opens
-/// for writing (a running executable gives ETXTBSY). With `reserve`, the space of the new size is reserved on
-/// the old file while it is still at `dest` (`FALLOC_FL_KEEP_SIZE`: neither its size, bytes nor
+/// Takes over the previous output at `target` when it is safe to rewrite it in place: a regular file
+/// at the path itself (never a symbolic link's target) with one link (other names would see the
+/// new bytes), owned by this user, an ELF file, that opens for writing (a running executable gives
+/// ETXTBSY). With `reserve`, the space of the new size is reserved on
+/// the old file while it is still at the output path (`FALLOC_FL_KEEP_SIZE`: neither its size, bytes nor
 /// modification time change), so a full disk fails the link with the old output intact. Then it is
 /// renamed to a temp name (the path is empty until commit) and sized.
-fn try_reuse(dest: &Path, target: &Path, size: u64, reserve: bool) -> Result<Taken, NotTaken> {
+fn try_reuse(target: &Path, size: u64, reserve: bool) -> Result<Taken, NotTaken> {
     use std::os::unix::fs::MetadataExt;
     let fresh = |why: String| Err(NotTaken::Fresh(why));
-    let meta = match std::fs::symlink_metadata(dest) {
+    let meta = match std::fs::symlink_metadata(target) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return fresh("no previous output".into()),
         Err(e) => return fresh(format!("cannot inspect the previous output: {e}")),
     };
+    if meta.file_type().is_symlink() {
+        return fresh("the output path is a symbolic link: replaced, never written through".into());
+    }
     if !meta.file_type().is_file() {
         return fresh("the previous output is not a regular file".into());
     }
@@ -294,7 +285,7 @@ fn try_reuse(dest: &Path, target: &Path, size: u64, reserve: bool) -> Result<Tak
     if meta.uid() != unsafe { libc::geteuid() } {
         return fresh("the previous output belongs to another user".into());
     }
-    let file = match OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(dest) {
+    let file = match OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(target) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
             return fresh("the previous output is running (ETXTBSY): replaced, so it keeps running".into())
@@ -336,19 +327,19 @@ fn try_reuse(dest: &Path, target: &Path, size: u64, reserve: bool) -> Result<Tak
             }
         }
     }
-    let temp = temp_path(dest);
-    if let Err(e) = std::fs::rename(dest, &temp) {
+    let temp = temp_path(target);
+    if let Err(e) = std::fs::rename(target, &temp) {
         return fresh(format!("cannot rename the previous output: {e}"));
     }
-    // Another link may have replaced `dest` between the checks and the rename: then the file moved
+    // Another link may have replaced the output path between the checks and the rename: then the file moved
     // is not the one open here; put it back (unless yet another output is there by now).
     if !std::fs::symlink_metadata(&temp).is_ok_and(|m| same(&m)) {
-        let _ = rename_noreplace(&temp, dest);
+        let _ = rename_noreplace(&temp, target);
         let _ = std::fs::remove_file(&temp);
         return fresh("the previous output was replaced while it was checked".into());
     }
     if let Err(e) = file.set_len(size) {
-        let _ = rename_noreplace(&temp, dest);
+        let _ = rename_noreplace(&temp, target);
         return fresh(format!("cannot resize the previous output: {e}"));
     }
     Ok(Taken { file, temp, old_len: meta.len(), reserved })
@@ -530,14 +521,15 @@ impl OutputFile {
                 format!("output path {} is a directory", target.display()),
             ));
         }
-        let dest = follow_symlinks(target);
-        let in_place = to_stdout || std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        // `metadata` follows a link: a link to a device is written through by the kernel's open (as
+        // lld does); a link to a regular file, or a dangling one, is replaced by the rename.
+        let in_place = to_stdout || std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir());
         let mut reuse = ReuseOutcome::default();
         let mut taken = None;
         if in_place {
             reuse.reason = "the output is not a regular file".into();
         } else if opts.reuse {
-            match try_reuse(&dest, target, size, opts.reserve_space) {
+            match try_reuse(target, size, opts.reserve_space) {
                 Ok(t) => taken = Some(t),
                 Err(NotTaken::Fresh(why)) => reuse.reason = why,
                 Err(NotTaken::Fail(e)) => return Err(e),
@@ -553,7 +545,7 @@ impl OutputFile {
         } else if in_place {
             (PathBuf::new(), None)
         } else {
-            let temp = temp_path(&dest);
+            let temp = temp_path(target);
             let f = OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -565,7 +557,6 @@ impl OutputFile {
         };
         let mut out = OutputFile {
             target: target.to_path_buf(),
-            dest,
             in_place,
             to_stdout,
             temp,
@@ -819,7 +810,7 @@ impl OutputFile {
                 out.write_all(&v).and_then(|()| out.flush()).map_err(|e| context(e, "write", &self.target))?;
             } else {
                 let mut f =
-                    OpenOptions::new().write(true).open(&self.dest).map_err(|e| context(e, "open", &self.target))?;
+                    OpenOptions::new().write(true).open(&self.target).map_err(|e| context(e, "open", &self.target))?;
                 f.write_all(&v).map_err(|e| context(e, "write", &self.target))?;
             }
             report.bytes_written = v.len() as u64;
@@ -865,11 +856,11 @@ impl OutputFile {
         drop(file);
         report.write_time = start.elapsed();
         let start = Instant::now();
-        let old = hold_old_target(&self.dest);
-        // `dest` is the file a symbolic link at the output path points to: the link stays and the
-        // file behind it is replaced atomically. A hard-linked output gets a new inode at this
+        let old = hold_old_target(&self.target);
+        // The path itself is replaced atomically: a symbolic link there gives way to the new file
+        // and the file it pointed to is untouched. A hard-linked output gets a new inode at this
         // path; the other names keep the old contents (GNU ld unlinks the path and does the same).
-        std::fs::rename(&self.temp, &self.dest).map_err(|e| context(e, "rename output to", &self.target))?;
+        std::fs::rename(&self.temp, &self.target).map_err(|e| context(e, "rename output to", &self.target))?;
         self.committed = true;
         if let Some(old) = old {
             if self.exiting {
@@ -1054,28 +1045,53 @@ mod tests {
         std::fs::remove_dir_all(d).unwrap();
     }
 
+    /// A symbolic link at the output path is replaced by the output and the file it points to is
+    /// left alone, whatever the link (relative, absolute, a chain, dangling), the mode, and whether
+    /// the previous output may be reused. Writing through the link would let anyone who can plant
+    /// a link in a shared directory (`/tmp/a.out -> ~/notes`) have a link overwrite a file of the
+    /// user's, and a dangling one create a file where it points; GNU ld and lld replace the link.
     #[test]
-    fn symlinked_output_keeps_the_link_and_replaces_its_target() {
+    fn symlinked_output_replaces_the_link_and_leaves_its_target() {
         use std::os::unix::fs::symlink;
-        let d = tmpdir("symlink");
-        std::fs::create_dir_all(d.join("real")).unwrap();
-        std::fs::write(d.join("real/prog"), b"old").unwrap();
-        symlink("real/prog", d.join("prog")).unwrap(); // relative, read from the link's directory
-        symlink(d.join("prog"), d.join("chain")).unwrap(); // a link to the link
-        let mut out = OutputFile::create(&d.join("chain"), 3, OutputMode::Heap, true).unwrap();
-        out.buf().copy_from_slice(b"new");
-        out.commit(false).unwrap();
-        assert!(std::fs::symlink_metadata(d.join("chain")).unwrap().file_type().is_symlink());
-        assert!(std::fs::symlink_metadata(d.join("prog")).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read(d.join("real/prog")).unwrap(), b"new");
-        assert_eq!(entries(&d.join("real")), vec!["prog"]);
-        // A dangling link: the file it names is created.
-        symlink("real/fresh", d.join("dangling")).unwrap();
-        let mut out = OutputFile::create(&d.join("dangling"), 2, OutputMode::Mmap, false).unwrap();
-        out.buf().copy_from_slice(b"ok");
-        out.commit(false).unwrap();
-        assert_eq!(std::fs::read(d.join("real/fresh")).unwrap(), b"ok");
-        std::fs::remove_dir_all(d).unwrap();
+        for mode in [OutputMode::Heap, OutputMode::Mmap] {
+            for reuse in [false, true] {
+                for kind in ["relative", "absolute", "chain", "dangling"] {
+                    let what = format!("{mode:?}, reuse {reuse}, {kind} link");
+                    let d = tmpdir(&format!("symlink-{mode:?}-{reuse}-{kind}"));
+                    std::fs::create_dir_all(d.join("real")).unwrap();
+                    // The previous output, an ELF file that reuse would rewrite in place.
+                    std::fs::write(d.join("real/prog"), b"\x7fELF old").unwrap();
+                    let before = ino(&d.join("real/prog"));
+                    match kind {
+                        "relative" => symlink("real/prog", d.join("out")).unwrap(),
+                        "absolute" => symlink(d.join("real/prog"), d.join("out")).unwrap(),
+                        "chain" => {
+                            symlink("real/prog", d.join("middle")).unwrap();
+                            symlink(d.join("middle"), d.join("out")).unwrap();
+                        }
+                        _ => symlink("real/fresh", d.join("out")).unwrap(),
+                    }
+                    let opts = CreateOptions { reuse, ..CreateOptions::plain(mode, true, true) };
+                    let mut out = OutputFile::create_opts(&d.join("out"), 3, &opts).unwrap();
+                    assert!(!out.reuse().reused, "{what}: a link's target was taken over");
+                    out.buf().copy_from_slice(b"new");
+                    out.commit(false).unwrap();
+                    let meta = std::fs::symlink_metadata(d.join("out")).unwrap();
+                    assert!(meta.file_type().is_file(), "{what}: the link is still there");
+                    assert_eq!(std::fs::read(d.join("out")).unwrap(), b"new", "{what}");
+                    assert_eq!(std::fs::read(d.join("real/prog")).unwrap(), b"\x7fELF old", "{what}: target written");
+                    assert_eq!(ino(&d.join("real/prog")), before, "{what}: target replaced");
+                    assert_eq!(entries(&d.join("real")), vec!["prog"], "{what}: a file was created beside the target");
+                    let mut expected = vec!["out", "real"];
+                    if kind == "chain" {
+                        assert!(std::fs::symlink_metadata(d.join("middle")).unwrap().file_type().is_symlink());
+                        expected.insert(0, "middle");
+                    }
+                    assert_eq!(entries(&d), expected, "{what}: temp files left");
+                    std::fs::remove_dir_all(d).unwrap();
+                }
+            }
+        }
     }
 
     #[test]
@@ -1258,22 +1274,24 @@ mod tests {
         std::fs::remove_dir_all(d).unwrap();
     }
 
-    /// A symbolic link at the path: the file it points to is the one reused; the link stays.
+    /// A symbolic link at the path is never a previous output to reuse, even one to an ELF file of
+    /// ours: reusing it would write through the link. The link is replaced and its target kept.
     #[test]
-    fn symlinked_output_reuses_its_target() {
+    fn symlinked_output_is_never_reused() {
         let d = tmpdir("reuselink");
         std::fs::create_dir_all(d.join("real")).unwrap();
         std::fs::write(d.join("real/prog"), b"\x7fELF old").unwrap();
         std::os::unix::fs::symlink("real/prog", d.join("prog")).unwrap();
         let before = ino(&d.join("real/prog"));
         let mut out = OutputFile::create_opts(&d.join("prog"), 3, &reusing(OutputMode::Mmap)).unwrap();
-        assert!(out.reuse().reused);
+        assert!(!out.reuse().reused);
+        assert!(out.reuse().reason.contains("symbolic link"), "{}", out.reuse().reason);
         out.buf().copy_from_slice(b"new");
         out.commit(false).unwrap();
-        assert!(std::fs::symlink_metadata(d.join("prog")).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read(d.join("real/prog")).unwrap(), b"new");
+        assert!(std::fs::symlink_metadata(d.join("prog")).unwrap().file_type().is_file());
+        assert_eq!(std::fs::read(d.join("prog")).unwrap(), b"new");
+        assert_eq!(std::fs::read(d.join("real/prog")).unwrap(), b"\x7fELF old");
         assert_eq!(ino(&d.join("real/prog")), before);
-        assert_eq!(entries(&d.join("real")), vec!["prog"]);
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -208,33 +208,145 @@ fn concurrent_links_to_the_same_output() {
     tmp.finish();
 }
 
-/// `-o LINK` where LINK is a symbolic link: the link stays and points at the new output (as after
-/// GNU ld); `-o /dev/null` writes into the device instead of replacing it with a file.
+/// `-o LINK` where LINK is a symbolic link: the link is replaced by the output and the file it
+/// pointed to is left alone, as lld does and GNU ld does for a link to a non-empty file. (This test
+/// used to expect the link kept and its target rewritten: writing through a link at the output
+/// path lets whoever can plant one in a shared directory overwrite any file of the user's.) Every
+/// kind of link, in both output modes, over a previous output and over a file that is not one.
+/// `-o /dev/null` writes into the device instead of replacing it with a file.
 #[test]
 fn symlinked_and_device_outputs() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
     if !have("gcc") {
         return;
     }
     let tmp = TempDir::new("io-symlink");
     let obj = compile(&tmp, "p", "int main(void) { return 9; }\n");
-    std::fs::create_dir_all(tmp.join("bin")).unwrap();
-    // The previous output: an earlier link (an ELF file, so it may be rewritten in place).
-    must(&mut gcc_link(&tmp, &[&obj], &tmp.join("bin/prog-1.0"), &[]));
-    std::os::unix::fs::symlink("bin/prog-1.0", tmp.join("prog")).unwrap();
-    let before = inode(&tmp.join("bin/prog-1.0"));
-    must(&mut gcc_link(&tmp, &[&obj], &tmp.join("prog"), &[]));
-    assert!(std::fs::symlink_metadata(tmp.join("prog")).unwrap().file_type().is_symlink(), "the link was replaced");
-    assert_eq!(Command::new(tmp.join("bin/prog-1.0")).status().unwrap().code(), Some(9));
-    if testing_rivet() {
-        assert_eq!(inode(&tmp.join("bin/prog-1.0")), before, "the link's target was not rewritten in place");
+    // The output modes are rivet's options; another linker is run with its own default.
+    let modes: &[&str] = if testing_rivet() { &["--mmap-output-file", "--no-mmap-output-file"] } else { &[""] };
+    for (m, mode) in modes.iter().enumerate() {
+        for target in ["previous output", "notes"] {
+            // GNU ld creates the file a dangling link names; lld and rivet replace the link.
+            let dangling: &[&str] = if testing_rivet() { &["dangling"] } else { &[] };
+            for kind in ["relative", "absolute", "chain"].iter().chain(dangling) {
+                let what = format!("{mode}, a {kind} link to {target}");
+                let dir = tmp.join(&format!("{m}-{}-{kind}", target.len()));
+                std::fs::create_dir_all(dir.join("bin")).unwrap();
+                let real = dir.join("bin/real");
+                if target == "notes" {
+                    std::fs::write(&real, "my notes\n").unwrap();
+                    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+                } else {
+                    must(&mut gcc_link(&tmp, &[&obj], &real, &[]));
+                }
+                let (bytes, meta) = (std::fs::read(&real).unwrap(), std::fs::metadata(&real).unwrap());
+                let out = dir.join("prog");
+                match *kind {
+                    "relative" => symlink("bin/real", &out).unwrap(),
+                    "absolute" => symlink(&real, &out).unwrap(),
+                    "chain" => {
+                        symlink("bin/real", dir.join("middle")).unwrap();
+                        symlink(dir.join("middle"), &out).unwrap();
+                    }
+                    _ => symlink("bin/fresh", &out).unwrap(),
+                }
+                let extra = if mode.is_empty() { vec![] } else { vec![format!("-Wl,{mode}")] };
+                must(&mut gcc_link(&tmp, &[&obj], &out, &extra.iter().map(String::as_str).collect::<Vec<_>>()));
+                assert!(
+                    std::fs::symlink_metadata(&out).unwrap().file_type().is_file(),
+                    "{what}: the link is still there"
+                );
+                assert_eq!(Command::new(&out).status().unwrap().code(), Some(9), "{what}");
+                assert_eq!(std::fs::read(&real).unwrap(), bytes, "{what}: the link's target was written");
+                let after = std::fs::metadata(&real).unwrap();
+                assert_eq!(after.permissions().mode(), meta.permissions().mode(), "{what}: the target's mode changed");
+                assert_eq!(inode(&real), inode_of(&meta), "{what}: the link's target was replaced");
+                assert_eq!(files_in(&dir.join("bin")), vec!["real"], "{what}: a file was created beside the target");
+            }
+        }
     }
-    assert_eq!(files_in(&tmp.join("bin")), vec!["prog-1.0"]);
     use std::os::unix::fs::FileTypeExt;
     let null = std::path::Path::new("/dev/null");
     if std::fs::metadata(null).is_ok_and(|m| m.file_type().is_char_device()) {
         must(&mut gcc_link(&tmp, &[&obj], null, &[]));
         assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "/dev/null is no longer a device");
     }
+    tmp.finish();
+}
+
+/// The attack a link at the output path allows, with two users: in a sticky world-writable
+/// directory (`/tmp`), another user plants `a.out -> ~/notes` (or a dangling link to a file of
+/// ours); `cc hello.c -o DIR/a.out` must leave our file untouched, whatever
+/// `fs.protected_symlinks` says (this machine may have it off). The link is the other user's, so
+/// it cannot be replaced in a sticky directory: the link fails, saying so, and leaves nothing.
+/// Needs root, to act as two users (plain uids with no account: nothing to create or remove).
+#[test]
+fn a_planted_link_in_a_sticky_directory_cannot_aim_the_output() {
+    use std::os::unix::fs::{chown, lchown, symlink, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    if !have("gcc") || !testing_rivet() {
+        return;
+    }
+    // SAFETY: geteuid has no failure mode.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: acting as two users needs root");
+        return;
+    }
+    let (attacker, victim) = (64_101u32, 64_102u32);
+    let tmp = TempDir::new("io-two-users");
+    let mode = |p: &std::path::Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(&tmp.path, 0o755);
+    let obj = compile(&tmp, "hello", "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n");
+    mode(&obj, 0o644);
+    // The linker as the victim runs it: a copy anyone can run (the build tree may be private).
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(linker(), bin.join("ld")).unwrap();
+    mode(&bin, 0o755);
+    mode(&bin.join("ld"), 0o755);
+    let shared = tmp.join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    mode(&shared, 0o1777);
+    let home = tmp.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    chown(&home, Some(victim), Some(victim)).unwrap();
+    mode(&home, 0o700);
+    let notes = home.join("notes");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    chown(&notes, Some(victim), Some(victim)).unwrap();
+    mode(&notes, 0o600);
+    let notes_inode = inode(&notes);
+    for (name, points_to) in [("a.out", notes.clone()), ("b.out", home.join("created"))] {
+        let planted = shared.join(name);
+        symlink(&points_to, &planted).unwrap();
+        lchown(&planted, Some(attacker), Some(attacker)).unwrap();
+        for flag in ["--mmap-output-file", "--no-mmap-output-file"] {
+            let out = Command::new("gcc")
+                .arg("-B")
+                .arg(&bin)
+                .arg(&obj)
+                .arg(format!("-Wl,{flag}"))
+                .arg("-o")
+                .arg(&planted)
+                .uid(victim)
+                .gid(victim)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let what = format!("{name} -> {}, {flag}", points_to.display());
+            assert!(!out.status.success(), "{what}: the link succeeded over another user's link");
+            assert!(
+                stderr.contains(&planted.display().to_string()) && stderr.contains("not permitted"),
+                "{what}: the error does not name the output and the reason:\n{stderr}"
+            );
+            assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n", "{what}: the victim's file was written");
+            assert_eq!(std::fs::metadata(&notes).unwrap().permissions().mode() & 0o7777, 0o600, "{what}");
+            assert_eq!(inode(&notes), notes_inode, "{what}");
+            assert_eq!(files_in(&home), vec!["notes"], "{what}: a file was created where the link points");
+            assert!(std::fs::symlink_metadata(&planted).unwrap().file_type().is_symlink(), "{what}");
+        }
+    }
+    assert_eq!(files_in(&shared), vec!["a.out", "b.out"], "temp files left in the shared directory");
     tmp.finish();
 }
 
@@ -515,8 +627,12 @@ fn heap_output_larger_than_the_memory_cgroup() {
 }
 
 fn inode(p: &std::path::Path) -> u64 {
+    inode_of(&std::fs::metadata(p).unwrap())
+}
+
+fn inode_of(meta: &std::fs::Metadata) -> u64 {
     use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(p).unwrap().ino()
+    meta.ino()
 }
 
 /// `--print-timing`'s I/O report line labelled `label` ("output file", "output mapping").

@@ -130,6 +130,33 @@ fn separate_debug_file_is_found_by_gdb() {
     tmp.finish();
 }
 
+/// A symbolic link at the debug file's path (to a file of the user's, or dangling) is replaced by
+/// the debug file, like a link at the output path, and the file it pointed to is untouched and
+/// never created: detached or not.
+#[test]
+fn separate_debug_file_replaces_a_link() {
+    let Some(tmp) = setup("sep-debug-link", &["gcc"]) else { return };
+    std::fs::write(tmp.join("m.c"), PROGRAM).unwrap();
+    std::fs::write(tmp.join("lib.c"), LIB).unwrap();
+    gcc(&tmp, &["-c", "-g", "m.c", "lib.c"]);
+    std::fs::write(tmp.join("notes"), "my notes\n").unwrap();
+    for (i, detach) in ["-Wl,--detach", "-Wl,--no-detach"].iter().enumerate() {
+        for (link, to) in [(format!("to-notes{i}.dbg"), "notes"), (format!("dangling{i}.dbg"), "fresh")] {
+            std::os::unix::fs::symlink(to, tmp.join(&link)).unwrap();
+            let o = format!("-Wl,--separate-debug-file={link}");
+            let out = rivet_gcc(&tmp, &["m.o", "lib.o", "-o", &format!("e{i}"), &o, detach]);
+            assert!(out.status.success(), "{link} {detach}: {}", String::from_utf8_lossy(&out.stderr));
+            wait_for(&tmp.join(&link));
+            let meta = std::fs::symlink_metadata(tmp.join(&link)).unwrap();
+            assert!(meta.file_type().is_file(), "{link} {detach}: the link is still there");
+            assert!(std::fs::read(tmp.join(&link)).unwrap().starts_with(b"\x7fELF"), "{link} {detach}");
+            assert_eq!(std::fs::read_to_string(tmp.join("notes")).unwrap(), "my notes\n", "{link} {detach}");
+            assert!(!tmp.join("fresh").exists(), "{link} {detach}: the dangling link's target was created");
+        }
+    }
+    tmp.finish();
+}
+
 /// The debug file's errors are the link's: a path that cannot be created, or a disk without room
 /// for it, fails the link (exit status 1, the file named, no debug file left), detached or not.
 #[test]
