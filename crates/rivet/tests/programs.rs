@@ -5,7 +5,7 @@
 //! - `// modes: static static-pie` — link modes that apply (default: every mode in `MODES`; the
 //!   dynamic ones, `pie` and `no-pie`, also run with `LD_BIND_NOW=1`);
 //! - `// cflags: …` / `// ldflags: …` — extra compiler / link flags; `// gnu-ldflags: …` — link flags
-//!   for GNU ld's reference build only (where GNU ld needs help that lld does not);
+//!   for GNU ld's reference build only, after the others (where GNU ld needs help that lld does not);
 //! - `// args: …`, `// stdin: …`, `// expect-exit: N` — how to run it (the exit status is compared
 //!   with GNU ld's anyway; `expect-exit` also pins it);
 //! - `// prepare: CMD` — a shell command run in the build directory after compiling (build an
@@ -225,13 +225,14 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         if !p.shared.is_empty() {
             cmd.arg(format!("-L{}", out_dir.display())).arg("-Wl,-rpath,$ORIGIN");
         }
-        // The extra flags come before the program's own, which win where they disagree.
+        // The extra flags come before the program's own, which win where they disagree; GNU ld's
+        // own flags come last, to win over the program's where GNU ld needs help.
         if via.is_some() {
-            cmd.args(extra_flags());
+            cmd.args(extra_flags()).args(&p.ldflags);
         } else {
-            cmd.args(&p.gnu_ldflags);
+            cmd.args(&p.ldflags).args(&p.gnu_ldflags);
         }
-        cmd.args(&p.ldflags).arg("-o").arg(out_dir.join("prog"));
+        cmd.arg("-o").arg(out_dir.join("prog"));
         must(&mut cmd);
         out_dir.join("prog")
     };
@@ -466,7 +467,14 @@ fn run_program(file: &str) {
         if let Some(code) = p.expect_exit {
             assert_eq!(want.1, Some(code), "{file} [{mode}]: the GNU ld build itself exits {:?}, not {code}", want.1);
         }
-        if (&want.0, want.1) != (&got.0, got.1) {
+        // A program killed by a signal is a failure even when both builds die alike: GNU ld's
+        // build crashing is no reference (give it `gnu-ldflags` that make it run).
+        if want.1.is_none() {
+            failures.push(format!("[{mode}] GNU ld's build was killed by a signal: {}", want.2));
+        }
+        if got.1.is_none() {
+            failures.push(format!("[{mode}] the build was killed by a signal; its stderr:\n{}", got.2));
+        } else if (&want.0, want.1) != (&got.0, got.1) {
             failures.push(format!(
                 "[{mode}] output differs\n--- GNU ld (exit {:?})\n{}--- linker under test (exit {:?})\n{}--- its stderr\n{}",
                 want.1, want.0, got.1, got.0, got.2
@@ -475,7 +483,7 @@ fn run_program(file: &str) {
         // Dynamic outputs also run with every symbol bound at start-up (no lazy PLT).
         if matches!(mode.as_str(), "pie" | "no-pie") {
             let now = run(&ours, &p, true);
-            if (&want.0, want.1) != (&now.0, now.1) {
+            if now.1.is_none() || (&want.0, want.1) != (&now.0, now.1) {
                 failures.push(format!(
                     "[{mode}, LD_BIND_NOW=1] output differs\n--- GNU ld\n{}--- linker under test (exit {:?})\n{}--- its stderr\n{}",
                     want.0, now.1, now.0, now.2

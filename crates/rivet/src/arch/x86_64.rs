@@ -91,6 +91,15 @@ fn got_relaxation(ctx: &Ctx, relax: bool, data: &[u8], off: u64, ty: u32, t: Tar
     got_relax_kind(data, off as usize, ty)
 }
 
+/// Whether GOT loads are relaxed: unless `--no-relax`, and always in a static PIE. There nothing
+/// relocates the GOT before glibc's start-up code has run (`_start` calls `__libc_start_main`
+/// through its GOT entry, and passes `main` from another), so an unrelaxed GOT load there jumps to
+/// an unrelocated address; GNU ld 2.40's output crashes so, mold relaxes them whatever
+/// `--no-relax` says.
+fn relaxes_got_loads(ctx: &Ctx) -> bool {
+    ctx.config.relax || ctx.kind == crate::ctx::OutputKind::StaticPie
+}
+
 /// Whether the GOT load `rel` of input section `r` was relaxed to reach `t` directly:
 /// `--emit-relocs` then reports it as the PC-relative reference it became (`R_X86_64_PC32`, as
 /// GNU ld and mold do), so that post-link tools read the code as it is.
@@ -241,7 +250,7 @@ struct Needs {
 /// `.bss` space, to `sizes`, and may add symbols), and counts the dynamic relocations the GOT and
 /// the copies need. Gives the tables the synthetic sections are sized and written from.
 pub fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables {
-    let relax = ctx.config.relax && pc32_reaches_everything(ctx, sizes);
+    let relax = relaxes_got_loads(ctx) && pc32_reaches_everything(ctx, sizes);
     let mut tables = scan(ctx, relax, output_features(properties));
     crate::layout::allocate_copies(ctx, &mut tables, sizes);
     let (all, relative, packed) = table_relocations(ctx, &tables);
