@@ -91,8 +91,9 @@ pub struct Config {
     pub relro: bool,
     /// `-z now` / `-z lazy`.
     pub now: bool,
-    /// `-z text` / `-z notext`: true when `-z text` given (default false: `-z notext` allowed).
-    pub z_text: bool,
+    /// What a text relocation (a dynamic relocation of a read-only section) gets: `-z text` makes
+    /// it an error, `-z notext` allows it quietly, `--warn-textrel` (GNU ld's default) warns.
+    pub textrel: TextRel,
     /// `-z execstack` / `-z noexecstack` (default false).
     pub execstack: bool,
     /// `-z gnustack` (the default) / `-z nognustack`: whether the output has a PT_GNU_STACK
@@ -387,7 +388,7 @@ impl Default for Config {
             eh_frame_hdr: false,
             relro: true,
             now: false,
-            z_text: false,
+            textrel: TextRel::Warn,
             execstack: false,
             gnustack: true,
             separate_code: true,
@@ -507,6 +508,18 @@ impl Default for Config {
             free_memory: false,
         }
     }
+}
+
+/// What a text relocation gets (the last of `-z text`, `-z notext`, `--warn-textrel` wins, as in
+/// GNU ld).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextRel {
+    /// `-z text`: an error.
+    Error,
+    /// `--warn-textrel` (`-warn-shared-textrel`), the default: linked, with a warning.
+    Warn,
+    /// `-z notext`: linked quietly.
+    Allow,
 }
 
 /// Which of a shared library's own definitions bind inside it instead of staying preemptible.
@@ -925,6 +938,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "end-lib",
     "warn-common",
     "no-warn-common",
+    "warn-textrel",
+    "warn-shared-textrel",
     "noinhibit-exec",
     "execute-only",
     "default-symver",
@@ -1126,6 +1141,7 @@ impl ArgParser {
                 c.inputs.push(InputArg::GroupEnd);
             }
             "warn-common" => c.warn_common = true,
+            "warn-textrel" | "warn-shared-textrel" => c.textrel = TextRel::Warn,
             "no-warn-common" => c.warn_common = false,
             // mold: a seed of its own for every link.
             "shuffle-sections" => {
@@ -1365,8 +1381,8 @@ impl ArgParser {
             "norelro" => c.relro = false,
             "now" => c.now = true,
             "lazy" => c.now = false,
-            "text" => c.z_text = true,
-            "notext" | "textoff" => c.z_text = false,
+            "text" => c.textrel = TextRel::Error,
+            "notext" | "textoff" => c.textrel = TextRel::Allow,
             "execstack" => c.execstack = true,
             "noexecstack" => c.execstack = false,
             "gnustack" => c.gnustack = true,
@@ -1831,7 +1847,7 @@ mod tests {
             "--end-group",
         ])
         .unwrap();
-        assert!(c.static_link && c.pie && c.no_dynamic_linker && c.z_text);
+        assert!(c.static_link && c.pie && c.no_dynamic_linker && c.textrel == TextRel::Error);
         assert_eq!(c.inputs[0], InputArg::GroupStart);
         assert!(matches!(&c.inputs[1], InputArg::Library { state, .. } if state.static_only));
         assert_eq!(c.inputs[3], InputArg::GroupEnd);

@@ -422,7 +422,10 @@ impl<'a> Ctx<'a> {
             let name = &self.sections[out].name;
             self.config.section_starts.iter().rev().find(|(n, _)| n == name).is_some_and(|&(_, a)| a % 2 != 0)
         };
+        // Never a text relocation (in a read-only section): those stay in `.rela.dyn`, which the
+        // loader applies with the segment made writable, as mold keeps them.
         self.config.pack_relative_relocs
+            && sec.flags & object::elf::SHF_WRITE as u64 != 0
             && sec.align >= 2
             && offset.is_multiple_of(2)
             && sec.name != b".eh_frame"

@@ -243,6 +243,8 @@ struct Needs {
     relative: u64,
     relr: Vec<(SectionRef, u64)>,
     gotplt: bool,
+    /// The file's first text relocation: its section and target.
+    textrel: Option<(FileId, u32, Target)>,
 }
 
 /// The relocation scan as the pipeline runs it: decides whether GOT loads relax, walks every
@@ -304,6 +306,10 @@ fn scan(ctx: &Ctx, relax: bool, features: u32) -> Tables {
         tables.relative_count += n.relative;
         tables.relr.extend(n.relr);
         tables.need_gotplt |= n.gotplt;
+        if let (None, Some(first)) = (tables.textrel, n.textrel) {
+            warn_text_relocations(ctx, first);
+            tables.textrel = Some(first);
+        }
     }
     tables
 }
@@ -388,19 +394,21 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
             }
             R_X86_64_PLT32 if pre => needs.plt.push(t),
             R_X86_64_64 => {
-                let needs_runtime = pre || (ctx.is_pic() && !ctx.is_absolute(t));
-                let fixed_in_executable = pre && exe && !ctx.is_pic() && ctx.is_imported(t);
-                if !writable && needs_runtime && !fixed_in_executable {
-                    text_relocation(ctx, obj, sec, t);
-                } else if pre && writable {
-                    needs.dynrels += 1;
-                } else if pre {
-                    address_in_executable(ctx, t, needs);
-                } else if needs_runtime && ctx.packs_relative(sec, rel.r_offset.get(LE)) {
-                    needs.relr.push((SectionRef::new(f, si), rel.r_offset.get(LE)));
-                } else if needs_runtime {
-                    needs.dynrels += 1;
-                    needs.relative += 1;
+                let how = abs64(ctx, t, writable);
+                if !writable && matches!(how, Abs64::Symbolic | Abs64::Relative) {
+                    text_relocation(ctx, f, si, rel.r_offset.get(LE), t, needs);
+                }
+                match how {
+                    Abs64::Symbolic => needs.dynrels += 1,
+                    Abs64::AddressInExecutable => address_in_executable(ctx, t, needs),
+                    Abs64::Relative if ctx.packs_relative(sec, rel.r_offset.get(LE)) => {
+                        needs.relr.push((SectionRef::new(f, si), rel.r_offset.get(LE)))
+                    }
+                    Abs64::Relative => {
+                        needs.dynrels += 1;
+                        needs.relative += 1;
+                    }
+                    Abs64::Static => {}
                 }
             }
             R_X86_64_PC32 | R_X86_64_32 | R_X86_64_32S | R_X86_64_PC64 | R_X86_64_16 | R_X86_64_PC16 | R_X86_64_8
@@ -466,13 +474,83 @@ fn refuse_copy(ctx: &Ctx, id: SymbolId) {
     }
 }
 
-fn text_relocation(ctx: &Ctx, obj: &crate::input::object::ObjectFile, sec: &ObjSection, t: Target) {
-    ctx.diag.error(format!(
-        "{}: relocation R_X86_64_64 against '{}' in read-only section {}; recompile with -fPIC (text relocations are not supported)",
+/// How an `R_X86_64_64` is resolved; the scan and the write decide alike.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Abs64 {
+    /// Written at link time.
+    Static,
+    /// A RELATIVE dynamic relocation (position-independent output, a non-preemptible target).
+    Relative,
+    /// A symbolic `R_X86_64_64` dynamic relocation (a preemptible target).
+    Symbolic,
+    /// A position-dependent executable's read-only reference to an imported symbol: the symbol
+    /// gets a fixed address in the executable (a canonical PLT entry, a copy) and the bytes are
+    /// written at link time. (A PIE's address is not fixed: a symbolic text relocation, which
+    /// finds the copy where the executable has one, as GNU ld's does.)
+    AddressInExecutable,
+}
+
+fn abs64(ctx: &Ctx, t: Target, writable: bool) -> Abs64 {
+    if ctx.is_preemptible(t) {
+        if !writable && ctx.kind.is_executable() && !ctx.is_pic() && ctx.is_imported(t) {
+            Abs64::AddressInExecutable
+        } else {
+            Abs64::Symbolic
+        }
+    } else if ctx.is_pic() && !ctx.is_absolute(t) {
+        Abs64::Relative
+    } else {
+        Abs64::Static
+    }
+}
+
+/// A dynamic relocation of a read-only section (a text relocation): an error under `-z text` (in
+/// lld's words), else linked as GNU ld links it, with DT_TEXTREL, and the first one is kept for
+/// GNU ld's warning (unless `-z notext`).
+fn text_relocation(ctx: &Ctx, f: FileId, si: u32, off: u64, t: Target, needs: &mut Needs) {
+    if ctx.config.textrel == crate::args::TextRel::Error {
+        let against = match t {
+            Target::Global(_) => format!("symbol: {}", ctx.name_of(t)),
+            Target::Local(..) => "local symbol".to_string(),
+        };
+        use crate::resolve::Def;
+        let defined = match t {
+            Target::Local(file, _) => ctx.objects[file].name.to_string(),
+            Target::Global(id) => match ctx.symbols[id].def {
+                Def::Defined { file, .. } | Def::Common { file, .. } => ctx.objects[file].name.to_string(),
+                Def::Shared { file, .. } => ctx.shared[file].file.name.to_string(),
+                _ => "the linker".to_string(),
+            },
+        };
+        ctx.diag.error(format!(
+            "can't create dynamic relocation R_X86_64_64 against {against} in readonly segment; recompile object files \
+             with -fPIC or pass '-Wl,-z,notext' to allow text relocations in the output\n>>> defined in {defined}\n\
+             >>> referenced by {}",
+            referenced_by(ctx, f, si, off, t)
+        ));
+    }
+    needs.textrel.get_or_insert((f, si, t));
+}
+
+/// GNU ld's warnings for the first text relocation (in file order) of an output that has any:
+/// which symbol, in which read-only section, and that the output gets DT_TEXTREL.
+fn warn_text_relocations(ctx: &Ctx, first: (FileId, u32, Target)) {
+    if ctx.config.textrel != crate::args::TextRel::Warn {
+        return;
+    }
+    let (f, si, t) = first;
+    let obj = &ctx.objects[f];
+    let against = match t {
+        Target::Global(_) => format!("symbol `{}'", ctx.name_of(t)),
+        Target::Local(..) => "a local symbol".to_string(),
+    };
+    ctx.diag.warn(format!(
+        "{}: relocation against {against} in read-only section `{}'",
         obj.name,
-        ctx.name_of(t),
-        String::from_utf8_lossy(sec.name)
+        String::from_utf8_lossy(obj.sections[si as usize].name)
     ));
+    let what = if ctx.kind.is_executable() { "a PIE" } else { "a shared object" };
+    ctx.diag.warn(format!("creating a DT_TEXTREL in an output file ({what})"));
 }
 
 /// A relocation's place in lld's words: `file.o:(function)`, `m.o:(.text+0x1A) in archive lib.a`.
@@ -736,18 +814,14 @@ impl Reloc<'_, '_> {
         match ty {
             R_X86_64_NONE => {}
             R_X86_64_64 => {
-                let writable = ctx.objects[self.f].sections[self.si as usize].flags & SHF_WRITE as u64 != 0;
-                if ctx.is_preemptible(t) && writable {
+                let sec = &ctx.objects[self.f].sections[self.si as usize];
+                let how = abs64(ctx, t, sec.flags & SHF_WRITE as u64 != 0);
+                if how == Abs64::Symbolic {
                     let Target::Global(id) = t else { unreachable!("only globals are preemptible") };
                     dynrels.push(DynRel { offset: self.place, ty: R_X86_64_64, sym: Some(id), addend: a as i64 });
                 } else {
                     self.write(8, (s + a) as u64);
-                    let sec = &ctx.objects[self.f].sections[self.si as usize];
-                    if !ctx.is_preemptible(t)
-                        && ctx.is_pic()
-                        && !ctx.is_absolute(t)
-                        && !ctx.packs_relative(sec, self.off.wrapping_add(self.lo))
-                    {
+                    if how == Abs64::Relative && !ctx.packs_relative(sec, self.off.wrapping_add(self.lo)) {
                         dynrels.push(DynRel {
                             offset: self.place,
                             ty: R_X86_64_RELATIVE,

@@ -109,6 +109,9 @@ pub struct Tables {
     /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays
     /// them out; in static ones `.plt` holds only the latter.
     pub ibt: bool,
+    /// The first text relocation (a dynamic relocation of a read-only section: its file, section
+    /// and target), if any: the output gets DT_TEXTREL and DF_TEXTREL.
+    pub textrel: Option<(crate::ids::FileId, u32, crate::ctx::Target)>,
 }
 
 impl Tables {

@@ -181,6 +181,9 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
         push(ent, DynValue::Value(8));
     }
     let (flags, flags_1) = dt_flags(ctx, plans);
+    if plans.got.textrel.is_some() {
+        push(DT_TEXTREL, DynValue::Value(0));
+    }
     if flags != 0 {
         push(DT_FLAGS, DynValue::Value(flags as u64));
     }
@@ -226,6 +229,10 @@ fn dt_flags(ctx: &Ctx, plans: &Plans) -> (u32, u32) {
     // refuses to dlopen it when that is full instead of failing later (GNU ld and lld set it).
     if !exe && plans.got.got.iter().any(|&(key, _)| key.kind() == crate::synthetic::tables::GotKind::TpOff) {
         flags |= DF_STATIC_TLS;
+    }
+    // The loader makes read-only segments writable while it relocates them.
+    if plans.got.textrel.is_some() {
+        flags |= DF_TEXTREL;
     }
     if ctx.config.now {
         flags |= DF_BIND_NOW;
