@@ -123,7 +123,12 @@ pub struct Config {
     pub export_dynamic: bool,
     /// `--gc-sections` / `--no-gc-sections`.
     pub gc_sections: bool,
-    pub print_gc_sections: bool,
+    /// `--print-gc-sections` (Some(None): on stderr) / `--print-gc-sections=FILE` (lld's form: into
+    /// FILE, `-` for standard output) / `--no-print-gc-sections`.
+    pub print_gc_sections: Option<Option<PathBuf>>,
+    /// `--why-live=GLOB` (lld's option, repeatable): why the matching symbols survived
+    /// `--gc-sections`, on standard output.
+    pub why_live: Vec<String>,
     /// `--print-icf-sections`: each class of folded sections, in lld's words.
     pub print_icf_sections: bool,
     /// `-s`/`--strip-all`, `-S`/`--strip-debug`.
@@ -402,7 +407,8 @@ impl Default for Config {
             new_dtags: true,
             export_dynamic: false,
             gc_sections: false,
-            print_gc_sections: false,
+            print_gc_sections: None,
+            why_live: Vec::new(),
             print_icf_sections: false,
             strip: Strip::None,
             print_timing: false,
@@ -724,6 +730,8 @@ const WITH_VALUE: &[&str] = &[
     "build-id",
     "package-metadata",
     "time-trace",
+    "print-gc-sections",
+    "why-live",
     "color-diagnostics",
     "T",
     "script",
@@ -745,8 +753,15 @@ const WITH_VALUE: &[&str] = &[
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
-const OPTIONAL_VALUE: &[&str] =
-    &["build-id", "time-trace", "color-diagnostics", "threads", "separate-debug-file", "shuffle-sections"];
+const OPTIONAL_VALUE: &[&str] = &[
+    "build-id",
+    "time-trace",
+    "color-diagnostics",
+    "threads",
+    "separate-debug-file",
+    "shuffle-sections",
+    "print-gc-sections",
+];
 
 /// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
 const SHORT_GLUED: &[char] = &['o', 'l', 'L', 'e', 'm', 'z', 'u', 'h', 'R', 'I', 'O', 'T', 'y', 'f', 'F', 'P'];
@@ -1024,8 +1039,8 @@ impl ArgParser {
             "no-export-dynamic" => c.export_dynamic = false,
             "gc-sections" => c.gc_sections = true,
             "no-gc-sections" => c.gc_sections = false,
-            "print-gc-sections" => c.print_gc_sections = true,
-            "no-print-gc-sections" => c.print_gc_sections = false,
+            "print-gc-sections" => c.print_gc_sections = Some(None),
+            "no-print-gc-sections" => c.print_gc_sections = None,
             "print-icf-sections" => c.print_icf_sections = true,
             "no-print-icf-sections" => c.print_icf_sections = false,
             "s" | "strip-all" => c.strip = Strip::All,
@@ -1335,6 +1350,8 @@ impl ArgParser {
             }
             "package-metadata" => c.package_metadata = Some(percent_decoded(&v)?),
             "time-trace" => c.time_trace = Some(Some(PathBuf::from(v))),
+            "print-gc-sections" => c.print_gc_sections = Some(Some(PathBuf::from(v))),
+            "why-live" => c.why_live.push(v),
             "color-diagnostics" => {
                 c.color_diagnostics = match one_of("--color-diagnostics", &v, &["auto", "always", "never"])? {
                     "always" => Some(true),

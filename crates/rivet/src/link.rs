@@ -108,7 +108,12 @@ pub fn link_detaching(
         let roots = symbol_options::gc_roots(&resolved, &roots);
         let kept = script_layout::kept(&resolved.objects, &script_files);
         let dropped = timer.phase("gc sections", || gc::collect(&mut resolved, &roots, &kept));
-        gc::print_dropped(&resolved, &dropped);
+        gc::print_dropped(&resolved, &dropped)?;
+        if let Some(report) = crate::sections::why_live::explain(&resolved, &roots, &kept) {
+            print!("{report}");
+        }
+    } else if !config.why_live.is_empty() {
+        resolved.diag.warn("--why-live has no effect without --gc-sections: every section is kept");
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
     if config.icf != Icf::None {

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 /// `--print-timing`).
 type Live = IdVec<FileId, Vec<AtomicBool>>;
 
-fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
+pub(crate) fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
     const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
     let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."]
         .iter()
@@ -238,19 +238,30 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
     dropped
 }
 
-/// `--print-gc-sections`: each dropped section, in GNU ld's words, on stderr.
-pub fn print_dropped(ctx: &Resolved, dropped: &[SectionRef]) {
-    if !ctx.config.print_gc_sections {
-        return;
-    }
-    for &r in dropped {
+/// `--print-gc-sections`: each dropped section that is not empty, in GNU ld's words, on stderr, or with
+/// `--print-gc-sections=FILE` (lld's form) into FILE (`-`: standard output).
+pub fn print_dropped(ctx: &Resolved, dropped: &[SectionRef]) -> crate::diag::Result<()> {
+    use std::io::Write;
+    let Some(to) = &ctx.config.print_gc_sections else { return Ok(()) };
+    let mut text = String::new();
+    // GNU ld names only sections with contents.
+    for &r in dropped.iter().filter(|&&r| ctx.objects[r].size > 0) {
         let obj = &ctx.objects[r.file];
-        eprintln!(
-            "rivet: removing unused section '{}' in file '{}'",
+        text.push_str(&format!(
+            "rivet: removing unused section '{}' in file '{}'\n",
             String::from_utf8_lossy(ctx.objects[r].name),
             obj.name
-        );
+        ));
     }
+    let written = match to {
+        None => std::io::stderr().write_all(text.as_bytes()),
+        Some(p) if p.as_os_str() == "-" => std::io::stdout().write_all(text.as_bytes()),
+        Some(p) => std::fs::write(p, text),
+    };
+    written.map_err(|e| {
+        let to = to.as_ref().map_or("standard error".into(), |p| p.display().to_string());
+        crate::fatal!("cannot write --print-gc-sections output to {to}: {e}")
+    })
 }
 
 #[cfg(test)]

@@ -11,3 +11,4 @@ pub mod merged;
 pub mod offsets;
 pub mod order;
 pub mod output;
+pub mod why_live;
