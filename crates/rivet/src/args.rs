@@ -94,6 +94,9 @@ pub struct Config {
     /// What a text relocation (a dynamic relocation of a read-only section) gets: `-z text` makes
     /// it an error, `-z notext` allows it quietly, `--warn-textrel` (GNU ld's default) warns.
     pub textrel: TextRel,
+    /// `-z mark-plt` / `-z nomark-plt` (GNU ld 2.41, default off): DT_X86_64_PLT* tags and the
+    /// PLT entries' addresses as the JUMP_SLOT relocations' addends.
+    pub mark_plt: bool,
     /// `-z execstack` / `-z noexecstack` (default false).
     pub execstack: bool,
     /// `-z gnustack` (the default) / `-z nognustack`: whether the output has a PT_GNU_STACK
@@ -394,6 +397,7 @@ impl Default for Config {
             relro: true,
             now: false,
             textrel: TextRel::Warn,
+            mark_plt: false,
             execstack: false,
             gnustack: true,
             separate_code: true,
@@ -1402,6 +1406,8 @@ impl ArgParser {
             "notext" | "textoff" => c.textrel = TextRel::Allow,
             "execstack" => c.execstack = true,
             "noexecstack" => c.execstack = false,
+            "mark-plt" => c.mark_plt = true,
+            "nomark-plt" => c.mark_plt = false,
             "gnustack" => c.gnustack = true,
             "nognustack" => c.gnustack = false,
             "separate-code" => c.separate_code = true,
@@ -1634,6 +1640,8 @@ const Z_KEYWORDS: &[&str] = &[
     "noexecstack",
     "gnustack",
     "nognustack",
+    "mark-plt",
+    "nomark-plt",
     "separate-code",
     "noseparate-code",
     "separate-loadable-segments",

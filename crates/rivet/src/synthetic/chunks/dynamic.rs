@@ -18,6 +18,10 @@ const DT_RELRENT: u32 = 37;
 const DT_ANDROID_RELR: u32 = 0x6fff_e000;
 const DT_ANDROID_RELRSZ: u32 = 0x6fff_e001;
 const DT_ANDROID_RELRENT: u32 = 0x6fff_e003;
+// The x86-64 psABI's PLT tags (`-z mark-plt`).
+const DT_X86_64_PLT: u32 = 0x7000_0000;
+const DT_X86_64_PLTSZ: u32 = 0x7000_0001;
+const DT_X86_64_PLTENT: u32 = 0x7000_0003;
 
 /// A `.dynamic` entry's value, resolved when addresses are known.
 #[derive(Clone, Copy, Debug)]
@@ -165,6 +169,14 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
         push(DT_PLTRELSZ, DynValue::Value(24 * plans.got.plt.len() as u64));
         push(DT_PLTREL, DynValue::Value(DT_RELA as u64));
         push(DT_JMPREL, DynValue::SectionAddr(relaplt));
+    }
+    // `-z mark-plt` (GNU ld 2.41): where the PLT entries are, so that a loader binding at start-up
+    // can turn their indirect jumps into direct ones (glibc 2.39's PLT rewrite).
+    if ctx.config.mark_plt && id(Content::RelaPlt).is_some() {
+        let plt = id(Content::PltSec).or(id(Content::Plt)).expect("a PLT exists when .rela.plt does");
+        push(DT_X86_64_PLT, DynValue::SectionAddr(plt));
+        push(DT_X86_64_PLTSZ, DynValue::SectionSize(plt));
+        push(DT_X86_64_PLTENT, DynValue::Value(crate::synthetic::PLT_ENTRY_SIZE));
     }
     if let Some(rela) = id(Content::RelaDyn) {
         push(DT_RELA, DynValue::SectionAddr(rela));

@@ -34,7 +34,13 @@ impl Chunk for RelaPlt {
             let slot = ctx.gotplt_slot_addr(i as u32);
             let r = match t {
                 Target::Global(id) if ctx.is_preemptible(t) => {
-                    DynRel { offset: slot, ty: elf::R_X86_64_JUMP_SLOT, sym: Some(id), addend: 0 }
+                    // `-z mark-plt`: the addend is where the entry's indirect jump is (after the
+                    // `endbr64` of an IBT entry), the instruction a loader may rewrite.
+                    let addend = match ctx.config.mark_plt {
+                        true => ctx.plt_entry_addr(i as u32) + if ctx.plans.got.ibt { 4 } else { 0 },
+                        false => 0,
+                    };
+                    DynRel { offset: slot, ty: elf::R_X86_64_JUMP_SLOT, sym: Some(id), addend: addend as i64 }
                 }
                 _ => DynRel { offset: slot, ty: elf::R_X86_64_IRELATIVE, sym: None, addend: ctx.raw_value(t) as i64 },
             };
