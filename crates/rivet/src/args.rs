@@ -350,11 +350,17 @@ pub struct Config {
     /// `--shuffle-sections[=SEED]` (mold), `--shuffle-sections=GLOB=SEED` (lld) and
     /// `--reverse-sections` (mold): how input sections are reordered within their output sections.
     pub section_shuffles: Vec<SectionShuffle>,
+    /// `--randomize-section-padding=SEED` (lld 20): random padding before input sections and at
+    /// the start of segments, the same for the same seed.
+    pub randomize_padding: Option<u64>,
     /// `--section-align=NAME=ALIGN` (mold): the output section's alignment (a power of two).
     pub section_align: Vec<(String, u64)>,
     /// `--symbol-ordering-file=FILE`: input sections holding the listed symbols come first in
     /// their output sections, in the file's order (lld).
     pub symbol_ordering_file: Option<PathBuf>,
+    /// `--section-ordering-file FILE` (GNU ld 2.43): output section descriptions whose input
+    /// section patterns place the sections they match first in those output sections, in order.
+    pub section_ordering_file: Option<PathBuf>,
     /// `--warn-symbol-ordering` (default) / `--no-warn-symbol-ordering`: warn about listed symbols
     /// that cannot order a section (lld's warnings).
     pub warn_symbol_ordering: bool,
@@ -506,8 +512,10 @@ impl Default for Config {
             audit: Vec::new(),
             depaudit: Vec::new(),
             section_shuffles: Vec::new(),
+            randomize_padding: None,
             section_align: Vec::new(),
             symbol_ordering_file: None,
+            section_ordering_file: None,
             warn_symbol_ordering: true,
             print_dependencies: false,
             warn_backrefs: false,
@@ -751,6 +759,8 @@ const WITH_VALUE: &[&str] = &[
     "shuffle-sections",
     "section-align",
     "symbol-ordering-file",
+    "section-ordering-file",
+    "randomize-section-padding",
     "warn-backrefs-exclude",
     "filter",
     "auxiliary",
@@ -1376,6 +1386,11 @@ impl ArgParser {
             "audit" => c.audit.push(v),
             "depaudit" | "P" => c.depaudit.push(v),
             "shuffle-sections" => c.section_shuffles.push(shuffle(&v)?),
+            "randomize-section-padding" => {
+                let seed = parse_number(&v)
+                    .ok_or_else(|| fatal!("--randomize-section-padding: expected a number (the seed), got '{v}'"))?;
+                c.randomize_padding = Some(seed);
+            }
             "section-align" => {
                 let (sec, align) = v
                     .split_once('=')
@@ -1386,6 +1401,7 @@ impl ArgParser {
                 c.section_align.push((sec.to_string(), align));
             }
             "symbol-ordering-file" => c.symbol_ordering_file = Some(PathBuf::from(v)),
+            "section-ordering-file" => c.section_ordering_file = Some(PathBuf::from(v)),
             "warn-backrefs-exclude" => c.warn_backrefs_exclude.push(v),
             "F" | "filter" => c.filters.push(v),
             "f" | "auxiliary" => c.auxiliaries.push(v),

@@ -128,7 +128,12 @@ pub fn create_output_sections(
     let config = ctx.config;
     let strip_debug = config.strip != crate::args::Strip::None;
     let keep_prefix = config.keep_text_section_prefix;
+    let placements = match &config.section_ordering_file {
+        Some(path) => crate::sections::order::read_section_ordering(path)?,
+        None => Vec::new(),
+    };
     let order = crate::sections::order::Ordering {
+        placements,
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
@@ -204,11 +209,21 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
                 return None;
             }
             let mut off = os.head.len() as u64;
+            // `--randomize-section-padding`: up to 15 times a member's alignment before it.
+            let mut pad = ctx
+                .config
+                .randomize_padding
+                .filter(|_| crate::sections::order::paddable(os))
+                .map(|seed| crate::sections::order::seeded(seed, &os.name));
             let at = os
                 .members
                 .iter()
                 .map(|&r| {
-                    off = align_up(off, ctx.objects[r].align);
+                    let align = ctx.objects[r].align.max(1);
+                    if let Some(next) = pad.as_mut() {
+                        off += next() % 16 * align;
+                    }
+                    off = align_up(off, align);
                     let at = off;
                     off += ctx.member_size(r.file, r.index);
                     at
@@ -512,6 +527,11 @@ pub fn assign_addresses_with(
             let seg_align = segment_align(ctx, load, page);
             va = align_up(va, seg_align) + off % seg_align;
             seg_va = va;
+            // `--randomize-section-padding`: the segment's sections start up to 15 times 64
+            // bytes into it (lld pads segment starts too).
+            if let (Some(seed), None) = (ctx.config.randomize_padding, placed) {
+                va += crate::sections::order::seeded(seed, &format!("segment {li}"))() % 16 * 64;
+            }
             if let Some(a) = placed {
                 // The segment starts on the page holding the address; that page must come after
                 // the previous segment's last one, which it would otherwise replace when mapped.

@@ -98,8 +98,16 @@ pub fn create_output_sections<'a>(
         return Ok((layout::create_output_sections(ctx, priority)?, None));
     }
     let config = ctx.config;
+    if let Some(path) = &config.section_ordering_file {
+        crate::bail!(
+            "--section-ordering-file {}: not supported together with a linker script's SECTIONS or INSERT \
+             (rivet applies it to the default layout only)",
+            path.display()
+        );
+    }
     let strip_debug = config.strip != crate::args::Strip::None;
     let order = crate::sections::order::Ordering {
+        placements: Vec::new(),
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
@@ -210,7 +218,7 @@ pub fn has_sections(scripts: &[ScriptFile]) -> bool {
 }
 
 /// The name a file pattern is matched against: the path, or `archive:member` (as lld does).
-fn script_name(name: &str) -> String {
+pub(crate) fn script_name(name: &str) -> String {
     match name.strip_suffix(')').and_then(|n| n.split_once('(')) {
         Some((archive, member)) => format!("{archive}:{member}"),
         None => name.to_string(),
@@ -227,7 +235,7 @@ fn file_matches(desc: &InputDesc, file: &str) -> bool {
 
 /// The index of the section pattern of `desc` that takes section `name` of `file` (`COMMON` is
 /// matched by the common symbols, not by a section).
-fn pattern_match(desc: &InputDesc, file: &str, name: &[u8]) -> Option<usize> {
+pub(crate) fn pattern_match(desc: &InputDesc, file: &str, name: &[u8]) -> Option<usize> {
     if !file_matches(desc, file) {
         return None;
     }

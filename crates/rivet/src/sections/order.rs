@@ -10,9 +10,62 @@ use crate::input::object::Objects;
 use crate::input::version_script::glob_match;
 use rustc_hash::FxHashMap;
 
+/// One input section description of `--section-ordering-file`: the sections it matches go to
+/// output section `out`, first, in the file's order.
+pub struct Placement {
+    pub out: String,
+    pub desc: crate::input::script::InputDesc,
+}
+
+/// Reads `--section-ordering-file` (GNU ld 2.43): the body of a `SECTIONS` command whose output
+/// section descriptions only place input sections (`OUT : { FILE(PATTERNS) ... }`). Anything else
+/// (addresses, assignments, `KEEP`, sorting) is refused, naming the file and the description.
+pub fn read_section_ordering(path: &std::path::Path) -> crate::diag::Result<Vec<Placement>> {
+    use crate::input::script::{OutputCmd, SectionsCmd, Sort};
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| crate::fatal!("cannot read --section-ordering-file {name}: {e}"))?;
+    let script = crate::input::script::parse_with(&name, &format!("SECTIONS {{\n{text}\n}}"), &mut |inc: &str| {
+        Err(crate::fatal!("{name}: INCLUDE {inc} is not allowed in a section ordering file"))
+    })
+    .map_err(|e| crate::fatal!("--section-ordering-file {name}: {e}"))?;
+    let refuse = |what: &str, out: &str| {
+        crate::fatal!("--section-ordering-file {name}: {what} in {out}: the file may only place input sections into output sections")
+    };
+    let mut placements = Vec::new();
+    for cmd in &script.sections {
+        let SectionsCmd::Output(o) = cmd else { return Err(refuse("an assignment or ASSERT", "SECTIONS")) };
+        if o.addr.is_some() || o.ty.is_some() || o.lma.is_some() || o.align.is_some() || o.region.is_some() {
+            return Err(refuse("an address, type, alignment or region", &o.name));
+        }
+        for c in &o.cmds {
+            let OutputCmd::Input(desc) = c else {
+                return Err(refuse("a command other than an input section description", &o.name));
+            };
+            if desc.keep || desc.sections.iter().any(|p| p.sort != (Sort::Unsorted, Sort::Unsorted)) {
+                return Err(refuse("KEEP or SORT", &o.name));
+            }
+            placements.push(Placement { out: o.name.clone(), desc: desc.clone() });
+        }
+    }
+    Ok(placements)
+}
+
+/// The first placement of `--section-ordering-file` that takes section `name` of file `file`
+/// (named as scripts name it): its rank and output section.
+pub fn placement<'p>(placements: &'p [Placement], file: &str, name: &[u8]) -> Option<(usize, &'p str)> {
+    placements
+        .iter()
+        .enumerate()
+        .find(|(_, p)| crate::script_layout::pattern_match(&p.desc, file, name).is_some())
+        .map(|(i, p)| (i, p.out.as_str()))
+}
+
 /// What `output::build` reorders members by.
 #[derive(Default)]
 pub struct Ordering<'c> {
+    /// `--section-ordering-file`'s placements (empty without it).
+    pub placements: Vec<Placement>,
     pub shuffles: &'c [SectionShuffle],
     /// `--symbol-ordering-file`: each listed section's priority (lower first; unlisted ones are 0
     /// and keep their order after the listed ones).
@@ -64,6 +117,34 @@ pub fn apply(os_name: &str, alloc: bool, members: &mut [SectionRef], objects: &O
     }
 }
 
+/// A generator of random numbers (splitmix64) seeded by `seed` and `key`, so that each key gets
+/// its own sequence and a seed always the same one.
+pub fn seeded(seed: u64, key: &str) -> impl FnMut() -> u64 {
+    // FNV-1a of the key: stable across builds of rivet, unlike the hasher of the symbol table.
+    let key_hash = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let mut state = seed ^ key_hash;
+    move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// `--randomize-section-padding`: whether the members of output section `os` may get padding
+/// before them. Not where the bytes between members mean something: code cut across files
+/// (`.init`, `.fini`), tables read entry by entry (init/fini arrays, `.ctors`, notes,
+/// `.eh_frame`), or a section whose name is a C identifier (read from `__start_` to `__stop_`).
+pub fn paddable(os: &crate::sections::output::OutputSection) -> bool {
+    os.is_alloc()
+        && !is_code_order(&os.name)
+        && !is_table(&os.name)
+        && os.sh_type != object::elf::SHT_NOTE
+        && os.name != ".eh_frame"
+        && !crate::sections::gc::is_c_identifier(os.name.as_bytes())
+}
+
 /// Reverses `v`, or permutes it (Fisher-Yates) with a generator seeded by `seed` and the output
 /// section's name, so that each section gets its own permutation and a seed always the same one.
 fn permute<T>(v: &mut [T], order: ShuffleOrder, section: &str) {
@@ -71,17 +152,7 @@ fn permute<T>(v: &mut [T], order: ShuffleOrder, section: &str) {
         ShuffleOrder::Reverse => return v.reverse(),
         ShuffleOrder::Seed(seed) => seed,
     };
-    // FNV-1a of the name: stable across builds of rivet, unlike the hasher of the symbol table.
-    let name_hash = section.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-    let mut state = seed ^ name_hash;
-    // splitmix64.
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut next = seeded(seed, section);
     for i in (1..v.len()).rev() {
         let j = (next() % (i as u64 + 1)) as usize;
         v.swap(i, j);

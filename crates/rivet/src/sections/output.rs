@@ -345,8 +345,11 @@ pub fn build(
     let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
     let mut by_name: rustc_hash::FxHashMap<&[u8], OutputSectionId> = Default::default();
+    // `--section-ordering-file`: each placed section's rank (placed ones go first, in rank order).
+    let mut ranks: rustc_hash::FxHashMap<SectionRef, usize> = Default::default();
     for &f in file_order {
         let obj = &mut objects[f];
+        let file_name = (!order.placements.is_empty()).then(|| crate::script_layout::script_name(&obj.name));
         for (si, sec) in obj.sections.iter_mut().enumerate() {
             if !sec.live {
                 continue;
@@ -355,7 +358,16 @@ pub fn build(
                 sec.live = false;
                 continue;
             }
-            let name = output_name_for(sec.name, keep_text_prefix);
+            let placed = file_name
+                .as_deref()
+                .and_then(|file| crate::sections::order::placement(&order.placements, file, sec.name));
+            if let Some((rank, _)) = placed {
+                ranks.insert(SectionRef::new(f, si as u32), rank);
+            }
+            let name = match placed {
+                Some((_, out)) => out.as_bytes(),
+                None => output_name_for(sec.name, keep_text_prefix),
+            };
             let idx = *by_name.entry(name).or_insert_with(|| {
                 let n = String::from_utf8_lossy(name).into_owned();
                 out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs))
@@ -381,10 +393,13 @@ pub fn build(
         if os.entsize == 0 {
             os.flags &= !((elf::SHF_MERGE | elf::SHF_STRINGS) as u64);
         }
-        let reordered = !order.shuffles.is_empty() || !order.priority.is_empty();
+        let reordered = !order.shuffles.is_empty() || !order.priority.is_empty() || !ranks.is_empty();
         if reordered {
             let alloc = os.is_alloc();
             crate::sections::order::apply(&os.name, alloc, &mut os.members, objects, order);
+            if !ranks.is_empty() {
+                os.members.sort_by_key(|r| ranks.get(r).copied().unwrap_or(usize::MAX));
+            }
         }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
