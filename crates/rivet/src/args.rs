@@ -318,6 +318,8 @@ pub struct Config {
     pub noinhibit_exec: bool,
     /// `--emit-relocs`/`-q`: keep the inputs' relocations in `.rela<name>` sections of the output.
     pub emit_relocs: bool,
+    /// `--branch-to-branch` / `--no-branch-to-branch` (lld 21; None: on at `-O2` and above).
+    pub branch_to_branch: Option<bool>,
     /// `--relocatable-merge-sections` (mold): with `-r`, input sections go into sections named as a
     /// final link names them (`.text.foo` into `.text`) rather than keeping their names.
     pub relocatable_merge_sections: bool,
@@ -499,6 +501,7 @@ impl Default for Config {
             gdb_index: false,
             noinhibit_exec: false,
             emit_relocs: false,
+            branch_to_branch: None,
             relocatable_merge_sections: false,
             default_symver: false,
             retain_symbols_file: None,
@@ -792,6 +795,13 @@ pub fn takes_separate_value(arg: &str) -> bool {
 /// Parses `args` (argv without argv[0]). Response files (`@FILE`, nested, quoted as GNU ld/gcc write
 /// them) are expanded first. Errors are complete sentences naming the option.
 impl Config {
+    /// Whether jumps and calls to a jump are retargeted to where that jump goes (lld's
+    /// `--branch-to-branch`, on at `-O2` and above): not where the relocations are kept for a
+    /// later tool (`-r`, `--emit-relocs`), which would then disagree with the code.
+    pub fn branch_to_branch(&self) -> bool {
+        self.branch_to_branch.unwrap_or(self.opt_level >= 2) && !self.relocatable && !self.emit_relocs
+    }
+
     /// A dynamic list is in force (`--dynamic-list`, `--dynamic-list-data`): in a shared library,
     /// only the symbols it names stay preemptible.
     pub fn has_dynamic_list(&self) -> bool {
@@ -885,6 +895,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "no-gc-sections",
     "print-gc-sections",
     "no-print-gc-sections",
+    "branch-to-branch",
+    "no-branch-to-branch",
     "print-icf-sections",
     "no-print-icf-sections",
     "s",
@@ -1044,6 +1056,8 @@ impl ArgParser {
             "no-dynamic-linker" => c.no_dynamic_linker = true,
             // Listed so that `-emit-relocs` is not read as `-e mit-relocs`.
             "emit-relocs" | "q" => c.emit_relocs = true,
+            "branch-to-branch" => c.branch_to_branch = Some(true),
+            "no-branch-to-branch" => c.branch_to_branch = Some(false),
             "relocatable-merge-sections" => c.relocatable_merge_sections = true,
             "eh-frame-hdr" => c.eh_frame_hdr = true,
             "no-eh-frame-hdr" => c.eh_frame_hdr = false,

@@ -251,3 +251,94 @@ fn section_ordering_file() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not supported together with a linker script's SECTIONS"));
     tmp.finish();
 }
+
+const BRANCHES_ASM: &str = r#".text
+.globl main
+.type main,@function
+main:
+  sub $8, %rsp
+  call tramp1
+  mov %eax, %edi
+  call tramp2
+  add %eax, %edi
+  cmp $100, %edi
+  jne fail
+  xor %eax, %eax
+  add $8, %rsp
+  ret
+fail:
+  mov $1, %eax
+  add $8, %rsp
+  ret
+.section .text.t1,"ax",@progbits
+.globl tramp1
+.type tramp1,@function
+tramp1:
+  jmp tramp1b
+.section .text.t1b,"ax",@progbits
+.globl tramp1b
+.type tramp1b,@function
+tramp1b:
+  jmp real1
+.section .text.t2,"ax",@progbits
+.globl tramp2
+.type tramp2,@function
+tramp2:
+  jmp self_loop_guard
+.section .text.r,"ax",@progbits
+.globl real1
+.type real1,@function
+real1:
+  mov $42, %eax
+  ret
+.globl self_loop_guard
+.type self_loop_guard,@function
+self_loop_guard:
+  mov $58, %eax
+  ret
+.section .note.GNU-stack,"",@progbits
+"#;
+
+/// `--branch-to-branch` (lld 21, on at `-O2`): calls and jumps to a `jmp` go straight to where
+/// the chain of jumps ends; the program exits as before. Off by default, with
+/// `--no-branch-to-branch`, and with `--emit-relocs` (whose relocations would no longer match the
+/// code).
+#[test]
+fn branch_to_branch() {
+    if !have("gcc") || !have("objdump") || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("branch-to-branch");
+    std::fs::write(tmp.join("b.s"), BRANCHES_ASM).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "b.s"]));
+    for (out, flags, direct) in [
+        ("default", &[][..], false),
+        ("on", &["-Wl,--branch-to-branch"][..], true),
+        ("o2", &["-Wl,-O2"][..], true),
+        ("o2-off", &["-Wl,-O2", "-Wl,--no-branch-to-branch"][..], false),
+        ("emit", &["-Wl,--branch-to-branch", "-Wl,--emit-relocs"][..], false),
+    ] {
+        must(
+            Command::new("gcc")
+                .current_dir(&tmp.path)
+                .arg("-B")
+                .arg(linker_dir(&tmp))
+                .arg("b.o")
+                .args(flags)
+                .arg("-o")
+                .arg(out),
+        );
+        assert_eq!(Command::new(tmp.join(out)).status().unwrap().code(), Some(0), "{out}");
+        let code = tool("objdump", &["-d", "--no-show-raw-insn"], &tmp.join(out));
+        let calls: Vec<&str> = code.lines().filter(|l| l.contains("call ") || l.contains("jmp ")).collect();
+        let says =
+            |from_insn: &str, to: &str| calls.iter().any(|l| l.contains(from_insn) && l.contains(&format!("<{to}>")));
+        if direct {
+            assert!(says("call", "real1") && says("call", "self_loop_guard"), "{out}: {calls:#?}");
+            assert!(says("jmp", "real1") && !says("call", "tramp1"), "{out}: {calls:#?}");
+        } else {
+            assert!(says("call", "tramp1") && says("call", "tramp2") && says("jmp", "tramp1b"), "{out}: {calls:#?}");
+        }
+    }
+    tmp.finish();
+}

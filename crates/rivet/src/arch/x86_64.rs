@@ -745,6 +745,55 @@ impl Reloc<'_, '_> {
         self.ctx.target(self.f, self.rel.r_sym(LE, false))
     }
 
+    /// `--branch-to-branch` (lld 21): a `jmp`, `call` or conditional jump whose target is itself a
+    /// `jmp rel32` to a symbol that binds here goes straight to that jump's target, followed
+    /// through a few such jumps. Only what the input says is followed: the target's own bytes and
+    /// relocation (`R_X86_64_PC32`/`PLT32`, addend -4, at the jump's field), in a live section.
+    fn final_branch_target(&self, mut t: Target, mut a: i128) -> (Target, i128) {
+        let ctx = self.ctx;
+        let off = self.off as usize;
+        let branch = match (off.checked_sub(2).map(|i| self.buf[i]), off.checked_sub(1).map(|i| self.buf[i])) {
+            (_, Some(0xe8 | 0xe9)) => true,
+            (Some(0x0f), Some(op)) => (0x80..=0x8f).contains(&op),
+            _ => false,
+        };
+        if !branch || a != -4 {
+            return (t, a);
+        }
+        if ctx.is_preemptible(t) || ctx.is_ifunc(t) {
+            return (t, a);
+        }
+        for _ in 0..8 {
+            let Some((file, sym)) = ctx.definition(t) else { break };
+            let index = match t {
+                Target::Local(_, s) => s as usize,
+                Target::Global(id) => match ctx.symbols[id].def {
+                    crate::resolve::Def::Defined { sym, .. } => sym as usize,
+                    _ => break,
+                },
+            };
+            let Some(si) = ctx.objects[file].sym_shndx(index) else { break };
+            let sec = &ctx.objects[file].sections[si as usize];
+            let at = sym.st_value.get(LE);
+            if !sec.live || sec.flags & SHF_EXECINSTR as u64 == 0 || sec.data.get(at as usize) != Some(&0xe9) {
+                break;
+            }
+            let field = at + 1;
+            let i = sec.relas.partition_point(|r| r.r_offset.get(LE) < field);
+            let Some(next) = sec.relas.get(i).filter(|r| r.r_offset.get(LE) == field) else { break };
+            if !matches!(next.r_type(LE, false), R_X86_64_PC32 | R_X86_64_PLT32) || next.r_addend.get(LE) != -4 {
+                break;
+            }
+            let to = ctx.target(file, next.r_sym(LE, false));
+            // Only to a place of the output: not through the PLT, not to a jump to itself.
+            if to == t || ctx.is_preemptible(to) || ctx.is_ifunc(to) || ctx.definition(to).is_none() {
+                break;
+            }
+            (t, a) = (to, -4);
+        }
+        (t, a)
+    }
+
     /// Symbols in sections that are not in the output (a dropped COMDAT copy): references from
     /// debug info get a tombstone instead of a bogus address.
     fn target_dropped(&self, t: Target) -> bool {
@@ -790,8 +839,11 @@ impl Reloc<'_, '_> {
     fn apply_one(&mut self, alloc: bool, dynrels: &mut Vec<DynRel>) -> bool {
         let ctx = self.ctx;
         let ty = self.rel.r_type(LE, false);
-        let t = self.target();
-        let a = self.rel.r_addend.get(LE) as i128;
+        let (t, a) = (self.target(), self.rel.r_addend.get(LE) as i128);
+        let (t, a) = match ty {
+            R_X86_64_PC32 | R_X86_64_PLT32 if alloc && ctx.config.branch_to_branch() => self.final_branch_target(t, a),
+            _ => (t, a),
+        };
         let p = self.place as i128;
         if let Target::Global(id) = t {
             // Undefined in a shared library, it is the loader's to find (GNU ld and lld link it).
