@@ -203,7 +203,14 @@ fn member_name<'a>(raw: &'a [u8], long_names: &'a [u8], off: usize) -> Result<&'
         bail!("BSD-style member name at offset {off} is not supported");
     }
     if raw[0] == b'/' && raw.get(1).is_some_and(|c| c.is_ascii_digit()) {
-        let text = std::str::from_utf8(&raw[1..]).unwrap_or("").trim_end();
+        // `/OFFSET` padded with spaces; what follows the first space is not part of the name, as
+        // GNU ar's readers and lld's take it (GNU ar writes `/89            /` in some thin
+        // archives, the kernel's among them).
+        let digits = raw[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if !matches!(raw.get(1 + digits), None | Some(b' ')) {
+            bail!("bad long-name reference at offset {off}");
+        }
+        let text = std::str::from_utf8(&raw[1..1 + digits]).unwrap_or("");
         let start: usize = text.parse().map_err(|_| fatal!("bad long-name reference at offset {off}"))?;
         let rest = long_names
             .get(start..)
@@ -333,6 +340,27 @@ mod tests {
                 assert!(ar.member(0).unwrap().data.unwrap().starts_with(b"\x7fELF"));
             }
         }
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// A long-name reference with something after its padding (`/NN            /`) names the same
+    /// member; one with something glued to its digits is still an error.
+    #[test]
+    fn long_name_reference_with_trailing_text() {
+        let d = tmp("longname");
+        let Some(good) = build(&d, true) else { return };
+        let ar = parse(&good).unwrap();
+        let at = ar.member(1).unwrap().header_offset;
+        assert_eq!(good[at], b'/', "the second member has a long name");
+        let digits = good[at + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut slashed = good.clone();
+        slashed[at + 15] = b'/';
+        assert!(digits < 14);
+        let ar = parse(&slashed).unwrap();
+        assert_eq!(ar.member(1).unwrap().name, b"a_member_with_a_long_name.o");
+        let mut glued = good.clone();
+        glued[at + 1 + digits] = b'x';
+        assert!(parse(&glued).unwrap_err().to_string().contains("bad long-name reference"));
         std::fs::remove_dir_all(d).unwrap();
     }
 
