@@ -94,6 +94,8 @@ pub struct Config {
     /// What a text relocation (a dynamic relocation of a read-only section) gets: `-z text` makes
     /// it an error, `-z notext` allows it quietly, `--warn-textrel` (GNU ld's default) warns.
     pub textrel: TextRel,
+    /// `--orphan-handling=place|warn|error|discard`.
+    pub orphan_handling: OrphanHandling,
     /// `-z mark-plt` / `-z nomark-plt` (GNU ld 2.41, default off): DT_X86_64_PLT* tags and the
     /// PLT entries' addresses as the JUMP_SLOT relocations' addends.
     pub mark_plt: bool,
@@ -405,6 +407,7 @@ impl Default for Config {
             relro: true,
             now: false,
             textrel: TextRel::Warn,
+            orphan_handling: OrphanHandling::Place,
             mark_plt: false,
             execstack: false,
             gnustack: true,
@@ -529,6 +532,20 @@ impl Default for Config {
             free_memory: false,
         }
     }
+}
+
+/// `--orphan-handling=MODE` (GNU ld, lld): what becomes of an input section that a linker
+/// script's `SECTIONS` does not place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrphanHandling {
+    /// Placed by the default rules (the default).
+    Place,
+    /// Placed, with a warning naming it.
+    Warn,
+    /// An error naming it.
+    Error,
+    /// Dropped from the output.
+    Discard,
 }
 
 /// What a text relocation gets (the last of `-z text`, `-z notext`, `--warn-textrel` wins, as in
@@ -763,6 +780,7 @@ const WITH_VALUE: &[&str] = &[
     "section-align",
     "symbol-ordering-file",
     "section-ordering-file",
+    "orphan-handling",
     "randomize-section-padding",
     "warn-backrefs-exclude",
     "filter",
@@ -1416,6 +1434,14 @@ impl ArgParser {
             }
             "symbol-ordering-file" => c.symbol_ordering_file = Some(PathBuf::from(v)),
             "section-ordering-file" => c.section_ordering_file = Some(PathBuf::from(v)),
+            "orphan-handling" => {
+                c.orphan_handling = match one_of("--orphan-handling", &v, &["place", "warn", "error", "discard"])? {
+                    "warn" => OrphanHandling::Warn,
+                    "error" => OrphanHandling::Error,
+                    "discard" => OrphanHandling::Discard,
+                    _ => OrphanHandling::Place,
+                }
+            }
             "warn-backrefs-exclude" => c.warn_backrefs_exclude.push(v),
             "F" | "filter" => c.filters.push(v),
             "f" | "auxiliary" => c.auxiliaries.push(v),

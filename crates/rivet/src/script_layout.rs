@@ -6,7 +6,7 @@
 //! commands with the location counter, places orphans and linker-made sections, and makes the
 //! program headers from the sections' order and flags. `kept` gives the `KEEP` sections before
 //! garbage collection. Nothing here runs when no script has `SECTIONS`.
-use crate::args::SortSection;
+use crate::args::{OrphanHandling, SortSection};
 use crate::ctx::{Ctx, Resolved};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
@@ -105,22 +105,13 @@ pub fn create_output_sections<'a>(
             path.display()
         );
     }
-    let strip_debug = config.strip != crate::args::Strip::None;
     let order = crate::sections::order::Ordering {
         placements: Vec::new(),
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
     };
-    let (mut sections, scripted) = assign(
-        &mut ctx.objects,
-        &ctx.file_order,
-        scripts,
-        strip_debug,
-        config.sort_section,
-        config.keep_text_section_prefix,
-        &order,
-    )?;
+    let (mut sections, scripted) = assign(&mut ctx.objects, &ctx.file_order, scripts, config, &order, ctx.diag)?;
     // rivet's `.comment` line, unless the script discards `.comment` (lld's own line is an input
     // section that `/DISCARD/` can take).
     let discarded = descriptions(&commands(scripts)?).iter().filter(|d| d.name == "/DISCARD/").any(|d| {
@@ -375,11 +366,12 @@ pub fn assign<'s>(
     objects: &mut Objects,
     file_order: &[FileId],
     scripts: &'s [ScriptFile],
-    strip_debug: bool,
-    sort: Option<SortSection>,
-    keep_prefix: bool,
+    config: &crate::args::Config,
     order: &crate::sections::order::Ordering,
+    diag: &crate::diag::Diag,
 ) -> Result<(Sections, Scripted<'s>)> {
+    let strip_debug = config.strip != crate::args::Strip::None;
+    let (sort, keep_prefix) = (config.sort_section, config.keep_text_section_prefix);
     let anchored = anchored_commands(scripts)?;
     let all: Vec<&SectionsCmd> = anchored.iter().map(|&(c, _)| c).collect();
     let descs: Vec<&OutputDesc> = descriptions(&all);
@@ -524,9 +516,29 @@ pub fn assign<'s>(
             steps.push(Step::Output(Described { desc, id, ends: vec![0; desc.cmds.len()], walked: 0, insert }));
         }
     }
+    // `--orphan-handling` (GNU ld, lld): what becomes of a section `SECTIONS` does not place.
+    let with_sections = has_sections(scripts);
     for r in orphans {
         let sec = &objects[r];
         let name = String::from_utf8_lossy(output::output_name_for(sec.name, keep_prefix)).into_owned();
+        if with_sections && config.orphan_handling != OrphanHandling::Place {
+            let what = || {
+                format!(
+                    "{}:({}) is being placed in '{name}'",
+                    objects[r.file].name,
+                    String::from_utf8_lossy(objects[r].name)
+                )
+            };
+            match config.orphan_handling {
+                OrphanHandling::Warn => diag.warn(what()),
+                OrphanHandling::Error => diag.error(what()),
+                OrphanHandling::Discard => {
+                    objects[r].live = false;
+                    continue;
+                }
+                OrphanHandling::Place => {}
+            }
+        }
         let id = *by_name.entry(name.clone()).or_insert_with(|| {
             let s = &objects[r];
             out.push(OutputSection::new(&name, s.sh_type, 0, 1, Content::Inputs))
