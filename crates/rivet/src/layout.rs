@@ -195,6 +195,19 @@ fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
     Commons { section: Some(sec), list, base: 0, size: off }
 }
 
+/// `--randomize-section-padding`: whether the members of output section `os` may get padding
+/// before them. Not where the bytes between members mean something: code cut across files
+/// (`.init`, `.fini`), tables read entry by entry (init/fini arrays, `.ctors`, notes,
+/// `.eh_frame`), or a section whose name is a C identifier (read from `__start_` to `__stop_`).
+fn paddable(os: &OutputSection) -> bool {
+    os.is_alloc()
+        && !crate::sections::order::is_code_order(&os.name)
+        && !crate::sections::order::is_table(&os.name)
+        && os.sh_type != object::elf::SHT_NOTE
+        && os.name != ".eh_frame"
+        && !crate::sections::gc::is_c_identifier(os.name.as_bytes())
+}
+
 /// Offsets of input sections within their output sections, and where the commons start. Each
 /// output section's members are walked on a thread of their own (the walk reads every member's
 /// header: cxx-big's 85k took 3.5 ms on one), then their offsets put in the table.
@@ -213,7 +226,7 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
             let mut pad = ctx
                 .config
                 .randomize_padding
-                .filter(|_| crate::sections::order::paddable(os))
+                .filter(|_| paddable(os))
                 .map(|seed| crate::sections::order::seeded(seed, &os.name));
             let at = os
                 .members

@@ -11,11 +11,11 @@ use crate::ctx::{Ctx, Resolved};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::{ObjSection, Objects};
+use crate::input::script::script_name;
 use crate::input::script::{
     Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
     SectionsCmd, Sort,
 };
-use crate::input::version_script::glob_match;
 use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
 use crate::script::{self, SectionFacts, Value};
 use crate::sections::merged::MergePieces;
@@ -114,9 +114,10 @@ pub fn create_output_sections<'a>(
     let (mut sections, scripted) = assign(&mut ctx.objects, &ctx.file_order, scripts, config, &order, ctx.diag)?;
     // rivet's `.comment` line, unless the script discards `.comment` (lld's own line is an input
     // section that `/DISCARD/` can take).
-    let discarded = descriptions(&commands(scripts)?).iter().filter(|d| d.name == "/DISCARD/").any(|d| {
-        d.cmds.iter().any(|c| matches!(c, OutputCmd::Input(i) if pattern_match(i, "", b".comment").is_some()))
-    });
+    let discarded = descriptions(&commands(scripts)?)
+        .iter()
+        .filter(|d| d.name == "/DISCARD/")
+        .any(|d| d.cmds.iter().any(|c| matches!(c, OutputCmd::Input(i) if i.pattern_match("", b".comment").is_some())));
     if !discarded {
         output::stamp_comment(&mut sections);
     }
@@ -208,37 +209,6 @@ pub fn has_sections(scripts: &[ScriptFile]) -> bool {
     scripts.iter().any(|f| f.script.has_sections)
 }
 
-/// The name a file pattern is matched against: the path, or `archive:member` (as lld does).
-pub(crate) fn script_name(name: &str) -> String {
-    match name.strip_suffix(')').and_then(|n| n.split_once('(')) {
-        Some((archive, member)) => format!("{archive}:{member}"),
-        None => name.to_string(),
-    }
-}
-
-fn file_matches(desc: &InputDesc, file: &str) -> bool {
-    let f = file.as_bytes();
-    if !glob_match(desc.file.as_bytes(), f) {
-        return false;
-    }
-    !desc.exclude_files.iter().any(|x| glob_match(x.as_bytes(), f))
-}
-
-/// The index of the section pattern of `desc` that takes section `name` of `file` (`COMMON` is
-/// matched by the common symbols, not by a section).
-pub(crate) fn pattern_match(desc: &InputDesc, file: &str, name: &[u8]) -> Option<usize> {
-    if !file_matches(desc, file) {
-        return None;
-    }
-    if desc.sections.is_empty() {
-        return Some(0);
-    }
-    desc.sections.iter().position(|p| {
-        glob_match(p.pattern.as_bytes(), name)
-            && !p.exclude_files.iter().any(|x| glob_match(x.as_bytes(), file.as_bytes()))
-    })
-}
-
 /// Every description of every script's `SECTIONS`, in order (`/DISCARD/` among them).
 fn descriptions<'s>(cmds: &[&'s SectionsCmd]) -> Vec<&'s OutputDesc> {
     cmds.iter()
@@ -313,7 +283,7 @@ pub fn kept(objects: &Objects, scripts: &[ScriptFile]) -> Vec<SectionRef> {
     for (f, obj) in objects.iter_enumerated() {
         let name = script_name(&obj.name);
         for (s, sec) in obj.sections.iter().enumerate() {
-            if sec.live && keeps.iter().any(|k| pattern_match(k, &name, sec.name).is_some()) {
+            if sec.live && keeps.iter().any(|k| k.pattern_match(&name, sec.name).is_some()) {
                 out.push(SectionRef::new(f, s as u32));
             }
         }
@@ -347,7 +317,7 @@ fn claims(
                     descs.iter().enumerate().filter(|(d, _)| !dropped[*d]).find_map(|(d, desc)| {
                         desc.cmds.iter().enumerate().find_map(|(c, cmd)| match cmd {
                             OutputCmd::Input(i) => {
-                                pattern_match(i, name, sec.name).map(|p| (d as u32, c as u32, p as u32))
+                                i.pattern_match(name, sec.name).map(|p| (d as u32, c as u32, p as u32))
                             }
                             _ => None,
                         })

@@ -189,6 +189,39 @@ pub struct InputDesc {
     pub loc: Loc,
 }
 
+impl InputDesc {
+    /// Whether this description takes sections of `file` (named as `script_name` names it).
+    fn file_matches(&self, file: &str) -> bool {
+        use crate::input::version_script::glob_match;
+        let f = file.as_bytes();
+        glob_match(self.file.as_bytes(), f) && !self.exclude_files.iter().any(|x| glob_match(x.as_bytes(), f))
+    }
+
+    /// The index of the section pattern that takes section `name` of `file` (`COMMON` is matched
+    /// by the common symbols, not by a section).
+    pub fn pattern_match(&self, file: &str, name: &[u8]) -> Option<usize> {
+        use crate::input::version_script::glob_match;
+        if !self.file_matches(file) {
+            return None;
+        }
+        if self.sections.is_empty() {
+            return Some(0);
+        }
+        self.sections.iter().position(|p| {
+            glob_match(p.pattern.as_bytes(), name)
+                && !p.exclude_files.iter().any(|x| glob_match(x.as_bytes(), file.as_bytes()))
+        })
+    }
+}
+
+/// The name a file pattern is matched against: the path, or `archive:member` (as lld does).
+pub fn script_name(name: &str) -> String {
+    match name.strip_suffix(')').and_then(|n| n.split_once('(')) {
+        Some((archive, member)) => format!("{archive}:{member}"),
+        None => name.to_string(),
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum OutputCmd {
     Input(InputDesc),

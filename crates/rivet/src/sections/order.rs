@@ -57,7 +57,7 @@ pub fn placement<'p>(placements: &'p [Placement], file: &str, name: &[u8]) -> Op
     placements
         .iter()
         .enumerate()
-        .find(|(_, p)| crate::script_layout::pattern_match(&p.desc, file, name).is_some())
+        .find(|(_, p)| p.desc.pattern_match(file, name).is_some())
         .map(|(i, p)| (i, p.out.as_str()))
 }
 
@@ -76,13 +76,13 @@ pub struct Ordering<'c> {
 
 /// Output sections whose members' order is code, never reordered: `.init` and `.fini` are one
 /// function cut across crti.o, the objects and crtn.o.
-fn is_code_order(name: &str) -> bool {
+pub fn is_code_order(name: &str) -> bool {
     matches!(name, ".init" | ".fini")
 }
 
 /// The init/fini arrays and `.ctors`/`.dtors`: mold leaves them out of `--shuffle-sections`, and
 /// reverses the arrays before their priority sort under `--reverse-sections`.
-fn is_table(name: &str) -> bool {
+pub fn is_table(name: &str) -> bool {
     matches!(name, ".init_array" | ".fini_array" | ".preinit_array" | ".ctors" | ".dtors")
 }
 
@@ -130,19 +130,6 @@ pub fn seeded(seed: u64, key: &str) -> impl FnMut() -> u64 {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
-}
-
-/// `--randomize-section-padding`: whether the members of output section `os` may get padding
-/// before them. Not where the bytes between members mean something: code cut across files
-/// (`.init`, `.fini`), tables read entry by entry (init/fini arrays, `.ctors`, notes,
-/// `.eh_frame`), or a section whose name is a C identifier (read from `__start_` to `__stop_`).
-pub fn paddable(os: &crate::sections::output::OutputSection) -> bool {
-    os.is_alloc()
-        && !is_code_order(&os.name)
-        && !is_table(&os.name)
-        && os.sh_type != object::elf::SHT_NOTE
-        && os.name != ".eh_frame"
-        && !crate::sections::gc::is_c_identifier(os.name.as_bytes())
 }
 
 /// Reverses `v`, or permutes it (Fisher-Yates) with a generator seeded by `seed` and the output

@@ -349,7 +349,7 @@ pub fn build(
     let mut ranks: rustc_hash::FxHashMap<SectionRef, usize> = Default::default();
     for &f in file_order {
         let obj = &mut objects[f];
-        let file_name = (!order.placements.is_empty()).then(|| crate::script_layout::script_name(&obj.name));
+        let file_name = (!order.placements.is_empty()).then(|| crate::input::script::script_name(&obj.name));
         for (si, sec) in obj.sections.iter_mut().enumerate() {
             if !sec.live {
                 continue;
