@@ -281,8 +281,9 @@ pub struct Config {
     /// `--image-base=ADDR`, and `-Ttext-segment=ADDR`.
     pub image_base: Option<u64>,
     /// `-Ttext-segment=ADDR` was given (`image_base` holds it): a position-independent executable
-    /// is then written as ET_EXEC, so that the kernel loads it at that address (mold's rule; an
-    /// ET_DYN is placed wherever the kernel likes).
+    /// is then written as ET_EXEC, so that the kernel loads it at that address (an ET_DYN is
+    /// placed wherever the kernel likes): GNU ld's rule, and mold's at address 0 too, where GNU ld
+    /// keeps ET_DYN.
     pub ttext_segment: bool,
     /// `-Ttext=ADDR`, `-Tdata`, `-Tbss`, `--section-start=.NAME=ADDR`: output section name
     /// (with its dot) → address.
@@ -2005,6 +2006,27 @@ mod tests {
         assert_eq!((c.icf, c.print_icf_sections), (Icf::Safe, true));
         let c = p(&["--icf", "all", "-print-icf-sections", "--no-print-icf-sections"]).unwrap();
         assert_eq!((c.icf, c.print_icf_sections), (Icf::All, false));
+    }
+
+    #[test]
+    fn last_of_shared_and_pie_and_runpath_and_z_keywords() {
+        let c = p(&["-shared", "-pie"]).unwrap();
+        assert!(c.pie && !c.shared);
+        let c = p(&["-pie", "-shared"]).unwrap();
+        assert!(c.shared && !c.pie);
+        let c = p(&["-rpath", "/a:/b", "-R", "/b", "-rpath", "/c", "-rpath=/a", "-R/c"]).unwrap();
+        assert_eq!(c.runpath().as_deref(), Some("/a:/b:/c"));
+        assert_eq!(p(&[]).unwrap().runpath(), None);
+        assert_eq!(p(&["-fuse-ld=mold", "-o", "x"]).unwrap().auxiliaries, Vec::<String>::new());
+        assert_eq!(p(&["-f", "aux"]).unwrap().auxiliaries, ["aux"]);
+        let c = p(&["-z", "x86-64-v4", "-z", "x86-64-v3", "-z", "nosectionheader", "-z", "rewrite-endbr"]).unwrap();
+        assert_eq!((c.isa_level, c.no_section_headers, c.rewrite_endbr), (0x4, true, true));
+        let c = p(&["-z", "execstack", "-z", "execstack-if-needed"]).unwrap();
+        assert_eq!((c.execstack, c.execstack_if_needed), (false, true));
+        assert_eq!(p(&[]).unwrap().hash_style, HashStyle::Both);
+        assert_eq!(p(&["--hash-style=none"]).unwrap().hash_style, HashStyle::None);
+        assert!(p(&["-Ttext-segment=0x400000"]).unwrap().ttext_segment);
+        assert!(p(&["-r", "-z", "nosectionheader", "a.o"]).unwrap().validate().is_err());
     }
 
     #[test]

@@ -834,7 +834,8 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     let shnum = if section_headers { 1 + layout.emitted_count() } else { 0 };
     let shstrndx = layout.synthetic.get(Content::Shstrtab).filter(|_| section_headers).map_or(0, |s| layout.shndx(s));
     // A position-independent executable placed with -Ttext-segment is ET_EXEC, so that the kernel
-    // loads it at that address (mold's rule); it stays relocatable (DF_1_PIE, RELATIVE relocations).
+    // loads it at that address (GNU ld's rule; mold's also at 0, where GNU ld keeps ET_DYN); it
+    // stays relocatable (DF_1_PIE, RELATIVE relocations).
     let fixed_pie = ctx.config.ttext_segment && matches!(ctx.kind, OutputKind::Pie | OutputKind::StaticPie);
     let e_type = if ctx.kind.is_pic() && !fixed_pie { elf::ET_DYN } else { elf::ET_EXEC };
     let header = FileHeader64::<LE> {
