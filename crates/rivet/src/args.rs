@@ -50,6 +50,8 @@ pub enum HashStyle {
     Sysv,
     Gnu,
     Both,
+    /// mold's `none`: neither `.hash` nor `.gnu.hash` (an output nothing looks symbols up in).
+    None,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +103,10 @@ pub struct Config {
     pub mark_plt: bool,
     /// `-z execstack` / `-z noexecstack` (default false).
     pub execstack: bool,
+    /// `-z execstack-if-needed` (mold's): the stack is executable when an input object asks for
+    /// it with an executable `.note.GNU-stack` (which the link otherwise ignores, as lld does).
+    /// `-z execstack` and `-z noexecstack` after it undo it.
+    pub execstack_if_needed: bool,
     /// `-z gnustack` (the default) / `-z nognustack`: whether the output has a PT_GNU_STACK
     /// program header (without one, the kernel's default for the stack applies; lld's option).
     pub gnustack: bool,
@@ -114,11 +120,12 @@ pub struct Config {
     pub common_page_size: u64,
     /// `-z separate-loadable-segments`: every PT_LOAD starts on a maximum-size page in the file too.
     pub separate_loadable_segments: bool,
-    /// `--hash-style=` (GNU ld's default is sysv; gcc passes gnu).
+    /// `--hash-style=` (default both, as Debian's GNU ld and lld; gcc passes gnu).
     pub hash_style: HashStyle,
     /// `-soname NAME` / `-h NAME` / `--soname=NAME`.
     pub soname: Option<String>,
-    /// `-rpath DIR` / `-R DIR` (repeatable; joined with ':' in the output).
+    /// `-rpath DIR` / `-R DIR` (repeatable; joined with ':' in the output, each directory once:
+    /// `runpath()`).
     pub rpath: Vec<String>,
     /// `-rpath-link DIR`.
     pub rpath_link: Vec<String>,
@@ -281,8 +288,13 @@ pub struct Config {
     pub oformat_binary: bool,
     /// `-n`/`--nmagic`: sections not page-aligned, segments not aligned in the file (lld's meaning).
     pub nmagic: bool,
-    /// `--image-base=ADDR`.
+    /// `--image-base=ADDR`, and `-Ttext-segment=ADDR`.
     pub image_base: Option<u64>,
+    /// `-Ttext-segment=ADDR` was given (`image_base` holds it): a position-independent executable
+    /// is then written as ET_EXEC, so that the kernel loads it at that address (an ET_DYN is
+    /// placed wherever the kernel likes): GNU ld's rule, and mold's at address 0 too, where GNU ld
+    /// keeps ET_DYN.
+    pub ttext_segment: bool,
     /// `-Ttext=ADDR`, `-Tdata`, `-Tbss`, `--section-start=.NAME=ADDR`: output section name
     /// (with its dot) → address.
     pub section_starts: Vec<(String, u64)>,
@@ -335,6 +347,17 @@ pub struct Config {
     /// `-z start-stop-visibility=V` (lld's default: protected): the visibility (STV_*) of the
     /// `__start_SEC`/`__stop_SEC` symbols the linker defines.
     pub start_stop_visibility: u8,
+    /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; the last one given counts): the ISA level bit
+    /// (GNU_PROPERTY_X86_ISA_1_*) added to the output's GNU_PROPERTY_X86_ISA_1_NEEDED; 0: none.
+    pub isa_level: u32,
+    /// `-z nosectionheader` (lld's and mold's; `-z sectionheader` undoes it): the output has no
+    /// section header table, and so neither `.shstrtab`, the symbol table nor any other section
+    /// that is not loaded (nothing could find them).
+    pub no_section_headers: bool,
+    /// `-z rewrite-endbr` (mold's): the `endbr64` at the start of a global function whose address
+    /// is never taken (only called or jumped to directly, not exported, not the entry point, init
+    /// or fini) becomes a 4-byte nop, so that an indirect branch cannot land there under IBT.
+    pub rewrite_endbr: bool,
     /// `-y SYM`/`--trace-symbol=SYM`: print each file's reference to or definition of SYM.
     pub trace_symbols: Vec<String>,
     /// `--why-extract=FILE`: why each archive member was fetched (`-`: stdout).
@@ -410,12 +433,13 @@ impl Default for Config {
             orphan_handling: OrphanHandling::Place,
             mark_plt: false,
             execstack: false,
+            execstack_if_needed: false,
             gnustack: true,
             separate_code: true,
             max_page_size: 4096,
             common_page_size: 4096,
             separate_loadable_segments: false,
-            hash_style: HashStyle::Sysv,
+            hash_style: HashStyle::Both,
             soname: None,
             rpath: Vec::new(),
             rpath_link: Vec::new(),
@@ -488,6 +512,7 @@ impl Default for Config {
             oformat_binary: false,
             nmagic: false,
             image_base: None,
+            ttext_segment: false,
             section_starts: Vec::new(),
             sort_section: None,
             no_warn_mismatch: false,
@@ -510,6 +535,9 @@ impl Default for Config {
             retain_symbols_file: None,
             dynamic_undefined_weak: None,
             start_stop_visibility: object::elf::STV_PROTECTED,
+            isa_level: 0,
+            no_section_headers: false,
+            rewrite_endbr: false,
             trace_symbols: Vec::new(),
             why_extract: None,
             dependency_file: None,
@@ -621,6 +649,18 @@ pub enum SeparateDebugFile {
 }
 
 impl Config {
+    /// DT_RUNPATH's (DT_RPATH's) string: the `-rpath` directories joined with ':', a directory
+    /// given again left out (GNU ld's rule: a value equal to a directory already in the list).
+    pub fn runpath(&self) -> Option<String> {
+        let mut dirs: Vec<&str> = Vec::new();
+        for r in &self.rpath {
+            if !dirs.iter().any(|d| d.split(':').any(|part| part == r)) {
+                dirs.push(r);
+            }
+        }
+        (!dirs.is_empty()).then(|| dirs.join(":"))
+    }
+
     /// The separate debug file's path, when `--separate-debug-file` is in effect.
     pub fn debug_file_path(&self) -> Option<PathBuf> {
         Some(match self.separate_debug_file.as_ref()? {
@@ -697,6 +737,11 @@ pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
         "a final link always allocates common symbols; with -r they allocate them in .bss, as GNU ld does",
     ),
     ("-nostdlib", "honoured: only -L directories are searched"),
+    (
+        "-fuse-ld=NAME",
+        "a compiler driver's option that a build passed to the linker too: it chooses the linker, which is \
+         already running (mold ignores it as well)",
+    ),
 ];
 
 /// Options whose value follows (`-o FILE`, `--opt=VALUE`, `--opt VALUE`).
@@ -785,6 +830,7 @@ const WITH_VALUE: &[&str] = &[
     "warn-backrefs-exclude",
     "filter",
     "auxiliary",
+    "fuse-ld",
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
@@ -831,8 +877,15 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         let named = |i: &InputArg| matches!(i, InputArg::File { .. } | InputArg::Library { .. });
         ensure!(self.inputs.iter().any(named), "no input files");
-        ensure!(self.shared || self.filters.is_empty(), "-F may not be used without -shared");
-        ensure!(self.shared || self.auxiliaries.is_empty(), "-f may not be used without -shared");
+        ensure!(self.shared || self.filters.is_empty(), "-F/--filter may not be used without -shared");
+        ensure!(self.shared || self.auxiliaries.is_empty(), "-f/--auxiliary may not be used without -shared");
+        // lld's words: a relocatable output is read by a linker, which needs its section headers.
+        ensure!(!(self.relocatable && self.no_section_headers), "-r and -z nosectionheader may not be used together");
+        ensure!(
+            !(self.no_section_headers && self.separate_debug_file.is_some()),
+            "--separate-debug-file and -z nosectionheader may not be used together: the output's \
+             .gnu_debuglink section is found through its section headers"
+        );
         ensure!(
             !(self.oformat_binary && self.separate_debug_file.is_some()),
             "--separate-debug-file: a raw binary (--oformat=binary) has no debug sections to separate"
@@ -1068,9 +1121,17 @@ impl ArgParser {
             }
             "Bstatic" | "dn" | "non_shared" => self.state.static_only = true,
             "Bdynamic" | "dy" | "call_shared" => self.state.static_only = false,
-            "pie" | "pic-executable" => c.pie = true,
+            // The last of -shared and -pie decides, as in GNU ld: `-shared -pie` is a position-
+            // independent executable (one that may also be loaded as a library).
+            "pie" | "pic-executable" => {
+                c.pie = true;
+                c.shared = false;
+            }
             "no-pie" | "no-pic-executable" => c.pie = false,
-            "shared" | "Bshareable" => c.shared = true,
+            "shared" | "Bshareable" => {
+                c.shared = true;
+                c.pie = false;
+            }
             "no-dynamic-linker" => c.no_dynamic_linker = true,
             // Listed so that `-emit-relocs` is not read as `-e mit-relocs`.
             "emit-relocs" | "q" => c.emit_relocs = true,
@@ -1241,6 +1302,9 @@ impl ArgParser {
             "require-defined" => c.require_defined.push(v),
             "h" | "soname" => c.soname = Some(v),
             "rpath" | "R" => c.rpath.push(v),
+            // A compiler driver's option that reached the linker (a build passing its flags to both):
+            // it names the linker to run, which is this one already (mold ignores it too).
+            "fuse-ld" => {}
             "rpath-link" => c.rpath_link.push(v),
             // lld's meaning: whether the objects' and the shared libraries' undefined symbols are
             // reported.
@@ -1330,7 +1394,10 @@ impl ArgParser {
                 c.section_starts.push((format!(".{}", &name[1..]), addr));
             }
             // GNU ld: the start of the text segment, i.e. the image base (as lld treats it).
-            "Ttext-segment" => c.image_base = Some(hex(&v).ok_or_else(|| fatal!("-{name}: bad address '{v}'"))?),
+            "Ttext-segment" => {
+                c.image_base = Some(hex(&v).ok_or_else(|| fatal!("-{name}: bad address '{v}'"))?);
+                c.ttext_segment = true;
+            }
             "section-start" => {
                 let (sec, addr) = v
                     .split_once('=')
@@ -1357,7 +1424,8 @@ impl ArgParser {
                     "sysv" => HashStyle::Sysv,
                     "gnu" => HashStyle::Gnu,
                     "both" => HashStyle::Both,
-                    _ => bail!("--hash-style: unknown style '{v}' (sysv, gnu or both)"),
+                    "none" => HashStyle::None,
+                    _ => bail!("--hash-style: unknown style '{v}' (sysv, gnu, both or none)"),
                 }
             }
             // Only the automatic choice exists: the mode, prefetch and copy method each have
@@ -1460,8 +1528,26 @@ impl ArgParser {
             "lazy" => c.now = false,
             "text" => c.textrel = TextRel::Error,
             "notext" | "textoff" => c.textrel = TextRel::Allow,
-            "execstack" => c.execstack = true,
-            "noexecstack" => c.execstack = false,
+            "execstack" => {
+                c.execstack = true;
+                c.execstack_if_needed = false;
+            }
+            "noexecstack" => {
+                c.execstack = false;
+                c.execstack_if_needed = false;
+            }
+            "execstack-if-needed" => {
+                c.execstack = false;
+                c.execstack_if_needed = true;
+            }
+            "x86-64-baseline" => c.isa_level = crate::synthetic::property::ISA_1_BASELINE,
+            "x86-64-v2" => c.isa_level = crate::synthetic::property::ISA_1_V2,
+            "x86-64-v3" => c.isa_level = crate::synthetic::property::ISA_1_V3,
+            "x86-64-v4" => c.isa_level = crate::synthetic::property::ISA_1_V4,
+            "sectionheader" => c.no_section_headers = false,
+            "nosectionheader" => c.no_section_headers = true,
+            "rewrite-endbr" => c.rewrite_endbr = true,
+            "norewrite-endbr" => c.rewrite_endbr = false,
             "mark-plt" => c.mark_plt = true,
             "nomark-plt" => c.mark_plt = false,
             "gnustack" => c.gnustack = true,
@@ -1694,6 +1780,15 @@ const Z_KEYWORDS: &[&str] = &[
     "textoff",
     "execstack",
     "noexecstack",
+    "execstack-if-needed",
+    "x86-64-baseline",
+    "x86-64-v2",
+    "x86-64-v3",
+    "x86-64-v4",
+    "sectionheader",
+    "nosectionheader",
+    "rewrite-endbr",
+    "norewrite-endbr",
     "gnustack",
     "nognustack",
     "mark-plt",
@@ -1992,6 +2087,27 @@ mod tests {
         assert_eq!((c.icf, c.print_icf_sections), (Icf::Safe, true));
         let c = p(&["--icf", "all", "-print-icf-sections", "--no-print-icf-sections"]).unwrap();
         assert_eq!((c.icf, c.print_icf_sections), (Icf::All, false));
+    }
+
+    #[test]
+    fn last_of_shared_and_pie_and_runpath_and_z_keywords() {
+        let c = p(&["-shared", "-pie"]).unwrap();
+        assert!(c.pie && !c.shared);
+        let c = p(&["-pie", "-shared"]).unwrap();
+        assert!(c.shared && !c.pie);
+        let c = p(&["-rpath", "/a:/b", "-R", "/b", "-rpath", "/c", "-rpath=/a", "-R/c"]).unwrap();
+        assert_eq!(c.runpath().as_deref(), Some("/a:/b:/c"));
+        assert_eq!(p(&[]).unwrap().runpath(), None);
+        assert_eq!(p(&["-fuse-ld=mold", "-o", "x"]).unwrap().auxiliaries, Vec::<String>::new());
+        assert_eq!(p(&["-f", "aux"]).unwrap().auxiliaries, ["aux"]);
+        let c = p(&["-z", "x86-64-v4", "-z", "x86-64-v3", "-z", "nosectionheader", "-z", "rewrite-endbr"]).unwrap();
+        assert_eq!((c.isa_level, c.no_section_headers, c.rewrite_endbr), (0x4, true, true));
+        let c = p(&["-z", "execstack", "-z", "execstack-if-needed"]).unwrap();
+        assert_eq!((c.execstack, c.execstack_if_needed), (false, true));
+        assert_eq!(p(&[]).unwrap().hash_style, HashStyle::Both);
+        assert_eq!(p(&["--hash-style=none"]).unwrap().hash_style, HashStyle::None);
+        assert!(p(&["-Ttext-segment=0x400000"]).unwrap().ttext_segment);
+        assert!(p(&["-r", "-z", "nosectionheader", "a.o"]).unwrap().validate().is_err());
     }
 
     #[test]

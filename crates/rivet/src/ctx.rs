@@ -70,14 +70,22 @@ impl OutputKind {
     ) -> std::result::Result<OutputKind, Vec<String>> {
         let shared = || loaded.iter().filter(|l| l.kind == crate::input::Kind::Shared);
         let kind = match self {
-            OutputKind::Exec if shared().next().is_none() && !config.export_dynamic && !config.has_dynamic_list() => {
+            // An interpreter named on the command line keeps it dynamic: lld and mold write the
+            // `.interp` asked for (GNU ld drops it); with a dynamic section, unlike theirs, the
+            // loader can run it.
+            OutputKind::Exec
+                if shared().next().is_none()
+                    && !config.export_dynamic
+                    && !config.has_dynamic_list()
+                    && config.dynamic_linker.is_none() =>
+            {
                 OutputKind::Static
             }
             kind => kind,
         };
         let refused: Vec<String> = match kind.is_dynamic() {
             true => Vec::new(),
-            false => shared().map(|l| format!("attempted static link of dynamic object {}", l.name)).collect(),
+            false => shared().map(|l| format!("{}: attempted static link of a dynamic object", l.name)).collect(),
         };
         if refused.is_empty() {
             Ok(kind)
@@ -139,6 +147,9 @@ pub struct Resolved<'a> {
     pub script_files: &'a [crate::input::script::ScriptFile],
     /// The symbols they assign: `Def::Script(i)` is entry i.
     pub script_syms: Vec<crate::input::script::ScriptSym>,
+    /// The output's stack is executable (PT_GNU_STACK RWE): `-z execstack`, or
+    /// `-z execstack-if-needed` with an object that asks for it.
+    pub exec_stack: bool,
 }
 
 /// The state once the output sections exist, made of the values the passes between resolution
@@ -202,7 +213,9 @@ impl<'a> Resolved<'a> {
             defsym_offsets,
             script_files,
             script_syms,
+            exec_stack: config.execstack,
         };
+        r.exec_stack |= config.execstack_if_needed && r.objects.iter().any(|o| o.requests_exec_stack());
         r.global_types = r.compute_global_types();
         r
     }

@@ -64,6 +64,8 @@ pub struct Layout {
     pub sh_name: Vec<u32>,
     /// `--oformat=binary`: the file is the loaded sections' image, without ELF or section headers.
     pub raw: bool,
+    /// `-z nosectionheader`: no section header table (`drop_section_headers`).
+    pub no_section_headers: bool,
     /// Values of the linker-script symbols assigned inside `SECTIONS` (by script symbol index;
     /// None: assigned outside, evaluated once addresses are known).
     pub script_values: Vec<Option<crate::script::Value>>,
@@ -671,6 +673,7 @@ pub fn assign_addresses_with(
         shstrtab,
         sh_name,
         raw: false,
+        no_section_headers: false,
         script_values: Vec::new(),
         script_data: Vec::new(),
         script_fills: Vec::new(),
@@ -760,7 +763,7 @@ pub fn headers_around_loads(
     }
     all.extend(section_phdr(Content::GnuProperty, elf::PT_GNU_PROPERTY, elf::PF_R));
     all.extend(section_phdr(Content::EhFrameHdr, elf::PT_GNU_EH_FRAME, elf::PF_R));
-    let stack_flags = if ctx.config.execstack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
+    let stack_flags = if ctx.exec_stack { elf::PF_R | elf::PF_W | elf::PF_X } else { elf::PF_R | elf::PF_W };
     let stack = ctx.config.stack_size;
     if ctx.config.gnustack {
         all.push(Phdr { p_type: elf::PT_GNU_STACK, flags: stack_flags, align: 16, memsz: stack, ..Default::default() });
@@ -888,6 +891,21 @@ pub fn make_binary_image(ctx: &Ctx, lay: &mut Layout) {
     lay.raw = true;
     lay.shoff = 0;
     lay.file_size = end;
+}
+
+/// `-z nosectionheader`: the file ends with the loaded sections. With no section header table
+/// nothing can find a section that is not loaded (`.symtab`, `.strtab`, `.shstrtab`, `.comment`,
+/// debug information), so those are left out, as lld leaves them out; the loaded sections keep
+/// their indices (the dynamic symbols' `st_shndx` only needs to say "defined").
+pub fn drop_section_headers(ctx: &Ctx, lay: &mut Layout) {
+    for i in ctx.sections.ids() {
+        if !ctx.sections[i].is_alloc() {
+            lay.sections[i].shndx = 0;
+        }
+    }
+    lay.no_section_headers = true;
+    lay.shoff = 0;
+    lay.file_size = lay.alloc_end;
 }
 
 fn relro_file_size(ctx: &Ctx, sizes: &Sizes, placed: &IdVec<OutputSectionId, Placement>, loads: &[LoadPlan]) -> u64 {

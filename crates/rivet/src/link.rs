@@ -98,6 +98,7 @@ pub fn link_detaching(
         let generated = lto::generated(&loaded, linked_inputs);
         return relocatable::link(&resolved, &inputs, linked_inputs.len(), &generated, timer);
     }
+    warn_exec_stack_requests(&resolved);
     // Version scripts decide what is exported and at which version, before anything depends on it.
     let versions = timer.phase("version scripts", || {
         let versions = symbol_options::apply_version_scripts(&mut resolved)?;
@@ -150,7 +151,9 @@ pub fn link_detaching(
     let dynsym = timer.phase("dynamic symbols", || dynamic::plan_for_output(&ctx, &got));
     // --emit-relocs: a .rela section per output section with relocations, sized now.
     let emit_relocs = emit_relocs::create_if_asked(&mut ctx, &mut sizes);
-    let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs };
+    // -z rewrite-endbr: the landing pads no indirect branch needs.
+    let endbr = arch::endbr::plan(&ctx, &dynsym);
+    let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs, endbr };
     let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
@@ -166,6 +169,8 @@ pub fn link_detaching(
     // --oformat=binary: the file is the loaded image alone.
     if config.oformat_binary {
         layout::make_binary_image(&ctx, &mut lay);
+    } else if config.no_section_headers {
+        layout::drop_section_headers(&ctx, &mut lay);
     }
     // The output's I/O plan and the file, now that its size is known.
     let mut out = Output::create(config, &inputs, lay.file_size, timer)?;
@@ -211,4 +216,25 @@ pub fn link_detaching(
         std::mem::forget((relinked, loaded, inputs.cache));
     }
     Ok(report)
+}
+
+/// An object whose `.note.GNU-stack` asks for an executable stack does not get one unless
+/// `-z execstack` or `-z execstack-if-needed` says so (lld's and mold's rule; GNU ld grants it):
+/// each such object is named, in GNU ld's words and with mold's warning, since code that needs it
+/// (a nested function's trampoline) then faults.
+fn warn_exec_stack_requests(ctx: &Resolved) {
+    if ctx.exec_stack {
+        return;
+    }
+    for &f in &ctx.file_order {
+        let obj = &ctx.objects[f];
+        if obj.requests_exec_stack() {
+            ctx.diag.warn(format!(
+                "{}: requires executable stack (because the .note.GNU-stack section is executable), but the \
+                 output's stack is not executable: this file may cause a segmentation fault; link with \
+                 -z execstack or -z execstack-if-needed to give it one",
+                obj.name
+            ));
+        }
+    }
 }

@@ -89,7 +89,7 @@ fn plan_sections<'a>(
     let mut by_key: HashMap<(&'a [u8], u32, u64, u64), usize> = HashMap::default();
     // `.note.GNU-stack`: kept when every object has one (an object without says "executable
     // stack" by its silence, which the final link must still hear); executable when one says so.
-    let (mut stack_notes, mut exec_stack) = (0, ctx.config.execstack);
+    let (mut stack_notes, mut exec_stack) = (0, ctx.exec_stack);
     for &f in &ctx.file_order {
         let obj = &ctx.objects[f];
         let mut group_of: Vec<Option<usize>> = vec![None; obj.sections.len()];

@@ -1566,6 +1566,7 @@ fn finish(
         shstrtab,
         sh_name,
         raw: false,
+        no_section_headers: false,
         script_values: values,
         script_data: Vec::new(),
         script_fills: Vec::new(),
@@ -1746,7 +1747,7 @@ fn explicit_phdrs(
         };
         if cmd.p_type != elf::PT_LOAD || cmd.flags.is_some() {
             ph.flags = match (cmd.p_type, &cmd.flags) {
-                (elf::PT_GNU_STACK, None) if ctx.config.execstack => elf::PF_R | elf::PF_W | elf::PF_X,
+                (elf::PT_GNU_STACK, None) if ctx.exec_stack => elf::PF_R | elf::PF_W | elf::PF_X,
                 (elf::PT_GNU_STACK, None) => elf::PF_R | elf::PF_W,
                 _ => phdr_flags(ctx, cmd, secs)?,
             };

@@ -3,7 +3,8 @@
 //! parallel without locks; what depends on everything else (`.rela.dyn`, the build-id) comes last.
 //! Every byte of the output is written: a slice's job also zeroes the padding after it where a
 //! reused output file still holds its old bytes, so that file is never zeroed in a pass of its own.
-use crate::ctx::Ctx;
+use crate::arch::endbr::EndbrRewrites;
+use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Result};
 use crate::fatal;
 use crate::ids::{FileId, OutputSectionId, SectionRef};
@@ -76,7 +77,7 @@ pub fn write(
     build_id: Option<&[u8]>,
 ) -> Result<Written> {
     let kernel = kernel.filter(|k| k.method != CopyMethod::Memcpy && out.file().is_some());
-    let jobs = collect_jobs(ctx, ctx.layout, kernel.is_some());
+    let jobs = collect_jobs(ctx, ctx.layout, &ctx.plans.endbr, kernel.is_some());
     let mut stats = CopyStats::default();
     if let Some(file) = out.heap_file() {
         let written = write_behind(ctx, plan, jobs, file, kernel, paced, build_id)?;
@@ -421,10 +422,12 @@ fn write_behind(
 
 /// Every piece of the output with file bytes, sorted by file offset.
 /// `kernel`: sections that reach the output unchanged and are large enough become `Job::Kernel`.
-fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
+fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool) -> Vec<Piece> {
     let mut headers = Vec::new();
     if !layout.raw {
         headers.push((0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader));
+    }
+    if !layout.raw && !layout.no_section_headers {
         let nsh = 1 + layout.emitted_count() as u64;
         headers.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
     }
@@ -463,6 +466,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
                     && sec.merge_index.is_none()
                     && !sec.decompressed
                     && ctx.split_eh_frame(f, s).is_none()
+                    && !endbr.touches(r)
                     && size == sec.data.len() as u64;
                 if kernel && verbatim && size >= MIN_KERNEL_COPY {
                     jobs.push((at, size, Job::Kernel(f, s, 0)));
@@ -757,7 +761,9 @@ pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Ve
         }
         None => buf.copy_from_slice(&sec.data[..buf.len()]),
     }
-    crate::arch::x86_64::apply(ctx, f, s, buf)
+    let dynrels = crate::arch::x86_64::apply(ctx, f, s, buf);
+    ctx.plans.endbr.patch(SectionRef::new(f, s), buf, 0);
+    dynrels
 }
 
 /// Bytes `from..from + buf.len()` of input section (f, s), whose output is `whole` bytes: a part
@@ -780,6 +786,7 @@ fn write_input_part(ctx: &Linked, f: FileId, s: u32, from: u64, whole: u64, buf:
     let (lo, hi) = (from.saturating_sub(reach), (from + len + reach).min(whole));
     let mut scratch = sec.data[lo as usize..hi as usize].to_vec();
     let dynrels = crate::arch::x86_64::apply_range(ctx, f, s, &mut scratch, lo, from..from + len);
+    ctx.plans.endbr.patch(SectionRef::new(f, s), &mut scratch, lo);
     buf.copy_from_slice(&scratch[(from - lo) as usize..(from - lo + len) as usize]);
     dynrels
 }
@@ -822,9 +829,15 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     use object::{pod, LittleEndian as LE, U16, U32, U64};
     const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
     const _: () = assert!(size_of::<ProgramHeader64<LE>>() == PHDR_SIZE as usize);
-    let shnum = 1 + layout.emitted_count();
-    let shstrndx = layout.synthetic.get(Content::Shstrtab).map_or(0, |s| layout.shndx(s));
-    let e_type = if ctx.kind.is_pic() { elf::ET_DYN } else { elf::ET_EXEC };
+    // -z nosectionheader: no table, and so no entry size either (as mold writes it; lld keeps 64).
+    let section_headers = !layout.no_section_headers;
+    let shnum = if section_headers { 1 + layout.emitted_count() } else { 0 };
+    let shstrndx = layout.synthetic.get(Content::Shstrtab).filter(|_| section_headers).map_or(0, |s| layout.shndx(s));
+    // A position-independent executable placed with -Ttext-segment is ET_EXEC, so that the kernel
+    // loads it at that address (GNU ld's rule; mold's also at 0, where GNU ld keeps ET_DYN); it
+    // stays relocatable (DF_1_PIE, RELATIVE relocations).
+    let fixed_pie = ctx.config.ttext_segment && matches!(ctx.kind, OutputKind::Pie | OutputKind::StaticPie);
+    let e_type = if ctx.kind.is_pic() && !fixed_pie { elf::ET_DYN } else { elf::ET_EXEC };
     let header = FileHeader64::<LE> {
         e_ident: elf_ident(),
         e_type: U16::new(LE, e_type),
@@ -837,7 +850,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
         e_ehsize: U16::new(LE, EHDR_SIZE as u16),
         e_phentsize: U16::new(LE, PHDR_SIZE as u16),
         e_phnum: U16::new(LE, layout.phdrs.len() as u16),
-        e_shentsize: U16::new(LE, SHDR_SIZE as u16),
+        e_shentsize: U16::new(LE, if section_headers { SHDR_SIZE as u16 } else { 0 }),
         e_shnum: U16::new(LE, shnum as u16),
         e_shstrndx: U16::new(LE, shstrndx as u16),
     };

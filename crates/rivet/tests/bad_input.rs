@@ -149,7 +149,7 @@ fn shared_library_in_a_static_link() {
     let lib = c.object("lib", "int lib(void) { return 0; }\n");
     let so = c.tmp.join("libx.so");
     must(Command::new("gcc").arg("-shared").arg(&lib).arg("-o").arg(&so));
-    let err = c.fails(&[&main, &so], &["attempted static link of dynamic object", "libx.so"]);
+    let err = c.fails(&[&main, &so], &["attempted static link of a dynamic object", "libx.so"]);
     assert!(!err.contains("internal error"), "{err}");
     c.tmp.finish();
 }

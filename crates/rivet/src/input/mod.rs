@@ -239,6 +239,12 @@ impl Loader<'_> {
             }
             match object::check_header(data) {
                 Ok(::object::elf::ET_REL) => self.push(file, name, Kind::Object, state, vec![]),
+                // GNU ld's and lld's rule: under -Bstatic (-static, -dn, -N, -n) a shared library
+                // cannot be linked, not even named by its path (mold's words).
+                Ok(::object::elf::ET_DYN) if state.static_only => self.errors.push(
+                    fatal!("attempted static link of a dynamic object\n>>> -static or -Bstatic is in force where it is named")
+                        .context(name),
+                ),
                 Ok(::object::elf::ET_DYN) => self.push(file, name, Kind::Shared, state, vec![]),
                 Ok(t) => self.errors.push(
                     fatal!("cannot link an ELF file of type {t} (not an object or shared library)").context(name),

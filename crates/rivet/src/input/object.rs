@@ -702,6 +702,12 @@ fn symbol_name<'a>(strtab: StringTable<'a>, sym: &Sym) -> Result<&'a [u8]> {
 }
 
 impl<'a> ObjectFile<'a> {
+    /// The object asks for an executable stack: its `.note.GNU-stack` section is SHF_EXECINSTR.
+    /// (GNU ld also takes a missing note as that request; lld, mold and rivet do not.)
+    pub fn requests_exec_stack(&self) -> bool {
+        self.sections.iter().skip(1).any(|s| s.name == b".note.GNU-stack" && s.flags & elf::SHF_EXECINSTR as u64 != 0)
+    }
+
     /// A symbol's name; the error names the file.
     pub fn sym_name(&self, sym: &Sym) -> Result<&'a [u8]> {
         symbol_name(self.strtab, sym).context(&self.name)

@@ -151,8 +151,8 @@ pub fn plan(ctx: &Ctx, got: &Tables) -> DynPlan {
     if let Some(so) = &ctx.config.soname {
         p.soname = Some(strings.add(so.as_bytes()));
     }
-    if !ctx.config.rpath.is_empty() {
-        p.runpath = Some(strings.add(ctx.config.rpath.join(":").as_bytes()));
+    if let Some(runpath) = ctx.config.runpath() {
+        p.runpath = Some(strings.add(runpath.as_bytes()));
     }
     p.filters = ctx.config.filters.iter().map(|f| strings.add(f.as_bytes())).collect();
     p.auxiliaries = ctx.config.auxiliaries.iter().map(|f| strings.add(f.as_bytes())).collect();

@@ -22,6 +22,8 @@ pub struct Plans {
     /// `--emit-relocs`: the `.rela` sections made and what each holds
     /// (`synthetic::emit_relocs::create_if_asked`).
     pub emit_relocs: Option<EmitRelocs>,
+    /// `-z rewrite-endbr`: the `endbr64`s written as nops (`arch::endbr::plan`).
+    pub endbr: crate::arch::endbr::EndbrRewrites,
 }
 
 /// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).

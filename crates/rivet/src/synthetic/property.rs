@@ -10,6 +10,9 @@
 //! - `X86_ISA_1_USED`, `X86_FEATURE_2_USED` and the other "OR_AND" properties
 //!   (0xc0010000..0xc0017fff) are ORed, but dropped when some object lacks them.
 //!
+//! - `-z x86-64-baseline|v2|v3|v4` adds its level's bit to `X86_ISA_1_NEEDED`, as GNU ld does (the
+//!   inputs' bits stay: gcc's start files say baseline).
+//!
 //! Other property types are ignored. Shared libraries' notes do not take part (neither linker reads
 //! them).
 use crate::args::{CetReport, Config};
@@ -22,6 +25,12 @@ use object::elf;
 pub const FEATURE_1_AND: u32 = 0xc000_0002;
 pub const FEATURE_1_IBT: u32 = 0x1;
 pub const FEATURE_1_SHSTK: u32 = 0x2;
+/// GNU_PROPERTY_X86_ISA_1_NEEDED and its level bits (`-z x86-64-v2`...).
+pub const ISA_1_NEEDED: u32 = 0xc000_8002;
+pub const ISA_1_BASELINE: u32 = 0x1;
+pub const ISA_1_V2: u32 = 0x2;
+pub const ISA_1_V3: u32 = 0x4;
+pub const ISA_1_V4: u32 = 0x8;
 const OR_LO: u32 = 0xc000_8000;
 const OR_HI: u32 = 0xc000_ffff;
 const OR_AND_LO: u32 = 0xc001_0000;
@@ -151,6 +160,12 @@ pub fn merge(config: &Config, objects: &Objects, file_order: &[FileId], diag: &D
     and |= forced;
     if and != 0 {
         out.push((FEATURE_1_AND, and));
+    }
+    if config.isa_level != 0 {
+        match out.iter_mut().find(|p| p.0 == ISA_1_NEEDED) {
+            Some(p) => p.1 |= config.isa_level,
+            None => out.push((ISA_1_NEEDED, config.isa_level)),
+        }
     }
     out.sort_unstable();
     out

@@ -86,7 +86,8 @@ impl Chunk for Hash {
     }
 }
 
-/// `.gnu.hash` (`--hash-style=gnu|both`, and always in a static PIE's minimal dynamic section).
+/// `.gnu.hash` (`--hash-style=gnu|both`, and in a static PIE's minimal dynamic section unless
+/// `--hash-style=none`).
 pub struct GnuHash;
 
 impl Chunk for GnuHash {
@@ -94,8 +95,12 @@ impl Chunk for GnuHash {
         Header { name: ".gnu.hash", sh_type: elf::SHT_GNU_HASH, flags: A, align: 8, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        let style = matches!(s.ctx.config.hash_style, HashStyle::Gnu | HashStyle::Both);
-        (has_dynamic(s.ctx) && (style || !s.ctx.kind.is_dynamic())).then_some(s.plans.dynsym.gnu_hash.len() as u64)
+        let style = match s.ctx.config.hash_style {
+            HashStyle::Gnu | HashStyle::Both => true,
+            HashStyle::None => false,
+            HashStyle::Sysv => !s.ctx.kind.is_dynamic(),
+        };
+        (has_dynamic(s.ctx) && style).then_some(s.plans.dynsym.gnu_hash.len() as u64)
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
