@@ -1400,7 +1400,9 @@ impl<'a> Resolver<'a, '_> {
                             std::cmp::Ordering::Less => {
                                 format!("{}: common of `{name}' overridden by larger common from {old}", obj.name)
                             }
-                            std::cmp::Ordering::Equal => format!("{} and {old}: multiple common of `{name}'", obj.name),
+                            std::cmp::Ordering::Equal => {
+                                format!("{} and {old}: multiple common symbols of `{name}'", obj.name)
+                            }
                         });
                     }
                 }
