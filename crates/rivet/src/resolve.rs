@@ -62,7 +62,8 @@ pub struct Symbol<'a> {
     pub undefined_ref: bool,
     /// The most constraining visibility seen (STV_*).
     pub visibility: u8,
-    /// `.symver foo, foo@@V`: the default version an object gives its definition.
+    /// `.symver foo, foo@@V`: the default version an object gives its definition; Some(b"") for
+    /// `foo@@` or `foo@` (the base version: unversioned, and exported even past `local: *`).
     pub version: Option<&'a [u8]>,
     /// A shared library refers to it (not weakly): an archive member defining it is fetched, as
     /// by an object's reference, but leaving it undefined is no error (the library's users may
@@ -314,8 +315,13 @@ fn prepare<'a>(obj: ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> Pa
             let shndx = sym.st_shndx.get(LE);
             // `foo@@V` (from `.symver`) defines `foo` at its default version V; `foo@V` stays a
             // symbol of its own, a non-default version only a reference naming it can bind to.
+            // `foo@` and `foo@@` (an empty version name) define `foo` in the base version: plain
+            // and exported whatever a version script says (GNU ld's reading; the version is Some("")).
             let (name, default_version) = match default_version_at(name) {
                 Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
+                None if shndx != elf::SHN_UNDEF && name.len() > 1 && name.ends_with(b"@") => {
+                    (&name[..name.len() - 1], Some(&b""[..]))
+                }
                 _ => (name, None),
             };
             // --wrap renames undefined references only, as GNU ld does: a definition keeps its name.
@@ -1419,6 +1425,13 @@ impl<'a> Resolver<'a, '_> {
                 }
                 _ => {}
             },
+            // `.symver foo, foo@@V` beside `foo` itself: one definition under two names that both
+            // mean `foo` (GNU ld and lld link it; the default version stays V).
+            Def::Defined { file: other, sym: prev }
+                if other == file
+                    && !matches!(new, Def::Common { .. })
+                    && obj.sym_shndx(prev as usize) == obj.sym_shndx(i)
+                    && obj.syms[prev as usize].st_value.get(LE) == sym.st_value.get(LE) => {}
             Def::Defined { file: other, .. } => {
                 if self.warn_common && !s.weak && matches!(new, Def::Common { .. }) {
                     let (old, name) =

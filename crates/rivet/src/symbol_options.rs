@@ -7,7 +7,7 @@ use crate::ctx::{OutputKind, Resolved};
 use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::layout;
-use crate::resolve::{self, Def};
+use crate::resolve::{self, Def, Symbol};
 use crate::synthetic::dynamic_tables::Versions;
 use crate::{bail, fatal};
 
@@ -91,6 +91,30 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
         let s = &ctx.symbols[id];
         if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
             continue;
+        }
+        // `foo@@` / `foo@`: the base version, named on purpose; no script hides or versions it.
+        if s.version == Some(&b""[..]) {
+            continue;
+        }
+        // `foo@V` beside `foo@@V`: a reference to `foo@V` may mean either, so two definitions
+        // are one too many (lld reports the same), unless they are one place under two names.
+        if let (Def::Defined { file, sym }, None, Some((plain, v, false))) =
+            (s.def, s.version, resolve::split_version(s.name))
+        {
+            let twin = ctx.by_name.get(plain).map(|&t| &ctx.symbols[t]);
+            if let Some(&Symbol { def: Def::Defined { file: tf, sym: ts }, version: Some(tv), .. }) = twin {
+                if tv == v && place(tf, ts) != place(file, sym) {
+                    let name = String::from_utf8_lossy(s.name);
+                    let (v, plain) = (String::from_utf8_lossy(v), String::from_utf8_lossy(plain));
+                    errors.push(fatal!(
+                        "duplicate symbol: {}: {name}\n>>> defined as {name} in {}\n>>> and as {plain}@@{v} in {}, \
+                         which {name} also names",
+                        ctx.objects[file].name,
+                        ctx.objects[file].name,
+                        ctx.objects[tf].name
+                    ));
+                }
+            }
         }
         let explicit = match (s.version, memchr::memchr(b'@', s.name)) {
             (Some(v), _) => Some((v, false)),

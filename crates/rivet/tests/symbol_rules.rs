@@ -153,3 +153,115 @@ fn warn_common_and_no_warnings() {
     }
     tmp.finish();
 }
+
+/// `.symver x, name@` and `.symver x, name@@` (an empty version): `name` exported in the base
+/// version, even past a version script's `local: *`, as GNU ld exports it.
+#[test]
+fn empty_symbol_versions_are_the_base_version() {
+    let src = "void foo1(void) {}\nvoid foo2(void) {}\n\
+               __asm__(\".symver foo1, bar1@\");\n__asm__(\".symver foo2, bar2@@\");\n";
+    let Some(tmp) = setup("symrules-emptyver", &[("a.c", src), ("b.ver", "{ local: *; };\n")], &["-fPIC"]) else {
+        return;
+    };
+    for ours in [false, true] {
+        for (script, out) in [(None, "plain"), (Some("-Wl,--version-script=b.ver"), "hidden")] {
+            let out = format!("{out}-{}.so", if ours { "ours" } else { "gnu" });
+            let mut args = vec!["-shared", "a.o"];
+            args.extend(script);
+            linked(&tmp, ours, &args, &out);
+            let names = exported(&tmp.join(&out));
+            assert!(names.contains(&"bar1".to_string()) && names.contains(&"bar2".to_string()), "{out}: {names:?}");
+            let syms = readelf(&["-W", "--dyn-syms"], &tmp.join(&out));
+            assert!(!syms.contains("bar1@") && !syms.contains("bar2@"), "{out}: unversioned\n{syms}");
+        }
+    }
+    tmp.finish();
+}
+
+/// `.symver foo, foo@V1` and `.symver foo, foo@@V2` on `foo` itself: one definition under the
+/// names `foo`, `foo@V1` and `foo@@V2`, not a duplicate; the library exports both versions, as
+/// lld links it (GNU ld reports a multiple definition of `foo`).
+#[test]
+fn one_definition_in_two_versions() {
+    let src = "void foo(void) {}\n__asm__(\".symver foo, foo@TEST1\");\n__asm__(\".symver foo, foo@@TEST2\");\n";
+    let script = "TEST1 { };\nTEST2 { };\n";
+    let Some(tmp) = setup("symrules-multiver", &[("a.c", src), ("b.ver", script)], &["-fPIC"]) else { return };
+    linked(&tmp, true, &["-shared", "a.o", "-Wl,--version-script=b.ver"], "ours.so");
+    let mut outs = vec!["ours.so"];
+    if have("ld.lld-19") {
+        must(Command::new("ld.lld-19").current_dir(&tmp.path).args([
+            "-shared",
+            "a.o",
+            "--version-script=b.ver",
+            "-o",
+            "lld.so",
+        ]));
+        outs.push("lld.so");
+    }
+    for out in outs {
+        let syms = readelf(&["-W", "--dyn-syms"], &tmp.join(out));
+        assert!(syms.contains(" foo@TEST1") && syms.contains(" foo@@TEST2"), "{out}\n{syms}");
+    }
+    tmp.finish();
+}
+
+/// `foo@V` and `foo@@V` defined at two places: a reference to `foo@V` could mean either, so the
+/// link fails naming the object and the name. Different versions of one name are fine.
+#[test]
+fn a_version_defined_twice_is_a_duplicate() {
+    let script = "VERS_1.1 { global: foo; };\nVERS_1.2 { global: foo; } VERS_1.1;\n";
+    let dup = "__asm__(\".symver foo1,foo@VERS_1.2\");\n__asm__(\".symver foo2,foo@@VERS_1.2\");\n\
+               void foo1(void) {}\nvoid foo2(void) {}\n";
+    let fine = "__asm__(\".symver foo1,foo@VERS_1.1\");\n__asm__(\".symver foo2,foo@@VERS_1.2\");\n\
+                void foo1(void) {}\nvoid foo2(void) {}\n";
+    let files = [("a.ver", script), ("dup.c", dup), ("fine.c", fine)];
+    let Some(tmp) = setup("symrules-symverdup", &files, &["-fPIC"]) else { return };
+    let o = link(&tmp, true, &["-shared", "dup.o", "-Wl,--version-script=a.ver"], "dup.so");
+    assert!(!o.status.success());
+    assert!(!tmp.join("dup.so").exists());
+    if testing_rivet() {
+        assert!(stderr(&o).contains("duplicate symbol: dup.o: foo@VERS_1.2"), "{}", stderr(&o));
+    }
+    for (ours, out) in [(false, "gnu.so"), (true, "ours.so")] {
+        linked(&tmp, ours, &["-shared", "fine.o", "-Wl,--version-script=a.ver"], out);
+        let syms = readelf(&["-W", "--dyn-syms"], &tmp.join(out));
+        assert!(syms.contains(" foo@VERS_1.1") && syms.contains(" foo@@VERS_1.2"), "{out}\n{syms}");
+    }
+    tmp.finish();
+}
+
+/// A shared library whose `.gnu.version` gives a definition index 0 (VER_NDX_LOCAL) is refused,
+/// naming the library and the symbol, rather than taken as not defining it.
+#[test]
+fn version_index_zero_on_a_definition_is_an_error() {
+    let files = [
+        ("a.c", "int foo(void) { return 3; }\nint bar(void) { return 5; }\n"),
+        ("a.ver", "VER1 { global: bar; };\n"),
+        ("b.c", "int foo(void);\nint main(void) { return foo() == 3 ? 0 : 1; }\n"),
+    ];
+    let Some(tmp) = setup("symrules-versym0", &files, &["-fPIC"]) else { return };
+    linked(&tmp, false, &["-shared", "a.o", "-Wl,--version-script=a.ver"], "a.so");
+    let lib = tmp.join("a.so");
+    // foo's index in .dynsym and where .gnu.version starts in the file.
+    let dynsym = readelf(&["-W", "--dyn-syms"], &lib);
+    let idx: usize = (dynsym.lines())
+        .find(|l| l.split_whitespace().nth(7) == Some("foo"))
+        .and_then(|l| l.split_whitespace().next()?.trim_end_matches(':').parse().ok())
+        .expect("foo in .dynsym");
+    let sections = readelf(&["-W", "-S"], &lib);
+    let line = sections.lines().find(|l| l.contains(" .gnu.version ")).expect(".gnu.version");
+    let fields: Vec<&str> = line.split(']').nth(1).unwrap().split_whitespace().collect();
+    let off = u64::from_str_radix(fields[3], 16).unwrap() as usize + idx * 2;
+    let mut bytes = std::fs::read(&lib).unwrap();
+    assert_ne!(bytes[off..off + 2], [0, 0]);
+    bytes[off..off + 2].copy_from_slice(&[0, 0]);
+    std::fs::write(&lib, bytes).unwrap();
+    let o = link(&tmp, true, &["b.o", "a.so", "-Wl,-rpath,."], "exe");
+    assert!(!o.status.success());
+    assert!(!tmp.join("exe").exists());
+    if testing_rivet() {
+        let e = stderr(&o);
+        assert!(e.contains("a.so: invalid version index 0 for defined symbol foo"), "{e}");
+    }
+    tmp.finish();
+}
