@@ -390,6 +390,8 @@ struct Resolver<'a, 'x> {
     allow_multiple_definition: bool,
     /// `--trace`: each object is printed as it joins the link.
     trace: bool,
+    /// Common symbols that fetched an archive member defining them (see `add_archive`).
+    common_fetched: rustc_hash::FxHashSet<SymbolId>,
     /// `--warn-common`: the warnings, in GNU ld's words.
     warn_common: bool,
     warnings: Vec<String>,
@@ -504,6 +506,7 @@ pub fn resolve_with<'a>(
             duplicates: Vec::new(),
             allow_multiple_definition: config.allow_multiple_definition,
             trace: config.trace,
+            common_fetched: Default::default(),
             warn_common: config.warn_common,
             warnings: Vec::new(),
             traced: config.trace_symbols.iter().map(|s| s.as_bytes().to_vec()).collect(),
@@ -1068,6 +1071,20 @@ impl<'a> Resolver<'a, '_> {
                 if let Some(b) = &mut self.backrefs {
                     b.cancelled.insert(id);
                 }
+            }
+            // A common symbol fetches a member that defines the name for real (not as another
+            // common), as GNU ld does: `int foo;` in one file and `int foo = 5;` in a library
+            // mean the library's foo. Once per symbol: the definition is then on its way.
+            if let Def::Common { .. } = s.def {
+                if !self.common_fetched.contains(&id)
+                    && ar
+                        .member(member)
+                        .is_ok_and(|m| m.data.is_some_and(|d| crate::input::archive::defines_outside_common(d, name)))
+                {
+                    self.common_fetched.insert(id);
+                    self.enqueue_for(pos, member as u32, Some(id));
+                }
+                continue;
             }
             if s.def == Def::Undefined {
                 // Lazy from now on, also when the member is fetched at once: its definition is on

@@ -265,3 +265,30 @@ fn version_index_zero_on_a_definition_is_an_error() {
     }
     tmp.finish();
 }
+
+/// A common symbol fetches an archive member that defines the name for real (as GNU ld does),
+/// but not one where it is only common again; the programs print what GNU ld's print.
+#[test]
+fn common_symbols_fetch_archive_definitions() {
+    let files = [
+        (
+            "a.c",
+            "#include <stdio.h>\nint foo;\nint bar;\nextern int baz;\n__attribute__((weak)) int two(void);\n\
+             int main(void) { printf(\"%d %d %d %d\\n\", foo, bar, baz, two ? two() : -1); return 0; }\n",
+        ),
+        ("b.c", "int foo = 5;\n"),
+        ("c.c", "int bar;\nint two(void) { return 2; }\n"),
+        ("d.c", "int baz;\n"),
+        ("f.c", "int bar = 0;\nint baz = 7;\nint two(void) { return 2; }\n"),
+    ];
+    let Some(tmp) = setup("symrules-commonar", &files, &["-fcommon"]) else { return };
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcs", "e.a", "b.o", "c.o", "d.o"]));
+    must(Command::new("ar").current_dir(&tmp.path).args(["rcs", "f.a", "b.o", "f.o"]));
+    for (archive, expected) in [("e.a", "5 0 0 -1\n"), ("f.a", "5 0 7 2\n")] {
+        linked(&tmp, false, &["a.o", archive], "gnu");
+        linked(&tmp, true, &["a.o", archive], "ours");
+        assert_eq!(run(&tmp.join("gnu")), expected, "{archive}");
+        assert_eq!(run(&tmp.join("ours")), expected, "{archive}");
+    }
+    tmp.finish();
+}
