@@ -202,8 +202,10 @@ pub struct Config {
     pub error_limit: usize,
     /// `--demangle` (default) / `--no-demangle`: C++ names in diagnostics are demangled.
     pub demangle: bool,
-    /// `--no-undefined-version` (true) / `--undefined-version` (false). Default false.
-    pub no_undefined_version: bool,
+    /// A version script's exact name that no definition has: `--no-undefined-version` makes it
+    /// an error (Some(true)), `--undefined-version` says nothing (Some(false)); by default (None)
+    /// it is a warning (lld errs, GNU ld is silent; a name that exports nothing is worth a word).
+    pub no_undefined_version: Option<bool>,
     /// `-Bsymbolic`, `-Bsymbolic-functions`, `-Bsymbolic-non-weak(-functions)`, `-Bno-symbolic`
     /// (the last given wins, as in lld).
     pub symbolic: Symbolic,
@@ -252,6 +254,9 @@ pub struct Config {
     pub map_file: Option<PathBuf>,
     /// `--fatal-warnings` / `--no-fatal-warnings`.
     pub fatal_warnings: bool,
+    /// `-w` / `--no-warnings`: print no warnings, and never make one an error (it cancels
+    /// `--fatal-warnings`, as in GNU ld and lld).
+    pub no_warnings: bool,
     /// Warnings about the command line, printed when the link starts: an unknown `-z` keyword
     /// (GNU ld and lld warn and go on).
     pub warnings: Vec<String>,
@@ -474,7 +479,7 @@ impl Default for Config {
             warn_unresolved: false,
             error_limit: 20,
             demangle: true,
-            no_undefined_version: false,
+            no_undefined_version: None,
             symbolic: Symbolic::None,
             dt_flags_1: 0,
             stack_size: 0,
@@ -496,6 +501,7 @@ impl Default for Config {
             opt_level: 1,
             map_file: None,
             fatal_warnings: false,
+            no_warnings: false,
             warnings: Vec::new(),
             color_diagnostics: None,
             sysroot: None,
@@ -1024,6 +1030,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "enable-new-dtags",
     "disable-new-dtags",
     "fatal-warnings",
+    "w",
+    "no-warnings",
     "no-fatal-warnings",
     "color-diagnostics",
     "no-color-diagnostics",
@@ -1192,8 +1200,8 @@ impl ArgParser {
             "warn-once" => {}
             "demangle" => c.demangle = true,
             "no-demangle" => c.demangle = false,
-            "no-undefined-version" => c.no_undefined_version = true,
-            "undefined-version" => c.no_undefined_version = false,
+            "no-undefined-version" => c.no_undefined_version = Some(true),
+            "undefined-version" => c.no_undefined_version = Some(false),
             "Bsymbolic" => c.symbolic = Symbolic::All,
             "Bsymbolic-functions" => c.symbolic = Symbolic::Functions,
             "Bsymbolic-non-weak" => c.symbolic = Symbolic::NonWeak,
@@ -1209,6 +1217,7 @@ impl ArgParser {
             "disable-new-dtags" => c.new_dtags = false,
             "fatal-warnings" => c.fatal_warnings = true,
             "no-fatal-warnings" => c.fatal_warnings = false,
+            "w" | "no-warnings" => c.no_warnings = true,
             "color-diagnostics" => c.color_diagnostics = Some(true),
             "no-color-diagnostics" => c.color_diagnostics = Some(false),
             "no-warn-mismatch" => c.no_warn_mismatch = true,

@@ -342,6 +342,8 @@ pub struct Diag {
     error_limit: Option<usize>,
     /// Count without printing (in-process callers such as the fuzz targets).
     silent: bool,
+    /// `-w` / `--no-warnings`: warnings are dropped (neither printed, counted nor made errors).
+    no_warnings: bool,
 }
 
 impl Diag {
@@ -353,7 +355,13 @@ impl Diag {
             out: Mutex::new(false),
             error_limit: Some(20),
             silent: false,
+            no_warnings: false,
         }
+    }
+
+    /// `-w` / `--no-warnings`: drop every warning, even under `--fatal-warnings`.
+    pub fn without_warnings(self, on: bool) -> Diag {
+        Diag { no_warnings: on, ..self }
     }
 
     /// `--error-limit=N`: print at most `n` errors (0: all of them).
@@ -383,6 +391,9 @@ impl Diag {
     }
 
     pub fn warn(&self, msg: impl fmt::Display) {
+        if self.no_warnings {
+            return;
+        }
         if self.fatal_warnings {
             return self.error(msg);
         }

@@ -104,7 +104,9 @@ fn main() {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
     }
     let timer = timing::Timer::new();
-    let diag = diag::Diag::new(config.fatal_warnings).with_error_limit(config.error_limit);
+    let diag = diag::Diag::new(config.fatal_warnings)
+        .with_error_limit(config.error_limit)
+        .without_warnings(config.no_warnings);
     let result = timer.phase("link", || link::link_detaching(&config, &timer, &diag, detach));
     let total = timer.total();
     match result {

@@ -62,7 +62,8 @@ pub struct Symbol<'a> {
     pub undefined_ref: bool,
     /// The most constraining visibility seen (STV_*).
     pub visibility: u8,
-    /// `.symver foo, foo@@V`: the default version an object gives its definition.
+    /// `.symver foo, foo@@V`: the default version an object gives its definition; Some(b"") for
+    /// `foo@@` or `foo@` (the base version: unversioned, and exported even past `local: *`).
     pub version: Option<&'a [u8]>,
     /// A shared library refers to it (not weakly): an archive member defining it is fetched, as
     /// by an object's reference, but leaving it undefined is no error (the library's users may
@@ -314,8 +315,13 @@ fn prepare<'a>(obj: ObjectFile<'a>, renames: &HashMap<&'a [u8], &'a [u8]>) -> Pa
             let shndx = sym.st_shndx.get(LE);
             // `foo@@V` (from `.symver`) defines `foo` at its default version V; `foo@V` stays a
             // symbol of its own, a non-default version only a reference naming it can bind to.
+            // `foo@` and `foo@@` (an empty version name) define `foo` in the base version: plain
+            // and exported whatever a version script says (GNU ld's reading; the version is Some("")).
             let (name, default_version) = match default_version_at(name) {
                 Some(at) if shndx != elf::SHN_UNDEF => (&name[..at], Some(&name[at + 2..])),
+                None if shndx != elf::SHN_UNDEF && name.len() > 1 && name.ends_with(b"@") => {
+                    (&name[..name.len() - 1], Some(&b""[..]))
+                }
                 _ => (name, None),
             };
             // --wrap renames undefined references only, as GNU ld does: a definition keeps its name.
@@ -384,6 +390,8 @@ struct Resolver<'a, 'x> {
     allow_multiple_definition: bool,
     /// `--trace`: each object is printed as it joins the link.
     trace: bool,
+    /// Common symbols that fetched an archive member defining them (see `add_archive`).
+    common_fetched: rustc_hash::FxHashSet<SymbolId>,
     /// `--warn-common`: the warnings, in GNU ld's words.
     warn_common: bool,
     warnings: Vec<String>,
@@ -498,6 +506,7 @@ pub fn resolve_with<'a>(
             duplicates: Vec::new(),
             allow_multiple_definition: config.allow_multiple_definition,
             trace: config.trace,
+            common_fetched: Default::default(),
             warn_common: config.warn_common,
             warnings: Vec::new(),
             traced: config.trace_symbols.iter().map(|s| s.as_bytes().to_vec()).collect(),
@@ -1063,6 +1072,20 @@ impl<'a> Resolver<'a, '_> {
                     b.cancelled.insert(id);
                 }
             }
+            // A common symbol fetches a member that defines the name for real (not as another
+            // common), as GNU ld does: `int foo;` in one file and `int foo = 5;` in a library
+            // mean the library's foo. Once per symbol: the definition is then on its way.
+            if let Def::Common { .. } = s.def {
+                if !self.common_fetched.contains(&id)
+                    && ar
+                        .member(member)
+                        .is_ok_and(|m| m.data.is_some_and(|d| crate::input::archive::defines_outside_common(d, name)))
+                {
+                    self.common_fetched.insert(id);
+                    self.enqueue_for(pos, member as u32, Some(id));
+                }
+                continue;
+            }
             if s.def == Def::Undefined {
                 // Lazy from now on, also when the member is fetched at once: its definition is on
                 // its way, so a later index entry (this archive's or another's) for the same name
@@ -1400,7 +1423,9 @@ impl<'a> Resolver<'a, '_> {
                             std::cmp::Ordering::Less => {
                                 format!("{}: common of `{name}' overridden by larger common from {old}", obj.name)
                             }
-                            std::cmp::Ordering::Equal => format!("{} and {old}: multiple common of `{name}'", obj.name),
+                            std::cmp::Ordering::Equal => {
+                                format!("{} and {old}: multiple common symbols of `{name}'", obj.name)
+                            }
                         });
                     }
                 }
@@ -1417,6 +1442,13 @@ impl<'a> Resolver<'a, '_> {
                 }
                 _ => {}
             },
+            // `.symver foo, foo@@V` beside `foo` itself: one definition under two names that both
+            // mean `foo` (GNU ld and lld link it; the default version stays V).
+            Def::Defined { file: other, sym: prev }
+                if other == file
+                    && !matches!(new, Def::Common { .. })
+                    && obj.sym_shndx(prev as usize) == obj.sym_shndx(i)
+                    && obj.syms[prev as usize].st_value.get(LE) == sym.st_value.get(LE) => {}
             Def::Defined { file: other, .. } => {
                 if self.warn_common && !s.weak && matches!(new, Def::Common { .. }) {
                     let (old, name) =

@@ -7,7 +7,7 @@ use crate::ctx::{OutputKind, Resolved};
 use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::layout;
-use crate::resolve::{self, Def};
+use crate::resolve::{self, Def, Symbol};
 use crate::synthetic::dynamic_tables::Versions;
 use crate::{bail, fatal};
 
@@ -26,7 +26,11 @@ pub(crate) fn read_version_nodes(
             .flatten();
         let path = found.as_ref().unwrap_or(path);
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {what} {}", path.display()))?;
-        nodes.extend(crate::input::version_script::parse(&text).with_context(|| path.display())?);
+        let mut parsed = crate::input::version_script::parse(&text).with_context(|| path.display())?;
+        for n in &mut parsed {
+            n.origin = path.display().to_string();
+        }
+        nodes.extend(parsed);
     }
     Ok(crate::input::version_script::Matcher { nodes })
 }
@@ -46,7 +50,8 @@ fn version_nodes(ctx: &Resolved) -> Result<crate::input::version_script::Matcher
         let global = text.lines().map(str::trim).filter(|l| !l.is_empty());
         let global = global.map(|name| Pattern { text: name.to_string(), cxx: false }).collect();
         let local = vec![Pattern { text: "*".to_string(), cxx: false }];
-        m.nodes.push(VersionNode { name: None, parent: None, global, local });
+        // No origin: a listed name that nothing defines is no version script's mistake.
+        m.nodes.push(VersionNode { name: None, parent: None, global, local, origin: String::new() });
     }
     Ok(m)
 }
@@ -87,6 +92,30 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
         if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
             continue;
         }
+        // `foo@@` / `foo@`: the base version, named on purpose; no script hides or versions it.
+        if s.version == Some(&b""[..]) {
+            continue;
+        }
+        // `foo@V` beside `foo@@V`: a reference to `foo@V` may mean either, so two definitions
+        // are one too many (lld reports the same), unless they are one place under two names.
+        if let (Def::Defined { file, sym }, None, Some((plain, v, false))) =
+            (s.def, s.version, resolve::split_version(s.name))
+        {
+            let twin = ctx.by_name.get(plain).map(|&t| &ctx.symbols[t]);
+            if let Some(&Symbol { def: Def::Defined { file: tf, sym: ts }, version: Some(tv), .. }) = twin {
+                if tv == v && place(tf, ts) != place(file, sym) {
+                    let name = String::from_utf8_lossy(s.name);
+                    let (v, plain) = (String::from_utf8_lossy(v), String::from_utf8_lossy(plain));
+                    errors.push(fatal!(
+                        "duplicate symbol: {}: {name}\n>>> defined as {name} in {}\n>>> and as {plain}@@{v} in {}, \
+                         which {name} also names",
+                        ctx.objects[file].name,
+                        ctx.objects[file].name,
+                        ctx.objects[tf].name
+                    ));
+                }
+            }
+        }
         let explicit = match (s.version, memchr::memchr(b'@', s.name)) {
             (Some(v), _) => Some((v, false)),
             (None, Some(at)) => Some((&s.name[at + 1..], true)),
@@ -126,18 +155,25 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
             Verdict::Global(_) | Verdict::Unmentioned => {}
         }
     }
-    if ctx.config.no_undefined_version {
-        for (p, node) in matcher.exact_names() {
+    if ctx.config.no_undefined_version != Some(false) {
+        for (p, node) in matcher.exact_names().filter(|(_, n)| !n.origin.is_empty()) {
             let defined = ctx.symbols.iter().any(|s| {
                 matches!(s.def, Def::Defined { .. } | Def::Common { .. })
                     && if p.cxx { version_script::demangle(s.name) == p.text } else { s.name == p.text.as_bytes() }
             });
             if !defined {
-                errors.push(fatal!(
-                    "version script assignment of '{}' to symbol '{}' failed: symbol not defined",
+                // lld's "version script assignment of 'V' to symbol 'S' failed: symbol not
+                // defined" in the words mold uses, naming the script.
+                let msg = format!(
+                    "{}: cannot assign version `{}` to symbol `{}`: symbol not found",
+                    node.origin,
                     node.name.as_deref().unwrap_or("global"),
                     p.text
-                ));
+                );
+                match ctx.config.no_undefined_version {
+                    Some(true) => errors.push(fatal!("{msg}")),
+                    _ => ctx.diag.warn(msg),
+                }
             }
         }
     }

@@ -63,6 +63,25 @@ impl<'a> Archive<'a> {
     }
 }
 
+/// Whether the ELF object `data` defines the global `name` other than as a common symbol (what
+/// makes GNU ld fetch an archive member for a symbol that is common so far). Not an ELF object
+/// (a bitcode member, say), or one that does not read: false; a fetched member is checked in full.
+pub fn defines_outside_common(data: &[u8], name: &[u8]) -> bool {
+    use object::elf::{FileHeader64, SHN_COMMON, SHN_UNDEF, STB_LOCAL};
+    use object::read::elf::{FileHeader as _, Sym as _};
+    use object::LittleEndian as LE;
+    let Ok(header) = FileHeader64::<LE>::parse(data) else { return false };
+    let Ok(sections) = header.sections(LE, data) else { return false };
+    let Ok(symtab) = sections.symbols(LE, data, object::elf::SHT_SYMTAB) else { return false };
+    symtab.symbols().iter().any(|sym| {
+        let shndx = sym.st_shndx(LE);
+        sym.st_bind() != STB_LOCAL
+            && shndx != SHN_UNDEF
+            && shndx != SHN_COMMON
+            && sym.name(LE, symtab.strings()).is_ok_and(|n| n == name)
+    })
+}
+
 /// An object between `--start-lib` and `--end-lib` seen as an archive of one member, itself:
 /// `symbols` are the names it defines, and a reference to one of them loads it.
 pub fn single_member<'a>(name: &'a [u8], data: &'a [u8], symbols: Vec<&'a [u8]>) -> Archive<'a> {

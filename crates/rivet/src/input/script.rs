@@ -688,7 +688,10 @@ impl Parser<'_> {
                     self.lex.expect("{")?;
                     let loc = self.lex.loc();
                     let text = self.lex.raw_block()?;
-                    let nodes = version_script::parse(&text).map_err(|e| e.context(&loc))?;
+                    let mut nodes = version_script::parse(&text).map_err(|e| e.context(&loc))?;
+                    for n in &mut nodes {
+                        n.origin = loc.to_string();
+                    }
                     self.script.versions.extend(nodes);
                 }
                 "NOCROSSREFS" | "NOCROSSREFS_TO" => {

@@ -2,6 +2,7 @@
 //! its DT_SONAME and DT_NEEDED, its dynamic symbols with their versions, and the names it leaves
 //! undefined (an executable exports its own definitions of those, so the library binds to them at
 //! run time).
+use crate::bail;
 use crate::diag::{Context, Result};
 use object::elf;
 use object::read::elf::{Dyn as _, FileHeader, Sym as _};
@@ -100,6 +101,12 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
         let (version, hidden) = match &versions {
             Some(v) => {
                 let idx = v.version_index(LE, object::SymbolIndex(i));
+                // Index 0 (VER_NDX_LOCAL) on a definition the library exports is ill-formed: no
+                // linker writes it, and reading it as "not exported" would turn into a confusing
+                // undefined symbol later.
+                if idx.index() == elf::VER_NDX_LOCAL {
+                    bail!("invalid version index 0 for defined symbol {}", String::from_utf8_lossy(sym_name));
+                }
                 let ver = v.version(idx).with_context(|| format!("symbol {}", String::from_utf8_lossy(sym_name)))?;
                 (ver.map(|v| v.name()), idx.is_hidden())
             }

@@ -32,6 +32,9 @@ pub struct VersionNode {
     pub parent: Option<String>,
     pub global: Vec<Pattern>,
     pub local: Vec<Pattern>,
+    /// Where the node was written (the version script's path, or a linker script's location), for
+    /// diagnostics; empty for nodes made from the command line.
+    pub origin: String,
 }
 
 #[derive(Debug, PartialEq)]
@@ -131,6 +134,7 @@ impl Parser {
                     self.skip_semicolon();
                 }
                 Some(Tok::Word(w)) | Some(Tok::Str(w)) => {
+                    check_pattern(&w)?;
                     let p = Pattern { text: w, cxx };
                     if local {
                         node.local.push(p);
@@ -244,26 +248,58 @@ pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
     pattern[p..].iter().all(|&c| c == b'*')
 }
 
-/// Matches `[...]` at the start of `pat` against `c`: (matched, length of the class).
+/// Matches `[...]` at the start of `pat` against `c`: (matched, length of the class); None when
+/// the class is never closed. `[!x]` and `[^x]` negate; a `]` right after the opening (or after
+/// the negation) is a member, as is any character escaped with `\\` (`[^\\]a-z]`); `a-z` is a range.
 fn class_match(pat: &[u8], c: u8) -> Option<(bool, usize)> {
-    let end = pat.iter().skip(2).position(|&x| x == b']')? + 2;
-    let body = &pat[1..end];
-    let (negate, body) = match body.first() {
-        Some(b'!') | Some(b'^') => (true, &body[1..]),
-        _ => (false, body),
-    };
+    let mut i = 1;
+    let negate = matches!(pat.get(i), Some(b'!') | Some(b'^'));
+    if negate {
+        i += 1;
+    }
+    let first = i;
     let mut hit = false;
-    let mut i = 0;
-    while i < body.len() {
-        if i + 2 < body.len() && body[i + 1] == b'-' {
-            hit |= body[i] <= c && c <= body[i + 2];
-            i += 3;
+    // One member character at `i` (escaped or not): (the character, where the next one starts).
+    let member = |i: usize| -> Option<(u8, usize)> {
+        match *pat.get(i)? {
+            b'\\' => Some((*pat.get(i + 1)?, i + 2)),
+            ch => Some((ch, i + 1)),
+        }
+    };
+    loop {
+        let ch = *pat.get(i)?;
+        if ch == b']' && i > first {
+            return Some((hit != negate, i + 1));
+        }
+        let (lo, next) = member(i)?;
+        if pat.get(next) == Some(&b'-') && pat.get(next + 1).is_some_and(|&x| x != b']') {
+            let (hi, after) = member(next + 1)?;
+            hit |= lo <= c && c <= hi;
+            i = after;
         } else {
-            hit |= body[i] == c;
-            i += 1;
+            hit |= lo == c;
+            i = next;
         }
     }
-    Some((hit != negate, end + 1))
+}
+
+/// Checks a version-script pattern: every `[` opens a class that is closed, and no `\\` ends it.
+/// (A pattern is a glob; a class left open is a mistake, not a literal `[`, as lld has it.)
+fn check_pattern(text: &str) -> Result<()> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if i + 1 == b.len() => bail!("invalid version pattern '{text}': it ends with '\\'"),
+            b'\\' => i += 2,
+            b'[' => match class_match(&b[i..], 0) {
+                Some((_, len)) => i += len,
+                None => bail!("invalid version pattern '{text}': '[' at offset {i} is never closed by ']'"),
+            },
+            _ => i += 1,
+        }
+    }
+    Ok(())
 }
 
 /// What a version script says about one symbol.
@@ -394,5 +430,18 @@ mod tests {
         assert!(!glob_match(b"foo\\?", b"foox"));
         assert!(glob_match(b"*foo\\bar*", b"xfoobarx"), "an escaped letter is that letter");
         assert!(glob_match(b"**", b"anything"));
+        assert!(glob_match(b"[abc][^abc][^\\]a-zABC]", b"azZ"));
+        assert!(!glob_match(b"[abc][^abc][^\\]a-zABC]", b"azC"));
+        assert!(!glob_match(b"[abc][^abc][^\\]a-zABC]", b"aaZ"));
+        assert!(!glob_match(b"[abc][^abc][^\\]a-zABC]", b"az]"));
+        assert!(glob_match(b"[]x]", b"]"), "a ] right after [ is a member");
+        assert!(glob_match(b"[!]x]", b"a"));
+    }
+
+    #[test]
+    fn open_class_is_an_error() {
+        let e = parse("VER1 { foo[12; };").unwrap_err().to_string();
+        assert!(e.contains("invalid version pattern 'foo[12'"), "{e}");
+        assert!(parse("VER1 { foo[12]; };").is_ok());
     }
 }
