@@ -355,21 +355,32 @@ pub fn build(
                 sec.live = false;
                 continue;
             }
-            let name = output_name_for(sec.name, keep_text_prefix);
+            // GNU ld's default script puts `.ctors` tables in `.init_array` and `.dtors` ones in
+            // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
+            // so that a program's old-style constructors run with a C library that runs only the
+            // arrays. lld keeps them in `.ctors`, where nothing runs them today.
+            let into_array = sec.reversed.is_some() && !is_crt_frame_object(&obj.name);
+            let (name, sh_type) = match into_array {
+                true if sec.name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
+                true => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
+                false => (output_name_for(sec.name, keep_text_prefix), sec.sh_type),
+            };
             let idx = *by_name.entry(name).or_insert_with(|| {
                 let n = String::from_utf8_lossy(name).into_owned();
-                out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs))
+                out.push(OutputSection::new(&n, sh_type, 0, 1, Content::Inputs))
             });
             let os = &mut out[idx];
             if !os.members.is_empty() {
-                check_compatible(os, sec.sh_type, sec.flags)
+                check_compatible(os, sh_type, sec.flags)
                     .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)))?;
             }
-            merge_kind(os, sec.sh_type, sec.flags);
+            merge_kind(os, sh_type, sec.flags);
             os.align = os.align.max(sec.align);
+            // A moved table is one of 8-byte entries, as the arrays' own sections say.
+            let entsize = if into_array { 8 } else { sec.entsize };
             if os.members.is_empty() {
-                os.entsize = sec.entsize;
-            } else if os.entsize != sec.entsize {
+                os.entsize = entsize;
+            } else if os.entsize != entsize {
                 os.entsize = 0;
             }
             os.members.push(SectionRef::new(f, si as u32));
@@ -397,6 +408,34 @@ pub fn build(
         }
     }
     Ok(out)
+}
+
+/// crtbegin.o, crtend.o and their variants (crtbeginS.o, crtendS.o, ...): GNU ld's default script
+/// leaves their `.ctors`/`.dtors` out of the init/fini arrays (`EXCLUDE_FILE`), since their code
+/// walks those tables itself. `name` is a path or `archive(member)`.
+fn is_crt_frame_object(name: &str) -> bool {
+    let base = name.trim_end_matches(')').rsplit(['/', '(']).next().unwrap_or(name);
+    let Some(stem) = base.strip_suffix(".o") else { return false };
+    ["crtbegin", "crtend"].iter().any(|p| stem.strip_prefix(p).is_some_and(|rest| rest.chars().count() <= 1))
+}
+
+/// Swaps in the reversed bytes and relocations of every `.ctors`/`.dtors` table that sits in an
+/// init/fini array (by the default rules or a script's), as GNU ld does: `.ctors` ran from its end
+/// to its start, the arrays run from start to end, so the entries keep their running order.
+pub fn reverse_ctors_in_arrays(objects: &mut Objects, sections: &Sections) {
+    for obj in objects.iter_mut() {
+        for sec in &mut obj.sections {
+            let Some((data, relas)) = sec.reversed else { continue };
+            let in_array = sec
+                .out
+                .is_some_and(|o| matches!(sections[o].name.as_str(), ".init_array" | ".fini_array" | ".preinit_array"));
+            if sec.live && in_array {
+                sec.data = data;
+                sec.relas = relas;
+            }
+            sec.reversed = None;
+        }
+    }
 }
 
 /// What every linked output's `.comment` says about the linker that made it (as lld writes
@@ -492,6 +531,8 @@ fn sort_by_priority(os: &mut OutputSection, objects: &Objects) {
         let name = objects[r].name;
         let suffix = name.iter().rposition(|&c| c == b'.').map(|p| &name[p + 1..]).unwrap_or(b"");
         match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u32>().ok()) {
+            // `.ctors.N` counts down: `.ctors.65435` runs as `.init_array.00100` does.
+            Some(p) if crate::input::object::is_ctors_table(name) => 65535u32.saturating_sub(p),
             Some(p) if name != os.name.as_bytes() => p,
             _ => 65536,
         }
