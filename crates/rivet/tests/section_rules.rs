@@ -4,7 +4,9 @@
 //!
 //! Covered: `.ctors`/`.dtors` tables (with and without priorities) placed in `.init_array` and
 //! `.fini_array`, their entries reversed so that they run in the order the old `.ctors` walk ran
-//! them, between the arrays' own prioritized entries, in executables, PIEs and static programs.
+//! them, between the arrays' own prioritized entries, in executables, PIEs and static programs;
+//! debug sections of 32-bit DWARF objects placed before those of 64-bit DWARF ones, whatever the
+//! command-line order (GNU ld keeps that order; the result must still read as the same units).
 mod common;
 
 use common::*;
@@ -140,5 +142,50 @@ __attribute__((aligned(8), section(".ctors"))) void (*ctors[])(void) = { exporte
     }
     let relocs = readelf(&["-rW"], &tmp.join("libours.so"));
     assert!(relocs.contains("exported1") && relocs.contains("exported2"), "{relocs}");
+    tmp.finish();
+}
+
+/// The compilation units of `.debug_info`: (format, name), in output order; readelf must read
+/// the section without a complaint.
+fn units(file: &Path) -> Vec<(String, String)> {
+    let out = must(Command::new("readelf").arg("--debug-dump=info").arg(file));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut units = Vec::new();
+    let mut format = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("Length:") {
+            format = line.rsplit('(').next().unwrap_or("").trim_end_matches(')').to_string();
+        } else if line.contains("DW_AT_name") && line.trim_end().ends_with(".c") && !format.is_empty() {
+            units.push((std::mem::take(&mut format), line.rsplit(' ').next().unwrap().to_string()));
+        }
+    }
+    units
+}
+
+#[test]
+fn debug_sections_of_32_bit_dwarf_come_before_64_bit_ones() {
+    let Some(tmp) = setup("section-rules-dwarf64") else { return };
+    compile(&tmp, "int x = 1;\nint foo(void) { return x; }\n", "a32.c", &["-g", "-gdwarf32"]);
+    compile(&tmp, "int foo(void);\nint main(void) { return foo() - 1; }\n", "b64.c", &["-g", "-gdwarf64"]);
+    let (thirty_two, sixty_four) =
+        (("32-bit".to_string(), "a32.c".to_string()), ("64-bit".to_string(), "b64.c".to_string()));
+    for order in [["a32.o", "b64.o"], ["b64.o", "a32.o"]] {
+        link(&tmp, false, &order, "gnu");
+        link(&tmp, true, &order, "ours");
+        let gnu = units(&tmp.join("gnu"));
+        let ours = units(&tmp.join("ours"));
+        let mut sorted = gnu.clone();
+        sorted.sort();
+        assert_eq!(sorted, vec![thirty_two.clone(), sixty_four.clone()], "GNU ld, {order:?}");
+        assert_eq!(ours, vec![thirty_two.clone(), sixty_four.clone()], "{order:?}");
+        for exe in ["gnu", "ours"] {
+            assert!(Command::new(tmp.join(exe)).status().unwrap().success(), "{exe} {order:?}");
+        }
+        // The line tables follow the same order and still name each unit's file.
+        let lines = readelf(&["--debug-dump=line"], &tmp.join("ours"));
+        let (a, b) = (lines.find("a32.c"), lines.find("b64.c"));
+        assert!(a.is_some() && b.is_some() && a < b, "{order:?}: {lines}");
+    }
     tmp.finish();
 }

@@ -387,6 +387,7 @@ pub fn build(
             sec.out = Some(idx);
         }
     }
+    let mut dwarf64: Option<Vec<bool>> = None;
     for os in &mut out {
         // Members with different entry sizes: the output is not one table of mergeable entries.
         if os.entsize == 0 {
@@ -396,6 +397,12 @@ pub fn build(
         if reordered {
             let alloc = os.is_alloc();
             crate::sections::order::apply(&os.name, alloc, &mut os.members, objects, order);
+        }
+        if os.name.starts_with(".debug_") && !os.is_alloc() {
+            let formats = dwarf64.get_or_insert_with(|| dwarf64_objects(objects));
+            if os.members.iter().any(|r| formats[r.file.index()]) {
+                os.members.sort_by_key(|r| formats[r.file.index()]);
+            }
         }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
@@ -522,6 +529,18 @@ fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::Sor
         crate::args::SortSection::Alignment => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align)),
         crate::args::SortSection::Name => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
     }
+}
+
+/// Which objects are in the 64-bit DWARF format, by file: their `.debug_info` starts with the
+/// 64-bit unit length escape (0xffffffff). `build` puts their debug sections after those of the
+/// 32-bit format (a stable partition, as mold orders them): a 32-bit format's offsets into
+/// `.debug_str`, `.debug_line` and the like must stay below 4 GiB, which the 64-bit format's
+/// sections, however large, then cannot push them past.
+fn dwarf64_objects(objects: &Objects) -> Vec<bool> {
+    objects
+        .iter()
+        .map(|o| o.sections.iter().any(|s| s.name == b".debug_info" && s.data.starts_with(&[0xff; 4])))
+        .collect()
 }
 
 /// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`
