@@ -189,3 +189,24 @@ fn debug_sections_of_32_bit_dwarf_come_before_64_bit_ones() {
     }
     tmp.finish();
 }
+
+/// An object holding both formats (a `-r` output) counts as 32-bit: its units go before those of
+/// an object in the 64-bit format only.
+#[test]
+fn an_object_with_a_32_bit_dwarf_unit_goes_first() {
+    let Some(tmp) = setup("section-rules-dwarf-mixed") else { return };
+    compile(&tmp, "int foo(void) { return 0; }\n", "a64.c", &["-g", "-gdwarf64"]);
+    compile(&tmp, "int bar(void) { return 0; }\n", "b32.c", &["-g", "-gdwarf32"]);
+    compile(
+        &tmp,
+        "int foo(void), bar(void);\nint main(void) { return foo() + bar(); }\n",
+        "main64.c",
+        &["-g", "-gdwarf64"],
+    );
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-r", "-nostdlib", "a64.o", "b32.o", "-o", "mixed.o"]));
+    link(&tmp, true, &["main64.o", "mixed.o"], "ours");
+    let names: Vec<String> = units(&tmp.join("ours")).into_iter().map(|(_, name)| name).collect();
+    assert_eq!(names, ["a64.c", "b32.c", "main64.c"]);
+    assert!(Command::new(tmp.join("ours")).status().unwrap().success());
+    tmp.finish();
+}

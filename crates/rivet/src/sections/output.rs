@@ -531,16 +531,33 @@ fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::Sor
     }
 }
 
-/// Which objects are in the 64-bit DWARF format, by file: their `.debug_info` starts with the
-/// 64-bit unit length escape (0xffffffff). `build` puts their debug sections after those of the
-/// 32-bit format (a stable partition, as mold orders them): a 32-bit format's offsets into
-/// `.debug_str`, `.debug_line` and the like must stay below 4 GiB, which the 64-bit format's
-/// sections, however large, then cannot push them past.
+/// Which objects are in the 64-bit DWARF format only, by file: every unit of their `.debug_info`
+/// starts with the 64-bit unit length escape (0xffffffff). `build` puts their debug sections after
+/// those of the other objects (a stable partition, as mold orders them): a 32-bit unit's offsets
+/// into `.debug_str`, `.debug_line` and the like must stay below 4 GiB, which the 64-bit units'
+/// sections, however large, then cannot push them past. An object with both (a `-r` output) counts
+/// as 32-bit, since its 32-bit units need the low offsets.
 fn dwarf64_objects(objects: &Objects) -> Vec<bool> {
-    objects
-        .iter()
-        .map(|o| o.sections.iter().any(|s| s.name == b".debug_info" && s.data.starts_with(&[0xff; 4])))
-        .collect()
+    objects.iter().map(|o| o.sections.iter().any(|s| s.name == b".debug_info" && only_dwarf64_units(s.data))).collect()
+}
+
+/// `.debug_info` holds at least one unit and each is in the 64-bit format (a unit length that
+/// runs past the section ends the walk: the section is read as it is elsewhere).
+fn only_dwarf64_units(mut data: &[u8]) -> bool {
+    let mut units = 0;
+    while data.len() >= 12 {
+        let (escape, length) = data.split_at(4);
+        if escape != [0xff; 4] {
+            return false;
+        }
+        let length = u64::from_le_bytes(length[..8].try_into().unwrap());
+        units += 1;
+        match usize::try_from(length).ok().and_then(|l| l.checked_add(12)) {
+            Some(end) if end <= data.len() => data = &data[end..],
+            _ => break,
+        }
+    }
+    units > 0
 }
 
 /// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`
