@@ -8,7 +8,7 @@ use crate::diag::{Diag, Result};
 use crate::link_io::{self, Inputs, Output};
 use crate::linked::{Addresses, Linked, Placed};
 pub use crate::report::LinkReport;
-use crate::sections::{compress, frames, gc, icf, merge};
+use crate::sections::{compress, frames, gc, icf, merge, output};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, debug_file, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
@@ -125,6 +125,7 @@ pub fn link_detaching(
     let priority = symbol_options::symbol_priorities(&resolved)?;
     let (sections, mut scripted) =
         timer.phase("output sections", || script_layout::create_output_sections(&mut resolved, priority))?;
+    output::reverse_ctors_in_arrays(&mut resolved.objects, &sections);
     timer.phase("check symbols", || check::check_symbols(&resolved))?;
     if let Err(errors) = script_layout::check_nocrossrefs(&resolved, &sections) {
         diag.report(errors);

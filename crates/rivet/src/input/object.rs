@@ -39,6 +39,10 @@ pub struct ObjSection<'a> {
     /// Set by identical code folding: the section this one was folded into (it is not written;
     /// addresses in it are addresses in that section).
     pub folded_into: Option<SectionRef>,
+    /// For a `.ctors`/`.dtors` table: its bytes and relocations with the order of its 8-byte
+    /// entries reversed, which it takes when it is placed in `.init_array`/`.fini_array` (those
+    /// run forward, `.ctors` ran backward), as GNU ld does.
+    pub reversed: Option<(&'a [u8], &'a [Rela])>,
 }
 
 pub struct ComdatGroup<'a> {
@@ -198,6 +202,11 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         false => check_symbol_tables(&table, data, &symtab, syms.len())?,
     };
     attach_relocations(&table, data, &mut sections, syms.len())?;
+    for sec in &mut sections {
+        if sec.live && is_ctors_table(sec.name) && sec.sh_type == elf::SHT_PROGBITS {
+            sec.reversed = reverse_entries(sec, arena);
+        }
+    }
     let mut file = ObjectFile {
         name: String::new(),
         archive_len: None,
@@ -217,6 +226,36 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         file.ir = Some(ir_kind(&file));
     }
     Ok(file)
+}
+
+/// `.ctors`, `.ctors.N`, `.dtors`, `.dtors.N`: tables of pointers run backward by old crtbegin.o
+/// code, which GNU ld moves into `.init_array`/`.fini_array`.
+pub fn is_ctors_table(name: &[u8]) -> bool {
+    [&b".ctors"[..], b".dtors"].iter().any(|p| name == *p || (name.starts_with(p) && name.get(p.len()) == Some(&b'.')))
+}
+
+/// `sec`'s bytes and relocations with its 8-byte entries in reverse order (a relocation at offset
+/// `o` of an entry moves with it), kept in `arena`; None when the section is not a whole number
+/// of entries (it is then linked as it is).
+fn reverse_entries<'a>(sec: &ObjSection<'a>, arena: &'a rivet_io::ByteArena) -> Option<(&'a [u8], &'a [Rela])> {
+    const ENTRY: u64 = 8;
+    let size = sec.size;
+    if size == 0 || !size.is_multiple_of(ENTRY) || sec.data.len() as u64 != size {
+        return None;
+    }
+    let moved = |off: u64| size - ENTRY - (off - off % ENTRY) + off % ENTRY;
+    if sec.relas.iter().any(|r| r.r_offset.get(LE) >= size) {
+        return None;
+    }
+    let data: Vec<u8> = sec.data.chunks_exact(ENTRY as usize).rev().flatten().copied().collect();
+    let mut relas: Vec<u8> = Vec::with_capacity(std::mem::size_of_val(sec.relas));
+    for r in sec.relas.iter().rev() {
+        let mut moved_rela = *r;
+        moved_rela.r_offset.set(LE, moved(r.r_offset.get(LE)));
+        relas.extend_from_slice(object::pod::bytes_of(&moved_rela));
+    }
+    let relas = object::pod::slice_from_all_bytes::<Rela>(arena.keep(relas)).ok()?;
+    Some((arena.keep(data), relas))
 }
 
 /// gcc's slim objects define `__gnu_lto_slim`; an IR object without it has machine code too.
@@ -304,6 +343,7 @@ fn read_sections<'a>(
             decompressed,
             merge_index: None,
             folded_into: None,
+            reversed: None,
         });
     }
     check_overlaps(table, &out)?;

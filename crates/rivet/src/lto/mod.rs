@@ -285,6 +285,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         decompressed: false,
         merge_index: None,
         folded_into: None,
+        reversed: None,
     };
     let mut sections = vec![section(b""), section(b".lto.ir")];
     sections[0].live = false;

@@ -169,6 +169,7 @@ mod tests {
             decompressed: false,
             merge_index: None,
             folded_into: None,
+            reversed: None,
         }
     }
 

@@ -364,30 +364,40 @@ pub fn build(
             if let Some((rank, _)) = placed {
                 ranks.insert(SectionRef::new(f, si as u32), rank);
             }
-            let name = match placed {
-                Some((_, out)) => out.as_bytes(),
-                None => output_name_for(sec.name, keep_text_prefix),
+            // GNU ld's default script puts `.ctors` tables in `.init_array` and `.dtors` ones in
+            // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
+            // so that a program's old-style constructors run with a C library that runs only the
+            // arrays. lld keeps them in `.ctors`, where nothing runs them today.
+            let into_array = placed.is_none() && sec.reversed.is_some() && !is_crt_frame_object(&obj.name);
+            let (name, sh_type) = match (placed, into_array) {
+                (Some((_, out)), _) => (out.as_bytes(), sec.sh_type),
+                (None, true) if sec.name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
+                (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
+                (None, false) => (output_name_for(sec.name, keep_text_prefix), sec.sh_type),
             };
             let idx = *by_name.entry(name).or_insert_with(|| {
                 let n = String::from_utf8_lossy(name).into_owned();
-                out.push(OutputSection::new(&n, sec.sh_type, 0, 1, Content::Inputs))
+                out.push(OutputSection::new(&n, sh_type, 0, 1, Content::Inputs))
             });
             let os = &mut out[idx];
             if !os.members.is_empty() {
-                check_compatible(os, sec.sh_type, sec.flags)
+                check_compatible(os, sh_type, sec.flags)
                     .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)))?;
             }
-            merge_kind(os, sec.sh_type, sec.flags);
+            merge_kind(os, sh_type, sec.flags);
             os.align = os.align.max(sec.align);
+            // A moved table is one of 8-byte entries, as the arrays' own sections say.
+            let entsize = if into_array { 8 } else { sec.entsize };
             if os.members.is_empty() {
-                os.entsize = sec.entsize;
-            } else if os.entsize != sec.entsize {
+                os.entsize = entsize;
+            } else if os.entsize != entsize {
                 os.entsize = 0;
             }
             os.members.push(SectionRef::new(f, si as u32));
             sec.out = Some(idx);
         }
     }
+    let mut dwarf64: Option<Vec<bool>> = None;
     for os in &mut out {
         // Members with different entry sizes: the output is not one table of mergeable entries.
         if os.entsize == 0 {
@@ -401,6 +411,12 @@ pub fn build(
                 os.members.sort_by_key(|r| ranks.get(r).copied().unwrap_or(usize::MAX));
             }
         }
+        if os.name.starts_with(".debug_") && !os.is_alloc() {
+            let formats = dwarf64.get_or_insert_with(|| dwarf64_objects(objects));
+            if os.members.iter().any(|r| formats[r.file.index()]) {
+                os.members.sort_by_key(|r| formats[r.file.index()]);
+            }
+        }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
             sort_by_priority(os, objects);
         } else if let Some(how) = sort.filter(|_| !reordered) {
@@ -412,6 +428,34 @@ pub fn build(
         }
     }
     Ok(out)
+}
+
+/// crtbegin.o, crtend.o and their variants (crtbeginS.o, crtendS.o, ...): GNU ld's default script
+/// leaves their `.ctors`/`.dtors` out of the init/fini arrays (`EXCLUDE_FILE`), since their code
+/// walks those tables itself. `name` is a path or `archive(member)`.
+fn is_crt_frame_object(name: &str) -> bool {
+    let base = name.trim_end_matches(')').rsplit(['/', '(']).next().unwrap_or(name);
+    let Some(stem) = base.strip_suffix(".o") else { return false };
+    ["crtbegin", "crtend"].iter().any(|p| stem.strip_prefix(p).is_some_and(|rest| rest.chars().count() <= 1))
+}
+
+/// Swaps in the reversed bytes and relocations of every `.ctors`/`.dtors` table that sits in an
+/// init/fini array (by the default rules or a script's), as GNU ld does: `.ctors` ran from its end
+/// to its start, the arrays run from start to end, so the entries keep their running order.
+pub fn reverse_ctors_in_arrays(objects: &mut Objects, sections: &Sections) {
+    for obj in objects.iter_mut() {
+        for sec in &mut obj.sections {
+            let Some((data, relas)) = sec.reversed else { continue };
+            let in_array = sec
+                .out
+                .is_some_and(|o| matches!(sections[o].name.as_str(), ".init_array" | ".fini_array" | ".preinit_array"));
+            if sec.live && in_array {
+                sec.data = data;
+                sec.relas = relas;
+            }
+            sec.reversed = None;
+        }
+    }
 }
 
 /// What every linked output's `.comment` says about the linker that made it (as lld writes
@@ -500,6 +544,35 @@ fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::Sor
     }
 }
 
+/// Which objects are in the 64-bit DWARF format only, by file: every unit of their `.debug_info`
+/// starts with the 64-bit unit length escape (0xffffffff). `build` puts their debug sections after
+/// those of the other objects (a stable partition, as mold orders them): a 32-bit unit's offsets
+/// into `.debug_str`, `.debug_line` and the like must stay below 4 GiB, which the 64-bit units'
+/// sections, however large, then cannot push them past. An object with both (a `-r` output) counts
+/// as 32-bit, since its 32-bit units need the low offsets.
+fn dwarf64_objects(objects: &Objects) -> Vec<bool> {
+    objects.iter().map(|o| o.sections.iter().any(|s| s.name == b".debug_info" && only_dwarf64_units(s.data))).collect()
+}
+
+/// `.debug_info` holds at least one unit and each is in the 64-bit format (a unit length that
+/// runs past the section ends the walk: the section is read as it is elsewhere).
+fn only_dwarf64_units(mut data: &[u8]) -> bool {
+    let mut units = 0;
+    while data.len() >= 12 {
+        let (escape, length) = data.split_at(4);
+        if escape != [0xff; 4] {
+            return false;
+        }
+        let length = u64::from_le_bytes(length[..8].try_into().unwrap());
+        units += 1;
+        match usize::try_from(length).ok().and_then(|l| l.checked_add(12)) {
+            Some(end) if end <= data.len() => data = &data[end..],
+            _ => break,
+        }
+    }
+    units > 0
+}
+
 /// `.init_array.00101` runs before `.init_array.00200`, and both before plain `.init_array`
 /// (which counts as priority 65536); the sort is stable so command-line order breaks ties.
 fn sort_by_priority(os: &mut OutputSection, objects: &Objects) {
@@ -507,6 +580,8 @@ fn sort_by_priority(os: &mut OutputSection, objects: &Objects) {
         let name = objects[r].name;
         let suffix = name.iter().rposition(|&c| c == b'.').map(|p| &name[p + 1..]).unwrap_or(b"");
         match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u32>().ok()) {
+            // `.ctors.N` counts down: `.ctors.65435` runs as `.init_array.00100` does.
+            Some(p) if crate::input::object::is_ctors_table(name) => 65535u32.saturating_sub(p),
             Some(p) if name != os.name.as_bytes() => p,
             _ => 65536,
         }
