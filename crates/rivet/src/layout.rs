@@ -392,7 +392,9 @@ struct LoadPlan {
 /// RX segment, as GNU ld does; `--rosegment` keeps them apart all the same and `--no-rosegment`
 /// puts them together all the same (lld's single RX segment).
 fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[OutputSectionId]) -> Vec<LoadPlan> {
-    let separate = ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
+    // --execute-only: code in a segment of its own, which nothing else may need to read.
+    let separate = ctx.config.execute_only || ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
+    let code = code_flags(ctx.config);
     // --oformat=binary has no segments: its sections follow each other as in one -N segment.
     let omagic = ctx.config.omagic || ctx.config.oformat_binary;
     let relro = ctx.config.relro && !omagic && !ctx.config.nmagic;
@@ -405,7 +407,7 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
             CLASS_TEXT if !separate => (0, elf::PF_R | elf::PF_X, false),
             CLASS_RODATA if !separate => (0, elf::PF_R | elf::PF_X, false),
             CLASS_HEADERS => (0, elf::PF_R, false),
-            CLASS_TEXT => (1, elf::PF_R | elf::PF_X, false),
+            CLASS_TEXT => (1, code, false),
             CLASS_RODATA => (2, elf::PF_R, false),
             CLASS_RELRO if relro => (3, elf::PF_R | elf::PF_W, true),
             _ => (4, elf::PF_R | elf::PF_W, false),
@@ -430,6 +432,22 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
         loads.last_mut().unwrap().sections.push(i);
     }
     loads
+}
+
+/// The flags of a segment of code: PF_R | PF_X, or PF_X alone with `--execute-only` (mold's
+/// meaning on x86-64, where the processor reads such pages all the same but the loader maps them
+/// without PROT_READ, which a kernel with execute-only memory keeps).
+pub fn code_flags(config: &crate::args::Config) -> u32 {
+    if config.execute_only {
+        elf::PF_X
+    } else {
+        elf::PF_R | elf::PF_X
+    }
+}
+
+/// `--spare-program-headers=N`: the N PT_NULL entries that end the program headers.
+pub fn spare_phdrs(config: &crate::args::Config) -> impl Iterator<Item = Phdr> {
+    std::iter::repeat_n(Phdr { p_type: elf::PT_NULL, ..Default::default() }, config.spare_program_headers)
 }
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
@@ -470,7 +488,8 @@ pub fn assign_addresses_with(
         + has(Content::EhFrameHdr) as usize
         + has(Content::GnuProperty) as usize
         + ctx.config.gnustack as usize // PT_GNU_STACK
-        + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize;
+        + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize
+        + ctx.config.spare_program_headers;
     let base = match ctx.config.image_base {
         Some(b) => b,
         None if pie => 0,
@@ -626,6 +645,7 @@ pub fn assign_addresses_with(
             align: 1,
         });
     }
+    all.extend(spare_phdrs(ctx.config));
     debug_assert_eq!(all.len(), nphdr);
     Layout {
         sections: places,
@@ -985,6 +1005,74 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
             }
         }
     }
+    if ctx.config.start_stop {
+        define_all_start_stop(ctx, sections);
+    }
+}
+
+/// The name `--start-stop` gives a loaded output section in `__start_NAME` / `__stop_NAME`
+/// (mold's rule): a C identifier as it is; otherwise without its leading dot, every character
+/// that is not an ASCII letter or digit made `_` (`.text` gives `text`, `.data.rel.ro`
+/// `data_rel_ro`).
+pub fn start_stop_name(section: &str) -> String {
+    if crate::sections::gc::is_c_identifier(section.as_bytes()) {
+        return section.to_string();
+    }
+    let s = section.strip_prefix('.').unwrap_or(section);
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// The output section that `__start_NAME` / `__stop_NAME` (`sec` = NAME) refer to: the first
+/// loaded one named NAME, else with `--start-stop` the first whose `start_stop_name` is NAME.
+pub fn start_stop_target(
+    config: &crate::args::Config,
+    sections: &IdVec<OutputSectionId, OutputSection>,
+    sec: &[u8],
+) -> Option<OutputSectionId> {
+    sections.position(|s| s.name.as_bytes() == sec && s.is_alloc()).or_else(|| {
+        let mangled = |s: &OutputSection| start_stop_name(&s.name).as_bytes() == sec;
+        sections.position(|s| config.start_stop && s.is_alloc() && !s.name.is_empty() && mangled(s))
+    })
+}
+
+/// `--start-stop`: `__start_NAME` and `__stop_NAME` for every loaded output section, referenced or
+/// not, unless an input defines the name. Their names are interned for the process (a bounded set:
+/// one pair per distinct section name).
+fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
+    let visibility = ctx.config.start_stop_visibility;
+    for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        let name = start_stop_name(&os.name);
+        for prefix in ["__start_", "__stop_"] {
+            let full = intern(format!("{prefix}{name}").into_bytes());
+            let id = match ctx.by_name.get(full) {
+                Some(&id) => id,
+                None => {
+                    let id = ctx.symbols.push(crate::resolve::Symbol::undefined(full));
+                    ctx.by_name.insert(full, id);
+                    id
+                }
+            };
+            let s = &mut ctx.symbols[id];
+            if matches!(s.def, Def::Undefined | Def::Lazy { .. }) {
+                s.def = Def::Synthetic;
+                s.weak = false;
+                s.visibility = crate::resolve::merge_visibility(s.visibility, visibility);
+            }
+        }
+    }
+}
+
+/// A name kept for the rest of the process, each distinct one stored once.
+fn intern(name: Vec<u8>) -> &'static [u8] {
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<std::collections::HashSet<&'static [u8]>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.get(name.as_slice()) {
+        return n;
+    }
+    let kept: &'static [u8] = Box::leak(name.into_boxed_slice());
+    names.insert(kept);
+    kept
 }
 
 #[cfg(test)]

@@ -530,7 +530,7 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
 /// and the symbol's value: the section's start or end.
 pub fn start_stop(ctx: Placed, name: &[u8]) -> Option<(OutputSectionId, u64)> {
     let (sec, stop) = crate::resolve::start_stop_section(name)?;
-    let id = ctx.sections.position(|s| s.name.as_bytes() == sec && s.is_alloc())?;
+    let id = crate::layout::start_stop_target(ctx.config, &ctx.sections, sec)?;
     let addr = ctx.layout.addr(id);
     Some((id, if stop { addr + ctx.layout.sizes[id] } else { addr }))
 }

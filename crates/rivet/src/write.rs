@@ -85,13 +85,13 @@ pub fn write(
     }
     // A reused output's old bytes are not zeroed first: the fill writes every one of them.
     if kernel.is_none() && build_id.is_none() && chunks::hashed(&ctx.config.build_id) {
-        let (buf, stale) = out.buf_unzeroed();
+        let (buf, stale) = filled(ctx, out.buf_unzeroed());
         let digests = fill_hashing(ctx, plan, jobs, buf, stale)?;
         let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
         return Ok(Written { copy: stats, build_id });
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
-    let (buf, stale) = out.buf_unzeroed();
+    let (buf, stale) = filled(ctx, out.buf_unzeroed());
     let dynrels = fill_parallel(ctx, plan, jobs, buf, stale, true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
         // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
@@ -102,6 +102,20 @@ pub fn write(
     let digests = if build_id.is_some() { Vec::new() } else { chunks::chunk_digests(&ctx.config.build_id, buf) };
     let build_id = patch_build_id(ctx, &digests, buf, 0, build_id)?;
     Ok(Written { copy: stats, build_id })
+}
+
+/// `--filler=BYTE`: the output buffer holds BYTE everywhere before it is filled, and all of it
+/// counts as stale, so the jobs zero every byte of padding as they do a reused file's old bytes.
+/// The output is then the same whatever BYTE is: a byte no job wrote would show as BYTE.
+fn filled<'b>(ctx: &Linked, (buf, stale): (&'b mut [u8], usize)) -> (&'b mut [u8], usize) {
+    match ctx.config.filler {
+        Some(byte) => {
+            buf.par_chunks_mut(1 << 20).for_each(|c| c.fill(byte));
+            let n = buf.len();
+            (buf, n)
+        }
+        None => (buf, stale),
+    }
 }
 
 /// What `write` did: the in-kernel copies, and the build-id it wrote (if the output has one).
@@ -372,13 +386,15 @@ fn write_behind(
         });
         let window = if paced { PACED_WINDOW } else { WINDOW };
         for (start, end, jobs) in windows(jobs, file_size, &late, window) {
-            let mut buf = vec![0u8; (end - start) as usize];
+            let mut buf = vec![ctx.config.filler.unwrap_or(0); (end - start) as usize];
+            // --filler: every byte of the window is the filler's until written or zeroed.
+            let stale = if ctx.config.filler.is_some() { buf.len() } else { 0 };
             // Windows written last (they hold .rela.dyn or the build-id) copy with memcpy.
             let late_window = overlaps(start, end, &late);
             let copies: Vec<(u64, &[u8])> =
                 if late_window { Vec::new() } else { jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect() };
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, 0, !late_window)?);
+            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, stale, !late_window)?);
             if late_window {
                 kept.push((start, buf));
                 continue;
