@@ -1008,6 +1008,9 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
     if ctx.config.start_stop {
         define_all_start_stop(ctx, sections);
     }
+    if ctx.config.physical_image_base.is_some() {
+        define_physical_start_stop(ctx, sections);
+    }
 }
 
 /// The name `--start-stop` gives a loaded output section in `__start_NAME` / `__stop_NAME`
@@ -1035,6 +1038,71 @@ pub fn start_stop_target(
     })
 }
 
+/// `--physical-image-base=BASE` (mold's rule): the first PT_LOAD's physical address is BASE, and
+/// each later one's is its virtual address as long as the segments so far have been in step
+/// (physical = virtual) and it starts less than two pages after the previous one ends; once
+/// that fails, every later segment is packed after the previous one's physical end, so that a
+/// ROM image holds them without gaps.
+pub fn set_physical_addresses(phdrs: &mut [Phdr], base: u64, page: u64) {
+    let mut addr = base;
+    let mut in_sync = None;
+    for p in phdrs.iter_mut().filter(|p| p.p_type == elf::PT_LOAD) {
+        let sync = match in_sync {
+            None => p.vaddr == base,
+            Some(sync) => sync && addr <= p.vaddr && p.vaddr < addr + 2 * page,
+        };
+        if in_sync.is_some() && sync {
+            addr = p.vaddr;
+        }
+        p.paddr = Some(addr);
+        addr += p.memsz;
+        in_sync = Some(sync);
+    }
+}
+
+/// The physical address of virtual address `vaddr` (0 when no PT_LOAD holds it).
+pub fn to_paddr(phdrs: &[Phdr], vaddr: u64) -> u64 {
+    phdrs
+        .iter()
+        .find(|p| p.p_type == elf::PT_LOAD && p.vaddr <= vaddr && vaddr < p.vaddr + p.memsz)
+        .map_or(0, |p| p.paddr.unwrap_or(p.vaddr) + (vaddr - p.vaddr))
+}
+
+/// `--physical-image-base`: `__phys_start_NAME` / `__phys_stop_NAME` for the output sections that
+/// have `__start_NAME` names (C identifiers, or all with `--start-stop`), whether referenced or
+/// not (as mold defines them), unless an input defines the name.
+fn define_physical_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
+    for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        let c_name = crate::sections::gc::is_c_identifier(os.name.as_bytes());
+        if !c_name && !ctx.config.start_stop {
+            continue;
+        }
+        let name = start_stop_name(&os.name);
+        for prefix in ["__phys_start_", "__phys_stop_"] {
+            define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), elf::STV_DEFAULT);
+        }
+    }
+}
+
+/// Makes `name` a linker-defined symbol (adding it if no input names it), unless an input defines
+/// it.
+fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
+    let id = match ctx.by_name.get(name) {
+        Some(&id) => id,
+        None => {
+            let id = ctx.symbols.push(crate::resolve::Symbol::undefined(name));
+            ctx.by_name.insert(name, id);
+            id
+        }
+    };
+    let s = &mut ctx.symbols[id];
+    if matches!(s.def, Def::Undefined | Def::Lazy { .. }) {
+        s.def = Def::Synthetic;
+        s.weak = false;
+        s.visibility = crate::resolve::merge_visibility(s.visibility, visibility);
+    }
+}
+
 /// `--start-stop`: `__start_NAME` and `__stop_NAME` for every loaded output section, referenced or
 /// not, unless an input defines the name. Their names are interned for the process (a bounded set:
 /// one pair per distinct section name).
@@ -1043,21 +1111,7 @@ fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, O
     for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
         let name = start_stop_name(&os.name);
         for prefix in ["__start_", "__stop_"] {
-            let full = intern(format!("{prefix}{name}").into_bytes());
-            let id = match ctx.by_name.get(full) {
-                Some(&id) => id,
-                None => {
-                    let id = ctx.symbols.push(crate::resolve::Symbol::undefined(full));
-                    ctx.by_name.insert(full, id);
-                    id
-                }
-            };
-            let s = &mut ctx.symbols[id];
-            if matches!(s.def, Def::Undefined | Def::Lazy { .. }) {
-                s.def = Def::Synthetic;
-                s.weak = false;
-                s.visibility = crate::resolve::merge_visibility(s.visibility, visibility);
-            }
+            define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), visibility);
         }
     }
 }

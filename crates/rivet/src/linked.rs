@@ -522,7 +522,25 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
             .unwrap_or(base),
         b"__GNU_EH_FRAME_HDR" => ctx.synthetic_addr(Content::EhFrameHdr).unwrap_or(0),
         b"_TLS_MODULE_BASE_" => layout.tls.start,
-        _ => start_stop(ctx, name).map_or(0, |(_, value)| value),
+        _ => match physical_start_stop(name) {
+            // --physical-image-base: a section's physical start or end.
+            Some((section, stop)) if ctx.config.physical_image_base.is_some() => {
+                let start = start_stop(ctx, &[b"__start_", section].concat());
+                start.map_or(0, |(id, addr)| {
+                    crate::layout::to_paddr(&layout.phdrs, addr) + if stop { layout.sizes[id] } else { 0 }
+                })
+            }
+            _ => start_stop(ctx, name).map_or(0, |(_, value)| value),
+        },
+    }
+}
+
+/// The section a `__phys_start_SEC` or `__phys_stop_SEC` name refers to (SEC) and whether it is
+/// its end.
+fn physical_start_stop(name: &[u8]) -> Option<(&[u8], bool)> {
+    match name.strip_prefix(b"__phys_start_") {
+        Some(sec) => Some((sec, false)),
+        None => name.strip_prefix(b"__phys_stop_").map(|sec| (sec, true)),
     }
 }
 

@@ -261,6 +261,9 @@ pub fn assign_addresses(
         Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut members)?,
         None => layout::assign_addresses(ctx, synthetic, members.sizes),
     };
+    if let Some(base) = ctx.config.physical_image_base {
+        layout::set_physical_addresses(&mut lay.phdrs, base, ctx.config.max_page_size.max(4096));
+    }
     lay.inputs = std::sync::Arc::new(inputs);
     lay.sizes = sizes;
     Ok(lay)
