@@ -886,7 +886,6 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         let named = |i: &InputArg| matches!(i, InputArg::File { .. } | InputArg::Library { .. });
         ensure!(self.inputs.iter().any(named), "no input files");
-        ensure!(self.section_order.is_empty(), "--section-order: not supported yet");
         ensure!(self.shared || self.filters.is_empty(), "-F may not be used without -shared");
         ensure!(self.shared || self.auxiliaries.is_empty(), "-f may not be used without -shared");
         ensure!(

@@ -55,6 +55,9 @@ pub struct Layout {
     pub base: u64,
     pub tls: Tls,
     pub phdrs: Vec<Phdr>,
+    /// The program header table's file offset (right after the ELF header, unless
+    /// `--section-order` places it).
+    pub phoff: u64,
     pub shoff: u64,
     pub file_size: u64,
     /// Where the loaded sections' file bytes end (the non-alloc sections come after).
@@ -75,6 +78,8 @@ pub struct Layout {
     pub script_fills: Vec<(OutputSectionId, u32)>,
     /// Where the linker's own sections are (`chunks::create_sections`).
     pub synthetic: SyntheticIds,
+    /// `--section-order`'s `!SYMBOL` words: each symbol's address.
+    pub order_symbols: Vec<(String, u64)>,
     /// Where the inputs are inside their output sections (`assign_input_offsets`; a script's
     /// commands walked at their addresses may move members and commons). Shared with the
     /// separate debug file's layout, which places the same inputs.
@@ -334,7 +339,7 @@ pub fn to_debug_file(ctx: &Ctx, i: OutputSectionId) -> bool {
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
-fn sort_order(
+pub(crate) fn sort_order(
     ctx: &Ctx,
     places: &mut IdVec<OutputSectionId, Placement>,
     inserted: &[(OutputSectionId, OutputSectionId, i32)],
@@ -652,6 +657,7 @@ pub fn assign_addresses_with(
         base,
         tls: tls_block,
         phdrs: all,
+        phoff: EHDR_SIZE,
         shoff,
         file_size,
         alloc_end,
@@ -662,6 +668,7 @@ pub fn assign_addresses_with(
         script_data: Vec::new(),
         script_fills: Vec::new(),
         synthetic: *synthetic,
+        order_symbols: Vec::new(),
         inputs: Default::default(),
         sizes: Sizes::default(),
         compressed: Default::default(),
@@ -1010,6 +1017,19 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
     }
     if ctx.config.physical_image_base.is_some() {
         define_physical_start_stop(ctx, sections);
+    }
+    // --section-order's `!SYMBOL` words, and `__ehdr_start` where it places the ELF header
+    // (mold defines it whether referenced or not: the symbol says where the layout put it).
+    for item in &ctx.config.section_order {
+        match item {
+            crate::args::SectionOrderItem::Symbol(name) => {
+                define_synthetic(ctx, intern(name.as_bytes().to_vec()), elf::STV_DEFAULT)
+            }
+            crate::args::SectionOrderItem::Section(s) if s == "EHDR" => {
+                define_synthetic(ctx, b"__ehdr_start", elf::STV_HIDDEN)
+            }
+            _ => {}
+        }
     }
 }
 

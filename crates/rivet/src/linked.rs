@@ -496,6 +496,10 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
     let span = |c: Content| layout.synthetic.get(c).map(|id| (layout.addr(id), layout.sizes[id]));
     let start_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.0);
     let end_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.1);
+    // --section-order's `!SYMBOL` words (a name given twice: its last place).
+    if let Some((_, addr)) = layout.order_symbols.iter().rev().find(|(n, _)| n.as_bytes() == name) {
+        return *addr;
+    }
     match name {
         b"__ehdr_start" | b"__executable_start" => base,
         b"_GLOBAL_OFFSET_TABLE_" => ctx.gotplt_addr(),

@@ -256,9 +256,15 @@ pub fn assign_addresses(
     mut sizes: Sizes,
 ) -> Result<Layout> {
     let mut members = Members { offsets: &mut inputs.offsets, commons: &mut inputs.commons, sizes: &mut sizes };
+    if !ctx.config.section_order.is_empty() {
+        crate::section_order::check_options(ctx.config, scripted.is_some())?;
+    }
     let mut lay = match scripted {
         Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, synthetic, &mut members)?,
         Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut members)?,
+        None if !ctx.config.section_order.is_empty() => {
+            crate::section_order::assign_addresses(ctx, synthetic, members.sizes)?
+        }
         None => layout::assign_addresses(ctx, synthetic, members.sizes),
     };
     if let Some(base) = ctx.config.physical_image_base {
@@ -1668,6 +1674,7 @@ fn finish(
         base,
         tls: tls_block,
         phdrs: all,
+        phoff: EHDR_SIZE,
         shoff,
         file_size,
         alloc_end,
@@ -1678,6 +1685,7 @@ fn finish(
         script_data: Vec::new(),
         script_fills: Vec::new(),
         synthetic: *synthetic,
+        order_symbols: Vec::new(),
         inputs: Default::default(),
         sizes: Sizes::default(),
         compressed: Default::default(),

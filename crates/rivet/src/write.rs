@@ -37,8 +37,10 @@ enum Job {
     /// A gap of a section with a fill pattern: the 4-byte big-endian pattern and where in it the
     /// gap starts (its offset in the section modulo 4).
     Fill(u32, u8),
-    /// The ELF header and the program headers.
+    /// The ELF header, and the program headers when they follow it.
     FileHeader,
+    /// The program headers, where `--section-order` put them.
+    ProgramHeaders,
     /// The section header table.
     SectionHeaders,
 }
@@ -440,7 +442,14 @@ fn write_behind(
 fn collect_jobs(ctx: &Ctx, layout: &Layout, kernel: bool) -> Vec<Piece> {
     let mut headers = Vec::new();
     if !layout.raw {
-        headers.push((0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader));
+        let table = PHDR_SIZE * layout.phdrs.len() as u64;
+        if layout.phoff == EHDR_SIZE {
+            headers.push((0, EHDR_SIZE + table, Job::FileHeader));
+        } else {
+            // --section-order placed the table elsewhere.
+            headers.push((0, EHDR_SIZE, Job::FileHeader));
+            headers.push((layout.phoff, table, Job::ProgramHeaders));
+        }
         let nsh = 1 + layout.emitted_count() as u64;
         headers.push((layout.shoff, SHDR_SIZE * nsh, Job::SectionHeaders));
     }
@@ -732,6 +741,10 @@ fn fill_piece(
             write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
             Ok(Vec::new())
         }
+        Job::ProgramHeaders => {
+            write_program_headers(ctx.layout, buf);
+            Ok(Vec::new())
+        }
         Job::SectionHeaders => {
             write_section_headers(ctx, plan, buf);
             Ok(Vec::new())
@@ -832,7 +845,7 @@ pub fn elf_ident() -> object::elf::Ident {
     }
 }
 
-/// The ELF header and program headers (`out` starts at file offset 0).
+/// The ELF header, and the program headers when they follow it (`out` starts at file offset 0).
 fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     use object::elf::{FileHeader64, ProgramHeader64};
     use object::{pod, LittleEndian as LE, U16, U32, U64};
@@ -847,7 +860,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
         e_machine: U16::new(LE, elf::EM_X86_64),
         e_version: U32::new(LE, elf::EV_CURRENT as u32),
         e_entry: U64::new(LE, entry),
-        e_phoff: U64::new(LE, EHDR_SIZE),
+        e_phoff: U64::new(LE, layout.phoff),
         e_shoff: U64::new(LE, layout.shoff),
         e_flags: U32::new(LE, 0),
         e_ehsize: U16::new(LE, EHDR_SIZE as u16),
@@ -859,7 +872,16 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     };
     let (h, rest) = out.split_at_mut(EHDR_SIZE as usize);
     h.copy_from_slice(pod::bytes_of(&header));
-    let (phdrs, _) = pod::slice_from_bytes_mut::<ProgramHeader64<LE>>(rest, layout.phdrs.len()).unwrap();
+    if layout.phoff == EHDR_SIZE {
+        write_program_headers(layout, rest);
+    }
+}
+
+/// The program header table (`out` starts at `layout.phoff`).
+fn write_program_headers(layout: &Layout, out: &mut [u8]) {
+    use object::elf::ProgramHeader64;
+    use object::{pod, LittleEndian as LE, U32, U64};
+    let (phdrs, _) = pod::slice_from_bytes_mut::<ProgramHeader64<LE>>(out, layout.phdrs.len()).unwrap();
     for (e, p) in phdrs.iter_mut().zip(&layout.phdrs) {
         *e = ProgramHeader64 {
             p_type: U32::new(LE, p.p_type),

@@ -459,3 +459,137 @@ fn unknown_options() {
     assert!(!link(&tmp, true, &args, "fatal").status.success());
     tmp.finish();
 }
+
+const ORDERED: &str = "#include <stdio.h>\n\
+    __attribute__((section(\".fn1\"))) void fn1(void) { printf(\" fn1\"); }\n\
+    __attribute__((section(\".fn2\"))) void fn2(void) { printf(\" fn2\"); }\n\
+    int x = 5; int y;\n\
+    __thread int t = 2; __thread int tb;\n\
+    int main(void) { fn1(); fn2(); printf(\" Hello %d %d %d %d\\n\", x, y, t, tb); return 0; }\n";
+
+/// The address of a section, from `readelf -SW`.
+fn section_addr(file: &Path, name: &str) -> u64 {
+    readelf("-SW", file)
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split_once(']')?.1.split_whitespace().collect();
+            (f[0] == name).then(|| u64::from_str_radix(f[2], 16).unwrap())
+        })
+        .unwrap_or_else(|| panic!("{}: no section {name}", file.display()))
+}
+
+/// `--section-order`: sections at the addresses the words give, the ELF header and the program
+/// header table where `EHDR` and `PHDR` put them (`e_phoff` follows), `!SYM` symbols at the
+/// current address, `%ALIGN`; the programs run and print what GNU ld's default layout prints
+/// (dynamic, static with TLS, PIE). Errors: an address going backward, a section no word covers,
+/// an ELF header off a page boundary, EHDR not first, a clash with `-Ttext`.
+#[test]
+fn section_order() {
+    if !have("gcc") || !have("readelf") {
+        return;
+    }
+    let tmp = TempDir::new("mold-section-order");
+    std::fs::write(tmp.join("main.c"), ORDERED).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fno-PIC", "main.c", "-o", "nopic.o"]));
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIE", "main.c", "-o", "pie.o"]));
+    let expected = run(&linked(&tmp, false, &["-no-pie", "nopic.o"], "bfd"));
+    assert_eq!(expected, " fn1 fn2 Hello 5 0 2 0\n");
+    let order = |spec: &str| format!("-Wl,--section-order={spec}");
+    let exe1 = linked(
+        &tmp,
+        true,
+        &["-no-pie", "nopic.o", &order("=0x100000 EHDR PHDR =0x200000 .fn2 TEXT =0x300000 .fn1 DATA BSS RODATA")],
+        "exe1",
+    );
+    assert_eq!(run(&exe1), expected);
+    assert_eq!((section_addr(&exe1, ".fn2"), section_addr(&exe1, ".fn1")), (0x200000, 0x300000));
+    let exe2 = linked(
+        &tmp,
+        true,
+        &["-no-pie", "nopic.o", &order("=0x200000 EHDR RODATA =0x300000 PHDR =0x400000 .fn2 TEXT DATA BSS")],
+        "exe2",
+    );
+    assert_eq!(run(&exe2), expected);
+    assert_eq!(section_addr(&exe2, ".fn2"), 0x400000);
+    assert_eq!(symbol(&exe2, "__ehdr_start"), Some(0x200000));
+    let segs = segments(&exe2);
+    let phdr = segs.iter().find(|s| s.0 == "PHDR").unwrap();
+    assert_eq!(phdr.2, 0x300000, "{segs:?}");
+    // The table is where PT_PHDR says, and e_phoff says so too.
+    let header = readelf("-hW", &exe2);
+    assert!(header.contains(&format!("Start of program headers:          {} (bytes into file)", phdr.1)), "{header}");
+    // Code, read-only data and data never share a page; no RELRO segment.
+    let loads: Vec<_> = segs.iter().filter(|s| s.0 == "LOAD").collect();
+    for w in loads.windows(2) {
+        assert!(w[0].2 + w[0].5 <= w[1].2 & !0xfff, "{loads:?}");
+    }
+    assert!(!segs.iter().any(|s| s.0 == "GNU_RELRO"));
+    let exe3 = linked(
+        &tmp,
+        true,
+        &[
+            "-no-pie",
+            "nopic.o",
+            &order(
+                "=0x200000 !ehdr_start EHDR %0x20 !rodata_start RODATA =0x300000 !phdr_start PHDR %4096 \
+                 !phdr_end =0x400000 !text_start TEXT DATA BSS",
+            ),
+        ],
+        "exe3",
+    );
+    assert_eq!(run(&exe3), expected);
+    for (name, value) in [
+        ("ehdr_start", 0x200000),
+        ("rodata_start", 0x200040),
+        ("phdr_start", 0x300000),
+        ("phdr_end", 0x301000),
+        ("text_start", 0x400000),
+    ] {
+        assert_eq!(symbol(&exe3, name), Some(value), "{name}");
+    }
+    // A static executable (TLS included) and a PIE.
+    let spec = order("=0x200000 EHDR RODATA =0x300000 PHDR =0x400000 .fn2 TEXT DATA BSS");
+    assert_eq!(run(&linked(&tmp, true, &["-static", "nopic.o", &spec], "static")), expected);
+    let pie = linked(&tmp, true, &["-pie", "pie.o", &order("EHDR PHDR TEXT RODATA DATA BSS")], "pie");
+    assert_eq!(run(&pie), expected);
+    let refused = [
+        ("=0x800000 EHDR PHDR =0x200000 .fn2 TEXT =0x300000 .fn1 DATA BSS RODATA", "address goes backward"),
+        ("EHDR PHDR TEXT DATA", "missing section specification for"),
+        ("=0x200010 EHDR PHDR TEXT RODATA DATA BSS", "must be page-aligned"),
+        ("TEXT EHDR PHDR RODATA DATA BSS", "EHDR must come before every section"),
+        (".fn1 EHDR PHDR TEXT RODATA DATA BSS", "EHDR must be the first section specifier"),
+    ];
+    for (spec, why) in refused {
+        let o = link(&tmp, true, &["-no-pie", "nopic.o", &order(spec)], "bad");
+        assert!(!o.status.success() && !tmp.join("bad").exists(), "{spec}");
+        if testing_rivet() {
+            assert!(stderr(&o).contains(why), "{spec}: {}", stderr(&o));
+        }
+    }
+    let o = link(
+        &tmp,
+        true,
+        &["-no-pie", "nopic.o", &order("EHDR PHDR TEXT RODATA DATA BSS"), "-Wl,-Ttext=0x500000"],
+        "bad",
+    );
+    assert!(!o.status.success());
+    if testing_rivet() {
+        assert!(stderr(&o).contains("--section-order may not be used with -Ttext"), "{}", stderr(&o));
+    }
+    // With --physical-image-base: segments that start where the physical image is stay in step.
+    let phys = linked(
+        &tmp,
+        true,
+        &[
+            "-static",
+            "nopic.o",
+            "-Wl,--physical-image-base=0x800000",
+            &order("=0x800000 TEXT RODATA =0x900000 DATA BSS"),
+        ],
+        "phys",
+    );
+    let loads: Vec<_> = segments(&phys).into_iter().filter(|s| s.0 == "LOAD").collect();
+    assert!(loads.iter().filter(|s| s.6 != "RW").all(|s| s.2 == s.3), "{loads:?}");
+    assert_eq!(loads[0].3, 0x800000);
+    tmp.finish();
+}
