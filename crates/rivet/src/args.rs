@@ -409,9 +409,37 @@ pub struct Config {
     pub prefetch_inputs: Option<bool>,
     pub copy_method: Option<rivet_io::CopyMethod>,
     /// Free the link's tables and mappings when `link` returns. The `rivet` binary leaves them to
-    /// the kernel at exit (faster); in-process callers that link many times (the fuzz targets) set
-    /// this. No command-line option sets it.
+    /// the kernel at exit (faster, mold's `--quick-exit`, the default); `--no-quick-exit` sets it,
+    /// so that the process tears down what it built before it exits (what a leak checker run on
+    /// the linker expects), and so do in-process callers that link many times (the fuzz targets).
     pub free_memory: bool,
+    /// `--zero-to-bss` (mold): writable data input sections whose bytes are all zero and that
+    /// have no relocations become SHT_NOBITS, taking no room in the file.
+    pub zero_to_bss: bool,
+    /// `--discard-section=NAME` (mold): input sections of that name are left out of the output;
+    /// `--no-discard-section=NAME` takes NAME off the list again.
+    pub discard_sections: Vec<String>,
+    /// `--filler=BYTE` (mold): the output buffer is filled with BYTE before anything is written.
+    /// Every byte of the output is written by rivet (padding is zeroed), so the output is the same
+    /// whatever BYTE is; a byte left unwritten would show as BYTE.
+    pub filler: Option<u8>,
+    /// `--spare-program-headers=N` (mold): N PT_NULL entries after the program headers, for
+    /// post-link tools to turn into segments.
+    pub spare_program_headers: usize,
+    /// `--start-stop` (mold): `__start_NAME` / `__stop_NAME` for every loaded output section,
+    /// NAME being the section's name without its leading dot and with every character that is not
+    /// a letter or digit made `_` (`.text` gives `__start_text`).
+    pub start_stop: bool,
+    /// `--execute-only` (mold's x86-64 meaning): executable segments are PF_X, without PF_R.
+    pub execute_only: bool,
+    /// `--physical-image-base=ADDR` (mold): the loaded segments' physical addresses (p_paddr)
+    /// start there, and `__phys_start_NAME` / `__phys_stop_NAME` give each section's.
+    pub physical_image_base: Option<u64>,
+    /// `--section-order=SPEC` (mold): the order and addresses of the output sections.
+    pub section_order: Vec<SectionOrderItem>,
+    /// `-repro` / `--repro` (mold; also `MOLD_REPRO` set to a non-empty string): `--reproduce`
+    /// into OUTPUT.repro.tar, whose entries are under `OUTPUT.repro/`.
+    pub repro: bool,
     /// The command line after response-file expansion (for `--reproduce`).
     pub raw_args: Vec<String>,
 }
@@ -564,6 +592,15 @@ impl Default for Config {
             copy_method: None,
             raw_args: Vec::new(),
             free_memory: false,
+            zero_to_bss: false,
+            discard_sections: Vec::new(),
+            filler: None,
+            spare_program_headers: 0,
+            start_stop: false,
+            execute_only: false,
+            physical_image_base: None,
+            section_order: Vec::new(),
+            repro: false,
         }
     }
 }
@@ -728,6 +765,75 @@ pub enum Discard {
     None,
 }
 
+/// One word of `--section-order` (mold's syntax, words separated by blanks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SectionOrderItem {
+    /// `TEXT`, `RODATA`, `DATA`, `BSS` (any case): the output sections of that kind not named
+    /// elsewhere in the list.
+    Group(SectionGroup),
+    /// `EHDR`, `PHDR` (the ELF header, the program headers) or an output section's name.
+    Section(String),
+    /// `=ADDR`: the next item starts at this address.
+    Addr(u64),
+    /// `%ALIGN`: the next item starts at an address aligned to this.
+    Align(u64),
+    /// `!NAME`: defines the symbol NAME at the current address.
+    Symbol(String),
+}
+
+/// The kinds of output sections `--section-order` names as groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectionGroup {
+    Text,
+    Rodata,
+    Data,
+    Bss,
+}
+
+/// `--section-order`'s value: its words, each checked, with EHDR only as the first section
+/// specifier (as mold requires).
+fn parse_section_order(v: &str) -> Result<Vec<SectionOrderItem>> {
+    let number = |t: &str| -> Option<u64> {
+        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => t.parse().ok(),
+        }
+    };
+    let mut items = Vec::new();
+    for tok in v.split([' ', '\t']).filter(|t| !t.is_empty()) {
+        let item = match tok.to_ascii_uppercase().as_str() {
+            "TEXT" => SectionOrderItem::Group(SectionGroup::Text),
+            "RODATA" => SectionOrderItem::Group(SectionGroup::Rodata),
+            "DATA" => SectionOrderItem::Group(SectionGroup::Data),
+            "BSS" => SectionOrderItem::Group(SectionGroup::Bss),
+            "EHDR" | "PHDR" => SectionOrderItem::Section(tok.to_ascii_uppercase()),
+            _ => {
+                let bad = || fatal!("--section-order: parse error at '{tok}' in '{v}'");
+                if let Some(a) = tok.strip_prefix('=') {
+                    SectionOrderItem::Addr(number(a).ok_or_else(bad)?)
+                } else if let Some(a) = tok.strip_prefix('%') {
+                    let a = number(a).filter(|a| a.is_power_of_two()).ok_or_else(bad)?;
+                    SectionOrderItem::Align(a)
+                } else if let Some(sym) = tok.strip_prefix('!') {
+                    SectionOrderItem::Symbol(sym.to_string())
+                } else if tok.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+                    SectionOrderItem::Section(tok.to_string())
+                } else {
+                    return Err(bad());
+                }
+            }
+        };
+        items.push(item);
+    }
+    let sections: Vec<&String> =
+        items.iter().filter_map(|i| if let SectionOrderItem::Section(s) = i { Some(s) } else { None }).collect();
+    ensure!(
+        !sections.iter().skip(1).any(|s| *s == "EHDR"),
+        "--section-order: EHDR must be the first section specifier: {v}"
+    );
+    Ok(items)
+}
+
 /// Options rivet accepts and deliberately ignores, each because GNU ld gives it no effect for the
 /// outputs rivet writes (the README lists them).
 pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
@@ -837,6 +943,12 @@ const WITH_VALUE: &[&str] = &[
     "filter",
     "auxiliary",
     "fuse-ld",
+    "discard-section",
+    "no-discard-section",
+    "filler",
+    "spare-program-headers",
+    "physical-image-base",
+    "section-order",
 ];
 
 /// Options that may carry a value only with `=` (`--build-id` alone means sha1).
@@ -909,7 +1021,17 @@ pub fn parse(args: Vec<OsString>) -> Result<Config> {
         p.pos += 1;
         p.one(&arg)?;
     }
-    Ok(p.config)
+    let mut config = p.config;
+    // mold's -repro, or its MOLD_REPRO variable: the archive is named after the output.
+    if std::env::var_os("MOLD_REPRO").is_some_and(|v| !v.is_empty()) {
+        config.repro = true;
+    }
+    if config.repro && config.reproduce.is_none() {
+        let mut tar = config.output.clone().into_os_string();
+        tar.push(".repro.tar");
+        config.reproduce = Some(tar.into());
+    }
+    Ok(config)
 }
 
 struct ArgParser {
@@ -1091,6 +1213,11 @@ const KNOWN_FLAGS: &[&str] = &[
     "dynamic-list-data",
     "warn-backrefs",
     "no-warn-backrefs",
+    "zero-to-bss",
+    "quick-exit",
+    "no-quick-exit",
+    "repro",
+    "start-stop",
 ];
 
 impl ArgParser {
@@ -1114,7 +1241,13 @@ impl ArgParser {
         }
         let (name, attached) = split_option(arg);
         if attached.is_some() || WITH_VALUE.contains(&name.as_str()) && !OPTIONAL_VALUE.contains(&name.as_str()) {
+            // How a `-z` keyword was written, for the warning about an unknown one.
+            let glued = attached.is_some();
             let value = self.value(&name, attached)?;
+            if name == "z" {
+                let spelled = if glued { arg.to_string() } else { format!("{arg} {value}") };
+                return self.z_option(&value, &spelled);
+            }
             return self.with_value(&name, value);
         }
         self.flag(&name, arg)
@@ -1253,8 +1386,7 @@ impl ArgParser {
             "r" | "relocatable" | "Ur" => c.relocatable = true,
             "noinhibit-exec" => c.noinhibit_exec = true,
             "default-symver" => c.default_symver = true,
-            // lld's words: execute-only memory needs a target that has it.
-            "execute-only" => bail!("--execute-only is only supported on AArch64 targets"),
+            "execute-only" => c.execute_only = true,
             // Final links always allocate common symbols; with -r these allocate them too.
             "d" | "dc" | "dp" | "define-common" => c.define_common = true,
             "no-define-common" => c.define_common = false,
@@ -1285,7 +1417,12 @@ impl ArgParser {
             "dynamic-list-data" => c.dynamic_list_data = true,
             "warn-backrefs" => c.warn_backrefs = true,
             "no-warn-backrefs" => c.warn_backrefs = false,
-            _ => bail!("unknown argument '{arg}'"),
+            "zero-to-bss" => c.zero_to_bss = true,
+            "quick-exit" => c.free_memory = false,
+            "no-quick-exit" => c.free_memory = true,
+            "repro" => c.repro = true,
+            "start-stop" => c.start_stop = true,
+            _ => bail!("unknown command line option: {arg}"),
         }
         Ok(())
     }
@@ -1306,7 +1443,6 @@ impl ArgParser {
                 ensure!(v == "elf_x86_64", "unsupported emulation '{v}' (rivet links elf_x86_64 only)");
                 c.emulation = Some(v);
             }
-            "z" => self.z_option(&v)?,
             "u" | "undefined" => c.undefined.push(v),
             "require-defined" => c.require_defined.push(v),
             "h" | "soname" => c.soname = Some(v),
@@ -1523,12 +1659,37 @@ impl ArgParser {
             "F" | "filter" => c.filters.push(v),
             "f" | "auxiliary" => c.auxiliaries.push(v),
             "undefined-glob" => c.undefined_globs.push(v),
-            _ => bail!("unknown argument '-{name}'"),
+            "discard-section" => {
+                if !c.discard_sections.contains(&v) {
+                    c.discard_sections.push(v)
+                }
+            }
+            "no-discard-section" => c.discard_sections.retain(|s| *s != v),
+            "filler" => {
+                c.filler = Some(
+                    hex(&v)
+                        .and_then(|b| u8::try_from(b).ok())
+                        .ok_or_else(|| fatal!("--filler: expected a byte in hexadecimal (0x00 to 0xff), got '{v}'"))?,
+                )
+            }
+            "spare-program-headers" => {
+                c.spare_program_headers = parse_number(&v)
+                    .and_then(|n| usize::try_from(n).ok())
+                    .filter(|&n| n <= 0xff00)
+                    .ok_or_else(|| fatal!("--spare-program-headers: expected a number of headers, got '{v}'"))?
+            }
+            "physical-image-base" => {
+                c.physical_image_base =
+                    Some(parse_number(&v).ok_or_else(|| fatal!("--physical-image-base: bad address '{v}'"))?)
+            }
+            "section-order" => c.section_order = parse_section_order(&v)?,
+            _ => bail!("unknown command line option: -{name}"),
         }
         Ok(())
     }
 
-    fn z_option(&mut self, key: &str) -> Result<()> {
+    /// One `-z` keyword; `spelled`: the option as the command line wrote it (`-zfoo`, `-z foo`).
+    fn z_option(&mut self, key: &str, spelled: &str) -> Result<()> {
         let c = &mut self.config;
         match key {
             "relro" => c.relro = true,
@@ -1620,7 +1781,8 @@ impl ArgParser {
                         .filter(|n| n.is_power_of_two())
                         .ok_or_else(|| fatal!("-z common-page-size: bad size '{v}'"))?;
                 } else {
-                    c.warnings.push(format!("unknown -z value: {key}"));
+                    // lld's words, and mold's.
+                    c.warnings.push(format!("unknown -z value: {key} (unknown command line option: {spelled})"));
                 }
             }
         }
@@ -1969,7 +2131,9 @@ mod tests {
             // Known means: some spelling parses, or is refused for its value, not as unknown.
             let tries = [p(&[name]), p(&[name, "1"]), p(&[&format!("{name}=1")])];
             assert!(
-                tries.iter().any(|r| r.as_ref().map_or_else(|e| !e.to_string().contains("unknown argument"), |_| true)),
+                tries.iter().any(|r| r
+                    .as_ref()
+                    .map_or_else(|e| !e.to_string().contains("unknown command line option"), |_| true)),
                 "{opt} is listed but unknown"
             );
         }
@@ -2163,11 +2327,14 @@ mod tests {
 
     #[test]
     fn errors_name_the_option() {
-        assert_eq!(p(&["--frobnicate"]).unwrap_err().to_string(), "unknown argument '--frobnicate'");
+        assert_eq!(p(&["--frobnicate"]).unwrap_err().to_string(), "unknown command line option: --frobnicate");
         assert_eq!(p(&["-o"]).unwrap_err().to_string(), "-o: missing argument");
         assert!(p(&["-m", "elf_i386"]).unwrap_err().to_string().contains("elf_i386"));
         // An unknown -z keyword is a warning (as in GNU ld and lld), not an error.
-        assert_eq!(p(&["-z", "bogus"]).unwrap().warnings, ["unknown -z value: bogus"]);
+        assert_eq!(
+            p(&["-z", "bogus"]).unwrap().warnings,
+            ["unknown -z value: bogus (unknown command line option: -z bogus)"]
+        );
         assert_eq!(p(&["-z", "start-stop-visibility=hidden"]).unwrap().start_stop_visibility, object::elf::STV_HIDDEN);
         assert_eq!(p(&[]).unwrap().start_stop_visibility, object::elf::STV_PROTECTED);
         assert_eq!(

@@ -55,6 +55,9 @@ pub struct Layout {
     pub base: u64,
     pub tls: Tls,
     pub phdrs: Vec<Phdr>,
+    /// The program header table's file offset (right after the ELF header, unless
+    /// `--section-order` places it).
+    pub phoff: u64,
     pub shoff: u64,
     pub file_size: u64,
     /// Where the loaded sections' file bytes end (the non-alloc sections come after).
@@ -77,6 +80,8 @@ pub struct Layout {
     pub script_fills: Vec<(OutputSectionId, u32)>,
     /// Where the linker's own sections are (`chunks::create_sections`).
     pub synthetic: SyntheticIds,
+    /// `--section-order`'s `!SYMBOL` words: each symbol's address.
+    pub order_symbols: Vec<(String, u64)>,
     /// Where the inputs are inside their output sections (`assign_input_offsets`; a script's
     /// commands walked at their addresses may move members and commons). Shared with the
     /// separate debug file's layout, which places the same inputs.
@@ -364,7 +369,7 @@ pub fn to_debug_file(ctx: &Ctx, i: OutputSectionId) -> bool {
 }
 
 /// Sorts sections into segment order: by class, then rank, then first appearance.
-fn sort_order(
+pub(crate) fn sort_order(
     ctx: &Ctx,
     places: &mut IdVec<OutputSectionId, Placement>,
     inserted: &[(OutputSectionId, OutputSectionId, i32)],
@@ -422,7 +427,9 @@ struct LoadPlan {
 /// RX segment, as GNU ld does; `--rosegment` keeps them apart all the same and `--no-rosegment`
 /// puts them together all the same (lld's single RX segment).
 fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[OutputSectionId]) -> Vec<LoadPlan> {
-    let separate = ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
+    // --execute-only: code in a segment of its own, which nothing else may need to read.
+    let separate = ctx.config.execute_only || ctx.config.rosegment.unwrap_or(ctx.config.separate_code);
+    let code = code_flags(ctx.config);
     // --oformat=binary has no segments: its sections follow each other as in one -N segment.
     let omagic = ctx.config.omagic || ctx.config.oformat_binary;
     let relro = ctx.config.relro && !omagic && !ctx.config.nmagic;
@@ -435,7 +442,7 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
             CLASS_TEXT if !separate => (0, elf::PF_R | elf::PF_X, false),
             CLASS_RODATA if !separate => (0, elf::PF_R | elf::PF_X, false),
             CLASS_HEADERS => (0, elf::PF_R, false),
-            CLASS_TEXT => (1, elf::PF_R | elf::PF_X, false),
+            CLASS_TEXT => (1, code, false),
             CLASS_RODATA => (2, elf::PF_R, false),
             CLASS_RELRO if relro => (3, elf::PF_R | elf::PF_W, true),
             _ => (4, elf::PF_R | elf::PF_W, false),
@@ -460,6 +467,22 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
         loads.last_mut().unwrap().sections.push(i);
     }
     loads
+}
+
+/// The flags of a segment of code: PF_R | PF_X, or PF_X alone with `--execute-only` (mold's
+/// meaning on x86-64, where the processor reads such pages all the same but the loader maps them
+/// without PROT_READ, which a kernel with execute-only memory keeps).
+pub fn code_flags(config: &crate::args::Config) -> u32 {
+    if config.execute_only {
+        elf::PF_X
+    } else {
+        elf::PF_R | elf::PF_X
+    }
+}
+
+/// `--spare-program-headers=N`: the N PT_NULL entries that end the program headers.
+pub fn spare_phdrs(config: &crate::args::Config) -> impl Iterator<Item = Phdr> {
+    std::iter::repeat_n(Phdr { p_type: elf::PT_NULL, ..Default::default() }, config.spare_program_headers)
 }
 
 /// Assigns addresses and offsets and builds the program headers and section header indices.
@@ -500,7 +523,8 @@ pub fn assign_addresses_with(
         + has(Content::EhFrameHdr) as usize
         + has(Content::GnuProperty) as usize
         + ctx.config.gnustack as usize // PT_GNU_STACK
-        + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize;
+        + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize
+        + ctx.config.spare_program_headers;
     let base = match ctx.config.image_base {
         Some(b) => b,
         None if pie => 0,
@@ -661,12 +685,14 @@ pub fn assign_addresses_with(
             align: 1,
         });
     }
+    all.extend(spare_phdrs(ctx.config));
     debug_assert_eq!(all.len(), nphdr);
     Layout {
         sections: places,
         base,
         tls: tls_block,
         phdrs: all,
+        phoff: EHDR_SIZE,
         shoff,
         file_size,
         alloc_end,
@@ -678,6 +704,7 @@ pub fn assign_addresses_with(
         script_data: Vec::new(),
         script_fills: Vec::new(),
         synthetic: *synthetic,
+        order_symbols: Vec::new(),
         inputs: Default::default(),
         sizes: Sizes::default(),
         compressed: Default::default(),
@@ -1036,6 +1063,141 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
             }
         }
     }
+    if ctx.config.start_stop {
+        define_all_start_stop(ctx, sections);
+    }
+    if ctx.config.physical_image_base.is_some() {
+        define_physical_start_stop(ctx, sections);
+    }
+    // --section-order's `!SYMBOL` words, and `__ehdr_start` where it places the ELF header
+    // (mold defines it whether referenced or not: the symbol says where the layout put it).
+    for item in &ctx.config.section_order {
+        match item {
+            crate::args::SectionOrderItem::Symbol(name) => {
+                define_synthetic(ctx, intern(name.as_bytes().to_vec()), elf::STV_DEFAULT)
+            }
+            crate::args::SectionOrderItem::Section(s) if s == "EHDR" => {
+                define_synthetic(ctx, b"__ehdr_start", elf::STV_HIDDEN)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The name `--start-stop` gives a loaded output section in `__start_NAME` / `__stop_NAME`
+/// (mold's rule): a C identifier as it is; otherwise without its leading dot, every character
+/// that is not an ASCII letter or digit made `_` (`.text` gives `text`, `.data.rel.ro`
+/// `data_rel_ro`).
+pub fn start_stop_name(section: &str) -> String {
+    if crate::sections::gc::is_c_identifier(section.as_bytes()) {
+        return section.to_string();
+    }
+    let s = section.strip_prefix('.').unwrap_or(section);
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// The output section that `__start_NAME` / `__stop_NAME` (`sec` = NAME) refer to: the first
+/// loaded one named NAME, else with `--start-stop` the first whose `start_stop_name` is NAME.
+pub fn start_stop_target(
+    config: &crate::args::Config,
+    sections: &IdVec<OutputSectionId, OutputSection>,
+    sec: &[u8],
+) -> Option<OutputSectionId> {
+    sections.position(|s| s.name.as_bytes() == sec && s.is_alloc()).or_else(|| {
+        let mangled = |s: &OutputSection| start_stop_name(&s.name).as_bytes() == sec;
+        sections.position(|s| config.start_stop && s.is_alloc() && !s.name.is_empty() && mangled(s))
+    })
+}
+
+/// `--physical-image-base=BASE` (mold's rule): the first PT_LOAD's physical address is BASE, and
+/// each later one's is its virtual address as long as the segments so far have been in step
+/// (physical = virtual) and it starts less than two pages after the previous one ends; once
+/// that fails, every later segment is packed after the previous one's physical end, so that a
+/// ROM image holds them without gaps.
+pub fn set_physical_addresses(phdrs: &mut [Phdr], base: u64, page: u64) {
+    let mut addr = base;
+    let mut in_sync = None;
+    for p in phdrs.iter_mut().filter(|p| p.p_type == elf::PT_LOAD) {
+        let sync = match in_sync {
+            None => p.vaddr == base,
+            Some(sync) => sync && addr <= p.vaddr && p.vaddr < addr + 2 * page,
+        };
+        if in_sync.is_some() && sync {
+            addr = p.vaddr;
+        }
+        p.paddr = Some(addr);
+        addr += p.memsz;
+        in_sync = Some(sync);
+    }
+}
+
+/// The physical address of virtual address `vaddr` (0 when no PT_LOAD holds it).
+pub fn to_paddr(phdrs: &[Phdr], vaddr: u64) -> u64 {
+    phdrs
+        .iter()
+        .find(|p| p.p_type == elf::PT_LOAD && p.vaddr <= vaddr && vaddr < p.vaddr + p.memsz)
+        .map_or(0, |p| p.paddr.unwrap_or(p.vaddr) + (vaddr - p.vaddr))
+}
+
+/// `--physical-image-base`: `__phys_start_NAME` / `__phys_stop_NAME` for the output sections that
+/// have `__start_NAME` names (C identifiers, or all with `--start-stop`), whether referenced or
+/// not (as mold defines them), unless an input defines the name.
+fn define_physical_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
+    for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        let c_name = crate::sections::gc::is_c_identifier(os.name.as_bytes());
+        if !c_name && !ctx.config.start_stop {
+            continue;
+        }
+        let name = start_stop_name(&os.name);
+        for prefix in ["__phys_start_", "__phys_stop_"] {
+            define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), elf::STV_DEFAULT);
+        }
+    }
+}
+
+/// Makes `name` a linker-defined symbol (adding it if no input names it), unless an input defines
+/// it.
+fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
+    let id = match ctx.by_name.get(name) {
+        Some(&id) => id,
+        None => {
+            let id = ctx.symbols.push(crate::resolve::Symbol::undefined(name));
+            ctx.by_name.insert(name, id);
+            id
+        }
+    };
+    let s = &mut ctx.symbols[id];
+    if matches!(s.def, Def::Undefined | Def::Lazy { .. }) {
+        s.def = Def::Synthetic;
+        s.weak = false;
+        s.visibility = crate::resolve::merge_visibility(s.visibility, visibility);
+    }
+}
+
+/// `--start-stop`: `__start_NAME` and `__stop_NAME` for every loaded output section, referenced or
+/// not, unless an input defines the name. Their names are interned for the process (a bounded set:
+/// one pair per distinct section name).
+fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
+    let visibility = ctx.config.start_stop_visibility;
+    for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        let name = start_stop_name(&os.name);
+        for prefix in ["__start_", "__stop_"] {
+            define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), visibility);
+        }
+    }
+}
+
+/// A name kept for the rest of the process, each distinct one stored once.
+fn intern(name: Vec<u8>) -> &'static [u8] {
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<std::collections::HashSet<&'static [u8]>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.get(name.as_slice()) {
+        return n;
+    }
+    let kept: &'static [u8] = Box::leak(name.into_boxed_slice());
+    names.insert(kept);
+    kept
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod resolve;
 pub mod run;
 pub mod script;
 pub mod script_layout;
+pub mod section_order;
 pub mod sections;
 pub mod srcloc;
 pub mod symbol_options;

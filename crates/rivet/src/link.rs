@@ -30,10 +30,11 @@ pub fn link_detaching(
     diag: &Diag,
     mut detach: Option<rivet_io::detach::Detached>,
 ) -> Result<LinkReport> {
-    config.validate()?;
+    // The command line's warnings come first, also when it is refused as a whole (lld's order).
     for w in &config.warnings {
         diag.warn(w);
     }
+    config.validate()?;
     let requested = OutputKind::from_config(config)?;
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
     let mut inputs = Inputs::start(config);

@@ -496,6 +496,10 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
     let span = |c: Content| layout.synthetic.get(c).map(|id| (layout.addr(id), layout.sizes[id]));
     let start_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.0);
     let end_or_base = |n: &str| section_range(ctx, n).map_or(base, |r| r.1);
+    // --section-order's `!SYMBOL` words (a name given twice: its last place).
+    if let Some((_, addr)) = layout.order_symbols.iter().rev().find(|(n, _)| n.as_bytes() == name) {
+        return *addr;
+    }
     match name {
         b"__ehdr_start" | b"__executable_start" => base,
         b"_GLOBAL_OFFSET_TABLE_" => ctx.gotplt_addr(),
@@ -522,7 +526,25 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
             .unwrap_or(base),
         b"__GNU_EH_FRAME_HDR" => ctx.synthetic_addr(Content::EhFrameHdr).unwrap_or(0),
         b"_TLS_MODULE_BASE_" => layout.tls.start,
-        _ => start_stop(ctx, name).map_or(0, |(_, value)| value),
+        _ => match physical_start_stop(name) {
+            // --physical-image-base: a section's physical start or end.
+            Some((section, stop)) if ctx.config.physical_image_base.is_some() => {
+                let start = start_stop(ctx, &[b"__start_", section].concat());
+                start.map_or(0, |(id, addr)| {
+                    crate::layout::to_paddr(&layout.phdrs, addr) + if stop { layout.sizes[id] } else { 0 }
+                })
+            }
+            _ => start_stop(ctx, name).map_or(0, |(_, value)| value),
+        },
+    }
+}
+
+/// The section a `__phys_start_SEC` or `__phys_stop_SEC` name refers to (SEC) and whether it is
+/// its end.
+fn physical_start_stop(name: &[u8]) -> Option<(&[u8], bool)> {
+    match name.strip_prefix(b"__phys_start_") {
+        Some(sec) => Some((sec, false)),
+        None => name.strip_prefix(b"__phys_stop_").map(|sec| (sec, true)),
     }
 }
 
@@ -530,7 +552,7 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
 /// and the symbol's value: the section's start or end.
 pub fn start_stop(ctx: Placed, name: &[u8]) -> Option<(OutputSectionId, u64)> {
     let (sec, stop) = crate::resolve::start_stop_section(name)?;
-    let id = ctx.sections.position(|s| s.name.as_bytes() == sec && s.is_alloc())?;
+    let id = crate::layout::start_stop_target(ctx.config, &ctx.sections, sec)?;
     let addr = ctx.layout.addr(id);
     Some((id, if stop { addr + ctx.layout.sizes[id] } else { addr }))
 }

@@ -1,4 +1,4 @@
-//! `--reproduce=FILE.tar`: a tarball that replays this link anywhere, in the layout lld uses so the
+//! `--reproduce=FILE.tar` (and mold's `-repro`: OUTPUT.repro.tar): a tarball that replays this link anywhere, in the layout lld uses so the
 //! same archive serves every linker: `NAME/response.txt` (the command line with every input path
 //! made relative to `NAME/`), `NAME/version.txt`, and each input stored under its absolute path
 //! (`NAME/usr/lib/x86_64-linux-gnu/crt1.o`). Extract it, `cd NAME`, run `LINKER @response.txt`.
@@ -37,7 +37,7 @@ fn quote(s: &str) -> String {
 }
 
 /// The replay command line: inputs, `-L`, scripts and lists point into the archive; `-o` is the
-/// output's file name; `--reproduce` itself is dropped.
+/// output's file name; `--reproduce` and mold's `-repro` themselves are dropped.
 fn response(config: &Config, files: &[PathBuf]) -> String {
     let rewrite = |a: &str| -> String {
         let p = Path::new(a);
@@ -54,6 +54,9 @@ fn response(config: &Config, files: &[PathBuf]) -> String {
             if !a.contains('=') {
                 args.next();
             }
+            continue;
+        }
+        if a == "-repro" || a == "--repro" {
             continue;
         }
         // gcc's LTO plugin is not an input; without LTO objects no linker needs it.
@@ -172,7 +175,11 @@ pub fn write(config: &Config, inputs: &[(PathBuf, &[u8])]) -> Result<()> {
     let resp = response(config, &files);
     for (name, data) in [
         ("response.txt", resp.as_bytes()),
-        ("version.txt", concat!("rivet ", env!("CARGO_PKG_VERSION"), "\n").as_bytes()),
+        // The archive replays with any of the linkers whose command lines rivet takes.
+        (
+            "version.txt",
+            concat!("rivet v", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld, lld and mold)\n").as_bytes(),
+        ),
     ] {
         tar_entry(&mut out, &format!("{base}/{name}"), data.len() as u64);
         out.extend_from_slice(data);

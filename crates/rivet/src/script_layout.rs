@@ -94,6 +94,10 @@ pub fn create_output_sections<'a>(
     priority: FxHashMap<SectionRef, i64>,
 ) -> Result<(Sections, Option<Scripted<'a>>)> {
     let scripts = ctx.script_files;
+    discard_named(ctx)?;
+    if ctx.config.zero_to_bss {
+        zero_to_bss(&mut ctx.objects);
+    }
     if !has_sections(scripts) && scripts.iter().all(|f| f.script.inserts.is_empty()) {
         return Ok((layout::create_output_sections(ctx, priority)?, None));
     }
@@ -128,6 +132,92 @@ pub fn create_output_sections<'a>(
     }
     layout::define_reserved_symbols(ctx, &sections);
     Ok((sections, Some(scripted)))
+}
+
+/// `--zero-to-bss` (mold): a live data section that is written to (SHF_ALLOC | SHF_WRITE, not
+/// code), has bytes that are all zero and no relocations becomes SHT_NOBITS, as if the compiler
+/// had put it in `.bss`: an output section made only of such sections takes no room in the file
+/// and is placed with the other NOBITS sections, at the end of the writable data. TLS data and
+/// mergeable sections keep their type (their bytes are laid out by rules of their own).
+fn zero_to_bss(objects: &mut Objects) {
+    use rayon::prelude::*;
+    let (alloc, write, exec) = (elf::SHF_ALLOC as u64, elf::SHF_WRITE as u64, elf::SHF_EXECINSTR as u64);
+    let kept = (elf::SHF_TLS | elf::SHF_MERGE) as u64;
+    objects.par_iter_mut().for_each(|obj| {
+        for sec in &mut obj.sections {
+            let data_section = sec.flags & (alloc | write | exec | kept) == alloc | write;
+            if sec.live
+                && data_section
+                && sec.sh_type == elf::SHT_PROGBITS
+                && sec.relas.is_empty()
+                && sec.merge_index.is_none()
+                && !sec.data.is_empty()
+                && sec.data.iter().all(|&b| b == 0)
+            {
+                sec.sh_type = elf::SHT_NOBITS;
+            }
+        }
+    });
+}
+
+/// `--discard-section=NAME` (mold): every input section of that name is left out, as `/DISCARD/`
+/// would leave it (a reference to a symbol defined there is then an error).
+fn discard_named(ctx: &mut Resolved) -> Result<()> {
+    let names = &ctx.config.discard_sections;
+    if names.is_empty() {
+        return Ok(());
+    }
+    let mut discarded = std::collections::HashSet::new();
+    for (f, obj) in ctx.objects.iter_enumerated_mut() {
+        for (i, sec) in obj.sections.iter_mut().enumerate() {
+            if sec.live && names.iter().any(|n| n.as_bytes() == sec.name) {
+                sec.live = false;
+                discarded.insert(SectionRef::new(f, i as u32));
+            }
+        }
+    }
+    // A loaded section that refers to a symbol defined in one of them: lld's error for a section
+    // `/DISCARD/` took (the reference could only be left pointing nowhere). `.eh_frame` records
+    // of discarded code are dropped with it, and debug sections get tombstones.
+    let owns = |f: FileId, i: usize| crate::resolve::defines(&ctx.objects, &ctx.symbols, f, i);
+    let places = crate::srcloc::Places::new(&ctx.objects, &owns);
+    for (f, obj) in ctx.objects.iter_enumerated() {
+        for (si, sec) in obj.sections.iter().enumerate() {
+            let loaded = sec.flags & elf::SHF_ALLOC as u64 != 0;
+            if !sec.live || !loaded || sec.sh_type == elf::SHT_X86_64_UNWIND || sec.name == b".eh_frame" {
+                continue;
+            }
+            for rel in sec.relas {
+                let target = ctx.target(f, rel.r_sym(object::LittleEndian, false));
+                let (df, index) = match target {
+                    crate::ctx::Target::Local(f, s) => (f, s as usize),
+                    crate::ctx::Target::Global(id) => match ctx.symbols[id].def {
+                        crate::resolve::Def::Defined { file, sym } => (file, sym as usize),
+                        _ => continue,
+                    },
+                };
+                let Some(dsec) = ctx.objects[df].sym_shndx(index) else { continue };
+                if !discarded.contains(&SectionRef::new(df, dsec)) {
+                    continue;
+                }
+                let name = ctx.objects[df].display_sym(index);
+                let at = places.describe_reference(
+                    f,
+                    si as u32,
+                    rel.r_offset.get(object::LittleEndian),
+                    name.as_bytes(),
+                    14,
+                );
+                ctx.diag.error(format!(
+                    "relocation refers to a symbol in a discarded section: {name}\n>>> defined in {} (section {}, \
+                     --discard-section)\n>>> referenced by {at}",
+                    ctx.objects[df].name,
+                    String::from_utf8_lossy(ctx.objects[df].sections[dsec as usize].name),
+                ));
+            }
+        }
+    }
+    ctx.diag.check()
 }
 
 /// Input offsets and section sizes (`layout::assign_input_offsets`), then the described
@@ -166,11 +256,20 @@ pub fn assign_addresses(
     mut sizes: Sizes,
 ) -> Result<Layout> {
     let mut members = Members { offsets: &mut inputs.offsets, commons: &mut inputs.commons, sizes: &mut sizes };
+    if !ctx.config.section_order.is_empty() {
+        crate::section_order::check_options(ctx.config, scripted.is_some())?;
+    }
     let mut lay = match scripted {
         Some(s) if s.default_layout => assign_addresses_inserted(ctx, s, synthetic, &mut members)?,
         Some(s) => assign_addresses_scripted(ctx, s, synthetic, &mut members)?,
+        None if !ctx.config.section_order.is_empty() => {
+            crate::section_order::assign_addresses(ctx, synthetic, members.sizes)?
+        }
         None => layout::assign_addresses(ctx, synthetic, members.sizes),
     };
+    if let Some(base) = ctx.config.physical_image_base {
+        layout::set_physical_addresses(&mut lay.phdrs, base, ctx.config.max_page_size.max(4096));
+    }
     lay.inputs = std::sync::Arc::new(inputs);
     lay.sizes = sizes;
     Ok(lay)
@@ -1043,7 +1142,7 @@ fn assign_addresses_scripted(
         + ctx.config.gnustack as usize
         + (!relro_secs.is_empty()) as usize;
     let explicit = phdr_cmds(ctx);
-    let nphdr = if explicit.is_empty() { nphdr } else { explicit.len() };
+    let nphdr = if explicit.is_empty() { nphdr } else { explicit.len() } + ctx.config.spare_program_headers;
     let headers = EHDR_SIZE + PHDR_SIZE * nphdr as u64;
     let script_regions = regions(ctx.script_files);
     // Assignments inside SECTIONS that define their symbol, by the assignment's identity.
@@ -1414,9 +1513,13 @@ fn finish(
     let starts = if explicit.is_empty() { load_starts(ctx, items, Some((&lmas, &places))) } else { Vec::new() };
     for (id, split) in starts {
         let flags = ctx.sections[id].flags;
-        let pf = elf::PF_R
-            | if flags & elf::SHF_WRITE as u64 != 0 { elf::PF_W } else { 0 }
-            | if flags & elf::SHF_EXECINSTR as u64 != 0 { elf::PF_X } else { 0 };
+        let pf = if flags & elf::SHF_EXECINSTR as u64 != 0 && ctx.config.execute_only {
+            elf::PF_X
+        } else {
+            elf::PF_R
+                | if flags & elf::SHF_WRITE as u64 != 0 { elf::PF_W } else { 0 }
+                | if flags & elf::SHF_EXECINSTR as u64 != 0 { elf::PF_X } else { 0 }
+        };
         if split {
             let headers = loads.is_empty() && headers_loaded;
             loads.push(Load { first: id, last: id, flags: pf, headers, cmd: None });
@@ -1552,6 +1655,7 @@ fn finish(
     if !explicit.is_empty() {
         all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
     }
+    all.extend(layout::spare_phdrs(ctx.config));
     // SIZEOF_HEADERS counted them before addresses were known: more would overwrite the first
     // section.
     ensure!(all.len() <= nphdr, "internal error: {} program headers, room for {nphdr}", all.len());
@@ -1560,6 +1664,7 @@ fn finish(
         base,
         tls: tls_block,
         phdrs: all,
+        phoff: EHDR_SIZE,
         shoff,
         file_size,
         alloc_end,
@@ -1571,6 +1676,7 @@ fn finish(
         script_data: Vec::new(),
         script_fills: Vec::new(),
         synthetic: *synthetic,
+        order_symbols: Vec::new(),
         inputs: Default::default(),
         sizes: Sizes::default(),
         compressed: Default::default(),
@@ -1669,6 +1775,11 @@ fn phdr_flags(ctx: &Ctx, cmd: &PhdrCmd, secs: &[OutputSectionId]) -> Result<u32>
         if f & elf::SHF_EXECINSTR as u64 != 0 {
             flags |= elf::PF_X;
         }
+    }
+    // --execute-only: a segment of code alone is not readable.
+    let all_code = !secs.is_empty() && secs.iter().all(|&i| ctx.sections[i].flags & elf::SHF_EXECINSTR as u64 != 0);
+    if ctx.config.execute_only && all_code {
+        flags = elf::PF_X;
     }
     Ok(flags)
 }

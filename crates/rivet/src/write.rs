@@ -38,8 +38,10 @@ enum Job {
     /// A gap of a section with a fill pattern: the 4-byte big-endian pattern and where in it the
     /// gap starts (its offset in the section modulo 4).
     Fill(u32, u8),
-    /// The ELF header and the program headers.
+    /// The ELF header, and the program headers when they follow it.
     FileHeader,
+    /// The program headers, where `--section-order` put them.
+    ProgramHeaders,
     /// The section header table.
     SectionHeaders,
 }
@@ -86,13 +88,13 @@ pub fn write(
     }
     // A reused output's old bytes are not zeroed first: the fill writes every one of them.
     if kernel.is_none() && build_id.is_none() && chunks::hashed(&ctx.config.build_id) {
-        let (buf, stale) = out.buf_unzeroed();
+        let (buf, stale) = filled(ctx, out.buf_unzeroed());
         let digests = fill_hashing(ctx, plan, jobs, buf, stale)?;
         let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
         return Ok(Written { copy: stats, build_id });
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
-    let (buf, stale) = out.buf_unzeroed();
+    let (buf, stale) = filled(ctx, out.buf_unzeroed());
     let dynrels = fill_parallel(ctx, plan, jobs, buf, stale, true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
         // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
@@ -103,6 +105,20 @@ pub fn write(
     let digests = if build_id.is_some() { Vec::new() } else { chunks::chunk_digests(&ctx.config.build_id, buf) };
     let build_id = patch_build_id(ctx, &digests, buf, 0, build_id)?;
     Ok(Written { copy: stats, build_id })
+}
+
+/// `--filler=BYTE`: the output buffer holds BYTE everywhere before it is filled, and all of it
+/// counts as stale, so the jobs zero every byte of padding as they do a reused file's old bytes.
+/// The output is then the same whatever BYTE is: a byte no job wrote would show as BYTE.
+fn filled<'b>(ctx: &Linked, (buf, stale): (&'b mut [u8], usize)) -> (&'b mut [u8], usize) {
+    match ctx.config.filler {
+        Some(byte) => {
+            buf.par_chunks_mut(1 << 20).for_each(|c| c.fill(byte));
+            let n = buf.len();
+            (buf, n)
+        }
+        None => (buf, stale),
+    }
 }
 
 /// What `write` did: the in-kernel copies, and the build-id it wrote (if the output has one).
@@ -373,13 +389,15 @@ fn write_behind(
         });
         let window = if paced { PACED_WINDOW } else { WINDOW };
         for (start, end, jobs) in windows(jobs, file_size, &late, window) {
-            let mut buf = vec![0u8; (end - start) as usize];
+            let mut buf = vec![ctx.config.filler.unwrap_or(0); (end - start) as usize];
+            // --filler: every byte of the window is the filler's until written or zeroed.
+            let stale = if ctx.config.filler.is_some() { buf.len() } else { 0 };
             // Windows written last (they hold .rela.dyn or the build-id) copy with memcpy.
             let late_window = overlaps(start, end, &late);
             let copies: Vec<(u64, &[u8])> =
                 if late_window { Vec::new() } else { jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect() };
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, 0, !late_window)?);
+            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, stale, !late_window)?);
             if late_window {
                 kept.push((start, buf));
                 continue;
@@ -425,7 +443,14 @@ fn write_behind(
 fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool) -> Vec<Piece> {
     let mut headers = Vec::new();
     if !layout.raw {
-        headers.push((0, EHDR_SIZE + PHDR_SIZE * layout.phdrs.len() as u64, Job::FileHeader));
+        let table = PHDR_SIZE * layout.phdrs.len() as u64;
+        if layout.phoff == EHDR_SIZE {
+            headers.push((0, EHDR_SIZE + table, Job::FileHeader));
+        } else {
+            // --section-order placed the table elsewhere.
+            headers.push((0, EHDR_SIZE, Job::FileHeader));
+            headers.push((layout.phoff, table, Job::ProgramHeaders));
+        }
     }
     if !layout.raw && !layout.no_section_headers {
         let nsh = 1 + layout.emitted_count() as u64;
@@ -720,6 +745,10 @@ fn fill_piece(
             write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
             Ok(Vec::new())
         }
+        Job::ProgramHeaders => {
+            write_program_headers(ctx.layout, buf);
+            Ok(Vec::new())
+        }
         Job::SectionHeaders => {
             write_section_headers(ctx, plan, buf);
             Ok(Vec::new())
@@ -823,7 +852,7 @@ pub fn elf_ident() -> object::elf::Ident {
     }
 }
 
-/// The ELF header and program headers (`out` starts at file offset 0).
+/// The ELF header, and the program headers when they follow it (`out` starts at file offset 0).
 fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     use object::elf::{FileHeader64, ProgramHeader64};
     use object::{pod, LittleEndian as LE, U16, U32, U64};
@@ -844,7 +873,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
         e_machine: U16::new(LE, elf::EM_X86_64),
         e_version: U32::new(LE, elf::EV_CURRENT as u32),
         e_entry: U64::new(LE, entry),
-        e_phoff: U64::new(LE, EHDR_SIZE),
+        e_phoff: U64::new(LE, layout.phoff),
         e_shoff: U64::new(LE, layout.shoff),
         e_flags: U32::new(LE, 0),
         e_ehsize: U16::new(LE, EHDR_SIZE as u16),
@@ -856,7 +885,16 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     };
     let (h, rest) = out.split_at_mut(EHDR_SIZE as usize);
     h.copy_from_slice(pod::bytes_of(&header));
-    let (phdrs, _) = pod::slice_from_bytes_mut::<ProgramHeader64<LE>>(rest, layout.phdrs.len()).unwrap();
+    if layout.phoff == EHDR_SIZE {
+        write_program_headers(layout, rest);
+    }
+}
+
+/// The program header table (`out` starts at `layout.phoff`).
+fn write_program_headers(layout: &Layout, out: &mut [u8]) {
+    use object::elf::ProgramHeader64;
+    use object::{pod, LittleEndian as LE, U32, U64};
+    let (phdrs, _) = pod::slice_from_bytes_mut::<ProgramHeader64<LE>>(out, layout.phdrs.len()).unwrap();
     for (e, p) in phdrs.iter_mut().zip(&layout.phdrs) {
         *e = ProgramHeader64 {
             p_type: U32::new(LE, p.p_type),
