@@ -102,3 +102,40 @@ fn tls_sequences_of_every_code_model() {
     }
     tmp.finish();
 }
+
+/// CREL relocations (clang `-Wa,--crel`, section type 0x40000014) are read wherever RELA ones
+/// are: the same source compiled with CREL and with RELA links to programs that print the same,
+/// and the debug info relocated through CREL names `main`.
+#[test]
+fn crel_objects_link_as_rela_ones() {
+    let Some(tmp) = setup("reloc-crel") else { return };
+    if !have("clang") {
+        eprintln!("skipped: clang missing");
+        return;
+    }
+    let src = "#include <stdio.h>\nstatic int data[4] = {1, 2, 3, 4};\nint *p = &data[2];\n\
+        int main(void) { printf(\"%d %d\\n\", *p, data[1]); return 0; }\n";
+    std::fs::write(tmp.join("a.c"), src).unwrap();
+    let crel = Command::new("clang")
+        .current_dir(&tmp.path)
+        .args(["-c", "-g", "-fPIE", "-Wa,--crel,--allow-experimental-crel", "a.c", "-o", "crel.o"])
+        .output()
+        .unwrap();
+    if !crel.status.success() {
+        eprintln!("skipped: clang cannot write CREL");
+        return;
+    }
+    let sections = must(Command::new("readelf").arg("-SW").arg(tmp.join("crel.o")));
+    assert!(String::from_utf8_lossy(&sections.stdout).contains(".crel.text"), "no CREL section");
+    must(Command::new("clang").current_dir(&tmp.path).args(["-c", "-g", "-fPIE", "a.c", "-o", "rela.o"]));
+    for obj in ["crel.o", "rela.o"] {
+        let o = link(&tmp, true, &[obj], "exe");
+        assert!(o.status.success(), "{obj}: {}", stderr(&o));
+        assert_eq!(run(&tmp, "exe"), "3 2\n", "{obj}");
+        let info = must(Command::new("readelf").arg("--debug-dump=info").arg(tmp.join("exe")));
+        assert!(String::from_utf8_lossy(&info.stdout)
+            .lines()
+            .any(|l| l.contains("DW_AT_name") && l.ends_with(": main")));
+    }
+    tmp.finish();
+}
