@@ -156,48 +156,116 @@ fn rewrite_got_access(buf: &mut [u8], off: usize, how: GotRelax) {
     }
 }
 
-/// General-dynamic → local-exec: `data16 lea x@tlsgd(%rip),%rdi; data16 data16 rex64 call
-/// __tls_get_addr` (16 bytes from `off - 4`; the call may also be `call *…@GOTPCREL(%rip)`) becomes
-/// `mov %fs:0,%rax; lea tpoff(%rax),%rax`.
+/// The shape of a general- or local-dynamic sequence: the `lea x@tlsgd(%rip),%rdi` (or
+/// `x@tlsld`) whose field is at `off`, and the call to `__tls_get_addr` after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum TlsCall {
+    /// `call __tls_get_addr@PLT` (GD: with its data16/rex64 padding).
+    Direct,
+    /// `call *__tls_get_addr@GOTPCREL(%rip)` (-fno-plt).
+    ThroughGot,
+    /// The large code model: `movabs $__tls_get_addr@PLTOFF,%rax; add %reg,%rax; call *%rax`.
+    Large,
+}
+
+/// Whether the large code model's call sequence starts at `at`: `movabs $imm64,%rax` (48 b8),
+/// `add %reg,%rax` (REX.W, optionally REX.R; 01 with ModRM mod=11 rm=rax), `call *%rax` (ff d0).
+fn is_large_tls_call(buf: &[u8], at: usize) -> bool {
+    match at.checked_add(15).and_then(|end| buf.get(at..end)) {
+        Some(b) => {
+            b[..2] == [0x48, 0xb8]
+                && b[10] & 0xfb == 0x48
+                && b[11] == 0x01
+                && b[12] & 0xc7 == 0xc0
+                && b[13..] == [0xff, 0xd0]
+        }
+        None => false,
+    }
+}
+
+/// Recognises a general-dynamic sequence whose field is at `off`: `data16 lea x@tlsgd(%rip),%rdi`
+/// then `data16 data16 rex64 call __tls_get_addr@PLT` or `data16 rex64 call
+/// *__tls_get_addr@GOTPCREL(%rip)` (16 bytes from `off - 4`), or, in the large code model,
+/// `lea x@tlsgd(%rip),%rdi` then the movabs/add/call sequence (22 bytes from `off - 3`).
+fn gd_sequence(buf: &[u8], off: usize) -> Option<TlsCall> {
+    let at =
+        |lo: usize, len: usize| off.checked_add(lo).and_then(|s| s.checked_sub(4)).and_then(|s| buf.get(s..s + len));
+    if off >= 4 && at(0, 4) == Some(&[0x66, 0x48, 0x8d, 0x3d]) {
+        return match at(8, 8)? {
+            [0x66, 0x66, 0x48, 0xe8, ..] => Some(TlsCall::Direct),
+            [0x66, 0x48, 0xff, 0x15, ..] => Some(TlsCall::ThroughGot),
+            _ => None,
+        };
+    }
+    let large = off >= 3 && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d]) && is_large_tls_call(buf, off + 4);
+    large.then_some(TlsCall::Large)
+}
+
+/// `mov %fs:0,%rax` (9 bytes).
+const MOV_FS0_RAX: [u8; 9] = [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0];
+/// `nopw 0(%rax,%rax,1)` (6 bytes).
+const NOP6: [u8; 6] = [0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00];
+
+/// General-dynamic → local-exec: the sequence (`gd_sequence`) becomes `mov %fs:0,%rax; lea
+/// tpoff(%rax),%rax`, padded with a 6-byte nop in the large code model.
 pub fn relax_gd_to_le(buf: &mut [u8], off: usize, tpoff: i64) -> Result<()> {
-    // The whole 16 bytes must be in the section: a sequence cut short at its end is refused.
-    let ok = off >= 4
-        && off.checked_add(12).is_some_and(|end| end <= buf.len())
-        && buf.get(off - 4..off) == Some(&[0x66, 0x48, 0x8d, 0x3d])
-        && buf.get(off + 4..off + 8).is_some_and(|b| b == [0x66, 0x66, 0x48, 0xe8] || b[..3] == [0x66, 0x48, 0xff]);
-    if !ok {
-        return Err("unrecognised general-dynamic TLS sequence; cannot relax it to local-exec".into());
-    }
     let imm = i32::try_from(tpoff).ok().context("TLS offset does not fit in 32 bits")?;
-    let mut code = [0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x8d, 0x80, 0, 0, 0, 0];
-    code[12..].copy_from_slice(&imm.to_le_bytes());
-    buf[off - 4..off + 12].copy_from_slice(&code);
-    Ok(())
+    let mut lea = [0x48, 0x8d, 0x80, 0, 0, 0, 0];
+    lea[3..].copy_from_slice(&imm.to_le_bytes());
+    rewrite_gd(buf, off, &lea, "local-exec")
 }
 
-/// General-dynamic → initial-exec (an executable using a shared library's variable): the same 16
-/// bytes become `mov %fs:0,%rax; add x@gottpoff(%rip),%rax`; `got_rel` is the GOT entry's address
-/// minus the end of the sequence.
+/// General-dynamic → initial-exec (an executable using a shared library's variable): the
+/// sequence becomes `mov %fs:0,%rax; add x@gottpoff(%rip),%rax`; `got_rel` is the GOT entry's
+/// address minus the place (the field at `off`).
 pub fn relax_gd_to_ie(buf: &mut [u8], off: usize, got_rel: i64) -> Result<()> {
-    relax_gd_to_le(buf, off, 0)?;
-    let disp = i32::try_from(got_rel).ok().context("GOT entry out of reach")?;
-    buf[off + 5..off + 8].copy_from_slice(&[0x48, 0x03, 0x05]);
-    buf[off + 8..off + 12].copy_from_slice(&disp.to_le_bytes());
+    // The add ends 12 bytes after the field in the 16-byte forms, 13 in the large one.
+    let end = if gd_sequence(buf, off) == Some(TlsCall::Large) { 13 } else { 12 };
+    let disp = i32::try_from(got_rel.wrapping_sub(end)).ok().context("GOT entry out of reach")?;
+    let mut add = [0x48, 0x03, 0x05, 0, 0, 0, 0];
+    add[3..].copy_from_slice(&disp.to_le_bytes());
+    rewrite_gd(buf, off, &add, "initial-exec")
+}
+
+/// Writes `mov %fs:0,%rax; second` over the general-dynamic sequence at `off`.
+fn rewrite_gd(buf: &mut [u8], off: usize, second: &[u8; 7], model: &str) -> Result<()> {
+    let Some(call) = gd_sequence(buf, off) else {
+        return Err(format!("unrecognised general-dynamic TLS sequence; cannot relax it to {model}").into());
+    };
+    let start = if call == TlsCall::Large { off - 3 } else { off - 4 };
+    buf[start..start + 9].copy_from_slice(&MOV_FS0_RAX);
+    buf[start + 9..start + 16].copy_from_slice(second);
+    if call == TlsCall::Large {
+        buf[start + 16..start + 22].copy_from_slice(&NOP6);
+    }
     Ok(())
 }
 
-/// Local-dynamic → local-exec: `lea x@tlsld(%rip),%rdi; call __tls_get_addr` (12 bytes from
-/// `off - 3`) becomes `mov %fs:0,%rax` with prefixes; the `x@dtpoff(%rax)` uses that follow become
-/// thread-pointer offsets.
+/// Local-dynamic → local-exec: `lea x@tlsld(%rip),%rdi` (field at `off`) and the call to
+/// `__tls_get_addr` (`call rel32`, 12 bytes in all; `call *…@GOTPCREL(%rip)`, 13; the large code
+/// model's movabs/add/call, 22) become `mov %fs:0,%rax`, with prefixes and nops to fill; the
+/// `x@dtpoff(%rax)` uses that follow become thread-pointer offsets.
 pub fn relax_ld_to_le(buf: &mut [u8], off: usize) -> Result<()> {
-    let ok = off >= 3
-        && off.checked_add(9).is_some_and(|end| end <= buf.len())
-        && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d])
-        && buf.get(off + 4) == Some(&0xe8);
-    if !ok {
+    let lea = off >= 3 && buf.get(off - 3..off) == Some(&[0x48, 0x8d, 0x3d]);
+    let call = match off.checked_add(4).and_then(|at| buf.get(at..)) {
+        _ if !lea => None,
+        Some([0xe8, _, _, _, _, ..]) => Some(TlsCall::Direct),
+        Some([0xff, 0x15, _, _, _, _, ..]) => Some(TlsCall::ThroughGot),
+        Some(_) if is_large_tls_call(buf, off + 4) => Some(TlsCall::Large),
+        _ => None,
+    };
+    let Some(call) = call else {
         return Err("unrecognised local-dynamic TLS sequence; cannot relax it to local-exec".into());
+    };
+    let start = off - 3;
+    buf[start..start + 3].copy_from_slice(&[0x66, 0x66, 0x66]);
+    buf[start + 3..start + 12].copy_from_slice(&MOV_FS0_RAX);
+    match call {
+        TlsCall::Direct => {}
+        TlsCall::ThroughGot => buf[start + 12] = 0x90,
+        // nopw %cs:0(%rax,%rax,1)
+        TlsCall::Large => buf[start + 12..start + 22].copy_from_slice(&[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0]),
     }
-    buf[off - 3..off + 9].copy_from_slice(&[0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]);
     Ok(())
 }
 
@@ -918,8 +986,8 @@ impl Reloc<'_, '_> {
             R_X86_64_DTPOFF64 => self.write(8, (ctx.dtpoff(t) as i128 + a) as u64),
             R_X86_64_TLSGD if exe && ctx.is_preemptible(t) => {
                 // general-dynamic → initial-exec: the GOT entry holds the offset (TPOFF64).
-                let got_ie = got(GotKind::TpOff) - (p + 12);
-                let r = relax_gd_to_ie(self.buf, self.off as usize, got_ie as i64);
+                let got_rel = (got(GotKind::TpOff) - p) as i64;
+                let r = relax_gd_to_ie(self.buf, self.off as usize, got_rel);
                 return self.relaxed(r);
             }
             R_X86_64_TLSGD if exe => {
@@ -1088,6 +1156,61 @@ mod tests {
         relax_ld_to_le(&mut b, 3).unwrap();
         assert_eq!(b, [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0]);
         assert!(relax_ld_to_le(&mut [0u8; 12], 3).is_err());
+    }
+
+    /// `lea x@tls{gd,ld}(%rip),%rdi; movabs $__tls_get_addr@PLTOFF,%rax; add %rbx,%rax; call *%rax`
+    fn large_sequence() -> Vec<u8> {
+        let mut b = vec![0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0x48, 0xb8];
+        b.extend([9; 8]);
+        b.extend([0x48, 0x01, 0xd8, 0xff, 0xd0]);
+        b
+    }
+
+    #[test]
+    fn large_model_gd_relaxes() {
+        let mut b = large_sequence();
+        relax_gd_to_le(&mut b, 3, -16).unwrap();
+        let mut want = MOV_FS0_RAX.to_vec();
+        want.extend([0x48, 0x8d, 0x80, 0xf0, 0xff, 0xff, 0xff]);
+        want.extend(NOP6);
+        assert_eq!(b, want);
+        // To initial-exec: the displacement is from the end of the add, 13 bytes past the field.
+        let mut b = large_sequence();
+        relax_gd_to_ie(&mut b, 3, 0x10d).unwrap();
+        assert_eq!(b[9..16], [0x48, 0x03, 0x05, 0, 1, 0, 0]);
+        // With %r15 as the GOT base (add %r15,%rax = 4c 01 f8).
+        let mut r15 = large_sequence();
+        r15[17..20].copy_from_slice(&[0x4c, 0x01, 0xf8]);
+        assert!(relax_gd_to_le(&mut r15, 3, 0).is_ok());
+        // A call through another register is not the sequence.
+        let mut other = large_sequence();
+        other[21] = 0xd1;
+        assert!(relax_gd_to_le(&mut other, 3, 0).is_err());
+        // Cut short at the section's end.
+        assert!(relax_gd_to_le(&mut large_sequence()[..21], 3, 0).is_err());
+    }
+
+    #[test]
+    fn small_gd_through_got_relaxes_to_ie() {
+        // data16 lea x@tlsgd(%rip),%rdi; data16 rex64 call *__tls_get_addr@GOTPCREL(%rip)
+        let mut b = vec![0x66, 0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0x66, 0x48, 0xff, 0x15, 5, 6, 7, 8];
+        relax_gd_to_ie(&mut b, 4, 0x10c).unwrap();
+        assert_eq!(b[9..], [0x48, 0x03, 0x05, 0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn ld_relaxes_in_every_code_model() {
+        let mov = [0x66, 0x66, 0x66, 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0];
+        // -fno-plt: call *__tls_get_addr@GOTPCREL(%rip)
+        let mut b = vec![0x48, 0x8d, 0x3d, 1, 2, 3, 4, 0xff, 0x15, 5, 6, 7, 8];
+        relax_ld_to_le(&mut b, 3).unwrap();
+        assert_eq!(b[..12], mov);
+        assert_eq!(b[12], 0x90);
+        let mut b = large_sequence();
+        relax_ld_to_le(&mut b, 3).unwrap();
+        assert_eq!(b[..12], mov);
+        assert_eq!(b[12..], [0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0]);
+        assert!(relax_ld_to_le(&mut large_sequence()[..20], 3).is_err());
     }
 
     #[test]

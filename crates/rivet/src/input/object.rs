@@ -201,7 +201,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         true => 0,
         false => check_symbol_tables(&table, data, &symtab, syms.len())?,
     };
-    attach_relocations(&table, data, &mut sections, syms.len())?;
+    attach_relocations(&table, data, arena, &mut sections, syms.len())?;
     for sec in &mut sections {
         if sec.live && is_ctors_table(sec.name) && sec.sh_type == elf::SHT_PROGBITS {
             sec.reversed = reverse_entries(sec, arena);
@@ -382,7 +382,8 @@ fn known_type(sh_type: u32, flags: u64) -> bool {
         | elf::SHT_FINI_ARRAY
         | elf::SHT_PREINIT_ARRAY
         | elf::SHT_GROUP
-        | elf::SHT_SYMTAB_SHNDX => true,
+        | elf::SHT_SYMTAB_SHNDX
+        | SHT_CREL => true,
         elf::SHT_LOOS..=elf::SHT_HIOS => flags & elf::SHF_OS_NONCONFORMING as u64 == 0,
         elf::SHT_LOPROC..=elf::SHT_HIPROC => true,
         elf::SHT_LOUSER..=elf::SHT_HIUSER => flags & elf::SHF_ALLOC as u64 == 0,
@@ -525,7 +526,7 @@ fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> 
             continue;
         }
         let range = (sh.sh_offset(LE), sh.sh_offset(LE) + size, i);
-        if ty == elf::SHT_RELA {
+        if ty == elf::SHT_RELA || ty == SHT_CREL {
             relocations.push(range);
         } else {
             ranges.push(range);
@@ -554,6 +555,7 @@ fn is_content(sh_type: u32, flags: u64, name: &[u8]) -> bool {
             | elf::SHT_STRTAB
             | elf::SHT_RELA
             | elf::SHT_REL
+            | SHT_CREL
             | elf::SHT_GROUP
             | elf::SHT_SYMTAB_SHNDX
     );
@@ -566,17 +568,19 @@ fn is_content(sh_type: u32, flags: u64, name: &[u8]) -> bool {
 fn attach_relocations<'a>(
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
+    arena: &'a rivet_io::ByteArena,
     sections: &mut [ObjSection<'a>],
     nsyms: usize,
 ) -> Result<()> {
     for (i, sh) in table.iter().enumerate() {
-        match sh.sh_type(LE) {
+        let crel = match sh.sh_type(LE) {
             elf::SHT_REL => {
                 return Err(fatal!("SHT_REL relocations are not used on x86-64").context(format!("section {i}")))
             }
-            elf::SHT_RELA => {}
+            elf::SHT_RELA => false,
+            SHT_CREL => true,
             _ => continue,
-        }
+        };
         let target = sh.sh_info(LE) as usize;
         ensure!(
             target != 0 && target < sections.len(),
@@ -592,12 +596,20 @@ fn attach_relocations<'a>(
                     | elf::SHT_STRTAB
                     | elf::SHT_RELA
                     | elf::SHT_REL
+                    | SHT_CREL
                     | elf::SHT_SYMTAB_SHNDX
             ),
             "relocation section {i} applies to section {} ({target}) of type {target_type:#x}, which holds no contents",
             String::from_utf8_lossy(sections[target].name)
         );
-        let relas: &[Rela] = sh.data_as_array(LE, data).with_context(|| format!("relocation section {i}"))?;
+        let relas: &[Rela] = if crel {
+            let bytes = sh.data(LE, data).map_err(|_| fatal!("relocation section {i}: bad offset or size"))?;
+            let decoded = decode_crel(bytes).with_context(|| format!("CREL relocation section {i}"))?;
+            let bytes = arena.keep(object::pod::bytes_of_slice(&decoded).to_vec());
+            object::pod::slice_from_all_bytes(bytes).map_err(|()| fatal!("CREL relocation section {i}: not decoded"))?
+        } else {
+            sh.data_as_array(LE, data).with_context(|| format!("relocation section {i}"))?
+        };
         if let Some((k, bad)) = relas.iter().enumerate().find(|(_, r)| r.r_sym(LE, false) as usize >= nsyms) {
             bail!(
                 "relocation {k} in section {} refers to symbol {}, but the file has {nsyms}",
@@ -613,6 +625,97 @@ fn attach_relocations<'a>(
         sections[target].relas = relas;
     }
     Ok(())
+}
+
+/// `SHT_CREL`: compact relocations (clang `-Wa,--crel`), the deltas of RELA's fields in LEB128.
+pub const SHT_CREL: u32 = 0x4000_0014;
+
+/// Decodes a CREL section into RELA entries. The header, a ULEB128, is `count * 8 | addend_flag
+/// (4) | shift`; each entry starts with a byte whose low 2 bits (3 with addends) say which of the
+/// symbol index, type and addend change (each a SLEB128 delta), and whose other bits with a
+/// ULEB128 continuation when its top bit is set are the offset's delta (in units of `1 << shift`).
+/// The deltas add in wrapping arithmetic, as the format defines them.
+pub fn decode_crel(bytes: &[u8]) -> Result<Vec<Rela>> {
+    let mut r = LebReader { bytes, pos: 0 };
+    let hdr = r.uleb()?;
+    let count = hdr >> 3;
+    let with_addend = hdr & 4 != 0;
+    let flag_bits = if with_addend { 3 } else { 2 };
+    let shift = (hdr & 3) as u32;
+    // Each entry takes at least a byte: a count the bytes cannot hold is refused before allocating.
+    ensure!(count <= bytes.len() as u64, "header says {count} relocations, but the section has {} bytes", bytes.len());
+    let mut out = Vec::with_capacity(count as usize);
+    let (mut offset, mut sym, mut ty, mut addend) = (0u64, 0u64, 0u64, 0u64);
+    for k in 0..count {
+        let b = r.byte().with_context(|| format!("relocation {k}"))?;
+        offset = offset.wrapping_add(u64::from(b) >> flag_bits);
+        if b & 0x80 != 0 {
+            let more = r.uleb().with_context(|| format!("relocation {k}"))?;
+            offset = offset.wrapping_add(more.wrapping_shl(7 - flag_bits)).wrapping_sub(0x80 >> flag_bits);
+        }
+        if b & 1 != 0 {
+            sym = sym.wrapping_add(r.sleb().with_context(|| format!("relocation {k}"))? as u64);
+        }
+        if b & 2 != 0 {
+            ty = ty.wrapping_add(r.sleb().with_context(|| format!("relocation {k}"))? as u64);
+        }
+        if with_addend && b & 4 != 0 {
+            addend = addend.wrapping_add(r.sleb().with_context(|| format!("relocation {k}"))? as u64);
+        }
+        let (sym32, ty32) = (sym as u32, ty as u32);
+        ensure!(u64::from(sym32) == sym && u64::from(ty32) == ty, "relocation {k}: symbol index or type out of range");
+        let mut rela = Rela { r_offset: Default::default(), r_info: Default::default(), r_addend: Default::default() };
+        rela.r_offset.set(LE, offset.wrapping_shl(shift));
+        rela.r_info.set(LE, (u64::from(sym32) << 32) | u64::from(ty32));
+        rela.r_addend.set(LE, addend as i64);
+        out.push(rela);
+    }
+    ensure!(r.pos == bytes.len(), "{} bytes follow the last relocation", bytes.len() - r.pos);
+    Ok(out)
+}
+
+struct LebReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl LebReader<'_> {
+    fn byte(&mut self) -> Result<u8> {
+        let b = *self.bytes.get(self.pos).with_context(|| "the section ends inside a relocation".to_string())?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// An unsigned LEB128 of at most 64 bits (bits past the 64th are refused).
+    fn uleb(&mut self) -> Result<u64> {
+        let (mut value, mut shift) = (0u64, 0u32);
+        loop {
+            let b = self.byte()?;
+            ensure!(shift < 64 && (shift < 63 || b & 0x7e == 0), "a LEB128 number has more than 64 bits");
+            value |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+    }
+
+    /// A signed LEB128 of at most 64 bits.
+    fn sleb(&mut self) -> Result<i64> {
+        let (mut value, mut shift) = (0u64, 0u32);
+        loop {
+            let b = self.byte()?;
+            ensure!(shift < 64, "a LEB128 number has more than 64 bits");
+            value |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                if shift < 64 && b & 0x40 != 0 {
+                    value |= u64::MAX << shift;
+                }
+                return Ok(value as i64);
+            }
+        }
+    }
 }
 
 fn read_groups<'a>(
