@@ -755,3 +755,39 @@ fn overlay_sections_share_an_address_and_load_one_after_another() {
     }
     tmp.finish();
 }
+
+/// A script symbol below the image's start (the kernel's vDSO: `vvar_page = . - 4 * PAGE_SIZE`)
+/// reached PC-relatively: the value is negative in the psABI's 64-bit arithmetic and fits the
+/// 32-bit field, as GNU ld and lld write it (it was once refused as a huge unsigned number). The
+/// instruction reaches the same address in all three outputs; the data and a positive offset of
+/// the same symbol too.
+#[test]
+fn pc_relative_reference_below_the_image() {
+    let Some(tmp) = setup("ls-below-image") else { return };
+    write(&tmp, "v.s", ".hidden vvar_page\n.globl f\nf:\n  movl vvar_page+128(%rip), %eax\n  ret\n");
+    write(&tmp, "v.lds", "SECTIONS {\n  vvar_page = . - 4 * 4096;\n  . = SIZEOF_HEADERS;\n  .text : { *(.text) }\n}\n");
+    cc(&tmp, &["-c", "v.s", "-o", "v.o"]);
+    let mut targets = Vec::new();
+    for (ld, out) in [(Ld::Gnu, "gnu.so"), (Ld::Lld, "lld.so"), (Ld::Ours, "ours.so")] {
+        if ld == Ld::Lld && !have_lld() {
+            continue;
+        }
+        let so = link(&tmp, ld, &["-shared", "-nostdlib", "-Wl,-T,v.lds", "v.o"], out);
+        let code = String::from_utf8_lossy(&must(Command::new("objdump").arg("-d").arg(&so)).stdout).into_owned();
+        let insn =
+            code.lines().find(|l| l.contains("mov ")).unwrap_or_else(|| panic!("{out}: no mov\n{code}")).to_string();
+        // `mov -0x....(%rip),%eax  # ffffffffffffc080 <vvar_page+0x80>`
+        assert!(insn.contains("-0x") && insn.contains("(%rip)"), "{out}: {insn}");
+        targets.push(insn.rsplit('#').next().unwrap().trim().to_string());
+    }
+    assert!(targets.iter().all(|t| t.starts_with("ffffffffffffc080")), "{targets:?}");
+    // Out of reach is still an error, with the value as the psABI computes it.
+    write(
+        &tmp,
+        "far.lds",
+        "SECTIONS {\n  vvar_page = . - 0x100000000;\n  . = SIZEOF_HEADERS;\n  .text : { *(.text) }\n}\n",
+    );
+    let e = link_fails(&tmp, &["-shared", "-nostdlib", "-Wl,-T,far.lds", "v.o"]);
+    assert!(e.contains("relocation R_X86_64_PC32 out of range: -42949") && e.contains("vvar_page"), "{e}");
+    tmp.finish();
+}

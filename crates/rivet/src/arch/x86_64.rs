@@ -889,6 +889,10 @@ impl Reloc<'_, '_> {
     }
 
     fn write_checked(&mut self, ty: u32, width: usize, value: i128, signed: bool) {
+        // The psABI computes in 64-bit two's complement: an address below the image (a script's
+        // `vvar_page = . - 4 * 4096`) is a negative number, not a huge unsigned one. The field
+        // then holds it if it fits as the field's kind of number.
+        let value = if signed { value as i64 as i128 } else { value as u64 as i128 };
         let (lo, hi) = field_range(width, signed);
         if value < lo || value > hi {
             let t = self.target();
