@@ -8,8 +8,9 @@
 mod common;
 
 use common::*;
+use common::{link_with as link, stderr_text as stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 const LLD: &str = "ld.lld-19";
 
@@ -26,25 +27,11 @@ fn setup(name: &str, sources: &[(&str, &str)]) -> Option<TempDir> {
     Some(tmp)
 }
 
-/// gcc with the linker under test (`ours`) or GNU ld; `args` go to gcc, then `-o out`.
-fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output {
-    let mut cmd = Command::new("gcc");
-    cmd.current_dir(&tmp.path);
-    if ours {
-        cmd.arg("-B").arg(linker_dir(tmp));
-    }
-    cmd.args(args).arg("-o").arg(out).output().unwrap()
-}
-
 /// `link` that must succeed; returns the output's path.
 fn linked(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> PathBuf {
     let o = link(tmp, ours, args, out);
     assert!(o.status.success(), "linking {out} with {args:?} failed:\n{}", stderr(&o));
     tmp.join(out)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn run(exe: &Path) -> String {

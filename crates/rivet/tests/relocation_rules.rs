@@ -5,7 +5,8 @@
 mod common;
 
 use common::*;
-use std::process::{Command, Output};
+use common::{link_with as link, stderr_text as stderr};
+use std::process::Command;
 
 fn setup(name: &str) -> Option<TempDir> {
     if !have("gcc") || !have("readelf") {
@@ -20,20 +21,6 @@ fn compile(tmp: &TempDir, name: &str, src: &str, args: &[&str]) {
     std::fs::write(&path, src).unwrap();
     let obj = path.with_extension("o");
     must(Command::new("gcc").current_dir(&tmp.path).arg("-c").args(args).arg(&path).arg("-o").arg(obj));
-}
-
-/// Links with GNU ld (`ours` false) or the linker under test; `args` go to gcc.
-fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output {
-    let mut cmd = Command::new("gcc");
-    cmd.current_dir(&tmp.path);
-    if ours {
-        cmd.arg("-B").arg(linker_dir(tmp));
-    }
-    cmd.args(args).arg("-o").arg(out).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn run(tmp: &TempDir, exe: &str) -> String {

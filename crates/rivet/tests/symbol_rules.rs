@@ -6,8 +6,9 @@
 mod common;
 
 use common::*;
+use common::{link_with as link, stderr_text as stderr};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 fn setup(name: &str, files: &[(&str, &str)], cflags: &[&str]) -> Option<TempDir> {
     if !have("gcc") || !have("readelf") {
@@ -23,20 +24,6 @@ fn setup(name: &str, files: &[(&str, &str)], cflags: &[&str]) -> Option<TempDir>
         }
     }
     Some(tmp)
-}
-
-/// Links with GNU ld (`ours` false) or the linker under test; `args` go to gcc.
-fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output {
-    let mut cmd = Command::new("gcc");
-    cmd.current_dir(&tmp.path);
-    if ours {
-        cmd.arg("-B").arg(linker_dir(tmp));
-    }
-    cmd.args(args).arg("-o").arg(out).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn linked(tmp: &TempDir, ours: bool, args: &[&str], out: &str) {

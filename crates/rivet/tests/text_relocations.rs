@@ -7,8 +7,9 @@
 mod common;
 
 use common::*;
+use common::{link_with as link, stderr_text as stderr};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// Hand-written code without `-fPIC`: an absolute address in `.text`, loaded and called.
 const ASM: &str = "\
@@ -45,20 +46,6 @@ fn setup(name: &str) -> Option<TempDir> {
     must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));
     must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-fPIE", "main.c"]));
     Some(tmp)
-}
-
-/// Links with GNU ld (`ours` false) or the linker under test; `args` go to gcc.
-fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output {
-    let mut cmd = Command::new("gcc");
-    cmd.current_dir(&tmp.path);
-    if ours {
-        cmd.arg("-B").arg(linker_dir(tmp));
-    }
-    cmd.args(args).arg("-o").arg(out).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn run(exe: &Path) -> String {

@@ -149,3 +149,19 @@ pub fn logging_ld(dir: &Path, log: &Path) {
     .unwrap();
     std::fs::set_permissions(&ld, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
+
+/// `gcc ARGS -o OUT` in the test's directory, linked by GNU ld (`ours` false: plain gcc) or by
+/// the linker under test (`gcc -B`); the output, whatever the exit status.
+pub fn link_with(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output {
+    let mut cmd = Command::new("gcc");
+    cmd.current_dir(&tmp.path);
+    if ours {
+        cmd.arg("-B").arg(linker_dir(tmp));
+    }
+    cmd.args(args).arg("-o").arg(out).output().unwrap()
+}
+
+/// A command's stderr as text.
+pub fn stderr_text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
