@@ -156,11 +156,9 @@ impl Marker<'_, '_> {
     }
 }
 
-/// Marks and sweeps. Returns the dropped sections for `--print-gc-sections`.
-pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec<SectionRef> {
-    let live: Live =
-        ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
-    let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
+/// The live allocated sections whose names are C identifiers, by name: what a reference to
+/// `__start_NAME` or `__stop_NAME` keeps.
+pub(crate) fn by_c_name<'c>(ctx: &'c Resolved) -> rustc_hash::FxHashMap<&'c [u8], Vec<SectionRef>> {
     let mut by_c_name: rustc_hash::FxHashMap<&[u8], Vec<SectionRef>> = Default::default();
     for (f, obj) in ctx.objects.iter_enumerated() {
         for (s, sec) in obj.sections.iter().enumerate() {
@@ -169,6 +167,15 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
             }
         }
     }
+    by_c_name
+}
+
+/// Marks and sweeps. Returns the dropped sections for `--print-gc-sections`.
+pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec<SectionRef> {
+    let live: Live =
+        ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
+    let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
+    let by_c_name = by_c_name(ctx);
     let mut m = Marker { ctx, live, used_shared, by_c_name };
     let mut frontier = Vec::new();
     for (f, obj) in ctx.objects.iter_enumerated() {

@@ -40,7 +40,7 @@ struct Walk<'c, 'a> {
     /// A shared library's symbol: the first live reference to it.
     shared: HashMap<crate::ids::SymbolId, (SectionRef, u64)>,
     queue: VecDeque<SectionRef>,
-    by_c_name: HashMap<&'c [u8], Vec<SectionRef>>,
+    by_c_name: rustc_hash::FxHashMap<&'c [u8], Vec<SectionRef>>,
 }
 
 impl<'c, 'a> Walk<'c, 'a> {
@@ -258,14 +258,7 @@ pub fn explain(ctx: &Resolved, roots: &[String], kept: &[SectionRef]) -> Option<
     if globs.is_empty() {
         return None;
     }
-    let mut by_c_name: HashMap<&[u8], Vec<SectionRef>> = HashMap::new();
-    for (f, obj) in ctx.objects.iter_enumerated() {
-        for (s, sec) in obj.sections.iter().enumerate() {
-            if sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && super::gc::is_c_identifier(sec.name) {
-                by_c_name.entry(sec.name).or_default().push(SectionRef::new(f, s as u32));
-            }
-        }
-    }
+    let by_c_name = super::gc::by_c_name(ctx);
     let mut walk = Walk { ctx, reason: HashMap::new(), shared: HashMap::new(), queue: VecDeque::new(), by_c_name };
     walk.run(roots, kept);
     let mut out = String::new();
