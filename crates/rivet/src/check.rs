@@ -44,13 +44,14 @@ pub fn check_symbols(ctx: &Resolved) -> crate::diag::Result<()> {
     if policy.shlibs {
         undefined_in_shared_libraries(ctx, &policy);
     }
+    symbol_type_mismatches(ctx);
     for name in &ctx.config.require_defined {
         let defined = ctx
             .by_name
             .get(name.as_bytes())
             .is_some_and(|&id| !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }));
         if !defined {
-            let msg = format!("required symbol '{name}' is not defined (--require-defined)");
+            let msg = format!("undefined symbol: {name}\n>>> required by --require-defined");
             // --noinhibit-exec: GNU ld says so and writes the output.
             match ctx.config.noinhibit_exec {
                 true => ctx.diag.warn(msg),
@@ -109,22 +110,55 @@ fn undefined_in_shared_libraries(ctx: &Resolved, policy: &Policy) {
                 Def::Undefined | Def::Lazy { .. } if !in_a_library() => policy.report(
                     ctx,
                     format!(
-                        "undefined reference due to --no-allow-shlib-undefined: {}\n>>> referenced by {}",
+                        "{}: --no-allow-shlib-undefined: undefined symbol: {}\n>>> nothing in the link defines it",
+                        lib.file.name,
                         symbol_name(name),
-                        lib.file.name
                     ),
                 ),
                 Def::Defined { file, .. } | Def::Common { file, .. } if s.is_hidden() && !in_a_library() => policy
                     .report(
                         ctx,
                         format!(
-                            "non-exported symbol '{}' in '{}' is referenced by DSO '{}'",
+                            "{}: --no-allow-shlib-undefined: undefined symbol: {}\n>>> defined in {} but not exported (hidden)",
+                            lib.file.name,
                             symbol_name(name),
                             ctx.objects[file].name,
-                            lib.file.name
                         ),
                     ),
                 _ => {}
+            }
+        }
+    }
+}
+
+/// mold's warning: an object defines as data a name that a shared library defines as a function,
+/// or the other way round (`int times;` beside the C library's `times()`). The object's definition
+/// wins, so the library's own callers of the function reach the data (or the reverse).
+fn symbol_type_mismatches(ctx: &Resolved) {
+    use object::elf::{STT_COMMON, STT_FUNC, STT_GNU_IFUNC, STT_OBJECT};
+    let kind = |t: u8| match t {
+        STT_FUNC | STT_GNU_IFUNC => Some("a function"),
+        STT_OBJECT | STT_COMMON => Some("data"),
+        _ => None,
+    };
+    let mut warned = std::collections::HashSet::new();
+    for lib in ctx.shared.iter() {
+        for d in lib.file.defined.iter().filter(|d| !d.hidden) {
+            let Some(theirs) = kind(d.sym_type) else { continue };
+            let Some(&id) = ctx.by_name.get(d.name) else { continue };
+            let (file, ours) = match ctx.symbols[id].def {
+                Def::Defined { file, sym } => (file, kind(ctx.objects[file].syms[sym as usize].st_type())),
+                Def::Common { file, .. } => (file, Some("data")),
+                _ => continue,
+            };
+            if ours.is_some_and(|ours| ours != theirs) && warned.insert(id) {
+                ctx.diag.warn(format!(
+                    "symbol type mismatch: {}\n>>> defined as {} in {}\n>>> defined as {theirs} in {}",
+                    symbol_name(d.name),
+                    ours.unwrap_or_default(),
+                    ctx.objects[file].name,
+                    lib.file.name
+                ));
             }
         }
     }

@@ -829,6 +829,7 @@ impl<'a> Resolver<'a, '_> {
         r.parsing.stop();
         r.unlazy_fetched();
         r.bind_versioned_references();
+        r.unbind_hidden_from_shared();
         r.report_duplicates();
         r.report_backrefs();
         if !r.errors.is_empty() {
@@ -1495,6 +1496,18 @@ impl<'a> Resolver<'a, '_> {
                 if fetched[archive as usize][member as usize] {
                     s.def = Def::Undefined;
                 }
+            }
+        });
+    }
+
+    /// A hidden, internal or protected reference must bind inside the output: a shared library's
+    /// definition cannot satisfy it, and the symbol stays undefined (GNU ld and lld refuse the
+    /// link; a weak one resolves to zero).
+    fn unbind_hidden_from_shared(&mut self) {
+        self.symbols.par_iter_mut().with_min_len(4096).for_each(|s| {
+            if matches!(s.def, Def::Shared { .. }) && s.visibility != elf::STV_DEFAULT {
+                s.def = Def::Undefined;
+                s.weak = false;
             }
         });
     }

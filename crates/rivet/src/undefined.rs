@@ -97,7 +97,18 @@ fn message(ctx: &Resolved, places: &Places, id: SymbolId, refs: &[Reference], sp
         elf::STV_INTERNAL => "internal ",
         _ => "",
     };
-    let mut msg = format!("undefined {visibility}symbol: {}", symbol_name(s.name));
+    // A shared library defines it, but a reference of that visibility must bind in the output.
+    let shared = (!visibility.is_empty())
+        .then(|| ctx.shared.iter().find(|l| l.file.defined.iter().any(|d| d.name == s.name && !d.hidden)))
+        .flatten();
+    let mut msg = match shared {
+        Some(lib) => format!(
+            "undefined symbol: {}\n>>> the reference is {visibility}and must bind in the output: the definition in {} cannot satisfy it",
+            symbol_name(s.name),
+            lib.file.name
+        ),
+        None => format!("undefined {visibility}symbol: {}", symbol_name(s.name)),
+    };
     for &(f, sec, off) in refs.iter().take(3) {
         msg.push_str(&format!("\n>>> referenced by {}", places.describe_reference(f, sec, off, s.name, 14)));
     }

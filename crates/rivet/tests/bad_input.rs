@@ -649,12 +649,12 @@ fn malformed_fields_lld_rejects_too() {
     // A symbol past the end of its mergeable section.
     case("merge_sym", &|e| _ = e.put(lc0 + 8, 8, 1 << 20), None, &["symbol", "outside its section", ".rodata.str1.1"]);
     // Unknown section types (GNU ld and lld refuse both).
-    case("type_f7", &|e| _ = e.set(".data", 4, 0xf7), None, &["section .data (", "unknown section type 0xf7"]);
+    case("type_f7", &|e| _ = e.set(".data", 4, 0xf7), None, &["section .data (", "unsupported section type: 0xf7"]);
     case(
         "type_650001",
         &|e| _ = e.set(".text", 4, 0x650001),
         None,
-        &["section .text (", "unknown section type 0x650001"],
+        &["section .text (", "unsupported section type: 0x650001"],
     );
     // A relocation section that applies to the symbol table, and a second one for .text.
     let symtab_index = base.index(".symtab");

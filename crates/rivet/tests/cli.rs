@@ -1249,7 +1249,7 @@ fn shared_library_undefined_symbols_agree_with_lld() {
     so(&["bar.o", "-o", "libbar.so"]);
     so(&["bar.o", "-o", "libbar2.so", "-Wl,-soname,libbar2.so", "-L.", "-lfoo"]);
     let exe = ["-pie", "-e", "main", "-o", "exe", "main.o"];
-    let msg = "error: undefined reference due to --no-allow-shlib-undefined: foo\n>>> referenced by libbar.so";
+    let msg = "error: libbar.so: --no-allow-shlib-undefined: undefined symbol: foo\n>>> nothing in the link defines it";
     // (options and libraries, links, the message expected)
     let cases: &[(&[&str], bool, &str)] = &[
         (&["--no-allow-shlib-undefined", "libbar.so"], false, msg),
@@ -1258,7 +1258,11 @@ fn shared_library_undefined_symbols_agree_with_lld() {
         (&["--allow-shlib-undefined", "libbar.so"], true, ""),
         (&["--unresolved-symbols=ignore-in-shared-libs", "libbar.so"], true, ""),
         (&["--unresolved-symbols=ignore-in-object-files", "libbar.so"], false, msg),
-        (&["--warn-unresolved-symbols", "libbar.so"], true, "warning: undefined reference due to"),
+        (
+            &["--warn-unresolved-symbols", "libbar.so"],
+            true,
+            "warning: libbar.so: --no-allow-shlib-undefined: undefined symbol: foo",
+        ),
         (&["--no-allow-shlib-undefined", "libfoo.so", "libbar.so"], true, ""),
         // libbar2.so needs libfoo.so, which is not loaded: foo may be there, so it is not checked.
         (&["--no-allow-shlib-undefined", "libbar2.so"], true, ""),
@@ -1281,8 +1285,67 @@ fn shared_library_undefined_symbols_agree_with_lld() {
     }
     // A definition the output does not export cannot be what the library binds to.
     let stderr = agrees_with_lld(dir, &["-pie", "-e", "main", "-o", "exe", "hide.o", "libbar.so"], false);
-    let msg = "error: non-exported symbol 'foo' in 'hide.o' is referenced by DSO 'libbar.so'";
+    let msg = "error: libbar.so: --no-allow-shlib-undefined: undefined symbol: foo\n>>> defined in hide.o but not exported (hidden)";
     assert!(!testing_rivet() || stderr.contains(msg), "{stderr}");
+    tmp.finish();
+}
+
+#[test]
+fn a_hidden_reference_is_not_bound_to_a_shared_library() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-hidden-ref");
+    let dir = &tmp.path;
+    compile(dir, "foo", "void foo(void) {}\nint weakfoo;\n", &["-fPIC"]);
+    must(Command::new("gcc").current_dir(dir).args(["-shared", "-nostdlib", "foo.o", "-o", "libfoo.so"]));
+    compile(
+        dir,
+        "ref",
+        "__attribute__((visibility(\"hidden\"))) void foo(void);\nint main(void) { foo(); return 0; }\n",
+        &["-fPIC"],
+    );
+    // The library before the object, as in `cc a.so b.o`: the library's definition is seen first.
+    let stderr = agrees_with_lld(dir, &["-pie", "-e", "main", "-o", "exe", "libfoo.so", "ref.o"], false);
+    let msg = "error: undefined symbol: foo\n>>> the reference is hidden and must bind in the output: the definition in libfoo.so cannot satisfy it";
+    assert!(!testing_rivet() || stderr.contains(msg), "{stderr}");
+    if have("ld.bfd") {
+        assert!(!ld_in(Path::new("ld.bfd"), dir, &["-pie", "-e", "main", "-o", "exe", "libfoo.so", "ref.o"]).0);
+    }
+    // A weak hidden reference stays undefined and resolves to zero: nothing is imported.
+    compile(
+        dir,
+        "weakref",
+        "__attribute__((weak, visibility(\"hidden\"))) extern int weakfoo;\nint *main(void) { return &weakfoo; }\n",
+        &["-fPIC"],
+    );
+    agrees_with_lld(dir, &["-pie", "-e", "main", "-o", "weak", "libfoo.so", "weakref.o"], true);
+    if have("readelf") {
+        let o = must(Command::new("readelf").args(["--dyn-syms", "-rW"]).arg(dir.join("weak")));
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("weakfoo"), "{}", String::from_utf8_lossy(&o.stdout));
+    }
+    tmp.finish();
+}
+
+#[test]
+fn a_data_definition_of_a_library_function_name_is_warned_about() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("cli-type-mismatch");
+    let dir = &tmp.path;
+    compile(dir, "lib", "void times(void) {}\nint counter;\nint same(void) { return 0; }\n", &["-fPIC"]);
+    must(Command::new("gcc").current_dir(dir).args(["-shared", "-nostdlib", "lib.o", "-o", "liblib.so"]));
+    compile(dir, "data", "int times = -1;\nvoid counter(void) {}\nint same(void) { return 1; }\n", &["-fPIC"]);
+    // GNU ld and lld link it silently; rivet links the same output and says what it saw (mold's warning).
+    let stderr = agrees_with_lld(dir, &["-shared", "-o", "out.so", "data.o", "liblib.so"], true);
+    if testing_rivet() {
+        let times = "warning: symbol type mismatch: times\n>>> defined as data in data.o\n>>> defined as a function in liblib.so";
+        let counter =
+            "warning: symbol type mismatch: counter\n>>> defined as a function in data.o\n>>> defined as data in liblib.so";
+        assert!(stderr.contains(times) && stderr.contains(counter), "{stderr}");
+        assert!(!stderr.contains("mismatch: same"), "{stderr}");
+    }
     tmp.finish();
 }
 

@@ -445,11 +445,11 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
             R_X86_64_GOTPC32_TLSDESC if !exe => needs.got.push((t, GotKind::TlsDesc)),
             R_X86_64_GOTPC32_TLSDESC if pre => needs.got.push((t, GotKind::TpOff)),
             R_X86_64_TPOFF32 | R_X86_64_TPOFF64 if !exe || pre => ctx.diag.error(format!(
-                "{}: local-exec TLS relocation {} against '{}' cannot be used {}; recompile with -fPIC",
+                "{}: local-exec TLS relocation {} against `{}` can not be used {}; recompile with -fPIC",
                 place(),
                 reloc_name(ty),
                 ctx.name_of(t),
-                if exe { "for a variable of a shared library" } else { "in a shared object" }
+                if exe { "for a variable of a shared library" } else { "when making a shared object" }
             )),
             R_X86_64_GOTPC32 | R_X86_64_GOTPC64 | R_X86_64_GOTOFF64 => needs.gotplt = true,
             // The large code model's calls: the PLT entry (the symbol itself when it binds
@@ -897,7 +897,7 @@ impl Reloc<'_, '_> {
         if value < lo || value > hi {
             let t = self.target();
             self.error(format!(
-                "relocation {} out of range: {value} is not in [{lo}, {hi}]; references '{}'",
+                "relocation {} against {} out of range: {value} is not in [{lo}, {hi}]",
                 reloc_name(ty),
                 self.ctx.name_of(t)
             ));

@@ -395,7 +395,7 @@ fn known_type(sh_type: u32, flags: u64) -> bool {
 /// a size some address space can hold, and the entry size of a table.
 fn check_kind(sh: &elf::SectionHeader64<LE>, sh_type: u32) -> Result<()> {
     let flags = sh.sh_flags(LE);
-    ensure!(known_type(sh_type, flags), "unknown section type {sh_type:#x}");
+    ensure!(known_type(sh_type, flags), "unsupported section type: {sh_type:#x}");
     let size = sh.sh_size(LE);
     // No address space holds more (a NOBITS size is not bounded by the file).
     ensure!(size < 1 << 48, "size {size:#x} is larger than the address space");
