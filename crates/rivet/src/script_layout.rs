@@ -115,7 +115,23 @@ pub fn create_output_sections<'a>(
         priority,
         section_align: &config.section_align,
     };
+    // What `/DISCARD/` takes: the loaded sections live before and not after.
+    let was_live: Vec<Vec<bool>> =
+        ctx.objects.iter().map(|o| o.sections.iter().map(|s| s.live && is_loaded(s.flags)).collect()).collect();
     let (mut sections, scripted) = assign(&mut ctx.objects, &ctx.file_order, scripts, config, &order, ctx.diag)?;
+    let taken: std::collections::HashSet<SectionRef> = ctx
+        .objects
+        .iter_enumerated()
+        .flat_map(|(f, o)| {
+            let was = &was_live[f.index()];
+            o.sections
+                .iter()
+                .enumerate()
+                .filter(move |(i, s)| was[*i] && !s.live)
+                .map(move |(i, _)| SectionRef::new(f, i as u32))
+        })
+        .collect();
+    refuse_references_into(ctx, &taken, "/DISCARD/")?;
     // rivet's `.comment` line, unless the script discards `.comment` (lld's own line is an input
     // section that `/DISCARD/` can take).
     let discarded = descriptions(&commands(scripts)?)
@@ -176,15 +192,26 @@ fn discard_named(ctx: &mut Resolved) -> Result<()> {
             }
         }
     }
-    // A loaded section that refers to a symbol defined in one of them: lld's error for a section
-    // `/DISCARD/` took (the reference could only be left pointing nowhere). `.eh_frame` records
-    // of discarded code are dropped with it, and debug sections get tombstones.
+    refuse_references_into(ctx, &discarded, "--discard-section")
+}
+
+fn is_loaded(flags: u64) -> bool {
+    flags & elf::SHF_ALLOC as u64 != 0
+}
+
+/// A loaded section that refers to a symbol defined in a section left out (`how`: `/DISCARD/` or
+/// `--discard-section`) is an error, as in lld and GNU ld: the reference could only be left
+/// pointing nowhere. `.eh_frame` records of discarded code are dropped with it, and debug
+/// sections get tombstones.
+fn refuse_references_into(ctx: &Resolved, discarded: &std::collections::HashSet<SectionRef>, how: &str) -> Result<()> {
+    if discarded.is_empty() {
+        return Ok(());
+    }
     let owns = |f: FileId, i: usize| crate::resolve::defines(&ctx.objects, &ctx.symbols, f, i);
     let places = crate::srcloc::Places::new(&ctx.objects, &owns);
     for (f, obj) in ctx.objects.iter_enumerated() {
         for (si, sec) in obj.sections.iter().enumerate() {
-            let loaded = sec.flags & elf::SHF_ALLOC as u64 != 0;
-            if !sec.live || !loaded || sec.sh_type == elf::SHT_X86_64_UNWIND || sec.name == b".eh_frame" {
+            if !sec.live || !is_loaded(sec.flags) || sec.sh_type == elf::SHT_X86_64_UNWIND || sec.name == b".eh_frame" {
                 continue;
             }
             for rel in sec.relas {
@@ -210,7 +237,7 @@ fn discard_named(ctx: &mut Resolved) -> Result<()> {
                 );
                 ctx.diag.error(format!(
                     "relocation refers to a symbol in a discarded section: {name}\n>>> defined in {} (section {}, \
-                     --discard-section)\n>>> referenced by {at}",
+                     {how})\n>>> referenced by {at}",
                     ctx.objects[df].name,
                     String::from_utf8_lossy(ctx.objects[df].sections[dsec as usize].name),
                 ));

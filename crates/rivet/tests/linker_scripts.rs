@@ -791,3 +791,36 @@ fn pc_relative_reference_below_the_image() {
     assert!(e.contains("relocation R_X86_64_PC32 against vvar_page out of range: -42949"), "{e}");
     tmp.finish();
 }
+
+#[test]
+fn a_reference_into_a_discarded_section_is_refused() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("ls-discard-ref");
+    write(&tmp, "keep.c", "__attribute__((section(\".gone\"))) int gone = 7;\nint main(void) { return gone; }\n");
+    write(&tmp, "unused.c", "__attribute__((section(\".gone\"))) int unused = 7;\nint main(void) { return 0; }\n");
+    write(&tmp, "discard.lds", "SECTIONS { /DISCARD/ : { *(.gone) } }\nINSERT AFTER .data;\n");
+    cc(&tmp, &["-c", "-O2", "keep.c", "unused.c"]);
+    // GNU ld and lld refuse it: `main` would read through a relocation pointing nowhere.
+    let mut linkers = vec![Ld::Gnu];
+    if have_lld() {
+        linkers.push(Ld::Lld);
+    }
+    for ld in linkers {
+        let out = link_cmd(&tmp, ld, &["keep.o", "-Wl,-T,discard.lds"], "ref.out").output().unwrap();
+        assert!(!out.status.success(), "{ld:?} links it");
+    }
+    let e = link_fails(&tmp, &["keep.o", "-Wl,-T,discard.lds"]);
+    assert!(
+        e.contains("relocation refers to a symbol in a discarded section: gone\n>>> defined in keep.o (section .gone, /DISCARD/)")
+            && e.contains("keep.o:(main)"),
+        "{e}"
+    );
+    assert!(!tmp.join("fail.out").exists(), "no output is left");
+    // Nothing refers to it: the section goes, the program runs.
+    let exe = link(&tmp, Ld::Ours, &["unused.o", "-Wl,-T,discard.lds"], "unused.out");
+    assert!(!readelf(&["-SW"], &exe).contains(".gone"));
+    assert!(Command::new(&exe).status().unwrap().success());
+    tmp.finish();
+}
