@@ -14,6 +14,7 @@ pub mod output;
 pub mod policy;
 pub mod prefetch;
 pub mod stats;
+pub mod units;
 
 pub use arena::ByteArena;
 pub use copy::CopyMethod;

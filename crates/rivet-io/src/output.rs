@@ -599,8 +599,8 @@ impl OutputFile {
                         "{}: the output ({}) is written in place (not a regular file), so it is held in memory \
                          whole, but only {} of memory are available{}",
                         self.target.display(),
-                        crate::policy::human(size),
-                        crate::policy::human(mem.effective_available()),
+                        crate::units::human(size),
+                        crate::units::human(mem.effective_available()),
                         if mem.cgroup_limit.is_some() { " under the memory cgroup's limit" } else { "" }
                     ),
                 ));

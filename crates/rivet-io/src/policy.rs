@@ -8,6 +8,7 @@
 use crate::copy::CopyMethod;
 use crate::fsinfo::{self, FsInfo, MemInfo};
 use crate::output::OutputMode;
+use crate::units::human;
 use std::path::Path;
 
 /// The choices made before inputs are opened.
@@ -481,21 +482,6 @@ pub fn choose_copy(explicit: Option<CopyMethod>, fs: Option<&FsInfo>) -> CopyCho
     pick(Memcpy, "auto: memcpy (in-kernel copies were no faster warm and up to 6x slower on slow or compressed disks)")
 }
 
-pub fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -743,12 +729,5 @@ mod tests {
         assert!(decide_output(&on, Some(&ext4), &mem(16), &mem(16), 45 << 20).populate.enabled);
         assert!(!decide_output(&on, Some(&ext4), &mem(16), &tight, 45 << 20).populate.enabled);
         assert!(!decide_output(&req(None, None), Some(&ext4), &mem(16), &mem(16), 45 << 20).populate.enabled);
-    }
-
-    #[test]
-    fn human_sizes() {
-        assert_eq!(human(512), "512 B");
-        assert_eq!(human(1536), "1.5 KiB");
-        assert_eq!(human(3 << 30), "3.0 GiB");
     }
 }

@@ -352,9 +352,10 @@ pub struct Config {
     /// `-z start-stop-visibility=V` (lld's default: protected): the visibility (STV_*) of the
     /// `__start_SEC`/`__stop_SEC` symbols the linker defines.
     pub start_stop_visibility: u8,
-    /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; the last one given counts): the ISA level bit
-    /// (GNU_PROPERTY_X86_ISA_1_*) added to the output's GNU_PROPERTY_X86_ISA_1_NEEDED; 0: none.
-    pub isa_level: u32,
+    /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; the last one given counts): the level, 1 for the
+    /// baseline to 4 for v4, whose bit (GNU_PROPERTY_X86_ISA_1_*) is added to the output's
+    /// GNU_PROPERTY_X86_ISA_1_NEEDED; 0: none.
+    pub isa_level: u8,
     /// `-z nosectionheader` (lld's and mold's; `-z sectionheader` undoes it): the output has no
     /// section header table, and so neither `.shstrtab`, the symbol table nor any other section
     /// that is not loaded (nothing could find them).
@@ -1710,10 +1711,10 @@ impl ArgParser {
                 c.execstack = false;
                 c.execstack_if_needed = true;
             }
-            "x86-64-baseline" => c.isa_level = crate::synthetic::property::ISA_1_BASELINE,
-            "x86-64-v2" => c.isa_level = crate::synthetic::property::ISA_1_V2,
-            "x86-64-v3" => c.isa_level = crate::synthetic::property::ISA_1_V3,
-            "x86-64-v4" => c.isa_level = crate::synthetic::property::ISA_1_V4,
+            "x86-64-baseline" => c.isa_level = 1,
+            "x86-64-v2" => c.isa_level = 2,
+            "x86-64-v3" => c.isa_level = 3,
+            "x86-64-v4" => c.isa_level = 4,
             "sectionheader" => c.no_section_headers = false,
             "nosectionheader" => c.no_section_headers = true,
             "rewrite-endbr" => c.rewrite_endbr = true,
@@ -2274,7 +2275,7 @@ mod tests {
         assert_eq!(p(&["-fuse-ld=mold", "-o", "x"]).unwrap().auxiliaries, Vec::<String>::new());
         assert_eq!(p(&["-f", "aux"]).unwrap().auxiliaries, ["aux"]);
         let c = p(&["-z", "x86-64-v4", "-z", "x86-64-v3", "-z", "nosectionheader", "-z", "rewrite-endbr"]).unwrap();
-        assert_eq!((c.isa_level, c.no_section_headers, c.rewrite_endbr), (0x4, true, true));
+        assert_eq!((c.isa_level, c.no_section_headers, c.rewrite_endbr), (3, true, true));
         let c = p(&["-z", "execstack", "-z", "execstack-if-needed"]).unwrap();
         assert_eq!((c.execstack, c.execstack_if_needed), (false, true));
         assert_eq!(p(&[]).unwrap().hash_style, HashStyle::Both);

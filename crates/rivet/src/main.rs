@@ -12,7 +12,7 @@ const VERSION: &str = concat!("rivet v", env!("CARGO_PKG_VERSION"), " (compatibl
 
 /// The I/O block of `--print-timing`: what rivet chose and why, and what the link cost in I/O.
 fn io_report(r: &link::LinkReport) -> String {
-    use rivet_io::policy::human;
+    use rivet_io::units::human;
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     let mode = if r.mode == rivet_io::OutputMode::Mmap { "mmap" } else { "heap (sequential write)" };
     let mut s = String::from("I/O\n");

@@ -25,12 +25,8 @@ use object::elf;
 pub const FEATURE_1_AND: u32 = 0xc000_0002;
 pub const FEATURE_1_IBT: u32 = 0x1;
 pub const FEATURE_1_SHSTK: u32 = 0x2;
-/// GNU_PROPERTY_X86_ISA_1_NEEDED and its level bits (`-z x86-64-v2`...).
+/// GNU_PROPERTY_X86_ISA_1_NEEDED, where `-z x86-64-v2`... add their level's bit.
 pub const ISA_1_NEEDED: u32 = 0xc000_8002;
-pub const ISA_1_BASELINE: u32 = 0x1;
-pub const ISA_1_V2: u32 = 0x2;
-pub const ISA_1_V3: u32 = 0x4;
-pub const ISA_1_V4: u32 = 0x8;
 const OR_LO: u32 = 0xc000_8000;
 const OR_HI: u32 = 0xc000_ffff;
 const OR_AND_LO: u32 = 0xc001_0000;
@@ -162,9 +158,11 @@ pub fn merge(config: &Config, objects: &Objects, file_order: &[FileId], diag: &D
         out.push((FEATURE_1_AND, and));
     }
     if config.isa_level != 0 {
+        // The baseline is bit 0, v2 bit 1, v3 bit 2, v4 bit 3.
+        let bit = 1u32 << (config.isa_level - 1);
         match out.iter_mut().find(|p| p.0 == ISA_1_NEEDED) {
-            Some(p) => p.1 |= config.isa_level,
-            None => out.push((ISA_1_NEEDED, config.isa_level)),
+            Some(p) => p.1 |= bit,
+            None => out.push((ISA_1_NEEDED, bit)),
         }
     }
     out.sort_unstable();
