@@ -463,13 +463,15 @@ impl TlsExtent {
 }
 
 /// The ELF file's frame around the loaded sections: the address the image is linked at, the size
-/// of the ELF and program headers, and whether a PT_PHDR describes the table (a program that names
-/// an interpreter, with its headers loaded).
+/// of the ELF and program headers, whether a PT_PHDR describes the table (a program that names
+/// an interpreter, with its headers loaded), and the TLS extent with its first section's file
+/// offset.
 #[derive(Clone, Copy)]
 pub struct Frame {
     pub base: u64,
     pub headers: u64,
     pub phdr: bool,
+    pub tls: Option<(TlsExtent, u64)>,
 }
 
 /// What follows the loaded sections in the file: the section names and where the section header
@@ -767,8 +769,8 @@ pub fn assign_addresses_with(
     let alloc_end = off;
     let tail = place_tail(ctx, synthetic, sizes, &mut places, &order, alloc_end);
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
-    let frame = Frame { base, headers, phdr: has_interp };
-    let mut all = headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, &note_runs, tls_phdr);
+    let frame = Frame { base, headers, phdr: has_interp, tls: tls_phdr };
+    let mut all = headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, &note_runs);
     if let Some((offset, vaddr, memsz)) = relro_range {
         // The next segment starts on a page of its own: the RELRO one is rounded up to the
         // common page.
@@ -782,7 +784,7 @@ pub fn assign_addresses_with(
 
 /// The program headers around the PT_LOADs, in GNU ld's order: PT_PHDR (when `frame.phdr`: a
 /// program that names an interpreter, and the headers are loaded), PT_INTERP, the loads, PT_DYNAMIC, a
-/// PT_NOTE per run of notes, PT_TLS (`tls`: its extent and its first section's file offset),
+/// PT_NOTE per run of notes, PT_TLS (`frame.tls`),
 /// PT_GNU_PROPERTY, PT_GNU_EH_FRAME, PT_GNU_STACK. PT_GNU_RELRO (`relro_phdr`) is the caller's,
 /// which knows the RELRO sections.
 pub fn headers_around_loads(
@@ -793,9 +795,8 @@ pub fn headers_around_loads(
     frame: &Frame,
     loads: Vec<Phdr>,
     note_runs: &[Vec<OutputSectionId>],
-    tls: Option<(TlsExtent, u64)>,
 ) -> Vec<Phdr> {
-    let Frame { base, headers, phdr } = *frame;
+    let Frame { base, headers, phdr, tls } = *frame;
     let mut all = Vec::new();
     // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
     // (GNU ld writes it only then; a static PIE or a shared library has none).

@@ -1632,8 +1632,8 @@ fn finish(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes, walked: Walked
     let phdrs_of_loads = phdrs.clone();
     let phdr = synthetic.get(Content::Interp).is_some() && headers_loaded;
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
-    let frame = layout::Frame { base, headers, phdr };
-    let mut all = layout::headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, note_runs, tls_phdr);
+    let frame = layout::Frame { base, headers, phdr, tls: tls_phdr };
+    let mut all = layout::headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, note_runs);
     let relro_range = (relro_secs.first(), relro_secs.last());
     if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
         // The RELRO sections must be contiguous (lld's error otherwise).
@@ -1652,8 +1652,8 @@ fn finish(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes, walked: Walked
         all.push(layout::relro_phdr(places[first].offset, places[first].addr, end, file_end, next, common));
     }
     if !explicit.is_empty() {
-        let frame = layout::Frame { base, headers, phdr: false };
-        all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, &frame, tls)?;
+        let frame = layout::Frame { phdr: false, ..frame };
+        all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, &frame)?;
     }
     all.extend(layout::spare_phdrs(ctx.config));
     // SIZEOF_HEADERS counted them before addresses were known: more would overwrite the first
@@ -1785,9 +1785,8 @@ fn explicit_phdrs(
     places: &IdVec<OutputSectionId, Placement>,
     loads: Vec<Phdr>,
     frame: &layout::Frame,
-    tls: Option<layout::TlsExtent>,
 ) -> Result<Vec<Phdr>> {
-    let (base, headers) = (frame.base, frame.headers);
+    let (base, headers, tls) = (frame.base, frame.headers, frame.tls.map(|(t, _)| t));
     let mut loads = loads.into_iter();
     let mut out = Vec::new();
     for (k, cmd) in cmds.iter().enumerate() {

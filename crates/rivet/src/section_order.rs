@@ -325,8 +325,8 @@ fn finish(
     }
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
     let base = ehdr_addr.unwrap_or(walk.chunks.first().map_or(0, |c| c.1) & !(page - 1));
-    let frame = layout::Frame { base, headers: EHDR_SIZE + table, phdr: has_interp && phdr_loaded };
-    let mut all = layout::headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, &note_runs, tls_phdr);
+    let frame = layout::Frame { base, headers: EHDR_SIZE + table, phdr: has_interp && phdr_loaded, tls: tls_phdr };
+    let mut all = layout::headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, &note_runs);
     // PT_PHDR covers the table where it was placed.
     if let (Some(p), Some(addr)) = (all.iter_mut().find(|p| p.p_type == elf::PT_PHDR), phdr_addr) {
         (p.offset, p.vaddr) = (phoff, addr);
