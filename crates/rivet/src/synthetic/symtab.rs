@@ -290,7 +290,7 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             let esym = &obj.syms[sym as usize];
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
                 (Def::Common { .. }, _) => {
-                    ctx.layout.inputs.commons.section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
+                    ctx.layout.inputs.commons.section_of(id).map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
                 }
                 (_, Some(sec)) => out_shndx(ctx, file, sec),
                 _ => elf::SHN_ABS,

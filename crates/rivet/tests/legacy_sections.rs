@@ -1,0 +1,161 @@
+//! Old and rare ELF conventions, linked by GNU ld (plain gcc) and by the linker under test (`gcc
+//! -B`), the programs run and the outputs' facts compared: common symbols, plain and thread-local,
+//! in `.common` / `.tls_common` (and kept `SHN_COMMON` by `-r`).
+mod common;
+
+use common::*;
+use common::{link_with as link, stderr_text as stderr};
+use std::path::Path;
+use std::process::Command;
+
+fn setup(name: &str) -> Option<TempDir> {
+    if !have("gcc") || !have("readelf") {
+        eprintln!("skipped: gcc or readelf missing");
+        return None;
+    }
+    Some(TempDir::new(name))
+}
+
+/// Writes `src` to `file` in the test's directory and compiles it with `gcc -c ARGS`.
+fn compile(tmp: &TempDir, file: &str, src: &str, args: &[&str]) {
+    std::fs::write(tmp.join(file), src).unwrap();
+    let obj = format!("{}.o", file.rsplit_once('.').unwrap().0);
+    must(Command::new("gcc").current_dir(&tmp.path).args(args).args(["-c", file, "-o", &obj]));
+}
+
+/// Links with GNU ld (`ours` false) or the linker under test; panics if the link fails.
+fn must_link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) {
+    let o = link(tmp, ours, args, out);
+    assert!(o.status.success(), "link of {out} failed:\n{}", stderr(&o));
+}
+
+fn run(exe: &Path) -> String {
+    let out = must(Command::new(exe).current_dir(exe.parent().unwrap()));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn readelf(args: &[&str], file: &Path) -> String {
+    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
+}
+
+/// readelf's line for section `name` (`-SW`), split into fields from the name on.
+fn section(file: &Path, name: &str) -> Option<Vec<String>> {
+    let text = readelf(&["-SW"], file);
+    let line = text.lines().find(|l| l.split_whitespace().any(|w| w == name))?;
+    let fields: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+    let at = fields.iter().position(|f| f == name)?;
+    Some(fields[at..].to_vec())
+}
+
+/// readelf's `-sW` line for symbol `name` in `.symtab`, as fields.
+fn symbol(file: &Path, name: &str) -> Option<Vec<String>> {
+    let text = readelf(&["-sW"], file);
+    let symtab = text.split("Symbol table '.symtab'").nth(1)?;
+    let line = symtab.lines().find(|l| l.split_whitespace().last() == Some(name))?;
+    Some(line.split_whitespace().map(str::to_string).collect())
+}
+
+const COMMONS_A: &str = "int foo; int bar; int baz = 42; long big[100];\n";
+const COMMONS_B: &str = "#include <stdio.h>\n\
+    #include <pthread.h>\n\
+    int foo; int bar = 5; int baz; long big[100];\n\
+    extern _Thread_local int tfoo; extern _Thread_local long tbar;\n\
+    _Thread_local int tinit = 7; _Thread_local int tzero;\n\
+    static void *thread(void *p) { tfoo += 2; tbar += 3; return (void *)(long)(tfoo + tbar + tinit + tzero); }\n\
+    int main(void) {\n\
+      tfoo = 5; tbar = 6; big[99] = 1;\n\
+      pthread_t t; void *r; pthread_create(&t, 0, thread, 0); pthread_join(t, &r);\n\
+      printf(\"%d %d %d %d %ld %ld %d %ld\\n\", foo, bar, baz, tfoo, tbar, (long)r, tinit, big[99]);\n\
+      return 0;\n\
+    }\n";
+/// Thread-local commons as `.tls_common` makes them (STT_TLS, SHN_COMMON), GCC's `-fcommon` for
+/// thread-locals in older versions.
+const TLS_COMMONS: &str = ".globl tfoo\n.tls_common tfoo,4,4\n.globl tbar\n.tls_common tbar,8,8\n\
+    .section .note.GNU-stack,\"\",@progbits\n";
+
+#[test]
+fn common_symbols_get_sections_of_their_own_and_thread_local_ones_stay_in_the_tls_block() {
+    let Some(tmp) = setup("commons") else { return };
+    compile(&tmp, "a.c", COMMONS_A, &["-fcommon"]);
+    compile(&tmp, "b.c", COMMONS_B, &["-fcommon"]);
+    compile(&tmp, "t.s", TLS_COMMONS, &[]);
+    let args = ["a.o", "b.o", "t.o", "-pthread"];
+    must_link(&tmp, false, &args, "gnu");
+    must_link(&tmp, true, &args, "ours");
+    let expected = "0 5 42 5 6 12 7 1\n";
+    assert_eq!(run(&tmp.join("gnu")), expected);
+    assert_eq!(run(&tmp.join("ours")), expected);
+    let ours = tmp.join("ours");
+    // GNU ld puts them at the end of .bss / .tbss; the linker under test in sections of their own
+    // (mold's names), zero-filled, writable, the thread-local one in the TLS segment.
+    let common = section(&ours, ".common").expect("a .common section");
+    assert_eq!((common[1].as_str(), common[6].as_str()), ("NOBITS", "WA"), "{common:?}");
+    let tls = section(&ours, ".tls_common").expect("a .tls_common section");
+    assert_eq!((tls[1].as_str(), tls[6].as_str()), ("NOBITS", "WAT"), "{tls:?}");
+    let segments = readelf(&["-lW"], &ours);
+    let tls_seg = segments.lines().find(|l| l.trim_start().starts_with("TLS")).expect("a TLS segment");
+    let f: Vec<&str> = tls_seg.split_whitespace().collect();
+    let (start, memsz) = (u64::from_str_radix(&f[2][2..], 16).unwrap(), u64::from_str_radix(&f[5][2..], 16).unwrap());
+    let at = u64::from_str_radix(&tls[2], 16).unwrap();
+    let size = u64::from_str_radix(&tls[4], 16).unwrap();
+    assert!(at >= start && at + size <= start + memsz, ".tls_common outside the TLS segment:\n{segments}");
+    // The symbols: in those sections, typed as objects (not STT_COMMON), TLS ones with offsets
+    // inside the block.
+    let index = |s: &[String]| {
+        readelf(&["-SW"], &ours)
+            .lines()
+            .find(|l| l.contains(&format!(" {} ", s[0])))
+            .map(|l| l.split(']').next().unwrap().trim_start_matches([' ', '[']).trim().to_string())
+    };
+    let foo = symbol(&ours, "foo").unwrap();
+    assert_eq!((foo[3].as_str(), Some(foo[6].clone())), ("OBJECT", index(&common)), "{foo:?}");
+    let tfoo = symbol(&ours, "tfoo").unwrap();
+    assert_eq!((tfoo[3].as_str(), Some(tfoo[6].clone())), ("TLS", index(&tls)), "{tfoo:?}");
+    assert!(u64::from_str_radix(&tfoo[1], 16).unwrap() < memsz, "{tfoo:?}");
+    // A definition beats a common: bar and baz are in .data.
+    assert_ne!(Some(symbol(&ours, "baz").unwrap()[6].clone()), index(&common));
+    tmp.finish();
+}
+
+#[test]
+fn common_symbols_in_a_shared_library_and_a_static_executable() {
+    let Some(tmp) = setup("commons-dso") else { return };
+    compile(&tmp, "a.c", COMMONS_A, &["-fcommon", "-fPIC"]);
+    compile(&tmp, "b.c", COMMONS_B, &["-fcommon"]);
+    // The executable's own definitions, not commons, beside the library's commons (which of a
+    // common and a library's definition wins is where GNU ld and lld differ).
+    std::fs::copy(tmp.join("b.c"), tmp.join("main.c")).unwrap();
+    compile(&tmp, "main.c", COMMONS_B, &["-fno-common"]);
+    compile(&tmp, "t.s", TLS_COMMONS, &[]);
+    for ours in [false, true] {
+        let (lib, exe, st) =
+            if ours { ("libours.so", "ours", "ours-static") } else { ("libgnu.so", "gnu", "gnu-static") };
+        must_link(&tmp, ours, &["-shared", "a.o", "t.o"], lib);
+        must_link(&tmp, ours, &["main.o", lib, "-pthread", "-Wl,-rpath,$ORIGIN"], exe);
+        must_link(&tmp, ours, &["-static", "a.o", "b.o", "t.o", "-pthread"], st);
+        assert_eq!(run(&tmp.join(exe)), "0 5 0 5 6 12 7 1\n", "{exe}");
+        assert_eq!(run(&tmp.join(st)), "0 5 42 5 6 12 7 1\n", "{st}");
+    }
+    // The library exports its commons from the sections that hold them.
+    let dynsym = readelf(&["--dyn-syms", "-W"], &tmp.join("libours.so"));
+    let line = dynsym.lines().find(|l| l.ends_with(" tfoo")).expect("tfoo exported");
+    assert!(line.contains(" TLS ") && line.contains(" GLOBAL "), "{line}");
+    tmp.finish();
+}
+
+#[test]
+fn relocatable_output_keeps_common_symbols_common_unless_told_to_allocate_them() {
+    let Some(tmp) = setup("commons-r") else { return };
+    compile(&tmp, "a.c", COMMONS_A, &["-fcommon"]);
+    compile(&tmp, "t.s", TLS_COMMONS, &[]);
+    for ours in [false, true] {
+        let out = if ours { "ours.o" } else { "gnu.o" };
+        must_link(&tmp, ours, &["-nostdlib", "-r", "a.o", "t.o"], out);
+        for name in ["foo", "tfoo"] {
+            let s = symbol(&tmp.join(out), name).unwrap();
+            assert_eq!(s[6], "COM", "{out}: {s:?}");
+        }
+        assert!(section(&tmp.join(out), ".common").is_none(), "{out}");
+    }
+    tmp.finish();
+}
