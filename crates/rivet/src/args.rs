@@ -344,7 +344,8 @@ pub struct Config {
     pub relocatable_merge_sections: bool,
     /// `--default-symver`: a shared library's unversioned definitions get its soname as version.
     pub default_symver: bool,
-    /// `--retain-symbols-file=FILE`: only the names listed (one per line) stay global.
+    /// `--retain-symbols-file=FILE`: `.symtab` lists only the global symbols named in FILE (one a
+    /// line) and no local one; `.dynsym` is unchanged.
     pub retain_symbols_file: Option<PathBuf>,
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).

@@ -159,3 +159,69 @@ fn relocatable_output_keeps_common_symbols_common_unless_told_to_allocate_them()
     }
     tmp.finish();
 }
+
+/// The `.symtab` entries readelf shows as (bind, name), sorted, and the `.dynsym` names.
+fn tables(file: &Path) -> (Vec<String>, Vec<String>) {
+    let text = readelf(&["-sW"], file);
+    let entries = |table: &str| -> Vec<String> {
+        let Some(part) = text.split(&format!("Symbol table '{table}'")).nth(1) else { return Vec::new() };
+        let part = part.split("Symbol table '").next().unwrap();
+        let mut v: Vec<String> = part
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() >= 8 && f[0].ends_with(':') && f[0] != "Num:").then(|| format!("{} {}", f[4], f[7]))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    (entries(".symtab"), entries(".dynsym"))
+}
+
+#[test]
+fn retain_symbols_file_keeps_only_the_listed_globals_in_symtab_and_leaves_dynsym_alone() {
+    let Some(tmp) = setup("retain") else { return };
+    let src = "#include <stdio.h>\n\
+        static int helper(void) { return 1; }\n\
+        int keep_a(void) { return helper(); }\n\
+        int keep_b = 2;\n\
+        int drop_c(void) { return 3; }\n\
+        __attribute__((visibility(\"hidden\"))) int hidden_d(void) { return 4; }\n\
+        int main(void) { printf(\"%d %d %d %d\\n\", keep_a(), keep_b, drop_c(), hidden_d()); return 0; }\n";
+    compile(&tmp, "a.c", src, &["-fPIC"]);
+    // Blanks around a name and empty lines are no names; a listed name that nothing defines and
+    // a local's name keep nothing.
+    std::fs::write(tmp.join("keep.txt"), "keep_a\n  keep_b \n\nhelper\nnot_defined\nhidden_d\n").unwrap();
+    for ours in [false, true] {
+        let (exe, lib) = if ours { ("ours", "libours.so") } else { ("gnu", "libgnu.so") };
+        must_link(&tmp, ours, &["a.o", "-rdynamic", "-Wl,--retain-symbols-file=keep.txt"], exe);
+        assert_eq!(run(&tmp.join(exe)), "1 2 3 4\n");
+        must_link(&tmp, ours, &["-shared", "a.o", "-Wl,--retain-symbols-file", "-Wl,keep.txt"], lib);
+    }
+    for (gnu, ours) in [("gnu", "ours"), ("libgnu.so", "libours.so")] {
+        let (g_symtab, g_dynsym) = tables(&tmp.join(gnu));
+        let (o_symtab, o_dynsym) = tables(&tmp.join(ours));
+        // .dynsym: what it would be without the option (every exported definition); GNU ld adds
+        // its version references, so compare the names defined here.
+        let ours_names = ["keep_a", "keep_b", "drop_c", "main"];
+        let pick = |v: &[String]| -> Vec<String> {
+            v.iter().filter(|e| ours_names.iter().any(|n| e.ends_with(&format!(" {n}")))).cloned().collect()
+        };
+        assert_eq!(pick(&o_dynsym), pick(&g_dynsym), "{ours}: .dynsym");
+        assert!(o_dynsym.iter().any(|e| e == "GLOBAL drop_c"), "{ours}: {o_dynsym:?}");
+        // .symtab: the listed globals (GNU ld's), and no local symbol at all (GNU ld also keeps
+        // the listed local `helper`).
+        let globals = |v: &[String]| -> Vec<String> { v.iter().filter(|e| !e.starts_with("LOCAL")).cloned().collect() };
+        assert_eq!(globals(&o_symtab), globals(&g_symtab), "{ours}: .symtab");
+        assert_eq!(globals(&o_symtab), ["GLOBAL keep_a", "GLOBAL keep_b"], "{ours}");
+        let locals: Vec<&String> = o_symtab.iter().filter(|e| e.starts_with("LOCAL")).collect();
+        assert_eq!(locals, ["LOCAL hidden_d"], "{ours}: {o_symtab:?} (GNU ld: {g_symtab:?})");
+    }
+    let missing = link(&tmp, true, &["a.o", "-Wl,--retain-symbols-file=nope.txt"], "x");
+    assert!(!missing.status.success() && !tmp.join("x").exists());
+    if testing_rivet() {
+        assert!(stderr(&missing).contains("nope.txt"), "{}", stderr(&missing));
+    }
+    tmp.finish();
+}
