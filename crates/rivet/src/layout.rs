@@ -144,6 +144,7 @@ pub fn create_output_sections(
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
+        unique: &config.unique,
     };
     let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
     stamp_comment(&mut sections);

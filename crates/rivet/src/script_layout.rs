@@ -109,11 +109,18 @@ pub fn create_output_sections<'a>(
             path.display()
         );
     }
+    if let Some(pattern) = config.unique.first() {
+        crate::bail!(
+            "--unique={pattern}: not supported together with a linker script's SECTIONS or INSERT \
+             (rivet applies it to the default layout only)"
+        );
+    }
     let order = crate::sections::order::Ordering {
         placements: Vec::new(),
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
+        unique: &config.unique,
     };
     let (mut sections, scripted) = assign(&mut ctx.objects, &ctx.file_order, scripts, config, &order, ctx.diag)?;
     // rivet's `.comment` line, unless the script discards `.comment` (lld's own line is an input

@@ -225,3 +225,56 @@ fn retain_symbols_file_keeps_only_the_listed_globals_in_symtab_and_leaves_dynsym
     }
     tmp.finish();
 }
+
+/// The output sections readelf lists, by name, with their contents' hex (`-x`).
+fn section_names(file: &Path) -> Vec<String> {
+    readelf(&["-SW"], file)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix('[')?;
+            let (_, rest) = rest.split_once(']')?;
+            rest.split_whitespace().next().map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn unique_gives_each_matching_input_section_an_output_section_of_its_own() {
+    let Some(tmp) = setup("unique") else { return };
+    let asm = |letter: &str| {
+        format!(
+            ".section .data.foo.1,\"aw\",@progbits\n.ascii \"{letter}1\"\n\
+             .section .data.foo.2,\"aw\",@progbits\n.ascii \"{letter}2\"\n\
+             .section .data.bar.1,\"aw\",@progbits\n.ascii \"{letter}3\"\n\
+             .section .note.GNU-stack,\"\",@progbits\n"
+        )
+    };
+    compile(&tmp, "a.s", &asm("a"), &[]);
+    compile(&tmp, "b.s", &asm("b"), &[]);
+    compile(&tmp, "main.c", "int main(void) { return 0; }\n", &[]);
+    for ours in [false, true] {
+        let out = if ours { "ours" } else { "gnu" };
+        // GNU ld takes the single-dash spelling too.
+        must_link(&tmp, ours, &["main.o", "a.o", "b.o", "-Wl,-unique=*foo*", "-Wl,--unique=.data.bar.?"], out);
+        assert_eq!(run(&tmp.join(out)), "");
+    }
+    let names = |f: &str| {
+        let mut v: Vec<String> = section_names(&tmp.join(f)).into_iter().filter(|n| n.starts_with(".data")).collect();
+        v.sort();
+        v
+    };
+    // One output section per input section: two files, two of each name; nothing else merged.
+    let expected = [".data", ".data.bar.1", ".data.bar.1", ".data.foo.1", ".data.foo.1", ".data.foo.2", ".data.foo.2"];
+    assert_eq!(names("gnu"), expected);
+    assert_eq!(names("ours"), expected);
+    let hex = readelf(&["-x", ".data.foo.2"], &tmp.join("ours"));
+    assert!(hex.contains("a2") || hex.contains("b2"), "{hex}");
+    if testing_rivet() {
+        let bare = link(&tmp, true, &["main.o", "a.o", "-Wl,--unique"], "x");
+        assert!(!bare.status.success() && stderr(&bare).contains("--unique=PATTERN"), "{}", stderr(&bare));
+        std::fs::write(tmp.join("s.lds"), "SECTIONS { .data : { *(.data*) } }\n").unwrap();
+        let scripted = link(&tmp, true, &["main.o", "a.o", "-Wl,--unique=*foo*", "-Wl,-T,s.lds"], "x");
+        assert!(!scripted.status.success() && stderr(&scripted).contains("--unique=*foo*"), "{}", stderr(&scripted));
+    }
+    tmp.finish();
+}

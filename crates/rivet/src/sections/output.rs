@@ -375,10 +375,19 @@ pub fn build(
                 (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
                 (None, false) => (output_name_for(sec.name, keep_text_prefix), sec.sh_type),
             };
-            let idx = *by_name.entry(name).or_insert_with(|| {
+            let new = |out: &mut Sections, name: &[u8]| {
                 let n = String::from_utf8_lossy(name).into_owned();
                 out.push(OutputSection::new(&n, sh_type, 0, 1, Content::Inputs))
-            });
+            };
+            // `--unique=PATTERN`: a matching input section is an output section by itself, under
+            // its own name (GNU ld; two of one name from two files are two output sections).
+            let unique = placed.is_none()
+                && !into_array
+                && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec.name));
+            let idx = match unique {
+                true => new(&mut out, sec.name),
+                false => *by_name.entry(name).or_insert_with(|| new(&mut out, name)),
+            };
             let os = &mut out[idx];
             if !os.members.is_empty() {
                 check_compatible(os, sh_type, sec.flags)
