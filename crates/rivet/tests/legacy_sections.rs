@@ -1,6 +1,7 @@
 //! Old and rare ELF conventions, linked by GNU ld (plain gcc) and by the linker under test (`gcc
 //! -B`), the programs run and the outputs' facts compared: common symbols, plain and thread-local,
-//! in `.common` / `.tls_common` (and kept `SHN_COMMON` by `-r`).
+//! in `.common` / `.tls_common` (and kept `SHN_COMMON` by `-r`); `--retain-symbols-file`;
+//! `--unique=PATTERN`; `.gnu.linkonce.*` sections.
 mod common;
 
 use common::*;
@@ -276,5 +277,73 @@ fn unique_gives_each_matching_input_section_an_output_section_of_its_own() {
         let scripted = link(&tmp, true, &["main.o", "a.o", "-Wl,--unique=*foo*", "-Wl,-T,s.lds"], "x");
         assert!(!scripted.status.success() && stderr(&scripted).contains("--unique=*foo*"), "{}", stderr(&scripted));
     }
+    tmp.finish();
+}
+
+/// Two copies of one function and one datum in `.gnu.linkonce.*` sections, each copy telling
+/// which file it came from.
+fn linkonce_asm(n: u32) -> String {
+    format!(
+        ".section .gnu.linkonce.t.lo_func,\"ax\",@progbits\n.globl lo_func\n.type lo_func,@function\n\
+         lo_func:\n  mov ${n}, %eax\n  ret\n\
+         .section .gnu.linkonce.d.lo_data,\"aw\",@progbits\n.globl lo_data\n.type lo_data,@object\n\
+         .size lo_data,4\nlo_data:\n  .long {n}0\n\
+         .section .gnu.linkonce.r.lo_const,\"a\",@progbits\n.globl lo_const\nlo_const:\n  .long {n}00\n\
+         .section .note.GNU-stack,\"\",@progbits\n"
+    )
+}
+
+#[test]
+fn gnu_linkonce_sections_keep_the_first_of_each_name_in_the_usual_output_sections() {
+    let Some(tmp) = setup("linkonce") else { return };
+    compile(&tmp, "one.s", &linkonce_asm(1), &[]);
+    compile(&tmp, "two.s", &linkonce_asm(2), &[]);
+    let main = "#include <stdio.h>\nint lo_func(void); extern int lo_data; extern const int lo_const;\n\
+        int main(void) { printf(\"%d %d %d\\n\", lo_func(), lo_data, lo_const); return 0; }\n";
+    compile(&tmp, "main.c", main, &[]);
+    for (order, expected) in [(["one.o", "two.o"], "1 10 100\n"), (["two.o", "one.o"], "2 20 200\n")] {
+        for ours in [false, true] {
+            let out = if ours { "ours" } else { "gnu" };
+            must_link(&tmp, ours, &["main.o", order[0], order[1]], out);
+            assert_eq!(run(&tmp.join(out)), expected, "{out} {order:?}");
+            // No section keeps the old name: code in .text, data in .data, constants in .rodata.
+            let names = section_names(&tmp.join(out));
+            assert!(!names.iter().any(|n| n.contains("linkonce")), "{out}: {names:?}");
+            let text = section(&tmp.join(out), ".text").unwrap();
+            let func = symbol(&tmp.join(out), "lo_func").unwrap();
+            let (start, size) =
+                (u64::from_str_radix(&text[2], 16).unwrap(), u64::from_str_radix(&text[4], 16).unwrap());
+            let at = u64::from_str_radix(&func[1], 16).unwrap();
+            assert!((start..start + size).contains(&at), "{out}: lo_func outside .text");
+        }
+    }
+    tmp.finish();
+}
+
+/// glibc < 2.32's i386 crti.o defined `__x86.get_pc_thunk.bx` in a linkonce section beside the
+/// COMDAT copies (another signature) of other objects: that section is dropped, as lld and mold
+/// drop it, so the COMDAT copy is the definition (GNU ld reports a duplicate).
+#[test]
+fn the_old_crti_pc_thunk_linkonce_section_gives_way_to_the_comdat_copy() {
+    let Some(tmp) = setup("linkonce-thunk") else { return };
+    compile(
+        &tmp,
+        "a.s",
+        ".globl __x86.get_pc_thunk.bx\n.section .gnu.linkonce.t.__x86.get_pc_thunk.bx,\"ax\"\n\
+         __x86.get_pc_thunk.bx:\n  mov $1, %eax\n  ret\n.section .note.GNU-stack,\"\",@progbits\n",
+        &[],
+    );
+    compile(
+        &tmp,
+        "b.s",
+        ".globl __x86.get_pc_thunk.bx\n.section .text.__x86.get_pc_thunk.bx,\"axG\",@progbits,foobar,comdat\n\
+         __x86.get_pc_thunk.bx:\n  mov $2, %eax\n  ret\n.section .note.GNU-stack,\"\",@progbits\n",
+        &[],
+    );
+    let main = "#include <stdio.h>\nint thunk(void) __asm__(\"__x86.get_pc_thunk.bx\");\n\
+        int main(void) { printf(\"%d\\n\", thunk()); return 0; }\n";
+    compile(&tmp, "main.c", main, &[]);
+    must_link(&tmp, true, &["main.o", "a.o", "b.o"], "ours");
+    assert_eq!(run(&tmp.join("ours")), "2\n");
     tmp.finish();
 }

@@ -230,6 +230,26 @@ pub fn output_name(name: &[u8]) -> &[u8] {
             return p;
         }
     }
+    // `.gnu.linkonce.*` (COMDAT's predecessor) by their type letters, as GNU ld's default script
+    // places them.
+    if let Some(rest) = name.strip_prefix(b".gnu.linkonce.") {
+        const LINKONCE: &[(&[u8], &[u8])] = &[
+            (b"t.", b".text"),
+            (b"r.", b".rodata"),
+            (b"d.rel.ro.", b".data.rel.ro"),
+            (b"d.", b".data"),
+            (b"b.", b".bss"),
+            (b"td.", b".tdata"),
+            (b"tb.", b".tbss"),
+            (b"lr.", b".lrodata"),
+            (b"l.", b".ldata"),
+            (b"lb.", b".lbss"),
+            (b"wi.", b".debug_info"),
+        ];
+        if let Some(&(_, out)) = LINKONCE.iter().find(|(p, _)| rest.starts_with(p)) {
+            return out;
+        }
+    }
     // Common TLS symbols' section goes with the TLS bss, as in GNU ld's default script.
     if name == b".tcommon" {
         return b".tbss";
