@@ -1,7 +1,7 @@
 //! Old and rare ELF conventions, linked by GNU ld (plain gcc) and by the linker under test (`gcc
 //! -B`), the programs run and the outputs' facts compared: common symbols, plain and thread-local,
 //! in `.common` / `.tls_common` (and kept `SHN_COMMON` by `-r`); `--retain-symbols-file`;
-//! `--unique=PATTERN`; `.gnu.linkonce.*` sections.
+//! `--unique=PATTERN`; `.gnu.linkonce.*` sections; more output sections than the ELF header holds.
 mod common;
 
 use common::*;
@@ -345,5 +345,28 @@ fn the_old_crti_pc_thunk_linkonce_section_gives_way_to_the_comdat_copy() {
     compile(&tmp, "main.c", main, &[]);
     must_link(&tmp, true, &["main.o", "a.o", "b.o"], "ours");
     assert_eq!(run(&tmp.join("ours")), "2\n");
+    tmp.finish();
+}
+
+/// More output sections than ELF's 16-bit header fields hold without the extended numbering: a
+/// clear error and no output file, never a header with a truncated count (rivet's limit: GNU ld
+/// and lld write the extended numbering, so this is checked of rivet only).
+#[test]
+fn too_many_output_sections_is_an_error_naming_the_count() {
+    if !testing_rivet() {
+        return;
+    }
+    let Some(tmp) = setup("many-sections") else { return };
+    let mut asm = String::with_capacity(70_000 * 48);
+    for i in 0..70_000 {
+        asm.push_str(&format!(".globl foo{i}\n.section .foo{i},\"aw\"\nfoo{i}: .word 0\n"));
+    }
+    asm.push_str(".section .note.GNU-stack,\"\",@progbits\n");
+    compile(&tmp, "a.s", &asm, &[]);
+    let o = link(&tmp, true, &["-shared", "a.o"], "c.so");
+    assert!(!o.status.success(), "linked 70000 output sections");
+    assert!(!tmp.join("c.so").exists());
+    let text = stderr(&o);
+    assert!(text.contains("c.so: too many output sections: 700") && text.contains("65279"), "{text}");
     tmp.finish();
 }
