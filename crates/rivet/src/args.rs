@@ -344,7 +344,8 @@ pub struct Config {
     pub relocatable_merge_sections: bool,
     /// `--default-symver`: a shared library's unversioned definitions get its soname as version.
     pub default_symver: bool,
-    /// `--retain-symbols-file=FILE`: only the names listed (one per line) stay global.
+    /// `--retain-symbols-file=FILE`: `.symtab` lists only the global symbols named in FILE (one a
+    /// line) and no local one; `.dynsym` is unchanged.
     pub retain_symbols_file: Option<PathBuf>,
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).
@@ -388,6 +389,9 @@ pub struct Config {
     pub randomize_padding: Option<u64>,
     /// `--section-align=NAME=ALIGN` (mold): the output section's alignment (a power of two).
     pub section_align: Vec<(String, u64)>,
+    /// `--unique=PATTERN` (GNU ld, also `-unique=`): each input section whose name matches a glob
+    /// gets an output section of its own, named as the input section.
+    pub unique: Vec<String>,
     /// `--symbol-ordering-file=FILE`: input sections holding the listed symbols come first in
     /// their output sections, in the file's order (lld).
     pub symbol_ordering_file: Option<PathBuf>,
@@ -583,6 +587,7 @@ impl Default for Config {
             section_shuffles: Vec::new(),
             randomize_padding: None,
             section_align: Vec::new(),
+            unique: Vec::new(),
             symbol_ordering_file: None,
             section_ordering_file: None,
             warn_symbol_ordering: true,
@@ -961,6 +966,7 @@ const OPTIONAL_VALUE: &[&str] = &[
     "separate-debug-file",
     "shuffle-sections",
     "print-gc-sections",
+    "unique",
 ];
 
 /// One-letter options whose value may be glued on (`-lc`, `-L/usr/lib`, `-zrelro`).
@@ -1289,6 +1295,11 @@ impl ArgParser {
             "gc-sections" => c.gc_sections = true,
             "no-gc-sections" => c.gc_sections = false,
             "print-gc-sections" => c.print_gc_sections = Some(None),
+            // GNU ld's bare `--unique`: every orphan section apart. Which sections are orphans
+            // depends on GNU ld's default script, which rivet has no copy of.
+            "unique" => {
+                bail!("--unique without a pattern (every orphan section apart) is not supported; give --unique=PATTERN")
+            }
             "no-print-gc-sections" => c.print_gc_sections = None,
             "print-icf-sections" => c.print_icf_sections = true,
             "no-print-icf-sections" => c.print_icf_sections = false,
@@ -1636,6 +1647,10 @@ impl ArgParser {
                 let seed = parse_number(&v)
                     .ok_or_else(|| fatal!("--randomize-section-padding: expected a number (the seed), got '{v}'"))?;
                 c.randomize_padding = Some(seed);
+            }
+            "unique" => {
+                ensure!(!v.is_empty(), "--unique=: the section pattern is empty");
+                c.unique.push(v);
             }
             "section-align" => {
                 let (sec, align) = v

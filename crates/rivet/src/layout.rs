@@ -5,7 +5,7 @@ use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::merged::MergePieces;
-use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
+use crate::sections::offsets::{CommonArea, Commons, InputOffsets, InputPlaces};
 use crate::sections::output::{Compressed, Content, OutputSection, Sizes, *};
 use crate::synthetic::tables::Tables;
 use object::elf;
@@ -171,6 +171,7 @@ pub fn create_output_sections(
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
+        unique: &config.unique,
     };
     let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
     stamp_comment(&mut sections);
@@ -201,32 +202,46 @@ pub fn place_merged(ctx: &Ctx, pieces: MergePieces, offsets: InputOffsets, commo
     InputPlaces { merged: pieces.place(&base), offsets, commons }
 }
 
-/// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
-/// padding stays small; ties keep symbol order, so the result is deterministic. Where they start
-/// in `.bss` is known once its members have offsets.
+/// Places common symbols in output sections of their own, `.common` and, for thread-local ones,
+/// `.tls_common` (mold's names; GNU ld's default script puts them at the end of `.bss` / `.tbss`,
+/// which a `SECTIONS` script still gets here: where its `*(COMMON)` is). Largest alignment first
+/// so padding stays small; ties keep symbol order, so the result is deterministic. Where they
+/// start in their section is known once its members have offsets.
 fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
-    let mut commons: Vec<(SymbolId, u64, u64)> = Vec::new();
+    let mut found: [Vec<(SymbolId, u64, u64)>; 2] = Default::default();
     for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Common { file, sym } = s.def {
             let sym = &ctx.objects[file].syms[sym as usize];
+            let tls = sym.st_info & 0xf == elf::STT_TLS;
             // A common symbol's st_value is its alignment.
-            commons.push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
+            found[tls as usize].push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
         }
     }
-    if commons.is_empty() {
-        return Commons::default();
+    let scripted = crate::script_layout::has_sections(ctx.script_files);
+    let mut commons = Commons::default();
+    for (tls, mut list) in found.into_iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        list.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
+        let tls = tls == 1;
+        let sec = match (scripted, tls) {
+            (true, false) => ensure_bss(ctx, sizes),
+            (true, true) => ensure_nobits(ctx, sizes, ".tbss", true),
+            (false, false) => ensure_nobits(ctx, sizes, ".common", false),
+            (false, true) => ensure_nobits(ctx, sizes, ".tls_common", true),
+        };
+        let area = commons.areas.len();
+        let mut off = 0;
+        for (id, size, align) in list {
+            off = align_up(off, align);
+            commons.at.insert(id, (area, off));
+            off += size;
+            ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
+        }
+        commons.areas.push(CommonArea { section: sec, base: 0, size: off });
     }
-    commons.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
-    let sec = ensure_bss(ctx, sizes);
-    let mut off = 0;
-    let mut list = Vec::with_capacity(commons.len());
-    for (id, size, align) in commons {
-        off = align_up(off, align);
-        list.push((id, off));
-        off += size;
-        ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
-    }
-    Commons { section: Some(sec), list, base: 0, size: off }
+    commons
 }
 
 /// `--randomize-section-padding`: whether the members of output section `os` may get padding
@@ -285,10 +300,10 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
         for (&r, at) in os.members.iter().zip(at) {
             offsets[r] = at;
         }
-        if commons.section == Some(si) {
+        if let Some(area) = commons.area_in(si) {
             off = align_up(off, os.align);
-            commons.base = off;
-            off += commons.size;
+            area.base = off;
+            off += area.size;
         }
         sizes[si] = off;
     }
@@ -373,11 +388,17 @@ fn lib_weak(ctx: &Ctx, file: SharedId, sym: u32) -> bool {
 /// The first `.bss` output section, made if there is none (common symbols and copies of
 /// shared-library variables go at its end).
 fn ensure_bss(ctx: &mut Ctx, sizes: &mut Sizes) -> OutputSectionId {
-    match ctx.sections.position(|s| s.name == ".bss") {
+    ensure_nobits(ctx, sizes, ".bss", false)
+}
+
+/// The writable zero-filled output section `name` (thread-local with `tls`), made if needed.
+fn ensure_nobits(ctx: &mut Ctx, sizes: &mut Sizes, name: &str, tls: bool) -> OutputSectionId {
+    match ctx.sections.position(|s| s.name == name) {
         Some(i) => i,
         None => {
-            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-            sizes.add(&mut ctx.sections, OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+            let tls = if tls { elf::SHF_TLS } else { 0 };
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE | tls) as u64;
+            sizes.add(&mut ctx.sections, OutputSection::new(name, elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
         }
     }
 }

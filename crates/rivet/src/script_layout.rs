@@ -109,11 +109,18 @@ pub fn create_output_sections<'a>(
             path.display()
         );
     }
+    if let Some(pattern) = config.unique.first() {
+        crate::bail!(
+            "--unique={pattern}: not supported together with a linker script's SECTIONS or INSERT \
+             (rivet applies it to the default layout only)"
+        );
+    }
     let order = crate::sections::order::Ordering {
         placements: Vec::new(),
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
+        unique: &config.unique,
     };
     // What `/DISCARD/` takes: the loaded sections live before and not after.
     let was_live: Vec<Vec<bool>> =
@@ -767,7 +774,7 @@ fn walk_section(
     defining: &FxHashMap<*const Assign, usize>,
 ) -> Result<u64> {
     let inputs = &ctx.sections[id].members;
-    let commons_here = members.commons.section == Some(id) && !members.commons.list.is_empty();
+    let commons_here = members.commons.area_in(id).is_some();
     let mut placed_commons = false;
     let mut off = ctx.sections[id].head.len() as u64;
     let mut from = 0;
@@ -789,8 +796,10 @@ fn walk_section(
             match cmd {
                 OutputCmd::Input(i) if commons_here && !placed_commons && is_common_pattern(i) => {
                     off = align_up(off, ctx.sections[id].align);
-                    members.commons.base = off;
-                    off += members.commons.size;
+                    if let Some(area) = members.commons.area_in(id) {
+                        area.base = off;
+                        off += area.size;
+                    }
                     placed_commons = true;
                 }
                 OutputCmd::Assign(a) => {
@@ -833,10 +842,10 @@ fn walk_section(
             members.offsets[r] = off;
             off += ctx.member_size(r.file, r.index);
         }
-        if commons_here && !placed_commons {
+        if let Some(area) = members.commons.area_in(id).filter(|_| !placed_commons) {
             off = align_up(off, ctx.sections[id].align);
-            members.commons.base = off;
-            off += members.commons.size;
+            area.base = off;
+            off += area.size;
         }
         // The fill pattern: `FILL(expr)` or `=expr`, the last one given (lld: for the whole
         // section's gaps).
@@ -856,8 +865,9 @@ fn walk_section(
     result.map(|()| off)
 }
 
+/// `*(COMMON)`, or `*(.tcommon)` where GNU ld's scripts put thread-local common symbols.
 fn is_common_pattern(i: &InputDesc) -> bool {
-    i.sections.iter().any(|p| p.pattern == "COMMON")
+    i.sections.iter().any(|p| p.pattern == "COMMON" || p.pattern == ".tcommon")
 }
 
 /// The environment of expressions while sections are sized: only `.` has a value.
