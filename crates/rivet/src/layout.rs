@@ -5,7 +5,7 @@ use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::ids::{IdVec, OutputSectionId, SectionRef, SharedId, SymbolId};
 use crate::resolve::Def;
 use crate::sections::merged::MergePieces;
-use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
+use crate::sections::offsets::{CommonArea, Commons, InputOffsets, InputPlaces};
 use crate::sections::output::{Compressed, Content, OutputSection, Sizes, *};
 use crate::synthetic::tables::Tables;
 use object::elf;
@@ -103,6 +103,33 @@ pub struct Tls {
 }
 
 impl Layout {
+    /// The layout a layout engine arrived at; the script's values and data, `--section-order`'s
+    /// symbols and the input places are filled in by their owners afterwards.
+    pub fn sealed(s: Sealed) -> Layout {
+        Layout {
+            sections: s.places,
+            base: s.base,
+            tls: TlsExtent::block(s.tls),
+            phdrs: s.phdrs,
+            phoff: s.phoff,
+            shoff: s.tail.shoff,
+            file_size: s.tail.file_size,
+            alloc_end: s.alloc_end,
+            shstrtab: s.tail.shstrtab,
+            sh_name: s.tail.sh_name,
+            raw: false,
+            no_section_headers: false,
+            script_values: Vec::new(),
+            script_data: Vec::new(),
+            script_fills: Vec::new(),
+            synthetic: s.synthetic,
+            order_symbols: Vec::new(),
+            inputs: Default::default(),
+            sizes: Sizes::default(),
+            compressed: Default::default(),
+        }
+    }
+
     /// Output section `id`'s address.
     pub fn addr(&self, id: OutputSectionId) -> u64 {
         self.sections[id].addr
@@ -144,6 +171,7 @@ pub fn create_output_sections(
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
+        unique: &config.unique,
     };
     let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
     stamp_comment(&mut sections);
@@ -174,32 +202,46 @@ pub fn place_merged(ctx: &Ctx, pieces: MergePieces, offsets: InputOffsets, commo
     InputPlaces { merged: pieces.place(&base), offsets, commons }
 }
 
-/// Places common symbols at the end of `.bss` (creating it if needed), largest alignment first so
-/// padding stays small; ties keep symbol order, so the result is deterministic. Where they start
-/// in `.bss` is known once its members have offsets.
+/// Places common symbols in output sections of their own, `.common` and, for thread-local ones,
+/// `.tls_common` (mold's names; GNU ld's default script puts them at the end of `.bss` / `.tbss`,
+/// which a `SECTIONS` script still gets here: where its `*(COMMON)` is). Largest alignment first
+/// so padding stays small; ties keep symbol order, so the result is deterministic. Where they
+/// start in their section is known once its members have offsets.
 fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
-    let mut commons: Vec<(SymbolId, u64, u64)> = Vec::new();
+    let mut found: [Vec<(SymbolId, u64, u64)>; 2] = Default::default();
     for (id, s) in ctx.symbols.iter_enumerated() {
         if let Def::Common { file, sym } = s.def {
             let sym = &ctx.objects[file].syms[sym as usize];
+            let tls = sym.st_info & 0xf == elf::STT_TLS;
             // A common symbol's st_value is its alignment.
-            commons.push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
+            found[tls as usize].push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
         }
     }
-    if commons.is_empty() {
-        return Commons::default();
+    let scripted = crate::script_layout::has_sections(ctx.script_files);
+    let mut commons = Commons::default();
+    for (tls, mut list) in found.into_iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        list.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
+        let tls = tls == 1;
+        let sec = match (scripted, tls) {
+            (true, false) => ensure_bss(ctx, sizes),
+            (true, true) => ensure_nobits(ctx, sizes, ".tbss", true),
+            (false, false) => ensure_nobits(ctx, sizes, ".common", false),
+            (false, true) => ensure_nobits(ctx, sizes, ".tls_common", true),
+        };
+        let area = commons.areas.len();
+        let mut off = 0;
+        for (id, size, align) in list {
+            off = align_up(off, align);
+            commons.at.insert(id, (area, off));
+            off += size;
+            ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
+        }
+        commons.areas.push(CommonArea { section: sec, base: 0, size: off });
     }
-    commons.sort_by_key(|&(_, _, align)| std::cmp::Reverse(align));
-    let sec = ensure_bss(ctx, sizes);
-    let mut off = 0;
-    let mut list = Vec::with_capacity(commons.len());
-    for (id, size, align) in commons {
-        off = align_up(off, align);
-        list.push((id, off));
-        off += size;
-        ctx.sections[sec].align = ctx.sections[sec].align.max(align.min(4096));
-    }
-    Commons { section: Some(sec), list, base: 0, size: off }
+    commons
 }
 
 /// `--randomize-section-padding`: whether the members of output section `os` may get padding
@@ -258,10 +300,10 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
         for (&r, at) in os.members.iter().zip(at) {
             offsets[r] = at;
         }
-        if commons.section == Some(si) {
+        if let Some(area) = commons.area_in(si) {
             off = align_up(off, os.align);
-            commons.base = off;
-            off += commons.size;
+            area.base = off;
+            off += area.size;
         }
         sizes[si] = off;
     }
@@ -346,11 +388,17 @@ fn lib_weak(ctx: &Ctx, file: SharedId, sym: u32) -> bool {
 /// The first `.bss` output section, made if there is none (common symbols and copies of
 /// shared-library variables go at its end).
 fn ensure_bss(ctx: &mut Ctx, sizes: &mut Sizes) -> OutputSectionId {
-    match ctx.sections.position(|s| s.name == ".bss") {
+    ensure_nobits(ctx, sizes, ".bss", false)
+}
+
+/// The writable zero-filled output section `name` (thread-local with `tls`), made if needed.
+fn ensure_nobits(ctx: &mut Ctx, sizes: &mut Sizes, name: &str, tls: bool) -> OutputSectionId {
+    match ctx.sections.position(|s| s.name == name) {
         Some(i) => i,
         None => {
-            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-            sizes.add(&mut ctx.sections, OutputSection::new(".bss", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+            let tls = if tls { elf::SHF_TLS } else { 0 };
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE | tls) as u64;
+            sizes.add(&mut ctx.sections, OutputSection::new(name, elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
         }
     }
 }
@@ -414,6 +462,97 @@ pub struct TlsExtent {
     pub end: u64,
     pub align: u64,
     pub file_end: u64,
+}
+
+impl TlsExtent {
+    /// Grows `t` by a TLS section placed at `addr` (`size` bytes, aligned to `align`); `file_end`:
+    /// where its file bytes end, None for TLS bss. Every layout engine places TLS sections this way.
+    pub fn grow(t: &mut Option<TlsExtent>, addr: u64, size: u64, align: u64, file_end: Option<u64>) {
+        let t = t.get_or_insert(TlsExtent { start: addr, end: addr, align: 1, file_end: 0 });
+        t.start = t.start.min(addr);
+        t.end = t.end.max(addr + size);
+        t.align = t.align.max(align);
+        if let Some(e) = file_end {
+            t.file_end = t.file_end.max(e);
+        }
+    }
+
+    /// The TLS block: the extent rounded up to its alignment (none without TLS sections).
+    pub fn block(t: Option<TlsExtent>) -> Tls {
+        t.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) })
+    }
+}
+
+/// The ELF file's frame around the loaded sections: the address the image is linked at, the size
+/// of the ELF and program headers, whether a PT_PHDR describes the table (a program that names
+/// an interpreter, with its headers loaded), and the TLS extent with its first section's file
+/// offset.
+#[derive(Clone, Copy)]
+pub struct Frame {
+    pub base: u64,
+    pub headers: u64,
+    pub phdr: bool,
+    pub tls: Option<(TlsExtent, u64)>,
+}
+
+/// What follows the loaded sections in the file: the section names and where the section header
+/// table and the file end.
+pub struct Tail {
+    pub shstrtab: Vec<u8>,
+    pub sh_name: Vec<u32>,
+    pub shoff: u64,
+    pub file_size: u64,
+}
+
+/// After the loaded sections (`alloc_end`), for every layout engine: the section indices in
+/// `order`, and so `.shstrtab`'s size; then the non-alloc sections, `.shstrtab` among them, and the
+/// section header table.
+pub fn place_tail(
+    ctx: &Ctx,
+    synthetic: &SyntheticIds,
+    sizes: &mut Sizes,
+    places: &mut IdVec<OutputSectionId, Placement>,
+    order: &[OutputSectionId],
+    alloc_end: u64,
+) -> Tail {
+    let (shstrtab, sh_name) = assign_section_indices(ctx, sizes, places, order);
+    let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
+    sizes[shstr] = shstrtab.len() as u64;
+    let (shoff, file_size) = place_non_alloc(ctx, sizes, &Compressed::default(), places, alloc_end);
+    Tail { shstrtab, sh_name, shoff, file_size }
+}
+
+/// PT_GNU_RELRO over `[vaddr, end)` at file `offset`, its file bytes ending at `file_end`. Its
+/// memory reaches to the end of the last common-size page (`common`) when nothing else starts on
+/// that page (`next`: the next loaded section's address), so that the loader, which protects
+/// whole pages, can make that whole tail read-only; never past it: past the RELRO segment's last
+/// page nothing may be mapped.
+pub fn relro_phdr(offset: u64, vaddr: u64, end: u64, file_end: u64, next: Option<u64>, common: u64) -> Phdr {
+    let rounded = align_up(end, common);
+    let end = if next.is_none_or(|n| n >= rounded) { rounded } else { end };
+    let memsz = end - vaddr;
+    Phdr {
+        p_type: elf::PT_GNU_RELRO,
+        flags: elf::PF_R,
+        offset,
+        vaddr,
+        paddr: None,
+        filesz: (file_end - offset).min(memsz),
+        memsz,
+        align: 1,
+    }
+}
+
+/// What each layout engine ends with, from which `Layout::sealed` makes the one `Layout` value.
+pub struct Sealed {
+    pub places: IdVec<OutputSectionId, Placement>,
+    pub base: u64,
+    pub tls: Option<TlsExtent>,
+    pub phdrs: Vec<Phdr>,
+    pub phoff: u64,
+    pub alloc_end: u64,
+    pub tail: Tail,
+    pub synthetic: SyntheticIds,
 }
 
 struct LoadPlan {
@@ -614,13 +753,7 @@ pub fn assign_addresses_with(
                 tbss_end = at + size;
             }
             if s.is_tls() {
-                let t = tls.get_or_insert(TlsExtent { start: at, end: at, align: 1, file_end: 0 });
-                t.start = t.start.min(at);
-                t.end = t.end.max(at + size);
-                t.align = t.align.max(s.align);
-                if !tbss {
-                    t.file_end = t.file_end.max(off + size);
-                }
+                TlsExtent::grow(&mut tls, at, size, s.align, (!tbss).then_some(off + size));
             }
             if tbss {
                 continue; // .tbss occupies no address space outside the TLS template.
@@ -655,80 +788,36 @@ pub fn assign_addresses_with(
         }
     }
     let alloc_end = off;
-    // Section indices (and so .shstrtab's size) first: the non-alloc sections, .shstrtab among
-    // them, follow the loaded ones in the file.
-    let (shstrtab, sh_name) = assign_section_indices(ctx, sizes, &mut places, &order);
-    let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
-    sizes[shstr] = shstrtab.len() as u64;
-    let (shoff, file_size) = place_non_alloc(ctx, sizes, &Compressed::default(), &mut places, alloc_end);
-
-    let tls_block =
-        tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
+    let tail = place_tail(ctx, synthetic, sizes, &mut places, &order, alloc_end);
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
-    let mut all =
-        headers_around_loads(ctx, synthetic, sizes, &places, base, headers, has_interp, phdrs, &note_runs, tls_phdr);
+    let frame = Frame { base, headers, phdr: has_interp, tls: tls_phdr };
+    let mut all = headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, &note_runs);
     if let Some((offset, vaddr, memsz)) = relro_range {
-        // Rounded up to the common page: the next segment starts on a new page, so the whole tail
-        // of the last RELRO page can be made read-only. Not to the maximum page: the loader
-        // mprotects the whole range, and past the RELRO segment's last page nothing is mapped
-        // (the program would not start).
-        let memsz = align_up(vaddr + memsz, common) - vaddr;
-        let filesz = memsz.min(relro_file_size(ctx, sizes, &places, &loads));
-        all.push(Phdr {
-            p_type: elf::PT_GNU_RELRO,
-            flags: elf::PF_R,
-            offset,
-            vaddr,
-            paddr: None,
-            filesz,
-            memsz,
-            align: 1,
-        });
+        // The next segment starts on a page of its own: the RELRO one is rounded up to the
+        // common page.
+        let file_end = offset + relro_file_size(ctx, sizes, &places, &loads);
+        all.push(relro_phdr(offset, vaddr, vaddr + memsz, file_end, None, common));
     }
     all.extend(spare_phdrs(ctx.config));
     debug_assert_eq!(all.len(), nphdr);
-    Layout {
-        sections: places,
-        base,
-        tls: tls_block,
-        phdrs: all,
-        phoff: EHDR_SIZE,
-        shoff,
-        file_size,
-        alloc_end,
-        shstrtab,
-        sh_name,
-        raw: false,
-        no_section_headers: false,
-        script_values: Vec::new(),
-        script_data: Vec::new(),
-        script_fills: Vec::new(),
-        synthetic: *synthetic,
-        order_symbols: Vec::new(),
-        inputs: Default::default(),
-        sizes: Sizes::default(),
-        compressed: Default::default(),
-    }
+    Layout::sealed(Sealed { places, base, tls, phdrs: all, phoff: EHDR_SIZE, alloc_end, tail, synthetic: *synthetic })
 }
 
-/// The program headers around the PT_LOADs, in GNU ld's order: PT_PHDR (when `phdr`: a program
-/// that names an interpreter, and the headers are loaded), PT_INTERP, the loads, PT_DYNAMIC, a
-/// PT_NOTE per run of notes, PT_TLS (`tls`: its extent and its first section's file offset),
-/// PT_GNU_PROPERTY, PT_GNU_EH_FRAME, PT_GNU_STACK. PT_GNU_RELRO, whose rules differ between the
-/// default layout and a script's, is the caller's.
-#[allow(clippy::too_many_arguments)]
+/// The program headers around the PT_LOADs, in GNU ld's order: PT_PHDR (when `frame.phdr`: a
+/// program that names an interpreter, and the headers are loaded), PT_INTERP, the loads, PT_DYNAMIC, a
+/// PT_NOTE per run of notes, PT_TLS (`frame.tls`),
+/// PT_GNU_PROPERTY, PT_GNU_EH_FRAME, PT_GNU_STACK. PT_GNU_RELRO (`relro_phdr`) is the caller's,
+/// which knows the RELRO sections.
 pub fn headers_around_loads(
     ctx: &Ctx,
     synthetic: &SyntheticIds,
     sizes: &Sizes,
     places: &IdVec<OutputSectionId, Placement>,
-    base: u64,
-    headers: u64,
-    phdr: bool,
+    frame: &Frame,
     loads: Vec<Phdr>,
     note_runs: &[Vec<OutputSectionId>],
-    tls: Option<(TlsExtent, u64)>,
 ) -> Vec<Phdr> {
+    let Frame { base, headers, phdr, tls } = *frame;
     let mut all = Vec::new();
     // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
     // (GNU ld writes it only then; a static PIE or a shared library has none).

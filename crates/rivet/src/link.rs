@@ -160,6 +160,17 @@ pub fn link_detaching(
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
         let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places, sizes)?;
+        // e_shnum, e_shstrndx and st_shndx are 16 bits, with 0xff00 up reserved: more sections
+        // need ELF's extended numbering (counts in section 0, SHT_SYMTAB_SHNDX), which rivet
+        // does not write, and which .dynsym cannot have for the dynamic loader anyway.
+        let shnum = 1 + lay.emitted_count();
+        crate::ensure!(
+            lay.no_section_headers || shnum < object::elf::SHN_LORESERVE as usize,
+            "{}: too many output sections: {shnum} requested, but ELF allows at most {} without \
+             extended section numbering, which rivet does not write",
+            config.output.display(),
+            object::elf::SHN_LORESERVE - 1
+        );
         let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         Ok((lay, addresses))
     })?;

@@ -125,7 +125,7 @@ impl script::Env for ScriptEnv<'_, '_> {
                 let obj = &ctx.objects[file];
                 obj.sym_shndx(sym as usize).and_then(|i| obj.sections[i as usize].out)
             }
-            Def::Common { .. } => ctx.layout.inputs.commons.section,
+            Def::Common { .. } => ctx.layout.inputs.commons.section_of(id),
             Def::Script(i) => self.secs.borrow()[i as usize],
             Def::Synthetic | Def::Absolute(_) | Def::Shared { .. } => None,
         };
@@ -248,16 +248,19 @@ impl<'l, 'a> Placed<'l, 'a> {
     }
 
     fn common_addr(&self, file: FileId, sym: u32) -> u64 {
-        let commons = &self.layout.inputs.commons;
-        let Some(sec) = commons.section else {
+        // The symbol that this common definition is (a common that lost to another is no
+        // symbol's definition, and has no place).
+        let obj = &self.objects[file];
+        let Some(&id) = (sym as usize).checked_sub(obj.first_global).and_then(|g| obj.global_ids.get(g)) else {
             return 0;
         };
-        for &(id, off) in &commons.list {
-            if self.symbols[id].def == (Def::Common { file, sym }) {
-                return self.layout.addr(sec) + commons.base + off;
-            }
+        if self.symbols[id].def != (Def::Common { file, sym }) {
+            return 0;
         }
-        0
+        match self.layout.inputs.commons.place_of(id) {
+            Some((sec, off)) => self.layout.addr(sec) + off,
+            None => 0,
+        }
     }
 
     /// The address of PLT entry `i`: where calls and canonical addresses go (in `.plt.sec` when

@@ -376,6 +376,8 @@ struct Resolver<'a, 'x> {
     comdat_owner: IdVec<SymbolId, Option<FileId>>,
     /// ... or by name, for a signature no symbol had when it was first claimed.
     comdat_named: SymbolMap<'a, FileId>,
+    /// `.gnu.linkonce.*` sections (COMDAT's predecessor): the file that kept each name.
+    linkonce: rustc_hash::FxHashMap<&'a [u8], FileId>,
     /// The queued members (archive, member), numbered in the order they are queued and added in
     /// that order: `added` is how many have been; the rest wait.
     queue: Vec<(u32, u32)>,
@@ -499,6 +501,7 @@ pub fn resolve_with<'a>(
             fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.member_count())]).collect(),
             comdat_owner: IdVec::new(),
             comdat_named: SymbolMap::default(),
+            linkonce: Default::default(),
             queue: Vec::new(),
             added: 0,
             parsing,
@@ -1277,6 +1280,7 @@ impl<'a> Resolver<'a, '_> {
             }
         }
         self.claim_comdats(&mut obj, &comdats, &ids, file);
+        self.claim_linkonce(&mut obj, file);
         for (i, &id) in (obj.first_global..obj.syms.len()).zip(&ids) {
             if let Some(id) = id {
                 self.add_symbol(&obj, file, i, id);
@@ -1310,6 +1314,26 @@ impl<'a> Resolver<'a, '_> {
                 for m in g.members {
                     obj.sections[m.get(LE) as usize].live = false;
                 }
+            }
+        }
+    }
+
+    /// `.gnu.linkonce.NAME` sections: the first of each name is kept, later ones dropped (GNU
+    /// ld). glibc < 2.32's i386 crti.o defines `__x86.get_pc_thunk.bx` in such a section, beside
+    /// the COMDAT copies that other objects carry under another signature: as lld and mold do,
+    /// that section (and its `__i686` spelling) is dropped outright, so that a COMDAT copy defines
+    /// the symbol.
+    fn claim_linkonce(&mut self, obj: &mut ObjectFile<'a>, file: FileId) {
+        for sec in obj.sections.iter_mut() {
+            if !sec.live || !sec.name.starts_with(b".gnu.linkonce.") {
+                continue;
+            }
+            let thunk = matches!(
+                sec.name,
+                b".gnu.linkonce.t.__x86.get_pc_thunk.bx" | b".gnu.linkonce.t.__i686.get_pc_thunk.bx"
+            );
+            if thunk || *self.linkonce.entry(sec.name).or_insert(file) != file {
+                sec.live = false;
             }
         }
     }

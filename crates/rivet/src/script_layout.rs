@@ -16,12 +16,12 @@ use crate::input::script::{
     Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
     SectionsCmd, Sort,
 };
-use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, EHDR_SIZE, PHDR_SIZE};
+use crate::layout::{self, align_up, Layout, Phdr, Placement, EHDR_SIZE, PHDR_SIZE};
 use crate::script::{self, SectionFacts, Value};
 use crate::sections::merged::MergePieces;
 use crate::sections::offsets::{Commons, InputOffsets, InputPlaces};
+use crate::sections::output::Sizes;
 use crate::sections::output::{self, Content, OutputSection, Sections, SyntheticIds};
-use crate::sections::output::{Compressed, Sizes};
 use crate::{bail, ensure, fatal};
 use object::elf;
 use rustc_hash::FxHashMap;
@@ -109,11 +109,18 @@ pub fn create_output_sections<'a>(
             path.display()
         );
     }
+    if let Some(pattern) = config.unique.first() {
+        crate::bail!(
+            "--unique={pattern}: not supported together with a linker script's SECTIONS or INSERT \
+             (rivet applies it to the default layout only)"
+        );
+    }
     let order = crate::sections::order::Ordering {
         placements: Vec::new(),
         shuffles: &config.section_shuffles,
         priority,
         section_align: &config.section_align,
+        unique: &config.unique,
     };
     // What `/DISCARD/` takes: the loaded sections live before and not after.
     let was_live: Vec<Vec<bool>> =
@@ -767,7 +774,7 @@ fn walk_section(
     defining: &FxHashMap<*const Assign, usize>,
 ) -> Result<u64> {
     let inputs = &ctx.sections[id].members;
-    let commons_here = members.commons.section == Some(id) && !members.commons.list.is_empty();
+    let commons_here = members.commons.area_in(id).is_some();
     let mut placed_commons = false;
     let mut off = ctx.sections[id].head.len() as u64;
     let mut from = 0;
@@ -789,8 +796,10 @@ fn walk_section(
             match cmd {
                 OutputCmd::Input(i) if commons_here && !placed_commons && is_common_pattern(i) => {
                     off = align_up(off, ctx.sections[id].align);
-                    members.commons.base = off;
-                    off += members.commons.size;
+                    if let Some(area) = members.commons.area_in(id) {
+                        area.base = off;
+                        off += area.size;
+                    }
                     placed_commons = true;
                 }
                 OutputCmd::Assign(a) => {
@@ -833,10 +842,10 @@ fn walk_section(
             members.offsets[r] = off;
             off += ctx.member_size(r.file, r.index);
         }
-        if commons_here && !placed_commons {
+        if let Some(area) = members.commons.area_in(id).filter(|_| !placed_commons) {
             off = align_up(off, ctx.sections[id].align);
-            members.commons.base = off;
-            off += members.commons.size;
+            area.base = off;
+            off += area.size;
         }
         // The fill pattern: `FILL(expr)` or `=expr`, the last one given (lld: for the whole
         // section's gaps).
@@ -856,8 +865,9 @@ fn walk_section(
     result.map(|()| off)
 }
 
+/// `*(COMMON)`, or `*(.tcommon)` where GNU ld's scripts put thread-local common symbols.
 fn is_common_pattern(i: &InputDesc) -> bool {
-    i.sections.iter().any(|p| p.pattern == "COMMON")
+    i.sections.iter().any(|p| p.pattern == "COMMON" || p.pattern == ".tcommon")
 }
 
 /// The environment of expressions while sections are sized: only `.` has a value.
@@ -1208,21 +1218,19 @@ fn assign_addresses_scripted(
         last = Some(w.places.clone());
     };
     let Walk { places, lmas, values, data, fills, .. } = walk;
-    let mut lay = finish(
-        ctx,
-        synthetic,
-        members.sizes,
+    let walked = Walked {
         places,
         lmas,
         values,
-        &items,
-        &order,
-        &note_runs,
-        &tls_secs,
-        &relro_secs,
+        items: &items,
+        order: &order,
+        note_runs: &note_runs,
+        tls_secs: &tls_secs,
+        relro_secs: &relro_secs,
         headers,
         nphdr,
-    )?;
+    };
+    let mut lay = finish(ctx, synthetic, members.sizes, walked)?;
     lay.script_data = data;
     lay.script_fills = fills;
     Ok(lay)
@@ -1454,22 +1462,25 @@ fn check_region(r: &(String, u64, u64, u64), section: &str) -> Result<()> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    ctx: &Ctx,
-    synthetic: &SyntheticIds,
-    sizes: &mut Sizes,
-    mut places: IdVec<OutputSectionId, Placement>,
+/// What the walk of a script's commands settled on, for `finish`: the sections' addresses and
+/// load addresses, the symbols' values, and the facts counted before (the sections in order, the
+/// note runs, the TLS and RELRO sections, the headers' size and how many program headers fit).
+struct Walked<'w> {
+    places: IdVec<OutputSectionId, Placement>,
     lmas: IdVec<OutputSectionId, u64>,
     values: Vec<Option<Value>>,
-    items: &[Item],
-    order: &[OutputSectionId],
-    note_runs: &[Vec<OutputSectionId>],
-    tls_secs: &[OutputSectionId],
-    relro_secs: &[OutputSectionId],
+    items: &'w [Item<'w, 'w>],
+    order: &'w [OutputSectionId],
+    note_runs: &'w [Vec<OutputSectionId>],
+    tls_secs: &'w [OutputSectionId],
+    relro_secs: &'w [OutputSectionId],
     headers: u64,
     nphdr: usize,
-) -> Result<Layout> {
+}
+
+/// The file offsets and program headers of a script's layout, from the addresses its walk gave.
+fn finish(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes, walked: Walked) -> Result<Layout> {
+    let Walked { mut places, lmas, values, items, order, note_runs, tls_secs, relro_secs, headers, nphdr } = walked;
     let page = ctx.config.max_page_size.max(1);
     for (k, &i) in order.iter().enumerate() {
         places[i].key = (0, 0, k as u32, 0);
@@ -1559,7 +1570,7 @@ fn finish(
     let mut off = headers;
     let mut phdrs: Vec<Phdr> = Vec::new();
     let position: FxHashMap<OutputSectionId, usize> = order.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    let mut tls: Option<(u64, u64, u64, u64)> = None;
+    let mut tls: Option<layout::TlsExtent> = None;
     for l in &loads {
         let (a, b) = (position[&l.first], position[&l.last]);
         let first_addr = places[l.first].addr;
@@ -1590,13 +1601,7 @@ fn finish(
             let o = start_off + (places[i].addr - first_addr);
             places[i].offset = o;
             if s.is_tls() {
-                let t = tls.get_or_insert((places[i].addr, places[i].addr, 1, o));
-                t.0 = t.0.min(places[i].addr);
-                t.1 = t.1.max(places[i].addr + size);
-                t.2 = t.2.max(s.align);
-                if !s.is_nobits() {
-                    t.3 = t.3.max(o + size);
-                }
+                layout::TlsExtent::grow(&mut tls, places[i].addr, size, s.align, (!s.is_nobits()).then_some(o + size));
             }
             if s.is_tls() && s.is_nobits() {
                 continue;
@@ -1629,25 +1634,16 @@ fn finish(
         let s = &ctx.sections[i];
         if s.is_nobits() && places[i].offset == 0 {
             places[i].offset = off;
-            let t = tls.get_or_insert((places[i].addr, places[i].addr, 1, off));
-            t.0 = t.0.min(places[i].addr);
-            t.1 = t.1.max(places[i].addr + sizes[i]);
-            t.2 = t.2.max(s.align);
+            layout::TlsExtent::grow(&mut tls, places[i].addr, sizes[i], s.align, None);
         }
     }
     let alloc_end = off;
-    let (shstrtab, sh_name) = layout::assign_section_indices(ctx, sizes, &mut places, order);
-    let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
-    sizes[shstr] = shstrtab.len() as u64;
-    let (shoff, file_size) = layout::place_non_alloc(ctx, sizes, &Compressed::default(), &mut places, alloc_end);
+    let tail = layout::place_tail(ctx, synthetic, sizes, &mut places, order, alloc_end);
     let phdrs_of_loads = phdrs.clone();
-    let extent = tls.map(|(start, end, align, file_end)| layout::TlsExtent { start, end, align, file_end });
-    let tls_block =
-        extent.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
     let phdr = synthetic.get(Content::Interp).is_some() && headers_loaded;
-    let tls_phdr = extent.map(|t| (t, places[tls_secs[0]].offset));
-    let mut all =
-        layout::headers_around_loads(ctx, synthetic, sizes, &places, base, headers, phdr, phdrs, note_runs, tls_phdr);
+    let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
+    let frame = layout::Frame { base, headers, phdr, tls: tls_phdr };
+    let mut all = layout::headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, note_runs);
     let relro_range = (relro_secs.first(), relro_secs.last());
     if let (true, (Some(&first), Some(&last))) = (explicit.is_empty(), relro_range) {
         // The RELRO sections must be contiguous (lld's error otherwise).
@@ -1655,59 +1651,36 @@ fn finish(
         if let Some(&bad) = order[a..=b].iter().find(|&&i| ctx.sections[i].is_alloc() && !relro_secs.contains(&i)) {
             bail!("section: {} is not contiguous with other relro sections", ctx.sections[bad].name);
         }
-        let start = places[first].addr;
         let end = places[last].addr + sizes[last];
-        let common = ctx.config.common_page_size.max(1);
         let next = order[b + 1..].iter().find(|&&i| ctx.sections[i].is_alloc()).map(|&i| places[i].addr);
-        // Rounded up to a page only when nothing else shares that page (the loader protects
-        // whole pages).
-        let rounded = align_up(end, common);
-        let end = if next.is_none_or(|n| n >= rounded) { rounded } else { end };
         let file_end = relro_secs
             .iter()
             .filter(|&&i| !ctx.sections[i].is_nobits())
             .map(|&i| places[i].offset + sizes[i])
             .fold(places[first].offset, u64::max);
-        all.push(Phdr {
-            p_type: elf::PT_GNU_RELRO,
-            flags: elf::PF_R,
-            offset: places[first].offset,
-            vaddr: start,
-            paddr: None,
-            filesz: file_end - places[first].offset,
-            memsz: end - start,
-            align: 1,
-        });
+        let common = ctx.config.common_page_size.max(1);
+        all.push(layout::relro_phdr(places[first].offset, places[first].addr, end, file_end, next, common));
     }
     if !explicit.is_empty() {
-        all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, base, headers, tls)?;
+        let frame = layout::Frame { phdr: false, ..frame };
+        all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, &frame)?;
     }
     all.extend(layout::spare_phdrs(ctx.config));
     // SIZEOF_HEADERS counted them before addresses were known: more would overwrite the first
     // section.
     ensure!(all.len() <= nphdr, "internal error: {} program headers, room for {nphdr}", all.len());
-    Ok(Layout {
-        sections: places,
+    let mut lay = Layout::sealed(layout::Sealed {
+        places,
         base,
-        tls: tls_block,
+        tls,
         phdrs: all,
         phoff: EHDR_SIZE,
-        shoff,
-        file_size,
         alloc_end,
-        shstrtab,
-        sh_name,
-        raw: false,
-        no_section_headers: false,
-        script_values: values,
-        script_data: Vec::new(),
-        script_fills: Vec::new(),
+        tail,
         synthetic: *synthetic,
-        order_symbols: Vec::new(),
-        inputs: Default::default(),
-        sizes: Sizes::default(),
-        compressed: Default::default(),
-    })
+    });
+    lay.script_values = values;
+    Ok(lay)
 }
 
 /// `NOCROSSREFS(a b ...)`: no relocation in one of the named output sections may refer to a
@@ -1814,7 +1787,6 @@ fn phdr_flags(ctx: &Ctx, cmd: &PhdrCmd, secs: &[OutputSectionId]) -> Result<u32>
 /// The program headers `PHDRS` lists, in its order: the PT_LOADs as placed, `PT_PHDR` over the
 /// header table, the others over the sections assigned to them (`PT_TLS` over the TLS
 /// template); `FLAGS` and `AT` as given.
-#[allow(clippy::too_many_arguments)]
 fn explicit_phdrs(
     ctx: &Ctx,
     sizes: &Sizes,
@@ -1822,10 +1794,9 @@ fn explicit_phdrs(
     members: &[Vec<OutputSectionId>],
     places: &IdVec<OutputSectionId, Placement>,
     loads: Vec<Phdr>,
-    base: u64,
-    headers: u64,
-    tls: Option<(u64, u64, u64, u64)>,
+    frame: &layout::Frame,
 ) -> Result<Vec<Phdr>> {
+    let (base, headers, tls) = (frame.base, frame.headers, frame.tls.map(|(t, _)| t));
     let mut loads = loads.into_iter();
     let mut out = Vec::new();
     for (k, cmd) in cmds.iter().enumerate() {
@@ -1843,17 +1814,17 @@ fn explicit_phdrs(
                 align: 8,
             },
             elf::PT_TLS if tls.is_some() && !secs.is_empty() => {
-                let (start, end, align, file_end) = tls.unwrap();
+                let t = tls.unwrap();
                 let first = places[secs[0]].offset;
                 Phdr {
                     p_type: elf::PT_TLS,
                     flags: 0,
                     offset: first,
-                    vaddr: start,
+                    vaddr: t.start,
                     paddr: None,
-                    filesz: file_end.saturating_sub(first),
-                    memsz: end - start,
-                    align,
+                    filesz: t.file_end.saturating_sub(first),
+                    memsz: t.end - t.start,
+                    align: t.align,
                 }
             }
             t if !secs.is_empty() => {

@@ -9,8 +9,8 @@ use crate::args::{SectionGroup, SectionOrderItem};
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{IdVec, OutputSectionId};
-use crate::layout::{self, align_up, Layout, Phdr, Placement, Tls, TlsExtent, EHDR_SIZE, PHDR_SIZE};
-use crate::sections::output::{Compressed, Content, OutputSection, Sizes, SyntheticIds};
+use crate::layout::{self, align_up, Layout, Phdr, Placement, TlsExtent, EHDR_SIZE, PHDR_SIZE};
+use crate::sections::output::{Content, OutputSection, Sizes, SyntheticIds};
 use crate::{bail, ensure};
 use object::elf;
 
@@ -114,7 +114,8 @@ pub fn assign_addresses(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes) 
             continue;
         }
         let flags = (has_interp, phdr_loaded, ehdr_loaded);
-        return finish(ctx, synthetic, sizes, places, walk, loads, flags, note_runs, &tls_secs, others + nloads);
+        let planned = Planned { walk, loads, flags, note_runs, tls_secs: &tls_secs, nphdr: others + nloads };
+        return finish(ctx, synthetic, sizes, places, planned);
     }
     bail!("--section-order: the number of program headers does not settle")
 }
@@ -222,19 +223,26 @@ fn plan_loads(ctx: &Ctx, walk: &Walk, page: u64) -> Vec<Load> {
     loads
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What `finish` places: the walk of the words and its PT_LOADs, whether the interpreter is named
+/// and the ELF header and the program header table are placed, the runs of notes, the TLS
+/// sections and the number of program headers.
+struct Planned<'t> {
+    walk: Walk,
+    loads: Vec<Load>,
+    flags: (bool, bool, bool),
+    note_runs: Vec<Vec<OutputSectionId>>,
+    tls_secs: &'t [OutputSectionId],
+    nphdr: usize,
+}
+
 fn finish(
     ctx: &Ctx,
     synthetic: &SyntheticIds,
     sizes: &mut Sizes,
     mut places: IdVec<OutputSectionId, Placement>,
-    walk: Walk,
-    loads: Vec<Load>,
-    (has_interp, phdr_loaded, ehdr_loaded): (bool, bool, bool),
-    note_runs: Vec<Vec<OutputSectionId>>,
-    tls_secs: &[OutputSectionId],
-    nphdr: usize,
+    planned: Planned,
 ) -> Result<Layout> {
+    let Planned { walk, loads, flags: (has_interp, phdr_loaded, ehdr_loaded), note_runs, tls_secs, nphdr } = planned;
     let page = ctx.config.max_page_size.max(4096);
     let table = nphdr as u64 * PHDR_SIZE;
     if has_interp && !phdr_loaded {
@@ -277,13 +285,7 @@ fn finish(
                     places[i].offset = at;
                     let s = &ctx.sections[i];
                     if s.is_tls() {
-                        let t = tls.get_or_insert(TlsExtent { start: addr, end: addr, align: 1, file_end: 0 });
-                        t.start = t.start.min(addr);
-                        t.end = t.end.max(addr + size);
-                        t.align = t.align.max(s.align);
-                        if !s.is_nobits() {
-                            t.file_end = t.file_end.max(at + size);
-                        }
+                        TlsExtent::grow(&mut tls, addr, size, s.align, (!s.is_nobits()).then_some(at + size));
                     }
                     if s.is_tls() && s.is_nobits() {
                         continue;
@@ -315,58 +317,24 @@ fn finish(
         .filter_map(|&(c, ..)| if let Chunk::Section(i) = c { Some(i) } else { None })
         .chain(ctx.sections.ids().filter(|&i| !ctx.sections[i].is_alloc()))
         .collect();
-    let (shstrtab, sh_name) = layout::assign_section_indices(ctx, sizes, &mut places, &order);
-    let shstr = synthetic.get(Content::Shstrtab).expect(".shstrtab is always made");
-    sizes[shstr] = shstrtab.len() as u64;
-    let (shoff, mut file_size) = layout::place_non_alloc(ctx, sizes, &Compressed::default(), &mut places, alloc_end);
+    let mut tail = layout::place_tail(ctx, synthetic, sizes, &mut places, &order, alloc_end);
     // A loaded ELF header without a loaded table: the table goes at the end of the file.
     if ehdr_loaded && !phdr_loaded {
-        phoff = align_up(file_size, 8);
-        file_size = phoff + table;
+        phoff = align_up(tail.file_size, 8);
+        tail.file_size = phoff + table;
     }
-    let tls_block =
-        tls.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) });
     let tls_phdr = tls.map(|t| (t, places[tls_secs[0]].offset));
     let base = ehdr_addr.unwrap_or(walk.chunks.first().map_or(0, |c| c.1) & !(page - 1));
-    let headers = EHDR_SIZE + table;
-    let mut all = layout::headers_around_loads(
-        ctx,
-        synthetic,
-        sizes,
-        &places,
-        base,
-        headers,
-        has_interp && phdr_loaded,
-        phdrs,
-        &note_runs,
-        tls_phdr,
-    );
+    let frame = layout::Frame { base, headers: EHDR_SIZE + table, phdr: has_interp && phdr_loaded, tls: tls_phdr };
+    let mut all = layout::headers_around_loads(ctx, synthetic, sizes, &places, &frame, phdrs, &note_runs);
     // PT_PHDR covers the table where it was placed.
     if let (Some(p), Some(addr)) = (all.iter_mut().find(|p| p.p_type == elf::PT_PHDR), phdr_addr) {
         (p.offset, p.vaddr) = (phoff, addr);
     }
     all.extend(layout::spare_phdrs(ctx.config));
     debug_assert_eq!(all.len(), nphdr);
-    Ok(Layout {
-        sections: places,
-        base,
-        tls: tls_block,
-        phdrs: all,
-        phoff,
-        shoff,
-        file_size,
-        alloc_end,
-        shstrtab,
-        sh_name,
-        raw: false,
-        no_section_headers: false,
-        script_values: Vec::new(),
-        script_data: Vec::new(),
-        script_fills: Vec::new(),
-        synthetic: *synthetic,
-        inputs: Default::default(),
-        sizes: Sizes::default(),
-        compressed: Default::default(),
-        order_symbols: walk.symbols,
-    })
+    let mut lay =
+        Layout::sealed(layout::Sealed { places, base, tls, phdrs: all, phoff, alloc_end, tail, synthetic: *synthetic });
+    lay.order_symbols = walk.symbols;
+    Ok(lay)
 }

@@ -41,18 +41,6 @@ fn version_nodes(ctx: &Resolved) -> Result<crate::input::version_script::Matcher
     let config = ctx.config;
     let mut m = read_version_nodes(&config.version_scripts, &config.lib_paths, "version script")?;
     m.nodes.extend(ctx.script_files.iter().flat_map(|f| f.script.versions.iter().cloned()));
-    // --retain-symbols-file keeps the names it lists global and makes every other one local, as
-    // lld implements it: an anonymous node `{ global: NAMES; local: *; }`.
-    if let Some(path) = &config.retain_symbols_file {
-        use crate::input::version_script::{Pattern, VersionNode};
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read --retain-symbols-file {}", path.display()))?;
-        let global = text.lines().map(str::trim).filter(|l| !l.is_empty());
-        let global = global.map(|name| Pattern { text: name.to_string(), cxx: false }).collect();
-        let local = vec![Pattern { text: "*".to_string(), cxx: false }];
-        // No origin: a listed name that nothing defines is no version script's mistake.
-        m.nodes.push(VersionNode { name: None, parent: None, global, local, origin: String::new() });
-    }
     Ok(m)
 }
 

@@ -1601,58 +1601,6 @@ fn dependency_file_thread_count_noinhibit_exec() {
     tmp.finish();
 }
 
-/// `--retain-symbols-file`: the listed names stay global, every other definition becomes local,
-/// in `.dynsym` and `.symtab` alike, as lld does it (libtool passes it for some languages' shared
-/// libraries).
-#[test]
-fn retain_symbols_file_matches_lld() {
-    if !testing_rivet() || !have("gcc") || !have(LLD) || !have("readelf") {
-        return;
-    }
-    let tmp = TempDir::new("cli-retain");
-    compile_all(
-        &tmp,
-        &[(
-            "rs.c",
-            "int keep_a(void) { return 1; }\nint keep_b(void) { return 2; }\nint drop_c(void) { return 3; }\n\
-             int use_all(void) { return keep_a() + drop_c(); }\n",
-        )],
-        &["-fPIC"],
-    );
-    std::fs::write(tmp.join("keep.txt"), "keep_a\n  keep_b\n\n").unwrap();
-    let binds = |file: &str| {
-        let mut all = Vec::new();
-        for table in ["--dyn-syms", "--syms"] {
-            let out = must(Command::new("readelf").current_dir(&tmp.path).args(["-W", table, file]));
-            let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .filter_map(|l| {
-                    let f: Vec<&str> = l.split_whitespace().collect();
-                    (f.len() == 8 && ["keep_a", "keep_b", "drop_c", "use_all"].contains(&f[7]))
-                        .then(|| format!("{table} {} {}", f[4], f[7]))
-                })
-                .collect();
-            v.sort();
-            all.extend(v);
-        }
-        all
-    };
-    for (ld, out) in [(linker(), "ours.so"), (Path::new(LLD).to_path_buf(), "lld.so")] {
-        let r = run_ld(&tmp, &ld, &["-shared", "--retain-symbols-file=keep.txt", "rs.o", "-o", out]);
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    }
-    let ours = binds("ours.so");
-    assert_eq!(ours, binds("lld.so"));
-    assert!(
-        ours.contains(&"--dyn-syms GLOBAL keep_b".to_string())
-            && !ours.iter().any(|l| l.contains("dyn-syms GLOBAL drop_c"))
-    );
-    let missing = run_ld(&tmp, &linker(), &["-shared", "--retain-symbols-file=nope.txt", "rs.o", "-o", "x.so"]);
-    assert_eq!(missing.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.txt"));
-    tmp.finish();
-}
-
 /// An unknown `-z` keyword is a warning and the link goes on, in lld's words (GNU ld also warns);
 /// with `--fatal-warnings` it fails.
 #[test]

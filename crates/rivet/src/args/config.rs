@@ -286,7 +286,8 @@ pub struct Config {
     pub relocatable_merge_sections: bool,
     /// `--default-symver`: a shared library's unversioned definitions get its soname as version.
     pub default_symver: bool,
-    /// `--retain-symbols-file=FILE`: only the names listed (one per line) stay global.
+    /// `--retain-symbols-file=FILE`: `.symtab` lists only the global symbols named in FILE (one a
+    /// line) and no local one; `.dynsym` is unchanged.
     pub retain_symbols_file: Option<PathBuf>,
     /// `-z [no]dynamic-undefined-weak`: whether undefined weak symbols are left to the dynamic
     /// loader (None: yes in shared libraries, no in executables).
@@ -330,6 +331,9 @@ pub struct Config {
     pub randomize_padding: Option<u64>,
     /// `--section-align=NAME=ALIGN` (mold): the output section's alignment (a power of two).
     pub section_align: Vec<(String, u64)>,
+    /// `--unique=PATTERN` (GNU ld, also `-unique=`): each input section whose name matches a glob
+    /// gets an output section of its own, named as the input section.
+    pub unique: Vec<String>,
     /// `--symbol-ordering-file=FILE`: input sections holding the listed symbols come first in
     /// their output sections, in the file's order (lld).
     pub symbol_ordering_file: Option<PathBuf>,
@@ -525,6 +529,7 @@ impl Default for Config {
             section_shuffles: Vec::new(),
             randomize_padding: None,
             section_align: Vec::new(),
+            unique: Vec::new(),
             symbol_ordering_file: None,
             section_ordering_file: None,
             warn_symbol_ordering: true,

@@ -41,6 +41,19 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }),
     ),
+    // GNU ld's bare `--unique`: every orphan section apart. Which sections are orphans depends
+    // on GNU ld's default script, which rivet has no copy of.
+    opt(
+        &["unique"],
+        Optional(|c, v| {
+            let Some(v) = v else {
+                bail!("--unique without a pattern (every orphan section apart) is not supported; give --unique=PATTERN")
+            };
+            ensure!(!v.is_empty(), "--unique=: the section pattern is empty");
+            c.unique.push(v);
+            Ok(())
+        }),
+    ),
     opt(&["print-icf-sections"], Set(|c| c.print_icf_sections = true)),
     opt(&["no-print-icf-sections"], Set(|c| c.print_icf_sections = false)),
     opt(&["branch-to-branch"], Set(|c| c.branch_to_branch = Some(true))),

@@ -15,16 +15,42 @@ pub struct InputPlaces {
     pub merged: MergePlaces,
 }
 
-/// Where the common symbols are: in `section` (`.bss`), each at its offset from `base`.
+/// Where the common symbols are: the plain ones in one area, the thread-local ones (`STT_TLS`
+/// with `SHN_COMMON`, as `.tls_common` makes them) in another, each in an output section of its
+/// own (`.common`, `.tls_common`, as mold names them) or, under a `SECTIONS` script, in `.bss` /
+/// `.tbss` where `*(COMMON)` is.
 #[derive(Clone, Debug, Default)]
 pub struct Commons {
-    pub section: Option<OutputSectionId>,
-    /// (symbol, offset from `base`).
-    pub list: Vec<(SymbolId, u64)>,
+    pub areas: Vec<CommonArea>,
+    /// Each common symbol's area (an index into `areas`) and offset from that area's `base`.
+    pub at: rustc_hash::FxHashMap<SymbolId, (usize, u64)>,
+}
+
+/// One area of common symbols: in output section `section`, from `base`, `size` bytes.
+#[derive(Clone, Debug)]
+pub struct CommonArea {
+    pub section: OutputSectionId,
     /// Where they start in `section`: after its input members (`layout::assign_member_offsets`).
     pub base: u64,
     /// The bytes they take, from `base`.
     pub size: u64,
+}
+
+impl Commons {
+    /// The output section that holds common symbol `id`.
+    pub fn section_of(&self, id: SymbolId) -> Option<OutputSectionId> {
+        self.at.get(&id).map(|&(a, _)| self.areas[a].section)
+    }
+
+    /// Common symbol `id`'s output section and offset in it.
+    pub fn place_of(&self, id: SymbolId) -> Option<(OutputSectionId, u64)> {
+        self.at.get(&id).map(|&(a, off)| (self.areas[a].section, self.areas[a].base + off))
+    }
+
+    /// The area of common symbols in output section `sec`, if it holds any.
+    pub fn area_in(&mut self, sec: OutputSectionId) -> Option<&mut CommonArea> {
+        self.areas.iter_mut().find(|a| a.section == sec)
+    }
 }
 
 /// One offset per section of every object, in one allocation: object `f`'s section `i` is at

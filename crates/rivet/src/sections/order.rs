@@ -72,6 +72,8 @@ pub struct Ordering<'c> {
     pub priority: FxHashMap<SectionRef, i64>,
     /// `--section-align=NAME=ALIGN`: (output section name, alignment).
     pub section_align: &'c [(String, u64)],
+    /// `--unique=PATTERN`: the globs whose input sections get output sections of their own.
+    pub unique: &'c [String],
 }
 
 /// Output sections whose members' order is code, never reordered: `.init` and `.fini` are one

@@ -230,6 +230,26 @@ pub fn output_name(name: &[u8]) -> &[u8] {
             return p;
         }
     }
+    // `.gnu.linkonce.*` (COMDAT's predecessor) by their type letters, as GNU ld's default script
+    // places them.
+    if let Some(rest) = name.strip_prefix(b".gnu.linkonce.") {
+        const LINKONCE: &[(&[u8], &[u8])] = &[
+            (b"t.", b".text"),
+            (b"r.", b".rodata"),
+            (b"d.rel.ro.", b".data.rel.ro"),
+            (b"d.", b".data"),
+            (b"b.", b".bss"),
+            (b"td.", b".tdata"),
+            (b"tb.", b".tbss"),
+            (b"lr.", b".lrodata"),
+            (b"l.", b".ldata"),
+            (b"lb.", b".lbss"),
+            (b"wi.", b".debug_info"),
+        ];
+        if let Some(&(_, out)) = LINKONCE.iter().find(|(p, _)| rest.starts_with(p)) {
+            return out;
+        }
+    }
     // Common TLS symbols' section goes with the TLS bss, as in GNU ld's default script.
     if name == b".tcommon" {
         return b".tbss";
@@ -375,10 +395,19 @@ pub fn build(
                 (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
                 (None, false) => (output_name_for(sec.name, keep_text_prefix), sec.sh_type),
             };
-            let idx = *by_name.entry(name).or_insert_with(|| {
+            let new = |out: &mut Sections, name: &[u8]| {
                 let n = String::from_utf8_lossy(name).into_owned();
                 out.push(OutputSection::new(&n, sh_type, 0, 1, Content::Inputs))
-            });
+            };
+            // `--unique=PATTERN`: a matching input section is an output section by itself, under
+            // its own name (GNU ld; two of one name from two files are two output sections).
+            let unique = placed.is_none()
+                && !into_array
+                && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec.name));
+            let idx = match unique {
+                true => new(&mut out, sec.name),
+                false => *by_name.entry(name).or_insert_with(|| new(&mut out, name)),
+            };
             let os = &mut out[idx];
             if !os.members.is_empty() {
                 check_compatible(os, sh_type, sec.flags)

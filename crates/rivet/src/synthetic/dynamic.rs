@@ -429,7 +429,7 @@ fn dynsym_place(ctx: &Linked, id: SymbolId) -> (u16, u64, u64) {
             let size = obj.syms[sym as usize].st_size.get(object::LittleEndian);
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
                 (Def::Common { .. }, _) => {
-                    ctx.layout.inputs.commons.section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
+                    ctx.layout.inputs.commons.section_of(id).map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
                 }
                 (_, Some(sec)) => {
                     let out = obj.sections[sec as usize].out;

@@ -3,7 +3,7 @@
 //! then globals; hidden globals become locals, as GNU ld makes them in an executable.
 use crate::args::Discard;
 use crate::ctx::Ctx;
-use crate::diag::Result;
+use crate::diag::{Context, Result};
 use crate::ensure;
 use crate::ids::{FileId, OutputSectionId, SymbolId};
 use crate::linked::Linked;
@@ -56,8 +56,17 @@ fn keep_local(ctx: &Ctx, file: FileId, i: usize) -> bool {
     discard == Discard::None || !matches!(obj.sym_name(sym), Ok(n) if n.starts_with(b".L"))
 }
 
-fn keep_global(ctx: &Ctx, id: SymbolId) -> bool {
+/// The names `--retain-symbols-file FILE` lists, one a line (blanks around a name ignored).
+fn retained_names(path: &std::path::Path) -> Result<rustc_hash::FxHashSet<Vec<u8>>> {
+    let text = std::fs::read(path).with_context(|| format!("cannot read --retain-symbols-file {}", path.display()))?;
+    Ok(text.split(|&b| b == b'\n').map(|l| l.trim_ascii()).filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect())
+}
+
+fn keep_global(ctx: &Ctx, id: SymbolId, retained: Option<&rustc_hash::FxHashSet<Vec<u8>>>) -> bool {
     let s = &ctx.symbols[id];
+    if retained.is_some_and(|names| !names.contains(s.name)) {
+        return false;
+    }
     match s.def {
         Def::Defined { file, sym } => {
             let obj = &ctx.objects[file];
@@ -95,6 +104,9 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
     use rayon::prelude::*;
     const BLOCK: usize = 4096;
     let sized = |src: Source| (src, entry_name(ctx, src).len() as u64 + 1);
+    // `--retain-symbols-file`: only the globals it lists, and no local symbol (mold's choice;
+    // GNU ld keeps the locals it lists too). `.dynsym` is not affected (GNU ld's documentation).
+    let retained = ctx.config.retain_symbols_file.as_deref().map(retained_names).transpose()?;
     let locals: Vec<Vec<(Source, u64)>> = ctx
         .file_order
         .par_iter()
@@ -102,7 +114,7 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
         .map(|&f| {
             let obj = &ctx.objects[f];
             (1..obj.first_global)
-                .filter(|&i| keep_local(ctx, f, i))
+                .filter(|&i| retained.is_none() && keep_local(ctx, f, i))
                 .map(|i| sized(Source::Local { file: f, sym: i as u32 }))
                 .collect()
         })
@@ -116,7 +128,7 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
             let (mut hidden, mut visible) = (Vec::new(), Vec::new());
             for i in b * BLOCK..((b + 1) * BLOCK).min(ctx.symbols.len()) {
                 let id = SymbolId::new(i);
-                if !keep_global(ctx, id) {
+                if !keep_global(ctx, id, retained.as_ref()) {
                     continue;
                 }
                 let s = &ctx.symbols[id];
@@ -290,7 +302,7 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             let esym = &obj.syms[sym as usize];
             let shndx = match (s.def, obj.sym_shndx(sym as usize)) {
                 (Def::Common { .. }, _) => {
-                    ctx.layout.inputs.commons.section.map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
+                    ctx.layout.inputs.commons.section_of(id).map_or(elf::SHN_ABS, |c| ctx.layout.shndx(c) as u16)
                 }
                 (_, Some(sec)) => out_shndx(ctx, file, sec),
                 _ => elf::SHN_ABS,
