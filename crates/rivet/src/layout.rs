@@ -148,7 +148,23 @@ pub fn create_output_sections(
     let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
     stamp_comment(&mut sections);
     define_reserved_symbols(ctx, &sections);
+    define_image_bounds(ctx);
     Ok(sections)
+}
+
+/// The image bounds an executable's `.symtab` shows whether referenced or not (unless an input
+/// or a library defines the name): GNU ld's default script defines `__bss_start`, `_edata` and
+/// `_end` always, mold these and `edata`, `end`, `_etext`, `etext` too. The unreferenced ones are
+/// hidden, so local: tools (nm, debuggers, `-nmagic`'s users) find the image's end, and nothing
+/// is exported that a program did not ask for. Not under a SECTIONS script: there the script
+/// says which of them exist.
+fn define_image_bounds(ctx: &mut Resolved) {
+    if !ctx.kind.is_executable() || ctx.config.oformat_binary {
+        return;
+    }
+    for name in [&b"__bss_start"[..], b"_edata", b"edata", b"_end", b"end", b"_etext", b"etext"] {
+        define_synthetic(ctx, name, elf::STV_HIDDEN);
+    }
 }
 
 /// Every input section's offset in its output section, and the output sections' sizes: common

@@ -266,6 +266,31 @@ fn local_entry(ctx: &Linked, file: FileId, i: usize) -> (u8, u8, u16, u64, u64) 
     (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
 }
 
+/// The section index `.symtab` gives a linker-defined address: the first loaded section (by
+/// address, TLS templates aside) that holds it or ends at it, else the first after it (the ELF
+/// header's `__ehdr_start`); absolute below the image's base (0 for something a non-PIE output
+/// lacks) or past its last section.
+fn section_of_address(ctx: &Linked, value: u64) -> u16 {
+    let loaded =
+        ctx.sections.iter_enumerated().filter(|(i, s)| s.is_alloc() && !s.is_tls() && ctx.layout.shndx(*i) != 0);
+    let mut best: Option<(u64, OutputSectionId)> = None;
+    for (i, _) in loaded {
+        let (addr, end) = (ctx.layout.addr(i), ctx.layout.addr(i) + ctx.layout.sizes[i]);
+        if addr <= value && value <= end {
+            // Holding it: the lowest such section wins over any that only follows it.
+            if best.is_none_or(|(a, _)| a > value || addr < a) {
+                best = Some((addr, i));
+            }
+        } else if addr > value && best.is_none_or(|(a, _)| a > value && addr < a) {
+            best = Some((addr, i));
+        }
+    }
+    match best {
+        Some((_, i)) if value >= ctx.layout.base => ctx.layout.shndx(i) as u16,
+        _ => elf::SHN_ABS,
+    }
+}
+
 fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u64) {
     let s = &ctx.symbols[id];
     let value = if matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
@@ -299,12 +324,18 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
             ((bind(s.weak) << 4) | ty, visibility, shndx, value, esym.st_size.get(LE))
         }
-        // `__start_SEC`/`__stop_SEC` are in SEC (lld); the other linker-defined names absolute.
-        Def::Synthetic | Def::Absolute(_) => {
+        // `__start_SEC`/`__stop_SEC` are in SEC (lld); the other linker-defined addresses in the
+        // section that holds them, so that tools relocate them with a PIE's load address.
+        Def::Synthetic => {
             let sec = crate::linked::start_stop(ctx.placed, s.name).filter(|_| s.is_start_stop());
-            let shndx = sec.map_or(elf::SHN_ABS, |(sec, _)| ctx.layout.shndx(sec) as u16);
+            let shndx = match sec {
+                Some((sec, _)) => ctx.layout.shndx(sec) as u16,
+                None if s.name == b"_TLS_MODULE_BASE_" => elf::SHN_ABS,
+                None => section_of_address(ctx, value),
+            };
             ((bind(false) << 4) | elf::STT_NOTYPE, visibility, shndx, value, 0)
         }
+        Def::Absolute(_) => ((bind(false) << 4) | elf::STT_NOTYPE, visibility, elf::SHN_ABS, value, 0),
         // A script's symbol: in the section its value belongs to (lld), with no size.
         Def::Script(i) => {
             let shndx = ctx

@@ -1,0 +1,159 @@
+//! Details of the output that tools read rather than programs: the linker-defined symbols a
+//! `.symtab` shows, and the like. Each is compared with GNU ld's build of the same objects where
+//! GNU ld has the fact, and the programs are run to show that both builds behave alike.
+mod common;
+
+use common::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn setup(name: &str) -> Option<TempDir> {
+    if !have("gcc") || !have("readelf") {
+        eprintln!("skipped: gcc or readelf missing");
+        return None;
+    }
+    Some(TempDir::new(name))
+}
+
+/// Writes `source` to `file` in the test directory and compiles it with `cflags` (`-c` added).
+fn compile(tmp: &TempDir, file: &str, source: &str, cflags: &[&str]) {
+    std::fs::write(tmp.join(file), source).unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).arg("-c").args(cflags).arg(file));
+}
+
+/// `gcc ARGS -o OUT`, by GNU ld or the linker under test; must succeed.
+fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> std::path::PathBuf {
+    let o = link_with(tmp, ours, args, out);
+    assert!(o.status.success(), "linking {out} ({args:?}) failed:\n{}", stderr_text(&o));
+    tmp.join(out)
+}
+
+fn readelf(args: &[&str], file: &Path) -> String {
+    let out = must(Command::new("readelf").args(args).arg(file));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn run(exe: &Path) -> String {
+    String::from_utf8_lossy(&must(&mut Command::new(exe)).stdout).into_owned()
+}
+
+/// One `.symtab` (or `.dynsym`) entry as readelf shows it.
+#[derive(Debug, Clone)]
+struct Sym {
+    value: u64,
+    ty: String,
+    bind: String,
+    ndx: String,
+}
+
+/// The named symbols of `readelf -Ws` in the table `table` (".symtab" or ".dynsym"), by name (the
+/// last entry of a name wins; versions are cut).
+fn symbols(file: &Path, table: &str) -> BTreeMap<String, Sym> {
+    let text = readelf(&["-Ws"], file);
+    let mut map = BTreeMap::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("Symbol table ") {
+            inside = line.contains(&format!("'{table}'"));
+            continue;
+        }
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if !inside || w.len() < 8 || !w[0].ends_with(':') {
+            continue;
+        }
+        let name = w[7].split('@').next().unwrap().to_string();
+        let value = u64::from_str_radix(w[1], 16).unwrap_or(0);
+        map.insert(name, Sym { value, ty: w[3].into(), bind: w[4].into(), ndx: w[6].into() });
+    }
+    map
+}
+
+/// (name, address, size, flags) of every section of `readelf -SW`.
+fn sections(file: &Path) -> Vec<(String, u64, u64, String)> {
+    let text = readelf(&["-SW"], file);
+    let mut v = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('[') else { continue };
+        let Some((_, rest)) = rest.split_once(']') else { continue };
+        let w: Vec<&str> = rest.split_whitespace().collect();
+        if w.len() < 7 || w[0] == "Name" {
+            continue;
+        }
+        let hex = |s: &str| u64::from_str_radix(s, 16).unwrap_or(0);
+        // Name Type Address Off Size ES Flags...; flags are absent when empty.
+        let flags = if w.len() >= 10 { w[6].to_string() } else { String::new() };
+        v.push((w[0].to_string(), hex(w[2]), hex(w[4]), flags));
+    }
+    v
+}
+
+/// The end of the loaded image: the highest end of a loaded section that is not a TLS template.
+fn image_end(file: &Path) -> u64 {
+    sections(file).iter().filter(|s| s.3.contains('A') && !s.3.contains('T')).map(|s| s.1 + s.2).max().unwrap()
+}
+
+/// The image bounds are in an executable's `.symtab` whether the program refers to them or not:
+/// `_end`, `_edata` and `__bss_start` as GNU ld defines them, and (as mold has them) `end`,
+/// `edata`, `_etext`, `etext`, which rivet makes local so that nothing is exported; each in a
+/// section, not absolute, so that a PIE's are relocated by tools. A program's own `end` stays its
+/// own, and `-nmagic` (pages not padded) ends the image lower.
+#[test]
+fn image_bounds_are_in_the_symbol_table() {
+    let Some(tmp) = setup("image-bounds") else { return };
+    compile(
+        &tmp,
+        "main.c",
+        "#include <stdio.h>\nint zeroed[100];\nint main(void) { zeroed[3] = 1; puts(\"ok\"); return 0; }\n",
+        &[],
+    );
+    for (mode, flags) in [("pie", &["-pie"][..]), ("nopie", &["-no-pie"][..]), ("static", &["-static"][..])] {
+        let mut args = vec!["main.o"];
+        args.extend_from_slice(flags);
+        let gnu = link(&tmp, false, &args, &format!("gnu-{mode}"));
+        let ours = link(&tmp, true, &args, &format!("ours-{mode}"));
+        assert_eq!(run(&gnu), run(&ours), "{mode}");
+        let (g, o) = (symbols(&gnu, ".symtab"), symbols(&ours, ".symtab"));
+        for name in ["_end", "_edata", "__bss_start"] {
+            assert!(g.contains_key(name), "{mode}: GNU ld defines {name}: {g:?}");
+            assert!(o.contains_key(name), "{mode}: {name} is in the symbol table");
+            assert_ne!(o[name].ndx, "ABS", "{mode}: {name} belongs to a section");
+        }
+        assert_eq!(g["_end"].value, image_end(&gnu), "{mode}: GNU ld's _end is the image's end");
+        assert_eq!(o["_end"].value, image_end(&ours), "{mode}: _end is the image's end");
+        if testing_rivet() {
+            for (name, same_as) in [("end", "_end"), ("edata", "_edata"), ("etext", "_etext")] {
+                let s = o.get(name).unwrap_or_else(|| panic!("{mode}: {name} is in the symbol table"));
+                assert_eq!(s.value, o[same_as].value, "{mode}: {name} = {same_as}");
+                assert_eq!(s.bind, "LOCAL", "{mode}: unreferenced, {name} is local");
+                assert_ne!(s.ndx, "ABS", "{mode}: {name} belongs to a section");
+            }
+            let dynsym = symbols(&ours, ".dynsym");
+            assert!(!dynsym.contains_key("end") && !dynsym.contains_key("_end"), "{mode}: nothing exported");
+        }
+    }
+    // A program's own `end` is the one it uses; the linker's `_end` is still the image's end.
+    compile(
+        &tmp,
+        "own.c",
+        "#include <stdio.h>\nchar end[] = \"mine\";\nextern char _end[];\n\
+         int main(void) { printf(\"%s %d\\n\", end, _end > end); return 0; }\n",
+        &[],
+    );
+    let gnu = link(&tmp, false, &["own.o"], "gnu-own");
+    let ours = link(&tmp, true, &["own.o"], "ours-own");
+    assert_eq!(run(&gnu), "mine 1\n");
+    assert_eq!(run(&ours), "mine 1\n");
+    let o = symbols(&ours, ".symtab");
+    assert_eq!(o["end"].bind, "GLOBAL", "the program's own end");
+    assert_eq!(o["end"].ty, "OBJECT");
+    // -nmagic: no page padding, so the image ends lower.
+    if testing_rivet() {
+        compile(&tmp, "start.c", "void _start(void) {}\n", &[]);
+        let magic = link(&tmp, true, &["start.o", "-nostdlib", "-Wl,-nmagic"], "ours-nmagic");
+        let paged = link(&tmp, true, &["start.o", "-nostdlib"], "ours-paged");
+        let (m, p) = (symbols(&magic, ".symtab"), symbols(&paged, ".symtab"));
+        assert!(m["end"].value < p["end"].value, "{:?} {:?}", m["end"], p["end"]);
+    }
+    tmp.finish();
+}
