@@ -1079,7 +1079,7 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
             }
         }
     }
-    if ctx.config.start_stop {
+    if ctx.config.start_stop || ctx.config.export_start_stop {
         define_all_start_stop(ctx, sections);
     }
     if ctx.config.physical_image_base.is_some() {
@@ -1192,13 +1192,26 @@ fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
 
 /// `--start-stop`: `__start_NAME` and `__stop_NAME` for every loaded output section, referenced or
 /// not, unless an input defines the name. Their names are interned for the process (a bounded set:
-/// one pair per distinct section name).
+/// one pair per distinct section name). An explicit `-z start-stop-visibility=protected` (mold's
+/// rule) defines them so for the sections whose names are C identifiers, and exports every one
+/// the linker defines (as if `--export-dynamic-symbol` named it).
 fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
     let visibility = ctx.config.start_stop_visibility;
+    let all = ctx.config.start_stop;
     for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        if !all && !crate::sections::gc::is_c_identifier(os.name.as_bytes()) {
+            continue;
+        }
         let name = start_stop_name(&os.name);
         for prefix in ["__start_", "__stop_"] {
             define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), visibility);
+        }
+    }
+    if ctx.config.export_start_stop {
+        for s in &mut ctx.symbols {
+            if s.def == Def::Synthetic && s.is_start_stop() && !s.is_hidden() {
+                s.dynamic_list = true;
+            }
         }
     }
 }

@@ -157,3 +157,48 @@ fn image_bounds_are_in_the_symbol_table() {
     }
     tmp.finish();
 }
+
+/// `-z start-stop-visibility=protected` given explicitly (mold's meaning): the `__start_SEC` /
+/// `__stop_SEC` pair of every loaded section named as a C identifier is defined even though no
+/// code refers to it, and exported, so that `dlsym` finds the section; without the option (or
+/// with `hidden`) nothing is exported, as GNU ld and lld have it.
+#[test]
+fn protected_start_stop_symbols_are_exported() {
+    let Some(tmp) = setup("start-stop-export") else { return };
+    compile(
+        &tmp,
+        "main.c",
+        "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n\
+         __attribute__((section(\"hello\"), used)) static char msg[] = \"Hello world\";\n\
+         int main(void) {\n\
+           char *start = dlsym(RTLD_DEFAULT, \"__start_hello\");\n\
+           char *stop = dlsym(RTLD_DEFAULT, \"__stop_hello\");\n\
+           if (start && stop) printf(\"%.*s\\n\", (int)(stop - start), start); else puts(\"none\");\n\
+           return 0;\n\
+         }\n",
+        &[],
+    );
+    for (name, flags) in [("plain", &[][..]), ("hidden", &["-Wl,-z,start-stop-visibility=hidden"][..])] {
+        let mut args = vec!["main.o", "-ldl"];
+        args.extend_from_slice(flags);
+        let gnu = link(&tmp, false, &args, &format!("gnu-{name}"));
+        let ours = link(&tmp, true, &args, &format!("ours-{name}"));
+        assert_eq!(run(&gnu), "none\n", "{name}");
+        assert_eq!(run(&ours), "none\n", "{name}");
+        assert!(!symbols(&ours, ".dynsym").contains_key("__start_hello"), "{name}");
+    }
+    if testing_rivet() {
+        let ours = link(&tmp, true, &["main.o", "-ldl", "-Wl,-z,start-stop-visibility=protected"], "ours-protected");
+        assert_eq!(run(&ours), "Hello world\n");
+        let dynsym = readelf(&["-W", "--dyn-syms"], &ours);
+        for name in ["__start_hello", "__stop_hello"] {
+            let line = dynsym.lines().find(|l| l.ends_with(&format!(" {name}"))).unwrap_or_else(|| panic!("{dynsym}"));
+            assert!(line.contains("GLOBAL PROTECTED"), "{line}");
+        }
+        // The last word counts: protected then hidden exports nothing.
+        let args = ["main.o", "-ldl", "-Wl,-z,start-stop-visibility=protected", "-Wl,-z,start-stop-visibility=hidden"];
+        let hidden = link(&tmp, true, &args, "ours-protected-hidden");
+        assert_eq!(run(&hidden), "none\n");
+    }
+    tmp.finish();
+}
