@@ -202,3 +202,40 @@ fn protected_start_stop_symbols_are_exported() {
     }
     tmp.finish();
 }
+
+/// `--undefined-glob=PATTERN` with `--gc-sections`: the symbols the pattern fetched from an
+/// archive are kept, as `-u NAME` keeps a name under GNU ld (compared with GNU ld given each
+/// matching name by `-u`); what it does not match is neither fetched nor kept.
+#[test]
+fn undefined_glob_symbols_survive_gc_sections() {
+    let Some(tmp) = setup("undefined-glob-gc") else { return };
+    if !have("ar") {
+        eprintln!("skipped: ar missing");
+        return;
+    }
+    compile(&tmp, "a.c", "int foo = 1;\n", &[]);
+    compile(&tmp, "b.c", "int foobar = 2;\n", &[]);
+    compile(&tmp, "c.c", "int baz = 3;\n", &[]);
+    compile(&tmp, "main.c", "int main(void) { return 0; }\n", &[]);
+    must(Command::new("ar").current_dir(&tmp.path).args(["crs", "libd.a", "a.o", "b.o", "c.o"]));
+    let gnu = link(&tmp, false, &["main.o", "-Wl,-u,foo,-u,foobar,--gc-sections", "libd.a"], "gnu");
+    let g = symbols(&gnu, ".symtab");
+    assert!(g.contains_key("foo") && g.contains_key("foobar") && !g.contains_key("baz"));
+    if testing_rivet() {
+        let ours = link(&tmp, true, &["libd.a", "main.o", "-Wl,--undefined-glob=foo*", "-Wl,--gc-sections"], "ours");
+        let o = symbols(&ours, ".symtab");
+        for name in ["foo", "foobar"] {
+            assert!(o.contains_key(name), "{name} kept");
+            assert_eq!(o[name].ty, "OBJECT");
+            assert_ne!(o[name].ndx, "UND", "{name} defined");
+        }
+        assert!(!o.contains_key("baz"), "baz is not matched");
+        // A plain object's symbol that the pattern matches is kept too (as `-u` keeps it).
+        compile(&tmp, "extra.c", "int foo_extra = 4;\nint other = 5;\n", &["-fdata-sections"]);
+        let args = ["main.o", "extra.o", "-Wl,--undefined-glob=foo*", "-Wl,--gc-sections"];
+        let o = symbols(&link(&tmp, true, &args, "ours-extra"), ".symtab");
+        assert!(o.contains_key("foo_extra") && !o.contains_key("other"), "{o:?}");
+        run(&tmp.join("ours-extra"));
+    }
+    tmp.finish();
+}
