@@ -69,15 +69,17 @@ fn symbols(file: &Path, table: &str) -> BTreeMap<String, Sym> {
     map
 }
 
-/// (name, address, size, flags) of every section of `readelf -SW`.
+/// (name, address, size, flags) of every section of `readelf -SW` but the null one: section
+/// index N is entry N - 1.
 fn sections(file: &Path) -> Vec<(String, u64, u64, String)> {
     let text = readelf(&["-SW"], file);
     let mut v = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.trim_start().strip_prefix('[') else { continue };
-        let Some((_, rest)) = rest.split_once(']') else { continue };
+        let Some((index, rest)) = rest.split_once(']') else { continue };
         let w: Vec<&str> = rest.split_whitespace().collect();
-        if w.len() < 7 || w[0] == "Name" {
+        // The null section (index 0) has no name; the others are listed in index order.
+        if w.len() < 7 || w[0] == "Name" || index.trim() == "0" {
             continue;
         }
         let hex = |s: &str| u64::from_str_radix(s, 16).unwrap_or(0);
@@ -236,6 +238,37 @@ fn undefined_glob_symbols_survive_gc_sections() {
         let o = symbols(&link(&tmp, true, &args, "ours-extra"), ".symtab");
         assert!(o.contains_key("foo_extra") && !o.contains_key("other"), "{o:?}");
         run(&tmp.join("ours-extra"));
+    }
+    tmp.finish();
+}
+
+/// Every output section made of input sections has an STT_SECTION symbol in `.symtab` (LOCAL,
+/// at the section's address, in that section), as mold writes them and GNU ld did before 2.37;
+/// they come before the other locals and change nothing the program does.
+#[test]
+fn section_symbols_are_in_the_symbol_table() {
+    let Some(tmp) = setup("section-symbols") else { return };
+    compile(&tmp, "main.c", "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n", &[]);
+    let gnu = link(&tmp, false, &["main.o"], "gnu");
+    let ours = link(&tmp, true, &["main.o"], "ours");
+    assert_eq!(run(&gnu), run(&ours));
+    if !testing_rivet() {
+        return tmp.finish();
+    }
+    let secs = sections(&ours);
+    let text = readelf(&["-Ws"], &ours);
+    let symtab = text.split("Symbol table '.symtab'").nth(1).expect("a .symtab");
+    let mut seen = Vec::new();
+    for line in symtab.lines().filter(|l| l.contains(" SECTION ")) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(&w[3..6], ["SECTION", "LOCAL", "DEFAULT"], "{line}");
+        let ndx: usize = w[6].parse().unwrap_or_else(|_| panic!("{line}"));
+        let (name, addr, ..) = &secs[ndx - 1];
+        assert_eq!(u64::from_str_radix(w[1], 16).unwrap(), *addr, "{line}");
+        seen.push(name.clone());
+    }
+    for name in [".text", ".data", ".rodata", ".init_array"] {
+        assert!(seen.iter().any(|s| s == name), "{name} has its section symbol: {seen:?}");
     }
     tmp.finish();
 }

@@ -23,7 +23,7 @@ pub enum Source {
 }
 
 pub struct Plan {
-    /// `--emit-relocs`: an STT_SECTION symbol per output section of input sections (relocations
+    /// An STT_SECTION symbol per output section of input sections (`--emit-relocs`' relocations
     /// name them), right after the null symbol; their names are empty (readelf shows the
     /// section's).
     pub sections: Vec<OutputSectionId>,
@@ -128,13 +128,10 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
             (hidden, visible)
         })
         .collect();
-    // With --emit-relocs, each output section of input sections has its section symbol first.
-    let sections: Vec<OutputSectionId> = match ctx.config.emit_relocs {
-        true => {
-            ctx.sections.iter_enumerated().filter(|(_, s)| s.content == Content::Inputs).map(|(id, _)| id).collect()
-        }
-        false => Vec::new(),
-    };
+    // Each output section of input sections has its section symbol first (--emit-relocs'
+    // relocations name them; mold and GNU ld before 2.37 list them in every output).
+    let sections: Vec<OutputSectionId> =
+        ctx.sections.iter_enumerated().filter(|(_, s)| s.content == Content::Inputs).map(|(id, _)| id).collect();
     let parts: Vec<&Sized> = locals
         .iter()
         .chain(globals.iter().map(|(hidden, _)| hidden))
