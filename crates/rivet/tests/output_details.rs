@@ -272,3 +272,48 @@ fn section_symbols_are_in_the_symbol_table() {
     }
     tmp.finish();
 }
+
+/// Each PLT entry has a local function symbol `NAME$plt` over it (mold's names), in the PLT
+/// section that calls go to, so that disassemblers and profilers name the stub; the library
+/// works as GNU ld's build does.
+#[test]
+fn plt_entries_have_symbols() {
+    let Some(tmp) = setup("plt-symbols") else { return };
+    compile(&tmp, "lib.c", "int bar(void);\nint foo(void) { return bar() + 1; }\n", &["-fPIC"]);
+    compile(&tmp, "bar.c", "int bar(void) { return 41; }\n", &["-fPIC"]);
+    compile(
+        &tmp,
+        "main.c",
+        "#include <stdio.h>\nint foo(void);\nint main(void) { printf(\"%d\\n\", foo()); return 0; }\n",
+        &[],
+    );
+    link(&tmp, true, &["-shared", "bar.o", "-o", "libbar.so"], "libbar.so");
+    for ours in [false, true] {
+        let lib = if ours { "libours.so" } else { "libgnu.so" };
+        link(&tmp, ours, &["-shared", "lib.o", "-L.", "-lbar", "-Wl,-rpath,$ORIGIN"], lib);
+        let exe = format!("main-{lib}");
+        link(&tmp, false, &["main.o", lib, "-L.", "-lbar", "-Wl,-rpath,$ORIGIN"], &exe);
+        assert_eq!(run(&tmp.join(&exe)), "42\n", "{lib}");
+    }
+    if !testing_rivet() {
+        return tmp.finish();
+    }
+    let lib = tmp.join("libours.so");
+    let syms = symbols(&lib, ".symtab");
+    let plt = syms.get("bar$plt").unwrap_or_else(|| panic!("bar$plt: {syms:?}"));
+    assert_eq!((plt.ty.as_str(), plt.bind.as_str()), ("FUNC", "LOCAL"));
+    let secs = sections(&lib);
+    let (name, addr, size, _) = &secs[plt.ndx.parse::<usize>().unwrap() - 1];
+    assert!(name == ".plt" || name == ".plt.sec", "{name}");
+    assert!(*addr <= plt.value && plt.value + 16 <= addr + size);
+    // The call in foo goes to the entry the symbol is over.
+    if have("objdump") {
+        let dis =
+            String::from_utf8_lossy(&must(Command::new("objdump").args(["-d", "--no-show-raw-insn"]).arg(&lib)).stdout)
+                .into_owned();
+        // (objdump names the stub `bar@plt` itself.)
+        let call = format!("call   {:x} <bar", plt.value);
+        assert!(dis.contains(&call), "{call} in:\n{dis}");
+    }
+    tmp.finish();
+}
