@@ -284,8 +284,11 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
     offsets
 }
 
-/// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
-/// aligned them (the lowest set bit of their address, at most a page).
+/// Places copies of imported data (R_X86_64_COPY), aligned as the library aligned them (the
+/// lowest set bit of their address, at most a page and at most its section's alignment), in
+/// sections of their own, named as mold names them: `.copyrel.rel.ro` (RELRO) for read-only
+/// variables, `.copyrel` (after `.bss`) for the others; under a SECTIONS script, the writable
+/// ones go at the end of `.bss`, where GNU ld's scripts put `.dynbss`.
 pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     if tables.copies.is_empty() {
         return;
@@ -297,9 +300,20 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     let relro = ctx.config.relro && tables.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-        sizes.add(&mut ctx.sections, OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+        sizes.add(
+            &mut ctx.sections,
+            OutputSection::new(".copyrel.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs),
+            0,
+        )
     });
-    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx, sizes));
+    let scripted = ctx.script_files.iter().any(|f| f.script.has_sections);
+    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| match scripted {
+        true => ensure_bss(ctx, sizes),
+        false => {
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+            sizes.add(&mut ctx.sections, OutputSection::new(".copyrel", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+        }
+    });
     for i in 0..tables.copies.len() {
         let id = tables.copies[i];
         let sec = match relro_sec {
@@ -308,7 +322,13 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
         };
         let d = ctx.shared_def(crate::ctx::Target::Global(id)).expect("copies are imports");
         let (value, size) = (d.value, d.size);
-        let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        // The address's alignment, no more than the library's section asks (lld's rule: a
+        // variable at a page boundary by chance needs no page-aligned copy).
+        let by_value = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        let align = match d.section_align {
+            0 => by_value,
+            s => by_value.min(s.max(1)),
+        };
         let off = align_up(sizes[sec], align);
         tables.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve

@@ -317,3 +317,69 @@ fn plt_entries_have_symbols() {
     }
     tmp.finish();
 }
+
+/// A copy relocation's copy is aligned as the library's variable: its address's alignment, no
+/// more than its section's (a 32-aligned variable gets a 32-aligned copy, not a page-aligned one
+/// when it happens to sit at a page boundary). Copies go to sections of their own, named as
+/// mold names them: `.copyrel` for writable variables, `.copyrel.rel.ro` (inside PT_GNU_RELRO)
+/// for read-only ones under `-z relro`; the program reads the same values as GNU ld's build.
+#[test]
+fn copy_relocations_keep_alignment_and_have_their_sections() {
+    let Some(tmp) = setup("copyrel") else { return };
+    for align in [8, 32, 256] {
+        compile(
+            &tmp,
+            &format!("lib{align}.c"),
+            &format!("__attribute__((aligned({align}))) int foo = {align};\n"),
+            &["-fPIC"],
+        );
+        link(&tmp, false, &["-shared", &format!("lib{align}.o")], &format!("lib{align}.so"));
+    }
+    compile(
+        &tmp,
+        "ro.c",
+        "__attribute__((section(\".data.rel.ro\"))) char msg[100] = \"read only\";\nchar rw[16] = \"writable\";\n",
+        &["-fPIC"],
+    );
+    link(&tmp, false, &["-shared", "ro.o"], "libro.so");
+    compile(&tmp, "main.c", "#include <stdio.h>\nextern int foo;\nint main(void) { printf(\"%d %d\\n\", foo, (int)((long)&foo % 8)); return 0; }\n", &["-fno-PIE"]);
+    compile(&tmp, "ro-main.c", "#include <stdio.h>\nextern char msg[100], rw[16];\nint main(void) { printf(\"%s %s\\n\", msg, rw); return 0; }\n", &["-fno-PIE"]);
+    for align in [8u64, 32, 256] {
+        let lib = format!("lib{align}.so");
+        let args = ["main.o", lib.as_str(), "-no-pie", "-Wl,-rpath,$ORIGIN"];
+        let gnu = link(&tmp, false, &args, &format!("gnu-{align}"));
+        let ours = link(&tmp, true, &args, &format!("ours-{align}"));
+        assert_eq!(run(&gnu), run(&ours));
+        assert_eq!(run(&ours), format!("{align} 0\n"));
+        let foo = symbols(&ours, ".dynsym")["foo"].clone();
+        assert_eq!(foo.value % align, 0, "the copy of a {align}-aligned variable");
+        if testing_rivet() {
+            let secs = sections(&ours);
+            let (name, addr, size, _) = &secs[foo.ndx.parse::<usize>().unwrap() - 1];
+            assert_eq!(name, ".copyrel");
+            assert!(*addr <= foo.value && foo.value < addr + size);
+            let line = readelf(&["-SW"], &ours).lines().find(|l| l.contains(" .copyrel ")).unwrap().to_string();
+            assert!(line.trim_end().ends_with(&format!(" {align}")), "the section is {align}-aligned: {line}");
+        }
+    }
+    for (relro, want) in [("-zrelro", true), ("-znorelro", false)] {
+        let args = ["ro-main.o", "libro.so", "-no-pie", "-Wl,-rpath,$ORIGIN", &format!("-Wl,{relro}")];
+        let ours = link(&tmp, true, &args, &format!("ours-ro{relro}"));
+        assert_eq!(run(&ours), "read only writable\n");
+        if testing_rivet() {
+            let names: Vec<String> = sections(&ours).into_iter().map(|s| s.0).collect();
+            assert_eq!(names.iter().any(|n| n == ".copyrel.rel.ro"), want, "{relro}: {names:?}");
+            assert!(names.iter().any(|n| n == ".copyrel"), "{relro}: the writable copy: {names:?}");
+            if want {
+                let segments = readelf(&["-lW"], &ours);
+                let relro_line = segments.lines().find(|l| l.contains("GNU_RELRO")).unwrap();
+                let w: Vec<&str> = relro_line.split_whitespace().collect();
+                let (start, size) =
+                    (u64::from_str_radix(&w[2][2..], 16).unwrap(), u64::from_str_radix(&w[5][2..], 16).unwrap());
+                let msg = symbols(&ours, ".dynsym")["msg"].value;
+                assert!(start <= msg && msg + 100 <= start + size, "the read-only copy is in PT_GNU_RELRO");
+            }
+        }
+    }
+    tmp.finish();
+}
