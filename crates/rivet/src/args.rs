@@ -353,6 +353,10 @@ pub struct Config {
     /// `-z start-stop-visibility=V` (lld's default: protected): the visibility (STV_*) of the
     /// `__start_SEC`/`__stop_SEC` symbols the linker defines.
     pub start_stop_visibility: u8,
+    /// `-z start-stop-visibility=protected` given (mold's meaning of asking for it): the
+    /// `__start_SEC`/`__stop_SEC` pairs of every loaded section that has them are defined
+    /// whether referenced or not, and exported, so that other modules can find the sections.
+    pub export_start_stop: bool,
     /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; the last one given counts): the level, 1 for the
     /// baseline to 4 for v4, whose bit (GNU_PROPERTY_X86_ISA_1_*) is added to the output's
     /// GNU_PROPERTY_X86_ISA_1_NEEDED; 0: none.
@@ -574,6 +578,7 @@ impl Default for Config {
             retain_symbols_file: None,
             dynamic_undefined_weak: None,
             start_stop_visibility: object::elf::STV_PROTECTED,
+            export_start_stop: false,
             isa_level: 0,
             no_section_headers: false,
             rewrite_endbr: false,
@@ -1792,6 +1797,7 @@ impl ArgParser {
                         "protected" => object::elf::STV_PROTECTED,
                         _ => bail!("unknown -z start-stop-visibility= value: {v}"),
                     };
+                    c.export_start_stop = v == "protected";
                 } else if let Some(v) = key.strip_prefix("common-page-size=") {
                     c.common_page_size = parse_number(v)
                         .filter(|n| n.is_power_of_two())
@@ -2353,6 +2359,8 @@ mod tests {
         );
         assert_eq!(p(&["-z", "start-stop-visibility=hidden"]).unwrap().start_stop_visibility, object::elf::STV_HIDDEN);
         assert_eq!(p(&[]).unwrap().start_stop_visibility, object::elf::STV_PROTECTED);
+        assert!(!p(&[]).unwrap().export_start_stop, "protected by default, but not asked for");
+        assert!(p(&["-z", "start-stop-visibility=protected"]).unwrap().export_start_stop);
         assert_eq!(
             p(&["-z", "start-stop-visibility=local"]).unwrap_err().to_string(),
             "unknown -z start-stop-visibility= value: local"

@@ -176,7 +176,23 @@ pub fn create_output_sections(
     let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
     stamp_comment(&mut sections);
     define_reserved_symbols(ctx, &sections);
+    define_image_bounds(ctx);
     Ok(sections)
+}
+
+/// The image bounds an executable's `.symtab` shows whether referenced or not (unless an input
+/// or a library defines the name): GNU ld's default script defines `__bss_start`, `_edata` and
+/// `_end` always, mold these and `edata`, `end`, `_etext`, `etext` too. The unreferenced ones are
+/// hidden, so local: tools (nm, debuggers, `-nmagic`'s users) find the image's end, and nothing
+/// is exported that a program did not ask for. Not under a SECTIONS script: there the script
+/// says which of them exist.
+fn define_image_bounds(ctx: &mut Resolved) {
+    if !ctx.kind.is_executable() || ctx.config.oformat_binary {
+        return;
+    }
+    for name in [&b"__bss_start"[..], b"_edata", b"edata", b"_end", b"end", b"_etext", b"etext"] {
+        define_synthetic(ctx, name, elf::STV_HIDDEN);
+    }
 }
 
 /// Every input section's offset in its output section, and the output sections' sizes: common
@@ -310,8 +326,11 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
     offsets
 }
 
-/// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
-/// aligned them (the lowest set bit of their address, at most a page).
+/// Places copies of imported data (R_X86_64_COPY), aligned as the library aligned them (the
+/// lowest set bit of their address, at most a page and at most its section's alignment), in
+/// sections of their own, named as mold names them: `.copyrel.rel.ro` (RELRO) for read-only
+/// variables, `.copyrel` (after `.bss`) for the others; under a SECTIONS script, the writable
+/// ones go at the end of `.bss`, where GNU ld's scripts put `.dynbss`.
 pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     if tables.copies.is_empty() {
         return;
@@ -323,9 +342,20 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     let relro = ctx.config.relro && tables.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-        sizes.add(&mut ctx.sections, OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+        sizes.add(
+            &mut ctx.sections,
+            OutputSection::new(".copyrel.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs),
+            0,
+        )
     });
-    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx, sizes));
+    let scripted = ctx.script_files.iter().any(|f| f.script.has_sections);
+    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| match scripted {
+        true => ensure_bss(ctx, sizes),
+        false => {
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+            sizes.add(&mut ctx.sections, OutputSection::new(".copyrel", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+        }
+    });
     for i in 0..tables.copies.len() {
         let id = tables.copies[i];
         let sec = match relro_sec {
@@ -334,7 +364,13 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
         };
         let d = ctx.shared_def(crate::ctx::Target::Global(id)).expect("copies are imports");
         let (value, size) = (d.value, d.size);
-        let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        // The address's alignment, no more than the library's section asks (lld's rule: a
+        // variable at a page boundary by chance needs no page-aligned copy).
+        let by_value = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        let align = match d.section_align {
+            0 => by_value,
+            s => by_value.min(s.max(1)),
+        };
         let off = align_up(sizes[sec], align);
         tables.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve
@@ -1152,7 +1188,7 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
             }
         }
     }
-    if ctx.config.start_stop {
+    if ctx.config.start_stop || ctx.config.export_start_stop {
         define_all_start_stop(ctx, sections);
     }
     if ctx.config.physical_image_base.is_some() {
@@ -1265,13 +1301,26 @@ fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
 
 /// `--start-stop`: `__start_NAME` and `__stop_NAME` for every loaded output section, referenced or
 /// not, unless an input defines the name. Their names are interned for the process (a bounded set:
-/// one pair per distinct section name).
+/// one pair per distinct section name). An explicit `-z start-stop-visibility=protected` (mold's
+/// rule) defines them so for the sections whose names are C identifiers, and exports every one
+/// the linker defines (as if `--export-dynamic-symbol` named it).
 fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
     let visibility = ctx.config.start_stop_visibility;
+    let all = ctx.config.start_stop;
     for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        if !all && !crate::sections::gc::is_c_identifier(os.name.as_bytes()) {
+            continue;
+        }
         let name = start_stop_name(&os.name);
         for prefix in ["__start_", "__stop_"] {
             define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), visibility);
+        }
+    }
+    if ctx.config.export_start_stop {
+        for s in &mut ctx.symbols {
+            if s.def == Def::Synthetic && s.is_start_stop() && !s.is_hidden() {
+                s.dynamic_list = true;
+            }
         }
     }
 }

@@ -156,7 +156,8 @@ pub fn link_detaching(
     // -z rewrite-endbr: the landing pads no indirect branch needs.
     let endbr = arch::endbr::plan(&ctx, &dynsym);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs, endbr };
-    let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
+    let plan = timer
+        .phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx, &plans.got)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
         let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places, sizes)?;

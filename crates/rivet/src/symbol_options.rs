@@ -240,6 +240,14 @@ pub fn apply_dynamic_lists(ctx: &mut Resolved) -> Result<()> {
 /// output what the shared libraries reference.
 pub fn gc_roots(ctx: &Resolved, roots: &[String]) -> Vec<String> {
     let mut roots = roots.to_vec();
+    // `--undefined-glob`: what the patterns match is kept as `-u`'s names are (mold's rule).
+    let globs = &ctx.config.undefined_globs;
+    if !globs.is_empty() {
+        let matches = |name: &[u8]| globs.iter().any(|g| crate::input::version_script::glob_match(g.as_bytes(), name));
+        roots.extend(
+            ctx.symbols.iter().filter(|s| matches!(s.def, Def::Defined { .. }) && matches(s.name)).map(|s| s.display()),
+        );
+    }
     if ctx.kind == OutputKind::Shared || ctx.config.export_dynamic {
         roots.extend(exported_names(ctx));
     } else if ctx.kind.is_dynamic() {

@@ -266,7 +266,14 @@ fn is_relro(name: &str, flags: u64, sh_type: u32) -> bool {
         || matches!(sh_type, elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
         || matches!(
             name,
-            ".data.rel.ro" | ".bss.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array"
+            ".data.rel.ro"
+                | ".bss.rel.ro"
+                | ".copyrel.rel.ro"
+                | ".dynamic"
+                | ".got"
+                | ".init_array"
+                | ".fini_array"
+                | ".preinit_array"
         )
 }
 
@@ -331,7 +338,7 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
             ".dynamic" => 6,
             ".got" => 7,
             // Copies of read-only variables, zero in the file: last, as in lld.
-            ".bss.rel.ro" => 8,
+            ".bss.rel.ro" | ".copyrel.rel.ro" => 8,
             _ if flags & elf::SHF_TLS as u64 != 0 && sh_type == elf::SHT_NOBITS => 1,
             _ if flags & elf::SHF_TLS as u64 != 0 => 0,
             _ => 5,
