@@ -403,6 +403,10 @@ pub struct Config {
     /// that comes after the archive (GNU ld would not fetch it); `--warn-backrefs-exclude=GLOB`
     /// silences it for the members (or `--start-lib` objects) whose names match.
     pub warn_backrefs: bool,
+    /// `--warn-rwx-segments` (GNU ld's default) / `--no-warn-rwx-segments`: warn when a final
+    /// link writes a PT_LOAD segment that is readable, writable and executable, or a PT_TLS
+    /// segment that is executable.
+    pub warn_rwx_segments: bool,
     pub warn_backrefs_exclude: Vec<String>,
     /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
     /// automatic choice, which `--io-strategy=auto` also names).
@@ -587,6 +591,7 @@ impl Default for Config {
             warn_symbol_ordering: true,
             print_dependencies: false,
             warn_backrefs: false,
+            warn_rwx_segments: true,
             warn_backrefs_exclude: Vec::new(),
             prefetch_inputs: None,
             copy_method: None,
@@ -1213,6 +1218,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "dynamic-list-data",
     "warn-backrefs",
     "no-warn-backrefs",
+    "warn-rwx-segments",
+    "no-warn-rwx-segments",
     "zero-to-bss",
     "quick-exit",
     "no-quick-exit",
@@ -1417,6 +1424,8 @@ impl ArgParser {
             "dynamic-list-data" => c.dynamic_list_data = true,
             "warn-backrefs" => c.warn_backrefs = true,
             "no-warn-backrefs" => c.warn_backrefs = false,
+            "warn-rwx-segments" => c.warn_rwx_segments = true,
+            "no-warn-rwx-segments" => c.warn_rwx_segments = false,
             "zero-to-bss" => c.zero_to_bss = true,
             "quick-exit" => c.free_memory = false,
             "no-quick-exit" => c.free_memory = true,
@@ -1440,7 +1449,13 @@ impl ArgParser {
             "init" => c.init = v,
             "fini" => c.fini = v,
             "m" => {
-                ensure!(v == "elf_x86_64", "unsupported emulation '{v}' (rivet links elf_x86_64 only)");
+                let target = match v.as_str() {
+                    "elf_x86_64" => "",
+                    t if t.starts_with("elf_i386") => "the i386 target is not supported",
+                    "elf32_x86_64" => "the x32 target is not supported",
+                    _ => "unsupported emulation",
+                };
+                ensure!(target.is_empty(), "-m {v}: {target} (rivet links x86-64 ELF64 only: emulation elf_x86_64)");
                 c.emulation = Some(v);
             }
             "u" | "undefined" => c.undefined.push(v),

@@ -456,11 +456,16 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
         if !s.is_alloc() {
             continue;
         }
-        let (seg, flags, is_relro) = segment_of(places[i].key.0);
+        let (seg, mut flags, is_relro) = segment_of(places[i].key.0);
+        // Writable code (an "awx" section, placed with the data) makes a segment of its own that
+        // can also be executed, as lld splits segments where the flags change.
+        if s.flags & elf::SHF_EXECINSTR as u64 != 0 && flags & elf::PF_W != 0 {
+            flags |= elf::PF_X;
+        }
         // A section placed by -Ttext/--section-start starts a PT_LOAD of its own (with the flags
         // of the one it splits; a split RELRO segment keeps its protection on the first part).
         let placed = start_address(ctx, i).is_some();
-        if current != Some(seg) || placed {
+        if current != Some(seg) || placed || loads.last().is_some_and(|l| l.flags != flags) {
             loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro && current != Some(seg) });
             current = Some(seg);
         }
