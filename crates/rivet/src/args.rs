@@ -848,6 +848,11 @@ pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
         "GNU ld searches it for the libraries a shared library needs, to check their symbols; rivet, like lld, \
          loads only the libraries the command line names, so it has nothing to find there",
     ),
+    (
+        "--no-ld-generated-unwind-info",
+        "rivet, like lld, writes no .eh_frame records for the code it generates (PLT entries), which is \
+         what this option asks of GNU ld",
+    ),
     ("--warn-once", "rivet reports each undefined symbol once already, with its first references (as lld does)"),
     (
         "-d, -dc, -dp, --define-common (without -r)",
@@ -1141,6 +1146,7 @@ const KNOWN_FLAGS: &[&str] = &[
     "warn-unresolved-symbols",
     "error-unresolved-symbols",
     "warn-once",
+    "no-ld-generated-unwind-info",
     "demangle",
     "no-demangle",
     "no-undefined-version",
@@ -1337,7 +1343,7 @@ impl ArgParser {
             "warn-unresolved-symbols" => c.warn_unresolved = true,
             "error-unresolved-symbols" => c.warn_unresolved = false,
             // Accepted and ignored (IGNORED_OPTIONS says why).
-            "warn-once" => {}
+            "warn-once" | "no-ld-generated-unwind-info" => {}
             "demangle" => c.demangle = true,
             "no-demangle" => c.demangle = false,
             "no-undefined-version" => c.no_undefined_version = Some(true),

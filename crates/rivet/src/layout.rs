@@ -75,6 +75,9 @@ pub struct Layout {
     /// A linker script's data commands (`BYTE`, `SHORT`, `LONG`, `QUAD`): (output section,
     /// offset in it, size, value).
     pub script_data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// The build-id note inside a script's output section (`Ctx::build_id_home`): (section,
+    /// offset, size); None: it is a section of its own, or there is none.
+    pub build_id_in: Option<(OutputSectionId, u64, u64)>,
     /// A linker script's fill patterns (`=0x90909090`, `FILL(...)`): (output section, the
     /// pattern as a big-endian 4-byte number) for the gaps between its contents.
     pub script_fills: Vec<(OutputSectionId, u32)>,
@@ -707,6 +710,7 @@ pub fn assign_addresses_with(
         no_section_headers: false,
         script_values: Vec::new(),
         script_data: Vec::new(),
+        build_id_in: None,
         script_fills: Vec::new(),
         synthetic: *synthetic,
         order_symbols: Vec::new(),

@@ -362,6 +362,7 @@ fn finish(
         no_section_headers: false,
         script_values: Vec::new(),
         script_data: Vec::new(),
+        build_id_in: None,
         script_fills: Vec::new(),
         synthetic: *synthetic,
         inputs: Default::default(),

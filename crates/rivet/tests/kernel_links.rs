@@ -158,3 +158,145 @@ fn i386_emulation_is_refused_by_name() {
     assert!(o.status.success(), "{}", stderr_text(&o));
     tmp.finish();
 }
+
+/// The PLT ranges (address, end) of a linked program's `.plt*` sections.
+fn plt_ranges(file: &Path) -> Vec<(u64, u64)> {
+    let out = String::from_utf8_lossy(&must(Command::new("readelf").arg("-SW").arg(file)).stdout).into_owned();
+    out.lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = w.iter().position(|f| f.starts_with(".plt"))?;
+            let addr = u64::from_str_radix(w.get(at + 2)?, 16).ok()?;
+            let size = u64::from_str_radix(w.get(at + 4)?, 16).ok()?;
+            Some((addr, addr + size))
+        })
+        .collect()
+}
+
+/// The pc ranges of the FDEs in a program's `.eh_frame`.
+fn fde_ranges(file: &Path) -> Vec<(u64, u64)> {
+    let out = String::from_utf8_lossy(&must(Command::new("readelf").arg("--debug-dump=frames").arg(file)).stdout)
+        .into_owned();
+    out.lines()
+        .filter(|l| l.contains(" FDE "))
+        .filter_map(|l| {
+            let pc = l.split("pc=").nth(1)?;
+            let (a, b) = pc.split_once("..")?;
+            Some((u64::from_str_radix(a, 16).ok()?, u64::from_str_radix(b.trim(), 16).ok()?))
+        })
+        .collect()
+}
+
+/// `--no-ld-generated-unwind-info` (the kernel's decompressor asks for it): GNU ld then writes no
+/// FDE for its PLT, which is what rivet writes with or without the option (lld's behaviour): the
+/// program's FDEs cover its own code only, as many as GNU ld's, and it runs.
+#[test]
+fn no_ld_generated_unwind_info_matches_gnu_ld() {
+    if !have("gcc") || !have("readelf") {
+        eprintln!("skipped: gcc or readelf missing");
+        return;
+    }
+    let tmp = TempDir::new("kernel-unwind");
+    std::fs::write(tmp.join("p.c"), "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n").unwrap();
+    must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-O2", "p.c"]));
+    let gnu_default = link_with(&tmp, false, &["p.o"], "gnu-default");
+    assert!(gnu_default.status.success());
+    let plt_fdes = |exe: &str| {
+        let plts = plt_ranges(&tmp.join(exe));
+        assert!(!plts.is_empty(), "{exe}: a PLT");
+        fde_ranges(&tmp.join(exe)).iter().filter(|(a, _)| plts.iter().any(|(s, e)| s <= a && a < e)).count()
+    };
+    // Without the option GNU ld describes its PLT: the option has something to turn off there.
+    assert!(plt_fdes("gnu-default") > 0);
+    let mut counts = Vec::new();
+    for (ours, exe) in [(false, "gnu"), (true, "ours"), (true, "ours-default")] {
+        let args: &[&str] =
+            if exe == "ours-default" { &["p.o"] } else { &["p.o", "-Wl,--no-ld-generated-unwind-info"] };
+        let o = link_with(&tmp, ours, args, exe);
+        assert!(o.status.success(), "{exe}: {}", stderr_text(&o));
+        assert_eq!(plt_fdes(exe), 0, "{exe}: no FDE for the PLT");
+        counts.push(fde_ranges(&tmp.join(exe)).len());
+        assert_eq!(String::from_utf8_lossy(&must(&mut Command::new(tmp.join(exe))).stdout), "hi\n");
+    }
+    assert!(counts.iter().all(|&c| c == counts[0] && c > 0), "FDE counts {counts:?}");
+    tmp.finish();
+}
+
+/// The kernel's vmlinux.lds: `.notes : AT(...) { __start_notes = .; KEEP(*(.note.*)) __stop_notes = .; }`
+/// in a PT_NOTE of its own, linked with `--build-id=sha1`.
+const NOTES_SCRIPT: &str = "PHDRS { text PT_LOAD FLAGS(5); note PT_NOTE FLAGS(4); }
+SECTIONS {
+  . = 0x400000 + SIZEOF_HEADERS;
+  .text : AT(ADDR(.text) - 0x100000) { *(.text) } :text
+  .notes : AT(ADDR(.notes) - 0x100000) { __start_notes = .; KEEP(*(.note.*)) __stop_notes = .; } :text :note
+  .data : AT(ADDR(.data) - 0x100000) { *(.data) } :text
+}
+";
+
+const NOTE_OBJECT: &str = ".globl _start\n.text\n_start: ret\n.section .note.mine,\"a\",@note\n.balign 4\n\
+    .long 6, 4, 1\n.asciz \"Linux\"\n.balign 4\n.long 0\n.data\n.quad 1\n.section .note.GNU-stack,\"\",@progbits\n";
+
+/// (offset, vaddr, paddr, filesz) of the PT_NOTE segments.
+fn note_segments(file: &Path) -> Vec<(String, String, String, String)> {
+    let out = String::from_utf8_lossy(&must(Command::new("readelf").arg("-lW").arg(file)).stdout).into_owned();
+    out.lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.first() == Some(&"NOTE")).then(|| (w[1].into(), w[2].into(), w[3].into(), w[4].into()))
+        })
+        .collect()
+}
+
+/// The build-id note is an input section to a script, as GNU ld and lld have it: the kernel's
+/// `*(.note.*)` takes it into `.notes`, between `__start_notes` and `__stop_notes` (the kernel
+/// reads its build-id there) and inside the PT_NOTE, whose physical address is the section's load
+/// address (AT), not its virtual one. Both linkers give the same section sizes, the same notes, the
+/// same symbols and the same PT_NOTE.
+#[test]
+fn build_id_note_goes_where_the_script_puts_note_sections() {
+    let Some(tmp) = setup("kernel-build-id") else { return };
+    assemble(&tmp, "a", NOTE_OBJECT);
+    std::fs::write(tmp.join("notes.lds"), NOTES_SCRIPT).unwrap();
+    let mut facts = Vec::new();
+    for ours in [false, true] {
+        let who = if ours { "rivet" } else { "GNU ld" };
+        let out = if ours { "ours" } else { "gnu" };
+        let o = ld(&tmp, ours, &["-T", "notes.lds", "--build-id=sha1", "a.o", "-o", out]);
+        assert!(o.status.success(), "{who}: {}", stderr_text(&o));
+        let file = tmp.join(out);
+        let sections =
+            String::from_utf8_lossy(&must(Command::new("readelf").arg("-SW").arg(&file)).stdout).into_owned();
+        assert!(!sections.contains(".note.gnu.build-id"), "{who}: no section of its own\n{sections}");
+        let notes_line = sections.lines().find(|l| l.contains(" .notes ")).expect(".notes").to_string();
+        let w: Vec<&str> = notes_line.split_whitespace().collect();
+        let at = w.iter().position(|f| *f == ".notes").unwrap();
+        let (addr, size) = (u64::from_str_radix(w[at + 2], 16).unwrap(), u64::from_str_radix(w[at + 4], 16).unwrap());
+        // One 12-byte note with "Linux" (8) and a 4-byte descriptor, one with "GNU" and 20 bytes.
+        assert_eq!(size, 24 + 36, "{who}: {notes_line}");
+        let nm = String::from_utf8_lossy(&must(Command::new("nm").arg(&file)).stdout).into_owned();
+        let sym = |name: &str| {
+            let line = nm.lines().find(|l| l.ends_with(&format!(" {name}"))).unwrap_or_else(|| panic!("{who}: {name}"));
+            u64::from_str_radix(line.split_whitespace().next().unwrap(), 16).unwrap()
+        };
+        assert_eq!((sym("__start_notes"), sym("__stop_notes")), (addr, addr + size), "{who}");
+        let notes = String::from_utf8_lossy(&must(Command::new("readelf").arg("-nW").arg(&file)).stdout).into_owned();
+        let owners: Vec<&str> = notes
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().filter(|o| *o == "GNU" || *o == "Linux"))
+            .collect();
+        assert_eq!(owners.len(), 2, "{who}: {notes}");
+        let id_line = notes.lines().find(|l| l.contains("Build ID:")).unwrap_or_else(|| panic!("{who}: {notes}"));
+        let id = id_line.rsplit(' ').next().unwrap();
+        assert!(id.len() == 40 && id.chars().any(|c| c != '0'), "{who}: a filled-in sha1-sized id: {id_line}");
+        let phdr = note_segments(&file);
+        assert_eq!(phdr.len(), 1, "{who}");
+        assert_eq!(
+            u64::from_str_radix(phdr[0].2.trim_start_matches("0x"), 16).unwrap(),
+            addr - 0x100000,
+            "{who}: paddr"
+        );
+        facts.push((size, owners.iter().map(|s| s.to_string()).collect::<Vec<_>>(), phdr));
+    }
+    assert_eq!(facts[0], facts[1], "GNU ld, then rivet");
+    tmp.finish();
+}
