@@ -300,3 +300,49 @@ fn build_id_note_goes_where_the_script_puts_note_sections() {
     assert_eq!(facts[0], facts[1], "GNU ld, then rivet");
     tmp.finish();
 }
+
+/// Defined dynamic symbols, by name (GNU ld's version-name symbol, ABS with the version's own
+/// name, left out: lld and rivet write none).
+fn defined_dynsyms(file: &Path) -> Vec<String> {
+    let out = String::from_utf8_lossy(&must(Command::new("readelf").arg("--dyn-syms").arg("-W").arg(file)).stdout)
+        .into_owned();
+    let mut v: Vec<String> = out
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() >= 8 && w[0].trim_end_matches(':').parse::<u32>().is_ok() && w[6] != "UND")
+                .then(|| w[7].to_string())
+        })
+        .filter(|n| n != "V1")
+        .collect();
+    v.sort();
+    v
+}
+
+/// The vDSO's link: a shared object whose script assigns symbols (`vvar_page = vvar_start;`) and
+/// whose `VERSION { ... local: *; }` hides everything but the functions it names. The script's
+/// and --defsym's symbols are hidden too (GNU ld and lld export only `foo@@V1`), and stay in
+/// `.symtab`, where the kernel's vdso2c reads them.
+#[test]
+fn version_script_local_hides_script_and_defsym_symbols() {
+    let Some(tmp) = setup("kernel-vdso-locals") else { return };
+    assemble(&tmp, "a", ".globl foo\n.text\nfoo: ret\n.section .note.GNU-stack,\"\",@progbits\n");
+    std::fs::write(
+        tmp.join("vdso.lds"),
+        "SECTIONS {\n  vvar_start = . - 2 * 4096;\n  vvar_page = vvar_start;\n  . = SIZEOF_HEADERS;\n  \
+         .text : { *(.text) }\n  .dynamic : { *(.dynamic) }\n}\nVERSION { V1 { global: foo; local: *; }; }\n",
+    )
+    .unwrap();
+    for ours in [false, true] {
+        let who = if ours { "rivet" } else { "GNU ld" };
+        let out = if ours { "ours.so" } else { "gnu.so" };
+        let o = ld(&tmp, ours, &["-shared", "-T", "vdso.lds", "--defsym=dsym=0x10", "a.o", "-o", out]);
+        assert!(o.status.success(), "{who}: {}", stderr_text(&o));
+        assert_eq!(defined_dynsyms(&tmp.join(out)), ["foo@@V1"], "{who}");
+        let nm = String::from_utf8_lossy(&must(Command::new("nm").arg(tmp.join(out))).stdout).into_owned();
+        for name in ["vvar_start", "vvar_page"] {
+            assert!(nm.lines().any(|l| l.ends_with(&format!(" {name}"))), "{who}: {name} in .symtab\n{nm}");
+        }
+    }
+    tmp.finish();
+}
