@@ -412,6 +412,10 @@ pub struct Config {
     /// that comes after the archive (GNU ld would not fetch it); `--warn-backrefs-exclude=GLOB`
     /// silences it for the members (or `--start-lib` objects) whose names match.
     pub warn_backrefs: bool,
+    /// `--warn-rwx-segments` (GNU ld's default) / `--no-warn-rwx-segments`: warn when a final
+    /// link writes a PT_LOAD segment that is readable, writable and executable, or a PT_TLS
+    /// segment that is executable.
+    pub warn_rwx_segments: bool,
     pub warn_backrefs_exclude: Vec<String>,
     /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
     /// automatic choice, which `--io-strategy=auto` also names).
@@ -598,6 +602,7 @@ impl Default for Config {
             warn_symbol_ordering: true,
             print_dependencies: false,
             warn_backrefs: false,
+            warn_rwx_segments: true,
             warn_backrefs_exclude: Vec::new(),
             prefetch_inputs: None,
             copy_method: None,
@@ -853,6 +858,11 @@ pub const IGNORED_OPTIONS: &[(&str, &str)] = &[
         "-rpath-link, --rpath-link",
         "GNU ld searches it for the libraries a shared library needs, to check their symbols; rivet, like lld, \
          loads only the libraries the command line names, so it has nothing to find there",
+    ),
+    (
+        "--no-ld-generated-unwind-info",
+        "rivet, like lld, writes no .eh_frame records for the code it generates (PLT entries), which is \
+         what this option asks of GNU ld",
     ),
     ("--warn-once", "rivet reports each undefined symbol once already, with its first references (as lld does)"),
     (
@@ -1148,6 +1158,7 @@ const KNOWN_FLAGS: &[&str] = &[
     "warn-unresolved-symbols",
     "error-unresolved-symbols",
     "warn-once",
+    "no-ld-generated-unwind-info",
     "demangle",
     "no-demangle",
     "no-undefined-version",
@@ -1225,6 +1236,8 @@ const KNOWN_FLAGS: &[&str] = &[
     "dynamic-list-data",
     "warn-backrefs",
     "no-warn-backrefs",
+    "warn-rwx-segments",
+    "no-warn-rwx-segments",
     "zero-to-bss",
     "quick-exit",
     "no-quick-exit",
@@ -1347,7 +1360,7 @@ impl ArgParser {
             "warn-unresolved-symbols" => c.warn_unresolved = true,
             "error-unresolved-symbols" => c.warn_unresolved = false,
             // Accepted and ignored (IGNORED_OPTIONS says why).
-            "warn-once" => {}
+            "warn-once" | "no-ld-generated-unwind-info" => {}
             "demangle" => c.demangle = true,
             "no-demangle" => c.demangle = false,
             "no-undefined-version" => c.no_undefined_version = Some(true),
@@ -1434,6 +1447,8 @@ impl ArgParser {
             "dynamic-list-data" => c.dynamic_list_data = true,
             "warn-backrefs" => c.warn_backrefs = true,
             "no-warn-backrefs" => c.warn_backrefs = false,
+            "warn-rwx-segments" => c.warn_rwx_segments = true,
+            "no-warn-rwx-segments" => c.warn_rwx_segments = false,
             "zero-to-bss" => c.zero_to_bss = true,
             "quick-exit" => c.free_memory = false,
             "no-quick-exit" => c.free_memory = true,
@@ -1457,7 +1472,13 @@ impl ArgParser {
             "init" => c.init = v,
             "fini" => c.fini = v,
             "m" => {
-                ensure!(v == "elf_x86_64", "unsupported emulation '{v}' (rivet links elf_x86_64 only)");
+                let target = match v.as_str() {
+                    "elf_x86_64" => "",
+                    t if t.starts_with("elf_i386") => "the i386 target is not supported",
+                    "elf32_x86_64" => "the x32 target is not supported",
+                    _ => "unsupported emulation",
+                };
+                ensure!(target.is_empty(), "-m {v}: {target} (rivet links x86-64 ELF64 only: emulation elf_x86_64)");
                 c.emulation = Some(v);
             }
             "u" | "undefined" => c.undefined.push(v),

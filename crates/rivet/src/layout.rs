@@ -75,6 +75,9 @@ pub struct Layout {
     /// A linker script's data commands (`BYTE`, `SHORT`, `LONG`, `QUAD`): (output section,
     /// offset in it, size, value).
     pub script_data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// The build-id note inside a script's output section (`Ctx::build_id_home`): (section,
+    /// offset, size); None: it is a section of its own, or there is none.
+    pub build_id_in: Option<(OutputSectionId, u64, u64)>,
     /// A linker script's fill patterns (`=0x90909090`, `FILL(...)`): (output section, the
     /// pattern as a big-endian 4-byte number) for the gaps between its contents.
     pub script_fills: Vec<(OutputSectionId, u32)>,
@@ -121,6 +124,7 @@ impl Layout {
             no_section_headers: false,
             script_values: Vec::new(),
             script_data: Vec::new(),
+            build_id_in: None,
             script_fills: Vec::new(),
             synthetic: s.synthetic,
             order_symbols: Vec::new(),
@@ -631,11 +635,16 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
         if !s.is_alloc() {
             continue;
         }
-        let (seg, flags, is_relro) = segment_of(places[i].key.0);
+        let (seg, mut flags, is_relro) = segment_of(places[i].key.0);
+        // Writable code (an "awx" section, placed with the data) makes a segment of its own that
+        // can also be executed, as lld splits segments where the flags change.
+        if s.flags & elf::SHF_EXECINSTR as u64 != 0 && flags & elf::PF_W != 0 {
+            flags |= elf::PF_X;
+        }
         // A section placed by -Ttext/--section-start starts a PT_LOAD of its own (with the flags
         // of the one it splits; a split RELRO segment keeps its protection on the first part).
         let placed = start_address(ctx, i).is_some();
-        if current != Some(seg) || placed {
+        if current != Some(seg) || placed || loads.last().is_some_and(|l| l.flags != flags) {
             loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro && current != Some(seg) });
             current = Some(seg);
         }

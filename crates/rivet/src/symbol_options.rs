@@ -77,7 +77,12 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
     let mut errors: Vec<Error> = Vec::new();
     for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
-        if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+        // A linker script's and --defsym's symbols and the linker's own are defined here too:
+        // `local: *` hides them as GNU ld and lld do (the vDSO's script-assigned `vvar_page`).
+        if !matches!(
+            s.def,
+            Def::Defined { .. } | Def::Common { .. } | Def::Script(_) | Def::Absolute(_) | Def::Synthetic
+        ) {
             continue;
         }
         // `foo@@` / `foo@`: the base version, named on purpose; no script hides or versions it.
@@ -146,7 +151,7 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
     if ctx.config.no_undefined_version != Some(false) {
         for (p, node) in matcher.exact_names().filter(|(_, n)| !n.origin.is_empty()) {
             let defined = ctx.symbols.iter().any(|s| {
-                matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+                matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Script(_) | Def::Absolute(_))
                     && if p.cxx { version_script::demangle(s.name) == p.text } else { s.name == p.text.as_bytes() }
             });
             if !defined {

@@ -296,7 +296,9 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
         // The property note first, as GNU ld places it.
         return (CLASS_HEADERS, if name == ".note.gnu.property" { 1 } else { 2 });
     }
-    if flags & elf::SHF_EXECINSTR as u64 != 0 {
+    // Code that is also writable ("awx") goes with the writable data, as GNU ld and lld place it:
+    // its segment is then executable too (`plan_loads`), never a read-only one it would fault in.
+    if flags & elf::SHF_EXECINSTR as u64 != 0 && flags & elf::SHF_WRITE as u64 == 0 {
         let rank = match name {
             ".init" => 0,
             ".plt" => 1,
