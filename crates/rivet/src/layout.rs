@@ -237,7 +237,7 @@ fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
             found[tls as usize].push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
         }
     }
-    let scripted = crate::script_layout::has_sections(ctx.script_files);
+    let scripted = crate::input::script::has_sections(ctx.script_files);
     let mut commons = Commons::default();
     for (tls, mut list) in found.into_iter().enumerate() {
         if list.is_empty() {

@@ -11,7 +11,7 @@ use crate::ctx::{Ctx, Resolved};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::{ObjSection, Objects};
-use crate::input::script::script_name;
+use crate::input::script::{has_sections, script_name};
 use crate::input::script::{
     Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
     SectionsCmd, Sort,
@@ -362,11 +362,6 @@ fn added_after_sizing(ctx: &Ctx, sizes: &Sizes, scripted: &Scripted) -> IdVec<Ou
         }
     }
     added
-}
-
-/// Whether any script has `SECTIONS`.
-pub fn has_sections(scripts: &[ScriptFile]) -> bool {
-    scripts.iter().any(|f| f.script.has_sections)
 }
 
 /// Every description of every script's `SECTIONS`, in order (`/DISCARD/` among them).

@@ -1652,3 +1652,8 @@ mod tests {
         }
     }
 }
+
+/// Whether any script has `SECTIONS`.
+pub fn has_sections(scripts: &[ScriptFile]) -> bool {
+    scripts.iter().any(|f| f.script.has_sections)
+}
