@@ -150,6 +150,10 @@ pub struct Resolved<'a> {
     /// The output's stack is executable (PT_GNU_STACK RWE): `-z execstack`, or
     /// `-z execstack-if-needed` with an object that asks for it.
     pub exec_stack: bool,
+    /// A script's output section whose input patterns take `.note.gnu.build-id` (as the kernel's
+    /// `.notes : { *(.note.*) }` does): the build-id note is written inside it, where that pattern
+    /// stands, instead of as a section of its own (`script_layout::build_id_home`).
+    pub build_id_home: Option<OutputSectionId>,
 }
 
 /// The state once the output sections exist, made of the values the passes between resolution
@@ -214,6 +218,7 @@ impl<'a> Resolved<'a> {
             script_files,
             script_syms,
             exec_stack: config.execstack,
+            build_id_home: None,
         };
         r.exec_stack |= config.execstack_if_needed && r.objects.iter().any(|o| o.requests_exec_stack());
         r.global_types = r.compute_global_types();

@@ -75,6 +75,9 @@ pub struct Layout {
     /// A linker script's data commands (`BYTE`, `SHORT`, `LONG`, `QUAD`): (output section,
     /// offset in it, size, value).
     pub script_data: Vec<(OutputSectionId, u64, u8, u64)>,
+    /// The build-id note inside a script's output section (`Ctx::build_id_home`): (section,
+    /// offset, size); None: it is a section of its own, or there is none.
+    pub build_id_in: Option<(OutputSectionId, u64, u64)>,
     /// A linker script's fill patterns (`=0x90909090`, `FILL(...)`): (output section, the
     /// pattern as a big-endian 4-byte number) for the gaps between its contents.
     pub script_fills: Vec<(OutputSectionId, u32)>,
@@ -121,6 +124,7 @@ impl Layout {
             no_section_headers: false,
             script_values: Vec::new(),
             script_data: Vec::new(),
+            build_id_in: None,
             script_fills: Vec::new(),
             synthetic: s.synthetic,
             order_symbols: Vec::new(),
@@ -176,7 +180,23 @@ pub fn create_output_sections(
     let mut sections = build(&mut ctx.objects, &ctx.file_order, strip_debug, config.sort_section, keep_prefix, &order)?;
     stamp_comment(&mut sections);
     define_reserved_symbols(ctx, &sections);
+    define_image_bounds(ctx);
     Ok(sections)
+}
+
+/// The image bounds an executable's `.symtab` shows whether referenced or not (unless an input
+/// or a library defines the name): GNU ld's default script defines `__bss_start`, `_edata` and
+/// `_end` always, mold these and `edata`, `end`, `_etext`, `etext` too. The unreferenced ones are
+/// hidden, so local: tools (nm, debuggers, `-nmagic`'s users) find the image's end, and nothing
+/// is exported that a program did not ask for. Not under a SECTIONS script: there the script
+/// says which of them exist.
+fn define_image_bounds(ctx: &mut Resolved) {
+    if !ctx.kind.is_executable() || ctx.config.oformat_binary {
+        return;
+    }
+    for name in [&b"__bss_start"[..], b"_edata", b"edata", b"_end", b"end", b"_etext", b"etext"] {
+        define_synthetic(ctx, name, elf::STV_HIDDEN);
+    }
 }
 
 /// Every input section's offset in its output section, and the output sections' sizes: common
@@ -217,7 +237,7 @@ fn allocate_commons(ctx: &mut Ctx, sizes: &mut Sizes) -> Commons {
             found[tls as usize].push((id, sym.st_size.get(LE), sym.st_value.get(LE).max(1)));
         }
     }
-    let scripted = crate::script_layout::has_sections(ctx.script_files);
+    let scripted = crate::input::script::has_sections(ctx.script_files);
     let mut commons = Commons::default();
     for (tls, mut list) in found.into_iter().enumerate() {
         if list.is_empty() {
@@ -310,8 +330,11 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
     offsets
 }
 
-/// Places copies of imported data (R_X86_64_COPY) at the end of `.bss`, aligned as the library
-/// aligned them (the lowest set bit of their address, at most a page).
+/// Places copies of imported data (R_X86_64_COPY), aligned as the library aligned them (the
+/// lowest set bit of their address, at most a page and at most its section's alignment), in
+/// sections of their own, named as mold names them: `.copyrel.rel.ro` (RELRO) for read-only
+/// variables, `.copyrel` (after `.bss`) for the others; under a SECTIONS script, the writable
+/// ones go at the end of `.bss`, where GNU ld's scripts put `.dynbss`.
 pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     if tables.copies.is_empty() {
         return;
@@ -323,9 +346,20 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
     let relro = ctx.config.relro && tables.copies.iter().any(|&id| read_only(ctx, id));
     let relro_sec = relro.then(|| {
         let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
-        sizes.add(&mut ctx.sections, OutputSection::new(".bss.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+        sizes.add(
+            &mut ctx.sections,
+            OutputSection::new(".copyrel.rel.ro", elf::SHT_NOBITS, flags, 1, Content::Inputs),
+            0,
+        )
     });
-    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| ensure_bss(ctx, sizes));
+    let scripted = ctx.script_files.iter().any(|f| f.script.has_sections);
+    let bss = tables.copies.iter().any(|&id| !(relro && read_only(ctx, id))).then(|| match scripted {
+        true => ensure_bss(ctx, sizes),
+        false => {
+            let flags = (elf::SHF_ALLOC | elf::SHF_WRITE) as u64;
+            sizes.add(&mut ctx.sections, OutputSection::new(".copyrel", elf::SHT_NOBITS, flags, 1, Content::Inputs), 0)
+        }
+    });
     for i in 0..tables.copies.len() {
         let id = tables.copies[i];
         let sec = match relro_sec {
@@ -334,7 +368,13 @@ pub fn allocate_copies(ctx: &mut Ctx, tables: &mut Tables, sizes: &mut Sizes) {
         };
         let d = ctx.shared_def(crate::ctx::Target::Global(id)).expect("copies are imports");
         let (value, size) = (d.value, d.size);
-        let align = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        // The address's alignment, no more than the library's section asks (lld's rule: a
+        // variable at a page boundary by chance needs no page-aligned copy).
+        let by_value = if value == 0 { 16 } else { (1u64 << value.trailing_zeros()).min(4096) };
+        let align = match d.section_align {
+            0 => by_value,
+            s => by_value.min(s.max(1)),
+        };
         let off = align_up(sizes[sec], align);
         tables.copy_offset.insert(id, (sec, off));
         // Other names the library gives the same variable (`environ`, `__environ`) must resolve
@@ -595,11 +635,16 @@ fn plan_loads(ctx: &Ctx, places: &IdVec<OutputSectionId, Placement>, order: &[Ou
         if !s.is_alloc() {
             continue;
         }
-        let (seg, flags, is_relro) = segment_of(places[i].key.0);
+        let (seg, mut flags, is_relro) = segment_of(places[i].key.0);
+        // Writable code (an "awx" section, placed with the data) makes a segment of its own that
+        // can also be executed, as lld splits segments where the flags change.
+        if s.flags & elf::SHF_EXECINSTR as u64 != 0 && flags & elf::PF_W != 0 {
+            flags |= elf::PF_X;
+        }
         // A section placed by -Ttext/--section-start starts a PT_LOAD of its own (with the flags
         // of the one it splits; a split RELRO segment keeps its protection on the first part).
         let placed = start_address(ctx, i).is_some();
-        if current != Some(seg) || placed {
+        if current != Some(seg) || placed || loads.last().is_some_and(|l| l.flags != flags) {
             loads.push(LoadPlan { sections: Vec::new(), flags, relro: is_relro && current != Some(seg) });
             current = Some(seg);
         }
@@ -1152,7 +1197,7 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
             }
         }
     }
-    if ctx.config.start_stop {
+    if ctx.config.start_stop || ctx.config.export_start_stop {
         define_all_start_stop(ctx, sections);
     }
     if ctx.config.physical_image_base.is_some() {
@@ -1265,13 +1310,26 @@ fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
 
 /// `--start-stop`: `__start_NAME` and `__stop_NAME` for every loaded output section, referenced or
 /// not, unless an input defines the name. Their names are interned for the process (a bounded set:
-/// one pair per distinct section name).
+/// one pair per distinct section name). An explicit `-z start-stop-visibility=protected` (mold's
+/// rule) defines them so for the sections whose names are C identifiers, and exports every one
+/// the linker defines (as if `--export-dynamic-symbol` named it).
 fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
     let visibility = ctx.config.start_stop_visibility;
+    let all = ctx.config.start_stop;
     for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
+        if !all && !crate::sections::gc::is_c_identifier(os.name.as_bytes()) {
+            continue;
+        }
         let name = start_stop_name(&os.name);
         for prefix in ["__start_", "__stop_"] {
             define_synthetic(ctx, intern(format!("{prefix}{name}").into_bytes()), visibility);
+        }
+    }
+    if ctx.config.export_start_stop {
+        for s in &mut ctx.symbols {
+            if s.def == Def::Synthetic && s.is_start_stop() && !s.is_hidden() {
+                s.dynamic_list = true;
+            }
         }
     }
 }

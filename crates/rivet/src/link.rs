@@ -16,6 +16,7 @@ use crate::{
     arch, check, dependencies, input, layout, lto, map, relocatable, report, reproduce, resolve, script, script_layout,
     symbol_options, write,
 };
+use object::elf;
 
 pub fn link(config: &Config, timer: &Timer, diag: &Diag) -> Result<LinkReport> {
     link_detaching(config, timer, diag, None)
@@ -156,7 +157,8 @@ pub fn link_detaching(
     // -z rewrite-endbr: the landing pads no indirect branch needs.
     let endbr = arch::endbr::plan(&ctx, &dynsym);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs, endbr };
-    let plan = timer.phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx)).transpose())?;
+    let plan = timer
+        .phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx, &plans.got)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
         let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places, sizes)?;
@@ -177,6 +179,9 @@ pub fn link_detaching(
     diag.check()?;
     compress::compress_if_asked(&ctx, &plans, &mut lay, &addresses, timer);
     diag.check()?;
+    if config.warn_rwx_segments && !config.oformat_binary {
+        warn_rwx_segments(&config.output, &lay.phdrs, diag);
+    }
     // --separate-debug-file: the debug sections leave the output for a file of their own.
     let debug_layout = config.separate_debug_file.is_some().then(|| layout::split_debug_file(&ctx, &mut lay));
     // --oformat=binary: the file is the loaded image alone.
@@ -229,6 +234,19 @@ pub fn link_detaching(
         std::mem::forget((relinked, loaded, inputs.cache));
     }
     Ok(report)
+}
+
+/// GNU ld's `--warn-rwx-segments` (its default): a loaded segment with memory in it that is
+/// readable, writable and executable at once, or an executable TLS segment, is named once per kind
+/// (a linker script's PHDRS FLAGS(7), -N, or an input section flagged "awx" make one).
+fn warn_rwx_segments(output: &std::path::Path, phdrs: &[crate::layout::Phdr], diag: &Diag) {
+    let rwx = elf::PF_R | elf::PF_W | elf::PF_X;
+    if phdrs.iter().any(|p| p.p_type == elf::PT_LOAD && p.memsz > 0 && p.flags & rwx == rwx) {
+        diag.warn(format_args!("{} has a LOAD segment with RWX permissions", output.display()));
+    }
+    if phdrs.iter().any(|p| p.p_type == elf::PT_TLS && p.memsz > 0 && p.flags & elf::PF_X != 0) {
+        diag.warn(format_args!("{} has a TLS segment with execute permission", output.display()));
+    }
 }
 
 /// An object whose `.note.GNU-stack` asks for an executable stack does not get one unless

@@ -196,6 +196,11 @@ impl<'l, 'a> Placed<'l, 'a> {
 
     /// The file bytes of the linker-made section of kind `c`: (offset, size).
     pub fn synthetic_file_range(&self, c: Content) -> Option<(u64, u64)> {
+        // The build-id note inside a script's output section.
+        if let (Content::BuildId, Some((id, off, size))) = (c, self.layout.build_id_in) {
+            let place = &self.layout.sections[id];
+            return (!place.stub && !self.sections[id].is_nobits()).then_some((place.offset + off, size));
+        }
         // A stub (the separate debug file's view of a loaded section) has no bytes in this file.
         let id = self.layout.synthetic.get(c).filter(|&id| !self.layout.sections[id].stub)?;
         Some((self.layout.sections[id].offset, self.layout.sizes[id]))

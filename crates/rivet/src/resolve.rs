@@ -1190,7 +1190,7 @@ impl<'a> Resolver<'a, '_> {
                 ));
             }
             let s = &mut self.symbols[id];
-            if s.def == Def::Undefined {
+            if s.def == Def::Undefined && s.visibility == elf::STV_DEFAULT {
                 s.def = Def::Shared { file: index, sym: i as u32 };
                 s.weak = sym.weak;
             }
@@ -1407,6 +1407,12 @@ impl<'a> Resolver<'a, '_> {
         }
         let s = &mut self.symbols[id];
         s.visibility = merge_visibility(s.visibility, sym.st_other & 3);
+        // A shared library's definition cannot satisfy a hidden, internal or protected
+        // reference: the name stays open for an object or archive member after it.
+        if s.visibility != elf::STV_DEFAULT && matches!(s.def, Def::Shared { .. }) {
+            s.def = Def::Undefined;
+            s.weak = false;
+        }
         if reference {
             s.referenced = true;
             if !weak {

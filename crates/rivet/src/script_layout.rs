@@ -11,7 +11,7 @@ use crate::ctx::{Ctx, Resolved};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::{ObjSection, Objects};
-use crate::input::script::script_name;
+use crate::input::script::{has_sections, script_name};
 use crate::input::script::{
     Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
     SectionsCmd, Sort,
@@ -154,7 +154,34 @@ pub fn create_output_sections<'a>(
         }
     }
     layout::define_reserved_symbols(ctx, &sections);
+    ctx.build_id_home = build_id_home(config, &scripted);
     Ok((sections, Some(scripted)))
+}
+
+/// The linker's build-id note is an input section named `.note.gnu.build-id` to a script, as in
+/// GNU ld and lld: the first description whose input pattern takes that name holds it (the kernel's
+/// `.notes : { *(.note.*) }`, so that its `__start_notes`/`__stop_notes` and its PT_NOTE cover the
+/// build-id). None: a description of that very name (the linker's section takes its place), a
+/// `/DISCARD/` or no pattern takes it, or the description holds nothing else (it then has no
+/// output section; the note stays a section of its own, placed as an orphan).
+fn build_id_home(config: &crate::args::Config, scripted: &Scripted) -> Option<OutputSectionId> {
+    if config.build_id == crate::args::BuildId::None {
+        return None;
+    }
+    for step in &scripted.steps {
+        let Step::Output(d) = step else { continue };
+        if d.desc.name == ".note.gnu.build-id" {
+            return None;
+        }
+        if d.desc.cmds.iter().any(takes_build_id) {
+            return if d.desc.name == "/DISCARD/" { None } else { d.id };
+        }
+    }
+    None
+}
+
+fn takes_build_id(cmd: &OutputCmd) -> bool {
+    matches!(cmd, OutputCmd::Input(i) if i.pattern_match("", b".note.gnu.build-id").is_some())
 }
 
 /// `--zero-to-bss` (mold): a live data section that is written to (SHF_ALLOC | SHF_WRITE, not
@@ -335,11 +362,6 @@ fn added_after_sizing(ctx: &Ctx, sizes: &Sizes, scripted: &Scripted) -> IdVec<Ou
         }
     }
     added
-}
-
-/// Whether any script has `SECTIONS`.
-pub fn has_sections(scripts: &[ScriptFile]) -> bool {
-    scripts.iter().any(|f| f.script.has_sections)
 }
 
 /// Every description of every script's `SECTIONS`, in order (`/DISCARD/` among them).
@@ -783,6 +805,7 @@ fn walk_section(
         None => None,
     };
     let saved_dot = walk.as_ref().map(|w| w.dot);
+    let mut build_id_here = ctx.build_id_home == Some(id);
     let result = (|| -> Result<()> {
         for (c, cmd) in d.desc.cmds.iter().enumerate() {
             let end = d.ends.get(c).copied().unwrap_or(from);
@@ -801,6 +824,26 @@ fn walk_section(
                         off += area.size;
                     }
                     placed_commons = true;
+                }
+                // The build-id note where its pattern stands, after the inputs it took (lld's order).
+                OutputCmd::Input(_) if build_id_here && takes_build_id(cmd) => {
+                    off = align_up(off, 4);
+                    let size = 16 + crate::synthetic::chunks::build_id_len(&ctx.config.build_id);
+                    if let Some(w) = walk.as_deref_mut() {
+                        w.build_id = Some((id, off, size));
+                        // The note's header and a zero descriptor, as data (a fill leaves them
+                        // alone); the writer puts the digest in last.
+                        let header = [4 | (size - 16) << 32, elf::NT_GNU_BUILD_ID as u64 | (0x0055_4e47 << 32)];
+                        w.data.extend(header.iter().enumerate().map(|(k, &v)| (id, off + 8 * k as u64, 8, v)));
+                        let mut at = 16;
+                        while at < size {
+                            let n = [8, 4, 2, 1].into_iter().find(|&n| at + n <= size).unwrap();
+                            w.data.push((id, off + at, n as u8, 0));
+                            at += n;
+                        }
+                    }
+                    off += size;
+                    build_id_here = false;
                 }
                 OutputCmd::Assign(a) => {
                     let v = match walk.as_deref_mut() {
@@ -1009,6 +1052,8 @@ struct Walk {
     data: Vec<(OutputSectionId, u64, u8, u64)>,
     /// Fill patterns: (section, pattern).
     fills: Vec<(OutputSectionId, u32)>,
+    /// The build-id note inside a described section: (section, offset, size).
+    build_id: Option<(OutputSectionId, u64, u64)>,
 }
 
 impl Walk {
@@ -1202,6 +1247,7 @@ fn assign_addresses_scripted(
             added: added.clone(),
             data: Vec::new(),
             fills: Vec::new(),
+            build_id: None,
         };
         for r in &script_regions {
             let origin = eval(ctx, &w, members, &r.origin).with_context(|| &r.loc)?.val;
@@ -1217,7 +1263,7 @@ fn assign_addresses_scripted(
         previous = w.values.clone();
         last = Some(w.places.clone());
     };
-    let Walk { places, lmas, values, data, fills, .. } = walk;
+    let Walk { places, lmas, values, data, fills, build_id, .. } = walk;
     let walked = Walked {
         places,
         lmas,
@@ -1233,6 +1279,7 @@ fn assign_addresses_scripted(
     let mut lay = finish(ctx, synthetic, members.sizes, walked)?;
     lay.script_data = data;
     lay.script_fills = fills;
+    lay.build_id_in = build_id;
     Ok(lay)
 }
 
@@ -1663,7 +1710,7 @@ fn finish(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes, walked: Walked
     }
     if !explicit.is_empty() {
         let frame = layout::Frame { phdr: false, ..frame };
-        all = explicit_phdrs(ctx, sizes, &explicit, &members, &places, phdrs_of_loads, &frame)?;
+        all = explicit_phdrs(ctx, sizes, &explicit, &members, (&places, &lmas), phdrs_of_loads, &frame)?;
     }
     all.extend(layout::spare_phdrs(ctx.config));
     // SIZEOF_HEADERS counted them before addresses were known: more would overwrite the first
@@ -1792,7 +1839,7 @@ fn explicit_phdrs(
     sizes: &Sizes,
     cmds: &[&PhdrCmd],
     members: &[Vec<OutputSectionId>],
-    places: &IdVec<OutputSectionId, Placement>,
+    (places, lmas): (&IdVec<OutputSectionId, Placement>, &IdVec<OutputSectionId, u64>),
     loads: Vec<Phdr>,
     frame: &layout::Frame,
 ) -> Result<Vec<Phdr>> {
@@ -1821,7 +1868,9 @@ fn explicit_phdrs(
                     flags: 0,
                     offset: first,
                     vaddr: t.start,
-                    paddr: None,
+                    // Every segment's physical address is its first section's load address (AT),
+                    // as GNU ld and lld give it, not only a PT_LOAD's.
+                    paddr: Some(lmas[secs[0]].wrapping_sub(places[secs[0]].addr.wrapping_sub(t.start))),
                     filesz: t.file_end.saturating_sub(first),
                     memsz: t.end - t.start,
                     align: t.align,
@@ -1839,7 +1888,7 @@ fn explicit_phdrs(
                     flags: 0,
                     offset: places[first].offset,
                     vaddr: places[first].addr,
-                    paddr: None,
+                    paddr: Some(lmas[first]),
                     filesz: file_end - places[first].offset,
                     memsz: places[last].addr + sizes[last] - places[first].addr,
                     align: secs.iter().map(|&i| ctx.sections[i].align).max().unwrap_or(1),
@@ -1917,6 +1966,7 @@ fn assign_addresses_inserted(
         added: added_after_sizing(ctx, members.sizes, scripted),
         data: Vec::new(),
         fills: Vec::new(),
+        build_id: None,
     };
     let mut last: Option<OutputSectionId> = None;
     for step in &scripted.steps {
@@ -1952,5 +2002,6 @@ fn assign_addresses_inserted(
     lay.script_values = w.values;
     lay.script_data = w.data;
     lay.script_fills = w.fills;
+    lay.build_id_in = w.build_id;
     Ok(lay)
 }

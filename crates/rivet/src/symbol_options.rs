@@ -77,7 +77,12 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
     let mut errors: Vec<Error> = Vec::new();
     for id in ctx.symbols.ids() {
         let s = &ctx.symbols[id];
-        if !matches!(s.def, Def::Defined { .. } | Def::Common { .. }) {
+        // A linker script's and --defsym's symbols and the linker's own are defined here too:
+        // `local: *` hides them as GNU ld and lld do (the vDSO's script-assigned `vvar_page`).
+        if !matches!(
+            s.def,
+            Def::Defined { .. } | Def::Common { .. } | Def::Script(_) | Def::Absolute(_) | Def::Synthetic
+        ) {
             continue;
         }
         // `foo@@` / `foo@`: the base version, named on purpose; no script hides or versions it.
@@ -146,7 +151,7 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
     if ctx.config.no_undefined_version != Some(false) {
         for (p, node) in matcher.exact_names().filter(|(_, n)| !n.origin.is_empty()) {
             let defined = ctx.symbols.iter().any(|s| {
-                matches!(s.def, Def::Defined { .. } | Def::Common { .. })
+                matches!(s.def, Def::Defined { .. } | Def::Common { .. } | Def::Script(_) | Def::Absolute(_))
                     && if p.cxx { version_script::demangle(s.name) == p.text } else { s.name == p.text.as_bytes() }
             });
             if !defined {
@@ -240,6 +245,14 @@ pub fn apply_dynamic_lists(ctx: &mut Resolved) -> Result<()> {
 /// output what the shared libraries reference.
 pub fn gc_roots(ctx: &Resolved, roots: &[String]) -> Vec<String> {
     let mut roots = roots.to_vec();
+    // `--undefined-glob`: what the patterns match is kept as `-u`'s names are (mold's rule).
+    let globs = &ctx.config.undefined_globs;
+    if !globs.is_empty() {
+        let matches = |name: &[u8]| globs.iter().any(|g| crate::input::version_script::glob_match(g.as_bytes(), name));
+        roots.extend(
+            ctx.symbols.iter().filter(|s| matches!(s.def, Def::Defined { .. }) && matches(s.name)).map(|s| s.display()),
+        );
+    }
     if ctx.kind == OutputKind::Shared || ctx.config.export_dynamic {
         roots.extend(exported_names(ctx));
     } else if ctx.kind.is_dynamic() {

@@ -1312,6 +1312,20 @@ fn a_hidden_reference_is_not_bound_to_a_shared_library() {
     if have("ld.bfd") {
         assert!(!ld_in(Path::new("ld.bfd"), dir, &["-pie", "-e", "main", "-o", "exe", "libfoo.so", "ref.o"]).0);
     }
+    // An archive member after the library defines it: fetched, and the link binds there (GNU ld
+    // and lld alike).
+    must(Command::new("ar").current_dir(dir).args(["rcs", "libfoo.a", "foo.o"]));
+    agrees_with_lld(dir, &["-pie", "-e", "main", "-o", "arch", "ref.o", "libfoo.so", "libfoo.a"], true);
+    if have("ld.bfd") {
+        assert!(
+            ld_in(Path::new("ld.bfd"), dir, &["-pie", "-e", "main", "-o", "arch", "ref.o", "libfoo.so", "libfoo.a"]).0
+        );
+    }
+    if have("readelf") {
+        let o = must(Command::new("readelf").args(["--dyn-syms", "-sW"]).arg(dir.join("arch")));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.lines().any(|l| l.ends_with(" foo") && l.contains("LOCAL") && !l.contains(" UND ")), "{text}");
+    }
     // A weak hidden reference stays undefined and resolves to zero: nothing is imported.
     compile(
         dir,

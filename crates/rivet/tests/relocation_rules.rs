@@ -126,3 +126,37 @@ fn crel_objects_link_as_rela_ones() {
     }
     tmp.finish();
 }
+
+/// TLS descriptors (`-mtls-dialect=gnu2`): an executable relaxes them, except that under
+/// `--no-relax` a dynamically linked one keeps the general-dynamic ones for the loader to fill
+/// (R_X86_64_TLSDESC, as mold does); local-dynamic ones (against `_TLS_MODULE_BASE_`) and static
+/// executables are always relaxed. Every variant prints what GNU ld's build prints.
+#[test]
+fn tls_descriptors_kept_under_no_relax() {
+    let Some(tmp) = setup("reloc-tlsdesc") else { return };
+    for model in ["global-dynamic", "local-dynamic"] {
+        let tls = format!("-ftls-model={model}");
+        let args = ["-fPIC", "-O1", "-mtls-dialect=gnu2", tls.as_str()];
+        compile(&tmp, "main.c", TLS_MAIN, &args);
+        compile(&tmp, "foo.c", TLS_FOO, &args);
+        compile(&tmp, "lib.c", TLS_LIB, &args);
+        let o = link(&tmp, true, &["-shared", "lib.o"], "libt.so");
+        assert!(o.status.success(), "{model}: {}", stderr(&o));
+        let dynrel = |exe: &str| {
+            let o = must(Command::new("readelf").args(["-rW"]).arg(tmp.join(exe)));
+            String::from_utf8_lossy(&o.stdout).contains("R_X86_64_TLSDESC")
+        };
+        for extra in [&[][..], &["-Wl,--no-relax"][..]] {
+            let mut link_args = vec!["main.o", "foo.o", "-L.", "-lt", "-Wl,-rpath,$ORIGIN"];
+            link_args.extend(extra);
+            both_print(&tmp, &link_args, "3 5 3 5 7\n");
+            // `foo` is defined in another object, so both models reach it through a
+            // general-dynamic descriptor; `bar`'s local-dynamic one is relaxed.
+            let kept = !extra.is_empty();
+            assert_eq!(dynrel("exe"), kept && testing_rivet(), "{model} {extra:?}");
+        }
+        // Static: no loader, always relaxed.
+        both_print(&tmp, &["-static", "main.o", "foo.o", "lib.o", "-Wl,--no-relax"], "3 5 3 5 7\n");
+    }
+    tmp.finish();
+}

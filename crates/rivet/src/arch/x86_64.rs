@@ -4,7 +4,8 @@
 //! input section's bytes copied into the output and patches every relocation. An executable's TLS
 //! general-dynamic, local-dynamic and descriptor sequences are relaxed to local-exec (an executable
 //! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
-//! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries.
+//! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries,
+//! and so does a dynamically linked executable its general-dynamic descriptors under `--no-relax`.
 use crate::ctx::{Ctx, Target};
 use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
@@ -89,6 +90,17 @@ fn got_relaxation(ctx: &Ctx, relax: bool, data: &[u8], off: u64, ty: u32, t: Tar
         return None;
     }
     got_relax_kind(data, off as usize, ty)
+}
+
+/// Whether TLS descriptor sequences are kept for the dynamic loader to fill: in a shared object,
+/// and in a dynamically linked executable under `--no-relax` (as mold keeps them; relaxing them
+/// is an optimisation). A static executable has no loader to fill them: they are always relaxed.
+/// So is a local-dynamic descriptor (against `_TLS_MODULE_BASE_`): an executable's `@dtpoff`
+/// offsets are computed for the relaxed sequences (local-dynamic `__tls_get_addr` ones are
+/// always relaxed), and a kept descriptor would need them relative to the module instead.
+fn keeps_tlsdesc(ctx: &Ctx, t: Target) -> bool {
+    let module_base = matches!(t, Target::Global(id) if ctx.symbols[id].name == b"_TLS_MODULE_BASE_");
+    !ctx.kind.is_executable() || (!ctx.config.relax && ctx.kind.is_dynamic() && !module_base)
 }
 
 /// Whether GOT loads are relaxed: unless `--no-relax`, and always in a static PIE. There nothing
@@ -442,7 +454,7 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
             // TLS descriptors, as lld handles them: a shared object gets a descriptor in the GOT;
             // an executable relaxes the sequence, to initial-exec for a shared library's
             // variable (a TPOFF64 GOT entry), to local-exec for its own (nothing needed).
-            R_X86_64_GOTPC32_TLSDESC if !exe => needs.got.push((t, GotKind::TlsDesc)),
+            R_X86_64_GOTPC32_TLSDESC if keeps_tlsdesc(ctx, t) => needs.got.push((t, GotKind::TlsDesc)),
             R_X86_64_GOTPC32_TLSDESC if pre => needs.got.push((t, GotKind::TpOff)),
             R_X86_64_TPOFF32 | R_X86_64_TPOFF64 if !exe || pre => ctx.diag.error(format!(
                 "{}: local-exec TLS relocation {} against `{}` can not be used {}; recompile with -fPIC",
@@ -1007,8 +1019,10 @@ impl Reloc<'_, '_> {
             R_X86_64_TLSLD => self.write_checked(ty, 4, got(GotKind::TlsLd) + a - p, true),
             // A shared object keeps the sequence: the field reaches the descriptor, and the
             // `call *(%rax)` calls its resolver.
-            R_X86_64_GOTPC32_TLSDESC if !exe => self.write_checked(ty, 4, got(GotKind::TlsDesc) + a - p, true),
-            R_X86_64_TLSDESC_CALL if !exe => {}
+            R_X86_64_GOTPC32_TLSDESC if keeps_tlsdesc(ctx, t) => {
+                self.write_checked(ty, 4, got(GotKind::TlsDesc) + a - p, true)
+            }
+            R_X86_64_TLSDESC_CALL if keeps_tlsdesc(ctx, t) => {}
             R_X86_64_GOTPC32_TLSDESC if ctx.is_preemptible(t) => {
                 let got_ie = got(GotKind::TpOff) + a - p;
                 let r = relax_tlsdesc_to_ie(self.buf, self.off as usize, got_ie as i64);

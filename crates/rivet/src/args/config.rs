@@ -295,6 +295,10 @@ pub struct Config {
     /// `-z start-stop-visibility=V` (lld's default: protected): the visibility (STV_*) of the
     /// `__start_SEC`/`__stop_SEC` symbols the linker defines.
     pub start_stop_visibility: u8,
+    /// `-z start-stop-visibility=protected` given (mold's meaning of asking for it): the
+    /// `__start_SEC`/`__stop_SEC` pairs of every loaded section that has them are defined
+    /// whether referenced or not, and exported, so that other modules can find the sections.
+    pub export_start_stop: bool,
     /// `-z x86-64-baseline|v2|v3|v4` (GNU ld's; the last one given counts): the level, 1 for the
     /// baseline to 4 for v4, whose bit (GNU_PROPERTY_X86_ISA_1_*) is added to the output's
     /// GNU_PROPERTY_X86_ISA_1_NEEDED; 0: none.
@@ -350,6 +354,10 @@ pub struct Config {
     /// that comes after the archive (GNU ld would not fetch it); `--warn-backrefs-exclude=GLOB`
     /// silences it for the members (or `--start-lib` objects) whose names match.
     pub warn_backrefs: bool,
+    /// `--warn-rwx-segments` (GNU ld's default) / `--no-warn-rwx-segments`: warn when a final
+    /// link writes a PT_LOAD segment that is readable, writable and executable, or a PT_TLS
+    /// segment that is executable.
+    pub warn_rwx_segments: bool,
     pub warn_backrefs_exclude: Vec<String>,
     /// `--prefetch-inputs`/`--no-prefetch-inputs` and `--copy-method=` (None: the I/O layer's
     /// automatic choice, which `--io-strategy=auto` also names).
@@ -516,6 +524,7 @@ impl Default for Config {
             retain_symbols_file: None,
             dynamic_undefined_weak: None,
             start_stop_visibility: object::elf::STV_PROTECTED,
+            export_start_stop: false,
             isa_level: 0,
             no_section_headers: false,
             rewrite_endbr: false,
@@ -535,6 +544,7 @@ impl Default for Config {
             warn_symbol_ordering: true,
             print_dependencies: false,
             warn_backrefs: false,
+            warn_rwx_segments: true,
             warn_backrefs_exclude: Vec::new(),
             prefetch_inputs: None,
             copy_method: None,

@@ -32,7 +32,13 @@ pub(super) static OPTIONS: &[Opt] = &[
     opt(
         &["m"],
         Parse(|p, _, v| {
-            ensure!(v == "elf_x86_64", "unsupported emulation '{v}' (rivet links elf_x86_64 only)");
+            let target = match v.as_str() {
+                "elf_x86_64" => "",
+                t if t.starts_with("elf_i386") => "the i386 target is not supported",
+                "elf32_x86_64" => "the x32 target is not supported",
+                _ => "unsupported emulation",
+            };
+            ensure!(target.is_empty(), "-m {v}: {target} (rivet links x86-64 ELF64 only: emulation elf_x86_64)");
             p.config.emulation = Some(v);
             Ok(())
         }),

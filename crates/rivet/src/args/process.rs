@@ -69,6 +69,15 @@ pub(super) static OPTIONS: &[Opt] = &[
         "rivet reports each undefined symbol once already, with its first references (as lld does)",
     ),
     ignored(
+        &["no-ld-generated-unwind-info"],
+        Set(|_| {}),
+        "--no-ld-generated-unwind-info",
+        "rivet, like lld, writes no .eh_frame records for the code it generates (PLT entries), which is \
+         what this option asks of GNU ld",
+    ),
+    opt(&["warn-rwx-segments"], Set(|c| c.warn_rwx_segments = true)),
+    opt(&["no-warn-rwx-segments"], Set(|c| c.warn_rwx_segments = false)),
+    ignored(
         &["no-warn-mismatch"],
         Set(|c| c.no_warn_mismatch = true),
         "--no-warn-mismatch",

@@ -254,6 +254,8 @@ fn errors_name_the_option() {
     );
     assert_eq!(p(&["-z", "start-stop-visibility=hidden"]).unwrap().start_stop_visibility, object::elf::STV_HIDDEN);
     assert_eq!(p(&[]).unwrap().start_stop_visibility, object::elf::STV_PROTECTED);
+    assert!(!p(&[]).unwrap().export_start_stop, "protected by default, but not asked for");
+    assert!(p(&["-z", "start-stop-visibility=protected"]).unwrap().export_start_stop);
     assert_eq!(
         p(&["-z", "start-stop-visibility=local"]).unwrap_err().to_string(),
         "unknown -z start-stop-visibility= value: local"

@@ -110,6 +110,7 @@ pub(super) static Z_OPTIONS: &[ZOpt] = &[
             "protected" => elf::STV_PROTECTED,
             _ => bail!("unknown -z start-stop-visibility= value: {v}"),
         };
+        c.export_start_stop = v == "protected";
         Ok(())
     }),
 ];

@@ -1484,6 +1484,11 @@ fn phdr_type(t: &str) -> Option<u32> {
     })
 }
 
+/// Whether any script has `SECTIONS`.
+pub fn has_sections(scripts: &[ScriptFile]) -> bool {
+    scripts.iter().any(|f| f.script.has_sections)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -266,7 +266,14 @@ fn is_relro(name: &str, flags: u64, sh_type: u32) -> bool {
         || matches!(sh_type, elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
         || matches!(
             name,
-            ".data.rel.ro" | ".bss.rel.ro" | ".dynamic" | ".got" | ".init_array" | ".fini_array" | ".preinit_array"
+            ".data.rel.ro"
+                | ".bss.rel.ro"
+                | ".copyrel.rel.ro"
+                | ".dynamic"
+                | ".got"
+                | ".init_array"
+                | ".fini_array"
+                | ".preinit_array"
         )
 }
 
@@ -289,7 +296,9 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
         // The property note first, as GNU ld places it.
         return (CLASS_HEADERS, if name == ".note.gnu.property" { 1 } else { 2 });
     }
-    if flags & elf::SHF_EXECINSTR as u64 != 0 {
+    // Code that is also writable ("awx") goes with the writable data, as GNU ld and lld place it:
+    // its segment is then executable too (`plan_loads`), never a read-only one it would fault in.
+    if flags & elf::SHF_EXECINSTR as u64 != 0 && flags & elf::SHF_WRITE as u64 == 0 {
         let rank = match name {
             ".init" => 0,
             ".plt" => 1,
@@ -331,7 +340,7 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
             ".dynamic" => 6,
             ".got" => 7,
             // Copies of read-only variables, zero in the file: last, as in lld.
-            ".bss.rel.ro" => 8,
+            ".bss.rel.ro" | ".copyrel.rel.ro" => 8,
             _ if flags & elf::SHF_TLS as u64 != 0 && sh_type == elf::SHT_NOBITS => 1,
             _ if flags & elf::SHF_TLS as u64 != 0 => 0,
             _ => 5,

@@ -78,6 +78,7 @@ fn indices(plan: &Plan) -> SymtabIndices {
             Source::Global { id, .. } => {
                 ix.globals.insert(id, n);
             }
+            Source::Plt { .. } => {}
         }
     }
     ix

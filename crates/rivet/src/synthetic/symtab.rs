@@ -18,12 +18,26 @@ const SYM_SIZE: usize = size_of::<Sym64<LE>>();
 
 #[derive(Clone, Copy)]
 pub enum Source {
-    Local { file: FileId, sym: u32 },
-    Global { id: SymbolId, local: bool },
+    Local {
+        file: FileId,
+        sym: u32,
+    },
+    Global {
+        id: SymbolId,
+        local: bool,
+    },
+    /// `NAME$plt`: PLT entry `index` (mold's names for the stubs, so that profilers and
+    /// disassemblers attribute the stub's bytes to the function it jumps to).
+    Plt {
+        index: u32,
+    },
 }
 
+/// What `.strtab` adds after a PLT entry's symbol name.
+const PLT_SUFFIX: &[u8] = b"$plt";
+
 pub struct Plan {
-    /// `--emit-relocs`: an STT_SECTION symbol per output section of input sections (relocations
+    /// An STT_SECTION symbol per output section of input sections (`--emit-relocs`' relocations
     /// name them), right after the null symbol; their names are empty (readelf shows the
     /// section's).
     pub sections: Vec<OutputSectionId>,
@@ -32,6 +46,8 @@ pub struct Plan {
     pub entries: Vec<(Source, u32)>,
     pub first_global: u32,
     pub strtab_size: u64,
+    /// The PLT's targets, in entry order (what `Source::Plt` names).
+    plt: Vec<crate::ctx::Target>,
 }
 
 /// Local symbols in .symtab: all but section symbols and those of dropped sections; `.L` temporaries
@@ -78,15 +94,25 @@ fn keep_global(ctx: &Ctx, id: SymbolId, retained: Option<&rustc_hash::FxHashSet<
     }
 }
 
-/// The name a table entry has in `.strtab`.
-fn entry_name<'a>(ctx: &Ctx<'a>, src: Source) -> &'a [u8] {
-    match src {
-        Source::Local { file, sym } => {
+/// The name a table entry has in `.strtab` (a PLT entry's: before `PLT_SUFFIX`).
+fn entry_name<'a>(ctx: &Ctx<'a>, plt: &[crate::ctx::Target], src: Source) -> &'a [u8] {
+    let target_name = |t: crate::ctx::Target| match t {
+        crate::ctx::Target::Global(id) => ctx.symbols[id].name,
+        crate::ctx::Target::Local(file, sym) => {
             let obj = &ctx.objects[file];
             obj.sym_name(&obj.syms[sym as usize]).unwrap_or(b"")
         }
+    };
+    match src {
+        Source::Local { file, sym } => target_name(crate::ctx::Target::Local(file, sym)),
         Source::Global { id, .. } => ctx.symbols[id].name,
+        Source::Plt { index } => target_name(plt[index as usize]),
     }
+}
+
+/// The length of an entry's name in `.strtab`, without its terminator.
+fn entry_name_len(ctx: &Ctx, plt: &[crate::ctx::Target], src: Source) -> usize {
+    entry_name(ctx, plt, src).len() + if matches!(src, Source::Plt { .. }) { PLT_SUFFIX.len() } else { 0 }
 }
 
 /// Whether the output has a symbol table: not with `-s`, nor in a raw binary image.
@@ -100,10 +126,11 @@ pub fn wanted(config: &crate::args::Config) -> bool {
 /// string table built here, the plan phase of a cxx-big link took 20.1 ms, against 8.5 ms in
 /// parallel (medians of 9 alternated runs, 016f7e8) and 5.6 ms with the names' sizes found in the
 /// same pass and the offsets' bound checked once (41635ca).
-pub fn plan(ctx: &Ctx) -> Result<Plan> {
+pub fn plan(ctx: &Ctx, tables: &crate::synthetic::tables::Tables) -> Result<Plan> {
     use rayon::prelude::*;
     const BLOCK: usize = 4096;
-    let sized = |src: Source| (src, entry_name(ctx, src).len() as u64 + 1);
+    let plt = &tables.plt;
+    let sized = |src: Source| (src, entry_name_len(ctx, plt, src) as u64 + 1);
     // `--retain-symbols-file`: only the globals it lists, and no local symbol (mold's choice;
     // GNU ld keeps the locals it lists too). `.dynsym` is not affected (GNU ld's documentation).
     let retained = ctx.config.retain_symbols_file.as_deref().map(retained_names).transpose()?;
@@ -140,15 +167,25 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
             (hidden, visible)
         })
         .collect();
-    // With --emit-relocs, each output section of input sections has its section symbol first.
-    let sections: Vec<OutputSectionId> = match ctx.config.emit_relocs {
-        true => {
+    // Each output section of input sections has its section symbol first (--emit-relocs'
+    // relocations name them; mold and GNU ld before 2.37 list them in every output), unless
+    // `--retain-symbols-file` keeps no local symbol (as GNU ld drops them there).
+    let sections: Vec<OutputSectionId> = match retained.is_some() && !ctx.config.emit_relocs {
+        true => Vec::new(),
+        false => {
             ctx.sections.iter_enumerated().filter(|(_, s)| s.content == Content::Inputs).map(|(id, _)| id).collect()
         }
-        false => Vec::new(),
+    };
+    // The PLT entries' names, local: after the objects' locals (none under `-x`, nor with
+    // `--retain-symbols-file`, which keeps no local name).
+    let plt_names: Sized = match ctx.config.discard {
+        _ if retained.is_some() => Vec::new(),
+        Discard::All => Vec::new(),
+        _ => (0..plt.len() as u32).map(|index| sized(Source::Plt { index })).collect(),
     };
     let parts: Vec<&Sized> = locals
         .iter()
+        .chain(std::iter::once(&plt_names))
         .chain(globals.iter().map(|(hidden, _)| hidden))
         .chain(globals.iter().map(|(_, visible)| visible))
         .collect();
@@ -163,7 +200,7 @@ pub fn plan(ctx: &Ctx) -> Result<Plan> {
         entries.push((src, next));
         next = next.wrapping_add(size as u32);
     }
-    Ok(Plan { sections, entries, first_global, strtab_size })
+    Ok(Plan { sections, entries, first_global, strtab_size, plt: plt.clone() })
 }
 
 /// The size of `.strtab` (a leading NUL, then the names, terminators included, of `count`
@@ -199,10 +236,15 @@ impl Plan {
         parts.into_par_iter().for_each(|(block, buf)| {
             let base = block[0].1 as usize;
             for &(src, off) in block {
-                let name = entry_name(ctx, src);
-                let at = off as usize - base;
+                let name = entry_name(ctx, &self.plt, src);
+                let mut at = off as usize - base;
                 buf[at..at + name.len()].copy_from_slice(name);
-                buf[at + name.len()] = 0;
+                at += name.len();
+                if matches!(src, Source::Plt { .. }) {
+                    buf[at..at + PLT_SUFFIX.len()].copy_from_slice(PLT_SUFFIX);
+                    at += PLT_SUFFIX.len();
+                }
+                buf[at] = 0;
             }
         });
     }
@@ -240,6 +282,7 @@ impl Plan {
                 let (info, other, shndx, value, size) = match src {
                     Source::Local { file, sym } => local_entry(ctx, file, sym as usize),
                     Source::Global { id, local } => global_entry(ctx, id, local),
+                    Source::Plt { index } => plt_entry(ctx, index),
                 };
                 *e = Sym64 {
                     st_name: U32::new(LE, name),
@@ -252,6 +295,15 @@ impl Plan {
             }
         });
     }
+}
+
+/// `NAME$plt`: a local function symbol over PLT entry `index` (in `.plt.sec` when there is
+/// one), the entry's size.
+fn plt_entry(ctx: &Linked, index: u32) -> (u8, u8, u16, u64, u64) {
+    let sec = [Content::PltSec, Content::Plt].into_iter().find_map(|c| ctx.layout.synthetic.get(c));
+    let shndx = sec.map_or(elf::SHN_ABS, |s| ctx.layout.shndx(s) as u16);
+    let info = (elf::STB_LOCAL << 4) | elf::STT_FUNC;
+    (info, elf::STV_DEFAULT, shndx, ctx.plt_entry_addr(index), crate::synthetic::tables::PLT_ENTRY_SIZE)
 }
 
 /// The output section index for a symbol defined in input section `sec` of `file`.
@@ -276,6 +328,31 @@ fn local_entry(ctx: &Linked, file: FileId, i: usize) -> (u8, u8, u16, u64, u64) 
         _ => ctx.raw_value(crate::ctx::Target::Local(file, i as u32)),
     };
     (sym.st_info, sym.st_other, shndx, value, sym.st_size.get(LE))
+}
+
+/// The section index `.symtab` gives a linker-defined address: the first loaded section (by
+/// address, TLS templates aside) that holds it or ends at it, else the first after it (the ELF
+/// header's `__ehdr_start`); absolute below the image's base (0 for something a non-PIE output
+/// lacks) or past its last section.
+fn section_of_address(ctx: &Linked, value: u64) -> u16 {
+    let loaded =
+        ctx.sections.iter_enumerated().filter(|(i, s)| s.is_alloc() && !s.is_tls() && ctx.layout.shndx(*i) != 0);
+    let mut best: Option<(u64, OutputSectionId)> = None;
+    for (i, _) in loaded {
+        let (addr, end) = (ctx.layout.addr(i), ctx.layout.addr(i) + ctx.layout.sizes[i]);
+        if addr <= value && value <= end {
+            // Holding it: the lowest such section wins over any that only follows it.
+            if best.is_none_or(|(a, _)| a > value || addr < a) {
+                best = Some((addr, i));
+            }
+        } else if addr > value && best.is_none_or(|(a, _)| a > value && addr < a) {
+            best = Some((addr, i));
+        }
+    }
+    match best {
+        Some((_, i)) if value >= ctx.layout.base => ctx.layout.shndx(i) as u16,
+        _ => elf::SHN_ABS,
+    }
 }
 
 fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u64) {
@@ -311,12 +388,18 @@ fn global_entry(ctx: &Linked, id: SymbolId, local: bool) -> (u8, u8, u16, u64, u
             let ty = if ty == elf::STT_COMMON { elf::STT_OBJECT } else { ty };
             ((bind(s.weak) << 4) | ty, visibility, shndx, value, esym.st_size.get(LE))
         }
-        // `__start_SEC`/`__stop_SEC` are in SEC (lld); the other linker-defined names absolute.
-        Def::Synthetic | Def::Absolute(_) => {
+        // `__start_SEC`/`__stop_SEC` are in SEC (lld); the other linker-defined addresses in the
+        // section that holds them, so that tools relocate them with a PIE's load address.
+        Def::Synthetic => {
             let sec = crate::linked::start_stop(ctx.placed, s.name).filter(|_| s.is_start_stop());
-            let shndx = sec.map_or(elf::SHN_ABS, |(sec, _)| ctx.layout.shndx(sec) as u16);
+            let shndx = match sec {
+                Some((sec, _)) => ctx.layout.shndx(sec) as u16,
+                None if s.name == b"_TLS_MODULE_BASE_" => elf::SHN_ABS,
+                None => section_of_address(ctx, value),
+            };
             ((bind(false) << 4) | elf::STT_NOTYPE, visibility, shndx, value, 0)
         }
+        Def::Absolute(_) => ((bind(false) << 4) | elf::STT_NOTYPE, visibility, elf::SHN_ABS, value, 0),
         // A script's symbol: in the section its value belongs to (lld), with no size.
         Def::Script(i) => {
             let shndx = ctx

@@ -86,7 +86,8 @@ pub struct Tables {
     /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
     pub copies: Vec<SymbolId>,
     /// Where each copy is: (output section, offset in it). Copies of read-only variables go to
-    /// `.bss.rel.ro` (made read-only after relocation, as lld does), the others to `.bss`.
+    /// `.copyrel.rel.ro` (made read-only after relocation, as lld's `.bss.rel.ro`), the others
+    /// to `.copyrel` (`.bss` under a SECTIONS script).
     pub copy_offset: HashMap<SymbolId, (OutputSectionId, u64)>,
     /// Entries of `.rela.dyn` (sections, GOT, copies), and how many of them are RELATIVE.
     pub dynrel_count: u64,

@@ -57,6 +57,7 @@ fn name(ctx: &Ctx, src: Source) -> String {
             obj.sym_name(&obj.syms[sym as usize]).unwrap()
         }
         Source::Global { id, .. } => ctx.symbols[id].name,
+        Source::Plt { .. } => panic!("these objects call nothing through a PLT"),
     };
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -79,6 +80,7 @@ fn kinds(table: &Plan) -> String {
             Source::Local { .. } => 'l',
             Source::Global { local: true, .. } => 'h',
             Source::Global { local: false, .. } => 'g',
+            Source::Plt { .. } => 'p',
         })
         .collect()
 }
@@ -95,15 +97,16 @@ fn locals_then_hidden_globals_then_visible_globals() {
     let b = s.cc("b.s", B, &[]);
     let inputs = Inputs::new(&[&a, &b]);
     let ctx = inputs.ctx_with_output_sections();
-    let table = plan(&ctx).unwrap();
+    let table = plan(&ctx, &Default::default()).unwrap();
     // Every object's locals in command-line order, then the hidden globals (made local), then the
     // visible ones, globals in the order resolution met them (`_start` first: the entry point).
     assert_eq!(names(&ctx, &table), ORDER);
     assert_eq!(kinds(&table), "lllllhhggg");
     // The index of `_start` in `.symtab` (after the null entry).
-    assert_eq!(table.first_global, 8);
-    assert_eq!(table.symtab_size(), 24 * 11);
-    // No section symbol, although a.o has one (its .data refers to a_local through it).
+    assert_eq!(table.first_global - table.sections.len() as u32, 8);
+    assert_eq!(table.symtab_size(), 24 * (11 + table.sections.len() as u64));
+    // (The output sections' STT_SECTION symbols come first: `table.sections`.) No input's section
+    // symbol, although a.o has one (its .data refers to a_local through it).
     let fa = file(&ctx.objects, "/a.o");
     let has_section_symbol = |f: FileId| {
         let obj = &ctx.objects[f];
@@ -125,14 +128,14 @@ fn symbols_of_dropped_sections_are_absent() {
     let inputs = Inputs::new(&["--gc-sections", &a, &b]);
     let ctx = inputs.ctx_with_output_sections();
     assert!(!ctx.objects[section_ref(&ctx.objects, "/b.o", ".text.unused")].live);
-    let table = plan(&ctx).unwrap();
+    let table = plan(&ctx, &Default::default()).unwrap();
     // dead_local and dead_global lived in .text.unused, which nothing reaches.
     assert_eq!(
         names(&ctx, &table),
         ["a.s", "a_local", "b.s", "b_local", "a_hidden", "b_hidden", "_start", "b_visible"]
     );
     assert_eq!(kinds(&table), "llllhhgg");
-    assert_eq!(table.first_global, 7);
+    assert_eq!(table.first_global - table.sections.len() as u32, 7);
 
     // A COMDAT group another file brought first is dropped with its symbols, local or global.
     let group = |user: &str| {
@@ -156,9 +159,9 @@ inline_fn:
     let two = s.cc("two.s", &group("two"), &[]);
     let inputs = Inputs::new(&["-e", "one", &one, &two]);
     let ctx = inputs.ctx_with_output_sections();
-    let table = plan(&ctx).unwrap();
+    let table = plan(&ctx, &Default::default()).unwrap();
     assert_eq!(names(&ctx, &table), ["one_in_group", "one", "inline_fn", "two"]);
-    assert_eq!(table.first_global, 2);
+    assert_eq!(table.first_global - table.sections.len() as u32, 2);
     let Source::Global { id, .. } = table.entries[2].0 else { panic!("inline_fn is global") };
     assert_eq!(ctx.symbols[id].def, defined_in(&ctx.objects, "/one.o", "inline_fn"));
 }
@@ -187,8 +190,8 @@ fn discard_modes_decide_which_locals_stay() {
     let plan_for = |options: &[&str]| {
         let inputs = Inputs::new(&[options, &[c.as_str()]].concat());
         let ctx = inputs.ctx_with_output_sections();
-        let table = plan(&ctx).unwrap();
-        (names(&ctx, &table), table.first_global)
+        let table = plan(&ctx, &Default::default()).unwrap();
+        (names(&ctx, &table), table.first_global - table.sections.len() as u32)
     };
     // --discard-none: every local with a name.
     assert_eq!(plan_for(&["--discard-none"]), (strings(&["c.s", ".Lstr", ".Ltemp", "c_hidden", "_start"]), 5));
@@ -237,7 +240,7 @@ fn strtab_holds_each_name_at_its_offset() {
     let inputs = Inputs::new(&[&a, &b]);
     let ctx = inputs.ctx_with_output_sections();
     let expected = strings(&ORDER);
-    check_strtab(&ctx, &plan(&ctx).unwrap(), &expected);
+    check_strtab(&ctx, &plan(&ctx, &Default::default()).unwrap(), &expected);
 }
 
 #[test]
@@ -252,10 +255,10 @@ fn strtab_of_more_entries_than_one_write_block() {
     let many = s.cc("many.s", &source, &[]);
     let inputs = Inputs::new(&[&many]);
     let ctx = inputs.ctx_with_output_sections();
-    let table = plan(&ctx).unwrap();
+    let table = plan(&ctx, &Default::default()).unwrap();
     let mut expected = vec!["many.s".to_string()];
     expected.extend((0..10_000).map(|i| format!("local_{}_{i}", "x".repeat(i % 7))));
     expected.push("_start".into());
-    assert_eq!(table.first_global, 10_002);
+    assert_eq!(table.first_global - table.sections.len() as u32, 10_002);
     check_strtab(&ctx, &table, &expected);
 }

@@ -30,7 +30,7 @@ mod rela;
 mod relr;
 mod symtab;
 
-pub use notes::{build_id, chunk_digests, chunk_digests_patched, hashed, BUILD_ID_CHUNK};
+pub use notes::{build_id, build_id_len, chunk_digests, chunk_digests_patched, hashed, BUILD_ID_CHUNK};
 pub use rela::write_rela_dyn;
 
 /// The fixed part of a synthetic section's header.

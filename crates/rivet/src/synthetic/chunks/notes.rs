@@ -38,7 +38,8 @@ impl Chunk for BuildId {
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
         let style = &s.ctx.config.build_id;
-        (*style != Style::None).then(|| 16 + build_id_len(style))
+        // A script's section may hold it instead (`Ctx::build_id_home`).
+        (*style != Style::None && s.ctx.build_id_home.is_none()).then(|| 16 + build_id_len(style))
     }
     fn write(&self, _: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let desc = buf.len() as u32 - 16;
