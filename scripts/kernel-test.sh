@@ -22,7 +22,8 @@
 # GNU-ld-only option it wants (ld-option) with rivet itself, so what rivet refuses is not passed.
 #
 # Needs: cargo, gcc, make, flex, bison, bc, libelf-dev, libssl-dev, cpio, xz-utils, qemu-system-x86,
-# ld.bfd (binutils) and /usr/src/linux-source-6.1.tar.xz (Debian's linux-source-6.1):
+# ld.bfd (binutils) and /usr/src/linux-source-6.1.tar.xz (Debian's linux-source-6.1); run as root
+# on Debian, it installs what is missing itself, otherwise:
 #   apt-get install -y linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio qemu-system-x86 kmod
 # Takes 2-5 minutes for the rivet build on two cores (-j2; 136 s measured, longer when the cores are
 # shared), seconds for each boot; about twice that with --reference.
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
 done
 
 source_tar=${RIVET_KERNEL_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+find_missing() {
 missing=
 for tool in cargo gcc make flex bison bc cpio xz ld.bfd qemu-system-x86_64 timeout; do
     command -v "$tool" >/dev/null || missing="$missing $tool"
@@ -66,6 +68,15 @@ done
 [ -f "$source_tar" ] || missing="$missing $source_tar"
 [ -f /usr/include/libelf.h ] || missing="$missing libelf-dev"
 [ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
+}
+find_missing
+# As root on Debian (a fresh CI machine), what is missing is installed first.
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "kernel-test: installing the packages it needs (missing:$missing)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio xz-utils qemu-system-x86 kmod binutils >/dev/null
+    find_missing
+fi
 if [ -n "$missing" ]; then
     echo "kernel-test: missing:$missing" >&2
     echo "kernel-test: apt-get install -y linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio qemu-system-x86 kmod" >&2

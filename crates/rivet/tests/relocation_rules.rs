@@ -160,3 +160,25 @@ fn tls_descriptors_kept_under_no_relax() {
     }
     tmp.finish();
 }
+
+/// `-z dynamic-undefined-weak` leaves an undefined weak symbol to the loader; a non-PIC
+/// executable that holds its address in its own code could not get it filled in, so rivet refuses
+/// (as mold does) where GNU ld writes 0 and drops the option's promise. Without the option both
+/// link it to 0 and print the same.
+#[test]
+fn dynamic_undefined_weak_in_non_pic_code() {
+    let Some(tmp) = setup("reloc-dynweak") else { return };
+    let src = "#include <stdio.h>\n__attribute__((weak)) extern int foo;\nint main(void) { printf(\"%p\\n\", (void *)&foo); return 0; }\n";
+    compile(&tmp, "w.c", src, &["-fno-PIE"]);
+    both_print(&tmp, &["w.o", "-no-pie"], "(nil)\n");
+    let o = link(&tmp, true, &["w.o", "-no-pie", "-Wl,-z,dynamic-undefined-weak"], "dw");
+    assert!(!o.status.success() && !tmp.join("dw").exists());
+    if testing_rivet() {
+        let e = stderr(&o);
+        assert!(e.contains("cannot create a copy relocation for foo") && e.contains("w.o:(main)"), "{e}");
+    }
+    // Position-independent code reaches it through the GOT: linked, and the loader fills it.
+    compile(&tmp, "p.c", src, &["-fPIE"]);
+    both_print(&tmp, &["p.o", "-pie", "-Wl,-z,dynamic-undefined-weak"], "(nil)\n");
+    tmp.finish();
+}

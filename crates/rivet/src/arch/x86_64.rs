@@ -496,7 +496,20 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
                 if matches!(ty, R_X86_64_SIZE32 | R_X86_64_SIZE64) {
                     continue;
                 }
-                if pre && exe {
+                if pre && exe && !ctx.is_imported(t) {
+                    // Preemptible but imported from no library: an undefined weak symbol that
+                    // `-z dynamic-undefined-weak` leaves for the loader. Code that is not
+                    // position-independent holds its address itself, which the loader cannot
+                    // fill (mold's words; GNU ld writes 0 and the option's promise is lost).
+                    ctx.diag.error(format!(
+                        "cannot create a copy relocation for {}: it is an undefined weak symbol left for the \
+                         dynamic loader (-z dynamic-undefined-weak), and {} needs its address at link time; \
+                         recompile with -fPIE or -fPIC\n>>> referenced by {}",
+                        ctx.name_of(t),
+                        reloc_name(ty),
+                        referenced_by(ctx, f, si, rel.r_offset.get(LE), t)
+                    ));
+                } else if pre && exe {
                     address_in_executable(ctx, t, needs);
                 } else if pre {
                     ctx.diag.error(format!(
