@@ -535,6 +535,22 @@ pub struct Frame {
     pub tls: Option<(TlsExtent, u64)>,
 }
 
+impl Frame {
+    /// PT_PHDR: the program header table, right after the ELF header.
+    pub fn table_phdr(&self) -> Phdr {
+        Phdr {
+            p_type: elf::PT_PHDR,
+            flags: elf::PF_R,
+            offset: EHDR_SIZE,
+            vaddr: self.base + EHDR_SIZE,
+            paddr: None,
+            filesz: self.headers - EHDR_SIZE,
+            memsz: self.headers - EHDR_SIZE,
+            align: 8,
+        }
+    }
+}
+
 /// What follows the loaded sections in the file: the section names and where the section header
 /// table and the file end.
 pub struct Tail {
@@ -700,13 +716,7 @@ pub fn assign_addresses_with(
     let pie = ctx.kind.is_pic();
     let has_interp = has(Content::Interp);
     let nphdr = loads.len()
-        + 2 * has_interp as usize // PT_PHDR and PT_INTERP
-        + has(Content::Dynamic) as usize
-        + note_runs.len()
-        + (!tls_secs.is_empty()) as usize
-        + has(Content::EhFrameHdr) as usize
-        + has(Content::GnuProperty) as usize
-        + ctx.config.gnustack as usize // PT_GNU_STACK
+        + headers_around_loads_count(ctx, synthetic, has_interp, note_runs.len(), !tls_secs.is_empty())
         + loads.iter().any(|l| l.relro && !l.sections.is_empty()) as usize
         + ctx.config.spare_program_headers;
     let base = match ctx.config.image_base {
@@ -848,6 +858,21 @@ pub fn assign_addresses_with(
     Layout::sealed(Sealed { places, base, tls, phdrs: all, phoff: EHDR_SIZE, alloc_end, tail, synthetic: *synthetic })
 }
 
+/// How many program headers `headers_around_loads` writes around the loads: PT_PHDR when `phdr`,
+/// PT_INTERP, PT_DYNAMIC, one PT_NOTE per run of `notes`, PT_TLS when `tls`, PT_GNU_PROPERTY,
+/// PT_GNU_EH_FRAME and PT_GNU_STACK, each when the output has what it describes.
+pub fn headers_around_loads_count(ctx: &Ctx, synthetic: &SyntheticIds, phdr: bool, notes: usize, tls: bool) -> usize {
+    let has = |c: Content| synthetic.get(c).is_some() as usize;
+    phdr as usize
+        + has(Content::Interp)
+        + has(Content::Dynamic)
+        + notes
+        + tls as usize
+        + has(Content::GnuProperty)
+        + has(Content::EhFrameHdr)
+        + ctx.config.gnustack as usize
+}
+
 /// The program headers around the PT_LOADs, in GNU ld's order: PT_PHDR (when `frame.phdr`: a
 /// program that names an interpreter, and the headers are loaded), PT_INTERP, the loads, PT_DYNAMIC, a
 /// PT_NOTE per run of notes, PT_TLS (`frame.tls`),
@@ -862,21 +887,11 @@ pub fn headers_around_loads(
     loads: Vec<Phdr>,
     note_runs: &[Vec<OutputSectionId>],
 ) -> Vec<Phdr> {
-    let Frame { base, headers, phdr, tls } = *frame;
     let mut all = Vec::new();
     // PT_PHDR is for the dynamic loader, which reads it in programs that name an interpreter
     // (GNU ld writes it only then; a static PIE or a shared library has none).
-    if phdr {
-        all.push(Phdr {
-            p_type: elf::PT_PHDR,
-            flags: elf::PF_R,
-            offset: EHDR_SIZE,
-            vaddr: base + EHDR_SIZE,
-            paddr: None,
-            filesz: headers - EHDR_SIZE,
-            memsz: headers - EHDR_SIZE,
-            align: 8,
-        });
+    if frame.phdr {
+        all.push(frame.table_phdr());
     }
     let section_phdr = |c: Content, p_type: u32, flags: u32| {
         let id = synthetic.get(c)?;
@@ -910,7 +925,7 @@ pub fn headers_around_loads(
             align: ctx.sections[first].align,
         });
     }
-    if let Some((tls, first_offset)) = tls {
+    if let Some((tls, first_offset)) = frame.tls {
         all.push(Phdr {
             p_type: elf::PT_TLS,
             flags: elf::PF_R,

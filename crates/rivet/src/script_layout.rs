@@ -1214,14 +1214,10 @@ fn assign_addresses_scripted(
         })
         .collect();
     let has_interp = has(Content::Interp);
+    // PT_PHDR counted whenever there is an interpreter: whether the headers are loaded is only
+    // known once addresses are.
     let nphdr = loads_estimate
-        + 2 * has_interp as usize
-        + has(Content::Dynamic) as usize
-        + note_runs.len()
-        + (!tls_secs.is_empty()) as usize
-        + has(Content::EhFrameHdr) as usize
-        + has(Content::GnuProperty) as usize
-        + ctx.config.gnustack as usize
+        + layout::headers_around_loads_count(ctx, synthetic, has_interp, note_runs.len(), !tls_secs.is_empty())
         + (!relro_secs.is_empty()) as usize;
     let explicit = phdr_cmds(ctx);
     let nphdr = if explicit.is_empty() { nphdr } else { explicit.len() } + ctx.config.spare_program_headers;
@@ -1843,23 +1839,14 @@ fn explicit_phdrs(
     loads: Vec<Phdr>,
     frame: &layout::Frame,
 ) -> Result<Vec<Phdr>> {
-    let (base, headers, tls) = (frame.base, frame.headers, frame.tls.map(|(t, _)| t));
+    let tls = frame.tls.map(|(t, _)| t);
     let mut loads = loads.into_iter();
     let mut out = Vec::new();
     for (k, cmd) in cmds.iter().enumerate() {
         let secs = &members[k];
         let mut ph = match cmd.p_type {
             elf::PT_LOAD => loads.next().expect("one placed PT_LOAD per PHDRS entry"),
-            elf::PT_PHDR => Phdr {
-                p_type: elf::PT_PHDR,
-                flags: elf::PF_R,
-                offset: EHDR_SIZE,
-                vaddr: base + EHDR_SIZE,
-                paddr: None,
-                filesz: headers - EHDR_SIZE,
-                memsz: headers - EHDR_SIZE,
-                align: 8,
-            },
+            elf::PT_PHDR => frame.table_phdr(),
             elf::PT_TLS if tls.is_some() && !secs.is_empty() => {
                 let t = tls.unwrap();
                 let first = places[secs[0]].offset;

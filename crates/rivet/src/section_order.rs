@@ -94,15 +94,13 @@ pub fn assign_addresses(ctx: &Ctx, synthetic: &SyntheticIds, sizes: &mut Sizes) 
     let alloc_order: Vec<OutputSectionId> = rank.iter().map(|&(_, i)| i).collect();
     let note_runs = layout::note_runs(ctx, sizes, &alloc_order);
     let tls_secs: Vec<OutputSectionId> = alloc_order.iter().copied().filter(|&i| ctx.sections[i].is_tls()).collect();
-    let others = (has_interp && phdr_loaded) as usize // PT_PHDR
-        + has_interp as usize
-        + has(Content::Dynamic) as usize
-        + note_runs.len()
-        + (!tls_secs.is_empty()) as usize
-        + has(Content::EhFrameHdr) as usize
-        + has(Content::GnuProperty) as usize
-        + ctx.config.gnustack as usize
-        + ctx.config.spare_program_headers;
+    let others = layout::headers_around_loads_count(
+        ctx,
+        synthetic,
+        has_interp && phdr_loaded,
+        note_runs.len(),
+        !tls_secs.is_empty(),
+    ) + ctx.config.spare_program_headers;
     // The number of PT_LOADs decides the table's size, which may move what follows it: placed
     // again until the count holds.
     let mut nloads = 1;
