@@ -140,11 +140,6 @@ fn unimplemented_options_are_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
 }
 
-fn readelf(args: &[&str], exe: &Path) -> String {
-    let o = must(Command::new("readelf").args(args).arg(exe));
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
 #[test]
 fn build_id_styles() {
     if !testing_rivet() || !have("readelf") {

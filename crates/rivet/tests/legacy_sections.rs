@@ -9,14 +9,6 @@ use common::{link_with as link, stderr_text as stderr};
 use std::path::Path;
 use std::process::Command;
 
-fn setup(name: &str) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    Some(TempDir::new(name))
-}
-
 /// Writes `src` to `file` in the test's directory and compiles it with `gcc -c ARGS`.
 fn compile(tmp: &TempDir, file: &str, src: &str, args: &[&str]) {
     std::fs::write(tmp.join(file), src).unwrap();
@@ -33,10 +25,6 @@ fn must_link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) {
 fn run(exe: &Path) -> String {
     let out = must(Command::new(exe).current_dir(exe.parent().unwrap()));
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn readelf(args: &[&str], file: &Path) -> String {
-    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
 }
 
 /// readelf's line for section `name` (`-SW`), split into fields from the name on.
@@ -76,7 +64,7 @@ const TLS_COMMONS: &str = ".globl tfoo\n.tls_common tfoo,4,4\n.globl tbar\n.tls_
 
 #[test]
 fn common_symbols_get_sections_of_their_own_and_thread_local_ones_stay_in_the_tls_block() {
-    let Some(tmp) = setup("commons") else { return };
+    let Some(tmp) = gcc_readelf_tmp("commons") else { return };
     compile(&tmp, "a.c", COMMONS_A, &["-fcommon"]);
     compile(&tmp, "b.c", COMMONS_B, &["-fcommon"]);
     compile(&tmp, "t.s", TLS_COMMONS, &[]);
@@ -120,7 +108,7 @@ fn common_symbols_get_sections_of_their_own_and_thread_local_ones_stay_in_the_tl
 
 #[test]
 fn common_symbols_in_a_shared_library_and_a_static_executable() {
-    let Some(tmp) = setup("commons-dso") else { return };
+    let Some(tmp) = gcc_readelf_tmp("commons-dso") else { return };
     compile(&tmp, "a.c", COMMONS_A, &["-fcommon", "-fPIC"]);
     compile(&tmp, "b.c", COMMONS_B, &["-fcommon"]);
     // The executable's own definitions, not commons, beside the library's commons (which of a
@@ -146,7 +134,7 @@ fn common_symbols_in_a_shared_library_and_a_static_executable() {
 
 #[test]
 fn relocatable_output_keeps_common_symbols_common_unless_told_to_allocate_them() {
-    let Some(tmp) = setup("commons-r") else { return };
+    let Some(tmp) = gcc_readelf_tmp("commons-r") else { return };
     compile(&tmp, "a.c", COMMONS_A, &["-fcommon"]);
     compile(&tmp, "t.s", TLS_COMMONS, &[]);
     for ours in [false, true] {
@@ -182,7 +170,7 @@ fn tables(file: &Path) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn retain_symbols_file_keeps_only_the_listed_globals_in_symtab_and_leaves_dynsym_alone() {
-    let Some(tmp) = setup("retain") else { return };
+    let Some(tmp) = gcc_readelf_tmp("retain") else { return };
     let src = "#include <stdio.h>\n\
         static int helper(void) { return 1; }\n\
         int keep_a(void) { return helper(); }\n\
@@ -241,7 +229,7 @@ fn section_names(file: &Path) -> Vec<String> {
 
 #[test]
 fn unique_gives_each_matching_input_section_an_output_section_of_its_own() {
-    let Some(tmp) = setup("unique") else { return };
+    let Some(tmp) = gcc_readelf_tmp("unique") else { return };
     let asm = |letter: &str| {
         format!(
             ".section .data.foo.1,\"aw\",@progbits\n.ascii \"{letter}1\"\n\
@@ -295,7 +283,7 @@ fn linkonce_asm(n: u32) -> String {
 
 #[test]
 fn gnu_linkonce_sections_keep_the_first_of_each_name_in_the_usual_output_sections() {
-    let Some(tmp) = setup("linkonce") else { return };
+    let Some(tmp) = gcc_readelf_tmp("linkonce") else { return };
     compile(&tmp, "one.s", &linkonce_asm(1), &[]);
     compile(&tmp, "two.s", &linkonce_asm(2), &[]);
     let main = "#include <stdio.h>\nint lo_func(void); extern int lo_data; extern const int lo_const;\n\
@@ -325,7 +313,7 @@ fn gnu_linkonce_sections_keep_the_first_of_each_name_in_the_usual_output_section
 /// drop it, so the COMDAT copy is the definition (GNU ld reports a duplicate).
 #[test]
 fn the_old_crti_pc_thunk_linkonce_section_gives_way_to_the_comdat_copy() {
-    let Some(tmp) = setup("linkonce-thunk") else { return };
+    let Some(tmp) = gcc_readelf_tmp("linkonce-thunk") else { return };
     compile(
         &tmp,
         "a.s",
@@ -356,7 +344,7 @@ fn too_many_output_sections_is_an_error_naming_the_count() {
     if !testing_rivet() {
         return;
     }
-    let Some(tmp) = setup("many-sections") else { return };
+    let Some(tmp) = gcc_readelf_tmp("many-sections") else { return };
     let mut asm = String::with_capacity(70_000 * 48);
     for i in 0..70_000 {
         asm.push_str(&format!(".globl foo{i}\n.section .foo{i},\"aw\"\nfoo{i}: .word 0\n"));

@@ -73,10 +73,6 @@ fn run(path: &Path) -> String {
     String::from_utf8_lossy(&must(&mut Command::new(path)).stdout).into_owned()
 }
 
-fn readelf(args: &[&str], file: &Path) -> String {
-    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
-}
-
 /// A `.symtab` symbol: (value, size, type, bind, visibility, section name).
 #[derive(Clone, Debug, PartialEq)]
 struct Sym {

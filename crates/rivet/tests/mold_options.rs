@@ -15,11 +15,7 @@ use std::process::Command;
 const LLD: &str = "ld.lld-19";
 
 fn setup(name: &str, sources: &[(&str, &str)]) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    let tmp = TempDir::new(name);
+    let tmp = gcc_readelf_tmp(name)?;
     for (file, text) in sources {
         std::fs::write(tmp.join(file), text).unwrap();
         must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "-O1", file]));

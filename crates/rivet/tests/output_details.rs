@@ -8,14 +8,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-fn setup(name: &str) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    Some(TempDir::new(name))
-}
-
 /// Writes `source` to `file` in the test directory and compiles it with `cflags` (`-c` added).
 fn compile(tmp: &TempDir, file: &str, source: &str, cflags: &[&str]) {
     std::fs::write(tmp.join(file), source).unwrap();
@@ -27,11 +19,6 @@ fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> std::path::PathB
     let o = link_with(tmp, ours, args, out);
     assert!(o.status.success(), "linking {out} ({args:?}) failed:\n{}", stderr_text(&o));
     tmp.join(out)
-}
-
-fn readelf(args: &[&str], file: &Path) -> String {
-    let out = must(Command::new("readelf").args(args).arg(file));
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn run(exe: &Path) -> String {
@@ -102,7 +89,7 @@ fn image_end(file: &Path) -> u64 {
 /// own, and `-nmagic` (pages not padded) ends the image lower.
 #[test]
 fn image_bounds_are_in_the_symbol_table() {
-    let Some(tmp) = setup("image-bounds") else { return };
+    let Some(tmp) = gcc_readelf_tmp("image-bounds") else { return };
     compile(
         &tmp,
         "main.c",
@@ -166,7 +153,7 @@ fn image_bounds_are_in_the_symbol_table() {
 /// with `hidden`) nothing is exported, as GNU ld and lld have it.
 #[test]
 fn protected_start_stop_symbols_are_exported() {
-    let Some(tmp) = setup("start-stop-export") else { return };
+    let Some(tmp) = gcc_readelf_tmp("start-stop-export") else { return };
     compile(
         &tmp,
         "main.c",
@@ -210,7 +197,7 @@ fn protected_start_stop_symbols_are_exported() {
 /// matching name by `-u`); what it does not match is neither fetched nor kept.
 #[test]
 fn undefined_glob_symbols_survive_gc_sections() {
-    let Some(tmp) = setup("undefined-glob-gc") else { return };
+    let Some(tmp) = gcc_readelf_tmp("undefined-glob-gc") else { return };
     if !have("ar") {
         eprintln!("skipped: ar missing");
         return;
@@ -247,7 +234,7 @@ fn undefined_glob_symbols_survive_gc_sections() {
 /// they come before the other locals and change nothing the program does.
 #[test]
 fn section_symbols_are_in_the_symbol_table() {
-    let Some(tmp) = setup("section-symbols") else { return };
+    let Some(tmp) = gcc_readelf_tmp("section-symbols") else { return };
     compile(&tmp, "main.c", "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n", &[]);
     let gnu = link(&tmp, false, &["main.o"], "gnu");
     let ours = link(&tmp, true, &["main.o"], "ours");
@@ -278,7 +265,7 @@ fn section_symbols_are_in_the_symbol_table() {
 /// works as GNU ld's build does.
 #[test]
 fn plt_entries_have_symbols() {
-    let Some(tmp) = setup("plt-symbols") else { return };
+    let Some(tmp) = gcc_readelf_tmp("plt-symbols") else { return };
     compile(&tmp, "lib.c", "int bar(void);\nint foo(void) { return bar() + 1; }\n", &["-fPIC"]);
     compile(&tmp, "bar.c", "int bar(void) { return 41; }\n", &["-fPIC"]);
     compile(
@@ -325,7 +312,7 @@ fn plt_entries_have_symbols() {
 /// for read-only ones under `-z relro`; the program reads the same values as GNU ld's build.
 #[test]
 fn copy_relocations_keep_alignment_and_have_their_sections() {
-    let Some(tmp) = setup("copyrel") else { return };
+    let Some(tmp) = gcc_readelf_tmp("copyrel") else { return };
     for align in [8, 32, 256] {
         compile(
             &tmp,

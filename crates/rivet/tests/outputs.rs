@@ -43,10 +43,6 @@ fn rivet_gcc(tmp: &TempDir, args: &[&str]) -> std::process::Output {
     cmd.output().unwrap()
 }
 
-fn readelf(args: &[&str], file: &Path) -> String {
-    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
-}
-
 /// Waits until the linker has finished writing `dbg` (it holds an flock on it meanwhile).
 fn wait_for(dbg: &Path) {
     must(Command::new("flock").arg(dbg).arg("true"));

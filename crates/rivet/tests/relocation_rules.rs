@@ -8,14 +8,6 @@ use common::*;
 use common::{link_with as link, stderr_text as stderr};
 use std::process::Command;
 
-fn setup(name: &str) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    Some(TempDir::new(name))
-}
-
 fn compile(tmp: &TempDir, name: &str, src: &str, args: &[&str]) {
     let path = tmp.join(name);
     std::fs::write(&path, src).unwrap();
@@ -58,7 +50,7 @@ const TLS_LIB: &str =
 /// library's variable; a shared library keeps them. Both with and without --no-relax.
 #[test]
 fn tls_sequences_of_every_code_model() {
-    let Some(tmp) = setup("reloc-tls") else { return };
+    let Some(tmp) = gcc_readelf_tmp("reloc-tls") else { return };
     for (flags, tag) in [
         (&["-mcmodel=large"][..], "large"),
         (&["-fno-plt"][..], "noplt"),
@@ -95,7 +87,7 @@ fn tls_sequences_of_every_code_model() {
 /// and the debug info relocated through CREL names `main`.
 #[test]
 fn crel_objects_link_as_rela_ones() {
-    let Some(tmp) = setup("reloc-crel") else { return };
+    let Some(tmp) = gcc_readelf_tmp("reloc-crel") else { return };
     if !have("clang") {
         eprintln!("skipped: clang missing");
         return;
@@ -133,7 +125,7 @@ fn crel_objects_link_as_rela_ones() {
 /// executables are always relaxed. Every variant prints what GNU ld's build prints.
 #[test]
 fn tls_descriptors_kept_under_no_relax() {
-    let Some(tmp) = setup("reloc-tlsdesc") else { return };
+    let Some(tmp) = gcc_readelf_tmp("reloc-tlsdesc") else { return };
     for model in ["global-dynamic", "local-dynamic"] {
         let tls = format!("-ftls-model={model}");
         let args = ["-fPIC", "-O1", "-mtls-dialect=gnu2", tls.as_str()];
@@ -167,7 +159,7 @@ fn tls_descriptors_kept_under_no_relax() {
 /// link it to 0 and print the same.
 #[test]
 fn dynamic_undefined_weak_in_non_pic_code() {
-    let Some(tmp) = setup("reloc-dynweak") else { return };
+    let Some(tmp) = gcc_readelf_tmp("reloc-dynweak") else { return };
     let src = "#include <stdio.h>\n__attribute__((weak)) extern int foo;\nint main(void) { printf(\"%p\\n\", (void *)&foo); return 0; }\n";
     compile(&tmp, "w.c", src, &["-fno-PIE"]);
     both_print(&tmp, &["w.o", "-no-pie"], "(nil)\n");

@@ -13,14 +13,6 @@ use common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn setup(name: &str) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    Some(TempDir::new(name))
-}
-
 fn compile(tmp: &TempDir, src: &str, file: &str, args: &[&str]) {
     std::fs::write(tmp.join(file), src).unwrap();
     must(Command::new("gcc").current_dir(&tmp.path).args(["-c", file]).args(args));
@@ -41,10 +33,6 @@ fn link(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output {
 fn run(exe: &Path) -> String {
     let out = must(Command::new(exe).current_dir(exe.parent().unwrap()));
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn readelf(args: &[&str], file: &Path) -> String {
-    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
 }
 
 /// The output sections' names, in section header order.
@@ -98,7 +86,7 @@ const EXPECTED: &str = "ctor1 init1 ctor2 ctor3 ctor4 init2 main fini2 dtor1 dto
 
 #[test]
 fn ctors_and_dtors_run_from_the_init_and_fini_arrays_in_gnu_ld_order() {
-    let Some(tmp) = setup("section-rules-ctors") else { return };
+    let Some(tmp) = gcc_readelf_tmp("section-rules-ctors") else { return };
     for (pic, modes) in [("-fno-PIE", &[&["-no-pie"][..], &["-static"]][..]), ("-fPIE", &[&["-pie"][..]])] {
         compile(&tmp, CTORS, "ctors.c", &[pic, "-o", "ctors.o"]);
         compile(&tmp, INITS, "inits.c", &[pic, "-o", "inits.o"]);
@@ -126,7 +114,7 @@ fn ctors_and_dtors_run_from_the_init_and_fini_arrays_in_gnu_ld_order() {
 /// entries once reversed.
 #[test]
 fn a_shared_librarys_ctors_run_in_order_with_their_relocations() {
-    let Some(tmp) = setup("section-rules-ctors-dso") else { return };
+    let Some(tmp) = gcc_readelf_tmp("section-rules-ctors-dso") else { return };
     let lib = r#"#include <stdio.h>
 void exported1(void) { printf("exported1 "); }
 void exported2(void) { printf("exported2 "); }
@@ -165,7 +153,7 @@ fn units(file: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn debug_sections_of_32_bit_dwarf_come_before_64_bit_ones() {
-    let Some(tmp) = setup("section-rules-dwarf64") else { return };
+    let Some(tmp) = gcc_readelf_tmp("section-rules-dwarf64") else { return };
     compile(&tmp, "int x = 1;\nint foo(void) { return x; }\n", "a32.c", &["-g", "-gdwarf32"]);
     compile(&tmp, "int foo(void);\nint main(void) { return foo() - 1; }\n", "b64.c", &["-g", "-gdwarf64"]);
     let (thirty_two, sixty_four) =
@@ -194,7 +182,7 @@ fn debug_sections_of_32_bit_dwarf_come_before_64_bit_ones() {
 /// an object in the 64-bit format only.
 #[test]
 fn an_object_with_a_32_bit_dwarf_unit_goes_first() {
-    let Some(tmp) = setup("section-rules-dwarf-mixed") else { return };
+    let Some(tmp) = gcc_readelf_tmp("section-rules-dwarf-mixed") else { return };
     compile(&tmp, "int foo(void) { return 0; }\n", "a64.c", &["-g", "-gdwarf64"]);
     compile(&tmp, "int bar(void) { return 0; }\n", "b32.c", &["-g", "-gdwarf32"]);
     compile(

@@ -11,11 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn setup(name: &str, files: &[(&str, &str)], cflags: &[&str]) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    let tmp = TempDir::new(name);
+    let tmp = gcc_readelf_tmp(name)?;
     for (file, text) in files {
         std::fs::write(tmp.join(file), text).unwrap();
         if let Some(stem) = file.strip_suffix(".c").or_else(|| file.strip_suffix(".s")) {
@@ -29,10 +25,6 @@ fn setup(name: &str, files: &[(&str, &str)], cflags: &[&str]) -> Option<TempDir>
 fn linked(tmp: &TempDir, ours: bool, args: &[&str], out: &str) {
     let o = link(tmp, ours, args, out);
     assert!(o.status.success(), "{} {args:?}: {}", if ours { "rivet" } else { "GNU ld" }, stderr(&o));
-}
-
-fn readelf(args: &[&str], file: &Path) -> String {
-    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
 }
 
 /// The names of the defined global dynamic symbols (without version suffixes), sorted.

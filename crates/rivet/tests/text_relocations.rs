@@ -36,11 +36,7 @@ const MAIN: &str = "#include <stdio.h>\n\
     int main(void) { p(); printf(\"%d %d\\n\", fn1(), main_addr() == (void *)main); return 0; }\n";
 
 fn setup(name: &str) -> Option<TempDir> {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf missing");
-        return None;
-    }
-    let tmp = TempDir::new(name);
+    let tmp = gcc_readelf_tmp(name)?;
     std::fs::write(tmp.join("a.s"), ASM).unwrap();
     std::fs::write(tmp.join("main.c"), MAIN).unwrap();
     must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "a.s", "-o", "a.o"]));

@@ -165,3 +165,18 @@ pub fn link_with(tmp: &TempDir, ours: bool, args: &[&str], out: &str) -> Output 
 pub fn stderr_text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// A temp directory for a test that compiles with gcc and reads outputs with readelf; None (the
+/// test skips, saying so) when either is missing.
+pub fn gcc_readelf_tmp(name: &str) -> Option<TempDir> {
+    if !have("gcc") || !have("readelf") {
+        eprintln!("skipped: gcc or readelf missing");
+        return None;
+    }
+    Some(TempDir::new(name))
+}
+
+/// `readelf ARGS FILE`'s standard output (the command must succeed).
+pub fn readelf(args: &[&str], file: &Path) -> String {
+    String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
+}
