@@ -542,6 +542,159 @@ fn pack_relative_relocs_matches_gnu_ld() {
     assert!(readelf("-SW", &ours).contains("LOOS+0xfffff00"), "{}", readelf("-SW", &ours));
 }
 
+/// `llvm-readelf -SW`'s allocated sections: (name, address, size).
+fn alloc_sections(file: &Path) -> Vec<(String, u64, u64)> {
+    let out = must(Command::new("llvm-readelf").arg("-SW").arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_once(']')?.1.split_whitespace().collect();
+            let (addr, size) = (u64::from_str_radix(f.get(2)?, 16).ok()?, u64::from_str_radix(f.get(4)?, 16).ok()?);
+            (addr != 0 && f.get(6).is_some_and(|fl| fl.contains('A'))).then(|| (f[0].to_string(), addr, size))
+        })
+        .collect()
+}
+
+/// The dynamic relocations of `.rela.dyn` as `llvm-readelf -rW` decodes them (it reads Android's
+/// packed format too), each address written as its section and the offset in it, so that two
+/// links with different layouts compare: "TYPE SECTION+OFF SYMBOL ADDEND", sorted.
+fn dynamic_relocations(file: &Path) -> Vec<String> {
+    let sections = alloc_sections(file);
+    let at = |a: u64| match sections.iter().find(|(_, s, n)| a >= *s && a < s + (*n).max(1)) {
+        Some((name, s, _)) => format!("{name}+{:#x}", a - s),
+        None => format!("{a:#x}"),
+    };
+    let out = must(Command::new("llvm-readelf").arg("-rW").arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut in_dyn = false;
+    let mut rels = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("Relocation section") {
+            in_dyn = line.contains("'.rela.dyn'");
+            continue;
+        }
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let Some(offset) = w.first().and_then(|o| u64::from_str_radix(o, 16).ok()) else { continue };
+        if !in_dyn || w.len() < 3 {
+            continue;
+        }
+        let rel = match w[2] {
+            // Its addend is an address: where it points.
+            "R_X86_64_RELATIVE" => format!("RELATIVE {} - {}", at(offset), at(u64::from_str_radix(w[3], 16).unwrap())),
+            ty => format!("{ty} {} {}", at(offset), w[4..].join(" ")),
+        };
+        rels.push(rel);
+    }
+    rels.sort();
+    rels
+}
+
+#[test]
+fn android_packed_relocations_decode_as_the_plain_ones() {
+    let Some(tmp) = setup("aps2") else { return };
+    if !have("llvm-readelf") {
+        eprintln!("skipped: llvm-readelf (which decodes Android's packed relocations) missing");
+        return;
+    }
+    // Pointers to local and imported data and functions (RELATIVE, symbolic R_X86_64_64 with
+    // addends, GLOB_DAT), runs of them (grouped), and TLS through the GOT (DTPMOD64 and a TPOFF64
+    // without a symbol in a shared object; TPOFF64 against an imported variable).
+    let source = "#include <stdio.h>\n\
+        extern int counter;\n\
+        extern __thread int tls_in_lib;\n\
+        static __thread int tls_here = 3;\n\
+        static int a = 1, b = 2, c[8];\n\
+        int *ptrs[] = {&a, &b, &a, &b, &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &a, &b};\n\
+        int *imported[] = {&counter, &counter + 1, &counter, &counter, &counter};\n\
+        void *funcs[] = {(void *)puts, (void *)printf, (void *)puts};\n\
+        int tls_sum(void) { return tls_here + tls_in_lib; }\n\
+        int sum(void) { return *ptrs[0] + *imported[0] + (funcs[0] != 0); }\n";
+    compile(&tmp, "packed.c", source, &["-fPIC"]);
+    compile(&tmp, "tlslib.c", "int counter = 4;\n__thread int tls_in_lib = 5;\n", &["-fPIC"]);
+    compile(
+        &tmp,
+        "ie.c",
+        "extern __thread int tls_in_lib;\nint ie(void) { return tls_in_lib; }\n",
+        &["-fPIC", "-ftls-model=initial-exec"],
+    );
+    compile(
+        &tmp,
+        "pmain.c",
+        "int sum(void);\nint tls_sum(void);\nint main(void) { return sum() + tls_sum() == 0; }\n",
+        &["-fPIC"],
+    );
+    link(&tmp, false, true, &["tlslib.o"], &[], "libtlslib.so");
+    let lld_dir = tmp.join("lld");
+    std::fs::create_dir_all(&lld_dir).unwrap();
+    let lld = have("ld.lld-19").then(|| std::os::unix::fs::symlink(which("ld.lld-19"), lld_dir.join("ld")).unwrap());
+    for (shared, inputs) in [
+        (true, &["packed.o", "ie.o", "-L.", "-ltlslib"][..]),
+        (false, &["packed.o", "pmain.o", "ie.o", "-L.", "-ltlslib", "-pie"][..]),
+    ] {
+        let plain = link(&tmp, true, shared, inputs, &[], "plain");
+        let expected = dynamic_relocations(&plain);
+        assert!(expected.len() > 20, "{expected:#?}");
+        for format in ["android", "android+relr"] {
+            let flag = format!("--pack-dyn-relocs={format}");
+            let packed = link(&tmp, true, shared, inputs, &[&flag], "packed");
+            // Android's section type and tags instead of SHT_RELA, DT_RELA and DT_RELASZ.
+            let headers = must(Command::new("llvm-readelf").arg("-SW").arg(&packed));
+            let headers = String::from_utf8_lossy(&headers.stdout).into_owned();
+            assert!(headers.lines().any(|l| l.contains(" .rela.dyn ") && l.contains("ANDROID_RELA")), "{headers}");
+            let dynamic = must(Command::new("llvm-readelf").arg("-dW").arg(&packed));
+            let dynamic = String::from_utf8_lossy(&dynamic.stdout).into_owned();
+            assert!(dynamic.contains("(ANDROID_RELA)") && dynamic.contains("(ANDROID_RELASZ)"), "{dynamic}");
+            assert!(!dynamic.contains("(RELA)") && !dynamic.contains("(RELACOUNT)"), "{dynamic}");
+            // The same relocations, decoded from the packed stream (with relr, the RELATIVE
+            // ones are in .relr.dyn instead).
+            let relr = format == "android+relr";
+            let want: Vec<String> = expected.iter().filter(|r| !relr || !r.starts_with("RELATIVE")).cloned().collect();
+            assert_eq!(dynamic_relocations(&packed), want, "{format}, shared {shared}");
+            assert_eq!(dynamic.contains("(RELR)"), relr, "{dynamic}");
+            // Smaller than the plain table it stands for.
+            let size = |f: &Path| alloc_sections(f).into_iter().find(|s| s.0 == ".rela.dyn").map_or(0, |s| s.2);
+            assert!(size(&packed) * 2 < 24 * want.len() as u64, "{format}: {} bytes for {}", size(&packed), want.len());
+            // lld packs the same relocations (its layout differs: compare types and symbols).
+            if lld.is_some() {
+                let mut cmd = Command::new("gcc");
+                cmd.current_dir(&tmp.path).arg("-B").arg(&lld_dir).args(inputs).arg(format!("-Wl,{flag}"));
+                if shared {
+                    cmd.arg("-shared");
+                }
+                must(cmd.arg("-o").arg("lld-packed"));
+                let kinds = |rels: Vec<String>| {
+                    let mut k: Vec<String> = rels
+                        .iter()
+                        .map(|r| {
+                            let w: Vec<&str> = r.split_whitespace().collect();
+                            format!("{} {}", w[0], if w[0] == "RELATIVE" { "" } else { w.get(2).unwrap_or(&"") })
+                        })
+                        // An executable leaves crt's undefined weak symbols to 0, not to the
+                        // loader, as mold does; lld 19 imports them.
+                        .filter(|k| {
+                            !["__gmon_start__", "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable"]
+                                .iter()
+                                .any(|weak| k.ends_with(weak))
+                        })
+                        .collect();
+                    k.sort();
+                    k
+                };
+                let ours = kinds(dynamic_relocations(&packed));
+                let theirs = kinds(dynamic_relocations(&tmp.join("lld-packed")));
+                assert_eq!(ours, theirs, "{format}, shared {shared}: rivet against lld");
+            }
+        }
+    }
+    tmp.finish();
+}
+
+/// A tool's path on PATH.
+fn which(tool: &str) -> PathBuf {
+    let out = must(Command::new("sh").args(["-c", &format!("command -v {tool}")]));
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
 #[test]
 fn package_metadata_note_matches_gnu_ld() {
     let Some(tmp) = setup("package-metadata") else { return };

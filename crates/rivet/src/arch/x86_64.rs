@@ -322,6 +322,7 @@ struct Needs {
     dynrels: u64,
     relative: u64,
     relr: Vec<(SectionRef, u64)>,
+    android: Vec<crate::synthetic::InputDynRel>,
     gotplt: bool,
     /// The file's first text relocation: its section and target.
     textrel: Option<(FileId, u32, Target)>,
@@ -385,6 +386,7 @@ fn scan(ctx: &Ctx, relax: bool, features: u32) -> Tables {
         tables.dynrel_count += n.dynrels;
         tables.relative_count += n.relative;
         tables.relr.extend(n.relr);
+        tables.android.extend(n.android);
         tables.need_gotplt |= n.gotplt;
         if let (None, Some(first)) = (tables.textrel, n.textrel) {
             warn_text_relocations(ctx, first);
@@ -478,8 +480,15 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
                 if !writable && matches!(how, Abs64::Symbolic | Abs64::Relative) {
                     text_relocation(ctx, f, si, rel.r_offset.get(LE), t, needs);
                 }
+                let android = ctx.config.pack_android_relocs;
                 match how {
-                    Abs64::Symbolic => needs.dynrels += 1,
+                    Abs64::Symbolic => {
+                        needs.dynrels += 1;
+                        if let (true, Target::Global(id)) = (android, t) {
+                            let named = Some((id, rel.r_addend.get(LE)));
+                            needs.android.push((SectionRef::new(f, si), rel.r_offset.get(LE), named));
+                        }
+                    }
                     Abs64::AddressInExecutable => address_in_executable(ctx, t, needs),
                     Abs64::Relative if ctx.packs_relative(sec, rel.r_offset.get(LE)) => {
                         needs.relr.push((SectionRef::new(f, si), rel.r_offset.get(LE)))
@@ -487,6 +496,9 @@ fn scan_section(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, ne
                     Abs64::Relative => {
                         needs.dynrels += 1;
                         needs.relative += 1;
+                        if android {
+                            needs.android.push((SectionRef::new(f, si), rel.r_offset.get(LE), None));
+                        }
                     }
                     Abs64::Static => {}
                 }

@@ -169,6 +169,8 @@ pub struct Config {
     pub ibt_plt: bool,
     /// `-z pack-relative-relocs` / `--pack-dyn-relocs=relr`: RELATIVE relocations go to `.relr.dyn`.
     pub pack_relative_relocs: bool,
+    /// `--pack-dyn-relocs=android` / `android+relr`: `.rela.dyn` in Android's packed format (APS2).
+    pub pack_android_relocs: bool,
     /// `--use-android-relr-tags`: DT_ANDROID_RELR* instead of DT_RELR*.
     pub android_relr_tags: bool,
     /// `-z cet-report=none|warning|error`: how objects missing IBT or SHSTK are reported.
@@ -475,6 +477,7 @@ impl Default for Config {
             ibt_plt: false,
             pack_relative_relocs: false,
             android_relr_tags: false,
+            pack_android_relocs: false,
             cet_report: Default::default(),
             init: "_init".to_string(),
             fini: "_fini".to_string(),

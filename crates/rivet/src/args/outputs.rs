@@ -121,14 +121,15 @@ pub(super) static OPTIONS: &[Opt] = &[
     opt(
         &["pack-dyn-relocs"],
         Parse(|p, _, v| {
-            match v.as_str() {
-                "relr" => p.config.pack_relative_relocs = true,
-                "none" => p.config.pack_relative_relocs = false,
-                "android" | "android+relr" => {
-                    bail!("--pack-dyn-relocs={v}: Android's packed relocation format is not supported (relr is)")
-                }
-                _ => bail!("--pack-dyn-relocs: unknown format '{v}' (relr or none)"),
-            }
+            // Each value says both: RELATIVE relocations in `.relr.dyn` or not, `.rela.dyn`
+            // packed (APS2) or not.
+            (p.config.pack_relative_relocs, p.config.pack_android_relocs) = match v.as_str() {
+                "none" => (false, false),
+                "relr" => (true, false),
+                "android" => (false, true),
+                "android+relr" => (true, true),
+                _ => bail!("--pack-dyn-relocs: unknown format '{v}' (none, relr, android or android+relr)"),
+            };
             Ok(())
         }),
     ),

@@ -59,6 +59,10 @@ impl GotKind {
     }
 }
 
+/// An input section's dynamic relocation as the scan sees it: the section, the offset in it, and
+/// the symbol and addend of a symbolic one (None: RELATIVE).
+pub type InputDynRel = (SectionRef, u64, Option<(SymbolId, i64)>);
+
 /// A relocation for the dynamic loader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct DynRel {
@@ -95,6 +99,10 @@ pub struct Tables {
     /// RELATIVE relocations packed into `.relr.dyn` (`-z pack-relative-relocs`): input section
     /// and offset in it (the GOT's are found from `got`).
     pub relr: Vec<(SectionRef, u64)>,
+    /// `--pack-dyn-relocs=android`: the input sections' dynamic relocations (section, offset in
+    /// it, and the symbol and addend of a symbolic one; None: RELATIVE), which the packed
+    /// `.rela.dyn` is planned from before layout. Empty in every other format.
+    pub android: Vec<InputDynRel>,
     /// How many of the GOT's RELATIVE relocations are packed into `.relr.dyn`.
     pub relr_got: u64,
     /// GOTPCRELX loads may skip the GOT: every address of the output is within reach of a 32-bit

@@ -179,8 +179,14 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
         push(DT_X86_64_PLTENT, DynValue::Value(crate::synthetic::PLT_ENTRY_SIZE));
     }
     if let Some(rela) = id(Content::RelaDyn) {
-        push(DT_RELA, DynValue::SectionAddr(rela));
-        push(DT_RELASZ, DynValue::SectionSize(rela));
+        // Packed (APS2), it is found by Android's tags; DT_RELAENT still gives the size of the
+        // entries it decodes to (lld writes it too).
+        let (addr, size) = match ctx.config.pack_android_relocs {
+            true => (super::aps2::DT_ANDROID_RELA, super::aps2::DT_ANDROID_RELASZ),
+            false => (DT_RELA, DT_RELASZ),
+        };
+        push(addr, DynValue::SectionAddr(rela));
+        push(size, DynValue::SectionSize(rela));
         push(DT_RELAENT, DynValue::Value(24));
     }
     if let Some(relr) = id(Content::RelrDyn) {
@@ -213,7 +219,8 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
         push(DT_VERNEED, DynValue::SectionAddr(vr));
         push(DT_VERNEEDNUM, DynValue::Value(plans.dynsym.verneed_count as u64));
     }
-    if plans.got.relative_count > 0 {
+    // DT_RELACOUNT counts the RELATIVE entries at the start of a plain `.rela.dyn`.
+    if plans.got.relative_count > 0 && !ctx.config.pack_android_relocs {
         push(DT_RELACOUNT, DynValue::Value(plans.got.relative_count));
     }
     push(DT_NULL, DynValue::Value(0));

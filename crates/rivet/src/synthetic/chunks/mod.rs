@@ -17,6 +17,7 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
 
+mod aps2;
 mod debuglink;
 mod dynamic;
 mod dynsym;

@@ -1,5 +1,5 @@
 //! `.rela.plt` and `.rela.dyn`: the relocations the dynamic loader applies.
-use super::{shndx, Chunk, Header, Sizing, Writing};
+use super::{aps2, shndx, Chunk, Header, Sizing, Writing};
 use crate::ctx::{Ctx, Target};
 use crate::diag::Result;
 use crate::linked::Linked;
@@ -50,23 +50,35 @@ impl Chunk for RelaPlt {
     }
 }
 
-/// `.rela.dyn`: sized from the relocation scan's count; its contents are every other section's
-/// dynamic relocations, so the writer fills it last (`write_rela_dyn`).
+/// `.rela.dyn`: sized from the relocation scan's count (packed: from its plan, `aps2`); its
+/// contents are every other section's dynamic relocations, so the writer fills it last
+/// (`write_rela_dyn`).
 pub struct RelaDyn;
 
 impl Chunk for RelaDyn {
-    fn header(&self, _: &Ctx) -> Header {
-        Header {
-            name: ".rela.dyn",
-            sh_type: elf::SHT_RELA,
-            flags: elf::SHF_ALLOC as u64,
-            align: 8,
-            entsize: RELA_SIZE as u64,
-        }
+    fn header(&self, ctx: &Ctx) -> Header {
+        // A packed section is a byte stream, as lld marks it (entry size 1).
+        let (sh_type, entsize) = match ctx.config.pack_android_relocs {
+            true => (aps2::SHT_ANDROID_RELA, 1),
+            false => (elf::SHT_RELA, RELA_SIZE as u64),
+        };
+        Header { name: ".rela.dyn", sh_type, flags: elf::SHF_ALLOC as u64, align: 8, entsize }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
         let n = s.plans.got.dynrel_count;
-        (super::has_dynamic(s.ctx) && n > 0).then_some(RELA_SIZE as u64 * n)
+        if !super::has_dynamic(s.ctx) || n == 0 {
+            return None;
+        }
+        if !s.ctx.config.pack_android_relocs {
+            return Some(RELA_SIZE as u64 * n);
+        }
+        match aps2::size(s.ctx, s.offsets, s.plans, s.synthetic) {
+            Ok(size) => Some(size),
+            Err(e) => {
+                s.ctx.diag.error(e.to_string());
+                None
+            }
+        }
     }
     fn link_info(&self, w: &Writing) -> (u32, u32) {
         (shndx(w.linked, Content::Dynsym), 0)
@@ -80,6 +92,9 @@ impl Chunk for RelaDyn {
 /// tight loop), each group sorted by address: deterministic whatever the thread count.
 pub fn write_rela_dyn(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
     use rayon::prelude::*;
+    if ctx.config.pack_android_relocs {
+        return aps2::write(ctx, rels, buf);
+    }
     // Sorted and written on every thread (cxx-big has 104k relocations).
     rels.par_sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
     if rels.len() * RELA_SIZE != buf.len() {
