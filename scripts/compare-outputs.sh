@@ -12,14 +12,15 @@
 #
 # Every difference is logged as `DIFF DIR OUTPUT :: ARGS` and every link that OLD failed (while NEW
 # succeeded) as `OLD-FAILED DIR :: ARGS` in $COMPARE_DIR/log; links counts the compared ones.
-# Links that write to stdout or a device, that write a --reproduce archive, or that only print
-# (--version, -v, -V, --help) are not compared.
+# Links that write to stdout or a device, that write a --reproduce archive, that only print
+# (--version, -v, -V, --help), or with a random --build-id=uuid are not compared; a link without
+# -o whose a.out NEW did not write (a script's OUTPUT named the file) is logged as SKIPPED.
 #
 # Example:
 #   scripts/compare-outputs.sh /tmp/rivet-old target/release/rivet -- cargo test --release --test programs
 set -u
 if [ $# -lt 2 ]; then
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 old=$(realpath "$1"); new=$(realpath "$2"); shift 2
@@ -32,10 +33,11 @@ cat > "$wrapper" <<WRAP
 old='$old'; new='$new'; log='$dir/log'; links='$dir/links'
 WRAP
 cat >> "$wrapper" <<'WRAP'
+marker=$(mktemp)
 "$new" "$@"; rc=$?
-[ $rc -ne 0 ] && exit $rc
-# Does the link write anything besides its output that would clash, or no file at all?
-case " $* " in *" -o -"*|*" --reproduce"*|*" -repro"*|*" --version "*|*" -v "*|*" -V "*|*" --help "*) exit 0;; esac
+[ $rc -ne 0 ] && { rm -f "$marker"; exit $rc; }
+# Links that write no file, or a file besides their output that would clash, or a random build-id.
+case " $* " in *" -o -"*|*" --reproduce"*|*" -repro"*|*" --version "*|*" -v "*|*" -V "*|*" --help "*|*"--build-id=uuid"*) rm -f "$marker"; exit 0;; esac
 args=(); out=a.out; next=0
 side() { echo "$(dirname "$1")/.compare-old/$(basename "$1")"; }
 for a in "$@"; do
@@ -48,7 +50,16 @@ for a in "$@"; do
     *) args+=("$a");;
   esac
 done
-case "$out" in /dev/*) exit 0;; esac
+case "$out" in /dev/*) rm -f "$marker"; exit 0;; esac
+# Without -o the output is a.out, unless a linker script's OUTPUT names another file: compare it
+# only if NEW wrote it, and send OLD's to the side path.
+if ! printf '%s\n' "$@" | grep -q -e '^-o' -e '^--output'; then
+  if [ ! "$out" -nt "$marker" ]; then
+    echo "SKIPPED $PWD :: $*" >> "$log"; rm -f "$marker"; exit 0
+  fi
+  args+=(-o "$(side "$out")")
+fi
+rm -f "$marker"
 sidedir=$(dirname "$out")/.compare-old
 mkdir -p "$sidedir"
 if ! "$old" "${args[@]}" >/dev/null 2>&1; then

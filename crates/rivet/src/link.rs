@@ -2,6 +2,7 @@
 //! structure. Errors stop the pipeline before the output file is created, so a failed link never
 //! touches an existing output. What each stage does lives next to its data; this file is the
 //! table of contents.
+use crate::arch::Arch;
 use crate::args::{Config, Icf};
 use crate::ctx::{Ctx, OutputKind, Resolved};
 use crate::diag::{Diag, Result};
@@ -29,7 +30,7 @@ pub fn link_detaching(
     config: &Config,
     timer: &Timer,
     diag: &Diag,
-    mut detach: Option<rivet_io::detach::Detached>,
+    detach: Option<rivet_io::detach::Detached>,
 ) -> Result<LinkReport> {
     // The command line's warnings come first, also when it is refused as a whole (lld's order).
     for w in &config.warnings {
@@ -38,11 +39,29 @@ pub fn link_detaching(
     config.validate()?;
     let requested = OutputKind::from_config(config)?;
     // Memory as the link finds it, the input cache and the prefetch thread, before any input opens.
-    let mut inputs = Inputs::start(config);
+    let inputs = Inputs::start(config);
     // Open and map every input named on the command line (and in linker-script stubs).
     let (loaded, script_files) = timer
         .phase("open inputs", || input::load(config, &inputs.cache, inputs.prefetcher.as_ref(), timer))
         .map_err(|e| diag.fail(e))?;
+    // The target: `-m`'s, else the first ELF input's machine; the rest of the link is generic
+    // over it.
+    let machine = arch::Machine::for_link(config, &loaded);
+    crate::with_arch!(machine, link_loaded(config, timer, diag, detach, requested, inputs, loaded, script_files))
+}
+
+/// The link once its inputs are open and its target `A` is known.
+#[allow(clippy::too_many_arguments)]
+fn link_loaded<A: Arch>(
+    config: &Config,
+    timer: &Timer,
+    diag: &Diag,
+    mut detach: Option<rivet_io::detach::Detached>,
+    requested: OutputKind,
+    mut inputs: Inputs,
+    loaded: Vec<input::Loaded>,
+    script_files: Vec<input::script::ScriptFile>,
+) -> Result<LinkReport> {
     inputs.flush_prefetch();
     inputs.tune_allocator();
     // A linker script's ENTRY, OUTPUT and SEARCH_DIR, where the command line said nothing.
@@ -98,7 +117,7 @@ pub fn link_detaching(
             crate::bail!("-r: {what} are not supported with a relocatable output");
         }
         let generated = lto::generated(&loaded, linked_inputs);
-        return relocatable::link(&resolved, &inputs, linked_inputs.len(), &generated, timer);
+        return relocatable::link::<A>(&resolved, &inputs, linked_inputs.len(), &generated, timer);
     }
     warn_exec_stack_requests(&resolved);
     // Version scripts decide what is exported and at which version, before anything depends on it.
@@ -148,7 +167,7 @@ pub fn link_detaching(
     let gnu_properties = property::merge(config, &ctx.objects, &ctx.file_order, diag);
     diag.check()?;
     // Size the GOT, PLT, copies and dynamic relocations from what relocations need.
-    let got = timer.phase("scan relocations", || arch::x86_64::scan_relocations(&mut ctx, &gnu_properties, &mut sizes));
+    let got = timer.phase("scan relocations", || A::scan_relocations(&mut ctx, &gnu_properties, &mut sizes));
     diag.check()?;
     // Imports, exports, versions and DT_NEEDED: all decided by name, so sized before layout.
     let dynsym = timer.phase("dynamic symbols", || dynamic::plan_for_output(&ctx, &got));
@@ -160,7 +179,7 @@ pub fn link_detaching(
     let plan = timer
         .phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx, &plans.got)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
-        let synthetic = chunks::create_sections(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
+        let synthetic = chunks::create_sections::<A>(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
         let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places, sizes)?;
         // e_shnum, e_shstrndx and st_shndx are 16 bits, with 0xff00 up reserved: more sections
         // need ELF's extended numbering (counts in section 0, SHT_SYMTAB_SHNDX), which rivet
@@ -177,7 +196,7 @@ pub fn link_detaching(
         Ok((lay, addresses))
     })?;
     diag.check()?;
-    compress::compress_if_asked(&ctx, &plans, &mut lay, &addresses, timer);
+    compress::compress_if_asked::<A>(&ctx, &plans, &mut lay, &addresses, timer);
     diag.check()?;
     if config.warn_rwx_segments && !config.oformat_binary {
         warn_rwx_segments(&config.output, &lay.phdrs, diag);
@@ -195,8 +214,8 @@ pub fn link_detaching(
     let kernel = out.kernel_copy(&inputs);
     let linked = Linked::new(Placed::new(&ctx, &plans, &lay), &addresses);
     let paced = out.io.paced;
-    let written =
-        timer.phase("write", || write::write(&linked, plan.as_ref(), &mut out.file, kernel.as_ref(), paced, None))?;
+    let written = timer
+        .phase("write", || write::write::<A>(&linked, plan.as_ref(), &mut out.file, kernel.as_ref(), paced, None))?;
     // Relocation errors were collected while writing; the temp file goes away with `out`.
     diag.check()?;
     // An input rewritten while we read it (a parallel build step) gives an output built from torn
@@ -217,7 +236,7 @@ pub fn link_detaching(
         let linked = Linked::new(Placed::new(&ctx, &plans, dbg), &addresses);
         let id = written.build_id.as_deref();
         let detach = if config.detaches() { detach.take() } else { None };
-        link_io::write_debug_file(config, &linked, plan.as_ref(), &inputs, id, crc, detach, timer)?;
+        link_io::write_debug_file::<A>(config, &linked, plan.as_ref(), &inputs, id, crc, detach, timer)?;
     }
     let copy = written.copy;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };

@@ -170,7 +170,7 @@ impl Output {
 /// is left: the temp file goes, and so does the empty file the lock created). `build_id`: the
 /// output's; `crc`: the CRC its `.gnu_debuglink` records.
 #[allow(clippy::too_many_arguments)]
-pub fn write_debug_file(
+pub fn write_debug_file<A: crate::arch::Arch>(
     config: &Config,
     linked: &crate::linked::Linked,
     plan: Option<&crate::synthetic::symtab::Plan>,
@@ -191,7 +191,9 @@ pub fn write_debug_file(
             d.release(0);
         }
         let paced = out.io.paced;
-        timer.phase("write debug file", || crate::write::write(linked, plan, &mut out.file, None, paced, build_id))?;
+        timer.phase("write debug file", || {
+            crate::write::write::<A>(linked, plan, &mut out.file, None, paced, build_id)
+        })?;
         linked.diag.check()?;
         crate::synthetic::debug_file::seal(&mut out.file, size, crc)?;
         timer

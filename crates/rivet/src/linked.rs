@@ -4,6 +4,7 @@
 //! questions that need an address (`input_addr`, `value`, `tpoff`, ...) are answered here and only
 //! here: before layout there is no `Layout`, so no stage can read an address that does not exist
 //! yet (an `OutputSection` has none; layout's `Placement` of it has).
+use crate::arch::Arch;
 use crate::ctx::{Ctx, OutputKind, Target};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef, SymbolId};
 use crate::layout::Layout;
@@ -13,7 +14,7 @@ use crate::sections::eh_frame;
 use crate::sections::merged::PlacedPieces;
 use crate::sections::output::Content;
 use crate::synthetic::plans::Plans;
-use crate::synthetic::tables::{GotKind, GOTPLT_RESERVED, PLT_ENTRY_SIZE};
+use crate::synthetic::tables::GotKind;
 use object::elf;
 use object::LittleEndian as LE;
 
@@ -272,26 +273,21 @@ impl<'l, 'a> Placed<'l, 'a> {
     /// there is one).
     pub fn plt_entry_addr(&self, i: u32) -> u64 {
         if let Some(sec) = self.synthetic_addr(Content::PltSec) {
-            return sec + PLT_ENTRY_SIZE * i as u64;
+            return sec + self.plans.got.plt_entry * i as u64;
         }
         let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
-        plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64
+        plt + self.plans.got.plt_header + self.plans.got.plt_entry * i as u64
     }
 
-    /// Where an import's `.got.plt` slot points before it is bound: its lazy stub's `push` (the
-    /// `endbr64` before it in an IBT PLT, which the indirect jump must land on).
-    pub fn plt_lazy_addr(&self, i: u32) -> u64 {
+    /// Where an import's `.got.plt` slot points before it is bound (`Arch::plt_lazy_addr`).
+    pub fn plt_lazy_addr<A: Arch>(&self, i: u32) -> u64 {
         let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
-        let stub = plt + self.plans.got.plt_header + PLT_ENTRY_SIZE * i as u64;
-        if self.layout.synthetic.get(Content::PltSec).is_some() {
-            stub
-        } else {
-            stub + 6
-        }
+        let stub = plt + self.plans.got.plt_header + self.plans.got.plt_entry * i as u64;
+        A::plt_lazy_addr(stub, self.layout.synthetic.get(Content::PltSec).is_some())
     }
 
     pub fn gotplt_slot_addr(&self, i: u32) -> u64 {
-        self.gotplt_addr() + 8 * (GOTPLT_RESERVED + i as u64)
+        self.gotplt_addr() + 8 * (self.plans.got.gotplt_reserved + i as u64)
     }
 
     /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` (of `.got` when there is no `.got.plt`).
@@ -395,7 +391,7 @@ impl<'l, 'a> Linked<'l, 'a> {
     }
 
     /// The thread-pointer offset of a TLS symbol (negative: TLS sits below the thread pointer).
-    pub fn tpoff(&self, t: Target) -> i64 {
+    pub fn tpoff<A: Arch>(&self, t: Target) -> i64 {
         // `_TLS_MODULE_BASE_@tpoff` is 0, as in lld: a local-dynamic TLS-descriptor sequence
         // relaxed in an executable leaves 0 in %rax, and the `x@dtpoff` added to it (relaxed to
         // x's thread-pointer offset, as after the classic local-dynamic sequence) is the whole
@@ -405,7 +401,7 @@ impl<'l, 'a> Linked<'l, 'a> {
                 return 0;
             }
         }
-        self.raw_value(t).wrapping_sub(self.layout.tls.end) as i64
+        A::tp_offset(self.layout.tls, self.raw_value(t))
     }
 }
 

@@ -8,8 +8,9 @@
 //! undefined). Archives' members are pulled as in a final link.
 //!
 //! As in lld, a relocation against a section that the link discarded (the losing copy of a COMDAT
-//! group, seen from `.eh_frame` or debug information) becomes `R_X86_64_NONE` against symbol 0;
+//! group, seen from `.eh_frame` or debug information) becomes the target's `R_NONE` against symbol 0;
 //! the final link drops the frame description it belonged to.
+use crate::arch::Arch;
 use crate::ctx::{Resolved, Target};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
@@ -409,7 +410,7 @@ fn map_symbol(ctx: &Resolved, plan: &Plan, t: &Symbols, f: FileId, r_sym: u32) -
 }
 
 /// The `.rela` section of content section `target`.
-fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
+fn relocations<A: Arch>(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
     let Body::Inputs(members) = &plan.sections[target].body else {
         return Vec::new();
     };
@@ -445,7 +446,7 @@ fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u
                             obj.display_sym(r_sym as usize)
                         ));
                     }
-                    (0, elf::R_X86_64_NONE, 0)
+                    (0, A::R_NONE, 0)
                 }
             };
             let rela = Rela {
@@ -484,7 +485,7 @@ fn group(ctx: &Resolved, plan: &Plan, t: &Symbols, f: FileId, g: usize) -> Resul
 }
 
 /// The relocatable output's bytes.
-pub fn build(ctx: &Resolved, properties: &crate::synthetic::property::Properties) -> Result<Vec<u8>> {
+pub fn build<A: Arch>(ctx: &Resolved, properties: &crate::synthetic::property::Properties) -> Result<Vec<u8>> {
     let strip_debug = ctx.config.strip != crate::args::Strip::None;
     let plan = plan_sections(ctx, strip_debug, properties);
     let symbols = plan_symbols(ctx, &plan)?;
@@ -493,7 +494,7 @@ pub fn build(ctx: &Resolved, properties: &crate::synthetic::property::Properties
     let mut made: Vec<(Vec<u8>, u32, u32)> = Vec::with_capacity(plan.sections.len());
     for s in &plan.sections {
         made.push(match &s.body {
-            Body::Rela(target) => (relocations(ctx, &plan, &symbols, *target), symtab_index, *target as u32 + 1),
+            Body::Rela(target) => (relocations::<A>(ctx, &plan, &symbols, *target), symtab_index, *target as u32 + 1),
             Body::Group(f, g) => {
                 let (bytes, signature) = group(ctx, &plan, &symbols, *f, *g)?;
                 (bytes, symtab_index, signature)
@@ -506,11 +507,11 @@ pub fn build(ctx: &Resolved, properties: &crate::synthetic::property::Properties
         });
     }
     ctx.diag.check()?;
-    Ok(write_file(ctx, &plan, &symbols, &made))
+    Ok(write_file::<A>(ctx, &plan, &symbols, &made))
 }
 
 /// Lays the file out (ELF header, sections in order, section header table last) and writes it.
-fn write_file(ctx: &Resolved, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)]) -> Vec<u8> {
+fn write_file<A: Arch>(ctx: &Resolved, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u32)]) -> Vec<u8> {
     let n = plan.sections.len();
     // .symtab, [.symtab_shndx], .strtab, .shstrtab follow the sections of the plan.
     let need_ext = t.syms.iter().any(|(_, s)| matches!(s, Shndx::Section(i) if *i >= SHN_LORESERVE));
@@ -627,7 +628,7 @@ fn write_file(ctx: &Resolved, plan: &Plan, t: &Symbols, made: &[(Vec<u8>, u32, u
     let header = elf::FileHeader64::<LE> {
         e_ident: crate::write::elf_ident(),
         e_type: object::U16::new(LE, elf::ET_REL),
-        e_machine: object::U16::new(LE, elf::EM_X86_64),
+        e_machine: object::U16::new(LE, A::E_MACHINE),
         e_version: object::U32::new(LE, u32::from(elf::EV_CURRENT)),
         e_entry: object::U64::new(LE, 0),
         e_phoff: object::U64::new(LE, 0),
@@ -690,7 +691,7 @@ fn write_image(out: &mut rivet_io::OutputFile, image: &[u8]) -> Result<()> {
 /// The `-r` pipeline after resolution: refuse what it cannot do, build the object, write it.
 /// `inputs_loaded` counts the inputs for the report.
 /// `generated`: the LTO plugin's objects, which the dependency file leaves out.
-pub fn link(
+pub fn link<A: Arch>(
     ctx: &Resolved,
     inputs: &crate::link_io::Inputs,
     inputs_loaded: usize,
@@ -710,7 +711,7 @@ pub fn link(
     }
     let properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, ctx.diag);
     ctx.diag.check()?;
-    let image = timer.phase("relocatable output", || build(ctx, &properties))?;
+    let image = timer.phase("relocatable output", || build::<A>(ctx, &properties))?;
     let size = image.len() as u64;
     let mut out = crate::link_io::Output::create(config, inputs, size, timer)?;
     timer.phase("write", || write_image(&mut out.file, &image))?;

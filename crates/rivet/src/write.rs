@@ -4,6 +4,7 @@
 //! Every byte of the output is written: a slice's job also zeroes the padding after it where a
 //! reused output file still holds its old bytes, so that file is never zeroed in a pass of its own.
 use crate::arch::endbr::EndbrRewrites;
+use crate::arch::Arch;
 use crate::ctx::{Ctx, OutputKind};
 use crate::diag::{Context, Result};
 use crate::fatal;
@@ -70,7 +71,7 @@ const BLOCK: u64 = chunks::BUILD_ID_CHUNK as u64;
 ///
 /// `build_id`: the build-id to write instead of hashing this file (the separate debug file takes
 /// the output's). Returns what the copies did and the build-id written.
-pub fn write(
+pub fn write<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     out: &mut rivet_io::OutputFile,
@@ -82,26 +83,26 @@ pub fn write(
     let jobs = collect_jobs(ctx, ctx.layout, &ctx.plans.endbr, kernel.is_some());
     let mut stats = CopyStats::default();
     if let Some(file) = out.heap_file() {
-        let written = write_behind(ctx, plan, jobs, file, kernel, paced, build_id)?;
+        let written = write_behind::<A>(ctx, plan, jobs, file, kernel, paced, build_id)?;
         out.set_written_except(Vec::new());
         return Ok(written);
     }
     // A reused output's old bytes are not zeroed first: the fill writes every one of them.
     if kernel.is_none() && build_id.is_none() && chunks::hashed(&ctx.config.build_id) {
         let (buf, stale) = filled(ctx, out.buf_unzeroed());
-        let digests = fill_hashing(ctx, plan, jobs, buf, stale)?;
+        let digests = fill_hashing::<A>(ctx, plan, jobs, buf, stale)?;
         let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
         return Ok(Written { copy: stats, build_id });
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
     let (buf, stale) = filled(ctx, out.buf_unzeroed());
-    let dynrels = fill_parallel(ctx, plan, jobs, buf, stale, true)?;
+    let dynrels = fill_parallel::<A>(ctx, plan, jobs, buf, stale, true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
         // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
         k.run(&copies, file, &mut stats)?;
     }
     let buf = out.buf();
-    finish_window(ctx, with_copies(ctx, dynrels), buf, 0)?;
+    finish_window::<A>(ctx, with_copies::<A>(ctx, dynrels), buf, 0)?;
     let digests = if build_id.is_some() { Vec::new() } else { chunks::chunk_digests(&ctx.config.build_id, buf) };
     let build_id = patch_build_id(ctx, &digests, buf, 0, build_id)?;
     Ok(Written { copy: stats, build_id })
@@ -245,22 +246,22 @@ fn late_ranges(ctx: &Linked) -> Vec<(u64, u64)> {
 }
 
 /// The loader fills each copy relocation's space with the library's initial bytes.
-fn with_copies(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
+fn with_copies<A: Arch>(ctx: &Linked, mut dynrels: Vec<DynRel>) -> Vec<DynRel> {
     for &id in &ctx.plans.got.copies {
         let offset = ctx.addr.global[id];
-        dynrels.push(DynRel { offset, ty: object::elf::R_X86_64_COPY, sym: Some(id), addend: 0 });
+        dynrels.push(DynRel { offset, ty: A::R_COPY, sym: Some(id), addend: 0 });
     }
     dynrels
 }
 
 /// Writes `.rela.dyn` into `buf` if the section lies in it (`buf` starts at file offset `base`).
-fn finish_window(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<()> {
+fn finish_window<A: Arch>(ctx: &Linked, dynrels: Vec<DynRel>, buf: &mut [u8], base: u64) -> Result<()> {
     match ctx.synthetic_file_range(Content::RelaDyn) {
         Some((offset, size)) => {
             let Some(start) = offset.checked_sub(base).filter(|&o| o + size <= buf.len() as u64) else {
                 return Ok(());
             };
-            chunks::write_rela_dyn(ctx, dynrels, &mut buf[start as usize..(start + size) as usize])
+            chunks::write_rela_dyn::<A>(ctx, dynrels, &mut buf[start as usize..(start + size) as usize])
         }
         // The section is a stub in this file (the separate debug file): its entries are the output's.
         None if dynrels.is_empty() || ctx.layout.synthetic.get(Content::RelaDyn).is_some() => Ok(()),
@@ -339,7 +340,7 @@ fn overlaps(start: u64, end: u64, ranges: &[(u64, u64)]) -> bool {
 /// Heap mode: windows filled in their own buffers and handed to a writer thread that writes and
 /// frees them (at most one queued), their build-id chunks hashed first. Windows holding `.rela.dyn`
 /// or the build-id note wait until everything else is known.
-fn write_behind(
+fn write_behind<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
@@ -397,7 +398,7 @@ fn write_behind(
             let copies: Vec<(u64, &[u8])> =
                 if late_window { Vec::new() } else { jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect() };
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            dynrels.extend(fill_parallel(ctx, plan, shifted, &mut buf, stale, !late_window)?);
+            dynrels.extend(fill_parallel::<A>(ctx, plan, shifted, &mut buf, stale, !late_window)?);
             if late_window {
                 kept.push((start, buf));
                 continue;
@@ -412,14 +413,14 @@ fn write_behind(
         stats = writer.join().map_err(|_| fatal!("the output writer thread panicked"))??;
         Ok(())
     })?;
-    let dynrels = with_copies(ctx, dynrels);
+    let dynrels = with_copies::<A>(ctx, dynrels);
     let mut dynrels = Some(dynrels);
     for (start, buf) in &mut kept {
         let reladyn = ctx.synthetic_file_range(Content::RelaDyn);
         let holds_reladyn =
             reladyn.is_some_and(|(offset, size)| offset >= *start && offset + size <= *start + buf.len() as u64);
         if holds_reladyn || reladyn.is_none() {
-            finish_window(ctx, dynrels.take().unwrap_or_default(), buf, *start)?;
+            finish_window::<A>(ctx, dynrels.take().unwrap_or_default(), buf, *start)?;
         }
     }
     if ctx.synthetic_file_range(Content::RelaDyn).is_some() && dynrels.is_some_and(|d| !d.is_empty()) {
@@ -615,7 +616,7 @@ fn may_skip_bytes(ctx: &Linked, job: Job) -> bool {
 /// bytes are still in the cache, rather than in a pass over the whole output afterwards. The
 /// windows holding `.rela.dyn` or the build-id note are hashed last, once `.rela.dyn` is written.
 /// Returns the digest of every chunk.
-fn fill_hashing(
+fn fill_hashing<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
@@ -640,7 +641,7 @@ fn fill_hashing(
         .with_max_len(1)
         .map(|((start, end, jobs), buf)| {
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
-            let dynrels = fill_parallel(ctx, plan, shifted, buf, stale.saturating_sub(start as usize), true)?;
+            let dynrels = fill_parallel::<A>(ctx, plan, shifted, buf, stale.saturating_sub(start as usize), true)?;
             let digests = (!overlaps(start, end, &late)).then(|| chunks::chunk_digests(style, buf));
             Ok(((start, end), dynrels, digests))
         })
@@ -655,7 +656,7 @@ fn fill_hashing(
             None => held.push((start, end)),
         }
     }
-    finish_window(ctx, with_copies(ctx, dynrels), out, 0)?;
+    finish_window::<A>(ctx, with_copies::<A>(ctx, dynrels), out, 0)?;
     for (start, end) in held {
         put_digests(&mut digests, start, chunks::chunk_digests(style, &out[start as usize..end as usize]));
     }
@@ -675,7 +676,7 @@ fn put_digests(digests: &mut [[u8; 32]], start: u64, found: Vec<[u8; 32]>) {
 /// padding no job writes, zeroed by the thread that writes the bytes beside it, with no pass over
 /// the whole output), and first in its piece if its writer may skip some. `kernel_copies`: the
 /// kernel copies the `Job::Kernel` pieces afterwards.
-fn fill_parallel(
+fn fill_parallel<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     jobs: Vec<Piece>,
@@ -696,7 +697,7 @@ fn fill_parallel(
             if may_skip_bytes(ctx, job) {
                 zero_stale(piece, off, stale);
             }
-            let dynrels = fill_piece(ctx, plan, job, piece, kernel_copies);
+            let dynrels = fill_piece::<A>(ctx, plan, job, piece, kernel_copies);
             zero_stale(gap, off + piece.len() as u64, stale);
             dynrels
         })
@@ -709,7 +710,7 @@ fn fill_parallel(
 }
 
 /// Fills one piece of the output (`buf`) with what `job` says goes there.
-fn fill_piece(
+fn fill_piece<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     job: Job,
@@ -717,15 +718,15 @@ fn fill_piece(
     kernel_copies: bool,
 ) -> Result<Vec<DynRel>> {
     match job {
-        Job::Input(f, s) => Ok(write_input(ctx, f, s, buf)),
-        Job::Part(f, s, from, whole) => Ok(write_input_part(ctx, f, s, from, whole, buf)),
+        Job::Input(f, s) => Ok(write_input::<A>(ctx, f, s, buf)),
+        Job::Part(f, s, from, whole) => Ok(write_input_part::<A>(ctx, f, s, from, whole, buf)),
         Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
         Job::Kernel(f, s, from) => {
             let data = ctx.objects[SectionRef::new(f, s)].data;
             buf.copy_from_slice(&data[from as usize..from as usize + buf.len()]);
             Ok(Vec::new())
         }
-        Job::Synthetic(i) => write_synthetic(ctx, plan, i, buf),
+        Job::Synthetic(i) => write_synthetic::<A>(ctx, plan, i, buf),
         Job::Head(i) => {
             buf.copy_from_slice(&ctx.sections[i].head);
             Ok(Vec::new())
@@ -742,7 +743,7 @@ fn fill_piece(
             Ok(Vec::new())
         }
         Job::FileHeader => {
-            write_file_header(ctx, ctx.layout, ctx.addr.entry, buf);
+            write_file_header::<A>(ctx, ctx.layout, ctx.addr.entry, buf);
             Ok(Vec::new())
         }
         Job::ProgramHeaders => {
@@ -750,13 +751,13 @@ fn fill_piece(
             Ok(Vec::new())
         }
         Job::SectionHeaders => {
-            write_section_headers(ctx, plan, buf);
+            write_section_headers::<A>(ctx, plan, buf);
             Ok(Vec::new())
         }
     }
 }
 
-pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
+pub(crate) fn write_input<A: Arch>(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[SectionRef::new(f, s)];
     if let Some(m) = ctx.merges.at(sec.merge_index) {
         // Only the pieces this section owns, and zeros in the alignment padding between them (a
@@ -790,7 +791,7 @@ pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Ve
         }
         None => buf.copy_from_slice(&sec.data[..buf.len()]),
     }
-    let dynrels = crate::arch::x86_64::apply(ctx, f, s, buf);
+    let dynrels = A::apply(ctx, f, s, buf);
     ctx.plans.endbr.patch(SectionRef::new(f, s), buf, 0);
     dynrels
 }
@@ -801,26 +802,26 @@ pub(crate) fn write_input(ctx: &Linked, f: FileId, s: u32, buf: &mut [u8]) -> Ve
 /// the window, not the section: a 96 MiB `.data` cut into 2 MiB windows took a 96 MiB scratch
 /// buffer per window, and a link that survived a 64 MiB cgroup mapped was killed written.
 /// Merged sections and `.eh_frame` (rearranged pieces, small) are built whole.
-fn write_input_part(ctx: &Linked, f: FileId, s: u32, from: u64, whole: u64, buf: &mut [u8]) -> Vec<DynRel> {
+fn write_input_part<A: Arch>(ctx: &Linked, f: FileId, s: u32, from: u64, whole: u64, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[SectionRef::new(f, s)];
     let len = buf.len() as u64;
     if ctx.merges.at(sec.merge_index).is_some() || ctx.split_eh_frame(f, s).is_some() || whole != sec.data.len() as u64
     {
         let mut scratch = vec![0u8; whole as usize];
-        let dynrels = write_input(ctx, f, s, &mut scratch);
+        let dynrels = write_input::<A>(ctx, f, s, &mut scratch);
         buf.copy_from_slice(&scratch[from as usize..(from + len) as usize]);
         return if from == 0 { dynrels } else { Vec::new() };
     }
-    let reach = 2 * crate::arch::x86_64::RELOC_REACH;
+    let reach = 2 * A::RELOC_REACH;
     let (lo, hi) = (from.saturating_sub(reach), (from + len + reach).min(whole));
     let mut scratch = sec.data[lo as usize..hi as usize].to_vec();
-    let dynrels = crate::arch::x86_64::apply_range(ctx, f, s, &mut scratch, lo, from..from + len);
+    let dynrels = A::apply_range(ctx, f, s, &mut scratch, lo, from..from + len);
     ctx.plans.endbr.patch(SectionRef::new(f, s), &mut scratch, lo);
     buf.copy_from_slice(&scratch[(from - lo) as usize..(from - lo + len) as usize]);
     dynrels
 }
 
-fn write_synthetic(
+fn write_synthetic<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
     i: OutputSectionId,
@@ -831,7 +832,7 @@ fn write_synthetic(
         buf.copy_from_slice(bytes);
         return Ok(Vec::new());
     }
-    match chunks::chunk(sec.content) {
+    match chunks::chunk::<A>(sec.content) {
         Some(chunk) => {
             chunk.write(&Writing { linked: ctx, symtab: plan, id: i, section: sec, place: ctx.layout.sections[i] }, buf)
         }
@@ -853,7 +854,7 @@ pub fn elf_ident() -> object::elf::Ident {
 }
 
 /// The ELF header, and the program headers when they follow it (`out` starts at file offset 0).
-fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
+fn write_file_header<A: Arch>(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     use object::elf::{FileHeader64, ProgramHeader64};
     use object::{pod, LittleEndian as LE, U16, U32, U64};
     const _: () = assert!(size_of::<FileHeader64<LE>>() == EHDR_SIZE as usize);
@@ -870,7 +871,7 @@ fn write_file_header(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut [u8]) {
     let header = FileHeader64::<LE> {
         e_ident: elf_ident(),
         e_type: U16::new(LE, e_type),
-        e_machine: U16::new(LE, elf::EM_X86_64),
+        e_machine: U16::new(LE, A::E_MACHINE),
         e_version: U32::new(LE, elf::EV_CURRENT as u32),
         e_entry: U64::new(LE, entry),
         e_phoff: U64::new(LE, layout.phoff),
@@ -910,7 +911,7 @@ fn write_program_headers(layout: &Layout, out: &mut [u8]) {
 }
 
 /// The section header table (`out` starts at `layout.shoff`).
-fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u8]) {
+fn write_section_headers<A: Arch>(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u8]) {
     use object::elf::SectionHeader64;
     use object::{pod, LittleEndian as LE, U32, U64};
     const _: () = assert!(size_of::<SectionHeader64<LE>>() == SHDR_SIZE as usize);
@@ -921,7 +922,7 @@ fn write_section_headers(ctx: &Linked, plan: Option<&symtab::Plan>, out: &mut [u
             continue;
         }
         let writing = Writing { linked: ctx, symtab: plan, id: i, section: s, place };
-        let (link, info) = chunks::chunk(s.content).map_or((0, 0), |c| c.link_info(&writing));
+        let (link, info) = chunks::chunk::<A>(s.content).map_or((0, 0), |c| c.link_info(&writing));
         headers[place.shndx as usize] = SectionHeader64 {
             sh_name: U32::new(LE, ctx.layout.sh_name[i.index()]),
             sh_type: U32::new(LE, if place.stub { elf::SHT_NOBITS } else { s.sh_type }),

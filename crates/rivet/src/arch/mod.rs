@@ -1,3 +1,165 @@
-//! Architecture back ends. rivet targets x86-64 only.
+//! Target back ends. Everything that differs between machines lives behind `Arch`: the ELF
+//! machine number and the names the command line and linker scripts use for it, page sizes, the
+//! dynamic relocation types, the PLT's shape and bytes, the TLS variant, and the relocation scan
+//! and apply. The pipeline is generic over it (`link::link_for::<A>`), so every call is static.
+//! rivet has one implementation, `x86_64::X86_64`; `for_machine` and `for_emulation` are the only
+//! places that map a machine to it.
 pub mod endbr;
 pub mod x86_64;
+
+use crate::ctx::Ctx;
+use crate::diag::Result;
+use crate::ids::{FileId, SectionRef};
+use crate::input::object::Rela;
+use crate::layout::Tls;
+use crate::linked::Linked;
+use crate::sections::output::Sizes;
+use crate::synthetic::property::Properties;
+use crate::synthetic::{DynRel, Tables};
+
+/// One target machine. Associated constants and functions only: an implementation is a unit type
+/// named as a type parameter, never a value.
+pub trait Arch: Send + Sync + 'static {
+    /// The ELF `e_machine` of its objects and outputs.
+    const E_MACHINE: u16;
+    /// The `-m` emulation names that select it.
+    const EMULATIONS: &'static [&'static str];
+    /// The `OUTPUT_FORMAT` / `--oformat` BFD names of its ELF output.
+    const OUTPUT_FORMATS: &'static [&'static str];
+    /// Default `-z max-page-size` and `-z common-page-size`.
+    const MAX_PAGE_SIZE: u64;
+    const COMMON_PAGE_SIZE: u64;
+
+    /// Relocation types: no relocation, and the dynamic ones the linker writes.
+    const R_NONE: u32;
+    const R_ABS64: u32;
+    const R_RELATIVE: u32;
+    const R_GLOB_DAT: u32;
+    const R_JUMP_SLOT: u32;
+    const R_COPY: u32;
+    const R_IRELATIVE: u32;
+    const R_TPOFF64: u32;
+    const R_DTPMOD64: u32;
+    const R_DTPOFF64: u32;
+    const R_TLSDESC: u32;
+    /// The relocation of a direct call, which does not take the callee's address (identical code
+    /// folding may merge a function referenced only so).
+    const R_CALL: u32;
+
+    /// The PLT: the lazy-binding header of dynamic outputs, the size of each entry, and the
+    /// words `.got.plt` reserves for the dynamic loader before the slots.
+    const PLT_HEADER_SIZE: u64;
+    const PLT_ENTRY_SIZE: u64;
+    const GOTPLT_RESERVED: u64;
+    /// The PLT section's alignment.
+    const PLT_ALIGN: u64;
+    /// `-z mark-plt`'s dynamic tags: the PLT's address, its size, its entry size.
+    const MARK_PLT_TAGS: [u32; 3];
+
+    /// How far before and after a relocation's offset applying it may read or write (its
+    /// relaxations rewrite instructions around it).
+    const RELOC_REACH: u64;
+
+    /// A relocation type's name, for messages.
+    fn reloc_name(ty: u32) -> String;
+
+    /// The width in bytes of an absolute data relocation (`.quad sym`, `.long sym`), for readers of
+    /// debug information; None for any other type.
+    fn abs_data_width(ty: u32) -> Option<usize>;
+
+    /// The thread-pointer offset of the TLS address `addr` in this module's TLS block `tls`
+    /// (variant I places the block after the thread pointer, variant II before it).
+    fn tp_offset(tls: Tls, addr: u64) -> i64;
+
+    /// Walks every relocation of the live sections and gives what they need from the linker (GOT
+    /// entries, PLT entries, copies, dynamic relocations), sized.
+    fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables;
+
+    /// Patches the relocations of input section `si` of `f`, whose bytes are in `buf`; gives the
+    /// dynamic relocations it needs.
+    fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel>;
+
+    /// `apply` for bytes `owned` of a section of which `buf` holds the bytes from `lo` on, with
+    /// `RELOC_REACH` to spare on both sides.
+    fn apply_range(
+        ctx: &Linked,
+        f: FileId,
+        si: u32,
+        buf: &mut [u8],
+        lo: u64,
+        owned: std::ops::Range<u64>,
+    ) -> Vec<DynRel>;
+
+    /// Whether the GOT-indirect relocation `rel` of section `r` was relaxed to reach `t`
+    /// directly (`--emit-relocs` then reports `R_PC32`'s equivalent, `relaxed_type`).
+    fn got_load_relaxed(ctx: &Linked, r: SectionRef, rel: &Rela, t: crate::ctx::Target) -> bool;
+    /// The type `--emit-relocs` writes for a relaxed GOT load.
+    fn relaxed_got_load_type() -> u32;
+
+    /// Writes `.plt` (the header when `ctx.plans.got.plt_header` is not 0, then one stub per
+    /// entry) at address `plt_addr`.
+    fn write_plt(ctx: &Linked, plt_addr: u64, buf: &mut [u8]) -> Result<()>;
+    /// Writes `.plt.sec` (the IBT PLT's entries) at address `addr`.
+    fn write_plt_sec(ctx: &Linked, addr: u64, buf: &mut [u8]) -> Result<()>;
+    /// Where an import's `.got.plt` slot points before it is bound, from its stub in `.plt` at
+    /// `stub` (`sec` when the PLT has a `.plt.sec`).
+    fn plt_lazy_addr(stub: u64, sec: bool) -> u64;
+    /// The offset in a PLT entry of its indirect jump (`-z mark-plt`'s JUMP_SLOT addend), in an
+    /// IBT PLT or not.
+    fn plt_jump_offset(ibt: bool) -> u64;
+}
+
+/// The machines rivet links, by `e_machine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Machine {
+    X86_64,
+}
+
+impl Machine {
+    /// The target of an input whose `e_machine` is `machine`.
+    pub fn for_machine(machine: u16) -> Option<Machine> {
+        (machine == x86_64::X86_64::E_MACHINE).then_some(Machine::X86_64)
+    }
+
+    /// The target a `-m` emulation names.
+    pub fn for_emulation(name: &str) -> Option<Machine> {
+        x86_64::X86_64::EMULATIONS.contains(&name).then_some(Machine::X86_64)
+    }
+
+    /// Whether an `OUTPUT_FORMAT` / `--oformat` name is this target's ELF.
+    pub fn for_output_format(name: &str) -> Option<Machine> {
+        x86_64::X86_64::OUTPUT_FORMATS.contains(&name).then_some(Machine::X86_64)
+    }
+
+    /// The target of a link: `-m`'s (the parser accepts only emulations `for_emulation` knows),
+    /// else the machine of the first ELF object or shared library named (every input's header was
+    /// checked against `for_machine`), else x86-64.
+    pub fn for_link(config: &crate::args::Config, loaded: &[crate::input::Loaded]) -> Machine {
+        if let Some(m) = config.emulation.as_deref().and_then(Machine::for_emulation) {
+            return m;
+        }
+        loaded
+            .iter()
+            .filter(|l| matches!(l.kind, crate::input::Kind::Object | crate::input::Kind::Shared))
+            .map(|l| l.file.data())
+            .find(|d| crate::input::object::is_elf(d) && d.len() >= 20)
+            .and_then(|d| Machine::for_machine(u16::from_le_bytes([d[18], d[19]])))
+            .unwrap_or(Machine::X86_64)
+    }
+
+    pub fn e_machine(self) -> u16 {
+        match self {
+            Machine::X86_64 => x86_64::X86_64::E_MACHINE,
+        }
+    }
+}
+
+/// Calls `$f::<A>($args)` with `A` the implementation of `machine` (a `Machine`).
+#[macro_export]
+macro_rules! with_arch {
+    ($machine:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
+        match $machine {
+            $crate::arch::Machine::X86_64 => $f::<$crate::arch::x86_64::X86_64>($($arg),*),
+        }
+    };
+}

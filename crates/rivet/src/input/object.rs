@@ -128,7 +128,11 @@ pub fn check_header(data: &[u8]) -> Result<u16> {
     ensure!(data[5] == elf::ELFDATA2LSB, "is a big-endian ELF file; rivet links x86-64 only");
     let header = Header::parse(data).context("bad ELF header")?;
     let machine = header.e_machine(LE);
-    ensure!(machine == elf::EM_X86_64, "is for machine {} ({machine}), not x86-64", machine_name(machine));
+    ensure!(
+        crate::arch::Machine::for_machine(machine).is_some(),
+        "is for machine {} ({machine}), not x86-64",
+        machine_name(machine)
+    );
     Ok(header.e_type(LE))
 }
 

@@ -34,9 +34,15 @@ impl Format {
 const CHDR_SIZE: usize = size_of::<elf::CompressionHeader64<object::LittleEndian>>();
 
 /// `--compress-debug-sections`, when given (`--verbose` says what it did).
-pub fn compress_if_asked(ctx: &Ctx, plans: &Plans, lay: &mut Layout, addresses: &Addresses, timer: &Timer) {
+pub fn compress_if_asked<A: crate::arch::Arch>(
+    ctx: &Ctx,
+    plans: &Plans,
+    lay: &mut Layout,
+    addresses: &Addresses,
+    timer: &Timer,
+) {
     let Some(format) = Format::from_option(ctx.config.compress_debug_sections) else { return };
-    let (n, before, after) = timer.phase("compress debug", || compress(ctx, plans, lay, addresses, format));
+    let (n, before, after) = timer.phase("compress debug", || compress::<A>(ctx, plans, lay, addresses, format));
     if ctx.config.verbose {
         eprintln!("rivet: --compress-debug-sections: {n} sections, {before} -> {after} bytes");
     }
@@ -46,7 +52,7 @@ pub fn compress_if_asked(ctx: &Ctx, plans: &Plans, lay: &mut Layout, addresses: 
 /// `zlib:0`, stored blocks, asks for the compression header whatever the size, as mold gives it),
 /// then moves the non-alloc sections and the section header table up; the layout keeps the
 /// compressed bytes (`Compressed`). Returns (sections compressed, bytes before, bytes after).
-pub fn compress(
+pub fn compress<A: crate::arch::Arch>(
     ctx: &Ctx,
     plans: &Plans,
     lay: &mut Layout,
@@ -72,7 +78,7 @@ pub fn compress(
         candidates
             .par_iter()
             .map(|&i| {
-                let plain = render(&ctx, i);
+                let plain = render::<A>(&ctx, i);
                 let packed = match pack(&plain, ctx.sections[i].align, format, level) {
                     Ok(p) => p,
                     Err(e) => {
@@ -104,7 +110,7 @@ pub fn compress(
 
 /// Output section `i`'s bytes as the writer would produce them (relocation errors go to the
 /// diagnostics, as when writing).
-fn render(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
+fn render<A: crate::arch::Arch>(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
     let os = &ctx.sections[i];
     let mut buf = vec![0u8; ctx.layout.sizes[i] as usize];
     for &r in &os.members {
@@ -115,7 +121,7 @@ fn render(ctx: &Linked, i: OutputSectionId) -> Vec<u8> {
         let size = ctx.member_size(f, s) as usize;
         let at = ctx.layout.inputs.offsets[r] as usize;
         if size > 0 {
-            crate::write::write_input(ctx, f, s, &mut buf[at..at + size]);
+            crate::write::write_input::<A>(ctx, f, s, &mut buf[at..at + size]);
         }
     }
     buf

@@ -303,7 +303,7 @@ fn plt_entry(ctx: &Linked, index: u32) -> (u8, u8, u16, u64, u64) {
     let sec = [Content::PltSec, Content::Plt].into_iter().find_map(|c| ctx.layout.synthetic.get(c));
     let shndx = sec.map_or(elf::SHN_ABS, |s| ctx.layout.shndx(s) as u16);
     let info = (elf::STB_LOCAL << 4) | elf::STT_FUNC;
-    (info, elf::STV_DEFAULT, shndx, ctx.plt_entry_addr(index), crate::synthetic::tables::PLT_ENTRY_SIZE)
+    (info, elf::STV_DEFAULT, shndx, ctx.plt_entry_addr(index), ctx.plans.got.plt_entry)
 }
 
 /// The output section index for a symbol defined in input section `sec` of `file`.

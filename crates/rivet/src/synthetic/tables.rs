@@ -28,12 +28,6 @@ impl GotKey {
 
 use rustc_hash::FxHashMap as HashMap;
 
-/// `.got.plt` starts with three words the dynamic loader owns (`_DYNAMIC`, link map, resolver).
-pub const GOTPLT_RESERVED: u64 = 3;
-pub const PLT_ENTRY_SIZE: u64 = 16;
-/// The lazy-binding PLT header of dynamic outputs (push link map; jmp resolver).
-pub const PLT_HEADER_SIZE: u64 = 16;
-
 /// What a `.got` entry holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GotKind {
@@ -113,6 +107,14 @@ pub struct Tables {
     pub need_gotplt: bool,
     /// A dynamic output's PLT starts with the lazy-binding header.
     pub plt_header: u64,
+    /// The size of a PLT entry (`Arch::PLT_ENTRY_SIZE`).
+    pub plt_entry: u64,
+    /// The words `.got.plt` reserves for the dynamic loader before the slots
+    /// (`Arch::GOTPLT_RESERVED`).
+    pub gotplt_reserved: u64,
+    /// `-z mark-plt`'s dynamic tags: the PLT's address, size and entry size
+    /// (`Arch::MARK_PLT_TAGS`).
+    pub mark_plt_tags: [u32; 3],
     /// An IBT-enabled PLT (`-z ibtplt`, or the output is marked IBT): every entry starts with
     /// `endbr64`. In dynamic outputs `.plt` holds the header and the lazy stubs (`endbr64; push;
     /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays

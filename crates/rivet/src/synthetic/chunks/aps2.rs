@@ -12,6 +12,7 @@
 //! written in a fixed ten bytes; every other number depends on nothing layout does and takes its
 //! shortest form. The size is then exact whatever addresses the sections get, and the writer,
 //! which has the final values, fills the same plan.
+use crate::arch::Arch;
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{OutputSectionId, SymbolId};
@@ -20,7 +21,6 @@ use crate::sections::offsets::InputOffsets;
 use crate::sections::output::{Content, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{got_entry, DynRel};
-use object::elf;
 
 /// Android's section type and dynamic tags for packed RELA relocations.
 pub const SHT_ANDROID_RELA: u32 = 0x6000_0002;
@@ -82,8 +82,8 @@ struct Plan {
 }
 
 /// The size of the packed `.rela.dyn` (the section exists only when it has relocations).
-pub fn size(ctx: &Ctx, offsets: &InputOffsets, plans: &Plans, synthetic: &SyntheticIds) -> Result<u64> {
-    let plan = plan(ctx, offsets, plans, synthetic)?;
+pub fn size<A: Arch>(ctx: &Ctx, offsets: &InputOffsets, plans: &Plans, synthetic: &SyntheticIds) -> Result<u64> {
+    let plan = plan::<A>(ctx, offsets, plans, synthetic)?;
     let mut out = Vec::new();
     encode(&plan, |i| (plan.rels[i].off, plan.rels[i].addend), &mut out);
     Ok(out.len() as u64)
@@ -91,8 +91,8 @@ pub fn size(ctx: &Ctx, offsets: &InputOffsets, plans: &Plans, synthetic: &Synthe
 
 /// Writes the packed `.rela.dyn` from the relocations every section produced (`rels`), which
 /// must be the planned ones.
-pub fn write(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
-    let plan = plan(ctx, &ctx.layout.inputs.offsets, ctx.plans, &ctx.layout.synthetic)?;
+pub fn write<A: Arch>(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
+    let plan = plan::<A>(ctx, &ctx.layout.inputs.offsets, ctx.plans, &ctx.layout.synthetic)?;
     let addr = |p: &Planned| ctx.layout.addr(p.sec) + p.off;
     if rels.len() != plan.rels.len() {
         crate::bail!(
@@ -135,20 +135,20 @@ pub fn write(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> 
 /// symbol first (the addends they carry are known now), sorted by r_info and addend so that runs
 /// share a group header; then the RELATIVE ones, in one group by section and offset; then the
 /// other relocations without a symbol, IRELATIVE last (its resolver may read relocated data).
-fn plan(ctx: &Ctx, inputs: &InputOffsets, plans: &Plans, synthetic: &SyntheticIds) -> Result<Plan> {
+fn plan<A: Arch>(ctx: &Ctx, inputs: &InputOffsets, plans: &Plans, synthetic: &SyntheticIds) -> Result<Plan> {
     let mut rels = Vec::new();
     for &(r, off, named) in &plans.got.android {
         let Some(sec) = ctx.objects[r].out else { continue };
         let (ty, sym, addend) = match named {
-            Some((id, addend)) => (elf::R_X86_64_64, Some(id), addend),
-            None => (elf::R_X86_64_RELATIVE, None, 0),
+            Some((id, addend)) => (A::R_ABS64, Some(id), addend),
+            None => (A::R_RELATIVE, None, 0),
         };
         rels.push(Planned { sec, off: inputs[r] + off, ty, sym, addend });
     }
     if let Some(got) = synthetic.get(Content::Got) {
         for &(key, word) in &plans.got.got {
-            for (delta, ty, sym, addend) in got_entry(ctx, None, key).1 {
-                if ty == elf::R_X86_64_RELATIVE && ctx.config.pack_relative_relocs {
+            for (delta, ty, sym, addend) in got_entry::<A>(ctx, None, key).1 {
+                if ty == A::R_RELATIVE && ctx.config.pack_relative_relocs {
                     continue; // In .relr.dyn.
                 }
                 let addend = if sym.is_some() { addend } else { 0 };
@@ -158,7 +158,7 @@ fn plan(ctx: &Ctx, inputs: &InputOffsets, plans: &Plans, synthetic: &SyntheticId
     }
     for &id in &plans.got.copies {
         let (sec, off) = plans.got.copy_offset[&id];
-        rels.push(Planned { sec, off, ty: elf::R_X86_64_COPY, sym: Some(id), addend: 0 });
+        rels.push(Planned { sec, off, ty: A::R_COPY, sym: Some(id), addend: 0 });
     }
     let info = |p: &Planned| -> Result<u64> {
         let Some(sym) = p.sym else { return Ok(p.ty as u64) };
@@ -194,14 +194,14 @@ fn plan(ctx: &Ctx, inputs: &InputOffsets, plans: &Plans, synthetic: &SyntheticId
     }
     // RELATIVE relocations, then the others without a symbol.
     let mut relative: Vec<usize> =
-        (0..rels.len()).filter(|&i| rels[i].sym.is_none() && rels[i].ty == elf::R_X86_64_RELATIVE).collect();
+        (0..rels.len()).filter(|&i| rels[i].sym.is_none() && rels[i].ty == A::R_RELATIVE).collect();
     relative.sort_unstable_by_key(|&i| place(i));
     if !relative.is_empty() {
-        groups.push(Group { shape: Shape::Info(elf::R_X86_64_RELATIVE as u64), rels: relative });
+        groups.push(Group { shape: Shape::Info(A::R_RELATIVE as u64), rels: relative });
     }
     let mut other: Vec<usize> =
-        (0..rels.len()).filter(|&i| rels[i].sym.is_none() && rels[i].ty != elf::R_X86_64_RELATIVE).collect();
-    other.sort_unstable_by_key(|&i| (rels[i].ty == elf::R_X86_64_IRELATIVE, place(i)));
+        (0..rels.len()).filter(|&i| rels[i].sym.is_none() && rels[i].ty != A::R_RELATIVE).collect();
+    other.sort_unstable_by_key(|&i| (rels[i].ty == A::R_IRELATIVE, place(i)));
     if !other.is_empty() {
         groups.push(Group { shape: Shape::Each, rels: other });
     }
@@ -283,6 +283,7 @@ fn sleb(out: &mut Vec<u8>, v: i64, fixed: bool) {
 mod tests {
     use super::*;
     use crate::ids::Id;
+    use object::elf;
 
     /// Reads one SLEB128 as bionic's and llvm-readelf's decoders do.
     fn read(bytes: &[u8], at: &mut usize) -> i64 {

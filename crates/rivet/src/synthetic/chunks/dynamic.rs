@@ -19,9 +19,6 @@ const DT_ANDROID_RELR: u32 = 0x6fff_e000;
 const DT_ANDROID_RELRSZ: u32 = 0x6fff_e001;
 const DT_ANDROID_RELRENT: u32 = 0x6fff_e003;
 // The x86-64 psABI's PLT tags (`-z mark-plt`).
-const DT_X86_64_PLT: u32 = 0x7000_0000;
-const DT_X86_64_PLTSZ: u32 = 0x7000_0001;
-const DT_X86_64_PLTENT: u32 = 0x7000_0003;
 
 /// A `.dynamic` entry's value, resolved when addresses are known.
 #[derive(Clone, Copy, Debug)]
@@ -174,9 +171,10 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
     // can turn their indirect jumps into direct ones (glibc 2.39's PLT rewrite).
     if ctx.config.mark_plt && id(Content::RelaPlt).is_some() {
         let plt = id(Content::PltSec).or(id(Content::Plt)).expect("a PLT exists when .rela.plt does");
-        push(DT_X86_64_PLT, DynValue::SectionAddr(plt));
-        push(DT_X86_64_PLTSZ, DynValue::SectionSize(plt));
-        push(DT_X86_64_PLTENT, DynValue::Value(crate::synthetic::PLT_ENTRY_SIZE));
+        let [dt_plt, dt_pltsz, dt_pltent] = plans.got.mark_plt_tags;
+        push(dt_plt, DynValue::SectionAddr(plt));
+        push(dt_pltsz, DynValue::SectionSize(plt));
+        push(dt_pltent, DynValue::Value(plans.got.plt_entry));
     }
     if let Some(rela) = id(Content::RelaDyn) {
         // Packed (APS2), it is found by Android's tags; DT_RELAENT still gives the size of the

@@ -6,6 +6,7 @@
 //!
 //! Adding a synthetic section: a `Content` variant, an implementation of `Chunk` in a file of this
 //! directory, and its line in `ORDER` and `chunk`.
+use crate::arch::Arch;
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::OutputSectionId;
@@ -16,6 +17,7 @@ use crate::sections::output::{Content, OutputSection, Sizes, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::symtab::Plan;
 use crate::synthetic::DynRel;
+use std::marker::PhantomData;
 
 mod aps2;
 mod debuglink;
@@ -113,25 +115,25 @@ pub const ORDER: [Content; 25] = [
 ];
 
 /// The implementation of a synthetic section's kind (None for input sections).
-pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
+pub fn chunk<A: Arch>(c: Content) -> Option<&'static dyn Chunk> {
     Some(match c {
         Content::Inputs => return None,
         Content::GnuProperty => &notes::GnuProperty,
         Content::BuildId => &notes::BuildId,
         Content::PackageNote => &notes::PackageNote,
-        Content::Got => &got::Got,
-        Content::GotPlt => &got::GotPlt,
-        Content::Plt => &plt::Plt,
-        Content::PltSec => &plt::PltSec,
-        Content::RelaPlt => &rela::RelaPlt,
+        Content::Got => &got::Got::<A>(PhantomData),
+        Content::GotPlt => &got::GotPlt::<A>(PhantomData),
+        Content::Plt => &plt::Plt::<A>(PhantomData),
+        Content::PltSec => &plt::PltSec::<A>(PhantomData),
+        Content::RelaPlt => &rela::RelaPlt::<A>(PhantomData),
         Content::EhFrameHdr => &eh_frame_hdr::EhFrameHdr,
         Content::Interp => &dynamic::Interp,
         Content::Hash => &dynsym::Hash,
         Content::GnuHash => &dynsym::GnuHash,
         Content::Dynsym => &dynsym::Dynsym,
         Content::Dynstr => &dynsym::Dynstr,
-        Content::RelaDyn => &rela::RelaDyn,
-        Content::RelrDyn => &relr::RelrDyn,
+        Content::RelaDyn => &rela::RelaDyn::<A>(PhantomData),
+        Content::RelrDyn => &relr::RelrDyn::<A>(PhantomData),
         Content::GnuVersion => &dynsym::GnuVersion,
         Content::GnuVersionD => &dynsym::GnuVersionD,
         Content::GnuVersionR => &dynsym::GnuVersionR,
@@ -147,7 +149,7 @@ pub fn chunk(c: Content) -> Option<&'static dyn Chunk> {
 
 /// Creates every synthetic section this output has, with its exact size (`.shstrtab`'s is set by
 /// layout once section names are known); returns where each is.
-pub fn create_sections(
+pub fn create_sections<A: Arch>(
     ctx: &mut Ctx,
     offsets: &InputOffsets,
     sizes: &mut Sizes,
@@ -156,7 +158,7 @@ pub fn create_sections(
 ) -> SyntheticIds {
     let mut synthetic = SyntheticIds::default();
     for c in ORDER {
-        let Some(chunk) = chunk(c) else { continue };
+        let Some(chunk) = chunk::<A>(c) else { continue };
         let sizing = Sizing { ctx, offsets, sizes, plans, symtab, synthetic: &synthetic };
         let Some(size) = chunk.size(&sizing) else { continue };
         let h = chunk.header(ctx);

@@ -1,5 +1,6 @@
 //! `.rela.plt` and `.rela.dyn`: the relocations the dynamic loader applies.
 use super::{aps2, shndx, Chunk, Header, Sizing, Writing};
+use crate::arch::Arch;
 use crate::ctx::{Ctx, Target};
 use crate::diag::Result;
 use crate::linked::Linked;
@@ -7,15 +8,16 @@ use crate::sections::output::Content;
 use crate::synthetic::DynRel;
 use object::elf::{self, Rela64};
 use object::{pod, LittleEndian as LE, I64, U64};
+use std::marker::PhantomData;
 
 /// The size of an Elf64_Rela.
 const RELA_SIZE: usize = size_of::<Rela64<LE>>();
 
 /// `.rela.plt`: JUMP_SLOT for imports, IRELATIVE (the resolver as addend) for IFUNCs (in a static
 /// executable, bracketed by `__rela_iplt_start/end`).
-pub struct RelaPlt;
+pub struct RelaPlt<A>(pub PhantomData<A>);
 
-impl Chunk for RelaPlt {
+impl<A: Arch> Chunk for RelaPlt<A> {
     fn header(&self, _: &Ctx) -> Header {
         let flags = (elf::SHF_ALLOC | elf::SHF_INFO_LINK) as u64;
         Header { name: ".rela.plt", sh_type: elf::SHT_RELA, flags, align: 8, entsize: RELA_SIZE as u64 }
@@ -37,12 +39,12 @@ impl Chunk for RelaPlt {
                     // `-z mark-plt`: the addend is where the entry's indirect jump is (after the
                     // `endbr64` of an IBT entry), the instruction a loader may rewrite.
                     let addend = match ctx.config.mark_plt {
-                        true => ctx.plt_entry_addr(i as u32) + if ctx.plans.got.ibt { 4 } else { 0 },
+                        true => ctx.plt_entry_addr(i as u32) + A::plt_jump_offset(ctx.plans.got.ibt),
                         false => 0,
                     };
-                    DynRel { offset: slot, ty: elf::R_X86_64_JUMP_SLOT, sym: Some(id), addend: addend as i64 }
+                    DynRel { offset: slot, ty: A::R_JUMP_SLOT, sym: Some(id), addend: addend as i64 }
                 }
-                _ => DynRel { offset: slot, ty: elf::R_X86_64_IRELATIVE, sym: None, addend: ctx.raw_value(t) as i64 },
+                _ => DynRel { offset: slot, ty: A::R_IRELATIVE, sym: None, addend: ctx.raw_value(t) as i64 },
             };
             *e = rela(r.offset, info(ctx, &r)?, r.addend);
         }
@@ -53,9 +55,9 @@ impl Chunk for RelaPlt {
 /// `.rela.dyn`: sized from the relocation scan's count (packed: from its plan, `aps2`); its
 /// contents are every other section's dynamic relocations, so the writer fills it last
 /// (`write_rela_dyn`).
-pub struct RelaDyn;
+pub struct RelaDyn<A>(pub PhantomData<A>);
 
-impl Chunk for RelaDyn {
+impl<A: Arch> Chunk for RelaDyn<A> {
     fn header(&self, ctx: &Ctx) -> Header {
         // A packed section is a byte stream, as lld marks it (entry size 1).
         let (sh_type, entsize) = match ctx.config.pack_android_relocs {
@@ -72,7 +74,7 @@ impl Chunk for RelaDyn {
         if !s.ctx.config.pack_android_relocs {
             return Some(RELA_SIZE as u64 * n);
         }
-        match aps2::size(s.ctx, s.offsets, s.plans, s.synthetic) {
+        match aps2::size::<A>(s.ctx, s.offsets, s.plans, s.synthetic) {
             Ok(size) => Some(size),
             Err(e) => {
                 s.ctx.diag.error(e.to_string());
@@ -90,13 +92,13 @@ impl Chunk for RelaDyn {
 
 /// Writes `.rela.dyn`: RELATIVE relocations first (DT_RELACOUNT lets the loader apply them in a
 /// tight loop), each group sorted by address: deterministic whatever the thread count.
-pub fn write_rela_dyn(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
+pub fn write_rela_dyn<A: Arch>(ctx: &Linked, mut rels: Vec<DynRel>, buf: &mut [u8]) -> Result<()> {
     use rayon::prelude::*;
     if ctx.config.pack_android_relocs {
-        return aps2::write(ctx, rels, buf);
+        return aps2::write::<A>(ctx, rels, buf);
     }
     // Sorted and written on every thread (cxx-big has 104k relocations).
-    rels.par_sort_unstable_by_key(|r| (r.ty != elf::R_X86_64_RELATIVE, r.offset, r.ty, r.sym));
+    rels.par_sort_unstable_by_key(|r| (r.ty != A::R_RELATIVE, r.offset, r.ty, r.sym));
     if rels.len() * RELA_SIZE != buf.len() {
         crate::bail!(
             "internal error: {} dynamic relocations were written but {} were counted",

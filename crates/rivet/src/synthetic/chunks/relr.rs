@@ -8,6 +8,7 @@
 //! relocations are encoded on their own, starting with an address entry: the size is exact
 //! whatever addresses layout gives the sections.
 use super::{has_dynamic, Chunk, Header, Sizing, Writing};
+use crate::arch::Arch;
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{IdVec, OutputSectionId};
@@ -16,6 +17,7 @@ use crate::sections::output::{Content, SyntheticIds};
 use crate::synthetic::plans::Plans;
 use crate::synthetic::{got_entry, DynRel};
 use object::elf;
+use std::marker::PhantomData;
 
 /// Android's section type for RELR (`--use-android-relr-tags`).
 const SHT_ANDROID_RELR: u32 = 0x6fff_ff00;
@@ -23,9 +25,9 @@ const SHT_ANDROID_RELR: u32 = 0x6fff_ff00;
 /// Words a bitmap entry covers.
 const BITS: u64 = 63;
 
-pub struct RelrDyn;
+pub struct RelrDyn<A>(pub PhantomData<A>);
 
-impl Chunk for RelrDyn {
+impl<A: Arch> Chunk for RelrDyn<A> {
     fn header(&self, ctx: &Ctx) -> Header {
         let sh_type = if ctx.config.android_relr_tags { SHT_ANDROID_RELR } else { elf::SHT_RELR };
         Header { name: ".relr.dyn", sh_type, flags: elf::SHF_ALLOC as u64, align: 8, entsize: 8 }
@@ -35,14 +37,14 @@ impl Chunk for RelrDyn {
             return None;
         }
         let entries: usize =
-            offsets(s.ctx, s.offsets, s.plans, s.synthetic).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
+            offsets::<A>(s.ctx, s.offsets, s.plans, s.synthetic).iter().map(|(_, offs)| encode(offs, |_| {})).sum();
         (entries > 0).then_some(8 * entries as u64)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         let ctx = w.linked;
         let mut at = 0;
         // Sections in address order, so the entries ascend as readers expect.
-        let mut groups = offsets(ctx, &ctx.layout.inputs.offsets, ctx.plans, &ctx.layout.synthetic);
+        let mut groups = offsets::<A>(ctx, &ctx.layout.inputs.offsets, ctx.plans, &ctx.layout.synthetic);
         groups.sort_by_key(|(sec, _)| ctx.layout.addr(*sec));
         for (sec, offs) in groups {
             let base = ctx.layout.addr(sec);
@@ -67,7 +69,7 @@ impl Chunk for RelrDyn {
 }
 
 /// Each output section's packed relocations: offsets within it, sorted, in section order.
-fn offsets(
+fn offsets<A: Arch>(
     ctx: &Ctx,
     inputs: &InputOffsets,
     plans: &Plans,
@@ -81,8 +83,8 @@ fn offsets(
     }
     if let Some(got) = synthetic.get(Content::Got) {
         for &(key, word) in &plans.got.got {
-            for (delta, ty, _, _) in got_entry(ctx, None, key).1 {
-                if ty == elf::R_X86_64_RELATIVE {
+            for (delta, ty, _, _) in got_entry::<A>(ctx, None, key).1 {
+                if ty == A::R_RELATIVE {
                     by_section[got].push(8 * word as u64 + delta);
                 }
             }

@@ -6,6 +6,7 @@
 //! knows every thread-local offset of its own, and static glibc has no `__tls_get_addr`), those
 //! for a shared library's variable to initial-exec; a shared object keeps them, with GOT entries,
 //! and so does a dynamically linked executable its general-dynamic descriptors under `--no-relax`.
+use crate::arch::Arch;
 use crate::ctx::{Ctx, Target};
 use crate::diag::{Context, Error, Result};
 use crate::ids::{FileId, SectionRef, SymbolId};
@@ -14,10 +15,103 @@ use crate::linked::{Linked, MergeTarget};
 use crate::sections::output::Sizes;
 use crate::synthetic::plans::output_features;
 use crate::synthetic::property::Properties;
-use crate::synthetic::{DynRel, GotKind, Tables, PLT_HEADER_SIZE};
+use crate::synthetic::{DynRel, GotKind, Tables};
 use object::elf::*;
 use object::LittleEndian as LE;
 use std::cell::RefCell;
+
+pub mod plt;
+
+/// x86-64 (AMD64) Linux: the psABI's relocations, TLS variant II, the lazy-binding PLT with its
+/// IBT form (`.plt.sec`).
+pub struct X86_64;
+
+impl crate::arch::Arch for X86_64 {
+    const E_MACHINE: u16 = EM_X86_64;
+    const EMULATIONS: &'static [&'static str] = &["elf_x86_64"];
+    const OUTPUT_FORMATS: &'static [&'static str] = &["elf64-x86-64", "elf64-x86_64"];
+    const MAX_PAGE_SIZE: u64 = 4096;
+    const COMMON_PAGE_SIZE: u64 = 4096;
+
+    const R_NONE: u32 = R_X86_64_NONE;
+    const R_ABS64: u32 = R_X86_64_64;
+    const R_RELATIVE: u32 = R_X86_64_RELATIVE;
+    const R_GLOB_DAT: u32 = R_X86_64_GLOB_DAT;
+    const R_JUMP_SLOT: u32 = R_X86_64_JUMP_SLOT;
+    const R_COPY: u32 = R_X86_64_COPY;
+    const R_IRELATIVE: u32 = R_X86_64_IRELATIVE;
+    const R_TPOFF64: u32 = R_X86_64_TPOFF64;
+    const R_DTPMOD64: u32 = R_X86_64_DTPMOD64;
+    const R_DTPOFF64: u32 = R_X86_64_DTPOFF64;
+    const R_TLSDESC: u32 = R_X86_64_TLSDESC;
+    const R_CALL: u32 = R_X86_64_PLT32;
+
+    /// The lazy-binding header: `push GOT[1]; jmp *GOT[2]`.
+    const PLT_HEADER_SIZE: u64 = 16;
+    const PLT_ENTRY_SIZE: u64 = 16;
+    /// `_DYNAMIC`, the link map, the resolver.
+    const GOTPLT_RESERVED: u64 = 3;
+    const PLT_ALIGN: u64 = 16;
+    /// DT_X86_64_PLT, DT_X86_64_PLTSZ, DT_X86_64_PLTENT.
+    const MARK_PLT_TAGS: [u32; 3] = [0x7000_0000, 0x7000_0001, 0x7000_0003];
+
+    const RELOC_REACH: u64 = RELOC_REACH;
+
+    fn reloc_name(ty: u32) -> String {
+        reloc_name(ty)
+    }
+    fn abs_data_width(ty: u32) -> Option<usize> {
+        match ty {
+            R_X86_64_64 => Some(8),
+            R_X86_64_32 | R_X86_64_32S => Some(4),
+            _ => None,
+        }
+    }
+    /// Variant II: the block ends at the thread pointer (`Tls::end`, the block's size rounded up
+    /// to its alignment), so every offset is negative.
+    fn tp_offset(tls: crate::layout::Tls, addr: u64) -> i64 {
+        addr.wrapping_sub(tls.end) as i64
+    }
+    fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables {
+        scan_relocations(ctx, properties, sizes)
+    }
+    fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
+        apply(ctx, f, si, buf)
+    }
+    fn apply_range(
+        ctx: &Linked,
+        f: FileId,
+        si: u32,
+        buf: &mut [u8],
+        lo: u64,
+        owned: std::ops::Range<u64>,
+    ) -> Vec<DynRel> {
+        apply_range(ctx, f, si, buf, lo, owned)
+    }
+    fn got_load_relaxed(ctx: &Linked, r: SectionRef, rel: &Rela, t: Target) -> bool {
+        got_load_relaxed(ctx, r, rel, t)
+    }
+    fn relaxed_got_load_type() -> u32 {
+        R_X86_64_PC32
+    }
+    fn write_plt(ctx: &Linked, plt_addr: u64, buf: &mut [u8]) -> Result<()> {
+        plt::write_plt(ctx, plt_addr, buf)
+    }
+    fn write_plt_sec(ctx: &Linked, _addr: u64, buf: &mut [u8]) -> Result<()> {
+        plt::write_plt_sec(ctx, buf)
+    }
+    fn plt_lazy_addr(stub: u64, plt_sec: bool) -> u64 {
+        plt::lazy_addr(stub, plt_sec)
+    }
+    /// After the `endbr64` of an IBT entry.
+    fn plt_jump_offset(ibt: bool) -> u64 {
+        if ibt {
+            4
+        } else {
+            0
+        }
+    }
+}
 
 pub fn reloc_name(ty: u32) -> String {
     let name = match ty {
@@ -364,7 +458,10 @@ fn scan(ctx: &Ctx, relax: bool, features: u32) -> Tables {
         .collect();
     let mut tables = Tables::default();
     tables.relax_got_loads = relax;
-    tables.plt_header = if ctx.kind.is_dynamic() { PLT_HEADER_SIZE } else { 0 };
+    tables.plt_header = if ctx.kind.is_dynamic() { X86_64::PLT_HEADER_SIZE } else { 0 };
+    tables.plt_entry = X86_64::PLT_ENTRY_SIZE;
+    tables.gotplt_reserved = X86_64::GOTPLT_RESERVED;
+    tables.mark_plt_tags = X86_64::MARK_PLT_TAGS;
     tables.ibt = ctx.config.ibt_plt || ctx.config.z_ibt || features & crate::synthetic::property::FEATURE_1_IBT != 0;
     for n in per_file {
         for (t, k) in n.got {
@@ -402,7 +499,7 @@ fn scan(ctx: &Ctx, relax: bool, features: u32) -> Tables {
 fn table_relocations(ctx: &Ctx, tables: &Tables) -> (u64, u64, u64) {
     let (mut all, mut relative, mut packed) = (tables.copies.len() as u64, 0, 0);
     for &(key, _) in &tables.got {
-        for (_, ty, _, _) in crate::synthetic::got_entry(ctx, None, key).1 {
+        for (_, ty, _, _) in crate::synthetic::got_entry::<X86_64>(ctx, None, key).1 {
             if ty == R_X86_64_RELATIVE && ctx.config.pack_relative_relocs {
                 packed += 1; // The GOT is 8-aligned: always packed.
                 continue;
@@ -1015,14 +1112,14 @@ impl Reloc<'_, '_> {
             R_X86_64_GOTOFF64 | R_X86_64_PLTOFF64 => self.write(8, (s + a - gotplt) as u64),
             R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
             R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
-            R_X86_64_TPOFF32 => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
-            R_X86_64_TPOFF64 => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
+            R_X86_64_TPOFF32 => self.write_checked(ty, 4, ctx.tpoff::<X86_64>(t) as i128 + a, true),
+            R_X86_64_TPOFF64 => self.write(8, (ctx.tpoff::<X86_64>(t) as i128 + a) as u64),
             R_X86_64_GOTTPOFF => self.write_checked(ty, 4, got(GotKind::TpOff) + a - p, true),
             // In an executable local-dynamic is relaxed: %rax holds the thread pointer, so the
             // offsets added to it are thread-pointer offsets. A shared object keeps the offsets
             // within its TLS block.
-            R_X86_64_DTPOFF32 if exe => self.write_checked(ty, 4, ctx.tpoff(t) as i128 + a, true),
-            R_X86_64_DTPOFF64 if exe => self.write(8, (ctx.tpoff(t) as i128 + a) as u64),
+            R_X86_64_DTPOFF32 if exe => self.write_checked(ty, 4, ctx.tpoff::<X86_64>(t) as i128 + a, true),
+            R_X86_64_DTPOFF64 if exe => self.write(8, (ctx.tpoff::<X86_64>(t) as i128 + a) as u64),
             R_X86_64_DTPOFF32 => self.write_checked(ty, 4, ctx.dtpoff(t) as i128 + a, true),
             R_X86_64_DTPOFF64 => self.write(8, (ctx.dtpoff(t) as i128 + a) as u64),
             R_X86_64_TLSGD if exe && ctx.is_preemptible(t) => {
@@ -1032,7 +1129,7 @@ impl Reloc<'_, '_> {
                 return self.relaxed(r);
             }
             R_X86_64_TLSGD if exe => {
-                let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
+                let tpoff = ctx.tpoff::<X86_64>(t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_gd_to_le(self.buf, self.off as usize, tpoff);
                 return self.relaxed(r);
             }
@@ -1054,7 +1151,7 @@ impl Reloc<'_, '_> {
                 self.relaxed(r);
             }
             R_X86_64_GOTPC32_TLSDESC => {
-                let tpoff = ctx.tpoff(t) + self.rel.r_addend.get(LE) + 4;
+                let tpoff = ctx.tpoff::<X86_64>(t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_tlsdesc_to_le(self.buf, self.off as usize, tpoff);
                 self.relaxed(r);
             }
