@@ -22,7 +22,7 @@ use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SharedId, 
 pub enum OutputKind {
     /// `-static` without `-pie`: ET_EXEC at 0x400000, no dynamic section.
     Static,
-    /// `-static -pie`: ET_DYN at 0, relocates itself with R_X86_64_RELATIVE.
+    /// `-static -pie`: ET_DYN at 0, relocates itself with RELATIVE relocations.
     StaticPie,
     /// A dynamically linked executable at 0x400000 (`-no-pie`).
     Exec,
@@ -138,7 +138,7 @@ pub struct Resolved<'a> {
     /// aliases) are looked up as before.
     pub global_types: IdVec<SymbolId, u8>,
     /// `__tls_get_addr`'s id, if an input names it: relocations against it are checked
-    /// (`arch::x86_64`), and comparing ids spares every other relocation a read of its symbol.
+    /// (`Arch::apply`), and comparing ids spares every other relocation a read of its symbol.
     pub tls_get_addr: Option<SymbolId>,
     /// `--defsym=SYM=OTHER+N` where OTHER is an object's symbol (SYM's definition is OTHER's) or one
     /// the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): SYM's value is OTHER's plus N.

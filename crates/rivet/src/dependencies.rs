@@ -50,7 +50,7 @@ pub fn print_if_asked(ctx: &Resolved) {
             let mut seen: rustc_hash::FxHashSet<SymbolId> = Default::default();
             for rel in sec.relas {
                 let r_sym = rel.r_sym(LE, false) as usize;
-                if rel.r_type(LE, false) == elf::R_X86_64_NONE || r_sym < obj.first_global || r_sym >= obj.syms.len() {
+                if rel.r_type(LE, false) == crate::arch::R_NONE || r_sym < obj.first_global || r_sym >= obj.syms.len() {
                     continue;
                 }
                 let esym = &obj.syms[r_sym];

@@ -330,7 +330,7 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
     offsets
 }
 
-/// Places copies of imported data (R_X86_64_COPY), aligned as the library aligned them (the
+/// Places copies of imported data (COPY relocations), aligned as the library aligned them (the
 /// lowest set bit of their address, at most a page and at most its section's alignment), in
 /// sections of their own, named as mold names them: `.copyrel.rel.ro` (RELRO) for read-only
 /// variables, `.copyrel` (after `.bss`) for the others; under a SECTIONS script, the writable

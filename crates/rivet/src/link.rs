@@ -139,13 +139,13 @@ fn link_loaded<A: Arch>(
     }
     // Fold identical code (--icf=all|safe) before anything is laid out or split.
     if config.icf != Icf::None {
-        let folds = timer.phase("icf", || icf::fold(&mut resolved, config.icf == Icf::Safe));
+        let folds = timer.phase("icf", || icf::fold::<A>(&mut resolved, config.icf == Icf::Safe));
         icf::print(&resolved, &folds);
     }
     // --symbol-ordering-file: which sections go first, and lld's warnings about the others.
     let priority = symbol_options::symbol_priorities(&resolved)?;
     let (sections, mut scripted) =
-        timer.phase("output sections", || script_layout::create_output_sections(&mut resolved, priority))?;
+        timer.phase("output sections", || script_layout::create_output_sections::<A>(&mut resolved, priority))?;
     output::reverse_ctors_in_arrays(&mut resolved.objects, &sections);
     timer.phase("check symbols", || check::check_symbols(&resolved))?;
     if let Err(errors) = script_layout::check_nocrossrefs(&resolved, &sections) {

@@ -8,7 +8,7 @@
 //! undefined). Archives' members are pulled as in a final link.
 //!
 //! As in lld, a relocation against a section that the link discarded (the losing copy of a COMDAT
-//! group, seen from `.eh_frame` or debug information) becomes the target's `R_NONE` against symbol 0;
+//! group, seen from `.eh_frame` or debug information) becomes `R_NONE` (type 0) against symbol 0;
 //! the final link drops the frame description it belonged to.
 use crate::arch::Arch;
 use crate::ctx::{Resolved, Target};
@@ -133,7 +133,7 @@ fn plan_sections<'a>(
                 sections.push(s);
                 sections.len() - 1
             } else {
-                // `.eh_frame` is PROGBITS from gcc and may be X86_64_UNWIND from other assemblers:
+                // `.eh_frame` is PROGBITS from gcc and may have the target's unwind type from other assemblers:
                 // one section either way, as GNU ld makes.
                 let sh_type = if sec.name == b".eh_frame" { 0 } else { sec.sh_type };
                 let name = if ctx.config.relocatable_merge_sections {
@@ -410,7 +410,7 @@ fn map_symbol(ctx: &Resolved, plan: &Plan, t: &Symbols, f: FileId, r_sym: u32) -
 }
 
 /// The `.rela` section of content section `target`.
-fn relocations<A: Arch>(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
+fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u8> {
     let Body::Inputs(members) = &plan.sections[target].body else {
         return Vec::new();
     };
@@ -446,7 +446,7 @@ fn relocations<A: Arch>(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize)
                             obj.display_sym(r_sym as usize)
                         ));
                     }
-                    (0, A::R_NONE, 0)
+                    (0, crate::arch::R_NONE, 0)
                 }
             };
             let rela = Rela {
@@ -494,7 +494,7 @@ pub fn build<A: Arch>(ctx: &Resolved, properties: &crate::synthetic::property::P
     let mut made: Vec<(Vec<u8>, u32, u32)> = Vec::with_capacity(plan.sections.len());
     for s in &plan.sections {
         made.push(match &s.body {
-            Body::Rela(target) => (relocations::<A>(ctx, &plan, &symbols, *target), symtab_index, *target as u32 + 1),
+            Body::Rela(target) => (relocations(ctx, &plan, &symbols, *target), symtab_index, *target as u32 + 1),
             Body::Group(f, g) => {
                 let (bytes, signature) = group(ctx, &plan, &symbols, *f, *g)?;
                 (bytes, symtab_index, signature)

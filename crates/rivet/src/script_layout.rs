@@ -89,12 +89,12 @@ const SYNTHETIC_NAMES: &[&str] = &[
 /// The output sections: by the scripts' `SECTIONS` when there is one (its commands come back for
 /// the later stages), else by the default rules (`layout::create_output_sections`).
 /// `priority`: `--symbol-ordering-file`'s section priorities.
-pub fn create_output_sections<'a>(
+pub fn create_output_sections<'a, A: crate::arch::Arch>(
     ctx: &mut Resolved<'a>,
     priority: FxHashMap<SectionRef, i64>,
 ) -> Result<(Sections, Option<Scripted<'a>>)> {
     let scripts = ctx.script_files;
-    discard_named(ctx)?;
+    discard_named::<A>(ctx)?;
     if ctx.config.zero_to_bss {
         zero_to_bss(&mut ctx.objects);
     }
@@ -138,7 +138,7 @@ pub fn create_output_sections<'a>(
                 .map(move |(i, _)| SectionRef::new(f, i as u32))
         })
         .collect();
-    refuse_references_into(ctx, &taken, "/DISCARD/")?;
+    refuse_references_into::<A>(ctx, &taken, "/DISCARD/")?;
     // rivet's `.comment` line, unless the script discards `.comment` (lld's own line is an input
     // section that `/DISCARD/` can take).
     let discarded = descriptions(&commands(scripts)?)
@@ -212,7 +212,7 @@ fn zero_to_bss(objects: &mut Objects) {
 
 /// `--discard-section=NAME` (mold): every input section of that name is left out, as `/DISCARD/`
 /// would leave it (a reference to a symbol defined there is then an error).
-fn discard_named(ctx: &mut Resolved) -> Result<()> {
+fn discard_named<A: crate::arch::Arch>(ctx: &mut Resolved) -> Result<()> {
     let names = &ctx.config.discard_sections;
     if names.is_empty() {
         return Ok(());
@@ -226,7 +226,7 @@ fn discard_named(ctx: &mut Resolved) -> Result<()> {
             }
         }
     }
-    refuse_references_into(ctx, &discarded, "--discard-section")
+    refuse_references_into::<A>(ctx, &discarded, "--discard-section")
 }
 
 fn is_loaded(flags: u64) -> bool {
@@ -237,7 +237,11 @@ fn is_loaded(flags: u64) -> bool {
 /// `--discard-section`) is an error, as in lld and GNU ld: the reference could only be left
 /// pointing nowhere. `.eh_frame` records of discarded code are dropped with it, and debug
 /// sections get tombstones.
-fn refuse_references_into(ctx: &Resolved, discarded: &std::collections::HashSet<SectionRef>, how: &str) -> Result<()> {
+fn refuse_references_into<A: crate::arch::Arch>(
+    ctx: &Resolved,
+    discarded: &std::collections::HashSet<SectionRef>,
+    how: &str,
+) -> Result<()> {
     if discarded.is_empty() {
         return Ok(());
     }
@@ -245,7 +249,7 @@ fn refuse_references_into(ctx: &Resolved, discarded: &std::collections::HashSet<
     let places = crate::srcloc::Places::new(&ctx.objects, &owns);
     for (f, obj) in ctx.objects.iter_enumerated() {
         for (si, sec) in obj.sections.iter().enumerate() {
-            if !sec.live || !is_loaded(sec.flags) || sec.sh_type == elf::SHT_X86_64_UNWIND || sec.name == b".eh_frame" {
+            if !sec.live || !is_loaded(sec.flags) || A::is_unwind_section(sec.sh_type) || sec.name == b".eh_frame" {
                 continue;
             }
             for rel in sec.relas {

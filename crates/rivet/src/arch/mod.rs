@@ -17,6 +17,9 @@ use crate::sections::output::Sizes;
 use crate::synthetic::property::Properties;
 use crate::synthetic::{DynRel, Tables};
 
+/// Relocation type 0, "no relocation" on every machine (`R_X86_64_NONE`, `R_AARCH64_NONE`, ...).
+pub const R_NONE: u32 = 0;
+
 /// One target machine. Associated constants and functions only: an implementation is a unit type
 /// named as a type parameter, never a value.
 pub trait Arch: Send + Sync + 'static {
@@ -24,14 +27,21 @@ pub trait Arch: Send + Sync + 'static {
     const E_MACHINE: u16;
     /// The `-m` emulation names that select it.
     const EMULATIONS: &'static [&'static str];
-    /// The `OUTPUT_FORMAT` / `--oformat` BFD names of its ELF output.
+    /// The `--oformat` BFD names of its ELF output.
     const OUTPUT_FORMATS: &'static [&'static str];
+    /// The BFD name a linker script's `OUTPUT_FORMAT` or `TARGET` starts with, and the BFD
+    /// architecture `OUTPUT_ARCH` starts with.
+    const BFD_FORMAT: &'static str;
+    const BFD_ARCH: &'static str;
+    /// The dynamic linker named in `PT_INTERP` when `--dynamic-linker` is not given.
+    const DYNAMIC_LINKER: &'static str;
+    /// The directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs).
+    const LIBRARY_DIRS: &'static [&'static str];
     /// Default `-z max-page-size` and `-z common-page-size`.
     const MAX_PAGE_SIZE: u64;
     const COMMON_PAGE_SIZE: u64;
 
-    /// Relocation types: no relocation, and the dynamic ones the linker writes.
-    const R_NONE: u32;
+    /// Relocation types: the dynamic ones the linker writes (type 0 is `R_NONE` on every machine).
     const R_ABS64: u32;
     const R_RELATIVE: u32;
     const R_GLOB_DAT: u32;
@@ -60,12 +70,11 @@ pub trait Arch: Send + Sync + 'static {
     /// relaxations rewrite instructions around it).
     const RELOC_REACH: u64;
 
+    /// Whether `sh_type` is the machine's own type for unwind tables (read like `.eh_frame`).
+    fn is_unwind_section(sh_type: u32) -> bool;
+
     /// A relocation type's name, for messages.
     fn reloc_name(ty: u32) -> String;
-
-    /// The width in bytes of an absolute data relocation (`.quad sym`, `.long sym`), for readers of
-    /// debug information; None for any other type.
-    fn abs_data_width(ty: u32) -> Option<usize>;
 
     /// The thread-pointer offset of the TLS address `addr` in this module's TLS block `tls`
     /// (variant I places the block after the thread pointer, variant II before it).
@@ -90,11 +99,10 @@ pub trait Arch: Send + Sync + 'static {
         owned: std::ops::Range<u64>,
     ) -> Vec<DynRel>;
 
-    /// Whether the GOT-indirect relocation `rel` of section `r` was relaxed to reach `t`
-    /// directly (`--emit-relocs` then reports `R_PC32`'s equivalent, `relaxed_type`).
-    fn got_load_relaxed(ctx: &Linked, r: SectionRef, rel: &Rela, t: crate::ctx::Target) -> bool;
-    /// The type `--emit-relocs` writes for a relaxed GOT load.
-    fn relaxed_got_load_type() -> u32;
+    /// The type `--emit-relocs` reports for relocation `rel` of input section `r` against `t`:
+    /// its own, or what the linker's relaxation made of it (a GOT load relaxed to a direct
+    /// reference is reported as that reference, so that post-link tools read the code as it is).
+    fn emitted_type(ctx: &Linked, r: SectionRef, rel: &Rela, t: crate::ctx::Target) -> u32;
 
     /// Writes `.plt` (the header when `ctx.plans.got.plt_header` is not 0, then one stub per
     /// entry) at address `plt_addr`.
@@ -116,26 +124,51 @@ pub enum Machine {
 }
 
 impl Machine {
+    /// The target of a link that names no ELF input and no `-m` (only archives, or only IR).
+    pub const DEFAULT: Machine = Machine::X86_64;
+
     /// The target of an input whose `e_machine` is `machine`.
     pub fn for_machine(machine: u16) -> Option<Machine> {
         (machine == x86_64::X86_64::E_MACHINE).then_some(Machine::X86_64)
     }
 
-    /// The target a `-m` emulation names.
-    pub fn for_emulation(name: &str) -> Option<Machine> {
-        x86_64::X86_64::EMULATIONS.contains(&name).then_some(Machine::X86_64)
+    /// The target a `-m` emulation names, or why it is refused.
+    pub fn for_emulation(name: &str) -> std::result::Result<Machine, &'static str> {
+        match name {
+            e if x86_64::X86_64::EMULATIONS.contains(&e) => Ok(Machine::X86_64),
+            t if t.starts_with("elf_i386") => Err("the i386 target is not supported"),
+            "elf32_x86_64" => Err("the x32 target is not supported"),
+            _ => Err("unsupported emulation"),
+        }
     }
 
-    /// Whether an `OUTPUT_FORMAT` / `--oformat` name is this target's ELF.
+    /// The target an `--oformat` name is the ELF of.
     pub fn for_output_format(name: &str) -> Option<Machine> {
         x86_64::X86_64::OUTPUT_FORMATS.contains(&name).then_some(Machine::X86_64)
+    }
+
+    /// The target a linker script's `OUTPUT_FORMAT` or `TARGET` name is the ELF of.
+    pub fn for_bfd_format(name: &str) -> Option<Machine> {
+        name.starts_with(x86_64::X86_64::BFD_FORMAT).then_some(Machine::X86_64)
+    }
+
+    /// The target a linker script's `OUTPUT_ARCH` names.
+    pub fn for_bfd_arch(name: &str) -> Option<Machine> {
+        name.starts_with(x86_64::X86_64::BFD_ARCH).then_some(Machine::X86_64)
+    }
+
+    /// The `-m`, `--oformat` and script names of every target, for messages and `--help`:
+    /// (emulations, `--oformat` names, the script format, the script architecture).
+    pub fn names() -> (String, String, String, String) {
+        use x86_64::X86_64 as A;
+        (A::EMULATIONS.join(" "), A::OUTPUT_FORMATS[0].to_string(), A::BFD_FORMAT.to_string(), A::BFD_ARCH.to_string())
     }
 
     /// The target of a link: `-m`'s (the parser accepts only emulations `for_emulation` knows),
     /// else the machine of the first ELF object or shared library named (every input's header was
     /// checked against `for_machine`), else x86-64.
     pub fn for_link(config: &crate::args::Config, loaded: &[crate::input::Loaded]) -> Machine {
-        if let Some(m) = config.emulation.as_deref().and_then(Machine::for_emulation) {
+        if let Some(m) = config.emulation.as_deref().and_then(|e| Machine::for_emulation(e).ok()) {
             return m;
         }
         loaded
@@ -144,7 +177,19 @@ impl Machine {
             .map(|l| l.file.data())
             .find(|d| crate::input::object::is_elf(d) && d.len() >= 20)
             .and_then(|d| Machine::for_machine(u16::from_le_bytes([d[18], d[19]])))
-            .unwrap_or(Machine::X86_64)
+            .unwrap_or(Machine::DEFAULT)
+    }
+
+    /// The target whose library directories `-l` searches: `-m`'s, else the default.
+    pub fn for_search(config: &crate::args::Config) -> Machine {
+        config.emulation.as_deref().and_then(|e| Machine::for_emulation(e).ok()).unwrap_or(Machine::DEFAULT)
+    }
+
+    /// The directories GNU ld searches after the `-L` ones for this target.
+    pub fn library_dirs(self) -> &'static [&'static str] {
+        match self {
+            Machine::X86_64 => x86_64::X86_64::LIBRARY_DIRS,
+        }
     }
 
     pub fn e_machine(self) -> u16 {

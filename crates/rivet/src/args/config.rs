@@ -40,8 +40,9 @@ pub struct Config {
     pub textrel: TextRel,
     /// `--orphan-handling=place|warn|error|discard`.
     pub orphan_handling: OrphanHandling,
-    /// `-z mark-plt` / `-z nomark-plt` (GNU ld 2.41, default off): DT_X86_64_PLT* tags and the
-    /// PLT entries' addresses as the JUMP_SLOT relocations' addends.
+    /// `-z mark-plt` / `-z nomark-plt` (GNU ld 2.41, default off): the target's PLT tags
+    /// (`Arch::MARK_PLT_TAGS`) and the PLT entries' addresses as the JUMP_SLOT relocations'
+    /// addends.
     pub mark_plt: bool,
     /// `-z execstack` / `-z noexecstack` (default false).
     pub execstack: bool,
@@ -190,7 +191,8 @@ pub struct Config {
     /// spelling for LLVM's options) are its options, in command-line order.
     pub plugin: Option<String>,
     pub plugin_opts: Vec<String>,
-    /// `-m EMULATION`: only elf_x86_64 is accepted (checked by the parser).
+    /// `-m EMULATION`: one `arch::Machine::for_emulation` knows (checked by the parser); it picks
+    /// the target.
     pub emulation: Option<String>,
     /// `-O N` (0..=3, default 1 as in lld): 0 turns off merging of SHF_MERGE sections.
     pub opt_level: u8,

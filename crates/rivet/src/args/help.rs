@@ -98,6 +98,7 @@ pub fn usage() -> String {
     }
     // libtool builds shared libraries only when this line names an ELF target (it greps
     // ': supported targets:.* elf'), as GNU ld and lld print it.
-    s.push_str("\n\nrivet: supported targets: elf64-x86-64\nrivet: supported emulations: elf_x86_64\n");
+    let (emulations, format, _, _) = crate::arch::Machine::names();
+    s.push_str(&format!("\n\nrivet: supported targets: {format}\nrivet: supported emulations: {emulations}\n"));
     s
 }

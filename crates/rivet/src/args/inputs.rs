@@ -32,13 +32,10 @@ pub(super) static OPTIONS: &[Opt] = &[
     opt(
         &["m"],
         Parse(|p, _, v| {
-            let target = match v.as_str() {
-                "elf_x86_64" => "",
-                t if t.starts_with("elf_i386") => "the i386 target is not supported",
-                "elf32_x86_64" => "the x32 target is not supported",
-                _ => "unsupported emulation",
-            };
-            ensure!(target.is_empty(), "-m {v}: {target} (rivet links x86-64 ELF64 only: emulation elf_x86_64)");
+            if let Err(why) = crate::arch::Machine::for_emulation(&v) {
+                let known = crate::arch::Machine::names().0;
+                bail!("-m {v}: {why} (rivet links x86-64 ELF64 only: emulation {known})");
+            }
             p.config.emulation = Some(v);
             Ok(())
         }),

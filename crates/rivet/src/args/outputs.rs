@@ -326,14 +326,14 @@ pub(super) static OPTIONS: &[Opt] = &[
         }),
     ),
     opt(&["no-nmagic"], Set(|c| c.nmagic = false)),
-    // GNU ld's BFD names for x86-64 ELF, and lld's raw binary.
+    // GNU ld's BFD names for the targets' ELF (`Arch::OUTPUT_FORMATS`), and lld's raw binary.
     opt(
         &["oformat"],
         Parse(|p, _, v| {
             p.config.oformat_binary = match v.as_str() {
                 "binary" => true,
-                "elf64-x86-64" | "elf64-x86_64" => false,
-                _ => bail!("--oformat: unknown format '{v}' (elf64-x86-64 or binary)"),
+                f if crate::arch::Machine::for_output_format(f).is_some() => false,
+                _ => bail!("--oformat: unknown format '{v}' ({} or binary)", crate::arch::Machine::names().1),
             };
             Ok(())
         }),

@@ -45,19 +45,6 @@ pub struct Loaded {
     pub group: u32,
 }
 
-/// Directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs on Debian x86-64).
-const DEFAULT_LIB_DIRS: &[&str] = &[
-    "/usr/local/lib/x86_64-linux-gnu",
-    "/lib/x86_64-linux-gnu",
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/local/lib64",
-    "/lib64",
-    "/usr/lib64",
-    "/usr/local/lib",
-    "/lib",
-    "/usr/lib",
-];
-
 struct Loader<'c> {
     config: &'c Config,
     timer: &'c crate::timing::Timer,
@@ -135,7 +122,12 @@ pub fn load(
 impl Loader<'_> {
     fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let sysroot = self.config.sysroot.clone();
-        let defaults = if self.config.nostdlib { &[][..] } else { DEFAULT_LIB_DIRS };
+        // GNU ld's built-in SEARCH_DIRs after the `-L` ones: its emulation's (`-m`'s, else the
+        // default target's: the inputs that would name another are not read yet).
+        let defaults = match self.config.nostdlib {
+            true => &[][..],
+            false => crate::arch::Machine::for_search(self.config).library_dirs(),
+        };
         let given = self.config.lib_paths.iter().chain(&self.script_dirs).map(|d| self.in_sysroot(d));
         given.chain(defaults.iter().map(move |d| match &sysroot {
             Some(root) => root.join(d.trim_start_matches('/')),

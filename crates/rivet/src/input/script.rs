@@ -649,25 +649,28 @@ impl Parser<'_> {
                         return Err(self.lex.err("OUTPUT_FORMAT takes 1 or 3 names"));
                     }
                     // The format of this output is the default (first) one; -EB/-EL pick among
-                    // the three otherwise, and all three name the same x86-64 format in practice.
-                    if !names[0].starts_with("elf64-x86-64") {
+                    // the three otherwise, and all three name the same format in practice.
+                    if crate::arch::Machine::for_bfd_format(&names[0]).is_none() {
+                        let known = crate::arch::Machine::names().2;
                         return Err(self
                             .lex
-                            .err(format!("unsupported output format '{}' (rivet links elf64-x86-64 only)", names[0])));
+                            .err(format!("unsupported output format '{}' (rivet links {known} only)", names[0])));
                     }
                     self.script.output_format = Some(names[0].clone());
                 }
                 "OUTPUT_ARCH" => {
                     let names = self.names("OUTPUT_ARCH")?;
-                    if names.first().is_some_and(|a| !a.starts_with("i386:x86-64")) {
+                    if names.first().is_some_and(|a| crate::arch::Machine::for_bfd_arch(a).is_none()) {
+                        let known = crate::arch::Machine::names().3;
                         return Err(self
                             .lex
-                            .err(format!("unsupported architecture '{}' (rivet links i386:x86-64 only)", names[0])));
+                            .err(format!("unsupported architecture '{}' (rivet links {known} only)", names[0])));
                     }
                 }
                 "TARGET" => {
                     let names = self.names("TARGET")?;
-                    if names.first().is_some_and(|a| a != "binary" && !a.starts_with("elf64-x86-64")) {
+                    if names.first().is_some_and(|a| a != "binary" && crate::arch::Machine::for_bfd_format(a).is_none())
+                    {
                         return Err(self.lex.err(format!("unsupported target '{}'", names[0])));
                     }
                 }

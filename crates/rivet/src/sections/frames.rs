@@ -25,9 +25,9 @@ pub fn split_eh_frames(ctx: &mut Resolved) -> Result<EhFrames> {
                 }
                 let live = |rel: &crate::input::object::Rela| {
                     // A relocatable link (lld's, rivet's) turns the frame of a dropped COMDAT
-                    // copy into R_X86_64_NONE against symbol 0: that code is gone.
+                    // copy into R_NONE (type 0) against symbol 0: that code is gone.
                     let sym = rel.r_sym(object::LittleEndian, false);
-                    if sym == 0 || rel.r_type(object::LittleEndian, false) == object::elf::R_X86_64_NONE {
+                    if sym == 0 || rel.r_type(object::LittleEndian, false) == crate::arch::R_NONE {
                         return false;
                     }
                     let t = ctx_ref.target(f, sym);

@@ -15,7 +15,7 @@
 //! and relocation shapes, then are split by the classes of their relocation targets until nothing
 //! changes. A target that another module may interpose (a preemptible symbol of a shared library)
 //! is compared by its symbol, not by where it is defined here, as lld does. `safe` leaves out code
-//! whose address is taken (referenced other than by a call, `R_X86_64_PLT32`), so function pointers
+//! whose address is taken (referenced other than by a call, `Arch::R_CALL`), so function pointers
 //! of distinct functions stay distinct; sections defining symbols that the output exports are never
 //! folded.
 use crate::ctx::{Resolved, Target};
@@ -187,7 +187,7 @@ pub fn report(ctx: &Resolved, folds: &[Folded]) -> String {
 }
 
 /// Folds identical sections; returns the classes that had more than one member.
-pub fn fold(ctx: &mut Resolved, safe: bool) -> Vec<Folded> {
+pub fn fold<A: crate::arch::Arch>(ctx: &mut Resolved, safe: bool) -> Vec<Folded> {
     let exported = |ctx: &Resolved, f: FileId, s: u32| {
         let obj = &ctx.objects[f];
         obj.global_ids.iter().enumerate().any(|(i, &id)| {
@@ -228,7 +228,7 @@ pub fn fold(ctx: &mut Resolved, safe: bool) -> Vec<Folded> {
                     continue;
                 }
                 for r in sec.relas {
-                    if r.r_type(LE, false) != elf::R_X86_64_PLT32 {
+                    if r.r_type(LE, false) != A::R_CALL {
                         if let Place::Section(target, _) = place(ctx, f, r.r_sym(LE, false)) {
                             taken.insert(target);
                         }

@@ -3,10 +3,11 @@
 //! profilers): the offset is the place's address (its offset in the section for a non-allocated
 //! one), the symbol is the output's `.symtab` entry, and a section symbol's addend is re-based on
 //! the output section's symbol. The relocation type is the input's, except that a GOT load the
-//! linker relaxed to a direct reference becomes `R_X86_64_PC32` (as GNU ld and mold write it; TLS
+//! linker relaxed to a direct reference becomes that reference's type (`Arch::emitted_type`; TLS
 //! sequences keep their type as a marker, as in GNU ld). Relocations of dropped code (`.eh_frame` records of discarded
 //! functions, sections that ICF folded) are not kept; one against a symbol the link dropped
-//! becomes `R_X86_64_NONE`.
+//! becomes `R_NONE`.
+use crate::arch::Arch;
 use crate::ctx::{Ctx, Target};
 use crate::ids::{OutputSectionId, SectionRef};
 use crate::input::object::Rela;
@@ -85,7 +86,7 @@ fn indices(plan: &Plan) -> SymtabIndices {
 }
 
 /// Writes the relocations of `target` into `buf`.
-pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf: &mut [u8]) {
+pub fn write<A: Arch>(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf: &mut [u8]) {
     let (Some(plan), Some(made)) = (plan, linked.plans.emit_relocs.as_ref()) else { return };
     let ix = made.indices.get_or_init(|| indices(plan));
     let t = &linked.sections[target];
@@ -102,7 +103,7 @@ pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf:
                 _ if r_sym == 0 => (0, rel.r_type(LE, false), addend),
                 Target::Global(id) => match ix.globals.get(&id) {
                     Some(&n) => (n, rel.r_type(LE, false), addend),
-                    None => (0, elf::R_X86_64_NONE, 0),
+                    None => (0, crate::arch::R_NONE, 0),
                 },
                 t @ Target::Local(f, i) => {
                     let esym = &obj.syms[i as usize];
@@ -125,18 +126,20 @@ pub fn write(linked: &Linked, plan: Option<&Plan>, target: OutputSectionId, buf:
                                     let out_addr = linked.layout.sections[out.unwrap()].addr as i128;
                                     (n, rel.r_type(LE, false), (value + addend as i128 - out_addr) as i64)
                                 }
-                                None => (0, elf::R_X86_64_NONE, 0),
+                                None => (0, crate::arch::R_NONE, 0),
                             }
                         }
                         // An absolute local: its value goes into the addend.
                         (None, None) => (0, rel.r_type(LE, false), (linked.raw_value(t) as i64).wrapping_add(addend)),
-                        _ => (0, elf::R_X86_64_NONE, 0),
+                        _ => (0, crate::arch::R_NONE, 0),
                     }
                 }
             };
-            let relaxed = matches!(r_type, elf::R_X86_64_GOTPCRELX | elf::R_X86_64_REX_GOTPCRELX)
-                && crate::arch::x86_64::got_load_relaxed(linked, r, rel, linked.target(r.file, r_sym));
-            let r_type = if relaxed { elf::R_X86_64_PC32 } else { r_type };
+            // What relaxation made of the input's relocation, unless it was dropped to R_NONE.
+            let r_type = match r_type == rel.r_type(LE, false) {
+                true => A::emitted_type(linked, r, rel, linked.target(r.file, r_sym)),
+                false => r_type,
+            };
             let out = Rela {
                 r_offset: object::U64::new(LE, member_addr + off),
                 r_info: object::U64::new(LE, (u64::from(sym) << 32) | u64::from(r_type)),

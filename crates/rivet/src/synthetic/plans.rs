@@ -12,7 +12,7 @@ pub struct Plans {
     /// The inputs' GNU properties, merged (`property::merge`): `.note.gnu.property`, and whether
     /// the PLT is the IBT one.
     pub gnu_properties: Properties,
-    /// What the relocation scan sized (`arch::x86_64::scan_relocations`): GOT, PLT, copies,
+    /// What the relocation scan sized (`Arch::scan_relocations`): GOT, PLT, copies,
     /// dynamic relocation counts, RELR.
     pub got: Tables,
     /// Imports, exports, versions and DT_NEEDED (`synthetic::dynamic::plan`).

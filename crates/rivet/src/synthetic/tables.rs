@@ -40,7 +40,7 @@ pub enum GotKind {
     /// This module's id and 0 (local-dynamic TLS): two words, one per output.
     TlsLd,
     /// A TLS descriptor (`-mtls-dialect=gnu2` in a shared object): two words, the resolver
-    /// function and its argument, both filled by the dynamic loader's R_X86_64_TLSDESC.
+    /// function and its argument, both filled by the dynamic loader's TLSDESC relocation (`Arch::R_TLSDESC`).
     TlsDesc,
 }
 
@@ -81,7 +81,7 @@ pub struct Tables {
     /// Imported functions whose PLT stub is their address in this executable (the address was taken
     /// with a non-GOT relocation, so every module must agree on it).
     pub canonical: rustc_hash::FxHashSet<SymbolId>,
-    /// Imported data objects copied into this executable's .bss (R_X86_64_COPY).
+    /// Imported data objects copied into this executable's .bss (COPY relocations, `Arch::R_COPY`).
     pub copies: Vec<SymbolId>,
     /// Where each copy is: (output section, offset in it). Copies of read-only variables go to
     /// `.copyrel.rel.ro` (made read-only after relocation, as lld's `.bss.rel.ro`), the others

@@ -1,6 +1,7 @@
 //! Identical code folding (`sections::icf::fold`): which functions fold into which, on code gcc
 //! compiled a section per function (with its unwind records, which folding compares too).
 use super::*;
+use crate::arch::x86_64::X86_64;
 use crate::sections::icf::{fold, Folded};
 
 /// A section per function, in source order; gcc neither folds nor inlines them itself.
@@ -49,7 +50,7 @@ fn identical_functions_with_identical_relocations_fold() {
     for safe in [false, true] {
         let inputs = Inputs::new(&[&obj]);
         let mut ctx = inputs.ctx();
-        let folds = fold(&mut ctx, safe);
+        let folds = fold::<X86_64>(&mut ctx, safe);
         assert_eq!(folds_by_name(&ctx, &folds), [(".text.first".into(), vec![".text.second".into()])], "safe {safe}");
         assert_folded_into(&ctx, "/same.o", ".text.second", ".text.first");
         assert_not_folded(&ctx, "/same.o", ".text.g");
@@ -71,7 +72,7 @@ int _start(void) {{ return first(1) + second(2); }}
     let inputs = Inputs::new(&[&obj]);
     let mut ctx = inputs.ctx();
     assert_same_bytes(&ctx, "/target.o", ".text.first", ".text.second");
-    let folds = fold(&mut ctx, false);
+    let folds = fold::<X86_64>(&mut ctx, false);
     assert_eq!(folds_by_name(&ctx, &folds), []);
     for f in [".text.first", ".text.second", ".text.g", ".text.h"] {
         assert_not_folded(&ctx, "/target.o", f);
@@ -102,7 +103,7 @@ F unsigned odd{n}(unsigned n) {{ return n == 0 ? {odd_zero} : even{n}(n - 1); }}
     let inputs = Inputs::new(&[&obj]);
     let mut ctx = inputs.ctx();
     assert_same_bytes(&ctx, "/cycle.o", ".text.even1", ".text.even3");
-    let folds = fold(&mut ctx, false);
+    let folds = fold::<X86_64>(&mut ctx, false);
     assert_eq!(
         folds_by_name(&ctx, &folds),
         [(".text.even1".into(), vec![".text.even2".into()]), (".text.odd1".into(), vec![".text.odd2".into()])]
@@ -133,7 +134,7 @@ int _start(void) {{ return a1(1) + a2(2); }}
     let mut ctx = inputs.ctx();
     assert_same_bytes(&ctx, "/chain.o", ".text.a1", ".text.a2");
     assert_same_bytes(&ctx, "/chain.o", ".text.b1", ".text.b2");
-    let folds = fold(&mut ctx, false);
+    let folds = fold::<X86_64>(&mut ctx, false);
     assert_eq!(folds_by_name(&ctx, &folds), []);
     for f in ["a1", "a2", "b1", "b2", "c1", "c2"] {
         assert_not_folded(&ctx, "/chain.o", &format!(".text.{f}"));
@@ -159,12 +160,12 @@ int _start(void) {{ return first(1) + take()(2); }}
         .relas
         .iter()
         .any(|r| r.r_sym(LE, false) == second && r.r_type(LE, false) != object::elf::R_X86_64_PLT32));
-    let folds = fold(&mut ctx, true);
+    let folds = fold::<X86_64>(&mut ctx, true);
     assert_eq!(folds_by_name(&ctx, &folds), []);
     assert_not_folded(&ctx, "/address.o", ".text.second");
 
     let mut ctx = inputs.ctx();
-    let folds = fold(&mut ctx, false);
+    let folds = fold::<X86_64>(&mut ctx, false);
     assert_eq!(folds_by_name(&ctx, &folds), [(".text.first".into(), vec![".text.second".into()])]);
     assert_folded_into(&ctx, "/address.o", ".text.second", ".text.first");
 }
@@ -187,7 +188,7 @@ fn an_exported_function_of_a_shared_output_never_folds() {
         let inputs = Inputs::new(args);
         let mut ctx = inputs.ctx();
         assert_same_bytes(&ctx, "/exported.o", ".text.first", ".text.second");
-        let folds = fold(&mut ctx, false);
+        let folds = fold::<X86_64>(&mut ctx, false);
         assert_eq!(folds_by_name(&ctx, &folds), [], "{args:?}");
         assert_not_folded(&ctx, "/exported.o", ".text.first");
         assert_not_folded(&ctx, "/exported.o", ".text.second");
@@ -195,7 +196,7 @@ fn an_exported_function_of_a_shared_output_never_folds() {
     // Hidden, they are not exported: they fold.
     let inputs = Inputs::new(&["-shared", &hidden]);
     let mut ctx = inputs.ctx();
-    let folds = fold(&mut ctx, false);
+    let folds = fold::<X86_64>(&mut ctx, false);
     assert_eq!(folds_by_name(&ctx, &folds), [(".text.first".into(), vec![".text.second".into()])]);
     assert_folded_into(&ctx, "/hidden.o", ".text.second", ".text.first");
 }
@@ -210,7 +211,7 @@ fn the_last_function_of_a_file_folds_too() {
     let obj = s.cc("last.c", &source, &pic);
     let inputs = Inputs::new(&["-shared", &obj]);
     let mut ctx = inputs.ctx();
-    let folds = fold(&mut ctx, false);
+    let folds = fold::<X86_64>(&mut ctx, false);
     assert_eq!(folds_by_name(&ctx, &folds), [(".text.first".into(), vec![".text.second".into()])]);
     assert_folded_into(&ctx, "/last.o", ".text.second", ".text.first");
 }

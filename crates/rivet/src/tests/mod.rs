@@ -133,7 +133,10 @@ impl Inputs {
     pub fn ctx_with_output_sections(&self) -> Ctx<'_> {
         let mut ctx = self.ctx();
         if self.config.icf != crate::args::Icf::None {
-            crate::sections::icf::fold(&mut ctx, self.config.icf == crate::args::Icf::Safe);
+            crate::sections::icf::fold::<crate::arch::x86_64::X86_64>(
+                &mut ctx,
+                self.config.icf == crate::args::Icf::Safe,
+            );
         }
         let strip_debug = self.config.strip != crate::args::Strip::None;
         let sections = crate::sections::output::build(

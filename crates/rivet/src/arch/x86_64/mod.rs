@@ -30,10 +30,24 @@ impl crate::arch::Arch for X86_64 {
     const E_MACHINE: u16 = EM_X86_64;
     const EMULATIONS: &'static [&'static str] = &["elf_x86_64"];
     const OUTPUT_FORMATS: &'static [&'static str] = &["elf64-x86-64", "elf64-x86_64"];
+    const BFD_FORMAT: &'static str = "elf64-x86-64";
+    const BFD_ARCH: &'static str = "i386:x86-64";
+    const DYNAMIC_LINKER: &'static str = "/lib64/ld-linux-x86-64.so.2";
+    /// GNU ld's on Debian x86-64.
+    const LIBRARY_DIRS: &'static [&'static str] = &[
+        "/usr/local/lib/x86_64-linux-gnu",
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/local/lib64",
+        "/lib64",
+        "/usr/lib64",
+        "/usr/local/lib",
+        "/lib",
+        "/usr/lib",
+    ];
     const MAX_PAGE_SIZE: u64 = 4096;
     const COMMON_PAGE_SIZE: u64 = 4096;
 
-    const R_NONE: u32 = R_X86_64_NONE;
     const R_ABS64: u32 = R_X86_64_64;
     const R_RELATIVE: u32 = R_X86_64_RELATIVE;
     const R_GLOB_DAT: u32 = R_X86_64_GLOB_DAT;
@@ -60,12 +74,8 @@ impl crate::arch::Arch for X86_64 {
     fn reloc_name(ty: u32) -> String {
         reloc_name(ty)
     }
-    fn abs_data_width(ty: u32) -> Option<usize> {
-        match ty {
-            R_X86_64_64 => Some(8),
-            R_X86_64_32 | R_X86_64_32S => Some(4),
-            _ => None,
-        }
+    fn is_unwind_section(sh_type: u32) -> bool {
+        sh_type == SHT_X86_64_UNWIND
     }
     /// Variant II: the block ends at the thread pointer (`Tls::end`, the block's size rounded up
     /// to its alignment), so every offset is negative.
@@ -88,11 +98,15 @@ impl crate::arch::Arch for X86_64 {
     ) -> Vec<DynRel> {
         apply_range(ctx, f, si, buf, lo, owned)
     }
-    fn got_load_relaxed(ctx: &Linked, r: SectionRef, rel: &Rela, t: Target) -> bool {
-        got_load_relaxed(ctx, r, rel, t)
-    }
-    fn relaxed_got_load_type() -> u32 {
-        R_X86_64_PC32
+    /// A relaxed GOT load is `R_X86_64_PC32`, as GNU ld and mold write it.
+    fn emitted_type(ctx: &Linked, r: SectionRef, rel: &Rela, t: Target) -> u32 {
+        let r_type = rel.r_type(LE, false);
+        let relaxed = matches!(r_type, R_X86_64_GOTPCRELX | R_X86_64_REX_GOTPCRELX) && got_load_relaxed(ctx, r, rel, t);
+        if relaxed {
+            R_X86_64_PC32
+        } else {
+            r_type
+        }
     }
     fn write_plt(ctx: &Linked, plt_addr: u64, buf: &mut [u8]) -> Result<()> {
         plt::write_plt(ctx, plt_addr, buf)

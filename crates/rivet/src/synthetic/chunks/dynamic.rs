@@ -1,5 +1,6 @@
 //! `.dynamic` and `.interp`.
 use super::{has_dynamic, shndx, Chunk, Header, Sizing, Writing};
+use crate::arch::Arch;
 use crate::args::Symbolic;
 use crate::ctx::Ctx;
 use crate::diag::Result;
@@ -10,6 +11,7 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::DynRel;
 use object::elf::{self, Dyn64};
 use object::{pod, LittleEndian as LE, U64};
+use std::marker::PhantomData;
 
 // The RELR tags (gABI; the `object` crate has no names for them) and Android's older ones.
 const DT_RELRSZ: u32 = 35;
@@ -18,7 +20,6 @@ const DT_RELRENT: u32 = 37;
 const DT_ANDROID_RELR: u32 = 0x6fff_e000;
 const DT_ANDROID_RELRSZ: u32 = 0x6fff_e001;
 const DT_ANDROID_RELRENT: u32 = 0x6fff_e003;
-// The x86-64 psABI's PLT tags (`-z mark-plt`).
 
 /// A `.dynamic` entry's value, resolved when addresses are known.
 #[derive(Clone, Copy, Debug)]
@@ -31,25 +32,25 @@ pub enum DynValue {
 }
 
 /// The interpreter an executable names in PT_INTERP.
-pub fn interpreter(ctx: &Ctx) -> Option<String> {
+pub fn interpreter<A: Arch>(ctx: &Ctx) -> Option<String> {
     if !ctx.kind.is_dynamic() || !ctx.kind.is_executable() || ctx.config.no_dynamic_linker {
         return None;
     }
-    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| "/lib64/ld-linux-x86-64.so.2".into()))
+    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| A::DYNAMIC_LINKER.into()))
 }
 
 /// `.interp`: the dynamic loader's path, NUL-terminated.
-pub struct Interp;
+pub struct Interp<A>(pub PhantomData<A>);
 
-impl Chunk for Interp {
+impl<A: Arch> Chunk for Interp<A> {
     fn header(&self, _: &Ctx) -> Header {
         Header { name: ".interp", sh_type: elf::SHT_PROGBITS, flags: elf::SHF_ALLOC as u64, align: 1, entsize: 0 }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
-        has_dynamic(s.ctx).then(|| interpreter(s.ctx)).flatten().map(|i| i.len() as u64 + 1)
+        has_dynamic(s.ctx).then(|| interpreter::<A>(s.ctx)).flatten().map(|i| i.len() as u64 + 1)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
-        let interp = interpreter(w.linked).unwrap_or_default();
+        let interp = interpreter::<A>(w.linked).unwrap_or_default();
         buf[..interp.len()].copy_from_slice(interp.as_bytes());
         Ok(Vec::new())
     }
