@@ -13,7 +13,7 @@
 # Every difference is logged as `DIFF DIR OUTPUT :: ARGS` and every link that OLD failed (while NEW
 # succeeded) as `OLD-FAILED DIR :: ARGS` in $COMPARE_DIR/log; links counts the compared ones.
 # Links that write to stdout or a device, that write a --reproduce archive, that only print
-# (--version, -v, -V, --help), or with a random --build-id=uuid are not compared; a link without
+# (--version, -v, -V, --help), or with a random --build-id=uuid (-build-id=uuid) are not compared; a link without
 # -o whose a.out NEW did not write (a script's OUTPUT named the file) is logged as SKIPPED.
 #
 # Example:
@@ -37,7 +37,7 @@ marker=$(mktemp)
 "$new" "$@"; rc=$?
 [ $rc -ne 0 ] && { rm -f "$marker"; exit $rc; }
 # Links that write no file, or a file besides their output that would clash, or a random build-id.
-case " $* " in *" -o -"*|*" --reproduce"*|*" -repro"*|*" --version "*|*" -v "*|*" -V "*|*" --help "*|*"--build-id=uuid"*) rm -f "$marker"; exit 0;; esac
+case " $* " in *" -o -"*|*" --reproduce"*|*" -repro"*|*" --version "*|*" -v "*|*" -V "*|*" --help "*|*"-build-id=uuid"*) rm -f "$marker"; exit 0;; esac
 args=(); out=a.out; next=0
 side() { echo "$(dirname "$1")/.compare-old/$(basename "$1")"; }
 for a in "$@"; do
@@ -51,9 +51,34 @@ for a in "$@"; do
   esac
 done
 case "$out" in /dev/*) rm -f "$marker"; exit 0;; esac
+# An -o in a response file (@FILE, as gcc writes for long command lines): OLD gets another -o
+# after it (the last one wins).
+if ! printf '%s\n' "$@" | grep -q -e '^-o' -e '^--output' && printf '%s\n' "$@" | grep -q '^@'; then
+  inner=$(python3 -c '
+import shlex, sys
+out = None
+for a in sys.argv[1:]:
+    if not a.startswith("@"):
+        continue
+    words = shlex.split(open(a[1:]).read())
+    for i, w in enumerate(words):
+        if w in ("-o", "--output") and i + 1 < len(words):
+            out = words[i + 1]
+        elif w.startswith("--output="):
+            out = w[len("--output="):]
+        elif w.startswith("-o") and len(w) > 2:
+            out = w[2:]
+if out:
+    print(out)
+' "$@" 2>/dev/null)
+  if [ -n "$inner" ]; then
+    out=$inner
+    args+=(-o "$(side "$out")")
+  fi
+fi
 # Without -o the output is a.out, unless a linker script's OUTPUT names another file: compare it
 # only if NEW wrote it, and send OLD's to the side path.
-if ! printf '%s\n' "$@" | grep -q -e '^-o' -e '^--output'; then
+if ! printf '%s\n' "${args[@]}" | grep -q -e '^-o' -e '^--output'; then
   if [ ! "$out" -nt "$marker" ]; then
     echo "SKIPPED $PWD :: $*" >> "$log"; rm -f "$marker"; exit 0
   fi

@@ -97,12 +97,14 @@ pub struct Layout {
     pub compressed: std::sync::Arc<Compressed>,
 }
 
-/// The TLS segment: `start` is its address, `end` the address the thread pointer points at
-/// (the start plus the size rounded up to the alignment, x86-64's variant II).
+/// The TLS segment: `start` is its address, `end` the start plus the size rounded up to the
+/// alignment `align` (where a variant II thread pointer points). Thread-pointer offsets are the
+/// target's (`Arch::tp_offset`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tls {
     pub start: u64,
     pub end: u64,
+    pub align: u64,
 }
 
 impl Layout {
@@ -519,7 +521,11 @@ impl TlsExtent {
 
     /// The TLS block: the extent rounded up to its alignment (none without TLS sections).
     pub fn block(t: Option<TlsExtent>) -> Tls {
-        t.map_or(Tls::default(), |t| Tls { start: t.start, end: t.start + align_up(t.end - t.start, t.align) })
+        t.map_or(Tls::default(), |t| Tls {
+            start: t.start,
+            end: t.start + align_up(t.end - t.start, t.align),
+            align: t.align,
+        })
     }
 }
 

@@ -77,7 +77,8 @@ pub trait Arch: Send + Sync + 'static {
     fn reloc_name(ty: u32) -> String;
 
     /// The thread-pointer offset of the TLS address `addr` in this module's TLS block `tls`
-    /// (variant I places the block after the thread pointer, variant II before it).
+    /// (its start, aligned end and alignment): variant I places the block after the thread
+    /// pointer and its control block, variant II before it.
     fn tp_offset(tls: Tls, addr: u64) -> i64;
 
     /// Walks every relocation of the live sections and gives what they need from the linker (GOT
