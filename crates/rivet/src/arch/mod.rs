@@ -193,9 +193,11 @@ impl Machine {
         }
     }
 
-    pub fn e_machine(self) -> u16 {
+    /// The default `-z max-page-size` and `-z common-page-size`. (The command line's defaults
+    /// are the default target's: a second target needs them settled once the target is known.)
+    pub fn page_sizes(self) -> (u64, u64) {
         match self {
-            Machine::X86_64 => x86_64::X86_64::E_MACHINE,
+            Machine::X86_64 => (x86_64::X86_64::MAX_PAGE_SIZE, x86_64::X86_64::COMMON_PAGE_SIZE),
         }
     }
 }
