@@ -1,8 +1,9 @@
 //! Target back ends. Everything that differs between machines lives behind `Arch`: the ELF
 //! machine number and the names the command line and linker scripts use for it, page sizes, the
 //! dynamic relocation types, the PLT's shape and bytes, the TLS variant, and the relocation scan
-//! and apply. The pipeline is generic over it (`link::link_for::<A>`), so every call is static.
-//! rivet has one implementation, `x86_64::X86_64`; `for_machine` and `for_emulation` are the only
+//! and apply. The link from its open inputs on is generic over it (`link::link_loaded::<A>`), so
+//! every call is static. rivet has one implementation, `x86_64::X86_64`; `Machine` (from `-m`, the
+//! first ELF input's `e_machine`, `--oformat` and script names) and `with_arch!` are the only
 //! places that map a machine to it.
 pub mod endbr;
 pub mod x86_64;
