@@ -956,6 +956,54 @@ fn section_with_relocations_across_write_behind_windows() {
     tmp.finish();
 }
 
+/// A merged string section larger than a write-behind window: each window writes only the
+/// strings that fall in it (the section used to be built whole for every window it crosses), the
+/// output is byte for byte the mapped one, and the program finds its strings.
+#[test]
+fn merged_strings_across_write_behind_windows() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-merged-windows");
+    // 10.8 MB of 12-byte strings in one input section (the unpaced window is 8 MiB), with a
+    // second file repeating some of them (merged away), and pointers to a few.
+    const N: usize = 900_000;
+    let strings = |from: usize, to: usize, label: &str| {
+        let mut asm = String::from(".section .rodata.str1.1,\"aMS\",@progbits,1\n");
+        for i in from..to {
+            asm.push_str(&format!("{label}{i}: .string \"str-{i:07}\"\n"));
+        }
+        asm
+    };
+    let mut big = strings(0, N, ".Ls");
+    big.push_str(".data\n.globl firsts\nfirsts: .quad .Ls0, .Ls123456, .Ls699999, .Ls899999\n");
+    std::fs::write(tmp.join("big.s"), big).unwrap();
+    let mut dup = strings(699_990, 700_010, ".Ld");
+    dup.push_str(".data\n.globl seconds\nseconds: .quad .Ld699999, .Ld700009\n");
+    std::fs::write(tmp.join("dup.s"), dup).unwrap();
+    for f in ["big", "dup"] {
+        must(Command::new("gcc").current_dir(&tmp.path).args(["-c", &format!("{f}.s")]));
+    }
+    let main = compile(
+        &tmp,
+        "main",
+        "#include <string.h>\nextern const char *firsts[], *seconds[];\n\
+         int main(void) {\n  return strcmp(firsts[0], \"str-0000000\") || strcmp(firsts[1], \"str-0123456\")\n\
+             || strcmp(firsts[2], \"str-0699999\") || strcmp(firsts[3], \"str-0899999\")\n\
+             || seconds[0] != firsts[2] || strcmp(seconds[1], \"str-0700009\");\n}\n",
+    );
+    let (big, dup) = (tmp.join("big.o"), tmp.join("dup.o"));
+    let mut outputs = Vec::new();
+    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
+        let exe = tmp.join(&format!("prog{}", outputs.len()));
+        must(&mut gcc_link(&tmp, &[&main, &big, &dup], &exe, &["-pie", mode]));
+        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(0), "{mode}: wrong strings");
+        outputs.push(std::fs::read(&exe).unwrap());
+    }
+    assert!(outputs[0] == outputs[1], "written behind != mapped");
+    tmp.finish();
+}
+
 /// The children of process `pid` (Linux's `/proc/PID/task/PID/children`).
 fn children(pid: u32) -> Vec<u32> {
     let list = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
