@@ -1004,6 +1004,57 @@ fn merged_strings_across_write_behind_windows() {
     tmp.finish();
 }
 
+/// A non-allocated section with relocations (as debug info is) larger than a write-behind window:
+/// each window applies only the relocations that touch it, and every entry holds what it must:
+/// the function's address and the string's offset in its merged section, as in GNU ld's output
+/// of the same objects; the bytes are those of the mapped output.
+#[test]
+fn debug_like_relocations_across_write_behind_windows() {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-nonalloc-windows");
+    // 8.4 MB of 12-byte entries (the unpaced window is 8 MiB): a 64-bit address of `func` and a
+    // 32-bit offset of a merged string.
+    std::fs::write(
+        tmp.join("table.s"),
+        ".text\nfunc: ret\n.section .rivet.str,\"MS\",@progbits,1\n.Lfirst: .string \"first\"\n.Lname: .string \"name\"\n\
+         .section .rivet.table,\"\",@progbits\n.rept 700000\n.quad func\n.long .Lname\n.endr\n",
+    )
+    .unwrap();
+    let table = tmp.join("table.o");
+    must(Command::new("gcc").arg("-c").arg(tmp.join("table.s")).arg("-o").arg(&table));
+    let main = compile(&tmp, "main", "int main(void) { return 0; }\n");
+    // (func's address, the string's offset): every entry must hold them.
+    let check = |exe: &std::path::Path, what: &str| -> Vec<u8> {
+        let bytes = std::fs::read(exe).unwrap();
+        let file = object::File::parse(&*bytes).unwrap();
+        let func = file.symbols().find(|s| s.name() == Ok("func")).expect("func in .symtab").address();
+        let strings = file.section_by_name(".rivet.str").unwrap().data().unwrap();
+        let name = strings.windows(5).position(|w| w == b"name\0").expect("the string") as u32;
+        let entries = file.section_by_name(".rivet.table").unwrap().data().unwrap();
+        assert_eq!(entries.len(), 700_000 * 12, "{what}");
+        for (i, e) in entries.chunks_exact(12).enumerate() {
+            let (addr, off) =
+                (u64::from_le_bytes(e[..8].try_into().unwrap()), u32::from_le_bytes(e[8..].try_into().unwrap()));
+            assert_eq!((addr, off), (func, name), "{what}: entry {i}");
+        }
+        bytes
+    };
+    let gnu = tmp.join("gnu");
+    must(Command::new("gcc").arg(&main).arg(&table).arg("-o").arg(&gnu));
+    check(&gnu, "GNU ld");
+    let mut outputs = Vec::new();
+    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
+        let exe = tmp.join(&format!("prog{}", outputs.len()));
+        must(&mut gcc_link(&tmp, &[&main, &table], &exe, &[mode]));
+        outputs.push(check(&exe, mode));
+    }
+    assert!(outputs[0] == outputs[1], "written behind != mapped");
+    tmp.finish();
+}
+
 /// The children of process `pid` (Linux's `/proc/PID/task/PID/children`).
 fn children(pid: u32) -> Vec<u32> {
     let list = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
