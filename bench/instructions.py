@@ -19,8 +19,11 @@ from profile import save  # noqa: E402
 from run import machine  # noqa: E402
 
 
-def count(cmd, cwd):
-    """Instructions callgrind counted for `cmd` (its children included: none with --no-fork)."""
+def count(cmd, cwd, out_file):
+    """Instructions callgrind counted for `cmd` (its children included: none with --no-fork). The
+    output is deleted first: rivet releases a replaced output's blocks in a `clone(CLONE_VM)` child,
+    which valgrind cannot run."""
+    Path(out_file).unlink(missing_ok=True)
     with tempfile.NamedTemporaryFile(prefix="rivet-callgrind-") as out:
         r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", *cmd],
                            cwd=cwd, capture_output=True, text=True)
@@ -49,9 +52,10 @@ def main():
     for job in jobs:
         jd = DEFAULT_CACHE / "jobs" / job
         gc = "--gc-sections" in (jd / "response.txt").read_text().split()
-        r = count([str(rivet), "@response.txt", "-o", "/tmp/instructions-rivet", "--no-fork", "--threads=1"], jd)
+        r = count([str(rivet), "@response.txt", "-o", "/tmp/instructions-rivet", "--no-fork", "--threads=1"], jd,
+                  "/tmp/instructions-rivet")
         w = count([wild, "@response.txt", "-o", "/tmp/instructions-wild", "--no-fork", "--threads=1"]
-                  + ([] if gc else ["--no-gc-sections"]), jd)
+                  + ([] if gc else ["--no-gc-sections"]), jd, "/tmp/instructions-wild")
         lines.append(f"| {job} | {r / 1e6:,.1f}M | {w / 1e6:,.1f}M | {r / w:.2f} |")
         print(lines[-1], flush=True)
     save("instructions", lines + [""])
