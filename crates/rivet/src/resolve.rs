@@ -801,6 +801,11 @@ impl<'a> Resolver<'a, '_> {
                     Parsed::Object((_, globals, _)) => globals.len(),
                     Parsed::Ir(_) => 0,
                 })
+                .sum::<usize>()
+            + loaded
+                .iter()
+                .filter(|l| l.kind == Kind::Shared)
+                .map(|l| shared::dynamic_symbol_count(l.file.data()))
                 .sum::<usize>();
         r.by_name.reserve(expected);
         r.symbols.reserve(expected);
