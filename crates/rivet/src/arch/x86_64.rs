@@ -692,7 +692,7 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let mut skip_next = false;
     let errors = RefCell::new(Vec::new());
     if !alloc && eh.is_none() {
-        apply_nonalloc_section(ctx, f, si, buf, base, &errors, None);
+        apply_nonalloc_section::<false>(ctx, f, si, buf, base, &errors, None);
         ctx.diag.report(errors.into_inner());
         return dynrels;
     }
@@ -744,7 +744,7 @@ pub fn apply_range(
     let ignored = RefCell::new(Vec::new());
     if !alloc {
         // Debug sections, through the per-symbol cache (no relaxation reaches past a field).
-        apply_nonalloc_section(ctx, f, si, buf, base, &errors, Some((lo, owned, &ignored)));
+        apply_nonalloc_section::<true>(ctx, f, si, buf, base, &errors, Some((lo, owned, &ignored)));
         ctx.diag.report(errors.into_inner());
         return dynrels;
     }
@@ -793,10 +793,10 @@ type Part<'e> = (u64, std::ops::Range<u64>, &'e RefCell<Vec<Error>>);
 /// is still found per relocation (synth-1's write phase went from 91 to 73 ms: medians of 11
 /// alternated runs, a5484c2).
 ///
-/// With a `Part`, only the section's bytes from `lo` on are in `buf` (write-behind's windows),
-/// and of the relocations that touch them, only those at offsets the part owns report their
-/// errors (the neighbouring part reports the others).
-fn apply_nonalloc_section(
+/// `PART` says whether `part` is given. With a `Part`, only the section's bytes from `lo` on are
+/// in `buf` (write-behind's windows), and of the relocations that touch them, only those at
+/// offsets the part owns report their errors (the neighbouring part reports the others).
+fn apply_nonalloc_section<const PART: bool>(
     ctx: &Linked,
     f: FileId,
     si: u32,
@@ -815,11 +815,13 @@ fn apply_nonalloc_section(
     };
     for rel in obj.sections[si as usize].relas {
         let in_off = rel.r_offset.get(LE);
-        if !reach.contains(&in_off) {
+        // (PART: the checks compiled only into the copy for write-behind's parts, which a whole
+        // section's millions of debug relocations do not pay for.)
+        if PART && !reach.contains(&in_off) {
             continue;
         }
         let errors = match &part {
-            Some((_, owned, ignored)) if !owned.contains(&in_off) => *ignored,
+            Some((_, owned, ignored)) if PART && !owned.contains(&in_off) => *ignored,
             _ => errors,
         };
         let (off, place) = (in_off - lo, base.wrapping_add(in_off));
