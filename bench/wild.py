@@ -138,6 +138,7 @@ def main():
     helper = spawn_helper(DEFAULT_CACHE)
     version = subprocess.run([wild, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[0]
     ins = instructions()
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
     header = (f"Measured {m['date']} at commit {m['commit']}"
               + (" (rivet sources modified)" if m["rivet_source_modified"] else "")
               + f"; {m['nproc']} cores ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; corpus on "
@@ -165,6 +166,9 @@ def main():
                     + (f"{ic[0]:,.0f}M / {ic[1]:,.0f}M ({ic[0] / ic[1]:.2f})" if ic else "-")
                     + f" | {res['rivet-fork']['output_mb']:.2f} / {res['wild-fork']['output_mb']:.2f} | {checked} |")
         print(rows[-1], flush=True)
+    load_after = Path("/proc/loadavg").read_text().split()[:3]
+    header += (f" Load average (1, 5, 15 min) {' '.join(load_before)} at the start, {' '.join(load_after)} at the end: "
+               f"other work on the machine slows both linkers' wall times, not their instructions.")
     lines = [f"# wild ({m['date']})", "", header, "",
              "Each cell is rivet / wild (ratio). **same work**: `rivet --no-fork` against `wild --no-fork "
              "--no-gc-sections` (a job whose line has `--gc-sections` collects with both). **defaults**: both as "
