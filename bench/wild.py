@@ -16,7 +16,7 @@ check), then ROUNDS rotated rounds after a warm-up round, each link over its own
 measured by run.py's spawn helper (wall, CPU and peak RSS of the measured process: for the
 forking defaults, the parent, which returns when the output is complete), then 3 links per
 `--no-fork` configuration whose RssAnon is sampled from /proc/PID/status every millisecond (a
-lower bound of the peak). Writes bench/results/wild-DATE.{md,json}; `bench/keep.py` keeps them.
+lower bound of the peak) and whose minor page faults wait4 reports. Writes bench/results/wild-DATE.{md,json}; `bench/keep.py` keeps them.
 """
 import json, os, re, statistics, subprocess, sys, time
 from pathlib import Path
@@ -41,12 +41,16 @@ def configurations(rivet, wild):
     }
 
 
-def anon_peak_mb(cmd, cwd):
-    """Runs `cmd` and samples its RssAnon every millisecond until it exits: the largest sample, MB."""
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def anon_peak(cmd, cwd):
+    """Runs `cmd` and samples its RssAnon every millisecond until it exits: the largest sample (MB)
+    and the minor page faults of the process (wait4's rusage)."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = 0
     status = Path(f"/proc/{p.pid}/status")
-    while p.poll() is None:
+    while True:
+        pid, wait_status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
         try:
             m = re.search(r"^RssAnon:\s+(\d+) kB", status.read_text(), re.M)
             if m:
@@ -54,10 +58,10 @@ def anon_peak_mb(cmd, cwd):
         except OSError:
             pass
         time.sleep(0.001)
-    err = p.stderr.read().decode(errors="replace")
+    p.returncode = os.waitstatus_to_exitcode(wait_status)
     if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed in {cwd}:\n{err[-1500:]}")
-    return peak / 1024
+        sys.exit(f"{' '.join(cmd)} failed in {cwd} (exit {p.returncode})")
+    return peak / 1024, ru.ru_minflt
 
 
 def instructions():
@@ -113,8 +117,9 @@ def bench_job(helper, job, rounds, cfgs):
                 res[label]["samples"].append(m)
     for label in ("rivet", "wild-nogc"):
         out = OUT / f"wild-bench-{job}-{label}"
-        res[label]["anon_mb"] = [anon_peak_mb([*cfgs[label], "@response.txt", "-o", str(out)], jd)
-                                 for _ in range(ANON_RUNS)]
+        runs = [anon_peak([*cfgs[label], "@response.txt", "-o", str(out)], jd) for _ in range(ANON_RUNS)]
+        res[label]["anon_mb"] = [r[0] for r in runs]
+        res[label]["minor_faults"] = [r[1] for r in runs]
     for label in cfgs:
         (OUT / f"wild-bench-{job}-{label}").unlink(missing_ok=True)
     ref.unlink(missing_ok=True)
@@ -151,11 +156,13 @@ def main():
             results.append({"job": job, "linker": label, "runs": len(r["samples"]),
                             "median": med([s["wall"] for s in r["samples"]]), "output_ok": r["checked"],
                             "output_mb": r["output_mb"], "anon_mb": r.get("anon_mb"),
+                            "minor_faults": r.get("minor_faults"),
                             "samples": [{k: s[k] for k in ("wall", "user", "sys", "rss_mb")} for s in r["samples"]]})
         w = {k: med([s["wall"] for s in r["samples"]]) for k, r in res.items()}
         cpu = {k: med([s["user"] + s["sys"] for s in r["samples"]]) for k, r in res.items()}
         rss = {k: med([s["rss_mb"] for s in r["samples"]]) for k, r in res.items()}
         anon = {k: max(res[k]["anon_mb"]) for k in ("rivet", "wild-nogc")}
+        faults = {k: med(res[k]["minor_faults"]) / 1000 for k in ("rivet", "wild-nogc")}
         checked = "/".join({True: "yes", False: "**NO**", None: "-"}[res[k]["checked"]] for k in cfgs)
         ic = ins[2].get(job) if ins else None
         rows.append(f"| {job} | {meta['input_bytes'] / 1e6:.0f} | {w['rivet']:.3f} / {w['wild-nogc']:.3f} "
@@ -163,6 +170,7 @@ def main():
                     f"({w['rivet-fork'] / w['wild-fork']:.2f}) | {cpu['rivet']:.3f} / {cpu['wild-nogc']:.3f} "
                     f"({cpu['rivet'] / cpu['wild-nogc']:.2f}) | {rss['rivet']:.0f} / {rss['wild-nogc']:.0f} | "
                     f"{anon['rivet']:.0f} / {anon['wild-nogc']:.0f} ({anon['rivet'] / anon['wild-nogc']:.2f}) | "
+                    f"{faults['rivet']:.1f}k / {faults['wild-nogc']:.1f}k ({faults['rivet'] / faults['wild-nogc']:.2f}) | "
                     + (f"{ic[0]:,.0f}M / {ic[1]:,.0f}M ({ic[0] / ic[1]:.2f})" if ic else "-")
                     + f" | {res['rivet-fork']['output_mb']:.2f} / {res['wild-fork']['output_mb']:.2f} | {checked} |")
         print(rows[-1], flush=True)
@@ -175,13 +183,13 @@ def main():
              "users run them (they fork and return when the output is complete; wild collects unused sections, "
              "so its output is smaller: the output column is the defaults'). CPU = user+sys, peak RSS (wait4's, "
              "mapped files included) and RssAnon (sampled each ms, the most of "
-             f"{ANON_RUNS} links) are of the same-work links. Instructions: callgrind at `--threads=1`, "
+             f"{ANON_RUNS} links; minor page faults, their median) are of the same-work links. Instructions: callgrind at `--threads=1`, "
              + (f"from [{ins[0]}]({ins[0]}) (commit {ins[1]}, rivet's sources unchanged since)" if ins
                 else "none kept for these sources (`bench/instructions.py`)")
              + ". Checked: each output run against ld.bfd's (rivet, wild-nogc, rivet-fork, wild-fork).", "",
              "| job | inputs MB | wall s, same work | wall s, defaults | CPU s | peak RSS MB | RssAnon peak MB | "
-             "instructions | output MB | checked |",
-             "|---|---|---|---|---|---|---|---|---|---|", *rows, ""]
+             "minor faults | instructions | output MB | checked |",
+             "|---|---|---|---|---|---|---|---|---|---|---|", *rows, ""]
     results_dir = ROOT / "bench" / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
     base = results_dir / f"wild-{m['date'].replace('-', '').replace(' ', '-').replace(':', '')}"
