@@ -16,7 +16,8 @@ check), then ROUNDS rotated rounds after a warm-up round, each link over its own
 measured by run.py's spawn helper (wall, CPU and peak RSS of the measured process: for the
 forking defaults, the parent, which returns when the output is complete), then 3 links per
 `--no-fork` configuration whose RssAnon is sampled from /proc/PID/status every millisecond (a
-lower bound of the peak) and whose minor page faults wait4 reports. Writes bench/results/wild-DATE.{md,json}; `bench/keep.py` keeps them.
+lower bound of the peak) and whose minor page faults wait4 reports. Writes
+bench/results/wild-DATE.{md,json}; `bench/keep.py` keeps them (the `wild` scenario).
 """
 import json, os, re, statistics, subprocess, sys, time
 from pathlib import Path
