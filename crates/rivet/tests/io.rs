@@ -945,15 +945,28 @@ fn section_with_relocations_across_write_behind_windows() {
              if (table[i].p != target + 8 || (char *)&table[i].off + table[i].off != target || table[i].seven != 7)\n\
                return 1;\n  return 0;\n}\n",
     );
+    mapped_and_written_behind(&tmp, &[&main, &table], &["-pie"], |exe, mode| {
+        assert_eq!(Command::new(exe).status().unwrap().code(), Some(0), "{mode}: wrong pointers");
+    });
+    tmp.finish();
+}
+
+/// Links `objs` (with `extra`) with the output mapped and written behind; `check` looks at each
+/// output, and the two must be the same bytes.
+fn mapped_and_written_behind(
+    tmp: &TempDir,
+    objs: &[&std::path::Path],
+    extra: &[&str],
+    check: impl Fn(&std::path::Path, &str),
+) {
     let mut outputs = Vec::new();
     for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
         let exe = tmp.join(&format!("prog{}", outputs.len()));
-        must(&mut gcc_link(&tmp, &[&main, &table], &exe, &["-pie", mode]));
-        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(0), "{mode}: wrong pointers");
+        must(gcc_link(tmp, objs, &exe, extra).arg(mode));
+        check(&exe, mode);
         outputs.push(std::fs::read(&exe).unwrap());
     }
     assert!(outputs[0] == outputs[1], "written behind != mapped");
-    tmp.finish();
 }
 
 /// A merged string section larger than a write-behind window: each window writes only the
@@ -993,14 +1006,9 @@ fn merged_strings_across_write_behind_windows() {
              || seconds[0] != firsts[2] || strcmp(seconds[1], \"str-0700009\");\n}\n",
     );
     let (big, dup) = (tmp.join("big.o"), tmp.join("dup.o"));
-    let mut outputs = Vec::new();
-    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
-        let exe = tmp.join(&format!("prog{}", outputs.len()));
-        must(&mut gcc_link(&tmp, &[&main, &big, &dup], &exe, &["-pie", mode]));
-        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(0), "{mode}: wrong strings");
-        outputs.push(std::fs::read(&exe).unwrap());
-    }
-    assert!(outputs[0] == outputs[1], "written behind != mapped");
+    mapped_and_written_behind(&tmp, &[&main, &big, &dup], &["-pie"], |exe, mode| {
+        assert_eq!(Command::new(exe).status().unwrap().code(), Some(0), "{mode}: wrong strings");
+    });
     tmp.finish();
 }
 
@@ -1027,7 +1035,7 @@ fn debug_like_relocations_across_write_behind_windows() {
     must(Command::new("gcc").arg("-c").arg(tmp.join("table.s")).arg("-o").arg(&table));
     let main = compile(&tmp, "main", "int main(void) { return 0; }\n");
     // (func's address, the string's offset): every entry must hold them.
-    let check = |exe: &std::path::Path, what: &str| -> Vec<u8> {
+    let check = |exe: &std::path::Path, what: &str| {
         let bytes = std::fs::read(exe).unwrap();
         let file = object::File::parse(&*bytes).unwrap();
         let func = file.symbols().find(|s| s.name() == Ok("func")).expect("func in .symtab").address();
@@ -1040,18 +1048,11 @@ fn debug_like_relocations_across_write_behind_windows() {
                 (u64::from_le_bytes(e[..8].try_into().unwrap()), u32::from_le_bytes(e[8..].try_into().unwrap()));
             assert_eq!((addr, off), (func, name), "{what}: entry {i}");
         }
-        bytes
     };
     let gnu = tmp.join("gnu");
     must(Command::new("gcc").arg(&main).arg(&table).arg("-o").arg(&gnu));
     check(&gnu, "GNU ld");
-    let mut outputs = Vec::new();
-    for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
-        let exe = tmp.join(&format!("prog{}", outputs.len()));
-        must(&mut gcc_link(&tmp, &[&main, &table], &exe, &[mode]));
-        outputs.push(check(&exe, mode));
-    }
-    assert!(outputs[0] == outputs[1], "written behind != mapped");
+    mapped_and_written_behind(&tmp, &[&main, &table], &[], check);
     tmp.finish();
 }
 
