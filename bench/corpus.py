@@ -2,7 +2,7 @@
 """Builds rivet's benchmark corpus: replayable link jobs captured while the real compiler and GNU ld
 do a real build.
 
-    python3 bench/corpus.py build [--jobs c-hello,synth-1,c-debug,rust-debug,cxx-big] [--force]
+    python3 bench/corpus.py build [--jobs c-hello,synth-1,c-debug,rust-debug,cxx-big,rust-big] [--force]
     python3 bench/corpus.py list
 
 A job is a directory (cached in ~/.cache/rivet-bench/jobs/NAME, or $RIVET_BENCH_CACHE/jobs/NAME;
@@ -31,6 +31,14 @@ response file (see capture_ld.py). Jobs:
                link of the binary is captured
   cxx-big      bench/cxx_big.cpp (LLVM's O2 pipeline + x86 code generation) linked statically
                against Debian's LLVM 19 libraries (llvm-19-dev) and libstdc++
+  rust-big     a Rust program over ~250 crates (tokio, axum, reqwest, tera, image, rayon and
+               more), debug build: it serves a report to itself over loopback; ~6 minutes to
+               build on 2 cores
+  cxx-templates  generated C++: 32 units putting their own record types through the standard
+               containers, algorithms, smart pointers, std::function and std::variant (-g1 -O0:
+               ~170k COMDAT groups, most of them copies that resolution drops)
+  shared-big   OpenSSL 3's libcrypto.so (-g -O2), a -shared link; checked by a program that loads
+               the output under the library's soname and computes digests
 """
 import argparse, concurrent.futures, json, os, random, shutil, subprocess, sys, tempfile
 from pathlib import Path
@@ -38,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 DEFAULT_CACHE = Path(os.environ.get("RIVET_BENCH_CACHE", Path.home() / ".cache" / "rivet-bench"))
-ALL_JOBS = "c-hello,synth-1,c-debug,rust-debug,cxx-big"
+ALL_JOBS = "c-hello,synth-1,c-debug,rust-debug,cxx-big,rust-big,cxx-templates,shared-big"
 JOBS_CPU = max(1, os.cpu_count() or 1)
 
 
@@ -264,6 +272,50 @@ def job_c_debug(cache, tmp):
                run_args=["list", "-digest-algorithms"])
 
 
+SHARED_CHECK = r'''#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    const char *names[] = {"SHA256", "SHA3-512", "BLAKE2b512", "SM3"};
+    for (int i = 0; i < 4; i++) {
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int n = 0;
+        EVP_Digest("rivet", 5, md, &n, EVP_get_digestbyname(names[i]), NULL);
+        printf("%s ", names[i]);
+        for (unsigned int j = 0; j < n; j++) printf("%02x", md[j]);
+        printf("\n");
+    }
+    return 0;
+}
+'''
+
+
+def job_shared_big(cache, tmp):
+    """libcrypto.so of OpenSSL 3 (-g -O2): a -shared link of the library's ~800 objects (the whole of
+    libcrypto.a, built position-independent); checked by a program that loads it and computes
+    digests. (OpenSSL's own shared build needs scripts the openssl-src crate leaves out.)"""
+    found = cargo_registry_source('openssl-src = "300"', "*/openssl-src-300.*/openssl")
+    if not found:
+        sys.exit("shared-big: OpenSSL's sources were not found after cargo fetch of openssl-src")
+    src = Path(tmp) / "openssl"
+    shutil.copytree(found[-1], src, symlinks=True)
+    sh(["perl", "Configure", "linux-x86_64", "no-asm", "no-shared", "no-tests", "no-docs", "no-module", "-g", "-O2",
+        "-fPIC"], quiet=True, cwd=src)
+    sh(["make", f"-j{JOBS_CPU}", "build_generated"], quiet=True, cwd=src)
+    sh(["make", f"-j{JOBS_CPU}", "libcrypto.a"], quiet=True, cwd=src)
+    cap = Capture("shared-big", cache, tmp, match="libcrypto.so.3", build_root=src)
+    sh(["gcc", cap.gcc_flag, "-shared", "-Wl,-soname,libcrypto.so.3", "-Wl,--whole-archive", "libcrypto.a",
+        "-Wl,--no-whole-archive", "-pthread", "-ldl", "-o", "libcrypto.so.3"], cwd=src, env=cap.env)
+    dest = cap.finish("OpenSSL 3 libcrypto.so.3: a -shared link of all of libcrypto.a, -g -O2 -fPIC (openssl-src crate)")
+    # The check: a program linked against the library by its soname, run with the output in its
+    # place (bench/run.py, `check` in job.json).
+    (dest / "check.c").write_text(SHARED_CHECK)
+    sh(["gcc", "-I", str(src / "include"), "check.c", "-o", "check", str(src / "libcrypto.so.3")], cwd=dest)
+    meta = json.loads((dest / "job.json").read_text())
+    meta["check"] = {"program": "check", "soname": "libcrypto.so.3"}
+    (dest / "job.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
 RUST_MAIN = r'''use clap::Parser;
 #[derive(Parser)]
 struct Args {
@@ -295,6 +347,198 @@ def job_rust_debug(cache, tmp):
     cap.finish("Rust: regex + serde_json + clap (derive), debug build, dynamic PIE")
 
 
+RUST_BIG_DEPS = """tokio = { version = "1", features = ["full"] }
+axum = "0.7"
+reqwest = { version = "0.12", default-features = false, features = ["json"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+clap = { version = "4", features = ["derive"] }
+regex = "1"
+tracing = "0.1"
+tracing-subscriber = { version = "0.3", features = ["env-filter", "json"] }
+chrono = "0.4"
+uuid = { version = "1", features = ["v4"] }
+rand = "0.8"
+toml = "0.8"
+image = { version = "0.25", default-features = false, features = ["png", "jpeg", "gif", "bmp", "tiff"] }
+tera = "1"
+tower-http = { version = "0.5", features = ["full"] }
+pulldown-cmark = "0.12"
+indicatif = "0.17"
+ignore = "0.4"
+rayon = "1"
+csv = "1"
+sha2 = "0.10"
+aes = "0.8"
+quick-xml = "0.36"
+serde_yaml = "0.9"
+petgraph = "0.6"
+nom = "7"
+dashmap = "6"
+crossbeam = "0.8"
+"""
+
+RUST_BIG_MAIN = r'''use axum::{routing::get, Json, Router};
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+#[derive(Parser)]
+struct Args {
+    #[arg(default_value = "a1b22c333")]
+    text: String,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+struct Report {
+    numbers: Vec<String>,
+    html: String,
+    digest: String,
+    png_bytes: usize,
+    yaml: String,
+    csv: String,
+    path_len: usize,
+}
+
+async fn report(text: String) -> Json<Report> {
+    let re = regex::Regex::new(r"[0-9]+").unwrap();
+    let numbers: Vec<String> = re.find_iter(&text).map(|m| m.as_str().to_string()).collect();
+    let mut tera = tera::Tera::default();
+    tera.add_raw_template("t", "{% for n in numbers %}<li>{{ n }}</li>{% endfor %}").unwrap();
+    let mut cx = tera::Context::new();
+    cx.insert("numbers", &numbers);
+    let list = tera.render("t", &cx).unwrap();
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(&format!("# {text}\n\n*numbers*")));
+    html.push_str(&list);
+    let digest = hex(&sha2::Sha256::digest(text.as_bytes()));
+    let img = image::RgbImage::from_fn(16, 16, |x, y| image::Rgb([x as u8 * 16, y as u8 * 16, 128]));
+    let mut png = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    let back = image::load_from_memory(png.get_ref()).unwrap();
+    assert_eq!(back.width(), 16);
+    let yaml = serde_yaml::to_string(&numbers).unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&numbers).unwrap();
+    let csv = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    let mut g = petgraph::Graph::<&str, u32>::new();
+    let (a, b, c) = (g.add_node("a"), g.add_node("b"), g.add_node("c"));
+    g.extend_with_edges([(a, b, 1), (b, c, 2), (a, c, 5)]);
+    let path_len = petgraph::algo::dijkstra(&g, a, Some(c), |e| *e.weight())[&c] as usize;
+    let total: u64 = rayon::prelude::ParallelIterator::sum(rayon::prelude::IntoParallelIterator::into_par_iter(
+        numbers.iter().map(|n| n.parse::<u64>().unwrap()).collect::<Vec<_>>(),
+    ));
+    tracing::info!(total, "report");
+    Json(Report { numbers, html, digest, png_bytes: png.get_ref().len(), yaml, csv, path_len })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::new("warn")).init();
+    let args = Args::parse();
+    let text = args.text.clone();
+    let app = Router::new().route("/report", get(move || report(text.clone())));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let r: Report = reqwest::get(format!("http://{addr}/report")).await.unwrap().json().await.unwrap();
+    let (id, stamp) = (uuid::Uuid::new_v4(), chrono::Utc::now());
+    assert!(!id.is_nil() && stamp.timestamp() > 0);
+    let key = aes::cipher::generic_array::GenericArray::from([0u8; 16]);
+    let _cipher: aes::Aes128 = aes::cipher::KeyInit::new(&key);
+    let dash = dashmap::DashMap::new();
+    dash.insert("n", r.numbers.len());
+    let parsed: nom::IResult<&str, &str> = nom::character::complete::digit1("123abc");
+    let xml = quick_xml::escape::escape("<a>");
+    let cfg: toml::Value = toml::from_str("x = 1").unwrap();
+    println!("{}", serde_json::to_string(&r).unwrap());
+    println!("{} {:?} {} {} {}", dash.get("n").map(|v| *v).unwrap(), parsed.unwrap().1, xml, cfg["x"], rand::random::<u8>() < 255 || true);
+    let _ = (indicatif::ProgressBar::hidden(), ignore::WalkBuilder::new("."), crossbeam::channel::unbounded::<u8>());
+}
+'''
+
+
+def job_rust_big(cache, tmp):
+    proj = Path(tmp) / "rustbig"
+    sh(["cargo", "new", "-q", "--vcs", "none", "--name", "rustbig", str(proj)])
+    with open(proj / "Cargo.toml", "a") as f:
+        f.write(RUST_BIG_DEPS)
+    (proj / "src" / "main.rs").write_text(RUST_BIG_MAIN)
+    cap = Capture("rust-big", cache, tmp, match="rustbig-*", build_root=proj)
+    env = dict(cap.env, RUSTFLAGS=f"-C linker-features=-lld -C link-arg={cap.gcc_flag}",
+               CARGO_TARGET_DIR=str(proj / "target"))
+    sh(["cargo", "build", "-q", f"-j{JOBS_CPU}"], cwd=proj, env=env)
+    crates = subprocess.run(["cargo", "tree", "--prefix", "none"], cwd=proj, check=True, capture_output=True,
+                            text=True).stdout
+    count = len({line.split()[0] for line in crates.splitlines() if line.strip()})
+    cap.finish(f"Rust: {count} crates (tokio, axum, reqwest, tera, image, rayon, ...), debug build, dynamic PIE; "
+               "serves a report over loopback to itself")
+
+
+# cxx-templates ---------------------------------------------------------------------------------
+CXXT_FILES = 32    # translation units
+CXXT_TYPES = 10    # record types per unit, each put through the same standard templates
+
+
+def cxxt_unit(i):
+    """One translation unit: its own record types, each instantiated through containers,
+    algorithms, smart pointers, std::function, std::variant and streams; the shared instances
+    (std::string's, std::vector<int>'s) come again in every unit as COMDAT groups."""
+    c = ["#include <algorithm>", "#include <functional>", "#include <map>", "#include <memory>",
+         "#include <numeric>", "#include <set>", "#include <sstream>", "#include <string>",
+         "#include <unordered_map>", "#include <variant>", "#include <vector>", "",
+         f"namespace u{i} {{"]
+    for t in range(CXXT_TYPES):
+        c += [f"struct R{t} {{ int k; std::string name; double w; "
+              f"bool operator<(const R{t} &o) const {{ return k < o.k; }} }};",
+              f"template <class T> long fold{t}(const std::vector<T> &v) {{",
+              f"    std::map<std::string, T> by_name; std::unordered_map<int, T> by_key; std::set<T> ordered;",
+              "    for (const auto &x : v) { by_name.emplace(x.name, x); by_key.emplace(x.k, x); ordered.insert(x); }",
+              "    std::vector<std::shared_ptr<T>> shared;",
+              "    for (const auto &x : ordered) shared.push_back(std::make_shared<T>(x));",
+              "    std::function<long(const T &)> f = [&](const T &x) { return x.k + (long)by_name.size(); };",
+              "    std::variant<T, int, std::string> var = v.empty() ? std::variant<T, int, std::string>(0) : v[0];",
+              "    std::ostringstream os; for (const auto &p : shared) os << p->name << ':' << p->w << ';';",
+              "    long sum = std::accumulate(v.begin(), v.end(), 0L, [&](long a, const T &x) { return a + f(x); });",
+              "    auto sorted = v; std::sort(sorted.begin(), sorted.end());",
+              "    return sum + (long)os.str().size() + (long)by_key.size() + (long)var.index() + sorted.front().k;",
+              "}"]
+    c += ["long run() {", "    long total = 0;"]
+    for t in range(CXXT_TYPES):
+        c += [f"    {{ std::vector<R{t}> v; for (int j = 0; j < {t % 5 + 3}; j++) "
+              f"v.push_back(R{t}{{{i} * 7 + j * {t + 1}, \"n\" + std::to_string(j), j * 0.5}}); total += fold{t}(v); }}"]
+    c += ["    return total;", "}", "}", f"long run_{i}() {{ return u{i}::run(); }}"]
+    return "\n".join(c) + "\n"
+
+
+def job_cxx_templates(cache, tmp):
+    src = Path(tmp) / "cxxt"
+    src.mkdir()
+    for i in range(CXXT_FILES):
+        (src / f"t{i}.cpp").write_text(cxxt_unit(i))
+    main = ["#include <cstdio>", *[f"long run_{i}();" for i in range(CXXT_FILES)], "int main() {", "    long total = 0;"]
+    main += [f"    total += run_{i}();" for i in range(CXXT_FILES)]
+    main += ['    std::printf("cxx-templates: %ld\\n", total);', "    return 0;", "}"]
+    (src / "main.cpp").write_text("\n".join(main) + "\n")
+    flags = ["-g1", "-O0", "-std=c++17"]
+    print(f"+ g++ -c {' '.join(flags)} t0.cpp ... t{CXXT_FILES - 1}.cpp ({JOBS_CPU} at a time)", flush=True)
+    parallel([["g++", "-c", *flags, f"t{i}.cpp", "-o", f"t{i}.o"] for i in range(CXXT_FILES)] +
+             [["g++", "-c", *flags, "main.cpp", "-o", "main.o"]], src)
+    groups = 0
+    for i in range(CXXT_FILES):
+        out = subprocess.run(["readelf", "-gW", f"t{i}.o"], cwd=src, capture_output=True, text=True).stdout
+        groups += out.count("COMDAT group section")
+    cap = Capture("cxx-templates", cache, tmp, build_root=src)
+    sh(["g++", cap.gcc_flag, "main.o", *[f"t{i}.o" for i in range(CXXT_FILES)], "-o", "cxx-templates"], cwd=src,
+       env=cap.env)
+    cap.finish(f"generated C++: {CXXT_FILES} units of standard templates over their own types, -g1 -O0, "
+               f"{groups} COMDAT groups in the inputs, dynamic PIE against libstdc++.so")
+
+
 def job_cxx_big(cache, tmp):
     lc = "/usr/lib/llvm-19/bin/llvm-config"
     if not Path(lc).exists():
@@ -308,7 +552,8 @@ def job_cxx_big(cache, tmp):
     cap.finish("C++: LLVM 19 static libraries (O2 pipeline + x86 codegen), dynamic PIE against libstdc++.so")
 
 
-BUILDERS = {"c-hello": job_c_hello, "c-debug": job_c_debug, "rust-debug": job_rust_debug, "cxx-big": job_cxx_big}
+BUILDERS = {"c-hello": job_c_hello, "c-debug": job_c_debug, "rust-debug": job_rust_debug, "cxx-big": job_cxx_big,
+            "rust-big": job_rust_big, "cxx-templates": job_cxx_templates, "shared-big": job_shared_big}
 
 
 def build(job, cache, force=False):
@@ -321,7 +566,7 @@ def build(job, cache, force=False):
         elif job in BUILDERS:
             BUILDERS[job](cache, tmp)
         else:
-            sys.exit(f"unknown job {job} (known: c-hello, synth-N, c-debug, rust-debug, cxx-big)")
+            sys.exit(f"unknown job {job} (known: c-hello, synth-N, {', '.join(BUILDERS)})")
 
 
 def main():

@@ -99,20 +99,35 @@ def profile_job(helper, job, rounds, rivet, wild, cold):
     return out + [""]
 
 
-def main():
-    args = sys.argv[1:]
-    cold = args[:1] == ["--cold"]
-    args = args[1:] if cold else args
+def setup(args, usage):
+    """`ROUNDS JOB[,JOB...] [RIVET] [WILD]`: (rounds, jobs, rivet, wild, machine facts, spawn helper,
+    wild's version line)."""
     if len(args) < 2:
-        sys.exit(__doc__)
+        sys.exit(usage)
     rounds, jobs = int(args[0]), args[1].split(",")
     rivet = Path(args[2]).resolve() if len(args) > 2 else rivet_bin()
     wild = args[3] if len(args) > 3 else "wild"
-    results = ROOT / "bench" / "results"
-    results.mkdir(parents=True, exist_ok=True)
     m = machine(DEFAULT_CACHE, Path("/tmp"))
     helper = spawn_helper(DEFAULT_CACHE)
     version = subprocess.run([wild, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[0]
+    return rounds, jobs, rivet, wild, m, helper, version
+
+
+def save(scenario, lines):
+    """Writes the report to bench/results/SCENARIO-DATE.md and prints it."""
+    results = ROOT / "bench" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines)
+    path = results / f"{scenario}-{datetime.datetime.now().strftime('%Y%m%d-%H%M')}.md"
+    path.write_text(text)
+    print(text)
+    print(f"-> {path}", file=sys.stderr)
+
+
+def main():
+    args = sys.argv[1:]
+    cold = args[:1] == ["--cold"]
+    rounds, jobs, rivet, wild, m, helper, version = setup(args[1:] if cold else args, __doc__)
     scenario = "profile-cold" if cold else "profile"
     lines = [f"# {scenario} ({m['date']})", "",
              f"Measured {m['date']} at commit {m['commit']}"
@@ -124,11 +139,7 @@ def main():
              ""]
     for job in jobs:
         lines += profile_job(helper, job, rounds, rivet, wild, cold)
-    text = "\n".join(lines)
-    path = results / f"{scenario}-{datetime.datetime.now().strftime('%Y%m%d-%H%M')}.md"
-    path.write_text(text)
-    print(text)
-    print(f"-> {path}", file=sys.stderr)
+    save(scenario, lines)
 
 
 if __name__ == "__main__":

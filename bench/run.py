@@ -329,6 +329,24 @@ def run_output(path, args):
         return [None, f"could not run: {e}"]
 
 
+def check_output(jd, meta, path):
+    """What the output does: an executable run with the job's arguments; a shared library through
+    the job's check program, which loads it under its soname. None: the job has no check."""
+    if meta["kind"] == "exe":
+        return run_output(path, meta.get("run_args", []))
+    check = meta.get("check")
+    if not check:
+        return None
+    with tempfile.TemporaryDirectory(prefix="rivet-bench-check-") as d:
+        os.symlink(os.path.abspath(path), os.path.join(d, check["soname"]))
+        try:
+            r = subprocess.run([str(jd / check["program"])], capture_output=True, timeout=60,
+                               env=dict(os.environ, LD_LIBRARY_PATH=d))
+            return [r.returncode, r.stdout.decode(errors="replace")]
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return [None, f"could not run: {e}"]
+
+
 def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loopfs, timeout, keep=False):
     job = meta["name"]
     ref_out = out_dir / f"{job}.reference"
@@ -337,9 +355,9 @@ def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loop
     expected = None
     if r.returncode != 0:
         log(f"{job}: the reference link with ld.bfd failed, outputs are not checked:\n{r.stderr[-1000:]}")
-    elif meta["kind"] == "exe":
-        expected = run_output(ref_out, meta.get("run_args", []))
-        if expected[0] != 0:
+    else:
+        expected = check_output(jd, meta, ref_out)
+        if expected is not None and expected[0] != 0:
             log(f"{job}: the reference output exits with {expected[0]}")
     ref_out.unlink(missing_ok=True)
     samples = {n: [] for n in lks}
@@ -363,7 +381,7 @@ def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loop
             if m["ok"]:
                 m["output_mb"] = out.stat().st_size / 1e6
                 if expected is not None:
-                    got = run_output(out, meta.get("run_args", []))
+                    got = check_output(jd, meta, out)
                     m["output_ok"] = got == expected
                     if got != expected:
                         log(f"{job}/{n}: the output does not behave like ld.bfd's: exit {got[0]} vs {expected[0]}, "

@@ -801,9 +801,25 @@ impl<'a> Resolver<'a, '_> {
                     Parsed::Object((_, globals, _)) => globals.len(),
                     Parsed::Ir(_) => 0,
                 })
+                .sum::<usize>()
+            + loaded
+                .iter()
+                .filter(|l| l.kind == Kind::Shared)
+                .map(|l| shared::dynamic_symbol_count(l.file.data()))
                 .sum::<usize>();
         r.by_name.reserve(expected);
         r.symbols.reserve(expected);
+        // Groups signed by a name that is no global of their object (a local signature symbol):
+        // owned by name; sized for the command line's objects (cxx-templates: 44k of them,
+        // grown through 16 rehashes).
+        let named_groups = direct
+            .values()
+            .map(|p| match p {
+                Parsed::Object((_, _, comdats)) => comdats.iter().filter(|s| matches!(s, Signature::Named(_))).count(),
+                Parsed::Ir(_) => 0,
+            })
+            .sum::<usize>();
+        r.comdat_named.reserve(named_groups);
         for name in roots {
             let id = r.intern(name.as_bytes());
             if let Some(why) = &mut r.why {
@@ -1265,6 +1281,8 @@ impl<'a> Resolver<'a, '_> {
         // id; then the groups, since a symbol in a dropped group is only a reference; then the
         // definitions and references.
         let mut ids = Vec::with_capacity(globals.len());
+        // The names' hashes, for the groups they sign.
+        let hashes: Vec<u64> = globals.iter().map(|p| p.as_ref().map_or(0, |p| p.hash)).collect();
         for (i, p) in (obj.first_global..obj.syms.len()).zip(globals) {
             match p.and_then(|p| self.intern_global(&obj, i, p)) {
                 Ok((id, version)) => {
@@ -1279,7 +1297,7 @@ impl<'a> Resolver<'a, '_> {
                 }
             }
         }
-        self.claim_comdats(&mut obj, &comdats, &ids, file);
+        self.claim_comdats(&mut obj, &comdats, &ids, &hashes, file);
         self.claim_linkonce(&mut obj, file);
         for (i, &id) in (obj.first_global..obj.syms.len()).zip(&ids) {
             if let Some(id) = id {
@@ -1300,12 +1318,13 @@ impl<'a> Resolver<'a, '_> {
         obj: &mut ObjectFile<'a>,
         signatures: &[Signature],
         ids: &[Option<SymbolId>],
+        hashes: &[u64],
         file: FileId,
     ) {
         for (g, &how) in obj.comdats.iter().zip(signatures) {
             let owner = match how {
                 Signature::Global(gi) if ids[gi as usize].is_some() => {
-                    self.claim_by_id(ids[gi as usize].unwrap(), g.signature, file)
+                    self.claim_by_id(ids[gi as usize].unwrap(), g.signature, hashes[gi as usize], file)
                 }
                 Signature::Global(_) => self.claim_by_name(g.signature, crate::fx_hash(g.signature), file),
                 Signature::Named(hash) => self.claim_by_name(g.signature, hash, file),
@@ -1338,11 +1357,12 @@ impl<'a> Resolver<'a, '_> {
         }
     }
 
-    /// The owner of the signature named by symbol `id` (`file` if it had none).
-    fn claim_by_id(&mut self, id: SymbolId, signature: &'a [u8], file: FileId) -> FileId {
+    /// The owner of the signature named by symbol `id` (`file` if it had none); `hash` is the
+    /// name's `fx_hash`.
+    fn claim_by_id(&mut self, id: SymbolId, signature: &'a [u8], hash: u64, file: FileId) -> FileId {
         // A signature first claimed before any symbol had its name is owned by name.
         if !self.comdat_named.is_empty() {
-            if let Some(&owner) = self.comdat_named.get(signature) {
+            if let Some(&owner) = self.comdat_named.get_hashed(signature, hash) {
                 return owner;
             }
         }

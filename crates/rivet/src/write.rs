@@ -801,12 +801,26 @@ pub(crate) fn write_input<A: Arch>(ctx: &Linked, f: FileId, s: u32, buf: &mut [u
 /// over the part alone (and the reach of its neighbours' relocations), so memory is bounded by
 /// the window, not the section: a 96 MiB `.data` cut into 2 MiB windows took a 96 MiB scratch
 /// buffer per window, and a link that survived a 64 MiB cgroup mapped was killed written.
-/// Merged sections and `.eh_frame` (rearranged pieces, small) are built whole.
+/// A merged section writes the pieces in the part (it has no relocations); `.eh_frame`
+/// (rearranged pieces, small) is built whole.
 fn write_input_part<A: Arch>(ctx: &Linked, f: FileId, s: u32, from: u64, whole: u64, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[SectionRef::new(f, s)];
     let len = buf.len() as u64;
-    if ctx.merges.at(sec.merge_index).is_some() || ctx.split_eh_frame(f, s).is_some() || whole != sec.data.len() as u64
-    {
+    if let Some(m) = ctx.merges.at(sec.merge_index) {
+        // Only the pieces that fall in the part: a 5.5 MiB `.debug_str` cut into 1 MiB windows
+        // was built whole for each of its six parts.
+        buf.fill(0);
+        for &(src, n, dst) in &m.owned {
+            let (start, end) = ((dst as u64).max(from), (dst as u64 + n as u64).min(from + len));
+            if start < end {
+                let at = (src as u64 + start - dst as u64) as usize;
+                buf[(start - from) as usize..(end - from) as usize]
+                    .copy_from_slice(&sec.data[at..at + (end - start) as usize]);
+            }
+        }
+        return Vec::new();
+    }
+    if ctx.split_eh_frame(f, s).is_some() || whole != sec.data.len() as u64 {
         let mut scratch = vec![0u8; whole as usize];
         let dynrels = write_input::<A>(ctx, f, s, &mut scratch);
         buf.copy_from_slice(&scratch[from as usize..(from + len) as usize]);

@@ -945,14 +945,114 @@ fn section_with_relocations_across_write_behind_windows() {
              if (table[i].p != target + 8 || (char *)&table[i].off + table[i].off != target || table[i].seven != 7)\n\
                return 1;\n  return 0;\n}\n",
     );
+    mapped_and_written_behind(&tmp, &[&main, &table], &["-pie"], |exe, mode| {
+        assert_eq!(Command::new(exe).status().unwrap().code(), Some(0), "{mode}: wrong pointers");
+    });
+    tmp.finish();
+}
+
+/// Links `objs` (with `extra`) with the output mapped and written behind; `check` looks at each
+/// output, and the two must be the same bytes.
+fn mapped_and_written_behind(
+    tmp: &TempDir,
+    objs: &[&std::path::Path],
+    extra: &[&str],
+    check: impl Fn(&std::path::Path, &str),
+) {
     let mut outputs = Vec::new();
     for mode in ["-Wl,--mmap-output-file", "-Wl,--no-mmap-output-file"] {
         let exe = tmp.join(&format!("prog{}", outputs.len()));
-        must(&mut gcc_link(&tmp, &[&main, &table], &exe, &["-pie", mode]));
-        assert_eq!(Command::new(&exe).status().unwrap().code(), Some(0), "{mode}: wrong pointers");
+        must(gcc_link(tmp, objs, &exe, extra).arg(mode));
+        check(&exe, mode);
         outputs.push(std::fs::read(&exe).unwrap());
     }
     assert!(outputs[0] == outputs[1], "written behind != mapped");
+}
+
+/// A merged string section larger than a write-behind window: each window writes only the
+/// strings that fall in it (the section used to be built whole for every window it crosses), the
+/// output is byte for byte the mapped one, and the program finds its strings.
+#[test]
+fn merged_strings_across_write_behind_windows() {
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-merged-windows");
+    // 10.8 MB of 12-byte strings in one input section (the unpaced window is 8 MiB), with a
+    // second file repeating some of them (merged away), and pointers to a few.
+    const N: usize = 900_000;
+    let strings = |from: usize, to: usize, label: &str| {
+        let mut asm = String::from(".section .rodata.str1.1,\"aMS\",@progbits,1\n");
+        for i in from..to {
+            asm.push_str(&format!("{label}{i}: .string \"str-{i:07}\"\n"));
+        }
+        asm
+    };
+    let mut big = strings(0, N, ".Ls");
+    big.push_str(".data\n.globl firsts\nfirsts: .quad .Ls0, .Ls123456, .Ls699999, .Ls899999\n");
+    std::fs::write(tmp.join("big.s"), big).unwrap();
+    let mut dup = strings(699_990, 700_010, ".Ld");
+    dup.push_str(".data\n.globl seconds\nseconds: .quad .Ld699999, .Ld700009\n");
+    std::fs::write(tmp.join("dup.s"), dup).unwrap();
+    for f in ["big", "dup"] {
+        must(Command::new("gcc").current_dir(&tmp.path).args(["-c", &format!("{f}.s")]));
+    }
+    let main = compile(
+        &tmp,
+        "main",
+        "#include <string.h>\nextern const char *firsts[], *seconds[];\n\
+         int main(void) {\n  return strcmp(firsts[0], \"str-0000000\") || strcmp(firsts[1], \"str-0123456\")\n\
+             || strcmp(firsts[2], \"str-0699999\") || strcmp(firsts[3], \"str-0899999\")\n\
+             || seconds[0] != firsts[2] || strcmp(seconds[1], \"str-0700009\");\n}\n",
+    );
+    let (big, dup) = (tmp.join("big.o"), tmp.join("dup.o"));
+    mapped_and_written_behind(&tmp, &[&main, &big, &dup], &["-pie"], |exe, mode| {
+        assert_eq!(Command::new(exe).status().unwrap().code(), Some(0), "{mode}: wrong strings");
+    });
+    tmp.finish();
+}
+
+/// A non-allocated section with relocations (as debug info is) larger than a write-behind window:
+/// each window applies only the relocations that touch it, and every entry holds what it must:
+/// the function's address and the string's offset in its merged section, as in GNU ld's output
+/// of the same objects; the bytes are those of the mapped output.
+#[test]
+fn debug_like_relocations_across_write_behind_windows() {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    if !have("gcc") {
+        return;
+    }
+    let tmp = TempDir::new("io-nonalloc-windows");
+    // 8.4 MB of 12-byte entries (the unpaced window is 8 MiB): a 64-bit address of `func` and a
+    // 32-bit offset of a merged string.
+    std::fs::write(
+        tmp.join("table.s"),
+        ".text\nfunc: ret\n.section .rivet.str,\"MS\",@progbits,1\n.Lfirst: .string \"first\"\n.Lname: .string \"name\"\n\
+         .section .rivet.table,\"\",@progbits\n.rept 700000\n.quad func\n.long .Lname\n.endr\n",
+    )
+    .unwrap();
+    let table = tmp.join("table.o");
+    must(Command::new("gcc").arg("-c").arg(tmp.join("table.s")).arg("-o").arg(&table));
+    let main = compile(&tmp, "main", "int main(void) { return 0; }\n");
+    // (func's address, the string's offset): every entry must hold them.
+    let check = |exe: &std::path::Path, what: &str| {
+        let bytes = std::fs::read(exe).unwrap();
+        let file = object::File::parse(&*bytes).unwrap();
+        let func = file.symbols().find(|s| s.name() == Ok("func")).expect("func in .symtab").address();
+        let strings = file.section_by_name(".rivet.str").unwrap().data().unwrap();
+        let name = strings.windows(5).position(|w| w == b"name\0").expect("the string") as u32;
+        let entries = file.section_by_name(".rivet.table").unwrap().data().unwrap();
+        assert_eq!(entries.len(), 700_000 * 12, "{what}");
+        for (i, e) in entries.chunks_exact(12).enumerate() {
+            let (addr, off) =
+                (u64::from_le_bytes(e[..8].try_into().unwrap()), u32::from_le_bytes(e[8..].try_into().unwrap()));
+            assert_eq!((addr, off), (func, name), "{what}: entry {i}");
+        }
+    };
+    let gnu = tmp.join("gnu");
+    must(Command::new("gcc").arg(&main).arg(&table).arg("-o").arg(&gnu));
+    check(&gnu, "GNU ld");
+    mapped_and_written_behind(&tmp, &[&main, &table], &[], check);
     tmp.finish();
 }
 

@@ -5,7 +5,7 @@
 use crate::bail;
 use crate::diag::{Context, Result};
 use object::elf;
-use object::read::elf::{Dyn as _, FileHeader, Sym as _};
+use object::read::elf::{Dyn as _, FileHeader, SectionHeader as _, Sym as _};
 use object::LittleEndian as LE;
 
 type Header = elf::FileHeader64<LE>;
@@ -54,6 +54,17 @@ pub fn parse<'a>(data: &'a [u8], name: String, base_name: &str) -> Result<Shared
         Ok(file) => Ok(SharedFile { name, ..file }),
         Err(e) => Err(e.context(name)),
     }
+}
+
+/// How many dynamic symbols a shared library has, read from its section headers alone (0 if they
+/// cannot be read: `parse` reports that): resolution sizes its name table with it.
+pub fn dynamic_symbol_count(data: &[u8]) -> usize {
+    let Ok(header) = Header::parse(data) else { return 0 };
+    let Ok(sections) = header.sections(LE, data) else { return 0 };
+    sections
+        .iter()
+        .find(|s| s.sh_type(LE) == elf::SHT_DYNSYM)
+        .map_or(0, |s| (s.sh_size(LE) / size_of::<elf::Sym64<LE>>() as u64) as usize)
 }
 
 /// `parse`, the file not yet named.

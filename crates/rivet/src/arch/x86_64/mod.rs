@@ -803,7 +803,7 @@ pub fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel> {
     let mut skip_next = false;
     let errors = RefCell::new(Vec::new());
     if !alloc && eh.is_none() {
-        apply_nonalloc_section(ctx, f, si, buf, base, &errors);
+        apply_nonalloc_section::<false>(ctx, f, si, buf, base, &errors, None);
         ctx.diag.report(errors.into_inner());
         return dynrels;
     }
@@ -853,6 +853,12 @@ pub fn apply_range(
     let mut skip_next = false;
     let errors = RefCell::new(Vec::new());
     let ignored = RefCell::new(Vec::new());
+    if !alloc {
+        // Debug sections, through the per-symbol cache (no relaxation reaches past a field).
+        apply_nonalloc_section::<true>(ctx, f, si, buf, base, &errors, Some((lo, owned, &ignored)));
+        ctx.diag.report(errors.into_inner());
+        return dynrels;
+    }
     let reach = owned.start.saturating_sub(RELOC_REACH)..owned.end + RELOC_REACH;
     for rel in sec.relas {
         let in_off = rel.r_offset.get(LE);
@@ -887,19 +893,50 @@ enum LocalTarget<'m> {
     Value(u64),
 }
 
+/// Write-behind's share of a section: where `buf` starts in it, the offsets this part owns, and
+/// where the neighbours' relocations put their errors.
+type Part<'e> = (u64, std::ops::Range<u64>, &'e RefCell<Vec<Error>>);
+
 /// The relocations of a non-allocated section (debug info, mostly). Nearly all refer to a few
 /// local symbols (the section symbols of `.debug_str`, `.debug_abbrev`, `.debug_line`, the code):
 /// what each needs is looked up once per symbol, in a small cache, instead of through the symbol,
 /// its section and its merged section on every relocation; only the piece of a merged section
 /// is still found per relocation (synth-1's write phase went from 91 to 73 ms: medians of 11
 /// alternated runs, a5484c2).
-fn apply_nonalloc_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], base: u64, errors: &RefCell<Vec<Error>>) {
+///
+/// `PART` says whether `part` is given. With a `Part`, only the section's bytes from `lo` on are
+/// in `buf` (write-behind's windows), and of the relocations that touch them, only those at
+/// offsets the part owns report their errors (the neighbouring part reports the others).
+fn apply_nonalloc_section<const PART: bool>(
+    ctx: &Linked,
+    f: FileId,
+    si: u32,
+    buf: &mut [u8],
+    base: u64,
+    errors: &RefCell<Vec<Error>>,
+    part: Option<Part>,
+) {
     let obj = &ctx.objects[f];
     const WAYS: usize = 16;
     let mut cache: [Option<(u32, LocalTarget)>; WAYS] = [None; WAYS];
+    // A field is at most 8 bytes: those starting up to 7 bytes before the part reach into it.
+    let (lo, reach) = match &part {
+        Some((lo, owned, _)) => (*lo, owned.start.saturating_sub(7)..owned.end),
+        None => (0, 0..u64::MAX),
+    };
     for rel in obj.sections[si as usize].relas {
-        let off = rel.r_offset.get(LE);
-        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo: 0, place: base.wrapping_add(off), errors };
+        let in_off = rel.r_offset.get(LE);
+        // (PART: the checks compiled only into the copy for write-behind's parts, which a whole
+        // section's millions of debug relocations do not pay for.)
+        if PART && !reach.contains(&in_off) {
+            continue;
+        }
+        let errors = match &part {
+            Some((_, owned, ignored)) if PART && !owned.contains(&in_off) => *ignored,
+            _ => errors,
+        };
+        let (off, place) = (in_off - lo, base.wrapping_add(in_off));
+        let mut r = Reloc { ctx, f, si, rel, buf: &mut *buf, off, lo, place, errors };
         let sym = rel.r_sym(LE, false);
         if sym as usize >= obj.first_global {
             r.apply_one(false, &mut Vec::new());
