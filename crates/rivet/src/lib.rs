@@ -14,6 +14,7 @@ pub mod link;
 pub mod link_io;
 pub mod linked;
 pub mod lto;
+pub mod machine;
 pub mod map;
 pub mod relocatable;
 pub mod report;

@@ -46,7 +46,7 @@ pub fn link_detaching(
         .map_err(|e| diag.fail(e))?;
     // The target: `-m`'s, else the first ELF input's machine; the rest of the link is generic
     // over it.
-    let machine = arch::Machine::for_link(config, &loaded);
+    let machine = arch::machine_for_link(config, &loaded);
     crate::with_arch!(machine, link_loaded(config, timer, diag, detach, requested, inputs, loaded, script_files))
 }
 

@@ -4,7 +4,6 @@
 //! questions that need an address (`input_addr`, `value`, `tpoff`, ...) are answered here and only
 //! here: before layout there is no `Layout`, so no stage can read an address that does not exist
 //! yet (an `OutputSection` has none; layout's `Placement` of it has).
-use crate::arch::Arch;
 use crate::ctx::{Ctx, OutputKind, Target};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef, SymbolId};
 use crate::layout::Layout;
@@ -279,13 +278,6 @@ impl<'l, 'a> Placed<'l, 'a> {
         plt + self.plans.got.plt_header + self.plans.got.plt_entry * i as u64
     }
 
-    /// Where an import's `.got.plt` slot points before it is bound (`Arch::plt_lazy_addr`).
-    pub fn plt_lazy_addr<A: Arch>(&self, i: u32) -> u64 {
-        let plt = self.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
-        let stub = plt + self.plans.got.plt_header + self.plans.got.plt_entry * i as u64;
-        A::plt_lazy_addr(stub, self.layout.synthetic.get(Content::PltSec).is_some())
-    }
-
     pub fn gotplt_slot_addr(&self, i: u32) -> u64 {
         self.gotplt_addr() + 8 * (self.plans.got.gotplt_reserved + i as u64)
     }
@@ -388,20 +380,6 @@ impl<'l, 'a> Linked<'l, 'a> {
             Some(i) => self.plt_entry_addr(i),
             None => self.raw_value(t),
         }
-    }
-
-    /// The thread-pointer offset of a TLS symbol (negative: TLS sits below the thread pointer).
-    pub fn tpoff<A: Arch>(&self, t: Target) -> i64 {
-        // `_TLS_MODULE_BASE_@tpoff` is 0, as in lld: a local-dynamic TLS-descriptor sequence
-        // relaxed in an executable leaves 0 in %rax, and the `x@dtpoff` added to it (relaxed to
-        // x's thread-pointer offset, as after the classic local-dynamic sequence) is the whole
-        // offset; the block's own offset must not count twice.
-        if let Target::Global(id) = t {
-            if self.symbols[id].name == b"_TLS_MODULE_BASE_" {
-                return 0;
-            }
-        }
-        A::tp_offset(self.layout.tls, self.raw_value(t))
     }
 }
 

@@ -3,8 +3,8 @@
 //! dynamic relocation types, the PLT's shape and bytes, the TLS variant, and the relocation scan
 //! and apply. The link from its open inputs on is generic over it (`link::link_loaded::<A>`), so
 //! every call is static. rivet has one implementation, `x86_64::X86_64`; `Machine` (from `-m`, the
-//! first ELF input's `e_machine`, `--oformat` and script names) and `with_arch!` are the only
-//! places that map a machine to it.
+//! first ELF input's `e_machine`, `--oformat` and script names: `crate::machine`, plain data the
+//! input readers can use) and `with_arch!` are the only places that map a machine to it.
 pub mod endbr;
 pub mod x86_64;
 
@@ -16,7 +16,7 @@ use crate::layout::Tls;
 use crate::linked::Linked;
 use crate::sections::output::Sizes;
 use crate::synthetic::property::Properties;
-use crate::synthetic::{DynRel, Tables};
+use crate::synthetic::tables::{DynRel, Tables};
 
 /// Relocation type 0, "no relocation" on every machine (`R_X86_64_NONE`, `R_AARCH64_NONE`, ...).
 pub const R_NONE: u32 = 0;
@@ -119,88 +119,45 @@ pub trait Arch: Send + Sync + 'static {
     fn plt_jump_offset(ibt: bool) -> u64;
 }
 
-/// The machines rivet links, by `e_machine`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Machine {
-    X86_64,
+pub use crate::machine::Machine;
+
+/// The target of a link: `-m`'s (the parser accepts only emulations `Machine::for_emulation`
+/// knows), else the machine of the first ELF object or shared library named (every input's header
+/// was checked against `Machine::for_machine`), else the default.
+pub fn machine_for_link(config: &crate::args::Config, loaded: &[crate::input::Loaded]) -> Machine {
+    if let Some(m) = config.emulation.as_deref().and_then(|e| Machine::for_emulation(e).ok()) {
+        return m;
+    }
+    loaded
+        .iter()
+        .filter(|l| matches!(l.kind, crate::input::Kind::Object | crate::input::Kind::Shared))
+        .map(|l| l.file.data())
+        .find(|d| crate::input::object::is_elf(d) && d.len() >= 20)
+        .and_then(|d| Machine::for_machine(u16::from_le_bytes([d[18], d[19]])))
+        .unwrap_or(Machine::DEFAULT)
 }
 
-impl Machine {
-    /// The target of a link that names no ELF input and no `-m` (only archives, or only IR).
-    pub const DEFAULT: Machine = Machine::X86_64;
+/// Where an import's `.got.plt` slot points before it is bound (`Arch::plt_lazy_addr`): its PLT
+/// entry `i`'s lazy-binding stub.
+pub fn plt_lazy_addr<A: Arch>(ctx: &Linked, i: u32) -> u64 {
+    use crate::sections::output::Content;
+    let plt = ctx.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
+    let stub = plt + ctx.plans.got.plt_header + ctx.plans.got.plt_entry * i as u64;
+    A::plt_lazy_addr(stub, ctx.layout.synthetic.get(Content::PltSec).is_some())
+}
 
-    /// The target of an input whose `e_machine` is `machine`.
-    pub fn for_machine(machine: u16) -> Option<Machine> {
-        (machine == x86_64::X86_64::E_MACHINE).then_some(Machine::X86_64)
-    }
-
-    /// The target a `-m` emulation names, or why it is refused.
-    pub fn for_emulation(name: &str) -> std::result::Result<Machine, &'static str> {
-        match name {
-            e if x86_64::X86_64::EMULATIONS.contains(&e) => Ok(Machine::X86_64),
-            t if t.starts_with("elf_i386") => Err("the i386 target is not supported"),
-            "elf32_x86_64" => Err("the x32 target is not supported"),
-            _ => Err("unsupported emulation"),
+/// The thread-pointer offset of a TLS symbol (negative below the thread pointer, as on x86-64).
+pub fn tpoff<A: Arch>(ctx: &Linked, t: crate::ctx::Target) -> i64 {
+    // `_TLS_MODULE_BASE_@tpoff` is 0, as in lld: a local-dynamic TLS-descriptor sequence
+    // relaxed in an executable leaves 0 in %rax, and the `x@dtpoff` added to it (relaxed to
+    // x's thread-pointer offset, as after the classic local-dynamic sequence) is the whole
+    // offset; the block's own offset must not count twice.
+    if let crate::ctx::Target::Global(id) = t {
+        if ctx.symbols[id].name == b"_TLS_MODULE_BASE_" {
+            return 0;
         }
     }
-
-    /// The target an `--oformat` name is the ELF of.
-    pub fn for_output_format(name: &str) -> Option<Machine> {
-        x86_64::X86_64::OUTPUT_FORMATS.contains(&name).then_some(Machine::X86_64)
-    }
-
-    /// The target a linker script's `OUTPUT_FORMAT` or `TARGET` name is the ELF of.
-    pub fn for_bfd_format(name: &str) -> Option<Machine> {
-        name.starts_with(x86_64::X86_64::BFD_FORMAT).then_some(Machine::X86_64)
-    }
-
-    /// The target a linker script's `OUTPUT_ARCH` names.
-    pub fn for_bfd_arch(name: &str) -> Option<Machine> {
-        name.starts_with(x86_64::X86_64::BFD_ARCH).then_some(Machine::X86_64)
-    }
-
-    /// The `-m`, `--oformat` and script names of every target, for messages and `--help`:
-    /// (emulations, `--oformat` names, the script format, the script architecture).
-    pub fn names() -> (String, String, String, String) {
-        use x86_64::X86_64 as A;
-        (A::EMULATIONS.join(" "), A::OUTPUT_FORMATS[0].to_string(), A::BFD_FORMAT.to_string(), A::BFD_ARCH.to_string())
-    }
-
-    /// The target of a link: `-m`'s (the parser accepts only emulations `for_emulation` knows),
-    /// else the machine of the first ELF object or shared library named (every input's header was
-    /// checked against `for_machine`), else x86-64.
-    pub fn for_link(config: &crate::args::Config, loaded: &[crate::input::Loaded]) -> Machine {
-        if let Some(m) = config.emulation.as_deref().and_then(|e| Machine::for_emulation(e).ok()) {
-            return m;
-        }
-        loaded
-            .iter()
-            .filter(|l| matches!(l.kind, crate::input::Kind::Object | crate::input::Kind::Shared))
-            .map(|l| l.file.data())
-            .find(|d| crate::input::object::is_elf(d) && d.len() >= 20)
-            .and_then(|d| Machine::for_machine(u16::from_le_bytes([d[18], d[19]])))
-            .unwrap_or(Machine::DEFAULT)
-    }
-
-    /// The target whose library directories `-l` searches: `-m`'s, else the default.
-    pub fn for_search(config: &crate::args::Config) -> Machine {
-        config.emulation.as_deref().and_then(|e| Machine::for_emulation(e).ok()).unwrap_or(Machine::DEFAULT)
-    }
-
-    /// The directories GNU ld searches after the `-L` ones for this target.
-    pub fn library_dirs(self) -> &'static [&'static str] {
-        match self {
-            Machine::X86_64 => x86_64::X86_64::LIBRARY_DIRS,
-        }
-    }
-
-    /// The default `-z max-page-size` and `-z common-page-size`. (The command line's defaults
-    /// are the default target's: a second target needs them settled once the target is known.)
-    pub fn page_sizes(self) -> (u64, u64) {
-        match self {
-            Machine::X86_64 => (x86_64::X86_64::MAX_PAGE_SIZE, x86_64::X86_64::COMMON_PAGE_SIZE),
-        }
-    }
+    A::tp_offset(ctx.layout.tls, ctx.raw_value(t))
 }
 
 /// Calls `$f::<A>($args)` with `A` the implementation of `machine` (a `Machine`).

@@ -191,7 +191,7 @@ pub struct Config {
     /// spelling for LLVM's options) are its options, in command-line order.
     pub plugin: Option<String>,
     pub plugin_opts: Vec<String>,
-    /// `-m EMULATION`: one `arch::Machine::for_emulation` knows (checked by the parser); it picks
+    /// `-m EMULATION`: one `machine::Machine::for_emulation` knows (checked by the parser); it picks
     /// the target.
     pub emulation: Option<String>,
     /// `-O N` (0..=3, default 1 as in lld): 0 turns off merging of SHF_MERGE sections.
@@ -428,8 +428,8 @@ impl Default for Config {
             execstack_if_needed: false,
             gnustack: true,
             separate_code: true,
-            max_page_size: crate::arch::Machine::DEFAULT.page_sizes().0,
-            common_page_size: crate::arch::Machine::DEFAULT.page_sizes().1,
+            max_page_size: crate::machine::Machine::DEFAULT.page_sizes().0,
+            common_page_size: crate::machine::Machine::DEFAULT.page_sizes().1,
             separate_loadable_segments: false,
             hash_style: HashStyle::Both,
             soname: None,

@@ -98,7 +98,7 @@ pub fn usage() -> String {
     }
     // libtool builds shared libraries only when this line names an ELF target (it greps
     // ': supported targets:.* elf'), as GNU ld and lld print it.
-    let (emulations, format, _, _) = crate::arch::Machine::names();
+    let (emulations, format, _, _) = crate::machine::Machine::names();
     s.push_str(&format!("\n\nrivet: supported targets: {format}\nrivet: supported emulations: {emulations}\n"));
     s
 }

@@ -32,8 +32,8 @@ pub(super) static OPTIONS: &[Opt] = &[
     opt(
         &["m"],
         Parse(|p, _, v| {
-            if let Err(why) = crate::arch::Machine::for_emulation(&v) {
-                let known = crate::arch::Machine::names().0;
+            if let Err(why) = crate::machine::Machine::for_emulation(&v) {
+                let known = crate::machine::Machine::names().0;
                 bail!("-m {v}: {why} (rivet links x86-64 ELF64 only: emulation {known})");
             }
             p.config.emulation = Some(v);

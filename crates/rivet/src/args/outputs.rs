@@ -332,8 +332,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         Parse(|p, _, v| {
             p.config.oformat_binary = match v.as_str() {
                 "binary" => true,
-                f if crate::arch::Machine::for_output_format(f).is_some() => false,
-                _ => bail!("--oformat: unknown format '{v}' ({} or binary)", crate::arch::Machine::names().1),
+                f if crate::machine::Machine::for_output_format(f).is_some() => false,
+                _ => bail!("--oformat: unknown format '{v}' ({} or binary)", crate::machine::Machine::names().1),
             };
             Ok(())
         }),

@@ -126,7 +126,7 @@ impl Loader<'_> {
         // default target's: the inputs that would name another are not read yet).
         let defaults = match self.config.nostdlib {
             true => &[][..],
-            false => crate::arch::Machine::for_search(self.config).library_dirs(),
+            false => crate::machine::Machine::for_search(self.config.emulation.as_deref()).library_dirs(),
         };
         let given = self.config.lib_paths.iter().chain(&self.script_dirs).map(|d| self.in_sysroot(d));
         given.chain(defaults.iter().map(move |d| match &sysroot {

@@ -129,7 +129,7 @@ pub fn check_header(data: &[u8]) -> Result<u16> {
     let header = Header::parse(data).context("bad ELF header")?;
     let machine = header.e_machine(LE);
     ensure!(
-        crate::arch::Machine::for_machine(machine).is_some(),
+        crate::machine::Machine::for_machine(machine).is_some(),
         "is for machine {} ({machine}), not x86-64",
         machine_name(machine)
     );

@@ -650,8 +650,8 @@ impl Parser<'_> {
                     }
                     // The format of this output is the default (first) one; -EB/-EL pick among
                     // the three otherwise, and all three name the same format in practice.
-                    if crate::arch::Machine::for_bfd_format(&names[0]).is_none() {
-                        let known = crate::arch::Machine::names().2;
+                    if crate::machine::Machine::for_bfd_format(&names[0]).is_none() {
+                        let known = crate::machine::Machine::names().2;
                         return Err(self
                             .lex
                             .err(format!("unsupported output format '{}' (rivet links {known} only)", names[0])));
@@ -660,8 +660,8 @@ impl Parser<'_> {
                 }
                 "OUTPUT_ARCH" => {
                     let names = self.names("OUTPUT_ARCH")?;
-                    if names.first().is_some_and(|a| crate::arch::Machine::for_bfd_arch(a).is_none()) {
-                        let known = crate::arch::Machine::names().3;
+                    if names.first().is_some_and(|a| crate::machine::Machine::for_bfd_arch(a).is_none()) {
+                        let known = crate::machine::Machine::names().3;
                         return Err(self
                             .lex
                             .err(format!("unsupported architecture '{}' (rivet links {known} only)", names[0])));
@@ -669,7 +669,9 @@ impl Parser<'_> {
                 }
                 "TARGET" => {
                     let names = self.names("TARGET")?;
-                    if names.first().is_some_and(|a| a != "binary" && crate::arch::Machine::for_bfd_format(a).is_none())
+                    if names
+                        .first()
+                        .is_some_and(|a| a != "binary" && crate::machine::Machine::for_bfd_format(a).is_none())
                     {
                         return Err(self.lex.err(format!("unsupported target '{}'", names[0])));
                     }

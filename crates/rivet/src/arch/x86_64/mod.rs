@@ -22,31 +22,24 @@ use std::cell::RefCell;
 
 pub mod plt;
 
+/// x86-64's names and defaults (`crate::machine`, which the argument parser and the input
+/// readers check against before a target is chosen).
+const NAMES: crate::machine::Names = crate::machine::X86_64;
+
 /// x86-64 (AMD64) Linux: the psABI's relocations, TLS variant II, the lazy-binding PLT with its
 /// IBT form (`.plt.sec`).
 pub struct X86_64;
 
 impl crate::arch::Arch for X86_64 {
-    const E_MACHINE: u16 = EM_X86_64;
-    const EMULATIONS: &'static [&'static str] = &["elf_x86_64"];
-    const OUTPUT_FORMATS: &'static [&'static str] = &["elf64-x86-64", "elf64-x86_64"];
-    const BFD_FORMAT: &'static str = "elf64-x86-64";
-    const BFD_ARCH: &'static str = "i386:x86-64";
-    const DYNAMIC_LINKER: &'static str = "/lib64/ld-linux-x86-64.so.2";
-    /// GNU ld's on Debian x86-64.
-    const LIBRARY_DIRS: &'static [&'static str] = &[
-        "/usr/local/lib/x86_64-linux-gnu",
-        "/lib/x86_64-linux-gnu",
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/local/lib64",
-        "/lib64",
-        "/usr/lib64",
-        "/usr/local/lib",
-        "/lib",
-        "/usr/lib",
-    ];
-    const MAX_PAGE_SIZE: u64 = 4096;
-    const COMMON_PAGE_SIZE: u64 = 4096;
+    const E_MACHINE: u16 = NAMES.e_machine;
+    const EMULATIONS: &'static [&'static str] = NAMES.emulations;
+    const OUTPUT_FORMATS: &'static [&'static str] = NAMES.output_formats;
+    const BFD_FORMAT: &'static str = NAMES.bfd_format;
+    const BFD_ARCH: &'static str = NAMES.bfd_arch;
+    const DYNAMIC_LINKER: &'static str = NAMES.dynamic_linker;
+    const LIBRARY_DIRS: &'static [&'static str] = NAMES.library_dirs;
+    const MAX_PAGE_SIZE: u64 = NAMES.max_page_size;
+    const COMMON_PAGE_SIZE: u64 = NAMES.common_page_size;
 
     const R_ABS64: u32 = R_X86_64_64;
     const R_RELATIVE: u32 = R_X86_64_RELATIVE;
@@ -1163,14 +1156,14 @@ impl Reloc<'_, '_> {
             R_X86_64_GOTOFF64 | R_X86_64_PLTOFF64 => self.write(8, (s + a - gotplt) as u64),
             R_X86_64_SIZE32 => self.write_checked(ty, 4, self.sym_size(t) + a, false),
             R_X86_64_SIZE64 => self.write(8, (self.sym_size(t) + a) as u64),
-            R_X86_64_TPOFF32 => self.write_checked(ty, 4, ctx.tpoff::<X86_64>(t) as i128 + a, true),
-            R_X86_64_TPOFF64 => self.write(8, (ctx.tpoff::<X86_64>(t) as i128 + a) as u64),
+            R_X86_64_TPOFF32 => self.write_checked(ty, 4, super::tpoff::<X86_64>(ctx, t) as i128 + a, true),
+            R_X86_64_TPOFF64 => self.write(8, (super::tpoff::<X86_64>(ctx, t) as i128 + a) as u64),
             R_X86_64_GOTTPOFF => self.write_checked(ty, 4, got(GotKind::TpOff) + a - p, true),
             // In an executable local-dynamic is relaxed: %rax holds the thread pointer, so the
             // offsets added to it are thread-pointer offsets. A shared object keeps the offsets
             // within its TLS block.
-            R_X86_64_DTPOFF32 if exe => self.write_checked(ty, 4, ctx.tpoff::<X86_64>(t) as i128 + a, true),
-            R_X86_64_DTPOFF64 if exe => self.write(8, (ctx.tpoff::<X86_64>(t) as i128 + a) as u64),
+            R_X86_64_DTPOFF32 if exe => self.write_checked(ty, 4, super::tpoff::<X86_64>(ctx, t) as i128 + a, true),
+            R_X86_64_DTPOFF64 if exe => self.write(8, (super::tpoff::<X86_64>(ctx, t) as i128 + a) as u64),
             R_X86_64_DTPOFF32 => self.write_checked(ty, 4, ctx.dtpoff(t) as i128 + a, true),
             R_X86_64_DTPOFF64 => self.write(8, (ctx.dtpoff(t) as i128 + a) as u64),
             R_X86_64_TLSGD if exe && ctx.is_preemptible(t) => {
@@ -1180,7 +1173,7 @@ impl Reloc<'_, '_> {
                 return self.relaxed(r);
             }
             R_X86_64_TLSGD if exe => {
-                let tpoff = ctx.tpoff::<X86_64>(t) + self.rel.r_addend.get(LE) + 4;
+                let tpoff = super::tpoff::<X86_64>(ctx, t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_gd_to_le(self.buf, self.off as usize, tpoff);
                 return self.relaxed(r);
             }
@@ -1202,7 +1195,7 @@ impl Reloc<'_, '_> {
                 self.relaxed(r);
             }
             R_X86_64_GOTPC32_TLSDESC => {
-                let tpoff = ctx.tpoff::<X86_64>(t) + self.rel.r_addend.get(LE) + 4;
+                let tpoff = super::tpoff::<X86_64>(ctx, t) + self.rel.r_addend.get(LE) + 4;
                 let r = relax_tlsdesc_to_le(self.buf, self.off as usize, tpoff);
                 self.relaxed(r);
             }

@@ -62,7 +62,8 @@ impl<A: Arch> Chunk for GotPlt<A> {
         let dynamic = ctx.synthetic_addr(Content::Dynamic).unwrap_or(0);
         put64(buf, 0, dynamic);
         for (i, &t) in ctx.plans.got.plt.iter().enumerate() {
-            let v = if ctx.is_preemptible(t) { ctx.plt_lazy_addr::<A>(i as u32) } else { ctx.raw_value(t) };
+            let v =
+                if ctx.is_preemptible(t) { crate::arch::plt_lazy_addr::<A>(ctx, i as u32) } else { ctx.raw_value(t) };
             put64(buf, 8 * (A::GOTPLT_RESERVED as usize + i), v);
         }
         Ok(Vec::new())
