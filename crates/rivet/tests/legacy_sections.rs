@@ -215,18 +215,6 @@ fn retain_symbols_file_keeps_only_the_listed_globals_in_symtab_and_leaves_dynsym
     tmp.finish();
 }
 
-/// The output sections readelf lists, by name, with their contents' hex (`-x`).
-fn section_names(file: &Path) -> Vec<String> {
-    readelf(&["-SW"], file)
-        .lines()
-        .filter_map(|l| {
-            let rest = l.trim_start().strip_prefix('[')?;
-            let (_, rest) = rest.split_once(']')?;
-            rest.split_whitespace().next().map(str::to_string)
-        })
-        .collect()
-}
-
 #[test]
 fn unique_gives_each_matching_input_section_an_output_section_of_its_own() {
     let Some(tmp) = gcc_readelf_tmp("unique") else { return };

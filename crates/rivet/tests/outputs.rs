@@ -73,13 +73,6 @@ fn section_bytes(file: &Path, name: &str) -> Vec<u8> {
     data.to_vec()
 }
 
-fn section_names(file: &Path) -> Vec<String> {
-    readelf(&["-SW"], file)
-        .lines()
-        .filter_map(|l| l.split_once("] ").map(|(_, r)| r.split_whitespace().next().unwrap_or("").to_string()))
-        .collect()
-}
-
 /// `--separate-debug-file`: the program has no debug sections and names its debug file, whose CRC
 /// is the one recorded; gdb debugs it through the link as it debugs GNU ld's program with the
 /// debug sections in place (same breakpoint, source lines, backtrace, variable), and it runs as

@@ -35,18 +35,6 @@ fn run(exe: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The output sections' names, in section header order.
-fn section_names(file: &Path) -> Vec<String> {
-    readelf(&["-SW"], file)
-        .lines()
-        .filter_map(|l| {
-            let rest = l.trim_start().strip_prefix('[')?;
-            let (_, rest) = rest.split_once(']')?;
-            rest.split_whitespace().next().map(str::to_string)
-        })
-        .collect()
-}
-
 /// (type, entry size) of section `name`, as `readelf -SW` prints them.
 fn type_and_entsize(file: &Path, name: &str) -> Option<(String, String)> {
     readelf(&["-SW"], file).lines().find_map(|l| {

@@ -180,3 +180,16 @@ pub fn gcc_readelf_tmp(name: &str) -> Option<TempDir> {
 pub fn readelf(args: &[&str], file: &Path) -> String {
     String::from_utf8_lossy(&must(Command::new("readelf").args(args).arg(file)).stdout).into_owned()
 }
+
+/// The output sections' names as `readelf -SW` lists them, in section header order (the null
+/// section's is `NULL`).
+pub fn section_names(file: &Path) -> Vec<String> {
+    readelf(&["-SW"], file)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix('[')?;
+            let (_, rest) = rest.split_once(']')?;
+            rest.split_whitespace().next().map(str::to_string)
+        })
+        .collect()
+}
