@@ -160,17 +160,7 @@ fn plan<A: Arch>(ctx: &Ctx, inputs: &InputOffsets, plans: &Plans, synthetic: &Sy
         let (sec, off) = plans.got.copy_offset[&id];
         rels.push(Planned { sec, off, ty: A::R_COPY, sym: Some(id), addend: 0 });
     }
-    let info = |p: &Planned| -> Result<u64> {
-        let Some(sym) = p.sym else { return Ok(p.ty as u64) };
-        match plans.dynsym.index.get(&sym) {
-            Some(&i) => Ok(((i as u64) << 32) | p.ty as u64),
-            None => Err(crate::fatal!(
-                "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
-                crate::diag::symbol_name(ctx.symbols[sym].name)
-            )),
-        }
-    };
-    let infos = rels.iter().map(info).collect::<Result<Vec<u64>>>()?;
+    let infos = rels.iter().map(|p| super::r_info(ctx, plans, p.ty, p.sym)).collect::<Result<Vec<u64>>>()?;
     let place = |i: usize| (rels[i].sec.index(), rels[i].off);
     let mut groups = Vec::new();
     // Relocations naming a symbol: runs of one r_info and addend share a group.

@@ -188,3 +188,17 @@ fn put32(buf: &mut [u8], off: usize, v: u32) {
 fn put64(buf: &mut [u8], off: usize, v: u64) {
     buf[off..off + 8].copy_from_slice(&v.to_le_bytes());
 }
+
+/// A dynamic relocation's r_info: its `.dynsym` index (0 without a symbol) and type.
+fn r_info(ctx: &Ctx, plans: &Plans, ty: u32, sym: Option<crate::ids::SymbolId>) -> Result<u64> {
+    let Some(sym) = sym else {
+        return Ok(ty as u64);
+    };
+    match plans.dynsym.index.get(&sym) {
+        Some(&i) => Ok(((i as u64) << 32) | ty as u64),
+        None => Err(crate::fatal!(
+            "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
+            crate::diag::symbol_name(ctx.symbols[sym].name)
+        )),
+    }
+}

@@ -127,14 +127,5 @@ fn relas(buf: &mut [u8], n: usize) -> &mut [Rela64<LE>] {
 }
 
 fn info(ctx: &Linked, r: &DynRel) -> Result<u64> {
-    let Some(sym) = r.sym else {
-        return Ok(r.ty as u64);
-    };
-    match ctx.plans.dynsym.index.get(&sym) {
-        Some(&i) => Ok(((i as u64) << 32) | r.ty as u64),
-        None => Err(crate::fatal!(
-            "internal error: '{}' needs a dynamic relocation but is not in .dynsym",
-            crate::diag::symbol_name(ctx.symbols[sym].name)
-        )),
-    }
+    super::r_info(ctx, ctx.plans, r.ty, r.sym)
 }
