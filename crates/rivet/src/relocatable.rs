@@ -628,7 +628,7 @@ fn write_file<A: Arch>(ctx: &Resolved, plan: &Plan, t: &Symbols, made: &[(Vec<u8
     let header = elf::FileHeader64::<LE> {
         e_ident: crate::write::elf_ident(),
         e_type: object::U16::new(LE, elf::ET_REL),
-        e_machine: object::U16::new(LE, A::E_MACHINE),
+        e_machine: object::U16::new(LE, A::NAMES.e_machine),
         e_version: object::U32::new(LE, u32::from(elf::EV_CURRENT)),
         e_entry: object::U64::new(LE, 0),
         e_phoff: object::U64::new(LE, 0),

@@ -885,7 +885,7 @@ fn write_file_header<A: Arch>(ctx: &Ctx, layout: &Layout, entry: u64, out: &mut 
     let header = FileHeader64::<LE> {
         e_ident: elf_ident(),
         e_type: U16::new(LE, e_type),
-        e_machine: U16::new(LE, A::E_MACHINE),
+        e_machine: U16::new(LE, A::NAMES.e_machine),
         e_version: U32::new(LE, elf::EV_CURRENT as u32),
         e_entry: U64::new(LE, entry),
         e_phoff: U64::new(LE, layout.phoff),

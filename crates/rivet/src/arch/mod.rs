@@ -24,23 +24,9 @@ pub const R_NONE: u32 = 0;
 /// One target machine. Associated constants and functions only: an implementation is a unit type
 /// named as a type parameter, never a value.
 pub trait Arch: Send + Sync + 'static {
-    /// The ELF `e_machine` of its objects and outputs.
-    const E_MACHINE: u16;
-    /// The `-m` emulation names that select it.
-    const EMULATIONS: &'static [&'static str];
-    /// The `--oformat` BFD names of its ELF output.
-    const OUTPUT_FORMATS: &'static [&'static str];
-    /// The BFD name a linker script's `OUTPUT_FORMAT` or `TARGET` starts with, and the BFD
-    /// architecture `OUTPUT_ARCH` starts with.
-    const BFD_FORMAT: &'static str;
-    const BFD_ARCH: &'static str;
-    /// The dynamic linker named in `PT_INTERP` when `--dynamic-linker` is not given.
-    const DYNAMIC_LINKER: &'static str;
-    /// The directories GNU ld searches after the `-L` ones (its built-in SEARCH_DIRs).
-    const LIBRARY_DIRS: &'static [&'static str];
-    /// Default `-z max-page-size` and `-z common-page-size`.
-    const MAX_PAGE_SIZE: u64;
-    const COMMON_PAGE_SIZE: u64;
+    /// Its ELF `e_machine`, the names `-m`, `--oformat` and linker scripts use for it, its
+    /// dynamic linker, library directories and page sizes (`crate::machine`).
+    const NAMES: &'static crate::machine::Names;
 
     /// Relocation types: the dynamic ones the linker writes (type 0 is `R_NONE` on every machine).
     const R_ABS64: u32;

@@ -22,24 +22,12 @@ use std::cell::RefCell;
 
 pub mod plt;
 
-/// x86-64's names and defaults (`crate::machine`, which the argument parser and the input
-/// readers check against before a target is chosen).
-const NAMES: crate::machine::Names = crate::machine::X86_64;
-
 /// x86-64 (AMD64) Linux: the psABI's relocations, TLS variant II, the lazy-binding PLT with its
 /// IBT form (`.plt.sec`).
 pub struct X86_64;
 
 impl crate::arch::Arch for X86_64 {
-    const E_MACHINE: u16 = NAMES.e_machine;
-    const EMULATIONS: &'static [&'static str] = NAMES.emulations;
-    const OUTPUT_FORMATS: &'static [&'static str] = NAMES.output_formats;
-    const BFD_FORMAT: &'static str = NAMES.bfd_format;
-    const BFD_ARCH: &'static str = NAMES.bfd_arch;
-    const DYNAMIC_LINKER: &'static str = NAMES.dynamic_linker;
-    const LIBRARY_DIRS: &'static [&'static str] = NAMES.library_dirs;
-    const MAX_PAGE_SIZE: u64 = NAMES.max_page_size;
-    const COMMON_PAGE_SIZE: u64 = NAMES.common_page_size;
+    const NAMES: &'static crate::machine::Names = &crate::machine::X86_64;
 
     const R_ABS64: u32 = R_X86_64_64;
     const R_RELATIVE: u32 = R_X86_64_RELATIVE;

@@ -36,7 +36,7 @@ pub fn interpreter<A: Arch>(ctx: &Ctx) -> Option<String> {
     if !ctx.kind.is_dynamic() || !ctx.kind.is_executable() || ctx.config.no_dynamic_linker {
         return None;
     }
-    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| A::DYNAMIC_LINKER.into()))
+    Some(ctx.config.dynamic_linker.clone().unwrap_or_else(|| A::NAMES.dynamic_linker.into()))
 }
 
 /// `.interp`: the dynamic loader's path, NUL-terminated.
