@@ -444,7 +444,7 @@ impl<'a> Ctx<'a> {
         // loader applies with the segment made writable, as mold keeps them.
         self.config.pack_relative_relocs
             && sec.flags & object::elf::SHF_WRITE as u64 != 0
-            && sec.align >= 2
+            && sec.align() >= 2
             && offset.is_multiple_of(2)
             && sec.name != b".eh_frame"
             && (self.config.section_starts.is_empty() || !odd_start())

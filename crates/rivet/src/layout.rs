@@ -303,7 +303,7 @@ fn assign_member_offsets(ctx: &Ctx, commons: &mut Commons, sizes: &mut Sizes) ->
                 .members
                 .iter()
                 .map(|&r| {
-                    let align = ctx.objects[r].align.max(1);
+                    let align = ctx.objects[r].align().max(1);
                     if let Some(next) = pad.as_mut() {
                         off += next() % 16 * align;
                     }

@@ -91,7 +91,7 @@ pub fn render(ctx: &Linked) -> String {
                 addr,
                 addr,
                 size,
-                sec.align,
+                sec.align(),
                 obj.name,
                 String::from_utf8_lossy(sec.name)
             );
@@ -112,7 +112,7 @@ pub fn render(ctx: &Linked) -> String {
                 "-",
                 "-",
                 sec.size,
-                sec.align,
+                sec.align(),
                 obj.name,
                 String::from_utf8_lossy(sec.name),
                 kept.name,

@@ -125,10 +125,17 @@ fn plan_sections<'a>(
                     placement[f.index()][obj.comdats[g].section as usize] = Some((sections.len() - 1, 0));
                 }
                 flags |= elf::SHF_GROUP as u64;
-                sections.push(OutSection::new(sec.name, sec.sh_type, flags, sec.entsize, Body::Inputs(Vec::new())));
+                sections.push(OutSection::new(
+                    sec.name,
+                    sec.sh_type,
+                    flags,
+                    u64::from(sec.entsize),
+                    Body::Inputs(Vec::new()),
+                ));
                 sections.len() - 1
             } else if flags & elf::SHF_LINK_ORDER as u64 != 0 {
-                let mut s = OutSection::new(sec.name, sec.sh_type, flags, sec.entsize, Body::Inputs(Vec::new()));
+                let mut s =
+                    OutSection::new(sec.name, sec.sh_type, flags, u64::from(sec.entsize), Body::Inputs(Vec::new()));
                 s.link_order = Some(SectionRef::new(f, sec.link));
                 sections.push(s);
                 sections.len() - 1
@@ -141,15 +148,21 @@ fn plan_sections<'a>(
                 } else {
                     sec.name
                 };
-                *by_key.entry((name, sh_type, flags, sec.entsize)).or_insert_with(|| {
-                    sections.push(OutSection::new(name, sec.sh_type, flags, sec.entsize, Body::Inputs(Vec::new())));
+                *by_key.entry((name, sh_type, flags, u64::from(sec.entsize))).or_insert_with(|| {
+                    sections.push(OutSection::new(
+                        name,
+                        sec.sh_type,
+                        flags,
+                        u64::from(sec.entsize),
+                        Body::Inputs(Vec::new()),
+                    ));
                     sections.len() - 1
                 })
             };
             let out = &mut sections[at];
-            let offset = out.size.next_multiple_of(sec.align);
+            let offset = out.size.next_multiple_of(sec.align());
             out.size = offset + sec.size;
-            out.align = out.align.max(sec.align);
+            out.align = out.align.max(sec.align());
             if let Body::Inputs(members) = &mut out.body {
                 members.push((SectionRef::new(f, i as u32), offset));
             }

@@ -702,10 +702,10 @@ fn add_member(os: &mut OutputSection, objects: &mut Objects, r: SectionRef) -> R
             .with_context(|| format!("{obj_name}:({})", String::from_utf8_lossy(sec.name)))?;
     }
     output::merge_kind(os, sec.sh_type, sec.flags);
-    os.align = os.align.max(sec.align);
+    os.align = os.align.max(sec.align());
     if os.members.is_empty() {
-        os.entsize = sec.entsize;
-    } else if os.entsize != sec.entsize {
+        os.entsize = u64::from(sec.entsize);
+    } else if os.entsize != u64::from(sec.entsize) {
         os.entsize = 0;
     }
     os.members.push(r);
@@ -734,7 +734,7 @@ fn sort_members(
     let key = |sort: Sort, sec: &ObjSection| -> (u64, Vec<u8>) {
         match sort {
             Sort::Name => (0, sec.name.to_vec()),
-            Sort::Alignment => (u64::MAX - sec.align, Vec::new()),
+            Sort::Alignment => (u64::MAX - sec.align(), Vec::new()),
             Sort::InitPriority => (init_priority(sec.name), Vec::new()),
             Sort::Unsorted | Sort::None => (0, Vec::new()),
         }
@@ -814,7 +814,7 @@ fn walk_section(
         for (c, cmd) in d.desc.cmds.iter().enumerate() {
             let end = d.ends.get(c).copied().unwrap_or(from);
             for &r in &inputs[from..end] {
-                off = align_up(off, subalign.unwrap_or(ctx.objects[r].align));
+                off = align_up(off, subalign.unwrap_or(ctx.objects[r].align()));
                 members.offsets[r] = off;
                 off += ctx.member_size(r.file, r.index);
             }
@@ -885,7 +885,7 @@ fn walk_section(
             }
         }
         for &r in &inputs[from..] {
-            off = align_up(off, subalign.unwrap_or(ctx.objects[r].align));
+            off = align_up(off, subalign.unwrap_or(ctx.objects[r].align()));
             members.offsets[r] = off;
             off += ctx.member_size(r.file, r.index);
         }

@@ -19,9 +19,11 @@ pub struct ObjSection<'a> {
     pub name: &'a [u8],
     pub sh_type: u32,
     pub flags: u64,
-    pub align: u64,
+    /// The alignment's base-2 logarithm (`align()`, a power of two).
+    pub align_log2: u8,
     pub size: u64,
-    pub entsize: u64,
+    /// `sh_entsize` (refused when 4 GiB or more: no table has entries that large).
+    pub entsize: u32,
     /// `sh_link`: for `SHF_LINK_ORDER` sections, the section this one's order follows.
     pub link: u32,
     /// The section's bytes (empty for SHT_NOBITS).
@@ -39,10 +41,14 @@ pub struct ObjSection<'a> {
     /// Set by identical code folding: the section this one was folded into (it is not written;
     /// addresses in it are addresses in that section).
     pub folded_into: Option<SectionRef>,
-    /// For a `.ctors`/`.dtors` table: its bytes and relocations with the order of its 8-byte
-    /// entries reversed, which it takes when it is placed in `.init_array`/`.fini_array` (those
-    /// run forward, `.ctors` ran backward), as GNU ld does.
-    pub reversed: Option<(&'a [u8], &'a [Rela])>,
+}
+
+impl ObjSection<'_> {
+    /// `sh_addralign`, at least 1.
+    #[inline]
+    pub fn align(&self) -> u64 {
+        1 << self.align_log2
+    }
 }
 
 pub struct ComdatGroup<'a> {
@@ -94,6 +100,11 @@ pub struct ObjectFile<'a> {
     pub global_ids: Vec<SymbolId>,
     /// The object carries compiler IR for link-time optimisation (`.gnu.lto_*`, `.llvm.lto`).
     pub ir: Option<Ir>,
+    /// For each `.ctors`/`.dtors` table (by section index, ascending): its bytes and relocations
+    /// with the order of its 8-byte entries reversed, which it takes when it is placed in
+    /// `.init_array`/`.fini_array` (those run forward, `.ctors` ran backward), as GNU ld does.
+    /// Emptied once the output sections are known.
+    pub reversed: Vec<(u32, &'a [u8], &'a [Rela])>,
 }
 
 /// What an object holding compiler IR carries besides it.
@@ -206,11 +217,10 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         false => check_symbol_tables(&table, data, &symtab, syms.len())?,
     };
     attach_relocations(&table, data, arena, &mut sections, syms.len())?;
-    for sec in &mut sections {
-        if sec.live && is_ctors_table(sec.name) && sec.sh_type == elf::SHT_PROGBITS {
-            sec.reversed = reverse_entries(sec, arena);
-        }
-    }
+    let reversed = (sections.iter().enumerate())
+        .filter(|(_, sec)| sec.live && is_ctors_table(sec.name) && sec.sh_type == elf::SHT_PROGBITS)
+        .filter_map(|(i, sec)| reverse_entries(sec, arena).map(|(data, relas)| (i as u32, data, relas)))
+        .collect();
     let mut file = ObjectFile {
         name: String::new(),
         archive_len: None,
@@ -223,6 +233,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         comdats: Vec::new(),
         global_ids: Vec::new(),
         ir: None,
+        reversed,
     };
     file.comdats = read_groups(&table, data, &file)?;
     check_symbols(&file, strtab_size)?;
@@ -332,13 +343,15 @@ fn read_sections<'a>(
             bytes = arena.keep(plain);
         }
         check_merge(sh_type, flags, sh.sh_entsize(LE), size, bytes).with_context(section_at(sec_name, i))?;
+        let entsize = u32::try_from(sh.sh_entsize(LE))
+            .map_err(|_| fatal!("invalid sh_entsize {:#x}: 4 GiB or more", sh.sh_entsize(LE)).context(section()))?;
         out.push(ObjSection {
             name: sec_name,
             sh_type,
             flags,
-            align,
+            align_log2: align.trailing_zeros() as u8,
             size,
-            entsize: sh.sh_entsize(LE),
+            entsize,
             link: sh.sh_link(LE),
             data: bytes,
             relas: &[],
@@ -347,7 +360,6 @@ fn read_sections<'a>(
             decompressed,
             merge_index: None,
             folded_into: None,
-            reversed: None,
         });
     }
     check_overlaps(table, &out)?;

@@ -274,7 +274,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         name,
         sh_type: elf::SHT_PROGBITS,
         flags: 0,
-        align: 1,
+        align_log2: 0,
         size: 0,
         entsize: 0,
         link: 0,
@@ -285,7 +285,6 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         decompressed: false,
         merge_index: None,
         folded_into: None,
-        reversed: None,
     };
     let mut sections = vec![section(b""), section(b".lto.ir")];
     sections[0].live = false;
@@ -309,6 +308,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         comdats,
         global_ids: Vec::new(),
         ir: None,
+        reversed: Vec::new(),
     })
 }
 

@@ -158,7 +158,7 @@ mod tests {
             name: b".eh_frame",
             sh_type: object::elf::SHT_PROGBITS,
             flags: 2,
-            align: 8,
+            align_log2: 3,
             size: data.len() as u64,
             entsize: 0,
             link: 0,
@@ -169,7 +169,6 @@ mod tests {
             decompressed: false,
             merge_index: None,
             folded_into: None,
-            reversed: None,
         }
     }
 

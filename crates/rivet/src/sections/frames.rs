@@ -57,7 +57,7 @@ pub fn split_eh_frames(ctx: &mut Resolved) -> Result<EhFrames> {
     // crtbeginT.o's __EH_FRAME_BEGIN__ (static executables) reads alignment padding as the zero
     // terminator and stops. Every record's length is a multiple of 4, so 4-byte alignment packs.
     for &r in eh.keys() {
-        ctx.objects[r].align = 4;
+        ctx.objects[r].align_log2 = 2;
     }
     ctx.diag.check()?;
     Ok(eh)

@@ -320,12 +320,12 @@ pub fn fold<A: crate::arch::Arch>(ctx: &mut Resolved, safe: bool) -> Vec<Folded>
             let sec = &mut ctx.objects[r];
             sec.live = false;
             sec.folded_into = Some(g.kept);
-            align = align.max(sec.align);
+            align = align.max(sec.align());
         }
         // The copy kept stands for all of them: it must satisfy the strictest alignment (code may
         // rely on it, e.g. C++ member function pointers need an even address).
         let kept = &mut ctx.objects[g.kept];
-        kept.align = kept.align.max(align);
+        kept.align_log2 = kept.align_log2.max(align.trailing_zeros() as u8);
     }
     groups
 }

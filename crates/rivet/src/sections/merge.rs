@@ -146,7 +146,7 @@ pub fn merge(
                 && sec.out.is_some()
                 && !eh.contains_key(&r);
             if mergeable {
-                cands.push((r, si, sec.entsize));
+                cands.push((r, si, u64::from(sec.entsize)));
             }
         }
     }
@@ -228,7 +228,7 @@ pub fn merge(
                     let c = range.start + i;
                     let (r, out, entsize) = cands[c];
                     let sec = &objects[r];
-                    let (data, align) = (sec.data, sec.align.max(1));
+                    let (data, align) = (sec.data, sec.align().max(1));
                     let (pieces, slot) = cut[i].as_mut().expect("grouped pieces were cut");
                     for &(_, pi) in run {
                         let p = &pieces[pi as usize];
@@ -280,7 +280,7 @@ pub fn merge(
     drop(slots);
     let data_of = |c: usize, p: &Piece| -> &[u8] { &objects[cands[c].0].data[p.0 as usize..(p.0 + p.1) as usize] };
     let natural = |c: usize, p: &Piece| -> u64 {
-        let align = objects[cands[c].0].align.max(1);
+        let align = objects[cands[c].0].align().max(1);
         if p.0 == 0 {
             align
         } else {

@@ -397,7 +397,9 @@ pub fn build(
             // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
             // so that a program's old-style constructors run with a C library that runs only the
             // arrays. lld keeps them in `.ctors`, where nothing runs them today.
-            let into_array = placed.is_none() && sec.reversed.is_some() && !is_crt_frame_object(&obj.name);
+            let into_array = placed.is_none()
+                && obj.reversed.binary_search_by_key(&(si as u32), |r| r.0).is_ok()
+                && !is_crt_frame_object(&obj.name);
             let (name, sh_type) = match (placed, into_array) {
                 (Some((_, out)), _) => (out.as_bytes(), sec.sh_type),
                 (None, true) if sec.name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
@@ -423,9 +425,9 @@ pub fn build(
                     .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)))?;
             }
             merge_kind(os, sh_type, sec.flags);
-            os.align = os.align.max(sec.align);
+            os.align = os.align.max(sec.align());
             // A moved table is one of 8-byte entries, as the arrays' own sections say.
-            let entsize = if into_array { 8 } else { sec.entsize };
+            let entsize = if into_array { 8 } else { u64::from(sec.entsize) };
             if os.members.is_empty() {
                 os.entsize = entsize;
             } else if os.entsize != entsize {
@@ -482,8 +484,8 @@ fn is_crt_frame_object(name: &str) -> bool {
 /// to its start, the arrays run from start to end, so the entries keep their running order.
 pub fn reverse_ctors_in_arrays(objects: &mut Objects, sections: &Sections) {
     for obj in objects.iter_mut() {
-        for sec in &mut obj.sections {
-            let Some((data, relas)) = sec.reversed else { continue };
+        for (si, data, relas) in std::mem::take(&mut obj.reversed) {
+            let sec = &mut obj.sections[si as usize];
             let in_array = sec
                 .out
                 .is_some_and(|o| matches!(sections[o].name.as_str(), ".init_array" | ".fini_array" | ".preinit_array"));
@@ -491,7 +493,6 @@ pub fn reverse_ctors_in_arrays(objects: &mut Objects, sections: &Sections) {
                 sec.data = data;
                 sec.relas = relas;
             }
-            sec.reversed = None;
         }
     }
 }
@@ -577,7 +578,7 @@ pub fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
 fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::SortSection) {
     let sec = |&r: &SectionRef| &objects[r];
     match how {
-        crate::args::SortSection::Alignment => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align)),
+        crate::args::SortSection::Alignment => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align())),
         crate::args::SortSection::Name => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
     }
 }
