@@ -21,62 +21,36 @@ use rayon::prelude::*;
 const SHARDS: usize = 64;
 use crate::sections::merged::BLOCK;
 
-/// A piece's identity for deduplication: output section, entry size, the alignment of the section it
-/// came from, and bytes; hashed by the hash computed when the piece was cut (so the bytes are hashed
-/// once). The alignment is part of it, as in lld (one merged section per name, flags, entry size and
-/// alignment): a constant of a 16-aligned `.rodata.cst16`, which its code may load with `movaps`,
-/// must not be sent to an equal copy in an 8-aligned one.
-struct Key<'a> {
+/// A distinct piece in its shard's table: its hash (computed when it was cut, so the bytes are
+/// hashed once), where its bytes are (candidate, input offset, length: candidates' bytes are in
+/// `Dedup::data`) and its slot in the shard's `owner` table. 24 bytes, where a key holding the
+/// output section, entry size, alignment and a slice took 56 with its value (rust-big: 30 MB of
+/// tables). Two pieces are the same when their bytes are and their candidates are of one class
+/// (output section, entry size, and the alignment of the section they came from, as in lld: one
+/// merged section per name, flags, entry size and alignment; a constant of a 16-aligned
+/// `.rodata.cst16`, which its code may load with `movaps`, must not be sent to an equal copy in
+/// an 8-aligned one).
+struct Entry {
     hash: u64,
-    out: OutputSectionId,
-    entsize: u64,
-    align: u64,
-    bytes: &'a [u8],
+    cand: u32,
+    off: u32,
+    len: u32,
+    slot: u32,
 }
 
-impl std::hash::Hash for Key<'_> {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u64(self.hash);
-    }
-}
-
-impl PartialEq for Key<'_> {
-    fn eq(&self, o: &Self) -> bool {
-        self.hash == o.hash
-            && self.out == o.out
-            && self.entsize == o.entsize
-            && self.align == o.align
-            && self.bytes == o.bytes
-    }
-}
-
-impl Eq for Key<'_> {}
-
-/// A piece of a mergeable section: (input offset, length, hash of its bytes).
+/// A piece of a mergeable section while it is deduplicated: (input offset, length, hash of its
+/// bytes).
 type Piece = (u32, u32, u64);
 
-/// One shard of the deduplication table: each distinct piece's slot, and per slot the owner so
-/// far (candidate, piece index).
+/// A piece by (candidate, index among its pieces).
+type PieceRef = (u32, u32);
+
+/// One shard of the deduplication table: its distinct pieces, and per slot the owner so far
+/// (candidate, piece index).
 #[derive(Default)]
-struct Shard<'a> {
-    index: std::collections::HashMap<Key<'a>, u32, std::hash::BuildHasherDefault<PassThrough>>,
+struct Shard {
+    index: hashbrown::HashTable<Entry>,
     owner: Vec<(u32, u32)>,
-}
-
-/// Passes a precomputed 64-bit hash through.
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl std::hash::Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("Key hashes with write_u64 only")
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
 }
 
 /// The pieces of a mergeable section, as (input offset, length), or None when it cannot be merged
@@ -151,6 +125,18 @@ pub fn merge(
         }
     }
     let objects = &ctx.objects;
+    // Each candidate's bytes, and its class: candidates of one class (output section, entry size,
+    // alignment) share pieces.
+    let data: Vec<&[u8]> = cands.iter().map(|&(r, _, _)| objects[r].data).collect();
+    let class: Vec<u32> = {
+        let mut classes: rustc_hash::FxHashMap<(OutputSectionId, u64, u64), u32> = Default::default();
+        (cands.iter())
+            .map(|&(r, out, entsize)| {
+                let next = classes.len() as u32;
+                *classes.entry((out, entsize, objects[r].align())).or_insert(next)
+            })
+            .collect()
+    };
     // Cut, hash and deduplicate each section's pieces (None: leave the section alone), batches of
     // sections in parallel. A piece is looked up in its shard's table right after its batch (at
     // most 64 KiB, or one larger section) is hashed, while its bytes are still in the cache:
@@ -168,13 +154,13 @@ pub fn merge(
     const CHUNK_BYTES: usize = 64 << 10;
     let mut chunks: Vec<std::ops::Range<usize>> = Vec::new();
     let mut bytes = 0;
-    for (c, &(r, _, _)) in cands.iter().enumerate() {
+    for (c, d) in data.iter().enumerate() {
         if chunks.last().is_none_or(|r| bytes >= CHUNK_BYTES || r.len() >= SHARDS) {
             chunks.push(c..c);
             bytes = 0;
         }
         chunks.last_mut().expect("pushed above").end = c + 1;
-        bytes += objects[r].data.len();
+        bytes += d.len();
     }
     let cut: Vec<Option<Cut>> = chunks
         .par_iter()
@@ -182,10 +168,9 @@ pub fn merge(
         .flat_map_iter(|range| {
             let mut cut: Vec<Option<Cut>> = cands[range.clone()]
                 .iter()
-                .map(|&(r, _, entsize)| {
-                    let sec = &objects[r];
-                    let strings = sec.flags & elf::SHF_STRINGS as u64 != 0;
-                    let data = sec.data;
+                .zip(&data[range.clone()])
+                .map(|(&(r, _, entsize), &data)| {
+                    let strings = objects[r].flags & elf::SHF_STRINGS as u64 != 0;
                     let pieces: Vec<Piece> = split(data, entsize as usize, strings)?
                         .into_iter()
                         .map(|(o, l)| (o, l, crate::fx_hash(&data[o as usize..(o + l) as usize])))
@@ -226,22 +211,31 @@ pub fn merge(
                 for run in mine.chunk_by(|a, b| a.0 == b.0) {
                     let i = run[0].0 as usize;
                     let c = range.start + i;
-                    let (r, out, entsize) = cands[c];
-                    let sec = &objects[r];
-                    let (data, align) = (sec.data, sec.align().max(1));
                     let (pieces, slot) = cut[i].as_mut().expect("grouped pieces were cut");
                     for &(_, pi) in run {
                         let p = &pieces[pi as usize];
-                        let bytes = &data[p.0 as usize..(p.0 + p.1) as usize];
-                        let key = Key { hash: p.2, out, entsize, align, bytes };
-                        let next = shard.owner.len() as u32;
-                        let idx = *shard.index.entry(key).or_insert(next);
+                        let bytes = &data[c][p.0 as usize..(p.0 + p.1) as usize];
+                        let same = |e: &Entry| {
+                            e.hash == p.2
+                                && class[e.cand as usize] == class[c]
+                                && &data[e.cand as usize][e.off as usize..(e.off + e.len) as usize] == bytes
+                        };
                         let me = (c as u32, pi);
-                        if idx == next {
-                            shard.owner.push(me);
-                        } else if me < shard.owner[idx as usize] {
-                            shard.owner[idx as usize] = me;
-                        }
+                        let idx = match shard.index.entry(p.2, same, |e| e.hash) {
+                            hashbrown::hash_table::Entry::Occupied(o) => {
+                                let idx = o.get().slot;
+                                if me < shard.owner[idx as usize] {
+                                    shard.owner[idx as usize] = me;
+                                }
+                                idx
+                            }
+                            hashbrown::hash_table::Entry::Vacant(v) => {
+                                let idx = shard.owner.len() as u32;
+                                v.insert(Entry { hash: p.2, cand: c as u32, off: p.0, len: p.1, slot: idx });
+                                shard.owner.push(me);
+                                idx
+                            }
+                        };
                         slot[pi as usize] = idx;
                     }
                 }
@@ -257,34 +251,37 @@ pub fn merge(
         renumber[old] = Some(new as u32);
     }
     let cands: Vec<(SectionRef, OutputSectionId, u64)> = keep.iter().map(|&i| cands[i]).collect();
-    let (cut, slots): (Vec<Vec<Piece>>, Vec<Vec<u32>>) = cut.into_iter().flatten().unzip();
+    let data: Vec<&[u8]> = keep.iter().map(|&i| data[i]).collect();
+    drop(class);
     if cands.is_empty() {
         return Default::default();
     }
-    // Each piece's owner (candidate, piece): itself unless an earlier copy exists.
-    let owner_of: Vec<Vec<(u32, u32)>> = cut
-        .par_iter()
-        .zip(&slots)
+    // Each piece's input offset, and its owner (candidate, piece): itself unless an earlier copy
+    // exists. The cut pieces and the shards' tables go once these are known (pieces are
+    // contiguous: a piece ends where the next starts, the last at its section's end).
+    let (starts, owner_of): (Vec<Vec<u32>>, Vec<Vec<PieceRef>>) = cut
+        .into_par_iter()
         .with_max_len(8)
+        .flatten()
         .map(|(pieces, slots)| {
-            pieces
-                .iter()
-                .zip(slots)
+            let owners = (pieces.iter().zip(&slots))
                 .map(|(p, &slot)| {
                     let (c, pi) = shards[shard_of(p.2)].owner[slot as usize];
                     (renumber[c as usize].expect("an owner's section was cut"), pi)
                 })
-                .collect()
+                .collect();
+            (pieces.iter().map(|p| p.0).collect(), owners)
         })
-        .collect();
-    drop(slots);
-    let data_of = |c: usize, p: &Piece| -> &[u8] { &objects[cands[c].0].data[p.0 as usize..(p.0 + p.1) as usize] };
-    let natural = |c: usize, p: &Piece| -> u64 {
-        let align = objects[cands[c].0].align().max(1);
-        if p.0 == 0 {
+        .unzip();
+    drop(shards);
+    let end_of = |c: usize, pi: usize| -> u32 { starts[c].get(pi + 1).copied().unwrap_or(data[c].len() as u32) };
+    let data_of = |c: usize, pi: usize| -> &[u8] { &data[c][starts[c][pi] as usize..end_of(c, pi) as usize] };
+    let natural = |c: usize, start: u32| -> u64 {
+        let align = objects[cands[c].0].align();
+        if start == 0 {
             align
         } else {
-            (1u64 << p.0.trailing_zeros()).min(align)
+            (1u64 << start.trailing_zeros()).min(align)
         }
     };
     // -O2: a string that ends another string is not written either (tail merging, as lld does at
@@ -292,43 +289,42 @@ pub fn merge(
     let tails = if ctx.config.opt_level >= 2 {
         let strings: Vec<bool> =
             cands.iter().map(|&(r, _, _)| objects[r].flags & elf::SHF_STRINGS as u64 != 0).collect();
-        tail_merge(&cut, &owner_of, &strings, |c, pi| {
+        tail_merge(&starts, &owner_of, &strings, |c, pi| {
             let (_, out, entsize) = cands[c as usize];
-            let p = &cut[c as usize][pi as usize];
-            (out, entsize, data_of(c as usize, p), natural(c as usize, p))
+            (out, entsize, data_of(c as usize, pi as usize), natural(c as usize, starts[c as usize][pi as usize]))
         })
     } else {
         Default::default()
     };
     // Lay out each section's owned pieces, each keeping the alignment its input offset had.
-    let layouts: Vec<(Vec<u32>, u64)> = cut
+    let layouts: Vec<(Vec<u32>, u64)> = starts
         .par_iter()
         .with_max_len(8)
         .enumerate()
-        .map(|(c, pieces)| {
+        .map(|(c, starts)| {
             // Only the pieces this section owns get an offset; the others' entries are never read
             // (every owner is an owned piece).
-            let mut offs = vec![0u32; pieces.len()];
+            let mut offs = vec![0u32; starts.len()];
             let mut at = 0u64;
-            for (pi, p) in pieces.iter().enumerate() {
+            for (pi, &start) in starts.iter().enumerate() {
                 if owner_of[c][pi] != (c as u32, pi as u32) || tails.contains_key(&(c as u32, pi as u32)) {
                     continue;
                 }
-                let natural = natural(c, p);
+                let natural = natural(c, start);
                 at = at.div_ceil(natural) * natural;
                 offs[pi] = at as u32;
-                at += p.1 as u64;
+                at += (end_of(c, pi) - start) as u64;
             }
             (offs, at)
         })
         .collect();
-    let built: Vec<(MergedSection, Pieces, u64)> = cut
-        .par_iter()
+    let built: Vec<(MergedSection, Pieces, u64)> = (0..cands.len())
+        .into_par_iter()
         .with_max_len(8)
-        .enumerate()
-        .map(|(c, pieces)| {
+        .map(|c| {
             let (r, out, _) = cands[c];
-            let owners: Vec<Owner> = (0..pieces.len())
+            let count = starts[c].len();
+            let owners: Vec<Owner> = (0..count)
                 .map(|pi| {
                     let (oc, op) = owner_of[c][pi];
                     match tails.get(&(oc, op)) {
@@ -342,15 +338,13 @@ pub fn merge(
                     }
                 })
                 .collect();
-            let owned: Vec<(u32, u32, u32)> = pieces
-                .iter()
-                .zip(&owners)
-                .filter(|(_, o)| o.owner == MergeId::new(c))
-                .map(|(p, o)| (p.0, p.1, o.out_off))
+            let owned: Vec<(u32, u32, u32)> = (0..count)
+                .filter(|&pi| owners[pi].owner == MergeId::new(c))
+                .map(|pi| (starts[c][pi], end_of(c, pi) - starts[c][pi], owners[pi].out_off))
                 .collect();
             let size = layouts[c].1;
             let saved = objects[r].size.saturating_sub(size);
-            let starts: Vec<u32> = pieces.iter().map(|p| p.0).collect();
+            let starts = starts[c].clone();
             let len = objects[r].size;
             let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
             let mut i = 0usize;
@@ -384,17 +378,17 @@ type PieceInfo<'a> = (OutputSectionId, u64, &'a [u8], u64);
 /// reversed bytes puts every string right before the strings it ends, so one pass finds them; a
 /// string whose alignment its place in the host would break keeps its own copy.
 fn tail_merge<'a>(
-    cut: &[Vec<Piece>],
+    starts: &[Vec<u32>],
     owner_of: &[Vec<(u32, u32)>],
     strings: &[bool],
     info: impl Fn(u32, u32) -> PieceInfo<'a> + Sync,
 ) -> std::collections::HashMap<(u32, u32), (u32, u32, u32)> {
     let mut groups: std::collections::HashMap<(OutputSectionId, u64), Vec<(u32, u32)>> = Default::default();
-    for (c, pieces) in cut.iter().enumerate() {
+    for (c, starts) in starts.iter().enumerate() {
         if !strings[c] {
             continue;
         }
-        for pi in 0..pieces.len() as u32 {
+        for pi in 0..starts.len() as u32 {
             if owner_of[c][pi as usize] == (c as u32, pi) {
                 let (out, entsize, _, _) = info(c as u32, pi);
                 groups.entry((out, entsize)).or_default().push((c as u32, pi));
@@ -453,17 +447,17 @@ mod tests {
         // "her\0" with alignment 4, which offset 2 of "other\0" would break.
         let data: [&[&[u8]]; 2] = [&[b"xlong\0", b"long\0", b"g\0", b"other\0"], &[b"ong\0", b"her\0"]];
         let aligns = [[2u64, 1, 1, 1], [2, 4, 0, 0]];
-        let cut: Vec<Vec<Piece>> = data.iter().map(|c| c.iter().map(|b| (0, b.len() as u32, 0)).collect()).collect();
+        let starts: Vec<Vec<u32>> = data.iter().map(|c| vec![0; c.len()]).collect();
         let owner_of: Vec<Vec<(u32, u32)>> =
-            cut.iter().enumerate().map(|(c, ps)| (0..ps.len() as u32).map(|p| (c as u32, p)).collect()).collect();
+            starts.iter().enumerate().map(|(c, ps)| (0..ps.len() as u32).map(|p| (c as u32, p)).collect()).collect();
         let info = |c: u32, p: u32| {
             (OutputSectionId::new(7), 1u64, data[c as usize][p as usize], aligns[c as usize][p as usize])
         };
-        let tails = tail_merge(&cut, &owner_of, &[true, true], info);
+        let tails = tail_merge(&starts, &owner_of, &[true, true], info);
         let mut found: Vec<_> = tails.into_iter().collect();
         found.sort();
         assert_eq!(found, vec![((0, 1), (0, 0, 1)), ((0, 2), (0, 0, 4)), ((1, 0), (0, 0, 2))]);
         // Not strings: nothing is tail-merged.
-        assert!(tail_merge(&cut, &owner_of, &[false, false], info).is_empty());
+        assert!(tail_merge(&starts, &owner_of, &[false, false], info).is_empty());
     }
 }
