@@ -446,6 +446,25 @@ fn bad_symbol_and_relocation_indices() {
     e.bytes[r + 12..r + 16].copy_from_slice(&9999u32.to_le_bytes());
     let bad = e.write(&c.tmp.join("relsym.o"));
     c.fails(&[&bad], &["relsym.o", ".text", "symbol 9999"]);
+    // The same in debug information (whose relocations are checked after resolution, on every
+    // core), alone and in an archive member.
+    let debug_object = |name: &str, source: &str| {
+        let src = c.tmp.join(&format!("{name}.c"));
+        std::fs::write(&src, source).unwrap();
+        let o = c.tmp.join(&format!("{name}.o"));
+        must(Command::new("gcc").args(["-g", "-c"]).arg(&src).arg("-o").arg(&o));
+        let mut e = Elf::open(&o);
+        let r = e.contents(".rela.debug_info");
+        e.bytes[r + 12..r + 16].copy_from_slice(&9999u32.to_le_bytes());
+        e.write(&c.tmp.join(&format!("{name}-bad.o")))
+    };
+    let bad = debug_object("dbgsym", CALLER);
+    c.fails(&[&bad], &["dbgsym-bad.o", ".debug_info", "symbol 9999"]);
+    let member = debug_object("g", "int g(int x) { return x * 2; }\n");
+    let lib = c.tmp.join("libdbg.a");
+    must(Command::new("ar").arg("rc").arg(&lib).arg(&member));
+    let main = c.object("needs_g", NEEDS_G);
+    c.fails(&[&main, &lib], &["libdbg.a(g-bad.o)", ".debug_info", "symbol 9999"]);
     // ... and points far outside .text.
     let mut e = Elf::open(&o);
     let r = e.contents(".rela.text");
