@@ -21,21 +21,47 @@ use rayon::prelude::*;
 const SHARDS: usize = 64;
 use crate::sections::merged::BLOCK;
 
-/// A distinct piece in its shard's table: its hash (computed when it was cut, so the bytes are
-/// hashed once), where its bytes are (candidate, input offset, length: candidates' bytes are in
-/// `Dedup::data`) and its slot in the shard's `owner` table. 24 bytes, where a key holding the
-/// output section, entry size, alignment and a slice took 56 with its value (rust-big: 30 MB of
-/// tables). Two pieces are the same when their bytes are and their candidates are of one class
-/// (output section, entry size, and the alignment of the section they came from, as in lld: one
-/// merged section per name, flags, entry size and alignment; a constant of a 16-aligned
-/// `.rodata.cst16`, which its code may load with `movaps`, must not be sent to an equal copy in
-/// an 8-aligned one).
-struct Entry {
+/// A piece's identity for deduplication: its hash (computed when it was cut, so the bytes are
+/// hashed once), its class and its bytes. Pieces are the same when their bytes are and their
+/// candidates are of one class (output section, entry size, and the alignment of the section they
+/// came from, as in lld: one merged section per name, flags, entry size and alignment; a constant
+/// of a 16-aligned `.rodata.cst16`, which its code may load with `movaps`, must not be sent to an
+/// equal copy in an 8-aligned one). 32 bytes, where a key holding the output section, entry size
+/// and alignment took 48 (rust-big: 30 MB of tables).
+struct Key<'a> {
     hash: u64,
-    cand: u32,
-    off: u32,
-    len: u32,
-    slot: u32,
+    bytes: &'a [u8],
+    class: u32,
+}
+
+impl std::hash::Hash for Key<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.hash == o.hash && self.class == o.class && self.bytes == o.bytes
+    }
+}
+
+impl Eq for Key<'_> {}
+
+/// Passes a precomputed 64-bit hash through.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("Key hashes with write_u64 only")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// A piece of a mergeable section while it is deduplicated: (input offset, length, hash of its
@@ -45,11 +71,11 @@ type Piece = (u32, u32, u64);
 /// A piece by (candidate, index among its pieces).
 type PieceRef = (u32, u32);
 
-/// One shard of the deduplication table: its distinct pieces, and per slot the owner so far
-/// (candidate, piece index).
+/// One shard of the deduplication table: each distinct piece's slot, and per slot the owner so
+/// far (candidate, piece index).
 #[derive(Default)]
-struct Shard {
-    index: hashbrown::HashTable<Entry>,
+struct Shard<'a> {
+    index: std::collections::HashMap<Key<'a>, u32, std::hash::BuildHasherDefault<PassThrough>>,
     owner: Vec<(u32, u32)>,
 }
 
@@ -215,27 +241,15 @@ pub fn merge(
                     for &(_, pi) in run {
                         let p = &pieces[pi as usize];
                         let bytes = &data[c][p.0 as usize..(p.0 + p.1) as usize];
-                        let same = |e: &Entry| {
-                            e.hash == p.2
-                                && class[e.cand as usize] == class[c]
-                                && &data[e.cand as usize][e.off as usize..(e.off + e.len) as usize] == bytes
-                        };
+                        let key = Key { hash: p.2, bytes, class: class[c] };
+                        let next = shard.owner.len() as u32;
+                        let idx = *shard.index.entry(key).or_insert(next);
                         let me = (c as u32, pi);
-                        let idx = match shard.index.entry(p.2, same, |e| e.hash) {
-                            hashbrown::hash_table::Entry::Occupied(o) => {
-                                let idx = o.get().slot;
-                                if me < shard.owner[idx as usize] {
-                                    shard.owner[idx as usize] = me;
-                                }
-                                idx
-                            }
-                            hashbrown::hash_table::Entry::Vacant(v) => {
-                                let idx = shard.owner.len() as u32;
-                                v.insert(Entry { hash: p.2, cand: c as u32, off: p.0, len: p.1, slot: idx });
-                                shard.owner.push(me);
-                                idx
-                            }
-                        };
+                        if idx == next {
+                            shard.owner.push(me);
+                        } else if me < shard.owner[idx as usize] {
+                            shard.owner[idx as usize] = me;
+                        }
                         slot[pi as usize] = idx;
                     }
                 }
@@ -318,34 +332,33 @@ pub fn merge(
             (offs, at)
         })
         .collect();
-    let built: Vec<(MergedSection, Pieces, u64)> = (0..cands.len())
+    let built: Vec<(MergedSection, Pieces, u64)> = starts
         .into_par_iter()
+        .zip(owner_of.par_iter())
         .with_max_len(8)
-        .map(|c| {
+        .enumerate()
+        .map(|(c, (starts, owner_of))| {
             let (r, out, _) = cands[c];
-            let count = starts[c].len();
-            let owners: Vec<Owner> = (0..count)
-                .map(|pi| {
-                    let (oc, op) = owner_of[c][pi];
-                    match tails.get(&(oc, op)) {
-                        Some(&(hc, hp, delta)) => Owner {
-                            owner: MergeId::new(hc as usize),
-                            out_off: layouts[hc as usize].0[hp as usize] + delta,
-                        },
-                        None => {
-                            Owner { owner: MergeId::new(oc as usize), out_off: layouts[oc as usize].0[op as usize] }
-                        }
+            let len = objects[r].size;
+            let owners: Vec<Owner> = owner_of
+                .iter()
+                .map(|&(oc, op)| match tails.get(&(oc, op)) {
+                    Some(&(hc, hp, delta)) => {
+                        Owner { owner: MergeId::new(hc as usize), out_off: layouts[hc as usize].0[hp as usize] + delta }
                     }
+                    None => Owner { owner: MergeId::new(oc as usize), out_off: layouts[oc as usize].0[op as usize] },
                 })
                 .collect();
-            let owned: Vec<(u32, u32, u32)> = (0..count)
-                .filter(|&pi| owners[pi].owner == MergeId::new(c))
-                .map(|pi| (starts[c][pi], end_of(c, pi) - starts[c][pi], owners[pi].out_off))
+            let me = MergeId::new(c);
+            let owned: Vec<(u32, u32, u32)> = (starts.iter().enumerate())
+                .filter(|&(pi, _)| owners[pi].owner == me)
+                .map(|(pi, &start)| {
+                    let end = starts.get(pi + 1).map_or(len as u32, |&e| e);
+                    (start, end - start, owners[pi].out_off)
+                })
                 .collect();
             let size = layouts[c].1;
-            let saved = objects[r].size.saturating_sub(size);
-            let starts = starts[c].clone();
-            let len = objects[r].size;
+            let saved = len.saturating_sub(size);
             let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
             let mut i = 0usize;
             for b in 0..len.div_ceil(BLOCK).max(1) {
