@@ -334,15 +334,16 @@ pub fn merge(
         .collect();
     let built: Vec<(MergedSection, Pieces, u64)> = starts
         .into_par_iter()
-        .zip(owner_of.par_iter())
+        .zip(owner_of.into_par_iter())
         .with_max_len(8)
         .enumerate()
         .map(|(c, (starts, owner_of))| {
             let (r, out, _) = cands[c];
             let len = objects[r].size;
+            // In place: each piece's (candidate, piece) becomes its Owner (8 bytes both).
             let owners: Vec<Owner> = owner_of
-                .iter()
-                .map(|&(oc, op)| match tails.get(&(oc, op)) {
+                .into_iter()
+                .map(|(oc, op)| match tails.get(&(oc, op)) {
                     Some(&(hc, hp, delta)) => {
                         Owner { owner: MergeId::new(hc as usize), out_off: layouts[hc as usize].0[hp as usize] + delta }
                     }
