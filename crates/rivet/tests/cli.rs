@@ -157,7 +157,12 @@ fn build_id_styles() {
     };
     let sha1 = id_of("sha1", "--build-id=sha1").unwrap();
     assert_eq!(sha1.len(), 40);
-    assert_eq!(id_of("sha1b", "--build-id").unwrap(), sha1, "same input, same id");
+    assert_eq!(id_of("sha1b", "--build-id=sha1").unwrap(), sha1, "same input, same id");
+    // Without a style: GNU ld's size, XXH3's digest (not the same id as sha1's).
+    let default = id_of("default", "--build-id").unwrap();
+    assert_eq!(default.len(), 40);
+    assert_eq!(id_of("default2", "--build-id").unwrap(), default, "same input, same id");
+    assert_ne!(default, sha1);
     assert_eq!(id_of("md5", "--build-id=md5").unwrap().len(), 32);
     let u1 = id_of("uuid1", "--build-id=uuid").unwrap();
     let u2 = id_of("uuid2", "--build-id=uuid").unwrap();

@@ -35,6 +35,9 @@ pub enum InputArg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildId {
     None,
+    /// `--build-id` without a style: 20 bytes, the size of GNU ld's default (SHA-1), hashed as
+    /// lld's default (`fast`) is, with XXH3 (`synthetic::chunks::notes::chunk_digests`).
+    Default,
     Sha1,
     Md5,
     /// 32 bytes (`sha256`, and `fast` as mold makes it).

@@ -91,7 +91,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         &["build-id"],
         Optional(|c, v| {
             c.build_id = match v {
-                None => BuildId::Sha1,
+                None => BuildId::Default,
                 Some(v) => build_id(&v)?,
             };
             Ok(())

@@ -58,7 +58,7 @@ fn one_option_every_spelling() {
     // A flag takes no value, and a name with a value never reads one.
     assert_eq!(p(&["--gc-sections=x"]).unwrap_err().to_string(), "unknown command line option: --gc-sections=x");
     assert_eq!(p(&["-Mfoo"]).unwrap_err().to_string(), "unknown command line option: -Mfoo");
-    assert_eq!(p(&["--build-id", "md5"]).unwrap().build_id, BuildId::Sha1);
+    assert_eq!(p(&["--build-id", "md5"]).unwrap().build_id, BuildId::Default);
     assert_eq!(p(&["--build-id=md5"]).unwrap().build_id, BuildId::Md5);
     assert_eq!(p(&["--soname"]).unwrap_err().to_string(), "-soname: missing argument");
     assert_eq!(p(&["-zbogus"]).unwrap().warnings, ["unknown -z value: bogus (unknown command line option: -zbogus)"]);
@@ -99,7 +99,7 @@ fn gcc_default_link_line() {
     ])
     .unwrap();
     assert!(c.pie && !c.static_link && c.eh_frame_hdr);
-    assert_eq!(c.build_id, BuildId::Sha1);
+    assert_eq!(c.build_id, BuildId::Default);
     assert_eq!(c.hash_style, HashStyle::Gnu);
     assert_eq!(c.output, PathBuf::from("out"));
     assert_eq!(c.dynamic_linker.as_deref(), Some("/lib64/ld-linux-x86-64.so.2"));

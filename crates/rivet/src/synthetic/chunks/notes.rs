@@ -87,7 +87,7 @@ impl Chunk for PackageNote {
 pub fn build_id_len(b: &Style) -> u64 {
     match b {
         Style::None => 0,
-        Style::Sha1 => 20,
+        Style::Default | Style::Sha1 => 20,
         Style::Sha256 => 32,
         Style::Md5 | Style::Uuid => 16,
         Style::Hex(h) => h.len() as u64,
@@ -101,22 +101,60 @@ pub const BUILD_ID_CHUNK: usize = 1 << 20;
 
 /// Whether `style` is computed from the output's bytes.
 pub fn hashed(style: &Style) -> bool {
-    matches!(style, Style::Sha1 | Style::Md5 | Style::Sha256)
+    matches!(style, Style::Default | Style::Sha1 | Style::Md5 | Style::Sha256)
 }
 
 /// The digests of consecutive chunks (`data` starts on a chunk boundary).
 ///
-/// `sha1` and `md5` name the id's size (20 and 16 bytes), as in lld since D121531, which computes
-/// both with BLAKE3 truncated to that size: a build-id must be unique, not a particular digest (the
-/// tree of chunk digests is not the SHA-1 of the file in lld or here either). SHA-1 with the CPU's
-/// SHA extensions was 7% of cxx-big's CPU (perf, 51 MB output); BLAKE3 hashes 8 blocks at once
-/// with AVX2.
+/// A build-id must be unique, not a particular digest: the tree of chunk digests is not the SHA-1
+/// of the file in lld or here either. `sha1`, `md5` and `sha256` name the id's size (20, 16 and 32
+/// bytes), as in lld since D121531, and hash each chunk with BLAKE3 (SHA-1 with the CPU's SHA
+/// extensions was 7% of cxx-big's CPU, perf, 51 MB output; BLAKE3 hashes 8 blocks at once with
+/// AVX2). `--build-id` without a style hashes each chunk with XXH3's 128 bits, as lld's default
+/// (`fast`) uses XXH3: BLAKE3 was 9-10% of every corpus job's instructions (callgrind: 385M of
+/// rust-big's 4,060M), XXH3 a tenth of that.
 pub fn chunk_digests(style: &Style, data: &[u8]) -> Vec<[u8; 32]> {
     use rayon::prelude::*;
     if !hashed(style) {
         return Vec::new();
     }
-    data.par_chunks(BUILD_ID_CHUNK).map(|c| *blake3::hash(c).as_bytes()).collect()
+    data.par_chunks(BUILD_ID_CHUNK).map(|c| ChunkHasher::new(style).update(c).finish()).collect()
+}
+
+/// One chunk's digest, by the style's hash.
+enum ChunkHasher {
+    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
+    Blake3(Box<blake3::Hasher>),
+}
+
+impl ChunkHasher {
+    fn new(style: &Style) -> ChunkHasher {
+        match style {
+            Style::Default => ChunkHasher::Xxh3(Box::default()),
+            _ => ChunkHasher::Blake3(Box::default()),
+        }
+    }
+
+    fn update(mut self, bytes: &[u8]) -> ChunkHasher {
+        match &mut self {
+            ChunkHasher::Xxh3(h) => h.update(bytes),
+            ChunkHasher::Blake3(h) => {
+                h.update(bytes);
+            }
+        }
+        self
+    }
+
+    fn finish(self) -> [u8; 32] {
+        match self {
+            ChunkHasher::Xxh3(h) => {
+                let mut d = [0u8; 32];
+                d[..16].copy_from_slice(&h.digest128().to_le_bytes());
+                d
+            }
+            ChunkHasher::Blake3(h) => *h.finalize().as_bytes(),
+        }
+    }
 }
 
 /// `chunk_digests` of `data` with the `patches` (offset, bytes) in place of what `data` holds there
@@ -132,7 +170,7 @@ pub fn chunk_digests_patched(style: &Style, data: &[u8], patches: &[(u64, &[u8])
         .into_par_iter()
         .map(|c| {
             let (start, end) = (c * BUILD_ID_CHUNK, ((c + 1) * BUILD_ID_CHUNK).min(data.len()));
-            let mut h = blake3::Hasher::new();
+            let mut h = ChunkHasher::new(style);
             let mut at = start;
             for &(off, bytes) in patches {
                 let (p_start, p_end) = (off as usize, off as usize + bytes.len());
@@ -140,12 +178,10 @@ pub fn chunk_digests_patched(style: &Style, data: &[u8], patches: &[(u64, &[u8])
                     continue;
                 }
                 let (from, to) = (p_start.max(start), p_end.min(end));
-                h.update(&data[at..from]);
-                h.update(&bytes[from - p_start..to - p_start]);
+                h = h.update(&data[at..from]).update(&bytes[from - p_start..to - p_start]);
                 at = to;
             }
-            h.update(&data[at..end]);
-            *h.finalize().as_bytes()
+            h.update(&data[at..end]).finish()
         })
         .collect()
 }
@@ -164,7 +200,7 @@ pub fn build_id(style: &Style, digests: &[[u8; 32]]) -> Result<Vec<u8>> {
             b[8] = (b[8] & 0x3f) | 0x80;
             b.to_vec()
         }
-        Style::Sha1 | Style::Md5 | Style::Sha256 => {
+        Style::Default | Style::Sha1 | Style::Md5 | Style::Sha256 => {
             let mut h = blake3::Hasher::new();
             digests.iter().for_each(|d| {
                 h.update(d);
@@ -192,6 +228,16 @@ mod tests {
         *other.last_mut().unwrap() ^= 1;
         assert_ne!(build_id(&Style::Sha1, &chunk_digests(&Style::Sha1, &other)).unwrap(), sha1);
         assert!(chunk_digests(&Style::Uuid, &data).is_empty());
+        // The default style: 20 bytes from XXH3 chunk digests, as sensitive to each byte.
+        let default = build_id(&Style::Default, &chunk_digests(&Style::Default, &data)).unwrap();
+        assert_eq!(default.len(), 20);
+        assert_ne!(default, sha1);
+        assert_eq!(build_id(&Style::Default, &chunk_digests(&Style::Default, &data)).unwrap(), default);
+        for at in [0, BUILD_ID_CHUNK + 5, data.len() - 1] {
+            let mut other = data.clone();
+            other[at] ^= 0x80;
+            assert_ne!(build_id(&Style::Default, &chunk_digests(&Style::Default, &other)).unwrap(), default);
+        }
     }
 
     #[test]
@@ -204,6 +250,8 @@ mod tests {
         for &(off, bytes) in &patches {
             expect[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
         }
-        assert_eq!(chunk_digests_patched(&Style::Sha1, &data, &patches), chunk_digests(&Style::Sha1, &expect));
+        for style in [Style::Sha1, Style::Default] {
+            assert_eq!(chunk_digests_patched(&style, &data, &patches), chunk_digests(&style, &expect));
+        }
     }
 }
