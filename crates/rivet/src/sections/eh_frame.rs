@@ -49,6 +49,9 @@ pub fn split(sec: &ObjSection, file: &str, target_live: impl Fn(&Rela) -> bool) 
 fn split_records(sec: &ObjSection, target_live: impl Fn(&Rela) -> bool) -> Result<EhSection> {
     let data = sec.data;
     let mut pieces = Vec::new();
+    // The CIEs' offsets, ascending (records come in order): an FDE's CIE is found by a binary
+    // search, where a scan of the records before it took 3% of rust-big's instructions.
+    let mut cies: Vec<u32> = Vec::new();
     let mut off = 0usize;
     while off < data.len() {
         let bad = |what: &str| fatal!("{what} at offset {off:#x}");
@@ -73,11 +76,12 @@ fn split_records(sec: &ObjSection, target_live: impl Fn(&Rela) -> bool) -> Resul
         }
         let id = read_u32(data, off + 4).unwrap();
         let kind = if id == 0 {
+            cies.push(off as u32);
             PieceKind::Cie
         } else {
             let cie =
                 (off + 4).checked_sub(id as usize).ok_or_else(|| bad("FDE's CIE pointer points before the section"))?;
-            if !pieces.iter().any(|p: &Piece| p.in_off as usize == cie && p.kind == PieceKind::Cie) {
+            if cies.binary_search(&(cie as u32)).is_err() {
                 return Err(bad("FDE's CIE pointer does not point at a CIE"));
             }
             PieceKind::Fde { cie: cie as u32 }
