@@ -3,7 +3,9 @@
 # C and C++ libraries, binutils (the reference GNU ld, nm, addr2line, ar), strace (holds a link still
 # while a test changes its input), autoconf/automake/libtool and cmake (real projects are built
 # through rivet), clang 19 with LLVMgold, llvm-ar and lld 19 (clang's LTO through
-# the plugin, against lld's; relocatable outputs linked by GNU ld, lld and rivet). Rust comes with the machine.
+# the plugin, against lld's; relocatable outputs linked by GNU ld, lld and rivet), and for the
+# AArch64 tests Debian's cross toolchain (gcc, g++, binutils and the C library for
+# aarch64-linux-gnu) and qemu-user, which runs their programs. Rust comes with the machine.
 set -euo pipefail
 need=()
 command -v gcc >/dev/null || need+=(gcc)
@@ -20,6 +22,11 @@ command -v clang-19 >/dev/null || need+=(clang-19)
 [ -f /usr/lib/llvm-19/lib/LLVMgold.so ] || need+=(llvm-19-linker-tools)
 command -v llvm-ar-19 >/dev/null || need+=(llvm-19)
 command -v ld.lld-19 >/dev/null || need+=(lld-19)
+command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+command -v aarch64-linux-gnu-g++ >/dev/null || need+=(g++-aarch64-linux-gnu)
+command -v aarch64-linux-gnu-readelf >/dev/null || need+=(binutils-aarch64-linux-gnu)
+[ -f /usr/aarch64-linux-gnu/lib/crt1.o ] || need+=(libc6-dev-arm64-cross)
+command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
