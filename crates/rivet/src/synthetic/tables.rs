@@ -115,6 +115,9 @@ pub struct Tables {
     /// `-z mark-plt`'s dynamic tags: the PLT's address, size and entry size
     /// (`Arch::MARK_PLT_TAGS`).
     pub mark_plt_tags: [u32; 3],
+    /// `_GLOBAL_OFFSET_TABLE_` is the start of `.got.plt` (x86-64), not of `.got` (AArch64)
+    /// (`Arch::GOT_BASE_IN_GOTPLT`).
+    pub got_base_in_gotplt: bool,
     /// An IBT-enabled PLT (`-z ibtplt`, or the output is marked IBT): every entry starts with
     /// `endbr64`. In dynamic outputs `.plt` holds the header and the lazy stubs (`endbr64; push;
     /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays
