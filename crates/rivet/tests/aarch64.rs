@@ -5,7 +5,8 @@
 //! types). Covered: PIE, non-PIE, static and static-PIE executables, a shared library with TLS
 //! (descriptors in the library, relaxed in the executable), function pointers, PLT calls and a
 //! copied variable, IFUNCs, a C++ exception thrown through a shared object, `dlopen`, library
-//! search past another machine's library, and the errors of the target's checks. Skipped (with a
+//! search past another machine's library, the Cortex-A53 erratum 843419 workaround (which the
+//! cross gcc asks for by default), and the errors of the target's checks. Skipped (with a
 //! message) when the cross compiler, its binutils or qemu is missing (Debian packages
 //! gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, binutils-aarch64-linux-gnu, qemu-user).
 mod common;
@@ -15,10 +16,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 const SYSROOT: &str = "/usr/aarch64-linux-gnu";
-
-/// The flag that keeps gcc from asking for the Cortex-A53 erratum 843419 workaround, which
-/// rivet refuses (the cross gcc asks for it by default).
-const NO_ERRATUM: &str = "-mno-fix-cortex-a53-843419";
 
 fn setup(name: &str) -> Option<TempDir> {
     for tool in ["aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", "aarch64-linux-gnu-readelf", "qemu-aarch64"] {
@@ -34,7 +31,7 @@ fn setup(name: &str) -> Option<TempDir> {
 /// (`ours` false) or by the linker under test; the output, whatever the exit status.
 fn cc(tmp: &TempDir, cxx: bool, ours: bool, args: &[&str], out: &str) -> Output {
     let mut cmd = Command::new(if cxx { "aarch64-linux-gnu-g++" } else { "aarch64-linux-gnu-gcc" });
-    cmd.current_dir(&tmp.path).arg(NO_ERRATUM);
+    cmd.current_dir(&tmp.path);
     if ours {
         cmd.arg("-B").arg(linker_dir(tmp));
     }
@@ -345,8 +342,95 @@ fn library_search_skips_another_machines_library() {
     tmp.finish();
 }
 
+/// Two erratum 843419 sequences (an `adrp` at 0xff8 with the load based on it two instructions
+/// later; at 0xffc with an instruction between), linked with `--fix-cortex-a53-843419` (the
+/// cross gcc's default): both linkers rewrite each `adrp` as the `adr` of the same page, and the
+/// program loads its data through them.
+const ERRATUM: &str = "\
+        .text
+        .globl main
+        .type main, %function
+main:
+        b t1
+        .section .text.e1, \"ax\", %progbits
+        .balign 4096
+        .space 4096 - 8
+t1:
+        adrp x0, dat
+        ldr x1, [sp, #0]
+        ldr x0, [x0, :lo12:dat]
+        b t2
+        .section .text.e2, \"ax\", %progbits
+        .balign 4096
+        .space 4096 - 4
+t2:
+        adrp x2, dat
+        str x3, [sp, #8]
+        add x4, x4, #1
+        ldr w0, [x2, :lo12:dat]
+        ret
+        .section .fardata, \"aw\"
+        .globl dat
+dat:    .quad 42
+        .section .note.GNU-stack, \"\", %progbits
+";
+
+/// The mnemonic of the first instruction after each label of `names` in `objdump -d`.
+fn first_instructions(file: &Path, names: &[&str]) -> Vec<String> {
+    let out = must(Command::new("aarch64-linux-gnu-objdump").arg("-d").arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    names
+        .iter()
+        .map(|n| {
+            let at =
+                lines.iter().position(|l| l.ends_with(&format!("<{n}>:"))).unwrap_or_else(|| panic!("{n}: {text}"));
+            lines[at + 1].split('\t').nth(2).unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn cortex_a53_erratum_843419_sequences() {
+    let Some(tmp) = setup("erratum") else { return };
+    std::fs::write(tmp.join("e.s"), ERRATUM).unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-c", "e.s"]));
+    let (gnu, ours) = both(&tmp, false, &["-no-pie", "e.o"], "erratum", Some(("", 42)));
+    for exe in [&gnu, &ours] {
+        assert_eq!(first_instructions(Path::new(exe), &["t1", "t2"]), ["adr", "adr"], "{exe}");
+    }
+    // Without the option the sequences stay.
+    cc_ok(&tmp, false, true, &["-mno-fix-cortex-a53-843419", "-no-pie", "e.o"], "kept");
+    assert_eq!(first_instructions(&tmp.join("kept"), &["t1", "t2"]), ["adrp", "adrp"]);
+    // Data 256 MiB away: an adr cannot reach its page, and the patches lld and GNU ld branch to
+    // are not written: an error naming the place.
+    let args = [
+        "-nostdlib",
+        "-static",
+        "-Wl,-e,main",
+        "e.o",
+        "-Wl,-Ttext=0x410000",
+        "-Wl,--section-start=.fardata=0x10400000",
+    ];
+    let o = cc(&tmp, false, true, &args, "far");
+    assert!(!o.status.success(), "the far link succeeded");
+    if testing_rivet() {
+        let e = stderr_text(&o);
+        for w in [
+            "e.o:(.text.e1+0xFF8)",
+            "e.o:(.text.e2+0xFFC)",
+            "843419",
+            "more than 1 MiB away",
+            "-mno-fix-cortex-a53-843419",
+        ] {
+            assert!(e.contains(w), "{w:?} not in {e}");
+        }
+    }
+    tmp.finish();
+}
+
 /// The target's checks, in rivet's words: an object of another machine, big-endian output,
-/// the erratum workaround, x86-64's options, a call out of a branch's reach.
+/// another target's options, a call out of a branch's reach.
 #[test]
 fn target_errors() {
     let Some(tmp) = setup("errors") else { return };
@@ -369,15 +453,12 @@ fn target_errors() {
     };
     fails(&["-maarch64linux", "-EB", "hello.o"], &["-EB", "big-endian"]);
     fails(&["-maarch64linuxb", "hello.o"], &["big-endian AArch64 is not supported"]);
-    fails(
-        &["--fix-cortex-a53-843419", "hello.o"],
-        &["--fix-cortex-a53-843419", "843419", "-mno-fix-cortex-a53-843419"],
-    );
     fails(&["-z", "ibtplt", "hello.o"], &["-z ibtplt is not an option for AArch64"]);
     if have("gcc") {
         std::fs::write(tmp.join("x.c"), "int x(void) { return 1; }\n").unwrap();
         must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "x.c"]));
         fails(&["hello.o", "x.o"], &["x.o: is for machine x86-64 (62), not AArch64", "first ELF input"]);
+        fails(&["--fix-cortex-a53-843419", "x.o"], &["--fix-cortex-a53-843419 is not an option for x86-64"]);
     }
     // A call 256 MiB away: out of CALL26's reach, an error naming the place and the symbol.
     std::fs::write(

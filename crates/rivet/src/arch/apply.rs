@@ -61,6 +61,9 @@ pub fn apply<A: Arch>(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<D
         let mut r = Reloc::<A>::new(ctx, f, si, rel, &mut *buf, off, 0, base.wrapping_add(off), &errors);
         skip_next = A::apply_one(&mut r, alloc, &mut dynrels);
     }
+    if eh.is_none() {
+        A::finish_section(ctx, f, si, buf, 0, 0..buf.len() as u64);
+    }
     ctx.diag.report(errors.into_inner());
     dynrels
 }
@@ -109,6 +112,7 @@ pub fn apply_range<A: Arch>(
         let mut r = Reloc::<A>::new(ctx, f, si, rel, &mut *buf, in_off - lo, lo, base.wrapping_add(in_off), errors);
         skip_next = A::apply_one(&mut r, alloc, out);
     }
+    A::finish_section(ctx, f, si, buf, lo, owned);
     ctx.diag.report(errors.into_inner());
     dynrels
 }

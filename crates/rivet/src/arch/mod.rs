@@ -101,6 +101,11 @@ pub trait Arch: Send + Sync + 'static {
     /// section against a dropped section (0: none).
     fn tombstone_width(ty: u32) -> usize;
 
+    /// Rewrites what the target must in an allocated input section once its relocations are
+    /// applied (AArch64's Cortex-A53 erratum 843419 sequences): the bytes `owned` of section `si`
+    /// of `f`, whose bytes from offset `lo` on are in `buf` (with `RELOC_REACH` to spare after).
+    fn finish_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, owned: std::ops::Range<u64>);
+
     /// Walks every relocation of the live sections and gives what they need from the linker (GOT
     /// entries, PLT entries, copies, dynamic relocations), sized.
     fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables
@@ -213,12 +218,6 @@ pub fn check_target_options(config: &crate::args::Config, machine: Machine) -> R
     };
     if let Some((_, option)) = others.iter().find(|(given, _)| *given) {
         crate::bail!("{option} is not an option for {name} (the link's target)");
-    }
-    if machine == Machine::Aarch64 && config.fix_cortex_a53_843419 {
-        crate::bail!(
-            "--fix-cortex-a53-843419: rewriting the code sequences of Cortex-A53 erratum 843419 is not supported; \
-             link with gcc's -mno-fix-cortex-a53-843419 when the output need not run on affected Cortex-A53 cores"
-        );
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use crate::synthetic::{DynRel, GotKind};
 use object::elf::*;
 use object::LittleEndian as LE;
 
+pub mod erratum;
 pub mod plt;
 
 /// AArch64 Linux.
@@ -49,8 +50,9 @@ impl crate::arch::Arch for Aarch64 {
     const GOT_BASE_IN_GOTPLT: bool = false;
     const MARK_PLT_TAGS: [u32; 3] = [0, 0, 0];
 
-    /// Every relocation writes its own 4- or 8-byte field; no relaxation reaches past it.
-    const RELOC_REACH: u64 = 8;
+    /// Every relocation writes its own 4- or 8-byte field; the erratum 843419 scan reads the
+    /// three instructions after an `adrp`.
+    const RELOC_REACH: u64 = 16;
 
     fn reloc_name(ty: u32) -> String {
         reloc_name(ty)
@@ -83,6 +85,18 @@ impl crate::arch::Arch for Aarch64 {
     }
     fn write_nonalloc(r: &mut Reloc<Self>, ty: u32, t: Target, a: i128, s: i128) {
         write_nonalloc(r, ty, t, a, s)
+    }
+    fn finish_section(
+        ctx: &Linked,
+        f: crate::ids::FileId,
+        si: u32,
+        buf: &mut [u8],
+        lo: u64,
+        owned: std::ops::Range<u64>,
+    ) {
+        if ctx.config.fix_cortex_a53_843419 {
+            erratum::fix_843419(ctx, f, si, buf, lo, owned);
+        }
     }
     fn tombstone_width(ty: u32) -> usize {
         match ty {
