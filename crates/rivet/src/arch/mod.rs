@@ -54,6 +54,12 @@ pub trait Arch: Send + Sync + 'static {
     const GOTPLT_RESERVED: u64;
     /// The PLT section's alignment.
     const PLT_ALIGN: u64;
+    /// The processor-specific `st_other` flags a symbol keeps in `.dynsym`, and the one that
+    /// marks a function of a variant procedure-call standard (0: none), whose PLT entries need
+    /// the dynamic tag `DT_VARIANT_PCS`.
+    const STO_FLAGS: u8;
+    const STO_VARIANT_PCS: u8;
+    const DT_VARIANT_PCS: u32;
     /// Whether `_GLOBAL_OFFSET_TABLE_` is the start of `.got.plt` (else of `.got`).
     const GOT_BASE_IN_GOTPLT: bool;
     /// `-z mark-plt`'s dynamic tags: the PLT's address, its size, its entry size.

@@ -90,9 +90,20 @@ pub fn scan_relocations<A: Arch>(ctx: &mut Ctx, properties: &Properties, sizes: 
     crate::layout::allocate_copies(ctx, &mut tables, sizes);
     let (all, relative, packed) = table_relocations::<A>(ctx, &tables);
     tables.dynrel_count += all;
+    tables.variant_pcs =
+        A::STO_VARIANT_PCS != 0 && tables.plt.iter().any(|&t| other_flags(ctx, t) & A::STO_VARIANT_PCS != 0);
     tables.relative_count += relative;
     tables.relr_got = packed;
     tables
+}
+
+/// The processor-specific `st_other` flags of `t`'s definition, in an object or a shared library.
+pub fn other_flags(ctx: &Ctx, t: Target) -> u8 {
+    match (ctx.definition(t), ctx.shared_def(t)) {
+        (Some((_, sym)), _) => sym.st_other & !3,
+        (None, Some(d)) => d.other_flags,
+        (None, None) => 0,
+    }
 }
 
 /// Walks every relocation of every live allocated section and sizes the GOT, PLT, copy relocations
@@ -121,6 +132,8 @@ fn scan<A: Arch>(ctx: &Ctx, relax: bool, features: u32) -> Tables {
     tables.gotplt_reserved = A::GOTPLT_RESERVED;
     tables.mark_plt_tags = A::MARK_PLT_TAGS;
     tables.got_base_in_gotplt = A::GOT_BASE_IN_GOTPLT;
+    tables.sto_flags = A::STO_FLAGS;
+    tables.dt_variant_pcs = A::DT_VARIANT_PCS;
     tables.ibt = A::ibt_plt(ctx, features);
     for n in per_file {
         for (t, k) in n.got {

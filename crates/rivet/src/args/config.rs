@@ -588,8 +588,9 @@ pub struct TargetDefaultsGiven {
 
 impl Config {
     /// The configuration for a link whose target is `machine`: the defaults the command line did
-    /// not override are that target's (the parser set the default target's). None when nothing
-    /// changes.
+    /// not override are that target's (the parser set the default target's): page sizes,
+    /// `-z separate-code` (GNU ld's default: on for x86-64, off for AArch64) and, on AArch64,
+    /// `--rosegment` (lld's layout). None when nothing changes.
     pub fn for_target(&self, machine: crate::machine::Machine) -> Option<Config> {
         let names = machine.names_of();
         let given = self.target_defaults_given;
@@ -603,6 +604,11 @@ impl Config {
         }
         if !given.separate_code {
             c.separate_code = separate_code;
+        }
+        // AArch64 as lld lays it out: code and read-only data share pages in the file, but
+        // read-only data is not executable (a segment of its own), unless `--no-rosegment`.
+        if machine == crate::machine::Machine::Aarch64 && c.rosegment.is_none() {
+            c.rosegment = Some(true);
         }
         (c != *self).then_some(c)
     }

@@ -24,6 +24,11 @@ pub mod plt;
 /// AArch64 Linux.
 pub struct Aarch64;
 
+/// `st_other`'s flag of a function following a variant procedure-call standard.
+const STO_AARCH64_VARIANT_PCS: u8 = 0x80;
+/// The dynamic tag that says a PLT entry's function has it (DT_LOPROC + 5).
+const DT_AARCH64_VARIANT_PCS: u32 = 0x7000_0005;
+
 impl crate::arch::Arch for Aarch64 {
     const NAMES: &'static crate::machine::Names = &crate::machine::AARCH64;
 
@@ -48,6 +53,9 @@ impl crate::arch::Arch for Aarch64 {
     const PLT_ALIGN: u64 = 16;
     /// `-z mark-plt` is x86-64's: AArch64 has no such tags (refused before they are needed).
     const GOT_BASE_IN_GOTPLT: bool = false;
+    const STO_FLAGS: u8 = STO_AARCH64_VARIANT_PCS;
+    const STO_VARIANT_PCS: u8 = STO_AARCH64_VARIANT_PCS;
+    const DT_VARIANT_PCS: u32 = DT_AARCH64_VARIANT_PCS;
     const MARK_PLT_TAGS: [u32; 3] = [0, 0, 0];
 
     /// Every relocation writes its own 4- or 8-byte field; the erratum 843419 scan reads the

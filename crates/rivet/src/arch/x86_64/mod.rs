@@ -47,6 +47,9 @@ impl crate::arch::Arch for X86_64 {
     const PLT_ALIGN: u64 = 16;
     /// DT_X86_64_PLT, DT_X86_64_PLTSZ, DT_X86_64_PLTENT.
     const GOT_BASE_IN_GOTPLT: bool = true;
+    const STO_FLAGS: u8 = 0;
+    const STO_VARIANT_PCS: u8 = 0;
+    const DT_VARIANT_PCS: u32 = 0;
     const MARK_PLT_TAGS: [u32; 3] = [0x7000_0000, 0x7000_0001, 0x7000_0003];
 
     /// TLS relaxation rewrites the instructions around a field (general-dynamic → local-exec: 4
