@@ -4,7 +4,7 @@
 //! exit alike, and a few `readelf` facts agree (segments, dynamic tags, dynamic relocation
 //! types). Covered: PIE, non-PIE, static and static-PIE executables, a shared library with TLS
 //! (descriptors in the library, relaxed in the executable), function pointers, PLT calls and a
-//! copied variable, IFUNCs, variant-PCS functions, a C++ exception thrown through a shared object, `dlopen`, library
+//! copied variable, IFUNCs, variant-PCS functions, GOT load relaxation, a C++ exception thrown through a shared object, `dlopen`, library
 //! search past another machine's library, the Cortex-A53 erratum 843419 workaround (which the
 //! cross gcc asks for by default), and the errors of the target's checks. Skipped (with a
 //! message) when the cross compiler, its binutils or qemu is missing (Debian packages
@@ -376,6 +376,15 @@ dat:    .quad 42
         .section .note.GNU-stack, \"\", %progbits
 ";
 
+/// The mnemonics of the `n` instructions from label `name` on, in `objdump -d`.
+fn instructions(file: &Path, name: &str, n: usize) -> Vec<String> {
+    let out = must(Command::new("aarch64-linux-gnu-objdump").arg("-d").arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.ends_with(&format!("<{name}>:"))).unwrap_or_else(|| panic!("{name}: {text}"));
+    lines[at + 1..at + 1 + n].iter().map(|l| l.split('\t').nth(2).unwrap_or("").to_string()).collect()
+}
+
 /// The mnemonic of the first instruction after each label of `names` in `objdump -d`.
 fn first_instructions(file: &Path, names: &[&str]) -> Vec<String> {
     let out = must(Command::new("aarch64-linux-gnu-objdump").arg("-d").arg(file));
@@ -455,6 +464,62 @@ fn variant_pcs_functions() {
     tmp.finish();
 }
 
+/// GOT loads and `adrp`+`add` pairs, relaxed as lld relaxes them: a GOT load of a near symbol
+/// becomes `nop; adr`, of a far one (256 MiB away) `adrp; add`, and an `adrp; add` of a near one
+/// `nop; adr`; `--emit-relocs` reports what the instructions became; `--no-relax` keeps them.
+const RELAX: &str = "\
+        .text
+        .globl _start
+_start:
+        adrp x0, :got:near
+        ldr x0, [x0, #:got_lo12:near]
+        adrp x1, :got:far
+        ldr x1, [x1, #:got_lo12:far]
+        adrp x2, near
+        add x2, x2, #:lo12:near
+        ldr w3, [x0]
+        ldr w4, [x1]
+        ldr w5, [x2]
+        add w0, w3, w4
+        add w0, w0, w5
+        mov x8, #93
+        svc #0
+        .globl near
+        .hidden near
+near:   .word 20
+        .section .fardata, \"aw\"
+        .globl far
+        .hidden far
+far:    .word 2
+        .section .note.GNU-stack, \"\", %progbits
+";
+
+#[test]
+fn got_loads_and_address_pairs_relax() {
+    let Some(tmp) = setup("relax") else { return };
+    std::fs::write(tmp.join("r.s"), RELAX).unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-c", "r.s"]));
+    let link = |extra: &[&str], out: &str| {
+        let args = [&["-nostdlib", "-static", "-Wl,-e,_start", "r.o", "-Wl,--emit-relocs"][..], extra].concat();
+        cc_ok(&tmp, false, true, &args, out);
+        assert_eq!(run(&tmp.join(out)), (String::new(), 42), "{out}");
+    };
+    let far = ["-Wl,-Ttext=0x410000", "-Wl,--section-start=.fardata=0x10400000"];
+    link(&far, "relaxed");
+    link(&[&far[..], &["-Wl,--no-relax"]].concat(), "kept");
+    assert_eq!(instructions(&tmp.join("relaxed"), "_start", 6), ["nop", "adr", "adrp", "add", "nop", "adr"]);
+    assert_eq!(instructions(&tmp.join("kept"), "_start", 6), ["adrp", "ldr", "adrp", "ldr", "adrp", "add"]);
+    let dump = String::from_utf8_lossy(
+        &must(Command::new("aarch64-linux-gnu-objdump").arg("-dr").arg(tmp.join("relaxed"))).stdout,
+    )
+    .into_owned();
+    assert!(!dump.contains("R_AARCH64_ADR_GOT_PAGE") && !dump.contains("R_AARCH64_LD64_GOT_LO12_NC"), "{dump}");
+    for t in ["R_AARCH64_ADR_PREL_LO21", "R_AARCH64_ADR_PREL_PG_HI21", "R_AARCH64_ADD_ABS_LO12_NC"] {
+        assert!(dump.contains(t), "{t}: {dump}");
+    }
+    tmp.finish();
+}
+
 /// The target's checks, in rivet's words: an object of another machine, big-endian output,
 /// another target's options, a call out of a branch's reach.
 #[test]
@@ -497,6 +562,14 @@ fn target_errors() {
         &["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "far"],
         &["far.o:(.text+0x0)", "R_AARCH64_CALL26", "far", "out of range"],
     );
+    // A GOT reference to a local symbol, which the assembler writes as its section plus an offset.
+    std::fs::write(
+        tmp.join("got.s"),
+        ".globl _start\n_start:\n adrp x0, :got:loc\n ldr x0, [x0, #:got_lo12:loc]\n ret\nloc: .word 1\n",
+    )
+    .unwrap();
+    must(Command::new("aarch64-linux-gnu-as").current_dir(&tmp.path).args(["got.s", "-o", "got.o"]));
+    fails(&["-static", "got.o", "-o", "got"], &["got.o:(.text+0x0)", "R_AARCH64_ADR_GOT_PAGE", "has addend 12"]);
     let o = link(&["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x4000000", "-o", "near"]);
     assert!(o.status.success(), "{}", stderr_text(&o));
     tmp.finish();

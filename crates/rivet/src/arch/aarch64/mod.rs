@@ -4,7 +4,8 @@
 //! `adrp/ldr/add/br` entries, as GNU ld and lld write them). An executable's TLS descriptor
 //! sequences are relaxed as lld relaxes them: to local-exec (`movz/movk` of the offset) for its
 //! own variables, to initial-exec (a GOT load of the offset) for a shared library's; so are its
-//! initial-exec GOT loads of its own variables. A shared object keeps its descriptors.
+//! initial-exec GOT loads of its own variables. A shared object keeps its descriptors. GOT
+//! loads and `adrp`+`add` pairs of nearby symbols are relaxed as lld relaxes them (`relax`).
 //! General-dynamic `__tls_get_addr` sequences are kept everywhere (gcc emits them only under
 //! `-mtls-dialect=trad`).
 use crate::arch::apply::Reloc;
@@ -20,6 +21,7 @@ use object::LittleEndian as LE;
 
 pub mod erratum;
 pub mod plt;
+pub mod relax;
 
 /// AArch64 Linux.
 pub struct Aarch64;
@@ -113,10 +115,36 @@ impl crate::arch::Arch for Aarch64 {
             _ => 0,
         }
     }
-    /// `--emit-relocs` reports every relocation as it is in the input: no relaxation changes a
-    /// relocation's meaning to one of another type.
-    fn emitted_type(_ctx: &Linked, _r: crate::ids::SectionRef, rel: &Rela, _t: Target) -> u32 {
-        rel.r_type(LE, false)
+    /// A relaxed TLS sequence is reported as what its instructions became (as mold reports it):
+    /// a descriptor's `adrp` and `ldr` as the local-exec `movz`/`movk` or the initial-exec GOT
+    /// load, its `add` and `blr` (now `nop`s) as `R_AARCH64_NONE`; a relaxed initial-exec load
+    /// as the local-exec `movz`/`movk`.
+    fn emitted_type(ctx: &Linked, r: crate::ids::SectionRef, rel: &Rela, t: Target) -> u32 {
+        let ty = rel.r_type(LE, false);
+        let base = ctx.section_addr(r.file, r.index).unwrap_or(0);
+        if let Some(pair) = relax::relaxed(ctx, r.file, r.index, rel, base) {
+            return relax::emitted_type(pair);
+        }
+        let exe = ctx.kind.is_executable();
+        let pre = ctx.is_preemptible(t);
+        match ty {
+            R_AARCH64_TLSDESC_ADR_PAGE21
+            | R_AARCH64_TLSDESC_LD64_LO12
+            | R_AARCH64_TLSDESC_ADD_LO12
+            | R_AARCH64_TLSDESC_CALL
+                if keeps_tlsdesc(ctx, t) =>
+            {
+                ty
+            }
+            R_AARCH64_TLSDESC_ADR_PAGE21 if pre => R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21,
+            R_AARCH64_TLSDESC_LD64_LO12 if pre => R_AARCH64_TLSIE_LD64_GOTTPREL_LO12_NC,
+            R_AARCH64_TLSDESC_ADR_PAGE21 => R_AARCH64_TLSLE_MOVW_TPREL_G1,
+            R_AARCH64_TLSDESC_LD64_LO12 => R_AARCH64_TLSLE_MOVW_TPREL_G0_NC,
+            R_AARCH64_TLSDESC_ADD_LO12 | R_AARCH64_TLSDESC_CALL => R_AARCH64_NONE,
+            R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21 if exe && !pre => R_AARCH64_TLSLE_MOVW_TPREL_G1,
+            R_AARCH64_TLSIE_LD64_GOTTPREL_LO12_NC if exe && !pre => R_AARCH64_TLSLE_MOVW_TPREL_G0_NC,
+            _ => ty,
+        }
     }
     fn write_plt(ctx: &Linked, plt_addr: u64, buf: &mut [u8]) -> Result<()> {
         plt::write_plt(ctx, plt_addr, buf)
@@ -358,6 +386,29 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
     // (lld's rule, so that a call to a missing weak function is skipped), other references get 0;
     // an undefined weak thread-local variable's offset is 0 (static glibc's `_nl_current_LC_*`).
     let undef_weak = ctx.is_undefined(t) && !ctx.is_preemptible(t);
+    // A GOT entry holds a symbol's own address: a reference through it cannot add an offset
+    // (the assembler refers to a local symbol as its section plus an addend).
+    let got_ref = matches!(
+        ty,
+        R_AARCH64_ADR_GOT_PAGE | R_AARCH64_LD64_GOT_LO12_NC | R_AARCH64_LD64_GOTPAGE_LO15 | R_AARCH64_GOT_LD_PREL19
+    );
+    if got_ref && a != 0 {
+        r.error(format!(
+            "relocation {} against {} has addend {a}: a GOT entry holds the symbol's own address, so a reference \
+             through the GOT cannot add an offset (is it a local symbol the assembler wrote as its section plus \
+             an offset? make it global)",
+            reloc_name(ty),
+            ctx.name_of(t)
+        ));
+        return;
+    }
+    // A pair of instructions relaxed to reach the symbol directly (`relax`).
+    let base = r.place.wrapping_sub(r.rel.r_offset.get(LE));
+    if let Some(pair) = relax::relaxed(ctx, r.f, r.si, r.rel, base) {
+        let place = r.place;
+        r.rewrite(|_| relax::instruction(pair, place));
+        return;
+    }
     let tpoff = || if undef_weak { a } else { crate::arch::tpoff::<Aarch64>(ctx, t) as i128 + a };
     match ty {
         R_AARCH64_NONE => {}
@@ -395,12 +446,12 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
         R_AARCH64_ADR_PREL_LO21 => r.adr(ty, s + a - p, true),
         R_AARCH64_ADR_PREL_PG_HI21 => r.adr(ty, page(s + a) - page(p), false),
         R_AARCH64_ADR_PREL_PG_HI21_NC => r.adr_nc(page(s + a) - page(p)),
-        R_AARCH64_ADD_ABS_LO12_NC => r.imm12(s + a, 0),
-        R_AARCH64_LDST8_ABS_LO12_NC => r.imm12(s + a, 0),
-        R_AARCH64_LDST16_ABS_LO12_NC => r.imm12(s + a, 1),
-        R_AARCH64_LDST32_ABS_LO12_NC => r.imm12(s + a, 2),
-        R_AARCH64_LDST64_ABS_LO12_NC => r.imm12(s + a, 3),
-        R_AARCH64_LDST128_ABS_LO12_NC => r.imm12(s + a, 4),
+        R_AARCH64_ADD_ABS_LO12_NC => r.imm12(ty, s + a, 0),
+        R_AARCH64_LDST8_ABS_LO12_NC => r.imm12(ty, s + a, 0),
+        R_AARCH64_LDST16_ABS_LO12_NC => r.imm12(ty, s + a, 1),
+        R_AARCH64_LDST32_ABS_LO12_NC => r.imm12(ty, s + a, 2),
+        R_AARCH64_LDST64_ABS_LO12_NC => r.imm12(ty, s + a, 3),
+        R_AARCH64_LDST128_ABS_LO12_NC => r.imm12(ty, s + a, 4),
         R_AARCH64_MOVW_UABS_G0 => r.movw(ty, s + a, 0, Some(false)),
         R_AARCH64_MOVW_UABS_G1 => r.movw(ty, s + a, 16, Some(false)),
         R_AARCH64_MOVW_UABS_G2 => r.movw(ty, s + a, 32, Some(false)),
@@ -416,7 +467,7 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
         R_AARCH64_MOVW_PREL_G2_NC => r.movw(ty, s + a - p, 32, None),
         R_AARCH64_MOVW_PREL_G3 => r.movw(ty, s + a - p, 48, None),
         R_AARCH64_ADR_GOT_PAGE => r.adr(ty, page(got(GotKind::Addr) + a) - page(p), false),
-        R_AARCH64_LD64_GOT_LO12_NC => r.imm12(got(GotKind::Addr) + a, 3),
+        R_AARCH64_LD64_GOT_LO12_NC => r.imm12(ty, got(GotKind::Addr) + a, 3),
         R_AARCH64_GOT_LD_PREL19 => r.branch(ty, got(GotKind::Addr) + a - p, 19, 5),
         R_GOTPCREL32 => r.write_checked(ty, 4, got(GotKind::Addr) + a - p, true),
         // `ldr xN, [xM, #:gotpage_lo15:x]` after `adrp xM, _GLOBAL_OFFSET_TABLE_`: the entry's
@@ -440,16 +491,16 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
             }
         }
         R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21 => r.adr(ty, page(got(GotKind::TpOff) + a) - page(p), false),
-        R_AARCH64_TLSIE_LD64_GOTTPREL_LO12_NC => r.imm12(got(GotKind::TpOff) + a, 3),
+        R_AARCH64_TLSIE_LD64_GOTTPREL_LO12_NC => r.imm12(ty, got(GotKind::TpOff) + a, 3),
         R_AARCH64_TLSGD_ADR_PAGE21 => r.adr(ty, page(got(GotKind::TlsGd) + a) - page(p), false),
-        R_AARCH64_TLSGD_ADD_LO12_NC => r.imm12(got(GotKind::TlsGd) + a, 0),
+        R_AARCH64_TLSGD_ADD_LO12_NC => r.imm12(ty, got(GotKind::TlsGd) + a, 0),
         // A kept descriptor sequence: `adrp x0, desc; ldr x1, [x0, :lo12:desc]; add x0, x0,
         // :lo12:desc; blr x1`.
         R_AARCH64_TLSDESC_ADR_PAGE21 if keeps_tlsdesc(ctx, t) => {
             r.adr(ty, page(got(GotKind::TlsDesc) + a) - page(p), false)
         }
-        R_AARCH64_TLSDESC_LD64_LO12 if keeps_tlsdesc(ctx, t) => r.imm12(got(GotKind::TlsDesc) + a, 3),
-        R_AARCH64_TLSDESC_ADD_LO12 if keeps_tlsdesc(ctx, t) => r.imm12(got(GotKind::TlsDesc) + a, 0),
+        R_AARCH64_TLSDESC_LD64_LO12 if keeps_tlsdesc(ctx, t) => r.imm12(ty, got(GotKind::TlsDesc) + a, 3),
+        R_AARCH64_TLSDESC_ADD_LO12 if keeps_tlsdesc(ctx, t) => r.imm12(ty, got(GotKind::TlsDesc) + a, 0),
         R_AARCH64_TLSDESC_CALL if keeps_tlsdesc(ctx, t) => {}
         // Descriptor → initial-exec: `adrp x0, :gottprel:x; ldr x0, [x0, :gottprel_lo12:x]; nop;
         // nop`.
@@ -460,7 +511,7 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
         }
         R_AARCH64_TLSDESC_LD64_LO12 if ctx.is_preemptible(t) => {
             r.rewrite(|_| 0xf940_0000);
-            r.imm12(got(GotKind::TpOff) + a, 3);
+            r.imm12(ty, got(GotKind::TpOff) + a, 3);
         }
         // Descriptor → local-exec: `movz x0, #hi16, lsl #16; movk x0, #lo16; nop; nop`.
         R_AARCH64_TLSDESC_ADR_PAGE21 => {
@@ -488,20 +539,20 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
         R_AARCH64_TLSLE_ADD_TPREL_LO12 => {
             let v = tpoff();
             if r.in_range(ty, v, 0, (1 << 12) - 1) {
-                r.imm12(v, 0);
+                r.imm12(ty, v, 0);
             }
         }
-        R_AARCH64_TLSLE_ADD_TPREL_LO12_NC => r.imm12(tpoff(), 0),
-        R_AARCH64_TLSLE_LDST8_TPREL_LO12 | R_AARCH64_TLSLE_LDST8_TPREL_LO12_NC => r.imm12(tpoff(), 0),
-        R_AARCH64_TLSLE_LDST16_TPREL_LO12 | R_AARCH64_TLSLE_LDST16_TPREL_LO12_NC => r.imm12(tpoff(), 1),
-        R_AARCH64_TLSLE_LDST32_TPREL_LO12 | R_AARCH64_TLSLE_LDST32_TPREL_LO12_NC => r.imm12(tpoff(), 2),
-        R_AARCH64_TLSLE_LDST64_TPREL_LO12 | R_AARCH64_TLSLE_LDST64_TPREL_LO12_NC => r.imm12(tpoff(), 3),
+        R_AARCH64_TLSLE_ADD_TPREL_LO12_NC => r.imm12(ty, tpoff(), 0),
+        R_AARCH64_TLSLE_LDST8_TPREL_LO12 | R_AARCH64_TLSLE_LDST8_TPREL_LO12_NC => r.imm12(ty, tpoff(), 0),
+        R_AARCH64_TLSLE_LDST16_TPREL_LO12 | R_AARCH64_TLSLE_LDST16_TPREL_LO12_NC => r.imm12(ty, tpoff(), 1),
+        R_AARCH64_TLSLE_LDST32_TPREL_LO12 | R_AARCH64_TLSLE_LDST32_TPREL_LO12_NC => r.imm12(ty, tpoff(), 2),
+        R_AARCH64_TLSLE_LDST64_TPREL_LO12 | R_AARCH64_TLSLE_LDST64_TPREL_LO12_NC => r.imm12(ty, tpoff(), 3),
         _ => r.error(format!("unsupported relocation {} against '{}'", reloc_name(ty), ctx.name_of(t))),
     }
 }
 
 /// `nop`.
-const NOP: u32 = 0xd503_201f;
+pub const NOP: u32 = 0xd503_201f;
 
 /// A relocation in a non-allocated section (debug information), given its symbol's value `s`.
 fn write_nonalloc(r: &mut Reloc<Aarch64>, ty: u32, _t: Target, a: i128, s: i128) {
@@ -591,8 +642,20 @@ impl Reloc<'_, '_, Aarch64> {
         self.rewrite(|insn| set_adr_imm(insn, (v >> 12) as i64));
     }
 
-    /// The low 12 bits of `v`, scaled by the access size `1 << scale`, into an `add` or `ldst`.
-    fn imm12(&mut self, v: i128, scale: u32) {
+    /// The low 12 bits of `v`, scaled by the access size `1 << scale`, into an `add` or `ldst`
+    /// (whose address must then be aligned to the access size, as lld checks).
+    fn imm12(&mut self, ty: u32, v: i128, scale: u32) {
+        if v & ((1 << scale) - 1) != 0 {
+            let t = self.target();
+            self.error(format!(
+                "improper alignment for relocation {} against {}: {:#x} is not aligned to {} bytes",
+                reloc_name(ty),
+                self.ctx.name_of(t),
+                v as u64,
+                1 << scale
+            ));
+            return;
+        }
         self.rewrite(|insn| set_imm12(insn, lo12_scaled(v, scale)));
     }
 
