@@ -562,6 +562,10 @@ fn target_errors() {
         &["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "far"],
         &["far.o:(.text+0x0)", "R_AARCH64_CALL26", "far", "out of range"],
     );
+    // An undefined symbol, its reference placed by the object's (AArch64-relocated) line table.
+    std::fs::write(tmp.join("und.c"), "int missing(void);\nint main(void) {\n  return missing();\n}\n").unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-g", "-c", "und.c"]));
+    fails(&["-static", "und.o", "-o", "und"], &["undefined symbol: missing", "und.c:3", "und.o:(main)"]);
     // A GOT reference to a local symbol, which the assembler writes as its section plus an offset.
     std::fs::write(
         tmp.join("got.s"),
