@@ -346,7 +346,8 @@ fn library_search_skips_another_machines_library() {
 /// Two erratum 843419 sequences (an `adrp` at 0xff8 with the load based on it two instructions
 /// later; at 0xffc with an instruction between), linked with `--fix-cortex-a53-843419` (the
 /// cross gcc's default): both linkers rewrite each `adrp` as the `adr` of the same page, and the
-/// program loads its data through them.
+/// program loads its data through them. Data in a code section that looks like a sequence (after
+/// a `$d` mapping symbol) is left alone.
 const ERRATUM: &str = "\
         .text
         .globl main
@@ -370,6 +371,11 @@ t2:
         add x4, x4, #1
         ldr w0, [x2, :lo12:dat]
         ret
+        .section .text.e3, \"ax\", %progbits
+        .balign 4096
+        .space 4096 - 8
+t3:
+        .word 0xb0000000, 0xf94003e1, 0xf9400400
         .section .fardata, \"aw\"
         .globl dat
 dat:    .quad 42
@@ -407,7 +413,7 @@ fn cortex_a53_erratum_843419_sequences() {
     must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-c", "e.s"]));
     let (gnu, ours) = both(&tmp, false, &["-no-pie", "e.o"], "erratum", Some(("", 42)));
     for exe in [&gnu, &ours] {
-        assert_eq!(first_instructions(Path::new(exe), &["t1", "t2"]), ["adr", "adr"], "{exe}");
+        assert_eq!(first_instructions(Path::new(exe), &["t1", "t2", "t3"]), ["adr", "adr", ".word"], "{exe}");
     }
     // Without the option the sequences stay.
     cc_ok(&tmp, false, true, &["-mno-fix-cortex-a53-843419", "-no-pie", "e.o"], "kept");

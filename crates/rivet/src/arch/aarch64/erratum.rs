@@ -170,8 +170,10 @@ pub fn fix_843419(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, own
     }
     let Some(base) = ctx.section_addr(f, si) else { return };
     let len = sec.data.len() as u64;
-    let data = data_ranges(ctx, f, si, len);
-    let is_code = |o: u64| !data.iter().any(|&(s, e)| (s..e).contains(&o));
+    // Where the data is (mapping symbols), looked up only once a sequence is found: most
+    // sections have none, and an object's symbols are many.
+    let data = std::cell::OnceCell::new();
+    let is_code = |o: u64| !data.get_or_init(|| data_ranges(ctx, f, si, len)).iter().any(|&(s, e)| (s..e).contains(&o));
     let word = |buf: &[u8], o: u64| {
         let i = o.checked_sub(lo)? as usize;
         buf.get(i..i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -186,20 +188,19 @@ pub fn fix_843419(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, own
         }
         let at = o;
         o += 4;
-        if at + 12 > len || !is_code(at) {
+        if at + 12 > len {
             continue;
         }
-        let mut insns = Vec::with_capacity(4);
-        for k in 0..4 {
-            let next = at + 4 * k;
-            match word(buf, next) {
-                Some(w) if next + 4 <= len && is_code(next) => insns.push(w),
-                _ => break,
-            }
-        }
-        if !starts_sequence(&insns) {
+        let words: Vec<u32> = (0..4).map_while(|k| word(buf, at + 4 * k).filter(|_| at + 4 * k + 4 <= len)).collect();
+        if !starts_sequence(&words) {
             continue;
         }
+        // The same, over code only.
+        let code = words.iter().enumerate().take_while(|(k, _)| is_code(at + 4 * *k as u64)).count();
+        if !starts_sequence(&words[..code]) {
+            continue;
+        }
+        let insns = words;
         let place = base + at;
         match adr_for(insns[0], place) {
             Some(adr) => {
