@@ -47,6 +47,11 @@ pub fn link_detaching(
     // The target: `-m`'s, else the first ELF input's machine; the rest of the link is generic
     // over it.
     let machine = arch::machine_for_link(config, &loaded);
+    arch::check_machines(config, machine, &loaded)?;
+    arch::check_target_options(config, machine)?;
+    // The defaults the command line left to the target (page sizes, -z separate-code).
+    let targeted = config.for_target(machine);
+    let config = targeted.as_ref().unwrap_or(config);
     crate::with_arch!(machine, link_loaded(config, timer, diag, detach, requested, inputs, loaded, script_files))
 }
 

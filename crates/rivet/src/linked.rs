@@ -288,6 +288,15 @@ impl<'l, 'a> Placed<'l, 'a> {
         gotplt.unwrap_or(0)
     }
 
+    /// `_GLOBAL_OFFSET_TABLE_`: the start of `.got.plt` on x86-64 (`gotplt_addr`), of `.got` on
+    /// AArch64 (as GNU ld and lld define it there; `.got.plt` when there is no `.got`).
+    pub fn got_base(&self) -> u64 {
+        match self.plans.got.got_base_in_gotplt {
+            true => self.gotplt_addr(),
+            false => self.synthetic_addr(Content::Got).unwrap_or_else(|| self.gotplt_addr()),
+        }
+    }
+
     /// The address of `t`'s `.got` entry of `kind`.
     pub fn got_entry_addr(&self, t: Target, kind: GotKind) -> Option<u64> {
         let word = self.plans.got.got_word(t, kind)?;
@@ -484,7 +493,7 @@ fn synthetic_value(ctx: Placed, name: &[u8]) -> u64 {
     }
     match name {
         b"__ehdr_start" | b"__executable_start" => base,
-        b"_GLOBAL_OFFSET_TABLE_" => ctx.gotplt_addr(),
+        b"_GLOBAL_OFFSET_TABLE_" => ctx.got_base(),
         b"_DYNAMIC" => ctx.synthetic_addr(Content::Dynamic).unwrap_or(0),
         b"__rela_iplt_start" => span(Content::RelaPlt).map_or(base, |(addr, _)| addr),
         b"__rela_iplt_end" => span(Content::RelaPlt).map_or(base, |(addr, size)| addr + size),

@@ -331,9 +331,12 @@ fn relocated_debug_sections(obj: &ObjectFile) -> FxHashMap<&'static str, Vec<u8>
             };
             let value = base.wrapping_add(s.st_value.get(LE)).wrapping_add(rel.r_addend.get(LE) as u64);
             let at = rel.r_offset.get(LE) as usize;
+            // The absolute types of every machine rivet links: their numbers do not overlap
+            // (x86-64's are below 64, AArch64's from 257 on), so the object's machine need not
+            // be known here.
             let (width, bytes_of) = match rel.r_type(LE, false) {
-                elf::R_X86_64_64 => (8, value.to_le_bytes()),
-                elf::R_X86_64_32 | elf::R_X86_64_32S => (4, value.to_le_bytes()),
+                elf::R_X86_64_64 | elf::R_AARCH64_ABS64 => (8, value.to_le_bytes()),
+                elf::R_X86_64_32 | elf::R_X86_64_32S | elf::R_AARCH64_ABS32 => (4, value.to_le_bytes()),
                 _ => continue,
             };
             // A relocation past the section (or at an offset near 2^64) changes nothing here; the

@@ -5,13 +5,17 @@
 //! every call is static. rivet has one implementation, `x86_64::X86_64`; `Machine` (from `-m`, the
 //! first ELF input's `e_machine`, `--oformat` and script names: `crate::machine`, plain data the
 //! input readers can use) and `with_arch!` are the only places that map a machine to it.
+
+pub mod aarch64;
+pub mod apply;
 pub mod endbr;
+pub mod scan;
 pub mod x86_64;
 
 use crate::ctx::Ctx;
 use crate::diag::Result;
 use crate::ids::{FileId, SectionRef};
-use crate::input::object::Rela;
+use crate::input::object::{ObjSection, Rela};
 use crate::layout::Tls;
 use crate::linked::Linked;
 use crate::sections::output::Sizes;
@@ -50,6 +54,14 @@ pub trait Arch: Send + Sync + 'static {
     const GOTPLT_RESERVED: u64;
     /// The PLT section's alignment.
     const PLT_ALIGN: u64;
+    /// The processor-specific `st_other` flags a symbol keeps in `.dynsym`, and the one that
+    /// marks a function of a variant procedure-call standard (0: none), whose PLT entries need
+    /// the dynamic tag `DT_VARIANT_PCS`.
+    const STO_FLAGS: u8;
+    const STO_VARIANT_PCS: u8;
+    const DT_VARIANT_PCS: u32;
+    /// Whether `_GLOBAL_OFFSET_TABLE_` is the start of `.got.plt` (else of `.got`).
+    const GOT_BASE_IN_GOTPLT: bool;
     /// `-z mark-plt`'s dynamic tags: the PLT's address, its size, its entry size.
     const MARK_PLT_TAGS: [u32; 3];
 
@@ -68,13 +80,55 @@ pub trait Arch: Send + Sync + 'static {
     /// pointer and its control block, variant II before it.
     fn tp_offset(tls: Tls, addr: u64) -> i64;
 
+    /// What relocation `rel` of live allocated section `sec` against `t` needs from the linker
+    /// (`scan` decides what it gets); `relax`: GOT loads may be relaxed (`relaxes_got_loads`).
+    fn classify(ctx: &Ctx, relax: bool, sec: &ObjSection, rel: &Rela, t: crate::ctx::Target) -> scan::Need;
+
+    /// Whether the scan may relax GOT loads to direct references, judged before layout from the
+    /// output sections' sizes.
+    fn relaxes_got_loads(ctx: &Ctx, sizes: &Sizes) -> bool;
+
+    /// Whether the PLT is the IBT form (`.plt.sec`), given the output's GNU property features.
+    fn ibt_plt(ctx: &Ctx, features: u32) -> bool;
+
+    /// Applies the relocation `r` (in an allocated section or not); gives the dynamic relocations
+    /// it needs to `dynrels`. True when the next relocation belongs to a rewritten sequence and
+    /// must be skipped.
+    fn apply_one(r: &mut apply::Reloc<Self>, alloc: bool, dynrels: &mut Vec<DynRel>) -> bool
+    where
+        Self: Sized;
+
+    /// Applies relocation `r` of type `ty` in a non-allocated section, its symbol's value `s`.
+    fn write_nonalloc(r: &mut apply::Reloc<Self>, ty: u32, t: crate::ctx::Target, a: i128, s: i128)
+    where
+        Self: Sized;
+
+    /// The width of the field a tombstone fills for a relocation of type `ty` in a non-allocated
+    /// section against a dropped section (0: none).
+    fn tombstone_width(ty: u32) -> usize;
+
+    /// Rewrites what the target must in an allocated input section once its relocations are
+    /// applied (AArch64's Cortex-A53 erratum 843419 sequences): the bytes `owned` of section `si`
+    /// of `f`, whose bytes from offset `lo` on are in `buf` (with `RELOC_REACH` to spare after).
+    fn finish_section(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, owned: std::ops::Range<u64>);
+
     /// Walks every relocation of the live sections and gives what they need from the linker (GOT
     /// entries, PLT entries, copies, dynamic relocations), sized.
-    fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables;
+    fn scan_relocations(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables
+    where
+        Self: Sized,
+    {
+        scan::scan_relocations::<Self>(ctx, properties, sizes)
+    }
 
     /// Patches the relocations of input section `si` of `f`, whose bytes are in `buf`; gives the
     /// dynamic relocations it needs.
-    fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel>;
+    fn apply(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8]) -> Vec<DynRel>
+    where
+        Self: Sized,
+    {
+        apply::apply::<Self>(ctx, f, si, buf)
+    }
 
     /// `apply` for bytes `owned` of a section of which `buf` holds the bytes from `lo` on, with
     /// `RELOC_REACH` to spare on both sides.
@@ -85,7 +139,12 @@ pub trait Arch: Send + Sync + 'static {
         buf: &mut [u8],
         lo: u64,
         owned: std::ops::Range<u64>,
-    ) -> Vec<DynRel>;
+    ) -> Vec<DynRel>
+    where
+        Self: Sized,
+    {
+        apply::apply_range::<Self>(ctx, f, si, buf, lo, owned)
+    }
 
     /// The type `--emit-relocs` reports for relocation `rel` of input section `r` against `t`:
     /// its own, or what the linker's relaxation made of it (a GOT load relaxed to a direct
@@ -97,9 +156,9 @@ pub trait Arch: Send + Sync + 'static {
     fn write_plt(ctx: &Linked, plt_addr: u64, buf: &mut [u8]) -> Result<()>;
     /// Writes `.plt.sec` (the IBT PLT's entries) at address `addr`.
     fn write_plt_sec(ctx: &Linked, addr: u64, buf: &mut [u8]) -> Result<()>;
-    /// Where an import's `.got.plt` slot points before it is bound, from its stub in `.plt` at
-    /// `stub` (`sec` when the PLT has a `.plt.sec`).
-    fn plt_lazy_addr(stub: u64, sec: bool) -> u64;
+    /// Where an import's `.got.plt` slot points before it is bound, from the PLT's address
+    /// `plt` and the import's stub in `.plt` at `stub` (`sec` when the PLT has a `.plt.sec`).
+    fn plt_lazy_addr(plt: u64, stub: u64, sec: bool) -> u64;
     /// The offset in a PLT entry of its indirect jump (`-z mark-plt`'s JUMP_SLOT addend), in an
     /// IBT PLT or not.
     fn plt_jump_offset(ibt: bool) -> u64;
@@ -123,13 +182,59 @@ pub fn machine_for_link(config: &crate::args::Config, loaded: &[crate::input::Lo
         .unwrap_or(Machine::DEFAULT)
 }
 
+/// Refuses the link when an ELF object or shared library named on the command line is for
+/// another machine than `machine`, the link's target (GNU ld's "file in wrong format").
+pub fn check_machines(config: &crate::args::Config, machine: Machine, loaded: &[crate::input::Loaded]) -> Result<()> {
+    let names = machine.names_of();
+    for l in loaded.iter().filter(|l| matches!(l.kind, crate::input::Kind::Object | crate::input::Kind::Shared)) {
+        let d = l.file.data();
+        if !crate::input::object::is_elf(d) || d.len() < 20 {
+            continue;
+        }
+        let m = u16::from_le_bytes([d[18], d[19]]);
+        if m != names.e_machine {
+            let theirs = Machine::for_machine(m).map_or("another machine", |m| m.names_of().name);
+            let why = if config.emulation.is_some() { "the -m emulation's" } else { "the first ELF input's" };
+            crate::bail!(
+                "{}: is for machine {theirs} ({m}), not {} ({why} machine, the link's target)",
+                l.name,
+                names.name
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Refuses the options that are another target's than `machine`'s: x86-64's CET and PLT
+/// marking options in an AArch64 link, AArch64's erratum workaround in an x86-64 one.
+pub fn check_target_options(config: &crate::args::Config, machine: Machine) -> Result<()> {
+    let name = machine.names_of().name;
+    let x86_only = [
+        (config.mark_plt, "-z mark-plt"),
+        (config.z_ibt, "-z ibt"),
+        (config.z_shstk, "-z shstk"),
+        (config.ibt_plt, "-z ibtplt"),
+        (config.rewrite_endbr, "-z rewrite-endbr"),
+        (config.cet_report != crate::args::CetReport::None, "-z cet-report"),
+    ];
+    let aarch64_only = [(config.fix_cortex_a53_843419, "--fix-cortex-a53-843419")];
+    let others = match machine {
+        Machine::X86_64 => &aarch64_only[..],
+        Machine::Aarch64 => &x86_only[..],
+    };
+    if let Some((_, option)) = others.iter().find(|(given, _)| *given) {
+        crate::bail!("{option} is not an option for {name} (the link's target)");
+    }
+    Ok(())
+}
+
 /// Where an import's `.got.plt` slot points before it is bound (`Arch::plt_lazy_addr`): its PLT
 /// entry `i`'s lazy-binding stub.
 pub fn plt_lazy_addr<A: Arch>(ctx: &Linked, i: u32) -> u64 {
     use crate::sections::output::Content;
     let plt = ctx.synthetic_addr(Content::Plt).expect("PLT section exists when PLT entries do");
     let stub = plt + ctx.plans.got.plt_header + ctx.plans.got.plt_entry * i as u64;
-    A::plt_lazy_addr(stub, ctx.layout.synthetic.get(Content::PltSec).is_some())
+    A::plt_lazy_addr(plt, stub, ctx.layout.synthetic.get(Content::PltSec).is_some())
 }
 
 /// The thread-pointer offset of a TLS symbol (negative below the thread pointer, as on x86-64).
@@ -152,6 +257,7 @@ macro_rules! with_arch {
     ($machine:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $machine {
             $crate::arch::Machine::X86_64 => $f::<$crate::arch::x86_64::X86_64>($($arg),*),
+            $crate::arch::Machine::Aarch64 => $f::<$crate::arch::aarch64::Aarch64>($($arg),*),
         }
     };
 }

@@ -53,7 +53,8 @@ pub struct Config {
     /// `-z gnustack` (the default) / `-z nognustack`: whether the output has a PT_GNU_STACK
     /// program header (without one, the kernel's default for the stack applies; lld's option).
     pub gnustack: bool,
-    /// `-z separate-code` (default true on x86-64 Linux, as GNU ld) / `-z noseparate-code`.
+    /// `-z separate-code` (default true on x86-64 Linux, false on AArch64, as GNU ld) /
+    /// `-z noseparate-code`.
     pub separate_code: bool,
     /// `-z max-page-size=N` (default 4096): segments' addresses are congruent to their file
     /// offsets modulo this, and PT_LOAD's alignment.
@@ -61,6 +62,10 @@ pub struct Config {
     /// `-z common-page-size=N` (default 4096, at most the maximum page size): the page that file
     /// offsets of segments and the end of RELRO are rounded to.
     pub common_page_size: u64,
+    /// Which of the target's defaults the command line overrode (`-z max-page-size`, `-z
+    /// common-page-size`, `-z [no]separate-code`): the others are the link's target's, settled
+    /// once the target is known (`Config::for_target`).
+    pub target_defaults_given: TargetDefaultsGiven,
     /// `-z separate-loadable-segments`: every PT_LOAD starts on a maximum-size page in the file too.
     pub separate_loadable_segments: bool,
     /// `--hash-style=` (default both, as Debian's GNU ld and lld; gcc passes gnu).
@@ -166,6 +171,9 @@ pub struct Config {
     /// inputs say. `-z ibt` also makes the PLT IBT-enabled.
     pub z_ibt: bool,
     pub z_shstk: bool,
+    /// `--fix-cortex-a53-843419` (AArch64): code sequences that trigger Cortex-A53 erratum
+    /// 843419 are rewritten.
+    pub fix_cortex_a53_843419: bool,
     /// `-z ibtplt`: an IBT-enabled PLT (`.plt` lazy stubs and `.plt.sec` entries with `endbr64`).
     pub ibt_plt: bool,
     /// `-z pack-relative-relocs` / `--pack-dyn-relocs=relr`: RELATIVE relocations go to `.relr.dyn`.
@@ -430,6 +438,7 @@ impl Default for Config {
             separate_code: true,
             max_page_size: crate::machine::Machine::DEFAULT.page_sizes().0,
             common_page_size: crate::machine::Machine::DEFAULT.page_sizes().1,
+            target_defaults_given: TargetDefaultsGiven::default(),
             separate_loadable_segments: false,
             hash_style: HashStyle::Both,
             soname: None,
@@ -475,6 +484,7 @@ impl Default for Config {
             allow_multiple_definition: false,
             copy_relocations: true,
             z_ibt: false,
+            fix_cortex_a53_843419: false,
             z_shstk: false,
             ibt_plt: false,
             pack_relative_relocs: false,
@@ -565,5 +575,41 @@ impl Default for Config {
             section_order: Vec::new(),
             repro: false,
         }
+    }
+}
+
+/// The command line's overrides of a target's defaults (`Config::target_defaults_given`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TargetDefaultsGiven {
+    pub max_page_size: bool,
+    pub common_page_size: bool,
+    pub separate_code: bool,
+}
+
+impl Config {
+    /// The configuration for a link whose target is `machine`: the defaults the command line did
+    /// not override are that target's (the parser set the default target's): page sizes,
+    /// `-z separate-code` (GNU ld's default: on for x86-64, off for AArch64) and, on AArch64,
+    /// `--rosegment` (lld's layout). None when nothing changes.
+    pub fn for_target(&self, machine: crate::machine::Machine) -> Option<Config> {
+        let names = machine.names_of();
+        let given = self.target_defaults_given;
+        let separate_code = machine == crate::machine::Machine::X86_64;
+        let mut c = self.clone();
+        if !given.max_page_size {
+            c.max_page_size = names.max_page_size;
+        }
+        if !given.common_page_size {
+            c.common_page_size = names.common_page_size;
+        }
+        if !given.separate_code {
+            c.separate_code = separate_code;
+        }
+        // AArch64 as lld lays it out: code and read-only data share pages in the file, but
+        // read-only data is not executable (a segment of its own), unless `--no-rosegment`.
+        if machine == crate::machine::Machine::Aarch64 && c.rosegment.is_none() {
+            c.rosegment = Some(true);
+        }
+        (c != *self).then_some(c)
     }
 }

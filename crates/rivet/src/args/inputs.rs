@@ -34,7 +34,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         Parse(|p, _, v| {
             if let Err(why) = crate::machine::Machine::for_emulation(&v) {
                 let known = crate::machine::Machine::names().0;
-                bail!("-m {v}: {why} (rivet links x86-64 ELF64 only: emulation {known})");
+                bail!("-m {v}: {why} (rivet's emulations: {known})");
             }
             p.config.emulation = Some(v);
             Ok(())

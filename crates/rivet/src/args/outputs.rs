@@ -5,7 +5,7 @@
 use super::kinds::parse_section_order;
 use super::kinds::*;
 use super::options::Apply::{Flag, Optional, Parse, Set, Value};
-use super::options::{opt, Opt};
+use super::options::{ignored, opt, Opt};
 use super::parse_number;
 use super::values::{build_id, hex, one_of, percent_decoded, random_seed, shuffle};
 use crate::{bail, ensure, fatal};
@@ -338,6 +338,11 @@ pub(super) static OPTIONS: &[Opt] = &[
             Ok(())
         }),
     ),
+    // Byte order: rivet's targets are little-endian.
+    ignored(&["EL"], Set(|_| {}), "-EL", "asks for little-endian output, the only byte order rivet writes"),
+    opt(&["EB"], Flag(|_| bail!("-EB: big-endian output is not supported (rivet links little-endian targets only)"))),
+    // AArch64's Cortex-A53 erratum 843419 workaround (`arch::aarch64::erratum`).
+    opt(&["fix-cortex-a53-843419"], Set(|c| c.fix_cortex_a53_843419 = true)),
     opt(
         &["separate-debug-file"],
         Optional(|c, v| {

@@ -52,9 +52,13 @@ pub(super) static Z_OPTIONS: &[ZOpt] = &[
     z(&["nognustack"], |c| c.gnustack = false),
     z(&["mark-plt"], |c| c.mark_plt = true),
     z(&["nomark-plt"], |c| c.mark_plt = false),
-    z(&["separate-code"], |c| c.separate_code = true),
-    z(&["noseparate-code"], |c| (c.separate_code, c.separate_loadable_segments) = (false, false)),
-    z(&["separate-loadable-segments"], |c| (c.separate_code, c.separate_loadable_segments) = (true, true)),
+    z(&["separate-code"], |c| (c.separate_code, c.target_defaults_given.separate_code) = (true, true)),
+    z(&["noseparate-code"], |c| {
+        (c.separate_code, c.separate_loadable_segments, c.target_defaults_given.separate_code) = (false, false, true)
+    }),
+    z(&["separate-loadable-segments"], |c| {
+        (c.separate_code, c.separate_loadable_segments, c.target_defaults_given.separate_code) = (true, true, true)
+    }),
     z(&["defs"], |c| c.no_undefined = Some(true)),
     z(&["nodefs", "undefs"], |c| c.no_undefined = Some(false)),
     z(&["initfirst"], |c| c.dt_flags_1 |= elf::DF_1_INITFIRST),
@@ -79,12 +83,14 @@ pub(super) static Z_OPTIONS: &[ZOpt] = &[
     z(&["nodynamic-undefined-weak"], |c| c.dynamic_undefined_weak = Some(false)),
     z(&["nokeep-text-section-prefix"], |c| c.keep_text_section_prefix = false),
     z_value(&["max-page-size"], |c, v| {
+        c.target_defaults_given.max_page_size = true;
         c.max_page_size = parse_number(v)
             .filter(|n| n.is_power_of_two())
             .ok_or_else(|| fatal!("-z max-page-size: bad size '{v}'"))?;
         Ok(())
     }),
     z_value(&["common-page-size"], |c, v| {
+        c.target_defaults_given.common_page_size = true;
         c.common_page_size = parse_number(v)
             .filter(|n| n.is_power_of_two())
             .ok_or_else(|| fatal!("-z common-page-size: bad size '{v}'"))?;

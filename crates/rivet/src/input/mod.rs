@@ -119,6 +119,30 @@ pub fn load(
     }
 }
 
+/// The `e_machine` of a library found by a `-l` search: a shared library's or ELF object's, an
+/// archive's first ELF member's. None when the file says nothing about its machine (a linker
+/// script, a thin or empty archive, IR) or cannot be read.
+fn library_machine(path: &Path) -> Option<u16> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path).ok()?.take(1 << 20).read_to_end(&mut head).ok()?;
+    let machine = |d: &[u8]| (d.len() >= 20 && d.starts_with(b"\x7fELF")).then(|| u16::from_le_bytes([d[18], d[19]]));
+    if !head.starts_with(b"!<arch>\n") {
+        return machine(&head);
+    }
+    // Regular archive members: a 60-byte header (name, ..., size at 48..58), data padded to 2.
+    let mut at = 8;
+    while let Some(h) = head.get(at..at + 60) {
+        let size: usize = std::str::from_utf8(&h[48..58]).ok()?.trim().parse().ok()?;
+        let data = head.get(at + 60..)?;
+        if !h.starts_with(b"/ ") && !h.starts_with(b"// ") && !h.starts_with(b"/SYM64/") {
+            return machine(data);
+        }
+        at += 60 + size + (size & 1);
+    }
+    None
+}
+
 impl Loader<'_> {
     fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let sysroot = self.config.sysroot.clone();
@@ -166,10 +190,13 @@ impl Loader<'_> {
             None if state.static_only => vec![format!("lib{name}.a")],
             None => vec![format!("lib{name}.so"), format!("lib{name}.a")],
         };
+        let machine = crate::machine::Machine::for_search(self.config.emulation.as_deref()).names_of().e_machine;
         for dir in self.search_dirs() {
             for c in &candidates {
                 let p = dir.join(c);
-                if p.is_file() {
+                // A library for another machine (an x86-64 `/usr/lib/libz.so` in a cross link's
+                // search) is skipped, as GNU ld skips it ("incompatible").
+                if p.is_file() && library_machine(&p).is_none_or(|m| m == machine) {
                     return Some(p);
                 }
             }

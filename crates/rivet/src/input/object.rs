@@ -135,13 +135,13 @@ pub fn is_elf(data: &[u8]) -> bool {
 /// Errors do not name the file: the caller gives them that context.
 pub fn check_header(data: &[u8]) -> Result<u16> {
     ensure!(data.len() >= 64, "file is too short to be an ELF object ({} bytes)", data.len());
-    ensure!(data[4] == elf::ELFCLASS64, "is a 32-bit ELF file; rivet links x86-64 (ELF64) only");
-    ensure!(data[5] == elf::ELFDATA2LSB, "is a big-endian ELF file; rivet links x86-64 only");
+    ensure!(data[4] == elf::ELFCLASS64, "is a 32-bit ELF file; rivet links 64-bit targets (x86-64, AArch64) only");
+    ensure!(data[5] == elf::ELFDATA2LSB, "is a big-endian ELF file; rivet links little-endian targets only");
     let header = Header::parse(data).context("bad ELF header")?;
     let machine = header.e_machine(LE);
     ensure!(
         crate::machine::Machine::for_machine(machine).is_some(),
-        "is for machine {} ({machine}), not x86-64",
+        "is for machine {} ({machine}), not one rivet links (x86-64, AArch64)",
         machine_name(machine)
     );
     Ok(header.e_type(LE))

@@ -26,6 +26,9 @@ pub struct DynSym<'a> {
     pub read_only: bool,
     /// STV_PROTECTED: the library binds its own references to it, so it cannot be copied.
     pub protected: bool,
+    /// Its `st_other` above the visibility: processor-specific flags (AArch64's
+    /// STO_AARCH64_VARIANT_PCS).
+    pub other_flags: u8,
     /// The alignment of the section it is in (0: unknown, a special section index): with its
     /// address's, the most a copy of it needs.
     pub section_align: u64,
@@ -136,6 +139,7 @@ fn read<'a>(data: &'a [u8], base_name: &str) -> Result<SharedFile<'a>> {
             weak: bind == elf::STB_WEAK,
             read_only: read_only.iter().any(|&(lo, hi)| (lo..hi).contains(&sym.st_value(LE))),
             protected: sym.st_other & 3 == elf::STV_PROTECTED,
+            other_flags: sym.st_other & !3,
             section_align: match sym.st_shndx(LE) {
                 n if n < elf::SHN_LORESERVE => {
                     sections.section(object::SectionIndex(n as usize)).map_or(0, |s| s.sh_addralign.get(LE))

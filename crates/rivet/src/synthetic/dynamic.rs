@@ -401,7 +401,8 @@ impl DynPlan {
             *e = Sym64 {
                 st_name: U32::new(LE, self.name_off[i]),
                 st_info: (bind << 4) | ty,
-                st_other: if s.visibility == elf::STV_PROTECTED { elf::STV_PROTECTED } else { elf::STV_DEFAULT },
+                st_other: (if s.visibility == elf::STV_PROTECTED { elf::STV_PROTECTED } else { elf::STV_DEFAULT })
+                    | (crate::arch::scan::other_flags(ctx, t) & ctx.plans.got.sto_flags),
                 st_shndx: U16::new(LE, shndx),
                 st_value: U64::new(LE, value),
                 st_size: U64::new(LE, size),

@@ -115,6 +115,17 @@ pub struct Tables {
     /// `-z mark-plt`'s dynamic tags: the PLT's address, size and entry size
     /// (`Arch::MARK_PLT_TAGS`).
     pub mark_plt_tags: [u32; 3],
+    /// `_GLOBAL_OFFSET_TABLE_` is the start of `.got.plt` (x86-64), not of `.got` (AArch64)
+    /// (`Arch::GOT_BASE_IN_GOTPLT`).
+    pub got_base_in_gotplt: bool,
+    /// The `st_other` flags `.dynsym` keeps of its symbols (`Arch::STO_FLAGS`).
+    pub sto_flags: u8,
+    /// A PLT entry's symbol follows a variant procedure-call standard (AArch64's
+    /// STO_AARCH64_VARIANT_PCS: its PLT entry must not clobber more than the call does), so the
+    /// output gets DT_AARCH64_VARIANT_PCS and the loader binds those entries at start-up.
+    pub variant_pcs: bool,
+    /// That tag (`Arch::DT_VARIANT_PCS`).
+    pub dt_variant_pcs: u32,
     /// An IBT-enabled PLT (`-z ibtplt`, or the output is marked IBT): every entry starts with
     /// `endbr64`. In dynamic outputs `.plt` holds the header and the lazy stubs (`endbr64; push;
     /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays

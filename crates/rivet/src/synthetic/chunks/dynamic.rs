@@ -177,6 +177,12 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
         push(dt_pltsz, DynValue::SectionSize(plt));
         push(dt_pltent, DynValue::Value(plans.got.plt_entry));
     }
+    // A PLT entry of a function with a variant procedure-call standard (AArch64 SVE/SIMD
+    // functions): the loader must not bind it lazily, through a resolver that clobbers the
+    // registers those functions keep.
+    if plans.got.variant_pcs && id(Content::RelaPlt).is_some() {
+        push(plans.got.dt_variant_pcs, DynValue::Value(0));
+    }
     if let Some(rela) = id(Content::RelaDyn) {
         // Packed (APS2), it is found by Android's tags; DT_RELAENT still gives the size of the
         // entries it decodes to (lld writes it too).
