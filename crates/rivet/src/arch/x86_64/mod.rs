@@ -67,9 +67,11 @@ impl crate::arch::Arch for X86_64 {
     fn tp_offset(tls: crate::layout::Tls, addr: u64) -> i64 {
         addr.wrapping_sub(tls.end) as i64
     }
+    #[inline]
     fn classify(ctx: &Ctx, relax: bool, sec: &ObjSection, rel: &Rela, t: Target) -> Need {
         classify(ctx, relax, sec, rel, t)
     }
+    #[inline]
     fn relaxes_got_loads(ctx: &Ctx, sizes: &Sizes) -> bool {
         relaxes_got_loads(ctx) && pc32_reaches_everything(ctx, sizes)
     }
@@ -79,6 +81,7 @@ impl crate::arch::Arch for X86_64 {
     fn apply_one(r: &mut Reloc<Self>, alloc: bool, dynrels: &mut Vec<DynRel>) -> bool {
         apply_one(r, alloc, dynrels)
     }
+    #[inline]
     fn write_nonalloc(r: &mut Reloc<Self>, ty: u32, t: Target, a: i128, s: i128) {
         write_nonalloc(r, ty, t, a, s)
     }
@@ -190,6 +193,7 @@ fn got_relaxation(ctx: &Ctx, relax: bool, data: &[u8], off: u64, ty: u32, t: Tar
 }
 
 /// What an x86-64 relocation needs from the linker (`arch::scan` decides what it gets).
+#[inline]
 fn classify(ctx: &Ctx, relax: bool, sec: &ObjSection, rel: &Rela, t: Target) -> Need {
     let ty = rel.r_type(LE, false);
     let exe = ctx.kind.is_executable();
