@@ -71,6 +71,7 @@ fn link_loaded<A: Arch>(
     inputs.tune_allocator();
     // A linker script's ENTRY, OUTPUT and SEARCH_DIR, where the command line said nothing.
     script::refuse_unsupported(&script_files)?;
+    script::check_machine(&script_files, A::NAMES)?;
     let scripted = script::configure(config, &script_files);
     let config = scripted.as_ref().unwrap_or(config);
     inputs.cache.refuse_as_output(&config.output)?;

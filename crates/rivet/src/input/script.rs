@@ -327,6 +327,8 @@ pub struct Script {
     pub search_dirs: Vec<String>,
     pub output: Option<String>,
     pub output_format: Option<String>,
+    /// `OUTPUT_ARCH`'s name.
+    pub output_arch: Option<String>,
     pub entry: Option<String>,
     pub externs: Vec<String>,
     /// Assignments and asserts outside `SECTIONS`, in order.
@@ -666,6 +668,7 @@ impl Parser<'_> {
                             .lex
                             .err(format!("unsupported architecture '{}' (rivet links {known} only)", names[0])));
                     }
+                    self.script.output_arch = names.first().cloned();
                 }
                 "TARGET" => {
                     let names = self.names("TARGET")?;
