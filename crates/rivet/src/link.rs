@@ -49,6 +49,7 @@ pub fn link_detaching(
     let machine = arch::machine_for_link(config, &loaded);
     arch::check_machines(config, machine, &loaded)?;
     arch::check_target_options(config, machine)?;
+    arch::check_scripts(machine, &script_files)?;
     // The defaults the command line left to the target (page sizes, -z separate-code).
     let targeted = config.for_target(machine);
     let config = targeted.as_ref().unwrap_or(config);

@@ -568,6 +568,12 @@ fn target_errors() {
         &["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "far"],
         &["far.o:(.text+0x0)", "R_AARCH64_CALL26", "far", "out of range"],
     );
+    // A script for another machine.
+    std::fs::write(tmp.join("x86.ld"), "OUTPUT_FORMAT(elf64-x86-64)\n").unwrap();
+    fails(
+        &["hello.o", "x86.ld"],
+        &["x86.ld:1", "OUTPUT_FORMAT(elf64-x86-64) names x86-64, not AArch64, the link's target"],
+    );
     // An undefined symbol, its reference placed by the object's (AArch64-relocated) line table.
     std::fs::write(tmp.join("und.c"), "int missing(void);\nint main(void) {\n  return missing();\n}\n").unwrap();
     must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-g", "-c", "und.c"]));

@@ -290,7 +290,12 @@ fn script_errors_name_the_file_and_line() {
         ("comment.ld", "VERSION { ver_x /*", &["comment.ld:1: unclosed comment in a linker script"]),
         ("unknown.ld", "/* x */\nENTRY(main)\nFROB(1)\n", &["unknown.ld:3: unknown directive: FROB"]),
         ("format.ld", "OUTPUT_FORMAT(elf32-i386)\n", &["format.ld:1", "unsupported output format 'elf32-i386'"]),
-        ("arch.ld", "OUTPUT_ARCH(aarch64)\n", &["arch.ld:1", "unsupported architecture 'aarch64'"]),
+        ("arch.ld", "OUTPUT_ARCH(riscv)\n", &["arch.ld:1", "unsupported architecture 'riscv'"]),
+        (
+            "other.ld",
+            "OUTPUT_ARCH(aarch64)\n",
+            &["other.ld:1", "OUTPUT_ARCH(aarch64) names AArch64, not x86-64, the link's target"],
+        ),
         ("assert.ld", "x = 1;\n\nASSERT(x == 2, \"x must be two\")\n", &["assert.ld:3", "x must be two"]),
         ("dot.ld", "\nx = . + 1;\n", &["dot.ld:2", "'.' outside SECTIONS"]),
         ("undef.ld", "x = nowhere + 1;\n", &["undef.ld:1", "symbol not found: nowhere"]),
