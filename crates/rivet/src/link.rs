@@ -111,6 +111,8 @@ fn link_loaded<A: Arch>(
     // Scripts' symbol assignments define their symbols; the values come after layout.
     let script_syms = script::declare_symbols(&script_files, &command_line_roots, &mut res)?;
     symbol_options::exclude_libs(config, linked_inputs, &mut res);
+    // Archive members (and objects LTO made) of another machine.
+    arch::check_objects(A::NAMES, &res.objects)?;
     let mut resolved = Resolved::new(config, diag, kind, res, defsym_offsets, &script_files, script_syms);
     script::classify(&mut resolved);
     dependencies::print_if_asked(&resolved);

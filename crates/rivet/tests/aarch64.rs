@@ -556,6 +556,9 @@ fn target_errors() {
         must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "x.c"]));
         fails(&["hello.o", "x.o"], &["x.o: is for machine x86-64 (62), not AArch64", "first ELF input"]);
         fails(&["--fix-cortex-a53-843419", "x.o"], &["--fix-cortex-a53-843419 is not an option for x86-64"]);
+        // An archive member of another machine, pulled in by a reference.
+        must(Command::new("ar").current_dir(&tmp.path).args(["rc", "libx.a", "x.o"]));
+        fails(&["hello.o", "-u", "x", "libx.a"], &["libx.a(x.o): is for machine x86-64 (62), not AArch64"]);
     }
     // A call 256 MiB away: out of CALL26's reach, an error naming the place and the symbol.
     std::fs::write(

@@ -94,6 +94,9 @@ pub struct ObjectFile<'a> {
     pub global_ids: Vec<SymbolId>,
     /// The object carries compiler IR for link-time optimisation (`.gnu.lto_*`, `.llvm.lto`).
     pub ir: Option<Ir>,
+    /// Its ELF `e_machine` (0 for the symbol stand-in of an LTO input), checked against the
+    /// link's target (`arch::check_objects`).
+    pub machine: u16,
 }
 
 /// What an object holding compiler IR carries besides it.
@@ -223,6 +226,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         comdats: Vec::new(),
         global_ids: Vec::new(),
         ir: None,
+        machine: header.e_machine(LE),
     };
     file.comdats = read_groups(&table, data, &file)?;
     check_symbols(&file, strtab_size)?;

@@ -309,6 +309,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         comdats,
         global_ids: Vec::new(),
         ir: None,
+        machine: 0,
     })
 }
 
