@@ -49,6 +49,7 @@ pub fn link_detaching(
     let machine = arch::machine_for_link(config, &loaded);
     arch::check_machines(config, machine, &loaded)?;
     arch::check_target_options(config, machine)?;
+    arch::check_scripts(machine, &script_files)?;
     // The defaults the command line left to the target (page sizes, -z separate-code).
     let targeted = config.for_target(machine);
     let config = targeted.as_ref().unwrap_or(config);
@@ -71,7 +72,6 @@ fn link_loaded<A: Arch>(
     inputs.tune_allocator();
     // A linker script's ENTRY, OUTPUT and SEARCH_DIR, where the command line said nothing.
     script::refuse_unsupported(&script_files)?;
-    script::check_machine(&script_files, A::NAMES)?;
     let scripted = script::configure(config, &script_files);
     let config = scripted.as_ref().unwrap_or(config);
     inputs.cache.refuse_as_output(&config.output)?;
@@ -111,6 +111,8 @@ fn link_loaded<A: Arch>(
     // Scripts' symbol assignments define their symbols; the values come after layout.
     let script_syms = script::declare_symbols(&script_files, &command_line_roots, &mut res)?;
     symbol_options::exclude_libs(config, linked_inputs, &mut res);
+    // Archive members (and objects LTO made) of another machine.
+    arch::check_objects(A::NAMES, &res.objects)?;
     let mut resolved = Resolved::new(config, diag, kind, res, defsym_offsets, &script_files, script_syms);
     script::classify(&mut resolved);
     dependencies::print_if_asked(&resolved);

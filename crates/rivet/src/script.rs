@@ -418,32 +418,6 @@ pub fn refuse_unsupported(scripts: &[ScriptFile]) -> Result<()> {
     Ok(())
 }
 
-/// Every script's `OUTPUT_FORMAT` and `OUTPUT_ARCH` name the machine the link is for (`names`:
-/// its target's), as GNU ld, built for one target, refuses an architecture its inputs are not of.
-pub fn check_machine(scripts: &[ScriptFile], names: &crate::machine::Names) -> Result<()> {
-    use crate::machine::Machine;
-    for f in scripts {
-        let s = &f.script;
-        let named = [
-            ("OUTPUT_FORMAT", s.output_format.as_deref(), s.output_format.as_deref().and_then(Machine::for_bfd_format)),
-            ("OUTPUT_ARCH", s.output_arch.as_deref(), s.output_arch.as_deref().and_then(Machine::for_bfd_arch)),
-        ];
-        for (what, name, machine) in named {
-            if let (Some(name), Some(m)) = (name, machine) {
-                if m.names_of().e_machine != names.e_machine {
-                    bail!(
-                        "{}: {what}({name}) is for {}, but this link is for {} (its inputs' machine)",
-                        f.name,
-                        m.names_of().emulations[0],
-                        names.emulations[0]
-                    );
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// What a relocatable (`-r`) link cannot do with a script.
 pub fn refused_with_relocatable(scripts: &[ScriptFile]) -> Option<&'static str> {
     scripts.iter().find_map(|f| {

@@ -556,6 +556,9 @@ fn target_errors() {
         must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "x.c"]));
         fails(&["hello.o", "x.o"], &["x.o: is for machine x86-64 (62), not AArch64", "first ELF input"]);
         fails(&["--fix-cortex-a53-843419", "x.o"], &["--fix-cortex-a53-843419 is not an option for x86-64"]);
+        // An archive member of another machine, pulled in by a reference.
+        must(Command::new("ar").current_dir(&tmp.path).args(["rc", "libx.a", "x.o"]));
+        fails(&["hello.o", "-u", "x", "libx.a"], &["libx.a(x.o): is for machine x86-64 (62), not AArch64"]);
     }
     // A call 256 MiB away: out of CALL26's reach, an error naming the place and the symbol.
     std::fs::write(
@@ -567,6 +570,12 @@ fn target_errors() {
     fails(
         &["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "far"],
         &["far.o:(.text+0x0)", "R_AARCH64_CALL26", "far", "out of range"],
+    );
+    // A script for another machine.
+    std::fs::write(tmp.join("x86.ld"), "OUTPUT_FORMAT(elf64-x86-64)\n").unwrap();
+    fails(
+        &["hello.o", "x86.ld"],
+        &["x86.ld:1", "OUTPUT_FORMAT(elf64-x86-64) names x86-64, not AArch64, the link's target"],
     );
     // An undefined symbol, its reference placed by the object's (AArch64-relocated) line table.
     std::fs::write(tmp.join("und.c"), "int missing(void);\nint main(void) {\n  return missing();\n}\n").unwrap();

@@ -205,6 +205,41 @@ pub fn check_machines(config: &crate::args::Config, machine: Machine, loaded: &[
     Ok(())
 }
 
+/// Refuses the link when an object in it (an archive member, an object resolution or LTO added)
+/// is for another machine than the link's target, named by `names`.
+pub fn check_objects(
+    names: &crate::machine::Names,
+    objects: &crate::ids::IdVec<FileId, crate::input::object::ObjectFile>,
+) -> Result<()> {
+    match objects.iter().find(|o| o.machine != 0 && o.machine != names.e_machine) {
+        Some(obj) => {
+            let theirs = Machine::for_machine(obj.machine).map_or("another machine", |m| m.names_of().name);
+            crate::bail!(
+                "{}: is for machine {theirs} ({}), not {}, the link's target",
+                obj.name,
+                obj.machine,
+                names.name
+            )
+        }
+        None => Ok(()),
+    }
+}
+
+/// Refuses a linker script whose OUTPUT_FORMAT, OUTPUT_ARCH or TARGET names another machine than
+/// `machine`, the link's target.
+pub fn check_scripts(machine: Machine, scripts: &[crate::input::script::ScriptFile]) -> Result<()> {
+    for f in scripts {
+        if let Some((m, loc, what)) = f.script.machines.iter().find(|(m, ..)| *m != machine) {
+            crate::bail!(
+                "{loc}: {what} names {}, not {}, the link's target (-m, or the first ELF input's machine)",
+                m.names_of().name,
+                machine.names_of().name
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Refuses the options that are another target's than `machine`'s: x86-64's CET and PLT
 /// marking options in an AArch64 link, AArch64's erratum workaround in an x86-64 one.
 pub fn check_target_options(config: &crate::args::Config, machine: Machine) -> Result<()> {

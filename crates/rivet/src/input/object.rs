@@ -105,6 +105,9 @@ pub struct ObjectFile<'a> {
     /// `.init_array`/`.fini_array` (those run forward, `.ctors` ran backward), as GNU ld does.
     /// Emptied once the output sections are known.
     pub reversed: Vec<(u32, &'a [u8], &'a [Rela])>,
+    /// Its ELF `e_machine` (0 for the symbol stand-in of an LTO input), checked against the
+    /// link's target (`arch::check_objects`).
+    pub machine: u16,
 }
 
 /// What an object holding compiler IR carries besides it.
@@ -234,6 +237,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         global_ids: Vec::new(),
         ir: None,
         reversed,
+        machine: header.e_machine(LE),
     };
     file.comdats = read_groups(&table, data, &file)?;
     check_symbols(&file, strtab_size)?;

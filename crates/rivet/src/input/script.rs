@@ -327,8 +327,9 @@ pub struct Script {
     pub search_dirs: Vec<String>,
     pub output: Option<String>,
     pub output_format: Option<String>,
-    /// `OUTPUT_ARCH`'s name.
-    pub output_arch: Option<String>,
+    /// The machines its OUTPUT_FORMAT, OUTPUT_ARCH and TARGET name: (machine, where, the
+    /// command as written), checked against the link's target (`arch::check_scripts`).
+    pub machines: Vec<(crate::machine::Machine, Loc, String)>,
     pub entry: Option<String>,
     pub externs: Vec<String>,
     /// Assignments and asserts outside `SECTIONS`, in order.
@@ -652,31 +653,34 @@ impl Parser<'_> {
                     }
                     // The format of this output is the default (first) one; -EB/-EL pick among
                     // the three otherwise, and all three name the same format in practice.
-                    if crate::machine::Machine::for_bfd_format(&names[0]).is_none() {
+                    let Some(m) = crate::machine::Machine::for_bfd_format(&names[0]) else {
                         let known = crate::machine::Machine::names().2;
                         return Err(self
                             .lex
                             .err(format!("unsupported output format '{}' (rivet links {known} only)", names[0])));
-                    }
+                    };
+                    self.script.machines.push((m, self.lex.loc(), format!("OUTPUT_FORMAT({})", names[0])));
                     self.script.output_format = Some(names[0].clone());
                 }
                 "OUTPUT_ARCH" => {
                     let names = self.names("OUTPUT_ARCH")?;
-                    if names.first().is_some_and(|a| crate::machine::Machine::for_bfd_arch(a).is_none()) {
-                        let known = crate::machine::Machine::names().3;
-                        return Err(self
-                            .lex
-                            .err(format!("unsupported architecture '{}' (rivet links {known} only)", names[0])));
+                    if let Some(a) = names.first() {
+                        let Some(m) = crate::machine::Machine::for_bfd_arch(a) else {
+                            let known = crate::machine::Machine::names().3;
+                            return Err(self
+                                .lex
+                                .err(format!("unsupported architecture '{}' (rivet links {known} only)", names[0])));
+                        };
+                        self.script.machines.push((m, self.lex.loc(), format!("OUTPUT_ARCH({a})")));
                     }
-                    self.script.output_arch = names.first().cloned();
                 }
                 "TARGET" => {
                     let names = self.names("TARGET")?;
-                    if names
-                        .first()
-                        .is_some_and(|a| a != "binary" && crate::machine::Machine::for_bfd_format(a).is_none())
-                    {
-                        return Err(self.lex.err(format!("unsupported target '{}'", names[0])));
+                    if let Some(a) = names.first().filter(|a| *a != "binary") {
+                        let Some(m) = crate::machine::Machine::for_bfd_format(a) else {
+                            return Err(self.lex.err(format!("unsupported target '{}'", names[0])));
+                        };
+                        self.script.machines.push((m, self.lex.loc(), format!("TARGET({a})")));
                     }
                 }
                 "SEARCH_DIR" => {

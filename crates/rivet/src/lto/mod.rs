@@ -309,6 +309,7 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         global_ids: Vec::new(),
         ir: None,
         reversed: Vec::new(),
+        machine: 0,
     })
 }
 
