@@ -2,7 +2,7 @@
 # Runs rivet's whole test suite: unit tests, and integration tests that compile C/C++ programs with
 # the system gcc, link them with GNU ld and with rivet, run both and compare. Extra arguments go to
 # `cargo test`. Then the programs once more, compiled -O2 -g with a section per function and
-# linked with --gc-sections --icf=all, then with --no-relax, then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
+# linked with --gc-sections --icf=all, then with --no-relax, then for AArch64 (under qemu), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
 # (RIVET_SKIP_SELF_HOST=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,9 @@ RIVET_TEST_EXTRA_CFLAGS="-O2 -g -ffunction-sections -fdata-sections" \
 # And once more with every relaxation the linker may skip skipped (`--no-relax`): each mode,
 # `-static-pie` too, must still run like GNU ld's build.
 RIVET_TEST_EXTRA_LDFLAGS="-Wl,--no-relax" cargo test --test programs "$@"
+# The programs for AArch64: compiled by the cross gcc/g++, linked by the cross GNU ld and by rivet,
+# both run under qemu-aarch64 (the x86-only ones skip, saying why).
+RIVET_TEST_TARGET=aarch64 cargo test --test programs "$@"
 if [ -z "${RIVET_SKIP_SELF_HOST:-}" ]; then
     ./scripts/self-host.sh "$@"
 fi

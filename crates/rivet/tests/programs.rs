@@ -25,6 +25,15 @@
 //!   program's PT_* kinds, LOAD permissions and largest alignment, GNU_STACK, DT_NEEDED, DT_FLAGS,
 //!   DT_FLAGS_1, GNU properties and entry symbol must otherwise agree); REASON says why they differ.
 //!
+//! - `// check-TARGET: …` (`check-x86_64`, `check-aarch64`) — a check on that target only;
+//! - `// targets: x86_64` — the machines the program is for (default: every one; x86 assembly or
+//!   x86-only options need this).
+//!
+//! `RIVET_TEST_TARGET=aarch64` runs the same programs for AArch64: compiled by Debian's cross
+//! gcc/g++ (`aarch64-linux-gnu-*`, also for the `prepare` steps, whose `gcc` and `g++` name them),
+//! linked by the cross GNU ld and by the linker under test, run under `qemu-aarch64 -L
+//! /usr/aarch64-linux-gnu`, and read with the cross binutils.
+//!
 //! A file may hold several sources: a line `//--- name.c` starts a new one (the lines before the first
 //! marker are the first source, `main.c` or `main.cpp`).
 //!
@@ -58,6 +67,28 @@ struct Program {
     /// `// no-structure: REASON`: the readelf facts are not compared with GNU ld's (the reason
     /// says why they legitimately differ).
     no_structure: bool,
+    /// `// targets: …`: the machines it is for (empty: all).
+    targets: Vec<String>,
+}
+
+/// The target the programs are built for: `RIVET_TEST_TARGET` (`aarch64`), else the host's
+/// (`x86_64`).
+fn target() -> String {
+    std::env::var("RIVET_TEST_TARGET").unwrap_or_else(|_| "x86_64".to_string())
+}
+
+/// The cross tools' prefix for the target (`aarch64-linux-gnu-`), or none for the host's.
+fn prefix() -> &'static str {
+    match target().as_str() {
+        "x86_64" => "",
+        "aarch64" => "aarch64-linux-gnu-",
+        other => panic!("RIVET_TEST_TARGET={other}: the targets are x86_64 and aarch64"),
+    }
+}
+
+/// A binutils tool or compiler (`gcc`, `readelf`, …) for the target.
+fn tool(name: &str) -> String {
+    format!("{}{name}", prefix())
 }
 
 fn words(s: &str) -> Vec<String> {
@@ -93,6 +124,7 @@ fn parse_program(name: &str, text: &str) -> Program {
         shared: vec![],
         checks: vec![],
         no_structure: false,
+        targets: vec![],
     };
     for line in text.lines().take_while(|l| l.starts_with("//") && !l.starts_with("//---")) {
         let Some((key, value)) = line[2..].trim().split_once(':') else {
@@ -110,7 +142,10 @@ fn parse_program(name: &str, text: &str) -> Program {
             "prepare" => p.prepare.push(value.to_string()),
             "link" => p.link = Some(words(value)),
             "check" => p.checks.push(words(value)),
+            // A check for one target only: `// check-aarch64: …`.
+            k if k.strip_prefix("check-") == Some(target().as_str()) => p.checks.push(words(value)),
             "no-structure" => p.no_structure = true,
+            "targets" => p.targets = words(value),
             "shared" => {
                 let (files, flags) = value.split_once(" -- ").unwrap_or((value, ""));
                 let mut w = words(files);
@@ -147,11 +182,11 @@ fn mode_ldflags(mode: &str) -> &'static [&'static str] {
     }
 }
 
-fn compiler(file: &str) -> &'static str {
+fn compiler(file: &str) -> String {
     if file.ends_with(".cpp") || file.ends_with(".cc") {
-        "g++"
+        tool("g++")
     } else {
-        "gcc"
+        tool("gcc")
     }
 }
 
@@ -175,7 +210,7 @@ fn extra_cflags() -> Vec<String> {
 /// test, each into its own directory (`ref/`, `out/`). Returns the two executables.
 fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
-    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == "g++") { "g++" } else { "gcc" };
+    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == tool("g++")) { tool("g++") } else { tool("gcc") };
     for (file, text) in &p.sources {
         std::fs::write(dir.join(file), text).unwrap();
     }
@@ -200,14 +235,29 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         must(&mut cc);
     }
     for cmd in &p.prepare {
-        must(Command::new("sh").current_dir(dir).args(["-c", cmd]));
+        let mut sh = Command::new("sh");
+        sh.current_dir(dir).args(["-c", cmd]);
+        // The steps' `gcc` and `g++` are the target's.
+        if !prefix().is_empty() {
+            let shims = dir.join("cross-bin");
+            std::fs::create_dir_all(&shims).unwrap();
+            for t in ["gcc", "g++"] {
+                let shim = shims.join(t);
+                std::fs::write(&shim, format!("#!/bin/sh\nexec {} \"$@\"\n", tool(t))).unwrap();
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            let path = std::env::var("PATH").unwrap_or_default();
+            sh.env("PATH", format!("{}:{path}", shims.display()));
+        }
+        must(&mut sh);
     }
     let inputs = p.link.clone().unwrap_or(objects);
     let link = |variant: &str, via: Option<&Path>| {
         let out_dir = dir.join(variant);
         std::fs::create_dir_all(&out_dir).unwrap();
         for (lib, srcs, flags) in &p.shared {
-            let mut cmd = Command::new(driver);
+            let mut cmd = Command::new(&driver);
             cmd.current_dir(dir);
             if let Some(d) = via {
                 cmd.arg("-B").arg(d);
@@ -216,7 +266,7 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
             cmd.arg("-o").arg(out_dir.join(lib));
             must(&mut cmd);
         }
-        let mut cmd = Command::new(driver);
+        let mut cmd = Command::new(&driver);
         cmd.current_dir(dir);
         if let Some(d) = via {
             cmd.arg("-B").arg(d);
@@ -240,7 +290,14 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
 }
 
 fn run(exe: &Path, p: &Program, bind_now: bool) -> (String, Option<i32>, String) {
-    let mut cmd = Command::new(exe);
+    let mut cmd = match target().as_str() {
+        "aarch64" => {
+            let mut c = Command::new("qemu-aarch64");
+            c.args(["-L", "/usr/aarch64-linux-gnu"]).arg(exe);
+            c
+        }
+        _ => Command::new(exe),
+    };
     cmd.args(&p.args).current_dir(exe.parent().unwrap());
     if bind_now {
         cmd.env("LD_BIND_NOW", "1");
@@ -251,7 +308,7 @@ fn run(exe: &Path, p: &Program, bind_now: bool) -> (String, Option<i32>, String)
 }
 
 fn symbol_address(exe: &Path, sym: &str) -> String {
-    let out = must(Command::new("nm").arg(exe));
+    let out = must(Command::new(tool("nm")).arg(exe));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let line = text
         .lines()
@@ -261,7 +318,7 @@ fn symbol_address(exe: &Path, sym: &str) -> String {
 }
 
 fn has_symbol(exe: &Path, sym: &str) -> bool {
-    let out = must(Command::new("nm").arg(exe));
+    let out = must(Command::new(tool("nm")).arg(exe));
     String::from_utf8_lossy(&out.stdout).lines().any(|l| l.split_whitespace().last() == Some(sym))
 }
 
@@ -269,7 +326,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
     match c.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["addr2line", sym, want] => {
             let addr = symbol_address(exe, sym);
-            let out = must(Command::new("addr2line").arg("-e").arg(exe).arg(&addr));
+            let out = must(Command::new(tool("addr2line")).arg("-e").arg(exe).arg(&addr));
             let got = String::from_utf8_lossy(&out.stdout).trim().to_string();
             if got.ends_with(want) {
                 Ok(())
@@ -281,7 +338,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         ["nm-present", sym] if !has_symbol(exe, sym) => Err(format!("{sym} should be linked in")),
         ["nm-absent" | "nm-present", _] => Ok(()),
         ["needed" | "not-needed", lib] => {
-            let out = must(Command::new("readelf").arg("-d").arg(exe));
+            let out = must(Command::new(tool("readelf")).arg("-d").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let has = text.lines().any(|l| l.contains("(NEEDED)") && l.contains(&format!("[{lib}]")));
             match (c[0].as_str(), has) {
@@ -292,7 +349,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         }
         ["compressed", section, kind] => {
             // readelf -t prints each section's flags and, for SHF_COMPRESSED ones, the header's type.
-            let out = must(Command::new("readelf").arg("-tW").arg(exe));
+            let out = must(Command::new(tool("readelf")).arg("-tW").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let lines: Vec<&str> = text.lines().collect();
             let at = lines.iter().position(|l| l.split_whitespace().nth(1) == Some(*section));
@@ -307,7 +364,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         }
         ["symbol-at-section", sym, section] => {
             let value = u64::from_str_radix(&symbol_address(exe, sym), 16).map_err(|e| e.to_string())?;
-            let out = must(Command::new("readelf").arg("-SW").arg(exe));
+            let out = must(Command::new(tool("readelf")).arg("-SW").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let addr = text
                 .lines()
@@ -326,7 +383,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         }
         ["segment-align", section, min] => {
             let min: u64 = min.parse().map_err(|_| format!("segment-align: bad number {min}"))?;
-            let out = must(Command::new("readelf").arg("-lSW").arg(exe));
+            let out = must(Command::new(tool("readelf")).arg("-lSW").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok();
             let addr = text
@@ -382,7 +439,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
 /// choice.)
 fn structure(exe: &Path) -> std::collections::BTreeSet<String> {
     let text = |args: &[&str]| {
-        let out = must(Command::new("readelf").args(args).arg(exe));
+        let out = must(Command::new(tool("readelf")).args(args).arg(exe));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let mut facts = std::collections::BTreeSet::new();
@@ -450,12 +507,16 @@ fn structure(exe: &Path) -> std::collections::BTreeSet<String> {
 }
 
 fn run_program(file: &str) {
-    if !have("gcc") || !have("nm") {
-        eprintln!("skipped {file}: gcc or binutils missing");
+    if !have(&tool("gcc")) || !have(&tool("nm")) || (target() == "aarch64" && !have("qemu-aarch64")) {
+        eprintln!("skipped {file}: {} or binutils (or qemu-aarch64) missing", tool("gcc"));
         return;
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs").join(file);
     let p = parse_program(file, &std::fs::read_to_string(&src).unwrap());
+    if !p.targets.is_empty() && !p.targets.contains(&target()) {
+        eprintln!("skipped {file}: a program for {} only", p.targets.join(", "));
+        return;
+    }
     let tmp = TempDir::new(&format!("prog-{}", p.name.replace('.', "-")));
     let ldir = linker_dir(&tmp);
     let mut failures = Vec::new();
@@ -508,6 +569,11 @@ fn run_program(file: &str) {
             // Extra flags given to the linker under test alone (a 2 MiB page) move its segments'
             // alignment on purpose.
             let mut got = got;
+            // On AArch64 read-only data has a segment of its own, as lld lays it out (GNU ld puts
+            // it in the code's).
+            if target() == "aarch64" && !want.contains("LOAD R") {
+                got.remove("LOAD R");
+            }
             if !extra_flags().is_empty() {
                 want.retain(|f| !f.starts_with("max LOAD align"));
                 got.retain(|f| !f.starts_with("max LOAD align"));

@@ -3,6 +3,7 @@
 // and lld link this without a word; it is not an undefined symbol.
 // prepare: gcc -c a.s b.s
 // link: main.o a.o b.o
+// targets: x86_64 (x86-64 assembly)
 #include <stdio.h>
 int in_g(void);
 int main(void) {

@@ -5,6 +5,7 @@
 // and 4).
 // prepare: gcc -c a.s b.s
 // link: main.o a.o b.o
+// targets: x86_64 (x86-64 assembly)
 #include <stdio.h>
 int in_g1(void);
 int in_g2(void);

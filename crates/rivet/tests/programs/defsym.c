@@ -10,7 +10,8 @@
 // ldflags: -Wl,--defsym=last=(table+0x20)-8 -Wl,--defsym=sum=4K+0x10-16
 // ldflags: -Wl,--defsym=end_alias=_end -Wl,--defsym=past_end=_end+16 -Wl,--defsym=got=_GLOBAL_OFFSET_TABLE_
 // check: nm-present answer
-// check: symbol-at-section got .got.plt
+// check-x86_64: symbol-at-section got .got.plt
+// check-aarch64: symbol-at-section got .got
 // check: symbol-offset end_alias _end 0
 // check: symbol-offset past_end _end 16
 #include <stdio.h>

@@ -4,6 +4,7 @@
 // called through the PLT (the IRELATIVE slot in static links). With LD_BIND_NOW and without.
 // cflags: -fcf-protection=full
 // ldflags: -Wl,-z,ibtplt
+// targets: x86_64 (x86-64's IBT)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

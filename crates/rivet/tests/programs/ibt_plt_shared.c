@@ -6,6 +6,7 @@
 // cflags: -fcf-protection=full
 // shared: libibt.so ibtlib.c -- -Wl,-z,ibtplt
 // ldflags: -Wl,-z,ibtplt -libt
+// targets: x86_64 (x86-64's IBT)
 #include <stdio.h>
 int hello(int);
 int world(int);

@@ -4,6 +4,7 @@
 // code could not reach its own data past the arrays.
 // modes: pie no-pie
 // cflags: -mcmodel=large
+// targets: x86_64 (x86-64's large code model)
 #include <stdio.h>
 #include <string.h>
 char arr1[0xc0000000];

@@ -3,6 +3,7 @@
 // section. Merging both copies into the 8-aligned one would crash the program, as it crashed a
 // debug build of ripgrep; GNU ld and lld keep a merged section per alignment.
 // cflags: -O1
+// targets: x86_64 (x86-64 vector code)
 #include <stdio.h>
 long low_half(void);
 // An 8-byte pad then an 8-aligned .rodata.cst16 holding the constant: its copy lands 8 bytes off a

@@ -5,6 +5,7 @@
 // at an odd offset of a packed struct stays in .rela.dyn.
 // ldflags: -Wl,-z,pack-relative-relocs
 // cflags: -fPIC
+// targets: x86_64 (the cross GNU ld 2.40 has no -z pack-relative-relocs for AArch64: no reference)
 #include <stdio.h>
 static int a = 1, b = 2, c = 3;
 int *ptrs[] = {&a, &b, &c, &a, &b, &c, &a, &b, &c, &a, &b, &c, 0};

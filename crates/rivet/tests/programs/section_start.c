@@ -3,6 +3,7 @@
 // load address. The addresses are 4 KiB pages apart: with 2 MiB pages they would share pages.)
 // modes: no-pie static
 // ldflags: -Wl,-z,max-page-size=0x1000 -Wl,-Ttext=500000 -Wl,-Tdata=0x800000 -Wl,--section-start=.bss=0x900000
+// targets: x86_64 (the cross GNU ld 2.40 makes this layout's segment writable and executable (RWE); rivet does not)
 #include <stdint.h>
 #include <stdio.h>
 int data_var = 42;

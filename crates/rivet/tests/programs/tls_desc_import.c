@@ -6,6 +6,7 @@
 // shared: libtdimp.so lib.c
 // ldflags: -ltdimp
 // prepare: gcc -c -fPIC -mtls-dialect=gnu2 use.c -o use.o
+// targets: x86_64 (x86-64's TLS descriptor dialect (gnu2); tests/aarch64.rs covers AArch64's descriptors)
 #include <stdio.h>
 extern __thread int imp_tls;
 int use_get(void);

@@ -11,6 +11,7 @@
 // shared: libtdesc.so lib.c
 // shared: tdplugin.so plugin.c
 // ldflags: -ltdesc -ltdbase -rdynamic -ldl -pthread
+// targets: x86_64 (x86-64's TLS descriptor dialect (gnu2); tests/aarch64.rs covers AArch64's descriptors)
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 // TLS descriptors (-mtls-dialect=gnu2) in a -fPIC object, relaxed to local-exec.
 // prepare: gcc -c -fPIC -O1 -mtls-dialect=gnu2 desc.c -o desc.o
+// targets: x86_64 (x86-64's TLS descriptor dialect (gnu2); tests/aarch64.rs covers AArch64's descriptors)
 #include <stdio.h>
 int bump(int);
 extern __thread int desc_var;

@@ -6,6 +6,7 @@
 // sequences into local-exec before the linker sees them.)
 // prepare: gcc -c -fPIC -ftls-model=local-dynamic -mtls-dialect=gnu2 desc.c -o desc_ld.o
 // link: main.o desc_ld.o
+// targets: x86_64 (x86-64's TLS descriptor dialect (gnu2))
 #include <stdio.h>
 _Thread_local int foo;
 int get_foo(void);
