@@ -42,7 +42,7 @@ pub(super) fn z_keywords() -> Vec<String> {
 pub fn usage() -> String {
     let mut s = String::from(
         "Usage: rivet [options] file...\n\
-         An x86-64 ELF linker, a drop-in replacement for GNU ld (use it through gcc -B DIR, DIR/ld -> rivet).\n\n\
+         An ELF linker for x86-64 and AArch64, a drop-in replacement for GNU ld (use it through gcc -B DIR, DIR/ld -> rivet).\n\n\
          Common options:\n  -o FILE, -l LIB, -L DIR, -static, -pie, -no-pie, -e SYM, -u SYM, -z KEY, --start-group/--end-group,\n  \
          --whole-archive, --push-state/--pop-state, --gc-sections, --build-id[=STYLE], --eh-frame-hdr, -s, -S, @FILE\n\n\
          rivet's own:\n  --print-timing            per-phase timing table on stderr\n  \
@@ -65,7 +65,8 @@ pub fn usage() -> String {
          --detach, --no-detach         write the separate debug file in the background (default) or not\n  \
          --fork, --no-fork             return once the link is complete, leaving the process teardown to a child (default) or not\n  \
          --oformat=binary              the raw memory image of the loaded sections (lld's)\n  \
-         --oformat=elf64-x86-64        an ELF file (the default)\n  \
+         --oformat=elf64-x86-64, --oformat=elf64-littleaarch64\n                                \
+         an ELF file of that machine (the default: the inputs')\n  \
          -n, --nmagic                  no page alignment, segments keep their permissions (lld's)\n  \
          -N, --omagic                  no page alignment, one read-write-execute segment\n  \
          -z separate-loadable-segments every segment starts a page in the file\n  \

@@ -81,7 +81,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         &["no-warn-mismatch"],
         Set(|c| c.no_warn_mismatch = true),
         "--no-warn-mismatch",
-        "rivet links only x86-64 ELF64 and rejects anything else whatever this flag says",
+        "rivet links only ELF64 of the link's machine (x86-64 or AArch64) and rejects anything else whatever this flag says",
     ),
     // A compiler driver's option that reached the linker (a build passing its flags to both): it
     // names the linker to run, which is this one already (mold ignores it too).
