@@ -301,15 +301,20 @@ impl<'r, 'a, A: Arch> Reloc<'r, 'a, A> {
         if !fits(value, width, signed) {
             let value = if signed { value as i64 as i128 } else { value as u64 as i128 };
             let (lo, hi) = field_range(width, signed);
-            let t = self.target();
-            self.error(format!(
-                "relocation {} against {} out of range: {value} is not in [{lo}, {hi}]",
-                A::reloc_name(ty),
-                self.ctx.name_of(t)
-            ));
+            self.out_of_range(ty, value, lo, hi);
             return;
         }
         self.write(width, value as u64);
+    }
+
+    /// Reports relocation type `ty` out of range: `value` is not in `[lo, hi]`.
+    pub fn out_of_range(&self, ty: u32, value: i128, lo: i128, hi: i128) {
+        let t = self.target();
+        self.error(format!(
+            "relocation {} against {} out of range: {value} is not in [{lo}, {hi}]",
+            A::reloc_name(ty),
+            self.ctx.name_of(t)
+        ));
     }
 
     pub fn sym_size(&self, t: Target) -> i128 {

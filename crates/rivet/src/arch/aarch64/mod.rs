@@ -587,12 +587,7 @@ impl Reloc<'_, '_, Aarch64> {
     /// Whether `v` is within `[lo, hi]`; reports the relocation out of range if not.
     fn in_range(&self, ty: u32, v: i128, lo: i128, hi: i128) -> bool {
         if v < lo || v > hi {
-            let t = self.target();
-            self.error(format!(
-                "relocation {} against {} out of range: {v} is not in [{lo}, {hi}]",
-                reloc_name(ty),
-                self.ctx.name_of(t)
-            ));
+            self.out_of_range(ty, v, lo, hi);
             return false;
         }
         true
