@@ -71,12 +71,18 @@ type Piece = (u32, u32, u64);
 /// A piece by (candidate, index among its pieces).
 type PieceRef = (u32, u32);
 
+/// Where piece `pi` of a section of `len` bytes whose pieces start at `starts` ends: pieces are
+/// contiguous, so where the next starts, or at the section's end.
+fn piece_end(starts: &[u32], pi: usize, len: u64) -> u32 {
+    starts.get(pi + 1).copied().unwrap_or(len as u32)
+}
+
 /// One shard of the deduplication table: each distinct piece's slot, and per slot the owner so
 /// far (candidate, piece index).
 #[derive(Default)]
 struct Shard<'a> {
     index: std::collections::HashMap<Key<'a>, u32, std::hash::BuildHasherDefault<PassThrough>>,
-    owner: Vec<(u32, u32)>,
+    owner: Vec<PieceRef>,
 }
 
 /// The pieces of a mergeable section, as (input offset, length), or None when it cannot be merged
@@ -288,7 +294,7 @@ pub fn merge(
         })
         .unzip();
     drop(shards);
-    let end_of = |c: usize, pi: usize| -> u32 { starts[c].get(pi + 1).copied().unwrap_or(data[c].len() as u32) };
+    let end_of = |c: usize, pi: usize| piece_end(&starts[c], pi, data[c].len() as u64);
     let data_of = |c: usize, pi: usize| -> &[u8] { &data[c][starts[c][pi] as usize..end_of(c, pi) as usize] };
     let natural = |c: usize, start: u32| -> u64 {
         let align = objects[cands[c].0].align();
@@ -353,10 +359,7 @@ pub fn merge(
             let me = MergeId::new(c);
             let owned: Vec<(u32, u32, u32)> = (starts.iter().enumerate())
                 .filter(|&(pi, _)| owners[pi].owner == me)
-                .map(|(pi, &start)| {
-                    let end = starts.get(pi + 1).map_or(len as u32, |&e| e);
-                    (start, end - start, owners[pi].out_off)
-                })
+                .map(|(pi, &start)| (start, piece_end(&starts, pi, len) - start, owners[pi].out_off))
                 .collect();
             let size = layouts[c].1;
             let saved = len.saturating_sub(size);
@@ -393,7 +396,7 @@ type PieceInfo<'a> = (OutputSectionId, u64, &'a [u8], u64);
 /// string whose alignment its place in the host would break keeps its own copy.
 fn tail_merge<'a>(
     starts: &[Vec<u32>],
-    owner_of: &[Vec<(u32, u32)>],
+    owner_of: &[Vec<PieceRef>],
     strings: &[bool],
     info: impl Fn(u32, u32) -> PieceInfo<'a> + Sync,
 ) -> std::collections::HashMap<(u32, u32), (u32, u32, u32)> {
