@@ -95,6 +95,9 @@ pub struct Layout {
     /// The debug sections `--compress-debug-sections` compressed after layout (shared with the
     /// separate debug file's layout).
     pub compressed: std::sync::Arc<Compressed>,
+    /// The range-extension thunks between the members of executable sections
+    /// (`arch::thunks`; none on most links), placed.
+    pub thunks: std::sync::Arc<crate::sections::thunks::Thunks>,
 }
 
 /// The TLS segment: `start` is its address, `end` the start plus the size rounded up to the
@@ -133,6 +136,7 @@ impl Layout {
             inputs: Default::default(),
             sizes: Sizes::default(),
             compressed: Default::default(),
+            thunks: Default::default(),
         }
     }
 

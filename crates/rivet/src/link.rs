@@ -184,11 +184,22 @@ fn link_loaded<A: Arch>(
     // -z rewrite-endbr: the landing pads no indirect branch needs.
     let endbr = arch::endbr::plan(&ctx, &dynsym);
     let plans = Plans { gnu_properties, got, dynsym, gdb_index, emit_relocs, endbr };
-    let plan = timer
+    let mut plan = timer
         .phase("plan symbol table", || symtab::wanted(config).then(|| symtab::plan(&ctx, &plans.got)).transpose())?;
     let (mut lay, addresses) = timer.phase("layout", || -> Result<_> {
         let synthetic = chunks::create_sections::<A>(&mut ctx, &places.offsets, &mut sizes, &plans, plan.as_ref());
+        // The sizes without thunks, should the output need them (laid out again then).
+        let unthunked = (A::BRANCH_REACH != 0).then(|| sizes.clone());
         let lay = script_layout::assign_addresses(&mut ctx, scripted.as_ref(), &synthetic, places, sizes)?;
+        let (lay, addresses) = match unthunked {
+            Some(sizes) => {
+                lay_out_with_thunks::<A>(&mut ctx, &plans, scripted.is_some(), &synthetic, lay, sizes, &mut plan)?
+            }
+            None => {
+                let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
+                (lay, addresses)
+            }
+        };
         // e_shnum, e_shstrndx and st_shndx are 16 bits, with 0xff00 up reserved: more sections
         // need ELF's extended numbering (counts in section 0, SHT_SYMTAB_SHNDX), which rivet
         // does not write, and which .dynsym cannot have for the dynamic loader anyway.
@@ -200,7 +211,6 @@ fn link_loaded<A: Arch>(
             config.output.display(),
             object::elf::SHN_LORESERVE - 1
         );
-        let addresses = Addresses::compute(Placed::new(&ctx, &plans, &lay));
         Ok((lay, addresses))
     })?;
     diag.check()?;
@@ -261,6 +271,76 @@ fn link_loaded<A: Arch>(
         std::mem::forget((relinked, loaded, inputs.cache));
     }
     Ok(report)
+}
+
+/// Range-extension thunks (`arch::thunks`), on a target whose branches reach only so far: when a
+/// branch of `lay` (laid out from `sizes`, without thunks) does not reach its destination, the
+/// output is laid out again with the pessimistic plan, then with the pruned one, kept if every
+/// branch still reaches; `.symtab` names the entries. Gives the layout and its addresses.
+#[allow(clippy::too_many_arguments)]
+fn lay_out_with_thunks<A: Arch>(
+    ctx: &mut Ctx,
+    plans: &Plans,
+    scripted: bool,
+    synthetic: &crate::sections::output::SyntheticIds,
+    mut lay: layout::Layout,
+    sizes: crate::sections::output::Sizes,
+    symtab: &mut Option<symtab::Plan>,
+) -> Result<(layout::Layout, Addresses)> {
+    use crate::sections::output::Content;
+    use crate::sections::thunks;
+    let addresses = Addresses::compute(Placed::new(ctx, plans, &lay));
+    let full = {
+        let linked = Linked::new(Placed::new(ctx, plans, &lay), &addresses);
+        if !arch::thunks::needed::<A>(&linked) {
+            return Ok((lay, addresses));
+        }
+        // A script's commands are walked again at their addresses, placing the members anew.
+        crate::ensure!(
+            !scripted,
+            "{}: a branch does not reach its destination, and range-extension thunks are not supported with a \
+             linker script's SECTIONS or INSERT commands",
+            ctx.config.output.display()
+        );
+        arch::thunks::plan::<A>(&linked)?
+    };
+    let inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
+        .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
+    let unthunked = inputs.offsets.clone();
+    let base_symtab = symtab.clone();
+    // Layout with `t`'s groups: members moved, `.symtab` with their names.
+    let mut lay_out = |ctx: &mut Ctx, mut inputs: crate::sections::offsets::InputPlaces, t: &thunks::Thunks| {
+        let mut t = t.clone();
+        let mut sizes = sizes.clone();
+        inputs.offsets = unthunked.clone();
+        thunks::place(ctx, &mut t, &mut inputs, &mut sizes)?;
+        *symtab = base_symtab.clone().map(|p| p.with_thunks(ctx, &t)).transpose()?;
+        if let (Some(p), Some(s), Some(st)) =
+            (symtab.as_ref(), synthetic.get(Content::Symtab), synthetic.get(Content::Strtab))
+        {
+            sizes[s] = p.symtab_size();
+            sizes[st] = p.strtab_size;
+        }
+        let mut lay = script_layout::assign_addresses(ctx, None, synthetic, inputs, sizes)?;
+        lay.thunks = std::sync::Arc::new(t);
+        let addresses = Addresses::compute(Placed::new(ctx, plans, &lay));
+        Ok::<_, crate::diag::Error>((lay, addresses))
+    };
+    let (mut lay, addresses) = lay_out(ctx, inputs, &full)?;
+    let pruned = arch::thunks::prune::<A>(&Linked::new(Placed::new(ctx, plans, &lay), &addresses), &full);
+    if pruned.groups.iter().map(|g| g.entries.len()).sum::<usize>() == full.groups.iter().map(|g| g.entries.len()).sum()
+    {
+        return Ok((lay, addresses));
+    }
+    let inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
+        .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
+    let (mut lay, addresses) = lay_out(ctx, inputs, &pruned)?;
+    if arch::thunks::all_reach::<A>(&Linked::new(Placed::new(ctx, plans, &lay), &addresses)) {
+        return Ok((lay, addresses));
+    }
+    let inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
+        .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
+    lay_out(ctx, inputs, &full)
 }
 
 /// GNU ld's `--warn-rwx-segments` (its default): a loaded segment with memory in it that is

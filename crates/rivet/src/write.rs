@@ -32,6 +32,8 @@ enum Job {
     /// the third field on (write-behind splits a large section at window boundaries).
     Kernel(FileId, u32, u64),
     Synthetic(OutputSectionId),
+    /// A group of range-extension thunks (its index in `Layout::thunks`).
+    Thunk(u32),
     /// The bytes an output section of input sections starts with (`OutputSection::head`).
     Head(OutputSectionId),
     /// A linker script's data command: the value's low bytes (the piece's size).
@@ -480,7 +482,14 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
             if !os.head.is_empty() {
                 jobs.push((place.offset, os.head.len() as u64, Job::Head(i)));
             }
-            for &r in &os.members {
+            // Range-extension thunk groups go between the members, in place order.
+            let thunks = &layout.thunks;
+            let first = thunks.groups.partition_point(|g| g.section < i);
+            let mut groups = thunks.groups[first..].iter().take_while(|g| g.section == i).enumerate().peekable();
+            for (k, &r) in os.members.iter().enumerate() {
+                while let Some((n, g)) = groups.next_if(|(_, g)| g.before as usize <= k) {
+                    jobs.push((place.offset + g.offset, thunks.group_size(g), Job::Thunk((first + n) as u32)));
+                }
                 let SectionRef { file: f, index: s } = r;
                 let sec = &ctx.objects[r];
                 if sec.sh_type == elf::SHT_NOBITS {
@@ -499,6 +508,9 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
                 } else if size > 0 {
                     jobs.push((at, size, Job::Input(f, s)));
                 }
+            }
+            for (n, g) in groups {
+                jobs.push((place.offset + g.offset, thunks.group_size(g), Job::Thunk((first + n) as u32)));
             }
             jobs
         })
@@ -727,6 +739,10 @@ fn fill_piece<A: Arch>(
             Ok(Vec::new())
         }
         Job::Synthetic(i) => write_synthetic::<A>(ctx, plan, i, buf),
+        Job::Thunk(g) => {
+            crate::arch::thunks::write_group::<A>(ctx, &ctx.layout.thunks.groups[g as usize], buf)?;
+            Ok(Vec::new())
+        }
         Job::Head(i) => {
             buf.copy_from_slice(&ctx.sections[i].head);
             Ok(Vec::new())

@@ -6,7 +6,7 @@
 //! (descriptors in the library, relaxed in the executable), function pointers, PLT calls and a
 //! copied variable, IFUNCs, variant-PCS functions, GOT load relaxation, a C++ exception thrown through a shared object, `dlopen`, library
 //! search past another machine's library, the Cortex-A53 erratum 843419 workaround (which the
-//! cross gcc asks for by default), and the errors of the target's checks. Skipped (with a
+//! cross gcc asks for by default), range-extension thunks, and the errors of the target's checks. Skipped (with a
 //! message) when the cross compiler, its binutils or qemu is missing (Debian packages
 //! gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, binutils-aarch64-linux-gnu, qemu-user).
 mod common;
@@ -527,7 +527,7 @@ fn got_loads_and_address_pairs_relax() {
 }
 
 /// The target's checks, in rivet's words: an object of another machine, big-endian output,
-/// another target's options, a call out of a branch's reach.
+/// another target's options, a branch out of its reach (a conditional one, a thunk's).
 #[test]
 fn target_errors() {
     let Some(tmp) = setup("errors") else { return };
@@ -560,17 +560,33 @@ fn target_errors() {
         must(Command::new("ar").current_dir(&tmp.path).args(["rc", "libx.a", "x.o"]));
         fails(&["hello.o", "-u", "x", "libx.a"], &["libx.a(x.o): is for machine x86-64 (62), not AArch64"]);
     }
-    // A call 256 MiB away: out of CALL26's reach, an error naming the place and the symbol.
+    // A call 256 MiB away goes through a thunk; a conditional branch there has none (as in lld):
+    // out of CONDBR19's reach, an error naming the place and the symbol.
     std::fs::write(
         tmp.join("far.s"),
         ".globl _start\n_start:\n bl far\n.section .far,\"ax\"\n.globl far\nfar:\n ret\n",
     )
     .unwrap();
     must(Command::new("aarch64-linux-gnu-as").current_dir(&tmp.path).args(["far.s", "-o", "far.o"]));
+    let o = link(&["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "far"]);
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    std::fs::write(
+        tmp.join("cond.s"),
+        ".globl _start\n_start:\n cbz x0, far\n.section .far,\"ax\"\n.globl far\nfar:\n ret\n",
+    )
+    .unwrap();
+    must(Command::new("aarch64-linux-gnu-as").current_dir(&tmp.path).args(["cond.s", "-o", "cond.o"]));
     fails(
-        &["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "far"],
-        &["far.o:(.text+0x0)", "R_AARCH64_CALL26", "far", "out of range"],
+        &["-static", "cond.o", "-Ttext=0x410000", "--section-start=.far=0x20000000", "-o", "cond"],
+        &["cond.o:(.text+0x0)", "R_AARCH64_CONDBR19", "far", "out of range"],
     );
+    assert!(!tmp.join("cond").exists());
+    // 8 GiB away: out of a thunk's adrp too.
+    fails(
+        &["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x200000000", "-o", "farther"],
+        &["range-extension thunk", "for far cannot reach 0x200000000", "4 GiB"],
+    );
+    assert!(!tmp.join("farther").exists());
     // A script for another machine.
     std::fs::write(tmp.join("x86.ld"), "OUTPUT_FORMAT(elf64-x86-64)\n").unwrap();
     fails(
@@ -591,5 +607,104 @@ fn target_errors() {
     fails(&["-static", "got.o", "-o", "got"], &["got.o:(.text+0x0)", "R_AARCH64_ADR_GOT_PAGE", "has addend 12"]);
     let o = link(&["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x4000000", "-o", "near"]);
     assert!(o.status.success(), "{}", stderr_text(&o));
+    tmp.finish();
+}
+
+/// The names of the range-extension thunk symbols (`NAME$thunkN`) in `file`'s `.symtab`, without
+/// their group numbers, sorted.
+fn thunk_names(file: &Path) -> Vec<String> {
+    let mut names: Vec<String> = readelf(&["-sW"], file)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(7))
+        .filter_map(|n| n.split_once("$thunk").map(|(name, _)| name.to_string()))
+        .collect();
+    names.sort();
+    names
+}
+
+const FAR_SECTIONS: &str = r#"#include <stdio.h>
+void fn3(int);
+void fn4(int);
+__attribute__((section(".low"))) void fn1(int x) { printf(" fn1"); fn3(x); }
+__attribute__((section(".low"))) void fn2(int x) { printf(" fn2"); fn4(x); }
+__attribute__((section(".high"))) void fn3(int x) { printf(" fn3"); fn2(x); }
+__attribute__((section(".high"))) void fn4(int x) { printf(" fn4 %d", x); }
+int main(void) { printf("main"); fn1(7); printf("\n"); return 0; }
+"#;
+
+/// Calls between code sections placed 256 MiB apart (`--section-start`), and from them to the
+/// PLT, out of `bl`'s ±128 MiB: they go through range-extension thunks and run as GNU ld's
+/// build (which uses its own stubs) runs. Only the thunks a call needs are kept: from `.text`
+/// (with the PLT) to `fn1`, from `.low` to the PLT; `.high` is near the PLT, `fn3` is reached
+/// from `.low` directly.
+#[test]
+fn range_extension_thunks_between_far_sections() {
+    let Some(tmp) = setup("far-sections") else { return };
+    std::fs::write(tmp.join("far.c"), FAR_SECTIONS).unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-O2", "-c", "far.c"]));
+    let start = "-Wl,--section-start=.low=0x10000000,--section-start=.high=0x20000000";
+    for mode in ["-no-pie", "-pie"] {
+        let name = format!("far{mode}");
+        let (_, ours) = both(&tmp, false, &[mode, "far.o", start], &name, Some(("main fn1 fn3 fn2 fn4 7\n", 0)));
+        assert_eq!(thunk_names(Path::new(&ours)), ["fn1", "printf"], "{name}");
+        // Each entry: adrp, add, br x16.
+        assert_eq!(instructions(Path::new(&ours), "fn1$thunk0", 3), ["adrp", "add", "br"], "{name}");
+    }
+    // Near each other, the same calls need none.
+    cc_ok(&tmp, false, true, &["far.o", "-Wl,--section-start=.low=0x1000000,--section-start=.high=0x2000000"], "near");
+    assert_eq!(run(&tmp.join("near")), ("main fn1 fn3 fn2 fn4 7\n".to_string(), 0));
+    assert!(thunk_names(&tmp.join("near")).is_empty());
+    tmp.finish();
+}
+
+/// More than 128 MiB of code in one section: `near_fn` and `far_fn` call each other across a
+/// 130 MiB block, and `far_fn` calls `printf` in the PLT before it. Dynamic executables run as
+/// GNU ld's builds do; the static one, which GNU ld 2.40 cannot link (its stubs do not reach
+/// libc.a's calls to `memcpy` and `strlen` across the block), prints what they print.
+#[test]
+fn more_than_128_mib_of_code() {
+    let Some(tmp) = setup("big-code") else { return };
+    let near = "#include <stdio.h>\nvoid far_fn(int);\nvoid near_fn(int x) { printf(\"near %d\\n\", x); if (x) far_fn(x - 1); }\nint main(void) { near_fn(3); return 0; }\n";
+    let far = "#include <stdio.h>\nvoid near_fn(int);\nvoid far_fn(int x) { printf(\"far %d\\n\", x); if (x) near_fn(x - 1); }\n";
+    let pad = "\t.text\n\t.globl pad\npad:\n\t.space 130*1024*1024\n\t.section .note.GNU-stack,\"\",%progbits\n";
+    std::fs::write(tmp.join("near.c"), near).unwrap();
+    std::fs::write(tmp.join("far.c"), far).unwrap();
+    std::fs::write(tmp.join("pad.s"), pad).unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-O1", "-c", "near.c", "far.c", "pad.s"]));
+    let want = "near 3\nfar 2\nnear 1\nfar 0\n";
+    for mode in ["-pie", "-no-pie"] {
+        let name = format!("big{mode}");
+        let (_, ours) = both(&tmp, false, &[mode, "near.o", "pad.o", "far.o"], &name, Some((want, 0)));
+        assert_eq!(thunk_names(Path::new(&ours)), ["far_fn", "near_fn", "printf"], "{name}");
+        std::fs::remove_file(&ours).unwrap();
+        std::fs::remove_file(tmp.join(&format!("{name}-gnu"))).unwrap();
+    }
+    cc_ok(&tmp, false, true, &["-static", "near.o", "pad.o", "far.o"], "big-static");
+    assert_eq!(run(&tmp.join("big-static")), (want.to_string(), 0));
+    let names = thunk_names(&tmp.join("big-static"));
+    for name in ["far_fn", "near_fn", "printf", "memcpy"] {
+        assert!(names.iter().any(|n| n == name), "{name}: {names:?}");
+    }
+    tmp.finish();
+}
+
+/// A linker script's SECTIONS places members anew at their addresses, which rivet's thunks do
+/// not follow: a link that needs thunks under one is refused, naming the output, and writes
+/// nothing.
+#[test]
+fn thunks_under_a_sections_script_are_refused() {
+    let Some(tmp) = setup("far-script") else { return };
+    std::fs::write(tmp.join("far.c"), FAR_SECTIONS).unwrap();
+    let script = "SECTIONS {\n  . = 0x400000 + SIZEOF_HEADERS;\n  .text : { *(.text .text.*) }\n  .low 0x10000000 : { *(.low) }\n  .high 0x20000000 : { *(.high) }\n}\n";
+    std::fs::write(tmp.join("far.ld"), script).unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-O2", "-c", "far.c"]));
+    let o = cc(&tmp, false, true, &["-no-pie", "far.o", "-Wl,-T,far.ld"], "scripted");
+    assert!(!o.status.success());
+    let err = stderr_text(&o);
+    assert!(
+        err.contains("scripted: a branch does not reach its destination") && err.contains("range-extension thunks"),
+        "{err}"
+    );
+    assert!(!tmp.join("scripted").exists());
     tmp.finish();
 }

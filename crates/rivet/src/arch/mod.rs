@@ -10,6 +10,7 @@ pub mod aarch64;
 pub mod apply;
 pub mod endbr;
 pub mod scan;
+pub mod thunks;
 pub mod x86_64;
 
 use crate::ctx::Ctx;
@@ -68,6 +69,18 @@ pub trait Arch: Send + Sync + 'static {
     /// How far before and after a relocation's offset applying it may read or write (its
     /// relaxations rewrite instructions around it).
     const RELOC_REACH: u64;
+
+    /// Range-extension thunks (`thunks`): how far a direct branch reaches, either way (0: every
+    /// branch reaches every address, and there are no thunks), and the size of a thunk entry.
+    const BRANCH_REACH: u64;
+    const THUNK_ENTRY_SIZE: u64;
+
+    /// Whether a relocation of type `ty` is a direct branch that may go through a thunk.
+    fn is_thunked_branch(ty: u32) -> bool;
+
+    /// Writes a thunk entry at address `at` that jumps to `to` into `buf` (`THUNK_ENTRY_SIZE`
+    /// bytes); Err says why it cannot.
+    fn write_thunk(at: u64, to: u64, buf: &mut [u8]) -> std::result::Result<(), String>;
 
     /// Whether `sh_type` is the machine's own type for unwind tables (read like `.eh_frame`).
     fn is_unwind_section(sh_type: u32) -> bool;

@@ -11,4 +11,5 @@ pub mod merged;
 pub mod offsets;
 pub mod order;
 pub mod output;
+pub mod thunks;
 pub mod why_live;

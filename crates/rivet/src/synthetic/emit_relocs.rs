@@ -79,7 +79,7 @@ fn indices(plan: &Plan) -> SymtabIndices {
             Source::Global { id, .. } => {
                 ix.globals.insert(id, n);
             }
-            Source::Plt { .. } => {}
+            Source::Plt { .. } | Source::Thunk { .. } => {}
         }
     }
     ix

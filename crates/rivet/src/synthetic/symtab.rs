@@ -31,11 +31,25 @@ pub enum Source {
     Plt {
         index: u32,
     },
+    /// A range-extension thunk's symbol: `Plan::thunks[index]`.
+    Thunk {
+        index: u32,
+    },
+}
+
+/// A range-extension thunk group's symbols: `$x` (AArch64's mapping symbol for code) at the
+/// group's start (`entry` None), then `NAME$thunkN` over each entry (mold's names: N numbers the
+/// group).
+#[derive(Clone, Copy)]
+struct ThunkSym {
+    group: u32,
+    entry: Option<u32>,
 }
 
 /// What `.strtab` adds after a PLT entry's symbol name.
 const PLT_SUFFIX: &[u8] = b"$plt";
 
+#[derive(Clone)]
 pub struct Plan {
     /// An STT_SECTION symbol per output section of input sections (`--emit-relocs`' relocations
     /// name them), right after the null symbol; their names are empty (readelf shows the
@@ -48,6 +62,8 @@ pub struct Plan {
     pub strtab_size: u64,
     /// The PLT's targets, in entry order (what `Source::Plt` names).
     plt: Vec<crate::ctx::Target>,
+    /// The thunks' symbols and their names (what `Source::Thunk` names).
+    thunks: Vec<(ThunkSym, Vec<u8>)>,
 }
 
 /// Local symbols in .symtab: all but section symbols and those of dropped sections; `.L` temporaries
@@ -107,6 +123,7 @@ fn entry_name<'a>(ctx: &Ctx<'a>, plt: &[crate::ctx::Target], src: Source) -> &'a
         Source::Local { file, sym } => target_name(crate::ctx::Target::Local(file, sym)),
         Source::Global { id, .. } => ctx.symbols[id].name,
         Source::Plt { index } => target_name(plt[index as usize]),
+        Source::Thunk { .. } => b"",
     }
 }
 
@@ -200,7 +217,7 @@ pub fn plan(ctx: &Ctx, tables: &crate::synthetic::tables::Tables) -> Result<Plan
         entries.push((src, next));
         next = next.wrapping_add(size as u32);
     }
-    Ok(Plan { sections, entries, first_global, strtab_size, plt: plt.clone() })
+    Ok(Plan { sections, entries, first_global, strtab_size, plt: plt.clone(), thunks: Vec::new() })
 }
 
 /// The size of `.strtab` (a leading NUL, then the names, terminators included, of `count`
@@ -217,6 +234,43 @@ fn strtab_end(sizes: impl Iterator<Item = u64>, count: usize) -> Result<u64> {
 }
 
 impl Plan {
+    /// The plan with the range-extension thunks' symbols added, local, after the other locals.
+    pub fn with_thunks(mut self, ctx: &Ctx, thunks: &crate::sections::thunks::Thunks) -> Result<Plan> {
+        if ctx.config.discard == crate::args::Discard::All || thunks.is_empty() {
+            return Ok(self);
+        }
+        let mut syms = Vec::new();
+        for (g, group) in thunks.groups.iter().enumerate() {
+            syms.push((ThunkSym { group: g as u32, entry: None }, b"$x".to_vec()));
+            for (k, key) in group.entries.iter().enumerate() {
+                let mut name = match key.target {
+                    crate::ctx::Target::Global(id) => ctx.symbols[id].name.to_vec(),
+                    t => ctx.name_of(t).into_bytes(),
+                };
+                name.extend_from_slice(format!("$thunk{g}").as_bytes());
+                syms.push((ThunkSym { group: g as u32, entry: Some(k as u32) }, name));
+            }
+        }
+        let at = (self.first_global as usize - 1 - self.sections.len()).min(self.entries.len());
+        let added: u64 = syms.iter().map(|(_, n)| n.len() as u64 + 1).sum();
+        self.strtab_size = strtab_end([self.strtab_size - 1, added].into_iter(), self.entries.len() + syms.len())?;
+        let mut next = self.entries.get(at).map_or(self.strtab_size - added, |e| e.1 as u64) as u32;
+        let new: Vec<(Source, u32)> = (0..syms.len())
+            .map(|k| {
+                let name = next;
+                next += syms[k].1.len() as u32 + 1;
+                (Source::Thunk { index: k as u32 }, name)
+            })
+            .collect();
+        for e in &mut self.entries[at..] {
+            e.1 += added as u32;
+        }
+        self.entries.splice(at..at, new);
+        self.first_global += syms.len() as u32;
+        self.thunks = syms;
+        Ok(self)
+    }
+
     /// Writes `.strtab` (`out` is `strtab_size` bytes): blocks of entries in parallel, each into
     /// the part of `out` its names occupy.
     pub fn write_strtab(&self, ctx: &Ctx, out: &mut [u8]) {
@@ -236,7 +290,10 @@ impl Plan {
         parts.into_par_iter().for_each(|(block, buf)| {
             let base = block[0].1 as usize;
             for &(src, off) in block {
-                let name = entry_name(ctx, &self.plt, src);
+                let name = match src {
+                    Source::Thunk { index } => &self.thunks[index as usize].1[..],
+                    _ => entry_name(ctx, &self.plt, src),
+                };
                 let mut at = off as usize - base;
                 buf[at..at + name.len()].copy_from_slice(name);
                 at += name.len();
@@ -283,6 +340,7 @@ impl Plan {
                     Source::Local { file, sym } => local_entry(ctx, file, sym as usize),
                     Source::Global { id, local } => global_entry(ctx, id, local),
                     Source::Plt { index } => plt_entry(ctx, index),
+                    Source::Thunk { index } => thunk_entry(ctx, self.thunks[index as usize].0),
                 };
                 *e = Sym64 {
                     st_name: U32::new(LE, name),
@@ -304,6 +362,21 @@ fn plt_entry(ctx: &Linked, index: u32) -> (u8, u8, u16, u64, u64) {
     let shndx = sec.map_or(elf::SHN_ABS, |s| ctx.layout.shndx(s) as u16);
     let info = (elf::STB_LOCAL << 4) | elf::STT_FUNC;
     (info, elf::STV_DEFAULT, shndx, ctx.plt_entry_addr(index), ctx.plans.got.plt_entry)
+}
+
+/// A thunk group's `$x` (no type, no size) or one of its entries (a local function).
+fn thunk_entry(ctx: &Linked, t: ThunkSym) -> (u8, u8, u16, u64, u64) {
+    let thunks = &ctx.layout.thunks;
+    let g = &thunks.groups[t.group as usize];
+    let shndx = ctx.layout.shndx(g.section) as u16;
+    let at = ctx.layout.addr(g.section) + g.offset;
+    match t.entry {
+        None => (elf::STB_LOCAL << 4, elf::STV_DEFAULT, shndx, at, 0),
+        Some(k) => {
+            let info = (elf::STB_LOCAL << 4) | elf::STT_FUNC;
+            (info, elf::STV_DEFAULT, shndx, at + k as u64 * thunks.entry_size, thunks.entry_size)
+        }
+    }
 }
 
 /// The output section index for a symbol defined in input section `sec` of `file`.

@@ -58,6 +58,7 @@ fn name(ctx: &Ctx, src: Source) -> String {
         }
         Source::Global { id, .. } => ctx.symbols[id].name,
         Source::Plt { .. } => panic!("these objects call nothing through a PLT"),
+        Source::Thunk { .. } => panic!("x86-64 has no range-extension thunks"),
     };
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -81,6 +82,7 @@ fn kinds(table: &Plan) -> String {
             Source::Global { local: true, .. } => 'h',
             Source::Global { local: false, .. } => 'g',
             Source::Plt { .. } => 'p',
+            Source::Thunk { .. } => 't',
         })
         .collect()
 }

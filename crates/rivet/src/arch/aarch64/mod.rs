@@ -63,6 +63,25 @@ impl crate::arch::Arch for Aarch64 {
     /// Every relocation writes its own 4- or 8-byte field; the erratum 843419 scan reads the
     /// three instructions after an `adrp`.
     const RELOC_REACH: u64 = 16;
+    /// `B` and `BL` reach ±128 MiB; a thunk entry is `adrp x16` + `add x16` + `br x16` (mold's),
+    /// which reaches ±4 GiB.
+    const BRANCH_REACH: u64 = 1 << 27;
+    const THUNK_ENTRY_SIZE: u64 = 12;
+
+    fn is_thunked_branch(ty: u32) -> bool {
+        matches!(ty, R_AARCH64_CALL26 | R_AARCH64_JUMP26)
+    }
+    fn write_thunk(at: u64, to: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        let pages = (page(to as i128) - page(at as i128)) >> 12;
+        if !(-(1 << 20)..1 << 20).contains(&pages) {
+            return Err("it is more than 4 GiB away, out of an adrp's reach".into());
+        }
+        let insns = [set_adr_imm(ADRP_X16, pages as i64), set_imm12(ADD_X16_X16, to & 0xfff), BR_X16];
+        for (k, insn) in insns.into_iter().enumerate() {
+            buf[4 * k..4 * k + 4].copy_from_slice(&insn.to_le_bytes());
+        }
+        Ok(())
+    }
 
     fn reloc_name(ty: u32) -> String {
         reloc_name(ty)
@@ -335,6 +354,12 @@ fn page(x: i128) -> i128 {
     x & !0xfff
 }
 
+/// A thunk entry's instructions, before their immediates: `adrp x16, 0`, `add x16, x16, #0`,
+/// `br x16`.
+const ADRP_X16: u32 = 0x9000_0010;
+const ADD_X16_X16: u32 = 0x9100_0210;
+const BR_X16: u32 = 0xd61f_0200;
+
 /// Writes the immediate of an `adr`/`adrp` (21 bits: immlo at bit 29, immhi at bit 5).
 fn set_adr_imm(insn: u32, imm: i64) -> u32 {
     let imm = imm as u32;
@@ -431,7 +456,18 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
         R_AARCH64_PREL32 => r.write_either(ty, 4, s + a - p),
         R_AARCH64_PREL16 => r.write_either(ty, 2, s + a - p),
         R_AARCH64_CALL26 | R_AARCH64_JUMP26 => {
-            let v = if undef_weak { 4 + a } else { s + a - p };
+            let mut v = if undef_weak { 4 + a } else { s + a - p };
+            // Out of reach: through the nearest range-extension thunk for the destination.
+            if !undef_weak && !(-(1 << 27)..1 << 27).contains(&v) && !ctx.layout.thunks.is_empty() {
+                let out = ctx.objects[r.f].sections[r.si as usize].out;
+                let key = crate::sections::thunks::Key { target: t, addend: a as i64 };
+                if let Some(entry) = out.and_then(|out| {
+                    let at = r.place.wrapping_sub(ctx.layout.addr(out));
+                    crate::arch::thunks::entry_for::<Aarch64>(ctx, out, at, key)
+                }) {
+                    v = entry as i128 - p;
+                }
+            }
             r.branch(ty, v, 26, 0);
         }
         R_AARCH64_CONDBR19 => {

@@ -55,6 +55,16 @@ impl crate::arch::Arch for X86_64 {
     /// TLS relaxation rewrites the instructions around a field (general-dynamic → local-exec: 4
     /// bytes before to 12 after), a GOT load relaxation the opcode before it.
     const RELOC_REACH: u64 = 16;
+    /// A call or jump reaches ±2 GiB, as far as any other PC-relative reference: no thunks.
+    const BRANCH_REACH: u64 = 0;
+    const THUNK_ENTRY_SIZE: u64 = 0;
+
+    fn is_thunked_branch(_: u32) -> bool {
+        false
+    }
+    fn write_thunk(_: u64, _: u64, _: &mut [u8]) -> std::result::Result<(), String> {
+        Err("x86-64 has no range-extension thunks".into())
+    }
 
     fn reloc_name(ty: u32) -> String {
         reloc_name(ty)
