@@ -171,8 +171,9 @@ fn link_loaded<A: Arch>(
         timer.phase("input offsets", || script_layout::assign_input_offsets(&mut ctx, pieces, scripted.as_mut()))?;
     // --gdb-index: units, names and ranges from the inputs' DWARF, now that input offsets are known.
     let gdb_index = gdb_index::plan_if_asked(&ctx, &places.offsets, timer)?;
-    // The inputs' GNU property notes (CET bits): they decide the PLT's layout.
-    let gnu_properties = property::merge(config, &ctx.objects, &ctx.file_order, diag);
+    // The inputs' GNU property notes (x86's CET bits, AArch64's BTI/PAC/GCS): they decide the
+    // PLT's layout.
+    let gnu_properties = property::merge(config, &ctx.objects, &ctx.file_order, diag, A::MACHINE);
     diag.check()?;
     // Size the GOT, PLT, copies and dynamic relocations from what relocations need.
     let got = timer.phase("scan relocations", || A::scan_relocations(&mut ctx, &gnu_properties, &mut sizes));

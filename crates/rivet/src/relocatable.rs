@@ -722,7 +722,7 @@ pub fn link<A: Arch>(
     ] {
         ensure!(!given, "-r: {what} is not supported with relocatable output");
     }
-    let properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, ctx.diag);
+    let properties = crate::synthetic::property::merge(config, &ctx.objects, &ctx.file_order, ctx.diag, A::MACHINE);
     ctx.diag.check()?;
     let image = timer.phase("relocatable output", || build::<A>(ctx, &properties))?;
     let size = image.len() as u64;

@@ -6,9 +6,12 @@
 //! (descriptors in the library, relaxed in the executable), function pointers, PLT calls and a
 //! copied variable, IFUNCs, variant-PCS functions, GOT load relaxation, a C++ exception thrown through a shared object, `dlopen`, library
 //! search past another machine's library, the Cortex-A53 erratum 843419 workaround (which the
-//! cross gcc asks for by default), range-extension thunks, and the errors of the target's checks. Skipped (with a
-//! message) when the cross compiler, its binutils or qemu is missing (Debian packages
-//! gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu, binutils-aarch64-linux-gnu, qemu-user).
+//! cross gcc asks for by default), range-extension thunks, BTI and PAC (`-mbranch-protection=standard` code, the
+//! property notes, `-z force-bti` enforced by qemu, `-z pac-plt`, the guarded PLT against lld's),
+//! and the errors of the target's checks. Skipped (with a message) when the cross compiler, its
+//! binutils or qemu is missing (Debian packages gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
+//! binutils-aarch64-linux-gnu, qemu-user; the PLT tests need llvm-objdump-19, and compare with
+//! ld.lld-19 when it is installed).
 mod common;
 
 use common::*;
@@ -25,6 +28,15 @@ fn setup(name: &str) -> Option<TempDir> {
         }
     }
     Some(TempDir::new(&format!("aarch64-{name}")))
+}
+
+/// `setup` for a test that reads PLTs (`plt_listing`) with `llvm-objdump-19`.
+fn setup_disassembling(name: &str) -> Option<TempDir> {
+    if !have("llvm-objdump-19") {
+        eprintln!("skipped: llvm-objdump-19 missing");
+        return None;
+    }
+    setup(name)
 }
 
 /// `aarch64-linux-gnu-{gcc,g++} ARGS -o OUT` in the test's directory, linked by the cross GNU ld
@@ -527,7 +539,7 @@ fn got_loads_and_address_pairs_relax() {
 }
 
 /// The target's checks, in rivet's words: an object of another machine, big-endian output,
-/// another target's options, a branch out of its reach (a conditional one, a thunk's).
+/// another target's options (either way), a branch out of its reach (a conditional one, a thunk's).
 #[test]
 fn target_errors() {
     let Some(tmp) = setup("errors") else { return };
@@ -551,11 +563,21 @@ fn target_errors() {
     fails(&["-maarch64linux", "-EB", "hello.o"], &["-EB", "big-endian"]);
     fails(&["-maarch64linuxb", "hello.o"], &["big-endian AArch64 is not supported"]);
     fails(&["-z", "ibtplt", "hello.o"], &["-z ibtplt is not an option for AArch64"]);
+    fails(&["-z", "cet-report=warning", "hello.o"], &["-z cet-report is not an option for AArch64"]);
     if have("gcc") {
         std::fs::write(tmp.join("x.c"), "int x(void) { return 1; }\n").unwrap();
         must(Command::new("gcc").current_dir(&tmp.path).args(["-c", "x.c"]));
         fails(&["hello.o", "x.o"], &["x.o: is for machine x86-64 (62), not AArch64", "first ELF input"]);
         fails(&["--fix-cortex-a53-843419", "x.o"], &["--fix-cortex-a53-843419 is not an option for x86-64"]);
+        // AArch64's BTI, PAC and GCS options in an x86-64 link, refused as lld refuses them.
+        for opt in ["force-bti", "pac-plt", "bti-report=warning", "gcs=always", "gcs-report=error"] {
+            let name = opt.split('=').next().unwrap();
+            fails(&["-z", opt, "x.o"], &[&format!("-z {name} is not an option for x86-64")]);
+            if let Some(lld) = lld() {
+                let o = Command::new(lld).current_dir(&tmp.path).args(["-z", opt, "x.o", "-o", "x"]).output().unwrap();
+                assert!(stderr_text(&o).contains(&format!("-z {name} only supported on AArch64")), "{opt}: lld");
+            }
+        }
         // An archive member of another machine, pulled in by a reference.
         must(Command::new("ar").current_dir(&tmp.path).args(["rc", "libx.a", "x.o"]));
         fails(&["hello.o", "-u", "x", "libx.a"], &["libx.a(x.o): is for machine x86-64 (62), not AArch64"]);
@@ -607,6 +629,462 @@ fn target_errors() {
     fails(&["-static", "got.o", "-o", "got"], &["got.o:(.text+0x0)", "R_AARCH64_ADR_GOT_PAGE", "has addend 12"]);
     let o = link(&["-static", "far.o", "-Ttext=0x410000", "--section-start=.far=0x4000000", "-o", "near"]);
     assert!(o.status.success(), "{}", stderr_text(&o));
+    tmp.finish();
+}
+
+/// Runs an AArch64 program under qemu, on `cpu` when given (qemu's default is `max`, which has
+/// BTI and pointer authentication): its stdout, exit code and the signal that killed it (qemu
+/// dies by the guest's signal).
+fn run_on(exe: &Path, cpu: Option<&str>) -> (String, Option<i32>, Option<i32>) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut cmd = Command::new("qemu-aarch64");
+    if let Some(cpu) = cpu {
+        cmd.args(["-cpu", cpu]);
+    }
+    cmd.args(["-L", SYSROOT]).arg(exe).current_dir(exe.parent().unwrap());
+    let (out, timed_out) = run_with_timeout(&mut cmd, b"", std::time::Duration::from_secs(60));
+    assert!(!timed_out, "{} timed out", exe.display());
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code(), out.status.signal())
+}
+
+/// The AArch64 feature bits `readelf -n` shows (`AArch64 feature: BTI, PAC`), or "" without the
+/// property.
+fn aarch64_features(file: &Path) -> String {
+    let notes = readelf(&["-n"], file);
+    notes.lines().find_map(|l| l.trim().strip_prefix("Properties: ")).unwrap_or("").to_string()
+}
+
+/// A `.note.gnu.property` with GNU_PROPERTY_AARCH64_FEATURE_1_AND = `bits` (BTI 1, PAC 2, GCS 4),
+/// in assembly.
+fn property_note(bits: u32) -> String {
+    format!(
+        ".section .note.gnu.property, \"a\"\n.p2align 3\n.long 4, 16, 5\n.asciz \"GNU\"\n\
+         .long 0xc0000000, 4, {bits}, 0\n.text\n"
+    )
+}
+
+/// The PLT as `llvm-objdump-19 -d` lists it (`.plt`, and lld's `.iplt`): each label (`@plt` or
+/// `$plt` dropped: entries are named from `.rela.plt`, or from rivet's `NAME$plt` symbols) with the
+/// mnemonics under it. GNU objdump 2.40 cannot be used: it names PLT entries as if they were all
+/// 16 bytes long (GNU ld's BTI PLT has 24-byte entries only in position-dependent executables).
+fn plt_listing(file: &Path) -> Vec<(String, Vec<String>)> {
+    let out = must(Command::new("llvm-objdump-19").args(["-d", "--no-show-raw-insn", "--mattr=+bti,+pauth"]).arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut listing: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_plt = false;
+    for l in text.lines() {
+        if let Some(s) = l.strip_prefix("Disassembly of section ") {
+            in_plt = s == ".plt:" || s == ".iplt:";
+        } else if !in_plt {
+        } else if let Some(label) = l.strip_suffix(">:").and_then(|l| l.split_once('<')).map(|(_, n)| n) {
+            let name = label.trim_end_matches("@plt").trim_end_matches("$plt");
+            listing.push((name.to_string(), Vec::new()));
+        } else if let (Some(last), Some(m)) = (listing.last_mut(), l.split('\t').nth(1)) {
+            last.1.push(m.trim().to_string());
+        }
+    }
+    listing
+}
+
+/// The mnemonics of the PLT entry labelled `name` (the header is `.plt`).
+fn plt_entry(listing: &[(String, Vec<String>)], name: &str) -> Vec<String> {
+    listing.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no {name} in {listing:?}")).1.clone()
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+/// The file offset of address `addr` in section `name` (from `readelf -SW`).
+fn file_offset(file: &Path, name: &str, addr: u64) -> usize {
+    let sections = readelf(&["-SW"], file);
+    let line = sections.lines().find(|l| l.split_whitespace().any(|w| w == name)).expect("section");
+    let w: Vec<&str> = line.split_whitespace().collect();
+    let at = w.iter().position(|&x| x == name).unwrap();
+    let hex = |s: &str| u64::from_str_radix(s, 16).unwrap();
+    (addr - hex(w[at + 2]) + hex(w[at + 3])) as usize
+}
+
+/// The address of the label `name` in `llvm-objdump-19 -d`.
+fn label_addr(file: &Path, name: &str) -> u64 {
+    let out = must(Command::new("llvm-objdump-19").arg("-d").arg(file));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text.lines().find(|l| l.ends_with(&format!(" <{name}>:"))).unwrap_or_else(|| panic!("{name}: {text}"));
+    u64::from_str_radix(line.split_whitespace().next().unwrap(), 16).unwrap()
+}
+
+/// The cross GNU ld links for each `-mbranch-protection=standard` build below; lld 19 (when
+/// installed) for the layouts only lld has.
+fn lld() -> Option<&'static str> {
+    have("ld.lld-19").then_some("ld.lld-19")
+}
+
+const BTI_LIB: &str = "\
+#include <stdio.h>
+int lib_twice(int x) { return 2 * x; }
+int lib_apply(int (*f)(int), int x) { return f(x) + 1; }
+void lib_hello(const char *s) { printf(\"lib: %s\\n\", s); }
+";
+
+/// A program with a start of its own (Debian's start files have no BTI property, so a program
+/// linked with them is not BTI): libc's qsort calls back into it, the library calls its local
+/// function and (in a position-dependent executable) the library's own function through the
+/// executable's canonical PLT entry, by `blr`.
+const BTI_START: &str = "\
+#include <stdio.h>
+#include <stdlib.h>
+int lib_twice(int);
+int lib_apply(int (*)(int), int);
+void lib_hello(const char *);
+static int local_inc(int x) { return x + 10; }
+int (*volatile fp)(int) = lib_twice;
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+void _start(void) {
+  int v[3] = {3, 1, 2};
+  qsort(v, 3, sizeof v[0], cmp);
+  lib_hello(\"start\");
+  int r = fp(5) + lib_apply(local_inc, 1) + lib_apply(lib_twice, 2);
+  printf(\"%d %d %d %d\\n\", r, v[0], v[1], v[2]);
+  exit(r);
+}
+";
+
+/// Code built with `-mbranch-protection=standard` (BTI landing pads and return-address signing):
+/// a shared library and executables built from such objects alone are marked BTI and PAC by both
+/// linkers, and run under qemu, which (like Linux) guards the pages of a BTI program and glibc's
+/// loader those of a BTI library: every indirect branch must land on a `bti c` (or `paciasp`).
+/// The PLT is lld's: `bti c` in the header and in the canonical entry the library branches to,
+/// and removing that one landing pad makes the program die with SIGILL. With Debian's start
+/// files, which carry no property, a program is not BTI (GNU ld's output neither).
+#[test]
+fn bti_program_through_a_shared_library() {
+    let Some(tmp) = setup_disassembling("bti") else { return };
+    std::fs::write(tmp.join("lib.c"), BTI_LIB).unwrap();
+    std::fs::write(tmp.join("start.c"), BTI_START).unwrap();
+    std::fs::write(tmp.join("hello.c"), HELLO).unwrap();
+    let bp = "-mbranch-protection=standard";
+    let gcc = |args: &[&str]| must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(args));
+    gcc(&["-O2", bp, "-fPIC", "-c", "lib.c"]);
+    gcc(&["-O2", bp, "-fPIE", "-c", "start.c", "-o", "start-pie.o"]);
+    gcc(&["-O2", bp, "-fno-pie", "-c", "start.c", "-o", "start-nopie.o"]);
+    let features = aarch64_features(&tmp.join("lib.o"));
+    assert_eq!(features, "AArch64 feature: BTI, PAC", "the cross gcc's note");
+    cc_ok(&tmp, false, false, &["-shared", "-nostartfiles", "lib.o"], "libbti-gnu.so");
+    cc_ok(&tmp, false, true, &["-shared", "-nostartfiles", "lib.o"], "libbti-ours.so");
+    for lib in ["libbti-gnu.so", "libbti-ours.so"] {
+        assert_eq!(aarch64_features(&tmp.join(lib)), features, "{lib}");
+    }
+    let rpath = format!("-Wl,-rpath,{}", tmp.path.display());
+    let want = ("lib: start\n27 1 2 3\n".to_string(), Some(27), None);
+    for kind in ["pie", "nopie"] {
+        let pie = if kind == "pie" { "-pie" } else { "-no-pie" };
+        let obj = format!("start-{kind}.o");
+        let (gnu, ours) = (format!("{kind}-gnu"), format!("{kind}-ours"));
+        cc_ok(&tmp, false, false, &[pie, "-nostartfiles", &obj, "./libbti-gnu.so", &rpath], &gnu);
+        cc_ok(&tmp, false, true, &[pie, "-nostartfiles", &obj, "./libbti-ours.so", &rpath], &ours);
+        assert_eq!(run_on(&tmp.join(&gnu), None), want, "{kind} by GNU ld");
+        assert_eq!(run_on(&tmp.join(&ours), None), want, "{kind}");
+        assert_eq!(aarch64_features(&tmp.join(&ours)), features, "{kind}");
+        assert_eq!(aarch64_features(&tmp.join(&gnu)), features, "{kind} by GNU ld");
+        for exe in [&gnu, &ours] {
+            let tags = dynamic_tags(&tmp.join(exe).display().to_string());
+            assert!(tags.contains("AARCH64_BTI_PLT") && !tags.contains("AARCH64_PAC_PLT"), "{exe}: {tags:?}");
+        }
+        let plt = plt_listing(&tmp.join(&ours));
+        assert_eq!(plt_entry(&plt, ".plt")[0], "bti", "{kind}: {plt:?}");
+        // Called by `bl` only: no landing pad (lld's rule; GNU ld puts one in every entry).
+        assert_eq!(plt_entry(&plt, "printf"), words("adrp ldr add br nop nop"), "{kind}");
+    }
+    // The library branches to the executable's canonical entry of `lib_twice`: its `bti c` is
+    // what lets the program run.
+    let exe = tmp.join("nopie-ours");
+    assert_eq!(plt_entry(&plt_listing(&exe), "lib_twice"), words("bti adrp ldr add br nop"));
+    let at = file_offset(&exe, ".plt", label_addr(&exe, "lib_twice@plt"));
+    let mut bytes = std::fs::read(&exe).unwrap();
+    assert_eq!(bytes[at..at + 4], 0xd503_245f_u32.to_le_bytes(), "bti c");
+    bytes[at..at + 4].copy_from_slice(&0xd503_201f_u32.to_le_bytes());
+    std::fs::write(tmp.join("nopad"), &bytes).unwrap();
+    std::fs::set_permissions(tmp.join("nopad"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (_, code, signal) = run_on(&tmp.join("nopad"), None);
+    assert_eq!((code, signal), (None, Some(4)), "a missing landing pad is SIGILL");
+    // Debian's start files have no property: a whole program is not BTI, with either linker.
+    let (gnu, ours) = both(&tmp, false, &[bp, "hello.c"], "hello", Some(("hello 42\n", 3)));
+    assert_eq!(aarch64_features(Path::new(&gnu)), "");
+    assert_eq!(aarch64_features(Path::new(&ours)), "");
+    assert!(!dynamic_tags(&ours).iter().any(|t| t.starts_with("AARCH64_")), "{:?}", dynamic_tags(&ours));
+    tmp.finish();
+}
+
+/// A program of its own start and no library, calling through a function pointer: qemu raises
+/// SIGILL when the output says BTI (`-z force-bti`) and the callee has no landing pad, and runs it
+/// when the callee has one or the output does not say BTI: the property is what the loader
+/// enforces. `-z force-bti` warns about each object without BTI, naming it (lld's words), and
+/// `-z bti-report=error` refuses it, as lld does (GNU ld 2.40 ignores `-z bti-report`).
+const NOLIB: &str = "\
+static long sys(long n, long a, long b, long c) {
+  register long x8 __asm__(\"x8\") = n; register long x0 __asm__(\"x0\") = a;
+  register long x1 __asm__(\"x1\") = b; register long x2 __asm__(\"x2\") = c;
+  __asm__ volatile(\"svc 0\" : \"+r\"(x0) : \"r\"(x8), \"r\"(x1), \"r\"(x2) : \"memory\");
+  return x0;
+}
+__attribute__((noinline)) int target(int x) { sys(64, 1, (long)\"called\\n\", 7); return x + 1; }
+int (*volatile fp)(int) = target;
+void _start(void) { int r = fp(41); sys(93, r == 42 ? 0 : 1, 0, 0); for (;;); }
+";
+
+#[test]
+fn force_bti_is_what_qemu_enforces() {
+    let Some(tmp) = setup("force-bti") else { return };
+    std::fs::write(tmp.join("nolib.c"), NOLIB).unwrap();
+    let gcc = |args: &[&str]| must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(args));
+    gcc(&["-O2", "-mbranch-protection=standard", "-c", "nolib.c", "-o", "pads.o"]);
+    gcc(&["-O2", "-mbranch-protection=none", "-c", "nolib.c", "-o", "nopads.o"]);
+    let static_ = ["-nostdlib", "-static"];
+    let called = ("called\n".to_string(), Some(0), None);
+    for ours in [false, true] {
+        let who = if ours { "ours" } else { "GNU ld" };
+        let link = |obj: &str, extra: &[&str], out: &str| {
+            let o = cc(&tmp, false, ours, &[&static_[..], &[obj], extra].concat(), out);
+            assert!(o.status.success(), "{who}: {out}: {}", stderr_text(&o));
+            stderr_text(&o)
+        };
+        let force = ["-Wl,-z,force-bti"];
+        assert_eq!(link("pads.o", &force, "pads"), "", "{who}");
+        assert_eq!(aarch64_features(&tmp.join("pads")), "AArch64 feature: BTI, PAC", "{who}");
+        assert_eq!(run_on(&tmp.join("pads"), None), called, "{who}");
+        link("nopads.o", &[], "plain");
+        assert_eq!(aarch64_features(&tmp.join("plain")), "", "{who}");
+        assert_eq!(run_on(&tmp.join("plain"), None), called, "{who}");
+        let warning = link("nopads.o", &force, "forced");
+        assert!(warning.contains("nopads.o") && warning.contains("force-bti"), "{who}: {warning}");
+        assert_eq!(aarch64_features(&tmp.join("forced")), "AArch64 feature: BTI", "{who}");
+        assert_eq!(run_on(&tmp.join("forced"), None), (String::new(), None, Some(4)), "{who}: SIGILL");
+    }
+    if !testing_rivet() {
+        return tmp.finish();
+    }
+    let ld = |args: &[&str]| {
+        let mut cmd = Command::new(linker());
+        cmd.current_dir(&tmp.path).args(args);
+        cmd.output().unwrap()
+    };
+    let lld_says = |args: &[&str]| {
+        lld().map(|l| {
+            let o = Command::new(l).current_dir(&tmp.path).args(["-m", "aarch64linux"]).args(args).output().unwrap();
+            (o.status.success(), stderr_text(&o).replace("ld.lld-19: ", ""))
+        })
+    };
+    let missing = "nopads.o: -z force-bti: file does not have GNU_PROPERTY_AARCH64_FEATURE_1_BTI property";
+    let report = "nopads.o: -z bti-report: file does not have GNU_PROPERTY_AARCH64_FEATURE_1_BTI property";
+    for (args, ok, want) in [
+        (&["-z", "force-bti", "nopads.o", "-o", "f"][..], true, format!("warning: {missing}\n")),
+        (&["-z", "force-bti", "-z", "bti-report=warning", "nopads.o", "-o", "f"], true, format!("warning: {report}\n")),
+        (&["-z", "force-bti", "-z", "bti-report=error", "nopads.o", "-o", "e"], false, format!("error: {report}\n")),
+        (&["-z", "bti-report=error", "pads.o", "-o", "p"], true, String::new()),
+    ] {
+        let o = ld(args);
+        assert_eq!((o.status.success(), stderr_text(&o).replace("rivet: ", "")), (ok, want.clone()), "{args:?}");
+        if let Some(theirs) = lld_says(args) {
+            assert_eq!(theirs, (ok, want), "{args:?} by lld");
+        }
+    }
+    assert!(!tmp.join("e").exists(), "no output after the error");
+    tmp.finish();
+}
+
+/// `-z pac-plt`: each PLT entry authenticates the address it loaded (`autia1716` before `br
+/// x17`, entries of 24 bytes), DT_AARCH64_PAC_PLT says so (both linkers), and the output is
+/// marked PAC as lld marks it (GNU ld does not), each object without PAC warned about. glibc's
+/// loader does not sign `.got.plt` slots, so on a CPU with pointer authentication (qemu's
+/// default) the authentication fails and both linkers' programs die; on one without (a
+/// Cortex-A72) `autia1716` is a hint, a nop, and they run.
+#[test]
+fn pac_plt_authenticates_plt_entries() {
+    let Some(tmp) = setup_disassembling("pac-plt") else { return };
+    std::fs::write(tmp.join("hello.c"), HELLO).unwrap();
+    let (gnu, ours) = (tmp.join("gnu"), tmp.join("ours"));
+    cc_ok(&tmp, false, false, &["hello.c", "-Wl,-z,pac-plt"], "gnu");
+    let o = cc(&tmp, false, true, &["hello.c", "-Wl,-z,pac-plt"], "ours");
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    if testing_rivet() {
+        let e = stderr_text(&o);
+        assert!(
+            e.contains("crtn.o: -z pac-plt: file does not have GNU_PROPERTY_AARCH64_FEATURE_1_PAC property"),
+            "{e}"
+        );
+    }
+    let plt = plt_listing(&ours);
+    assert_eq!(plt_entry(&plt, ".plt"), words("stp adrp ldr add br nop nop nop"));
+    let entries: Vec<_> = plt.iter().filter(|(n, _)| n != ".plt").collect();
+    assert!(!entries.is_empty());
+    for (name, m) in entries {
+        assert_eq!(*m, words("adrp ldr add autia1716 br nop"), "{name}");
+    }
+    assert_eq!(aarch64_features(&ours), "AArch64 feature: PAC");
+    assert_eq!(aarch64_features(&gnu), "");
+    for exe in [&gnu, &ours] {
+        assert!(dynamic_tags(&exe.display().to_string()).contains("AARCH64_PAC_PLT"), "{}", exe.display());
+        assert_eq!(run_on(exe, Some("cortex-a72")), ("hello 42\n".to_string(), Some(3), None), "{}", exe.display());
+        let (out, code, signal) = run_on(exe, None);
+        assert!(out.is_empty() && code.is_none() && signal.is_some(), "{}: {out} {code:?}", exe.display());
+    }
+    tmp.finish();
+}
+
+/// The guarded PLT byte for byte as lld 19 lays it out (its instructions compared entry by entry
+/// with lld's output when ld.lld-19 is installed), the note's bits and the dynamic tags, from
+/// assembly objects: BTI, BTI + PAC and PAC-only outputs, an ordinary, a canonical and an IFUNC
+/// entry; `-z gcs`, `-r`'s merged note (as GNU ld and lld merge it), the warnings in lld's words.
+#[test]
+fn guarded_plt_as_lld_lays_it_out() {
+    let Some(tmp) = setup_disassembling("guarded-plt") else { return };
+    let all = property_note(7);
+    let sources = [
+        (
+            "lib.s",
+            format!(
+                "{all}.globl lfunc, lfunc2\n.type lfunc, %function\n.type lfunc2, %function\n\
+                 lfunc: bti c\n ret\nlfunc2: bti c\n ret\n"
+            ),
+        ),
+        (
+            "main.s",
+            format!(
+                "{all}.globl _start\n.type _start, %function\n_start: bti c\n bl lfunc\n adrp x0, lfunc2\n \
+                 add x0, x0, :lo12:lfunc2\n bl ifn\n ret\n.type ifn, %gnu_indirect_function\nifn: ret\n"
+            ),
+        ),
+        ("bti-pac.s", format!("{}.globl f3\nf3: ret\n", property_note(3))),
+        ("plain.s", ".text\n.globl f4\nf4: ret\n".to_string()),
+    ];
+    for (name, text) in sources {
+        std::fs::write(tmp.join(name), text + ".section .note.GNU-stack, \"\", %progbits\n").unwrap();
+        let obj = name.replace(".s", ".o");
+        must(Command::new("aarch64-linux-gnu-as").current_dir(&tmp.path).args([name, "-o", &obj]));
+    }
+    let link = |args: &[&str], out: &str| {
+        let mut cmd = Command::new(linker());
+        let o = cmd.current_dir(&tmp.path).args(args).args(["-o", out]).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr_text(&o));
+        stderr_text(&o).replace("rivet: ", "")
+    };
+    let lld_link = |args: &[&str], out: &str| {
+        lld().map(|l| {
+            let o = Command::new(l)
+                .current_dir(&tmp.path)
+                .args(["-m", "aarch64linux"])
+                .args(args)
+                .args(["-o", out])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "lld {args:?}: {}", stderr_text(&o));
+            stderr_text(&o).replace("ld.lld-19: ", "")
+        })
+    };
+    link(&["-shared", "lib.o"], "lib.so");
+    let bti_header = words("bti stp adrp ldr add br nop nop");
+    let header = words("stp adrp ldr add br nop nop nop");
+    let plain = words("adrp ldr add br nop nop");
+    let pad = words("bti adrp ldr add br nop");
+    let pac = words("adrp ldr add autia1716 br nop");
+    let pad_pac = words("bti adrp ldr add autia1716 br");
+    let pac_warning = "warning: plain.o: -z pac-plt: file does not have GNU_PROPERTY_AARCH64_FEATURE_1_PAC property\n";
+    // (arguments, the header, `lfunc`'s entry (called), `lfunc2`'s (canonical) and `ifn`'s (an
+    // IFUNC), the note's bits, the dynamic tags, the warnings)
+    type Case<'a> = (&'a [&'a str], &'a [String], &'a [String], &'a [String], &'a str, &'a [&'a str], &'a str);
+    let cases: [Case; 4] = [
+        (&["main.o", "lib.so"], &bti_header, &plain, &pad, "BTI, PAC, <unknown: 4>", &["AARCH64_BTI_PLT"], ""),
+        (
+            &["main.o", "lib.so", "-z", "pac-plt"],
+            &bti_header,
+            &pac,
+            &pad_pac,
+            "BTI, PAC, <unknown: 4>",
+            &["AARCH64_BTI_PLT", "AARCH64_PAC_PLT"],
+            "",
+        ),
+        (
+            &["main.o", "plain.o", "lib.so", "-z", "pac-plt"],
+            &header,
+            &pac,
+            &pac,
+            "PAC",
+            &["AARCH64_PAC_PLT"],
+            pac_warning,
+        ),
+        (&["main.o", "bti-pac.o", "lib.so"], &bti_header, &plain, &pad, "BTI, PAC", &["AARCH64_BTI_PLT"], ""),
+    ];
+    for (i, (args, head, called, canonical, bits, tags, warnings)) in cases.into_iter().enumerate() {
+        let out = format!("case{i}");
+        assert_eq!(link(args, &out), warnings, "{args:?}");
+        let exe = tmp.join(&out);
+        let plt = plt_listing(&exe);
+        assert_eq!(plt_entry(&plt, ".plt"), head, "{args:?}");
+        assert_eq!(plt_entry(&plt, "lfunc"), called, "{args:?}");
+        assert_eq!(plt_entry(&plt, "lfunc2"), canonical, "{args:?}");
+        assert_eq!(plt_entry(&plt, "ifn"), canonical, "{args:?}: a non-preemptible IFUNC's entry");
+        assert_eq!(aarch64_features(&exe), format!("AArch64 feature: {bits}"), "{args:?}");
+        let found: Vec<String> =
+            dynamic_tags(&exe.display().to_string()).into_iter().filter(|t| t.starts_with("AARCH64_")).collect();
+        assert_eq!(found, tags, "{args:?}");
+        let theirs = format!("case{i}-lld");
+        if let Some(their_warnings) = lld_link(args, &theirs) {
+            assert_eq!(their_warnings, warnings, "{args:?} by lld");
+            let lld_plt = plt_listing(&tmp.join(&theirs));
+            for name in [".plt", "lfunc", "lfunc2"] {
+                assert_eq!(plt_entry(&lld_plt, name), plt_entry(&plt, name), "{args:?}: {name} by lld");
+            }
+            assert_eq!(aarch64_features(&tmp.join(&theirs)), aarch64_features(&exe), "{args:?} by lld");
+        }
+    }
+    // Without BTI or PAC the PLT is the 16-byte one, and there is no note.
+    link(&["main.o", "plain.o", "lib.so"], "unguarded");
+    let plt = plt_listing(&tmp.join("unguarded"));
+    assert_eq!(plt_entry(&plt, "lfunc"), words("adrp ldr add br"));
+    assert_eq!(aarch64_features(&tmp.join("unguarded")), "");
+    // A static executable's IFUNC entry, a landing pad (lld's .iplt entry).
+    link(&["-static", "main.o", "bti-pac.o", "--defsym", "lfunc=f3", "--defsym", "lfunc2=f3"], "static");
+    assert_eq!(plt_entry(&plt_listing(&tmp.join("static")), "ifn"), pad);
+    if lld_link(&["-static", "main.o", "bti-pac.o", "--defsym", "lfunc=f3", "--defsym", "lfunc2=f3"], "static-lld")
+        .is_some()
+    {
+        // Its only entry (in `.iplt`, unnamed: the IFUNC's symbol stays on its resolver).
+        let theirs = plt_listing(&tmp.join("static-lld"));
+        assert_eq!(theirs.iter().map(|e| &e.1).collect::<Vec<_>>(), [&pad], "by lld");
+    }
+    // -z gcs: GCS (bit 4, which binutils 2.40's readelf does not name) set or cleared whatever the
+    // inputs say; -z gcs-report names the objects without it.
+    for (args, bits, warning) in [
+        (&["main.o", "lib.so", "-z", "gcs=never"][..], "BTI, PAC", ""),
+        (&["main.o", "bti-pac.o", "lib.so", "-z", "gcs=always"], "BTI, PAC, <unknown: 4>", ""),
+        (
+            &["main.o", "bti-pac.o", "lib.so", "-z", "gcs-report=warning"],
+            "BTI, PAC",
+            "warning: bti-pac.o: -z gcs-report: file does not have GNU_PROPERTY_AARCH64_FEATURE_1_GCS property\n",
+        ),
+    ] {
+        assert_eq!(link(args, "gcs"), warning, "{args:?}");
+        assert_eq!(aarch64_features(&tmp.join("gcs")), format!("AArch64 feature: {bits}"), "{args:?}");
+        if let Some(theirs) = lld_link(args, "gcs-lld") {
+            assert_eq!(
+                (theirs.as_str(), aarch64_features(&tmp.join("gcs-lld"))),
+                (warning, aarch64_features(&tmp.join("gcs")))
+            );
+        }
+    }
+    // -r: the note ANDed over the objects, as GNU ld and lld write it.
+    link(&["-r", "main.o", "bti-pac.o"], "r.o");
+    assert_eq!(aarch64_features(&tmp.join("r.o")), "AArch64 feature: BTI, PAC");
+    must(Command::new("aarch64-linux-gnu-ld").current_dir(&tmp.path).args([
+        "-r",
+        "main.o",
+        "bti-pac.o",
+        "-o",
+        "r-gnu.o",
+    ]));
+    assert_eq!(aarch64_features(&tmp.join("r-gnu.o")), "AArch64 feature: BTI, PAC");
+    link(&["-r", "main.o", "plain.o"], "r2.o");
+    assert_eq!(aarch64_features(&tmp.join("r2.o")), "");
     tmp.finish();
 }
 

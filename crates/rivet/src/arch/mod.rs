@@ -2,9 +2,10 @@
 //! machine number and the names the command line and linker scripts use for it, page sizes, the
 //! dynamic relocation types, the PLT's shape and bytes, the TLS variant, and the relocation scan
 //! and apply. The link from its open inputs on is generic over it (`link::link_loaded::<A>`), so
-//! every call is static. rivet has one implementation, `x86_64::X86_64`; `Machine` (from `-m`, the
-//! first ELF input's `e_machine`, `--oformat` and script names: `crate::machine`, plain data the
-//! input readers can use) and `with_arch!` are the only places that map a machine to it.
+//! every call is static. rivet has two implementations, `x86_64::X86_64` and `aarch64::Aarch64`;
+//! `Machine` (from `-m`, the first ELF input's `e_machine`, `--oformat` and script names:
+//! `crate::machine`, plain data the input readers can use) and `with_arch!` are the only places
+//! that map a machine to one (`Arch::MACHINE` names the machine of one).
 
 pub mod aarch64;
 pub mod apply;
@@ -21,7 +22,7 @@ use crate::layout::Tls;
 use crate::linked::Linked;
 use crate::sections::output::Sizes;
 use crate::synthetic::property::Properties;
-use crate::synthetic::tables::{DynRel, Tables};
+use crate::synthetic::tables::{DynRel, PltGuard, Tables};
 
 /// Relocation type 0, "no relocation" on every machine (`R_X86_64_NONE`, `R_AARCH64_NONE`, ...).
 pub const R_NONE: u32 = 0;
@@ -32,6 +33,8 @@ pub trait Arch: Send + Sync + 'static {
     /// Its ELF `e_machine`, the names `-m`, `--oformat` and linker scripts use for it, its
     /// dynamic linker, library directories and page sizes (`crate::machine`).
     const NAMES: &'static crate::machine::Names;
+    /// The machine this is (what `with_arch!` maps to it).
+    const MACHINE: Machine;
 
     /// Relocation types: the dynamic ones the linker writes (type 0 is `R_NONE` on every machine).
     const R_ABS64: u32;
@@ -48,13 +51,18 @@ pub trait Arch: Send + Sync + 'static {
     /// folding may merge a function referenced only so).
     const R_CALL: u32;
 
-    /// The PLT: the lazy-binding header of dynamic outputs, the size of each entry, and the
-    /// words `.got.plt` reserves for the dynamic loader before the slots.
+    /// The PLT: the lazy-binding header of dynamic outputs, the size of each entry (unguarded:
+    /// `plt_entry_size`), and the words `.got.plt` reserves for the dynamic loader before the
+    /// slots.
     const PLT_HEADER_SIZE: u64;
     const PLT_ENTRY_SIZE: u64;
     const GOTPLT_RESERVED: u64;
     /// The PLT section's alignment.
     const PLT_ALIGN: u64;
+    /// `.plt`'s `sh_entsize`.
+    const PLT_ENTSIZE: u64;
+    /// The dynamic tags a guarded PLT (`PltGuard`'s `bti`, `pac`) is announced by (0: none).
+    const GUARDED_PLT_TAGS: [u32; 2] = [0, 0];
     /// The processor-specific `st_other` flags a symbol keeps in `.dynsym`, and the one that
     /// marks a function of a variant procedure-call standard (0: none), whose PLT entries need
     /// the dynamic tag `DT_VARIANT_PCS`.
@@ -103,6 +111,17 @@ pub trait Arch: Send + Sync + 'static {
 
     /// Whether the PLT is the IBT form (`.plt.sec`), given the output's GNU property features.
     fn ibt_plt(ctx: &Ctx, features: u32) -> bool;
+
+    /// The PLT's landing pads and pointer authentication (AArch64's BTI and PAC PLT), given the
+    /// output's GNU property features: none unless the machine has them.
+    fn plt_guard(_ctx: &Ctx, _features: u32) -> PltGuard {
+        PltGuard::default()
+    }
+
+    /// The size of a PLT entry with `guard`.
+    fn plt_entry_size(_guard: PltGuard) -> u64 {
+        Self::PLT_ENTRY_SIZE
+    }
 
     /// Applies the relocation `r` (in an allocated section or not); gives the dynamic relocations
     /// it needs to `dynrels`. True when the next relocation belongs to a rewritten sequence and
@@ -254,8 +273,10 @@ pub fn check_scripts(machine: Machine, scripts: &[crate::input::script::ScriptFi
 }
 
 /// Refuses the options that are another target's than `machine`'s: x86-64's CET and PLT
-/// marking options in an AArch64 link, AArch64's erratum workaround in an x86-64 one.
+/// marking options in an AArch64 link, AArch64's erratum workaround and BTI, PAC and GCS options
+/// in an x86-64 one (as lld refuses them).
 pub fn check_target_options(config: &crate::args::Config, machine: Machine) -> Result<()> {
+    use crate::args::{FeatureReport, GcsPolicy};
     let name = machine.names_of().name;
     let x86_only = [
         (config.mark_plt, "-z mark-plt"),
@@ -263,9 +284,16 @@ pub fn check_target_options(config: &crate::args::Config, machine: Machine) -> R
         (config.z_shstk, "-z shstk"),
         (config.ibt_plt, "-z ibtplt"),
         (config.rewrite_endbr, "-z rewrite-endbr"),
-        (config.cet_report != crate::args::CetReport::None, "-z cet-report"),
+        (config.cet_report != FeatureReport::None, "-z cet-report"),
     ];
-    let aarch64_only = [(config.fix_cortex_a53_843419, "--fix-cortex-a53-843419")];
+    let aarch64_only = [
+        (config.fix_cortex_a53_843419, "--fix-cortex-a53-843419"),
+        (config.z_force_bti, "-z force-bti"),
+        (config.bti_report != FeatureReport::None, "-z bti-report"),
+        (config.z_pac_plt, "-z pac-plt"),
+        (config.z_gcs != GcsPolicy::Implicit, "-z gcs"),
+        (config.gcs_report != FeatureReport::None, "-z gcs-report"),
+    ];
     let others = match machine {
         Machine::X86_64 => &aarch64_only[..],
         Machine::Aarch64 => &x86_only[..],

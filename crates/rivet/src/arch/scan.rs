@@ -9,8 +9,7 @@ use crate::ctx::{Ctx, Target};
 use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::ObjSection;
 use crate::sections::output::Sizes;
-use crate::synthetic::plans::output_features;
-use crate::synthetic::property::Properties;
+use crate::synthetic::property::{self, Properties};
 use crate::synthetic::{GotKind, Tables};
 use object::elf::*;
 use object::LittleEndian as LE;
@@ -86,7 +85,7 @@ struct Needs {
 /// the copies need. Gives the tables the synthetic sections are sized and written from.
 pub fn scan_relocations<A: Arch>(ctx: &mut Ctx, properties: &Properties, sizes: &mut Sizes) -> Tables {
     let relax = A::relaxes_got_loads(ctx, sizes);
-    let mut tables = scan::<A>(ctx, relax, output_features(properties));
+    let mut tables = scan::<A>(ctx, relax, property::features(properties, A::MACHINE));
     crate::layout::allocate_copies(ctx, &mut tables, sizes);
     let (all, relative, packed) = table_relocations::<A>(ctx, &tables);
     tables.dynrel_count += all;
@@ -128,13 +127,15 @@ fn scan<A: Arch>(ctx: &Ctx, relax: bool, features: u32) -> Tables {
     let mut tables = Tables::default();
     tables.relax_got_loads = relax;
     tables.plt_header = if ctx.kind.is_dynamic() { A::PLT_HEADER_SIZE } else { 0 };
-    tables.plt_entry = A::PLT_ENTRY_SIZE;
     tables.gotplt_reserved = A::GOTPLT_RESERVED;
     tables.mark_plt_tags = A::MARK_PLT_TAGS;
     tables.got_base_in_gotplt = A::GOT_BASE_IN_GOTPLT;
     tables.sto_flags = A::STO_FLAGS;
     tables.dt_variant_pcs = A::DT_VARIANT_PCS;
     tables.ibt = A::ibt_plt(ctx, features);
+    tables.guard = A::plt_guard(ctx, features);
+    tables.plt_entry = A::plt_entry_size(tables.guard);
+    tables.guarded_plt_tags = A::GUARDED_PLT_TAGS;
     for n in per_file {
         for (t, k) in n.got {
             tables.add_got(t, k);

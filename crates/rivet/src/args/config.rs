@@ -183,7 +183,19 @@ pub struct Config {
     /// `--use-android-relr-tags`: DT_ANDROID_RELR* instead of DT_RELR*.
     pub android_relr_tags: bool,
     /// `-z cet-report=none|warning|error`: how objects missing IBT or SHSTK are reported.
-    pub cet_report: CetReport,
+    pub cet_report: FeatureReport,
+    /// `-z force-bti` (AArch64): mark the output BTI-compatible whatever the inputs say, warning
+    /// about each object that is not (unless `-z bti-report` reports them).
+    pub z_force_bti: bool,
+    /// `-z bti-report=none|warning|error` (AArch64): how objects missing BTI are reported.
+    pub bti_report: FeatureReport,
+    /// `-z pac-plt` (AArch64): PLT entries authenticate the address they load (`autia1716`), and
+    /// the output is marked PAC (lld's rule).
+    pub z_pac_plt: bool,
+    /// `-z gcs=implicit|always|never` (AArch64): the output's Guarded Control Stack bit.
+    pub z_gcs: GcsPolicy,
+    /// `-z gcs-report=none|warning|error` (AArch64): how objects missing GCS are reported.
+    pub gcs_report: FeatureReport,
     /// `--allow-multiple-definition` / `-z muldefs`: a second strong definition of a symbol is not
     /// an error; the first one (in command-line order) is used, as in GNU ld and lld.
     pub allow_multiple_definition: bool,
@@ -491,6 +503,11 @@ impl Default for Config {
             android_relr_tags: false,
             pack_android_relocs: false,
             cet_report: Default::default(),
+            z_force_bti: false,
+            bti_report: Default::default(),
+            z_pac_plt: false,
+            z_gcs: Default::default(),
+            gcs_report: Default::default(),
             init: "_init".to_string(),
             fini: "_fini".to_string(),
             plugin: None,

@@ -122,13 +122,24 @@ pub enum ShuffleOrder {
     Seed(u64),
 }
 
-/// How `-z cet-report` reports objects missing IBT or SHSTK.
+/// How `-z cet-report`, `-z bti-report` and `-z gcs-report` report objects whose GNU property
+/// note lacks a feature (x86's IBT or SHSTK, AArch64's BTI or GCS).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum CetReport {
+pub enum FeatureReport {
     #[default]
     None,
     Warning,
     Error,
+}
+
+/// `-z gcs=implicit|always|never` (AArch64, lld's): whether the output is marked for the Guarded
+/// Control Stack: when every object is (the default), always, or never.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum GcsPolicy {
+    #[default]
+    Implicit,
+    Always,
+    Never,
 }
 
 /// `--icf`: which identical sections are folded.

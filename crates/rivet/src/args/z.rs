@@ -1,7 +1,7 @@
 //! The `-z KEYWORD` table: each keyword declared once, those taking a value as `KEY=VALUE`. The
 //! parser and `--help` both read it.
 use super::config::Config;
-use super::kinds::{CetReport, TextRel};
+use super::kinds::{FeatureReport, GcsPolicy, TextRel};
 use super::parse_number;
 use super::values::one_of;
 use super::ArgParser;
@@ -76,6 +76,8 @@ pub(super) static Z_OPTIONS: &[ZOpt] = &[
     z(&["ibt", "force-ibt"], |c| c.z_ibt = true),
     z(&["shstk"], |c| c.z_shstk = true),
     z(&["ibtplt"], |c| c.ibt_plt = true),
+    z(&["force-bti"], |c| c.z_force_bti = true),
+    z(&["pac-plt"], |c| c.z_pac_plt = true),
     z(&["pack-relative-relocs"], |c| c.pack_relative_relocs = true),
     z(&["nopack-relative-relocs"], |c| c.pack_relative_relocs = false),
     z(&["keep-text-section-prefix"], |c| c.keep_text_section_prefix = true),
@@ -101,10 +103,22 @@ pub(super) static Z_OPTIONS: &[ZOpt] = &[
         Ok(())
     }),
     z_value(&["cet-report"], |c, v| {
-        c.cet_report = match one_of("-z cet-report", v, &["none", "warning", "error"])? {
-            "none" => CetReport::None,
-            "warning" => CetReport::Warning,
-            _ => CetReport::Error,
+        c.cet_report = report("-z cet-report", v)?;
+        Ok(())
+    }),
+    z_value(&["bti-report"], |c, v| {
+        c.bti_report = report("-z bti-report", v)?;
+        Ok(())
+    }),
+    z_value(&["gcs-report"], |c, v| {
+        c.gcs_report = report("-z gcs-report", v)?;
+        Ok(())
+    }),
+    z_value(&["gcs"], |c, v| {
+        c.z_gcs = match one_of("-z gcs", v, &["implicit", "always", "never"])? {
+            "implicit" => GcsPolicy::Implicit,
+            "always" => GcsPolicy::Always,
+            _ => GcsPolicy::Never,
         };
         Ok(())
     }),
@@ -120,6 +134,15 @@ pub(super) static Z_OPTIONS: &[ZOpt] = &[
         Ok(())
     }),
 ];
+
+/// A `-z *-report=none|warning|error` value.
+fn report(opt: &str, v: &str) -> Result<FeatureReport> {
+    Ok(match one_of(opt, v, &["none", "warning", "error"])? {
+        "none" => FeatureReport::None,
+        "warning" => FeatureReport::Warning,
+        _ => FeatureReport::Error,
+    })
+}
 
 impl ArgParser {
     /// One `-z` keyword; `self.spelled` is the option as the command line wrote it (`-zfoo`,

@@ -5,12 +5,12 @@
 use crate::ids::OutputSectionId;
 use crate::synthetic::dynamic_tables::DynPlan;
 use crate::synthetic::gdb_index::GdbIndex;
-use crate::synthetic::property::{Properties, FEATURE_1_AND};
+use crate::synthetic::property::Properties;
 use crate::synthetic::tables::Tables;
 
 pub struct Plans {
-    /// The inputs' GNU properties, merged (`property::merge`): `.note.gnu.property`, and whether
-    /// the PLT is the IBT one.
+    /// The inputs' GNU properties, merged (`property::merge`): `.note.gnu.property`, and the
+    /// PLT's form (x86's IBT PLT, AArch64's BTI PLT).
     pub gnu_properties: Properties,
     /// What the relocation scan sized (`Arch::scan_relocations`): GOT, PLT, copies,
     /// dynamic relocation counts, RELR.
@@ -24,11 +24,6 @@ pub struct Plans {
     pub emit_relocs: Option<EmitRelocs>,
     /// `-z rewrite-endbr`: the `endbr64`s written as nops (`arch::endbr::plan`).
     pub endbr: crate::arch::endbr::EndbrRewrites,
-}
-
-/// The output's GNU_PROPERTY_X86_FEATURE_1_AND bits (IBT, SHSTK).
-pub fn output_features(props: &Properties) -> u32 {
-    props.iter().find(|p| p.0 == FEATURE_1_AND).map_or(0, |p| p.1)
 }
 
 /// `--emit-relocs`: the `.rela` sections made, each with the output section whose relocations it

@@ -67,6 +67,18 @@ pub struct DynRel {
     pub addend: i64,
 }
 
+/// The PLT's protection on AArch64 (lld's `AArch64BtiPac` PLT), none on other machines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PltGuard {
+    /// The output is marked BTI: the lazy-binding header, which the entries reach by `br x17`,
+    /// starts with `bti c`, and so does every entry an indirect branch may reach (a canonical
+    /// entry, a non-preemptible IFUNC's).
+    pub bti: bool,
+    /// `-z pac-plt`: each entry authenticates the address it loaded from `.got.plt`, signed by
+    /// the dynamic loader with the slot's address as modifier (`autia1716` before `br x17`).
+    pub pac: bool,
+}
+
 #[derive(Default)]
 pub struct Tables {
     /// `.got` entries in order, with their first word's index.
@@ -107,7 +119,7 @@ pub struct Tables {
     pub need_gotplt: bool,
     /// A dynamic output's PLT starts with the lazy-binding header.
     pub plt_header: u64,
-    /// The size of a PLT entry (`Arch::PLT_ENTRY_SIZE`).
+    /// The size of a PLT entry (`Arch::plt_entry_size`).
     pub plt_entry: u64,
     /// The words `.got.plt` reserves for the dynamic loader before the slots
     /// (`Arch::GOTPLT_RESERVED`).
@@ -131,6 +143,12 @@ pub struct Tables {
     /// jmp header`) and `.plt.sec` the entries symbols point at (`endbr64; jmp *slot`), as lld lays
     /// them out; in static ones `.plt` holds only the latter.
     pub ibt: bool,
+    /// AArch64's guarded PLT (`Arch::plt_guard`): `bti c` landing pads, `autia1716` before each
+    /// entry's branch; either makes the entries `Arch::plt_entry_size`.
+    pub guard: PltGuard,
+    /// The dynamic tags that say so (`Arch::GUARDED_PLT_TAGS`): DT_AARCH64_BTI_PLT and
+    /// DT_AARCH64_PAC_PLT.
+    pub guarded_plt_tags: [u32; 2],
     /// The first text relocation (a dynamic relocation of a read-only section: its file, section
     /// and target), if any: the output gets DT_TEXTREL and DF_TEXTREL.
     pub textrel: Option<(crate::ids::FileId, u32, crate::ctx::Target)>,

@@ -1,7 +1,8 @@
 //! AArch64 (little-endian, LP64) Linux: the psABI's static relocations as gcc, clang and rustc
 //! emit them, TLS variant I (the thread pointer, then a 16-byte control block, then the
 //! executable's TLS block), the lazy-binding PLT (a 32-byte header and 16-byte
-//! `adrp/ldr/add/br` entries, as GNU ld and lld write them). An executable's TLS descriptor
+//! `adrp/ldr/add/br` entries, as GNU ld and lld write them; 24-byte entries with BTI landing pads
+//! or PAC, as lld writes them: `plt`). An executable's TLS descriptor
 //! sequences are relaxed as lld relaxes them: to local-exec (`movz/movk` of the offset) for its
 //! own variables, to initial-exec (a GOT load of the offset) for a shared library's; so are its
 //! initial-exec GOT loads of its own variables. A shared object keeps its descriptors. GOT
@@ -15,7 +16,8 @@ use crate::diag::Result;
 use crate::input::object::{ObjSection, Rela};
 use crate::linked::Linked;
 use crate::sections::output::Sizes;
-use crate::synthetic::{DynRel, GotKind};
+use crate::synthetic::property::AARCH64_FEATURE_1_BTI;
+use crate::synthetic::{DynRel, GotKind, PltGuard};
 use object::elf::*;
 use object::LittleEndian as LE;
 
@@ -30,9 +32,14 @@ pub struct Aarch64;
 const STO_AARCH64_VARIANT_PCS: u8 = 0x80;
 /// The dynamic tag that says a PLT entry's function has it (DT_LOPROC + 5).
 const DT_AARCH64_VARIANT_PCS: u32 = 0x7000_0005;
+/// The dynamic tags of a PLT with BTI landing pads (DT_LOPROC + 1) and with PAC-authenticated
+/// entries (DT_LOPROC + 3).
+const DT_AARCH64_BTI_PLT: u32 = 0x7000_0001;
+const DT_AARCH64_PAC_PLT: u32 = 0x7000_0003;
 
 impl crate::arch::Arch for Aarch64 {
     const NAMES: &'static crate::machine::Names = &crate::machine::AARCH64;
+    const MACHINE: crate::machine::Machine = crate::machine::Machine::Aarch64;
 
     const R_ABS64: u32 = R_AARCH64_ABS64;
     const R_RELATIVE: u32 = R_AARCH64_RELATIVE;
@@ -48,11 +55,15 @@ impl crate::arch::Arch for Aarch64 {
 
     /// `stp x16, x30, [sp, #-16]!; adrp/ldr/add` of `.got.plt[2]`; `br x17`; three nops.
     const PLT_HEADER_SIZE: u64 = 32;
-    /// `adrp x16, slot; ldr x17, [x16, :lo12:slot]; add x16, x16, :lo12:slot; br x17`.
+    /// `adrp x16, slot; ldr x17, [x16, :lo12:slot]; add x16, x16, :lo12:slot; br x17` (24 bytes
+    /// in a guarded PLT: `plt_entry_size`).
     const PLT_ENTRY_SIZE: u64 = 16;
     /// The dynamic section (unused by glibc), the link map, the resolver.
     const GOTPLT_RESERVED: u64 = 3;
     const PLT_ALIGN: u64 = 16;
+    /// 0, as GNU ld and lld write it: the header and the entries differ in size.
+    const PLT_ENTSIZE: u64 = 0;
+    const GUARDED_PLT_TAGS: [u32; 2] = [DT_AARCH64_BTI_PLT, DT_AARCH64_PAC_PLT];
     /// `-z mark-plt` is x86-64's: AArch64 has no such tags (refused before they are needed).
     const GOT_BASE_IN_GOTPLT: bool = false;
     const STO_FLAGS: u8 = STO_AARCH64_VARIANT_PCS;
@@ -104,9 +115,23 @@ impl crate::arch::Arch for Aarch64 {
     fn relaxes_got_loads(_ctx: &Ctx, _sizes: &Sizes) -> bool {
         false
     }
-    /// AArch64's PLT has no IBT form (BTI PLTs are not written).
+    /// AArch64's PLT has no IBT form (its BTI form is `plt_guard`'s).
     fn ibt_plt(_ctx: &Ctx, _features: u32) -> bool {
         false
+    }
+    /// lld's rules: `bti c` landing pads when the output is marked BTI, `autia1716` with
+    /// `-z pac-plt`.
+    fn plt_guard(ctx: &Ctx, features: u32) -> PltGuard {
+        PltGuard { bti: features & AARCH64_FEATURE_1_BTI != 0, pac: ctx.config.z_pac_plt }
+    }
+    /// 24 bytes in a guarded PLT, as lld lays it out: room for `bti c` and `autia1716` (nops
+    /// where an entry has neither).
+    fn plt_entry_size(guard: PltGuard) -> u64 {
+        if guard.bti || guard.pac {
+            24
+        } else {
+            16
+        }
     }
     fn apply_one(r: &mut Reloc<Self>, alloc: bool, dynrels: &mut Vec<DynRel>) -> bool {
         apply_one(r, alloc, dynrels);

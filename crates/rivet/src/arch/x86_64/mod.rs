@@ -26,6 +26,7 @@ pub struct X86_64;
 
 impl crate::arch::Arch for X86_64 {
     const NAMES: &'static crate::machine::Names = &crate::machine::X86_64;
+    const MACHINE: crate::machine::Machine = crate::machine::Machine::X86_64;
 
     const R_ABS64: u32 = R_X86_64_64;
     const R_RELATIVE: u32 = R_X86_64_RELATIVE;
@@ -45,6 +46,8 @@ impl crate::arch::Arch for X86_64 {
     /// `_DYNAMIC`, the link map, the resolver.
     const GOTPLT_RESERVED: u64 = 3;
     const PLT_ALIGN: u64 = 16;
+    /// The entry size, as GNU ld writes it.
+    const PLT_ENTSIZE: u64 = 16;
     /// DT_X86_64_PLT, DT_X86_64_PLTSZ, DT_X86_64_PLTENT.
     const GOT_BASE_IN_GOTPLT: bool = true;
     const STO_FLAGS: u8 = 0;

@@ -183,6 +183,16 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
     if plans.got.variant_pcs && id(Content::RelaPlt).is_some() {
         push(plans.got.dt_variant_pcs, DynValue::Value(0));
     }
+    // A guarded PLT (AArch64's BTI landing pads, PAC-authenticated entries), said in every
+    // dynamic output whose PLT would be one, as lld says it (GNU ld: only with a PLT), where
+    // GNU ld puts it.
+    let [bti_plt, pac_plt] = plans.got.guarded_plt_tags;
+    if plans.got.guard.bti {
+        push(bti_plt, DynValue::Value(0));
+    }
+    if plans.got.guard.pac {
+        push(pac_plt, DynValue::Value(0));
+    }
     if let Some(rela) = id(Content::RelaDyn) {
         // Packed (APS2), it is found by Android's tags; DT_RELAENT still gives the size of the
         // entries it decodes to (lld writes it too).

@@ -15,11 +15,11 @@ pub struct Plt<A>(pub PhantomData<A>);
 
 impl<A: Arch> Chunk for Plt<A> {
     fn header(&self, _: &Ctx) -> Header {
-        Header { name: ".plt", sh_type: elf::SHT_PROGBITS, flags: AX, align: A::PLT_ALIGN, entsize: A::PLT_ENTRY_SIZE }
+        Header { name: ".plt", sh_type: elf::SHT_PROGBITS, flags: AX, align: A::PLT_ALIGN, entsize: A::PLT_ENTSIZE }
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
         let nplt = s.plans.got.plt.len() as u64;
-        (nplt > 0).then(|| s.plans.got.plt_header + A::PLT_ENTRY_SIZE * nplt)
+        (nplt > 0).then(|| s.plans.got.plt_header + s.plans.got.plt_entry * nplt)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         A::write_plt(w.linked, w.place.addr, buf)?;
@@ -43,7 +43,7 @@ impl<A: Arch> Chunk for PltSec<A> {
     }
     fn size(&self, s: &Sizing) -> Option<u64> {
         let nplt = s.plans.got.plt.len() as u64;
-        (nplt > 0 && s.plans.got.ibt && s.plans.got.plt_header > 0).then(|| A::PLT_ENTRY_SIZE * nplt)
+        (nplt > 0 && s.plans.got.ibt && s.plans.got.plt_header > 0).then(|| s.plans.got.plt_entry * nplt)
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
         A::write_plt_sec(w.linked, w.place.addr, buf)?;
