@@ -274,10 +274,14 @@ fn link_loaded<A: Arch>(
     Ok(report)
 }
 
-/// Range-extension thunks (`arch::thunks`), on a target whose branches reach only so far: when a
-/// branch of `lay` (laid out from `sizes`, without thunks) does not reach its destination, the
-/// output is laid out again with the pessimistic plan, then with the pruned one, kept if every
-/// branch still reaches; `.symtab` names the entries. Gives the layout and its addresses.
+/// Code the linker inserts, on a target that needs it: range-extension thunks (`arch::thunks`)
+/// when a branch of `lay` (laid out from `sizes`, without them) does not reach its destination,
+/// and erratum patches (`Arch::erratum_patch_sites`). With thunks, the output is laid out again
+/// with the pessimistic plan, then with the pruned one, kept if every branch still reaches;
+/// `.symtab` names the entries. With patches, room for them at the end of their sections (whole
+/// 4 KiB pages, so that the code after them keeps its place in the page, which decides where the
+/// erratum's sequences are), laid out again until the sequences that need one fit. Gives the
+/// layout and its addresses.
 #[allow(clippy::too_many_arguments)]
 fn lay_out_with_thunks<A: Arch>(
     ctx: &mut Ctx,
@@ -289,28 +293,39 @@ fn lay_out_with_thunks<A: Arch>(
     symtab: &mut Option<symtab::Plan>,
 ) -> Result<(layout::Layout, Addresses)> {
     use crate::sections::output::Content;
-    use crate::sections::thunks;
+    use crate::sections::thunks::{self, PatchArea, Thunks, PATCH_SIZE};
     let addresses = Addresses::compute(Placed::new(ctx, plans, &lay));
-    let full = {
+    let (full, mut sites) = {
         let linked = Linked::new(Placed::new(ctx, plans, &lay), &addresses);
-        if !arch::thunks::needed::<A>(&linked) {
+        let far = arch::thunks::needed::<A>(&linked);
+        let sites = A::erratum_patch_sites(&linked);
+        if !far && sites.is_empty() {
             return Ok((lay, addresses));
         }
         // A script's commands are walked again at their addresses, placing the members anew.
         crate::ensure!(
             !scripted,
-            "{}: a branch does not reach its destination, and range-extension thunks are not supported with a \
-             linker script's SECTIONS or INSERT commands",
-            ctx.config.output.display()
+            "{}: {}, which is not supported with a linker script's SECTIONS or INSERT commands",
+            ctx.config.output.display(),
+            if far {
+                "a branch does not reach its destination and needs range-extension thunks"
+            } else {
+                "a Cortex-A53 erratum 843419 sequence needs a patch (--fix-cortex-a53-843419)"
+            }
         );
-        arch::thunks::plan::<A>(&linked)?
+        let full = if far { Some(arch::thunks::plan::<A>(&linked)?) } else { None };
+        (full, sites)
     };
-    let inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
-        .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
+    let take = |lay: &mut layout::Layout| {
+        std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
+            .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))
+    };
+    let inputs = take(&mut lay)?;
     let unthunked = inputs.offsets.clone();
+    let mut spare = Some(inputs);
     let base_symtab = symtab.clone();
-    // Layout with `t`'s groups: members moved, `.symtab` with their names.
-    let mut lay_out = |ctx: &mut Ctx, mut inputs: crate::sections::offsets::InputPlaces, t: &thunks::Thunks| {
+    // Layout with `t`'s groups and patch areas: members moved, `.symtab` with their names.
+    let mut lay_out = |ctx: &mut Ctx, mut inputs: crate::sections::offsets::InputPlaces, t: &Thunks| {
         let mut t = t.clone();
         let mut sizes = sizes.clone();
         inputs.offsets = unthunked.clone();
@@ -327,21 +342,78 @@ fn lay_out_with_thunks<A: Arch>(
         let addresses = Addresses::compute(Placed::new(ctx, plans, &lay));
         Ok::<_, crate::diag::Error>((lay, addresses))
     };
-    let (mut lay, addresses) = lay_out(ctx, inputs, &full)?;
-    let pruned = arch::thunks::prune::<A>(&Linked::new(Placed::new(ctx, plans, &lay), &addresses), &full);
-    if pruned.groups.iter().map(|g| g.entries.len()).sum::<usize>() == full.groups.iter().map(|g| g.entries.len()).sum()
-    {
-        return Ok((lay, addresses));
+    let mut chosen = Thunks { entry_size: A::THUNK_ENTRY_SIZE, ..Thunks::default() };
+    let mut current = None;
+    if let Some(full) = full {
+        let (mut lay, addresses) = lay_out(ctx, spare.take().expect("the input places"), &full)?;
+        let pruned = arch::thunks::prune::<A>(&Linked::new(Placed::new(ctx, plans, &lay), &addresses), &full);
+        let entries = |t: &Thunks| t.groups.iter().map(|g| g.entries.len()).sum::<usize>();
+        chosen = full.clone();
+        if entries(&pruned) != entries(&full) {
+            let (mut pruned_lay, pruned_addresses) = lay_out(ctx, take(&mut lay)?, &pruned)?;
+            if arch::thunks::all_reach::<A>(&Linked::new(Placed::new(ctx, plans, &pruned_lay), &pruned_addresses)) {
+                chosen = pruned;
+                lay = pruned_lay;
+                current = Some((lay, pruned_addresses));
+            } else {
+                current = Some(lay_out(ctx, take(&mut pruned_lay)?, &full)?);
+            }
+        } else {
+            current = Some((lay, addresses));
+        }
+        let (lay, addresses) = current.as_ref().unwrap();
+        sites = A::erratum_patch_sites(&Linked::new(Placed::new(ctx, plans, lay), addresses));
+        if sites.is_empty() {
+            return Ok(current.unwrap());
+        }
+        crate::ensure!(
+            !scripted,
+            "{}: a Cortex-A53 erratum 843419 sequence needs a patch, which is not supported with a linker script",
+            ctx.config.output.display()
+        );
     }
-    let inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
-        .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
-    let (mut lay, addresses) = lay_out(ctx, inputs, &pruned)?;
-    if arch::thunks::all_reach::<A>(&Linked::new(Placed::new(ctx, plans, &lay), &addresses)) {
-        return Ok((lay, addresses));
+    // Erratum patches: room at the end of each section with sites, until the sites fit.
+    let mut capacity: std::collections::BTreeMap<crate::ids::OutputSectionId, u64> = Default::default();
+    let mut inputs = match current.as_mut() {
+        Some((lay, _)) => take(lay)?,
+        None => spare.take().expect("the input places"),
+    };
+    for _ in 0..4 {
+        let mut per: std::collections::BTreeMap<crate::ids::OutputSectionId, Vec<_>> = Default::default();
+        for &(r, at) in &sites {
+            let s = ctx.objects[r].out.expect("a patched section is in the output");
+            per.entry(s).or_default().push((r, at));
+        }
+        let fits = per.iter().all(|(s, v)| v.len() as u64 * PATCH_SIZE <= capacity.get(s).copied().unwrap_or(0));
+        if fits && !capacity.is_empty() {
+            let (mut lay, addresses) = current.take().expect("laid out with the patch areas");
+            let mut t = (*lay.thunks).clone();
+            for area in &mut t.patches {
+                area.sites = per.remove(&area.section).unwrap_or_default();
+            }
+            lay.thunks = std::sync::Arc::new(t);
+            lay.inputs = std::sync::Arc::new(inputs);
+            return Ok((lay, addresses));
+        }
+        for (s, v) in &per {
+            let need = (v.len() as u64 * PATCH_SIZE).next_multiple_of(4096);
+            let c = capacity.entry(*s).or_default();
+            *c = (*c).max(need);
+        }
+        let mut t = chosen.clone();
+        t.patches = capacity
+            .iter()
+            .map(|(&section, &capacity)| PatchArea { section, capacity, offset: 0, sites: Vec::new() })
+            .collect();
+        let (mut lay, addresses) = lay_out(ctx, inputs, &t)?;
+        sites = A::erratum_patch_sites(&Linked::new(Placed::new(ctx, plans, &lay), &addresses));
+        inputs = take(&mut lay)?;
+        current = Some((lay, addresses));
     }
-    let inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
-        .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
-    lay_out(ctx, inputs, &full)
+    crate::bail!(
+        "{}: the Cortex-A53 erratum 843419 sequences that need patches did not settle after four layouts",
+        ctx.config.output.display()
+    )
 }
 
 /// GNU ld's `--warn-rwx-segments` (its default): a loaded segment with memory in it that is

@@ -34,6 +34,8 @@ enum Job {
     Synthetic(OutputSectionId),
     /// A group of range-extension thunks (its index in `Layout::thunks`).
     Thunk(u32),
+    /// An area of erratum patches (its index in `Layout::thunks.patches`).
+    Patch(u32),
     /// The bytes an output section of input sections starts with (`OutputSection::head`).
     Head(OutputSectionId),
     /// A linker script's data command: the value's low bytes (the piece's size).
@@ -512,6 +514,9 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
             for (n, g) in groups {
                 jobs.push((place.offset + g.offset, thunks.group_size(g), Job::Thunk((first + n) as u32)));
             }
+            for (n, area) in thunks.patches.iter().enumerate().filter(|(_, a)| a.section == i) {
+                jobs.push((place.offset + area.offset, area.capacity, Job::Patch(n as u32)));
+            }
             jobs
         })
         .collect();
@@ -739,6 +744,10 @@ fn fill_piece<A: Arch>(
             Ok(Vec::new())
         }
         Job::Synthetic(i) => write_synthetic::<A>(ctx, plan, i, buf),
+        Job::Patch(n) => {
+            A::write_patches(ctx, &ctx.layout.thunks.patches[n as usize], buf);
+            Ok(Vec::new())
+        }
         Job::Thunk(g) => {
             crate::arch::thunks::write_group::<A>(ctx, &ctx.layout.thunks.groups[g as usize], buf)?;
             Ok(Vec::new())

@@ -129,6 +129,36 @@ pub fn apply_range<A: Arch>(
     dynrels
 }
 
+/// The bytes of allocated input section `si` of `f` from `from` to `to` as its relocations make
+/// them, before the target's `finish_section` rewrites: (the offset they start at, the bytes), with
+/// up to `Arch::RELOC_REACH` more on both sides. Errors and dynamic relocations are left to the
+/// section's own write; this only looks (the erratum 843419 scan, which must know the code before
+/// layout is final).
+pub fn relocated_window<A: Arch>(ctx: &Linked, f: FileId, si: u32, from: u64, to: u64) -> (u64, Vec<u8>) {
+    let sec = &ctx.objects[f].sections[si as usize];
+    let len = sec.data.len() as u64;
+    let lo = from.saturating_sub(A::RELOC_REACH).min(len);
+    let hi = to.saturating_add(A::RELOC_REACH).min(len);
+    let mut buf = sec.data[lo as usize..hi as usize].to_vec();
+    let base = ctx.section_addr(f, si).unwrap_or(0);
+    let errors = RefCell::new(Vec::new());
+    let mut dynrels = Vec::new();
+    let mut skip_next = false;
+    for rel in sec.relas {
+        let in_off = rel.r_offset.get(LE);
+        if !(lo..hi).contains(&in_off) {
+            skip_next = false;
+            continue;
+        }
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let mut r = Reloc::<A>::new(ctx, f, si, rel, &mut buf, in_off - lo, lo, base.wrapping_add(in_off), &errors);
+        skip_next = A::apply_one(&mut r, true, &mut dynrels);
+    }
+    (lo, buf)
+}
+
 /// What a relocation in a non-allocated section needs of a local symbol, the same for every
 /// relocation against it.
 #[derive(Clone, Copy)]

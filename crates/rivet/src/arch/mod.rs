@@ -90,6 +90,15 @@ pub trait Arch: Send + Sync + 'static {
     /// bytes); Err says why it cannot.
     fn write_thunk(at: u64, to: u64, buf: &mut [u8]) -> std::result::Result<(), String>;
 
+    /// The code sequences that need a patch to work around a processor erratum (AArch64's
+    /// Cortex-A53 843419 with `--fix-cortex-a53-843419`, where the cheaper rewrite does not
+    /// reach), in the output as laid out: each one's input section and the offset there of the
+    /// instruction its patch takes over, sorted.
+    fn erratum_patch_sites(ctx: &Linked) -> Vec<(SectionRef, u64)>;
+
+    /// Writes the bytes of erratum patch area `area` (`sections::thunks::PatchArea`).
+    fn write_patches(ctx: &Linked, area: &crate::sections::thunks::PatchArea, buf: &mut [u8]);
+
     /// Whether `sh_type` is the machine's own type for unwind tables (read like `.eh_frame`).
     fn is_unwind_section(sh_type: u32) -> bool;
 

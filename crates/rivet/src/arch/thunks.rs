@@ -103,7 +103,7 @@ pub fn plan<A: Arch>(ctx: &Linked) -> Result<Thunks> {
     for g in per_section {
         groups.extend(g?);
     }
-    Ok(Thunks { groups, entry_size: A::THUNK_ENTRY_SIZE })
+    Ok(Thunks { groups, entry_size: A::THUNK_ENTRY_SIZE, patches: Vec::new() })
 }
 
 fn plan_section<A: Arch>(ctx: &Linked, s: OutputSectionId) -> Result<Vec<Group>> {

@@ -33,12 +33,31 @@ pub struct Group {
     pub entries: Vec<Key>,
 }
 
-/// Every group of the output, ordered by section, then by place.
+/// The bytes of one erratum patch: the instruction it replaces, then a branch back.
+pub const PATCH_SIZE: u64 = 8;
+
+/// Room at the end of output section `section` (after its members and groups) for patches of
+/// the Cortex-A53 erratum 843419 (`arch::aarch64::erratum`): `capacity` bytes, of which the
+/// first hold one patch per site, in site order.
+#[derive(Clone, Debug)]
+pub struct PatchArea {
+    pub section: OutputSectionId,
+    pub capacity: u64,
+    /// Its offset in the section (`place`).
+    pub offset: u64,
+    /// Each patched sequence's section and the offset in it of the load or store the patch
+    /// takes over, sorted.
+    pub sites: Vec<(SectionRef, u64)>,
+}
+
+/// Every group of the output, ordered by section, then by place; the erratum patch areas,
+/// ordered by section.
 #[derive(Clone, Debug, Default)]
 pub struct Thunks {
     pub groups: Vec<Group>,
     /// The size of one entry (the target's).
     pub entry_size: u64,
+    pub patches: Vec<PatchArea>,
 }
 
 impl Thunks {
@@ -82,6 +101,14 @@ impl Thunks {
         }
     }
 
+    /// The offset in its output section `s` of the patch for the load or store at offset `at`
+    /// of input section `r`.
+    pub fn patch_for(&self, s: OutputSectionId, r: SectionRef, at: u64) -> Option<u64> {
+        let area = self.patches.iter().find(|a| a.section == s)?;
+        let k = area.sites.binary_search(&(r, at)).ok()?;
+        Some(area.offset + k as u64 * PATCH_SIZE)
+    }
+
     /// The bytes group `g` takes.
     pub fn group_size(&self, g: &Group) -> u64 {
         g.entries.len() as u64 * self.entry_size
@@ -96,9 +123,12 @@ impl Thunks {
 pub fn place(ctx: &Ctx, thunks: &mut Thunks, inputs: &mut InputPlaces, sizes: &mut Sizes) -> Result<()> {
     let offsets = &mut inputs.offsets;
     let entry_size = thunks.entry_size;
+    let mut sections: Vec<OutputSectionId> =
+        thunks.groups.iter().map(|g| g.section).chain(thunks.patches.iter().map(|a| a.section)).collect();
+    sections.sort_unstable();
+    sections.dedup();
     let mut k = 0;
-    while k < thunks.groups.len() {
-        let s = thunks.groups[k].section;
+    for s in sections {
         let os = &ctx.sections[s];
         let unit = os.align.max(1);
         let n = os.members.len() as u32;
@@ -147,7 +177,12 @@ pub fn place(ctx: &Ctx, thunks: &mut Thunks, inputs: &mut InputPlaces, sizes: &m
             ctx.config.output.display(),
             os.name
         );
-        sizes[s] = (sizes[s] + delta).max(end);
+        let mut size = (sizes[s] + delta).max(end);
+        for area in thunks.patches.iter_mut().filter(|a| a.section == s) {
+            area.offset = size.next_multiple_of(GROUP_ALIGN);
+            size = area.offset + area.capacity;
+        }
+        sizes[s] = size;
     }
     Ok(())
 }
@@ -172,6 +207,7 @@ mod tests {
                 group(other, 0, vec![key(3)]),
             ],
             entry_size: 12,
+            patches: Vec::new(),
         };
         let any = |_| true;
         assert_eq!(t.entry_near(s, key(1), 900, any), Some((0, 100)));

@@ -5,12 +5,15 @@
 //! instruction that is not a branch; a load or store (unsigned immediate offset) based on the
 //! `adrp`'s register. The `adrp` is rewritten as the `adr` of the same address (GNU ld's ADR
 //! workaround), which removes the first condition without moving any code. Where the page is
-//! more than 1 MiB away, which an `adr` cannot reach, the link fails with an error naming the
-//! place: the workaround that branches to a patch (lld's, and GNU ld's veneers) is not written.
+//! more than 1 MiB away, which an `adr` cannot reach, the sequence's last load or store moves to
+//! a patch at the end of its output section, followed by a branch back, and is replaced by a
+//! branch to it (lld's patches, GNU ld's veneers): `patch_sites` finds these once the output is
+//! laid out, and the output is laid out again with room for them (`link.rs`).
 //! Only code is scanned: data in a code section (between a `$d` and the next `$x` mapping
 //! symbol) is left as it is.
-use crate::ids::FileId;
+use crate::ids::{FileId, SectionRef};
 use crate::linked::Linked;
+use crate::sections::thunks::PatchArea;
 use object::LittleEndian as LE;
 
 fn is_adrp(i: u32) -> bool {
@@ -115,14 +118,18 @@ fn is_sequence(adrp: u32, second: u32, last: u32) -> bool {
 }
 
 /// Whether an erratum sequence starts at `at`, where `insns` are the words from there on (three
-/// or four of them, as the code goes on).
-fn starts_sequence(insns: &[u32]) -> bool {
+/// or four of them, as the code goes on): the index of its last instruction (2 or 3).
+fn sequence_end(insns: &[u32]) -> Option<usize> {
     match insns {
-        [a, b, c, rest @ ..] => {
-            is_sequence(*a, *b, *c) || rest.first().is_some_and(|d| !is_branch(*c) && is_sequence(*a, *b, *d))
-        }
-        _ => false,
+        [a, b, c, rest @ ..] if is_sequence(*a, *b, *c) => Some(2),
+        [a, b, c, d, ..] if !is_branch(*c) && is_sequence(*a, *b, *d) => Some(3),
+        _ => None,
     }
+}
+
+#[cfg(test)]
+fn starts_sequence(insns: &[u32]) -> bool {
+    sequence_end(insns).is_some()
 }
 
 /// The `adr` that computes what the `adrp` at `place` computes, or None if the page is out of
@@ -161,26 +168,24 @@ fn data_ranges(ctx: &Linked, f: FileId, si: u32, len: u64) -> Vec<(u64, u64)> {
     ranges
 }
 
-/// Rewrites the erratum sequences that start in bytes `owned` of input section `si` of `f`
-/// (relocated; its bytes from offset `lo` on are in `buf`).
-pub fn fix_843419(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, owned: std::ops::Range<u64>) {
+/// The erratum sequences of section `si` of `f` (its bytes from `lo` on in `buf`, relocated)
+/// that start at offsets in `from..to`: (the `adrp`'s offset, its last instruction's, the words).
+fn sequences(ctx: &Linked, f: FileId, si: u32, buf: &[u8], lo: u64, from: u64, to: u64) -> Vec<(u64, u64, u32)> {
     let sec = &ctx.objects[f].sections[si as usize];
-    if sec.flags & object::elf::SHF_EXECINSTR as u64 == 0 {
-        return;
-    }
-    let Some(base) = ctx.section_addr(f, si) else { return };
+    let Some(base) = ctx.section_addr(f, si) else { return Vec::new() };
     let len = sec.data.len() as u64;
     // Where the data is (mapping symbols), looked up only once a sequence is found: most
     // sections have none, and an object's symbols are many.
     let data = std::cell::OnceCell::new();
     let is_code = |o: u64| !data.get_or_init(|| data_ranges(ctx, f, si, len)).iter().any(|&(s, e)| (s..e).contains(&o));
-    let word = |buf: &[u8], o: u64| {
+    let word = |o: u64| {
         let i = o.checked_sub(lo)? as usize;
         buf.get(i..i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
+    let mut found = Vec::new();
     // Only the offsets whose address ends in 0xff8 or 0xffc, found by skipping to them.
-    let mut o = owned.start + ((4 - (base + owned.start) % 4) % 4);
-    while o < owned.end {
+    let mut o = from + ((4 - (base + from) % 4) % 4);
+    while o < to {
         let in_page = (base + o) & 0xfff;
         if in_page < 0xff8 {
             o += 0xff8 - in_page;
@@ -191,28 +196,141 @@ pub fn fix_843419(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, own
         if at + 12 > len {
             continue;
         }
-        let words: Vec<u32> = (0..4).map_while(|k| word(buf, at + 4 * k).filter(|_| at + 4 * k + 4 <= len)).collect();
-        if !starts_sequence(&words) {
+        let words: Vec<u32> = (0..4).map_while(|k| word(at + 4 * k).filter(|_| at + 4 * k + 4 <= len)).collect();
+        if sequence_end(&words).is_none() {
             continue;
         }
         // The same, over code only.
         let code = words.iter().enumerate().take_while(|(k, _)| is_code(at + 4 * *k as u64)).count();
-        if !starts_sequence(&words[..code]) {
-            continue;
+        if let Some(k) = sequence_end(&words[..code]) {
+            found.push((at, at + 4 * k as u64, words[0]));
         }
-        let insns = words;
+    }
+    found
+}
+
+/// A `b` at `from` to `to`, if it reaches.
+fn branch(from: u64, to: u64) -> Option<u32> {
+    let v = to.wrapping_sub(from) as i64;
+    (-(1 << 27)..1 << 27).contains(&v).then_some(0x1400_0000 | ((v >> 2) as u32 & 0x03ff_ffff))
+}
+
+/// Rewrites the erratum sequences in bytes `owned` of input section `si` of `f` (relocated; its
+/// bytes from offset `lo` on are in `buf`): the `adrp` of each that starts there becomes an
+/// `adr`, or where the page is out of an `adr`'s reach, the last instruction, where it is
+/// `owned`, becomes a branch to its patch (`patch_sites` planned one for it).
+pub fn fix_843419(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, owned: std::ops::Range<u64>) {
+    let sec = &ctx.objects[f].sections[si as usize];
+    if sec.flags & object::elf::SHF_EXECINSTR as u64 == 0 {
+        return;
+    }
+    let Some(base) = ctx.section_addr(f, si) else { return };
+    // Sequences that start up to three instructions before the owned bytes end in them.
+    let from = owned.start.saturating_sub(12).max(lo);
+    for (at, last, adrp) in sequences(ctx, f, si, buf, lo, from, owned.end) {
         let place = base + at;
-        match adr_for(insns[0], place) {
-            Some(adr) => {
+        if let Some(adr) = adr_for(adrp, place) {
+            if owned.contains(&at) {
                 let i = (at - lo) as usize;
                 buf[i..i + 4].copy_from_slice(&adr.to_le_bytes());
             }
-            None => ctx.diag.error(format!(
+            continue;
+        }
+        let patch = sec.out.and_then(|s| {
+            let off = ctx.layout.thunks.patch_for(s, SectionRef::new(f, si), last)?;
+            Some(ctx.layout.addr(s) + off)
+        });
+        match patch.and_then(|p| branch(base + last, p)) {
+            Some(b) if owned.contains(&last) => {
+                let i = (last - lo) as usize;
+                buf[i..i + 4].copy_from_slice(&b.to_le_bytes());
+            }
+            Some(_) => {}
+            None if owned.contains(&at) => ctx.diag.error(format!(
                 "{}: cannot fix the Cortex-A53 erratum 843419 sequence at {place:#x} \
                  (--fix-cortex-a53-843419): the adrp's page is more than 1 MiB away, out of an adr's reach, \
-                 and branching to a patch is not supported; link with gcc's -mno-fix-cortex-a53-843419 \
+                 and its patch is out of a branch's reach; link with gcc's -mno-fix-cortex-a53-843419 \
                  if the output need not run on affected Cortex-A53 cores",
                 crate::arch::scan::place_name(ctx, f, si, at)
+            )),
+            None => {}
+        }
+    }
+}
+
+/// The sequences of the laid-out output whose `adrp` cannot become an `adr`: each one's input
+/// section and the offset of its last instruction, which a patch takes over. Only offsets that
+/// can start a sequence are read (two words per 4 KiB page), relocated only where the unrelocated
+/// words are an `adrp` and a load or store.
+pub fn patch_sites(ctx: &Linked) -> Vec<(SectionRef, u64)> {
+    use rayon::prelude::*;
+    let members: Vec<SectionRef> = ctx
+        .sections
+        .iter()
+        .filter(|os| {
+            os.content == crate::sections::output::Content::Inputs
+                && os.is_alloc()
+                && os.flags & object::elf::SHF_EXECINSTR as u64 != 0
+        })
+        .flat_map(|os| os.members.iter().copied())
+        .collect();
+    let mut sites: Vec<(SectionRef, u64)> = members
+        .par_iter()
+        .with_min_len(64)
+        .flat_map_iter(|&r| {
+            let sec = &ctx.objects[r];
+            let mut found = Vec::new();
+            let Some(base) = ctx.section_addr(r.file, r.index) else { return found };
+            if sec.flags & object::elf::SHF_EXECINSTR as u64 == 0 || sec.sh_type == object::elf::SHT_NOBITS {
+                return found;
+            }
+            let raw =
+                |o: u64| sec.data.get(o as usize..o as usize + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let len = sec.data.len() as u64;
+            let mut o = (4 - base % 4) % 4;
+            while o + 12 <= len {
+                let in_page = (base + o) & 0xfff;
+                if in_page < 0xff8 {
+                    o += 0xff8 - in_page;
+                    continue;
+                }
+                let at = o;
+                o += 4;
+                if !raw(at).is_some_and(is_adrp) || !raw(at + 4).is_some_and(is_load_store) {
+                    continue;
+                }
+                let (lo, buf) =
+                    crate::arch::apply::relocated_window::<super::Aarch64>(ctx, r.file, r.index, at, at + 16);
+                for (at, last, adrp) in sequences(ctx, r.file, r.index, &buf, lo, at, at + 4) {
+                    if adr_for(adrp, base + at).is_none() {
+                        found.push((r, last));
+                    }
+                }
+            }
+            found
+        })
+        .collect();
+    sites.sort_unstable();
+    sites
+}
+
+/// Writes the patches of `area`: for each site, its last instruction as relocated, then a branch
+/// back to the instruction after it; the room not used is zeros.
+pub fn write_patches(ctx: &Linked, area: &PatchArea, buf: &mut [u8]) {
+    buf.fill(0);
+    let start = ctx.layout.addr(area.section) + area.offset;
+    for (k, &(r, last)) in area.sites.iter().enumerate() {
+        let (lo, words) = crate::arch::apply::relocated_window::<super::Aarch64>(ctx, r.file, r.index, last, last + 4);
+        let i = (last - lo) as usize;
+        let at = 8 * k;
+        buf[at..at + 4].copy_from_slice(&words[i..i + 4]);
+        let patch = start + at as u64;
+        let back = ctx.section_addr(r.file, r.index).unwrap_or(0) + last + 4;
+        match branch(patch + 4, back) {
+            Some(b) => buf[at + 4..at + 8].copy_from_slice(&b.to_le_bytes()),
+            None => ctx.diag.error(format!(
+                "{}: the Cortex-A53 erratum 843419 patch at {patch:#x} cannot branch back to {back:#x}: out of a branch's reach",
+                crate::arch::scan::place_name(ctx, r.file, r.index, last)
             )),
         }
     }

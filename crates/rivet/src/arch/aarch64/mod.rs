@@ -93,6 +93,15 @@ impl crate::arch::Arch for Aarch64 {
         }
         Ok(())
     }
+    fn erratum_patch_sites(ctx: &Linked) -> Vec<(crate::ids::SectionRef, u64)> {
+        if !ctx.config.fix_cortex_a53_843419 {
+            return Vec::new();
+        }
+        erratum::patch_sites(ctx)
+    }
+    fn write_patches(ctx: &Linked, area: &crate::sections::thunks::PatchArea, buf: &mut [u8]) {
+        erratum::write_patches(ctx, area, buf)
+    }
 
     fn reloc_name(ty: u32) -> String {
         reloc_name(ty)

@@ -68,6 +68,11 @@ impl crate::arch::Arch for X86_64 {
     fn write_thunk(_: u64, _: u64, _: &mut [u8]) -> std::result::Result<(), String> {
         Err("x86-64 has no range-extension thunks".into())
     }
+    /// No erratum x86-64 works around needs patches.
+    fn erratum_patch_sites(_: &Linked) -> Vec<(SectionRef, u64)> {
+        Vec::new()
+    }
+    fn write_patches(_: &Linked, _: &crate::sections::thunks::PatchArea, _: &mut [u8]) {}
 
     fn reloc_name(ty: u32) -> String {
         reloc_name(ty)
