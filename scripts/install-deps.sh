@@ -32,3 +32,9 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
 command -v cargo >/dev/null || { echo "cargo is missing: install Rust (rustup) first" >&2; exit 1; }
+# Rust's standard library for AArch64, for the AArch64 Rust test (which skips, saying so, where
+# rustup cannot fetch it).
+if command -v rustup >/dev/null && ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
+    rustup target add aarch64-unknown-linux-gnu ||
+        echo "rustup could not add aarch64-unknown-linux-gnu: the AArch64 Rust test will skip" >&2
+fi

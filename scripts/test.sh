@@ -2,8 +2,8 @@
 # Runs rivet's whole test suite: unit tests, and integration tests that compile C/C++ programs with
 # the system gcc, link them with GNU ld and with rivet, run both and compare. Extra arguments go to
 # `cargo test`. Then the programs once more, compiled -O2 -g with a section per function and
-# linked with --gc-sections --icf=all, then with --no-relax, then for AArch64 (under qemu, plain and
-# optimised as above), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
+# linked with --gc-sections --icf=all, then with --no-relax, then for AArch64 (under qemu: plain,
+# optimised as above, and with --no-relax), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
 # (RIVET_SKIP_SELF_HOST=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,8 @@ RIVET_TEST_TARGET=aarch64 cargo test --test programs "$@"
 RIVET_TEST_TARGET=aarch64 RIVET_TEST_EXTRA_CFLAGS="-O2 -g -ffunction-sections -fdata-sections" \
     RIVET_TEST_EXTRA_LDFLAGS="-Wl,--gc-sections -Wl,--icf=all -Wl,-z,max-page-size=0x200000" \
     cargo test --test programs "$@"
+# And with --no-relax (the cross gcc's -static-pie is `-Bstatic -pie --no-dynamic-linker`).
+RIVET_TEST_TARGET=aarch64 RIVET_TEST_EXTRA_LDFLAGS="-Wl,--no-relax" cargo test --test programs "$@"
 if [ -z "${RIVET_SKIP_SELF_HOST:-}" ]; then
     ./scripts/self-host.sh "$@"
 fi

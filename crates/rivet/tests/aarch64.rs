@@ -6,7 +6,7 @@
 //! (descriptors in the library, relaxed in the executable), function pointers, PLT calls and a
 //! copied variable, IFUNCs, variant-PCS functions, GOT load relaxation, a C++ exception thrown through a shared object, `dlopen`, library
 //! search past another machine's library, the Cortex-A53 erratum 843419 workaround (which the
-//! cross gcc asks for by default), range-extension thunks, BTI and PAC (`-mbranch-protection=standard` code, the
+//! cross gcc asks for by default), range-extension thunks, a Rust program, BTI and PAC (`-mbranch-protection=standard` code, the
 //! property notes, `-z force-bti` enforced by qemu, `-z pac-plt`, the guarded PLT against lld's),
 //! and the errors of the target's checks. Skipped (with a message) when the cross compiler, its
 //! binutils or qemu is missing (Debian packages gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
@@ -1182,5 +1182,71 @@ fn thunks_under_a_sections_script_are_refused() {
         "{err}"
     );
     assert!(!tmp.join("scripted").exists());
+    tmp.finish();
+}
+
+const RUST_PROGRAM: &str = r#"use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+trait Shape { fn area(&self) -> f64; }
+struct Sq(f64);
+impl Shape for Sq { fn area(&self) -> f64 { self.0 * self.0 } }
+fn main() {
+    let total = Arc::new(Mutex::new(0u64));
+    let hs: Vec<_> = (0..4u64)
+        .map(|i| { let t = total.clone(); std::thread::spawn(move || { *t.lock().unwrap() += i * 10; }) })
+        .collect();
+    for h in hs { h.join().unwrap(); }
+    let mut m = HashMap::new();
+    for w in "a b a c b a".split(' ') { *m.entry(w).or_insert(0) += 1; }
+    let mut v: Vec<_> = m.into_iter().collect();
+    v.sort();
+    let shapes: Vec<Box<dyn Shape>> = vec![Box::new(Sq(1.5)), Box::new(Sq(2.0))];
+    let r = std::panic::catch_unwind(|| { if v.len() == 3 { panic!("caught") } });
+    println!("{} {:?} {:.2} {}", total.lock().unwrap(), v, shapes.iter().map(|s| s.area()).sum::<f64>(), r.is_err());
+}
+"#;
+
+/// A Rust program for AArch64 (threads, a hash map, trait objects, a panic caught by unwinding),
+/// compiled by rustc with the cross gcc as its linker driver: dynamic and `+crt-static`, linked
+/// by the cross GNU ld and by rivet, both run under qemu and print alike. Skipped, saying so,
+/// where rustup has no `aarch64-unknown-linux-gnu` standard library (scripts/install-deps.sh adds
+/// it where it can).
+#[test]
+fn rust_program() {
+    let Some(tmp) = setup("rust") else { return };
+    let libdir =
+        Command::new("rustc").args(["--print", "target-libdir", "--target", "aarch64-unknown-linux-gnu"]).output();
+    let installed = libdir.ok().filter(|o| o.status.success()).is_some_and(|o| {
+        std::fs::read_dir(String::from_utf8_lossy(&o.stdout).trim())
+            .is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with("libstd-")))
+    });
+    if !installed {
+        eprintln!("skipped: rustc has no standard library for aarch64-unknown-linux-gnu (rustup target add aarch64-unknown-linux-gnu)");
+        return;
+    }
+    std::fs::write(tmp.join("r.rs"), RUST_PROGRAM).unwrap();
+    for (mode, flags) in [("dynamic", &[][..]), ("static", &["-C", "target-feature=+crt-static"][..])] {
+        let build = |ours: bool, out: &str| {
+            let mut cmd = Command::new("rustc");
+            cmd.current_dir(&tmp.path)
+                .args(["--edition", "2021", "--target", "aarch64-unknown-linux-gnu", "-C", "opt-level=1"])
+                .args(["-C", "linker=aarch64-linux-gnu-gcc"])
+                .args(flags)
+                .args(["r.rs", "-o", out]);
+            if ours {
+                cmd.arg("-C").arg(format!("link-arg=-B{}", linker_dir(&tmp).display()));
+            }
+            must(&mut cmd);
+        };
+        let (gnu, ours) = (format!("r-{mode}-gnu"), format!("r-{mode}-ours"));
+        build(false, &gnu);
+        build(true, &ours);
+        let want = ("60 [(\"a\", 3), (\"b\", 2), (\"c\", 1)] 6.25 true\n".to_string(), 0);
+        assert_eq!(run(&tmp.join(&gnu)), want, "{gnu}");
+        assert_eq!(run(&tmp.join(&ours)), want, "{ours}");
+        if testing_rivet() {
+            assert!(readelf(&["-p", ".comment"], &tmp.join(&ours)).contains("Linker: rivet"), "{ours}: not ours");
+        }
+    }
     tmp.finish();
 }

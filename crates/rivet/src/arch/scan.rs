@@ -50,13 +50,16 @@ pub enum Need {
 
 /// Whether TLS descriptor sequences are kept for the dynamic loader to fill: in a shared object,
 /// and in a dynamically linked executable under `--no-relax` (as mold keeps them; relaxing them
-/// is an optimisation). A static executable has no loader to fill them: they are always relaxed.
-/// So is a local-dynamic descriptor (against `_TLS_MODULE_BASE_`): an executable's `@dtpoff`
+/// is an optimisation). A static executable has no loader to fill them: they are always relaxed,
+/// also in a PIE without a dynamic linker (`-Bstatic -pie --no-dynamic-linker`, how the AArch64
+/// cross gcc asks for `-static-pie`), which relocates itself before its TLS block exists. So is a
+/// local-dynamic descriptor (against `_TLS_MODULE_BASE_`): an executable's `@dtpoff`
 /// offsets are computed for the relaxed sequences (local-dynamic `__tls_get_addr` ones are
 /// always relaxed), and a kept descriptor would need them relative to the module instead.
 pub fn keeps_tlsdesc(ctx: &Ctx, t: Target) -> bool {
     let module_base = matches!(t, Target::Global(id) if ctx.symbols[id].name == b"_TLS_MODULE_BASE_");
-    !ctx.kind.is_executable() || (!ctx.config.relax && ctx.kind.is_dynamic() && !module_base)
+    !ctx.kind.is_executable()
+        || (!ctx.config.relax && ctx.kind.is_dynamic() && !ctx.config.no_dynamic_linker && !module_base)
 }
 
 fn is_alloc(sec: &ObjSection) -> bool {
