@@ -18,8 +18,6 @@ use common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const SYSROOT: &str = "/usr/aarch64-linux-gnu";
-
 fn setup(name: &str) -> Option<TempDir> {
     for tool in ["aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", "aarch64-linux-gnu-readelf", "qemu-aarch64"] {
         if !have(tool) {
@@ -58,7 +56,7 @@ fn cc_ok(tmp: &TempDir, cxx: bool, ours: bool, args: &[&str], out: &str) {
 /// Runs an AArch64 program under qemu: (stdout, exit code).
 fn run(exe: &Path) -> (String, i32) {
     let (out, timed_out) = run_with_timeout(
-        Command::new("qemu-aarch64").args(["-L", SYSROOT]).arg(exe).current_dir(exe.parent().unwrap()),
+        Command::new("qemu-aarch64").args(["-L", AARCH64_SYSROOT]).arg(exe).current_dir(exe.parent().unwrap()),
         b"",
         std::time::Duration::from_secs(60),
     );
@@ -639,7 +637,7 @@ fn run_on(exe: &Path, cpu: Option<&str>) -> (String, Option<i32>, Option<i32>) {
     if let Some(cpu) = cpu {
         cmd.args(["-cpu", cpu]);
     }
-    cmd.args(["-L", SYSROOT]).arg(exe).current_dir(exe.parent().unwrap());
+    cmd.args(["-L", AARCH64_SYSROOT]).arg(exe).current_dir(exe.parent().unwrap());
     let (out, timed_out) = run_with_timeout(&mut cmd, b"", std::time::Duration::from_secs(60));
     assert!(!timed_out, "{} timed out", exe.display());
     (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code(), out.status.signal())

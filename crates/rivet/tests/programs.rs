@@ -71,26 +71,6 @@ struct Program {
     targets: Vec<String>,
 }
 
-/// The target the programs are built for: `RIVET_TEST_TARGET` (`aarch64`), else the host's
-/// (`x86_64`).
-fn target() -> String {
-    std::env::var("RIVET_TEST_TARGET").unwrap_or_else(|_| "x86_64".to_string())
-}
-
-/// The cross tools' prefix for the target (`aarch64-linux-gnu-`), or none for the host's.
-fn prefix() -> &'static str {
-    match target().as_str() {
-        "x86_64" => "",
-        "aarch64" => "aarch64-linux-gnu-",
-        other => panic!("RIVET_TEST_TARGET={other}: the targets are x86_64 and aarch64"),
-    }
-}
-
-/// A binutils tool or compiler (`gcc`, `readelf`, …) for the target.
-fn tool(name: &str) -> String {
-    format!("{}{name}", prefix())
-}
-
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
@@ -143,7 +123,7 @@ fn parse_program(name: &str, text: &str) -> Program {
             "link" => p.link = Some(words(value)),
             "check" => p.checks.push(words(value)),
             // A check for one target only: `// check-aarch64: …`.
-            k if k.strip_prefix("check-") == Some(target().as_str()) => p.checks.push(words(value)),
+            k if k.strip_prefix("check-") == Some(test_target().as_str()) => p.checks.push(words(value)),
             "no-structure" => p.no_structure = true,
             "targets" => p.targets = words(value),
             "shared" => {
@@ -184,9 +164,9 @@ fn mode_ldflags(mode: &str) -> &'static [&'static str] {
 
 fn compiler(file: &str) -> String {
     if file.ends_with(".cpp") || file.ends_with(".cc") {
-        tool("g++")
+        target_tool("g++")
     } else {
-        tool("gcc")
+        target_tool("gcc")
     }
 }
 
@@ -210,7 +190,11 @@ fn extra_cflags() -> Vec<String> {
 /// test, each into its own directory (`ref/`, `out/`). Returns the two executables.
 fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
-    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == tool("g++")) { tool("g++") } else { tool("gcc") };
+    let driver = if p.sources.iter().any(|(f, _)| compiler(f) == target_tool("g++")) {
+        target_tool("g++")
+    } else {
+        target_tool("gcc")
+    };
     for (file, text) in &p.sources {
         std::fs::write(dir.join(file), text).unwrap();
     }
@@ -238,12 +222,12 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
         let mut sh = Command::new("sh");
         sh.current_dir(dir).args(["-c", cmd]);
         // The steps' `gcc` and `g++` are the target's.
-        if !prefix().is_empty() {
+        if !target_prefix().is_empty() {
             let shims = dir.join("cross-bin");
             std::fs::create_dir_all(&shims).unwrap();
             for t in ["gcc", "g++"] {
                 let shim = shims.join(t);
-                std::fs::write(&shim, format!("#!/bin/sh\nexec {} \"$@\"\n", tool(t))).unwrap();
+                std::fs::write(&shim, format!("#!/bin/sh\nexec {} \"$@\"\n", target_tool(t))).unwrap();
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
             }
@@ -290,14 +274,7 @@ fn build(p: &Program, mode: &str, dir: &Path, ldir: &Path) -> (PathBuf, PathBuf)
 }
 
 fn run(exe: &Path, p: &Program, bind_now: bool) -> (String, Option<i32>, String) {
-    let mut cmd = match target().as_str() {
-        "aarch64" => {
-            let mut c = Command::new("qemu-aarch64");
-            c.args(["-L", "/usr/aarch64-linux-gnu"]).arg(exe);
-            c
-        }
-        _ => Command::new(exe),
-    };
+    let mut cmd = target_run(exe);
     cmd.args(&p.args).current_dir(exe.parent().unwrap());
     if bind_now {
         cmd.env("LD_BIND_NOW", "1");
@@ -308,7 +285,7 @@ fn run(exe: &Path, p: &Program, bind_now: bool) -> (String, Option<i32>, String)
 }
 
 fn symbol_address(exe: &Path, sym: &str) -> String {
-    let out = must(Command::new(tool("nm")).arg(exe));
+    let out = must(Command::new(target_tool("nm")).arg(exe));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let line = text
         .lines()
@@ -318,7 +295,7 @@ fn symbol_address(exe: &Path, sym: &str) -> String {
 }
 
 fn has_symbol(exe: &Path, sym: &str) -> bool {
-    let out = must(Command::new(tool("nm")).arg(exe));
+    let out = must(Command::new(target_tool("nm")).arg(exe));
     String::from_utf8_lossy(&out.stdout).lines().any(|l| l.split_whitespace().last() == Some(sym))
 }
 
@@ -326,7 +303,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
     match c.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["addr2line", sym, want] => {
             let addr = symbol_address(exe, sym);
-            let out = must(Command::new(tool("addr2line")).arg("-e").arg(exe).arg(&addr));
+            let out = must(Command::new(target_tool("addr2line")).arg("-e").arg(exe).arg(&addr));
             let got = String::from_utf8_lossy(&out.stdout).trim().to_string();
             if got.ends_with(want) {
                 Ok(())
@@ -338,7 +315,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         ["nm-present", sym] if !has_symbol(exe, sym) => Err(format!("{sym} should be linked in")),
         ["nm-absent" | "nm-present", _] => Ok(()),
         ["needed" | "not-needed", lib] => {
-            let out = must(Command::new(tool("readelf")).arg("-d").arg(exe));
+            let out = must(Command::new(target_tool("readelf")).arg("-d").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let has = text.lines().any(|l| l.contains("(NEEDED)") && l.contains(&format!("[{lib}]")));
             match (c[0].as_str(), has) {
@@ -349,7 +326,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         }
         ["compressed", section, kind] => {
             // readelf -t prints each section's flags and, for SHF_COMPRESSED ones, the header's type.
-            let out = must(Command::new(tool("readelf")).arg("-tW").arg(exe));
+            let out = must(Command::new(target_tool("readelf")).arg("-tW").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let lines: Vec<&str> = text.lines().collect();
             let at = lines.iter().position(|l| l.split_whitespace().nth(1) == Some(*section));
@@ -364,7 +341,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         }
         ["symbol-at-section", sym, section] => {
             let value = u64::from_str_radix(&symbol_address(exe, sym), 16).map_err(|e| e.to_string())?;
-            let out = must(Command::new(tool("readelf")).arg("-SW").arg(exe));
+            let out = must(Command::new(target_tool("readelf")).arg("-SW").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let addr = text
                 .lines()
@@ -383,7 +360,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
         }
         ["segment-align", section, min] => {
             let min: u64 = min.parse().map_err(|_| format!("segment-align: bad number {min}"))?;
-            let out = must(Command::new(tool("readelf")).arg("-lSW").arg(exe));
+            let out = must(Command::new(target_tool("readelf")).arg("-lSW").arg(exe));
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
             let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok();
             let addr = text
@@ -439,7 +416,7 @@ fn check(exe: &Path, c: &[String]) -> Result<(), String> {
 /// choice.)
 fn structure(exe: &Path) -> std::collections::BTreeSet<String> {
     let text = |args: &[&str]| {
-        let out = must(Command::new(tool("readelf")).args(args).arg(exe));
+        let out = must(Command::new(target_tool("readelf")).args(args).arg(exe));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let mut facts = std::collections::BTreeSet::new();
@@ -507,13 +484,14 @@ fn structure(exe: &Path) -> std::collections::BTreeSet<String> {
 }
 
 fn run_program(file: &str) {
-    if !have(&tool("gcc")) || !have(&tool("nm")) || (target() == "aarch64" && !have("qemu-aarch64")) {
-        eprintln!("skipped {file}: {} or binutils (or qemu-aarch64) missing", tool("gcc"));
+    if !have(&target_tool("gcc")) || !have(&target_tool("nm")) || (test_target() == "aarch64" && !have("qemu-aarch64"))
+    {
+        eprintln!("skipped {file}: {} or binutils (or qemu-aarch64) missing", target_tool("gcc"));
         return;
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs").join(file);
     let p = parse_program(file, &std::fs::read_to_string(&src).unwrap());
-    if !p.targets.is_empty() && !p.targets.contains(&target()) {
+    if !p.targets.is_empty() && !p.targets.contains(&test_target()) {
         eprintln!("skipped {file}: a program for {} only", p.targets.join(", "));
         return;
     }
@@ -571,7 +549,7 @@ fn run_program(file: &str) {
             let mut got = got;
             // On AArch64 read-only data has a segment of its own, as lld lays it out (GNU ld puts
             // it in the code's).
-            if target() == "aarch64" && !want.contains("LOAD R") {
+            if test_target() == "aarch64" && !want.contains("LOAD R") {
                 got.remove("LOAD R");
             }
             if !extra_flags().is_empty() {

@@ -193,3 +193,49 @@ pub fn section_names(file: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// The machine the tests that take a target build for: `RIVET_TEST_TARGET` (`x86_64`, the host's,
+/// or `aarch64`: Debian's cross compiler and binutils, programs run under qemu-aarch64).
+pub fn test_target() -> String {
+    std::env::var("RIVET_TEST_TARGET").unwrap_or_else(|_| "x86_64".to_string())
+}
+
+/// The cross tools' prefix for the test target (`aarch64-linux-gnu-`), or none for the host's.
+pub fn target_prefix() -> &'static str {
+    match test_target().as_str() {
+        "x86_64" => "",
+        "aarch64" => "aarch64-linux-gnu-",
+        other => panic!("RIVET_TEST_TARGET={other}: the targets are x86_64 and aarch64"),
+    }
+}
+
+/// A compiler or binutils tool (`gcc`, `readelf`, …) for the test target.
+pub fn target_tool(name: &str) -> String {
+    format!("{}{name}", target_prefix())
+}
+
+/// The cross sysroot qemu runs AArch64 programs with.
+pub const AARCH64_SYSROOT: &str = "/usr/aarch64-linux-gnu";
+
+/// A command that runs program `exe` of the test target: itself, or under
+/// `qemu-aarch64 -L /usr/aarch64-linux-gnu`.
+pub fn target_run(exe: &Path) -> Command {
+    match test_target().as_str() {
+        "aarch64" => {
+            let mut cmd = Command::new("qemu-aarch64");
+            cmd.args(["-L", AARCH64_SYSROOT]).arg(exe);
+            cmd
+        }
+        _ => Command::new(exe),
+    }
+}
+
+/// For a test that is about x86-64 only: true (after saying so) when the test target is another
+/// machine, so that the test returns.
+pub fn x86_only(why: &str) -> bool {
+    let other = test_target() != "x86_64";
+    if other {
+        eprintln!("skipped for {}: {why}", test_target());
+    }
+    other
+}
