@@ -6,7 +6,8 @@
 //! (descriptors in the library, relaxed in the executable), function pointers, PLT calls and a
 //! copied variable, IFUNCs, variant-PCS functions, GOT load relaxation, a C++ exception thrown through a shared object, `dlopen`, library
 //! search past another machine's library, the Cortex-A53 erratum 843419 workaround (which the
-//! cross gcc asks for by default), range-extension thunks, a Rust program, BTI and PAC (`-mbranch-protection=standard` code, the
+//! cross gcc asks for by default), range-extension thunks, a Rust program, LTO, `-r`, a separate debug file, `--gdb-index`, RELR, an
+//! inserted script section, BTI and PAC (`-mbranch-protection=standard` code, the
 //! property notes, `-z force-bti` enforced by qemu, `-z pac-plt`, the guarded PLT against lld's),
 //! and the errors of the target's checks. Skipped (with a message) when the cross compiler, its
 //! binutils or qemu is missing (Debian packages gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu,
@@ -1245,6 +1246,57 @@ fn rust_program() {
         if testing_rivet() {
             assert!(readelf(&["-p", ".comment"], &tmp.join(&ours)).contains("Linker: rivet"), "{ours}: not ours");
         }
+    }
+    tmp.finish();
+}
+
+/// The rest of what rivet does on x86-64, for AArch64: LTO through the cross gcc's plugin, `-r`
+/// and a link of its output, `--separate-debug-file` (the debug file holds the debug sections,
+/// the output a `.gnu_debuglink`), `--gdb-index`, `-z pack-relative-relocs` (RELR; the cross GNU
+/// ld 2.40 has none for AArch64, so the program's output is the reference), a build-id and a
+/// linker script's `SECTIONS`. Each program runs as GNU ld's build of the same objects runs.
+#[test]
+fn lto_relocatable_debug_file_gdb_index_relr_and_scripts() {
+    let Some(tmp) = setup("more") else { return };
+    std::fs::write(tmp.join("l1.c"), "int f(int x);\nint main(void) { return f(3) - 2; }\n").unwrap();
+    std::fs::write(tmp.join("l2.c"), "int f(int x) { return x * 3; }\n").unwrap();
+    std::fs::write(
+        tmp.join("g.c"),
+        "#include <stdio.h>\nstatic const char *names[] = {\"a\", \"b\"};\nconst char **p = names;\n\
+         __attribute__((section(\".mine\"), used)) static const int mine = 1;\n\
+         int main(void) { printf(\"%s %s\\n\", p[0], p[1]); return 0; }\n",
+    )
+    .unwrap();
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-O2", "-flto", "-c", "l1.c", "l2.c"]));
+    must(Command::new("aarch64-linux-gnu-gcc").current_dir(&tmp.path).args(["-g", "-O1", "-c", "g.c"]));
+    // LTO: the cross gcc's plugin compiles the IR during the link.
+    both(&tmp, false, &["-O2", "-flto", "l1.o", "l2.o"], "lto", Some(("", 7)));
+    // -r, then a link of what it made.
+    cc_ok(&tmp, false, true, &["-r", "-nostdlib", "g.o"], "g-r.o");
+    assert!(readelf(&["-h"], &tmp.join("g-r.o")).contains("REL (Relocatable file)"));
+    both(&tmp, false, &["g-r.o"], "relocatable", Some(("a b\n", 0)));
+    // A separate debug file.
+    cc_ok(&tmp, false, true, &["g.o", "-Wl,--separate-debug-file=sep.debug", "-Wl,--build-id"], "sep");
+    assert_eq!(run(&tmp.join("sep")), ("a b\n".to_string(), 0));
+    let main = readelf(&["-SW"], &tmp.join("sep"));
+    assert!(main.contains(".gnu_debuglink") && !main.contains(".debug_info"), "{main}");
+    assert!(readelf(&["-SW"], &tmp.join("sep.debug")).contains(".debug_info"));
+    assert!(readelf(&["-n"], &tmp.join("sep")).contains("Build ID"));
+    // --gdb-index: readelf reads the index.
+    cc_ok(&tmp, false, true, &["g.o", "-Wl,--gdb-index"], "gdbindex");
+    let index = readelf(&["--debug-dump=gdb_index"], &tmp.join("gdbindex"));
+    assert!(index.contains("Version 7") && index.contains("CU table"), "{index}");
+    // RELR: the pointer to `names` in a PIE, packed.
+    cc_ok(&tmp, false, true, &["g.o", "-Wl,-z,pack-relative-relocs"], "relr");
+    assert_eq!(run(&tmp.join("relr")), ("a b\n".to_string(), 0));
+    assert!(dynamic_tags(&tmp.join("relr").display().to_string()).contains("RELR"));
+    // A script's output section, inserted after .rodata, with a symbol at its end.
+    let script = "SECTIONS {\n  .mine : { KEEP(*(.mine)) mine_end = .; }\n} INSERT AFTER .rodata;\n";
+    std::fs::write(tmp.join("s.ld"), script).unwrap();
+    let (gnu, ours) = both(&tmp, false, &["g.o", "-Wl,-T,s.ld"], "script", Some(("a b\n", 0)));
+    for exe in [&gnu, &ours] {
+        assert!(readelf(&["-SW"], Path::new(exe)).contains(" .mine "), "{exe}");
+        assert!(readelf(&["-sW"], Path::new(exe)).contains(" mine_end"), "{exe}");
     }
     tmp.finish();
 }
