@@ -249,10 +249,25 @@ pub fn configure(config: &Config, scripts: &[ScriptFile]) -> Option<Config> {
     let entry = scripts.iter().find_map(|f| f.script.entry.clone());
     let output = scripts.iter().find_map(|f| f.script.output.clone());
     let dirs: Vec<&String> = scripts.iter().flat_map(|f| &f.script.search_dirs).collect();
-    if entry.is_none() && output.is_none() && dirs.is_empty() {
+    // An INSERTed output section whose address is a number is placed there, as GNU ld places
+    // it: as if by --section-start, which the command line's own --section-start overrides.
+    let starts: Vec<(String, u64)> = scripts
+        .iter()
+        .flat_map(|f| &f.script.inserts)
+        .flat_map(|i| &i.cmds)
+        .filter_map(|cmd| match cmd {
+            SectionsCmd::Output(d) => match d.addr {
+                Some(Expr::Num(n)) => Some((d.name.clone(), n)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if entry.is_none() && output.is_none() && dirs.is_empty() && starts.is_empty() {
         return None;
     }
     let mut c = config.clone();
+    c.section_starts.splice(0..0, starts);
     if c.entry.is_none() {
         c.entry = entry;
     }

@@ -830,3 +830,36 @@ fn a_reference_into_a_discarded_section_is_refused() {
     assert!(Command::new(&exe).status().unwrap().success());
     tmp.finish();
 }
+
+/// An INSERTed output section with an address is placed at it, as GNU ld places it (rivet used to
+/// put it after the section named); the command line's `--section-start` wins over the script, as in GNU ld and lld.
+#[test]
+fn inserted_section_keeps_its_address() {
+    let Some(tmp) = setup("ls-insert-addr") else { return };
+    write(
+        &tmp,
+        "far.c",
+        "#include <stdio.h>\n__attribute__((section(\".far\"))) int far_fn(int x) { return x + 1; }\n\
+         int main(void) { printf(\"%d\\n\", far_fn(41)); return 0; }\n",
+    );
+    cc(&tmp, &["-c", "-O1", "far.c"]);
+    write(&tmp, "far.ld", "SECTIONS {\n  .far 0x20000000 : { *(.far) }\n} INSERT AFTER .text;\n");
+    let addr = |exe: &Path| -> Option<u64> {
+        readelf(&["-SW"], exe).lines().find(|l| l.contains(" .far ")).and_then(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = w.iter().position(|&x| x == ".far")?;
+            u64::from_str_radix(w.get(at + 2)?, 16).ok()
+        })
+    };
+    let args = ["-no-pie", "far.o", "-Wl,-T,far.ld"];
+    let gnu = link(&tmp, Ld::Gnu, &args, "gnu.out");
+    let ours = link(&tmp, Ld::Ours, &args, "ours.out");
+    assert_eq!(run(&ours), "42\n");
+    assert_eq!(run(&ours), run(&gnu));
+    assert_eq!(addr(&gnu), Some(0x2000_0000));
+    assert_eq!(addr(&ours), addr(&gnu));
+    let moved = link(&tmp, Ld::Ours, &[&args[..], &["-Wl,--section-start=.far=0x30000000"]].concat(), "moved.out");
+    assert_eq!(run(&moved), "42\n");
+    assert_eq!(addr(&moved), Some(0x3000_0000));
+    tmp.finish();
+}
