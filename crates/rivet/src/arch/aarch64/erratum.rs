@@ -183,19 +183,7 @@ fn sequences(ctx: &Linked, f: FileId, si: u32, buf: &[u8], lo: u64, from: u64, t
         buf.get(i..i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
     let mut found = Vec::new();
-    // Only the offsets whose address ends in 0xff8 or 0xffc, found by skipping to them.
-    let mut o = from + ((4 - (base + from) % 4) % 4);
-    while o < to {
-        let in_page = (base + o) & 0xfff;
-        if in_page < 0xff8 {
-            o += 0xff8 - in_page;
-            continue;
-        }
-        let at = o;
-        o += 4;
-        if at + 12 > len {
-            continue;
-        }
+    for at in candidates(base, from, to.min(len.saturating_sub(8))) {
         let words: Vec<u32> = (0..4).map_while(|k| word(at + 4 * k).filter(|_| at + 4 * k + 4 <= len)).collect();
         if sequence_end(&words).is_none() {
             continue;
@@ -207,6 +195,24 @@ fn sequences(ctx: &Linked, f: FileId, si: u32, buf: &[u8], lo: u64, from: u64, t
         }
     }
     found
+}
+
+/// The offsets from `from` to `to` (exclusive) of a section at `base` where a sequence can
+/// start: whose address ends in 0xff8 or 0xffc, found by skipping to them.
+fn candidates(base: u64, from: u64, to: u64) -> impl Iterator<Item = u64> {
+    let mut o = from + ((4 - (base + from) % 4) % 4);
+    std::iter::from_fn(move || {
+        while o < to {
+            let in_page = (base + o) & 0xfff;
+            if in_page < 0xff8 {
+                o += 0xff8 - in_page;
+                continue;
+            }
+            o += 4;
+            return Some(o - 4);
+        }
+        None
+    })
 }
 
 /// A `b` at `from` to `to`, if it reaches.
@@ -287,15 +293,7 @@ pub fn patch_sites(ctx: &Linked) -> Vec<(SectionRef, u64)> {
             let raw =
                 |o: u64| sec.data.get(o as usize..o as usize + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
             let len = sec.data.len() as u64;
-            let mut o = (4 - base % 4) % 4;
-            while o + 12 <= len {
-                let in_page = (base + o) & 0xfff;
-                if in_page < 0xff8 {
-                    o += 0xff8 - in_page;
-                    continue;
-                }
-                let at = o;
-                o += 4;
+            for at in candidates(base, 0, len.saturating_sub(8)) {
                 if !raw(at).is_some_and(is_adrp) || !raw(at + 4).is_some_and(is_load_store) {
                     continue;
                 }
@@ -361,6 +359,18 @@ mod tests {
         // Not an adrp (adr).
         assert!(!starts_sequence(&[0x1000_0000, LDR_X1_X1, LDR_X0_X0_8]));
         assert!(!starts_sequence(&[ADRP_X0, LDR_X1_X1]));
+    }
+
+    #[test]
+    fn candidates_are_the_last_two_words_of_each_page() {
+        let all = |base, from, to| candidates(base, from, to).collect::<Vec<u64>>();
+        // A section at 0x10000: offsets 0xff8 and 0xffc of each page.
+        assert_eq!(all(0x10000, 0, 0x2000), [0xff8, 0xffc, 0x1ff8, 0x1ffc]);
+        // At 0x10ff4: its offset 4 is address 0x10ff8.
+        assert_eq!(all(0x10ff4, 0, 0x1010), [4, 8, 0x1004, 0x1008]);
+        // From the middle of a page, up to (not including) `to`.
+        assert_eq!(all(0x10000, 0xffc, 0x1ffc), [0xffc, 0x1ff8]);
+        assert!(all(0x10000, 0, 0xff8).is_empty());
     }
 
     #[test]
