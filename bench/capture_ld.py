@@ -5,7 +5,8 @@ corpus.py puts a directory whose `ld` is a symlink to this script first in the c
 path (`gcc -B DIR`, rustc `-C link-arg=-BDIR`). For each link whose output name matches
 RIVET_BENCH_CAPTURE_MATCH (an fnmatch pattern, default `*`), it
 
-1. runs the real linker (RIVET_BENCH_REAL_LD, default /usr/bin/ld.bfd) with the same arguments plus
+1. runs the real linker (RIVET_BENCH_REAL_LD, default /usr/bin/ld.bfd; /usr/bin/aarch64-linux-gnu-ld
+   for the AArch64 jobs) with the same arguments plus
    `-t`, which prints every input file the linker opens, so the build goes on as usual;
 2. copies every input into RIVET_BENCH_JOB_DIR: files under RIVET_BENCH_BUILD_ROOT (default: the
    link's working directory) to `build/<relative path>`, the others to `ext/<absolute path>`; `-lNAME`
@@ -15,14 +16,15 @@ RIVET_BENCH_CAPTURE_MATCH (an fnmatch pattern, default `*`), it
    `capture.json` (what job.json needs: output kind, input list and sizes, the original command).
 
 System shared libraries and linker scripts (the `.so` files and `libc.so`-style GROUP stubs under
-/lib, /lib64, /usr/lib, /usr/local/lib) are not copied: the response file names them by absolute path,
+/lib, /lib64, /usr/lib, /usr/local/lib and the cross sysroot /usr/aarch64-linux-gnu/lib) are not copied: the response file names them by absolute path,
 and their -L directories are kept so the stubs' relative names still resolve. Objects and archives are
 always copied, system ones (crt1.o, libc_nonshared.a, libstdc++.a, ...) included.
 """
 import fnmatch, json, os, shlex, shutil, subprocess, sys
 
 REAL_LD = os.environ.get("RIVET_BENCH_REAL_LD", "/usr/bin/ld.bfd")
-SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/")
+# The cross toolchains' libraries (Debian's aarch64-linux-gnu sysroot) are system libraries too.
+SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/", "/usr/aarch64-linux-gnu/lib/")
 
 # Options whose next argument is a file the link reads (also accepted as --opt=FILE).
 FILE_ARG = {"-T", "--script", "-dT", "--default-script", "--version-script", "--dynamic-list",

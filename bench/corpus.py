@@ -3,6 +3,7 @@
 do a real build.
 
     python3 bench/corpus.py build [--jobs c-hello,synth-1,c-debug,rust-debug,cxx-big,rust-big] [--force]
+    python3 bench/corpus.py build --jobs a64-synth-1,a64-c-debug      # AArch64 (cross gcc, qemu-aarch64)
     python3 bench/corpus.py list
 
 A job is a directory (cached in ~/.cache/rivet-bench/jobs/NAME, or $RIVET_BENCH_CACHE/jobs/NAME;
@@ -39,6 +40,11 @@ response file (see capture_ld.py). Jobs:
                ~170k COMDAT groups, most of them copies that resolution drops)
   shared-big   OpenSSL 3's libcrypto.so (-g -O2), a -shared link; checked by a program that loads
                the output under the library's soname and computes digests
+AArch64 jobs (Debian's cross compiler, aarch64-linux-gnu-gcc with the sysroot /usr/aarch64-linux-gnu;
+the link recorded through the cross GNU ld, aarch64-linux-gnu-ld; job.json says "machine": "aarch64",
+`run_with` runs the output under qemu-aarch64 and `reference_linker` names the cross ld):
+  a64-synth-N  synth-N's generator, sources and flags, compiled by the cross gcc
+  a64-c-debug  c-debug's OpenSSL build (`openssl` program, -g -O2, no-asm) configured for linux-aarch64
 """
 import argparse, concurrent.futures, json, os, random, shutil, subprocess, sys, tempfile
 from pathlib import Path
@@ -47,6 +53,19 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 DEFAULT_CACHE = Path(os.environ.get("RIVET_BENCH_CACHE", Path.home() / ".cache" / "rivet-bench"))
 ALL_JOBS = "c-hello,synth-1,c-debug,rust-debug,cxx-big,rust-big,cxx-templates,shared-big"
+A64_JOBS = "a64-synth-1,a64-c-debug"
+
+# A cross target: the compiler, the GNU ld that records its links, how to run what they link.
+AARCH64 = {
+    "machine": "aarch64",
+    "prefix": "aarch64-linux-gnu-",
+    "cc": "aarch64-linux-gnu-gcc",
+    "ld": "/usr/bin/aarch64-linux-gnu-ld",
+    "openssl_target": "linux-aarch64",
+    "run_with": ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"],
+}
+NATIVE = {"machine": "x86_64", "prefix": "", "cc": "gcc", "ld": "/usr/bin/ld.bfd", "openssl_target": "linux-x86_64",
+          "run_with": []}
 JOBS_CPU = max(1, os.cpu_count() or 1)
 
 
@@ -93,8 +112,8 @@ class Capture:
     """A wrapper directory whose `ld` is capture_ld.py, and the environment that tells it where to
     put the job. `env` goes to the build command; `gcc_flag` / `rust_flags` put the wrapper first."""
 
-    def __init__(self, name, cache, tmp, match="*", build_root=None):
-        self.name, self.cache = name, cache
+    def __init__(self, name, cache, tmp, match="*", build_root=None, target=NATIVE):
+        self.name, self.cache, self.target = name, cache, target
         self.wrap = Path(tmp) / "capture-ld"
         self.wrap.mkdir(exist_ok=True)
         (self.wrap / "ld").unlink(missing_ok=True)
@@ -102,7 +121,7 @@ class Capture:
         self.staging = cache / "jobs" / f".{name}.partial"
         shutil.rmtree(self.staging, ignore_errors=True)
         self.env = dict(os.environ, RIVET_BENCH_JOB_DIR=str(self.staging), RIVET_BENCH_CAPTURE_MATCH=match,
-                        RIVET_BENCH_BUILD_ROOT=str(build_root or tmp))
+                        RIVET_BENCH_BUILD_ROOT=str(build_root or tmp), RIVET_BENCH_REAL_LD=target["ld"])
         self.gcc_flag = f"-B{self.wrap}"
 
     def finish(self, description, run_args=()):
@@ -121,7 +140,12 @@ class Capture:
             "output_bytes": cap["output_bytes"],
             "run_args": list(run_args),
             "captured_with": cap["real_ld"],
+            "machine": self.target["machine"],
         }
+        if self.target is not NATIVE:
+            # The outputs run under an emulator; the reference output is the cross GNU ld's.
+            meta["run_with"] = self.target["run_with"]
+            meta["reference_linker"] = os.path.basename(self.target["ld"])
         (self.staging / "job.json").write_text(json.dumps(meta, indent=2) + "\n")
         dest = self.cache / "jobs" / self.name
         shutil.rmtree(dest, ignore_errors=True)
@@ -215,10 +239,13 @@ def synth_file(i, files, rng):
     return "\n".join(c) + "\n"
 
 
-def job_synth(n, cache, tmp):
+def job_synth(n, cache, tmp, target=NATIVE):
+    """synth-N; with target=AARCH64 the same sources and flags compiled by the cross gcc (a64-synth-N)."""
     rng = random.Random(n)
     files = SYNTH_FILES * n
-    src = Path(tmp) / f"synth-{n}"
+    name = f"a64-synth-{n}" if target is AARCH64 else f"synth-{n}"
+    cc = target["cc"]
+    src = Path(tmp) / name
     src.mkdir()
     (src / "synth_types.h").write_text(synth_header(random.Random(0)))
     (src / "blob.bin").write_bytes(synth_blob(random.Random(1), 4 * 1024 * 1024))
@@ -231,12 +258,13 @@ def job_synth(n, cache, tmp):
     main += ['    printf("synth-%d: %ld\\n", ' + str(n) + ', sum);', "    return 0;", "}"]
     (src / "main.c").write_text("\n".join(main) + "\n")
     flags = ["-g", "-O0", "-fno-eliminate-unused-debug-types"]
-    print(f"+ gcc -c {' '.join(flags)} s0.c ... s{files - 1}.c ({JOBS_CPU} at a time)", flush=True)
-    parallel([["gcc", "-c", *flags, f"s{i}.c", "-o", f"s{i}.o"] for i in range(files)] +
-             [["gcc", "-c", *flags, "main.c", "-o", "main.o"]], src)
-    cap = Capture(f"synth-{n}", cache, tmp, build_root=src)
-    sh(["gcc", cap.gcc_flag, "main.o", *[f"s{i}.o" for i in range(files)], "-o", f"synth-{n}"], cwd=src, env=cap.env)
-    cap.finish(f"generated C: {files * SYNTH_FUNCS} functions in {files} files, -g -O0, dynamic PIE")
+    print(f"+ {cc} -c {' '.join(flags)} s0.c ... s{files - 1}.c ({JOBS_CPU} at a time)", flush=True)
+    parallel([[cc, "-c", *flags, f"s{i}.c", "-o", f"s{i}.o"] for i in range(files)] +
+             [[cc, "-c", *flags, "main.c", "-o", "main.o"]], src)
+    cap = Capture(name, cache, tmp, build_root=src, target=target)
+    sh([cc, cap.gcc_flag, "main.o", *[f"s{i}.o" for i in range(files)], "-o", name], cwd=src, env=cap.env)
+    cap.finish(f"generated C: {files * SYNTH_FUNCS} functions in {files} files, -g -O0, dynamic PIE"
+               + (f", {target['machine']} ({cc})" if target is not NATIVE else ""))
 
 
 # real programs ---------------------------------------------------------------------------------
@@ -253,22 +281,28 @@ def cargo_registry_source(crate_dep, glob):
     return sorted(registry.glob(glob))
 
 
-def job_c_debug(cache, tmp):
+def job_c_debug(cache, tmp, target=NATIVE):
+    """c-debug; with target=AARCH64 the same build configured for linux-aarch64 with the cross
+    compiler (`--cross-compile-prefix`: gcc, ar and ranlib of the cross binutils) as a64-c-debug."""
+    name = "a64-c-debug" if target is AARCH64 else "c-debug"
     found = cargo_registry_source('openssl-src = "300"', "*/openssl-src-300.*/openssl")
     if not found:
-        sys.exit("c-debug: OpenSSL's sources were not found after cargo fetch of openssl-src")
+        sys.exit(f"{name}: OpenSSL's sources were not found after cargo fetch of openssl-src")
     src = Path(tmp) / "openssl"
     shutil.copytree(found[-1], src, symlinks=True)
-    sh(["perl", "Configure", "linux-x86_64", "no-asm", "no-shared", "no-tests", "no-docs", "no-module", "-g", "-O2"],
-       quiet=True, cwd=src)
+    cross = [f"--cross-compile-prefix={target['prefix']}"] if target["prefix"] else []
+    sh(["perl", "Configure", target["openssl_target"], *cross, "no-asm", "no-shared", "no-tests", "no-docs", "no-module",
+        "-g", "-O2"], quiet=True, cwd=src)
     sh(["make", f"-j{JOBS_CPU}", "build_generated"], quiet=True, cwd=src)
     # Everything apps/openssl needs (about 1200 objects with -g -O2): about 2 minutes on 2 cores.
     sh(["make", f"-j{JOBS_CPU}", "apps/openssl"], quiet=True, cwd=src)
     # The final link again, through the capturing wrapper (make's own link used the system ld).
     (src / "apps" / "openssl").unlink()
-    cap = Capture("c-debug", cache, tmp, match="openssl", build_root=src)
-    sh(["make", "apps/openssl", f"CC=gcc {cap.gcc_flag}"], quiet=True, cwd=src, env=cap.env)
-    cap.finish("OpenSSL 3 `openssl` program: 57 objects + libapps.a, libssl.a, libcrypto.a, -g -O2 (openssl-src crate)",
+    # (CC on make's command line replaces the Makefile's $(CROSS_COMPILE)gcc: the cross compiler by name.)
+    cap = Capture(name, cache, tmp, match="openssl", build_root=src, target=target)
+    sh(["make", "apps/openssl", f"CC={target['cc']} {cap.gcc_flag}"], quiet=True, cwd=src, env=cap.env)
+    cap.finish("OpenSSL 3 `openssl` program: 57 objects + libapps.a, libssl.a, libcrypto.a, -g -O2 (openssl-src crate)"
+               + (f", {target['machine']} ({target['cc']})" if target is not NATIVE else ""),
                run_args=["list", "-digest-algorithms"])
 
 
@@ -552,7 +586,7 @@ def job_cxx_big(cache, tmp):
     cap.finish("C++: LLVM 19 static libraries (O2 pipeline + x86 codegen), dynamic PIE against libstdc++.so")
 
 
-BUILDERS = {"c-hello": job_c_hello, "c-debug": job_c_debug, "rust-debug": job_rust_debug, "cxx-big": job_cxx_big,
+BUILDERS = {"c-hello": job_c_hello, "c-debug": job_c_debug, "a64-c-debug": lambda c, t: job_c_debug(c, t, AARCH64), "rust-debug": job_rust_debug, "cxx-big": job_cxx_big,
             "rust-big": job_rust_big, "cxx-templates": job_cxx_templates, "shared-big": job_shared_big}
 
 
@@ -563,10 +597,12 @@ def build(job, cache, force=False):
     with tempfile.TemporaryDirectory(prefix=f"rivet-corpus-{job}-", dir=os.environ.get("RIVET_BENCH_TMP")) as tmp:
         if job.startswith("synth-") and job[6:].isdigit():
             job_synth(int(job[6:]), cache, tmp)
+        elif job.startswith("a64-synth-") and job[10:].isdigit():
+            job_synth(int(job[10:]), cache, tmp, AARCH64)
         elif job in BUILDERS:
             BUILDERS[job](cache, tmp)
         else:
-            sys.exit(f"unknown job {job} (known: c-hello, synth-N, {', '.join(BUILDERS)})")
+            sys.exit(f"unknown job {job} (known: c-hello, synth-N, a64-synth-N, {', '.join(BUILDERS)})")
 
 
 def main():
@@ -579,8 +615,8 @@ def main():
     if a.command == "list":
         for d in sorted((a.cache / "jobs").glob("*/job.json")):
             m = json.loads(d.read_text())
-            print(f"{m['name']:<12} {m['input_bytes'] / 1e6:9.1f} MB {m.get('input_files', '?'):>6} files  "
-                  f"{m.get('mode', m['kind']):<10} {m['description']}")
+            print(f"{m['name']:<13} {m['input_bytes'] / 1e6:9.1f} MB {m.get('input_files', '?'):>6} files  "
+                  f"{m.get('machine', 'x86_64'):<8} {m.get('mode', m['kind']):<10} {m['description']}")
         return
     for job in a.jobs.split(","):
         build(job, a.cache, a.force)

@@ -7,6 +7,7 @@ table, a JSON file and a PNG plot to bench/results/SCENARIO-DATE.{md,json,png}.
     python3 bench/run.py --scenario cold             # sync + drop_caches before every run (root)
     python3 bench/run.py --scenario compressed       # output on compress-force=zstd btrfs, memory cgroup
     python3 bench/run.py --scenario slow-disk        # output on a loop device throttled to 30 MB/s
+    python3 bench/run.py --scenario aarch64 --runs 9 # the AArch64 jobs (a64-*), warm, outputs run under qemu
 
 Linkers (--linkers, comma-separated): bfd, gold, lld, mold, wild (also wild-nogc: --no-gc-sections,
 the same work as rivet; wild-fork: wild's default, which forks), rivet (automatic I/O choices, with
@@ -25,17 +26,28 @@ status and stdout compared with the reference. In the warm and scale scenarios e
 that linker's own previous output, as in an edit-compile-link loop (`--outputs keep`, their default:
 rivet and mold rewrite it in place when they can); in the others, and with `--outputs delete`,
 outputs are deleted before each run (every linker writes a new file).
+
+Jobs of another machine (job.json "machine", e.g. the AArch64 jobs a64-synth-1 and a64-c-debug) are
+linked by bfd and gold as that machine's GNU linkers (aarch64-linux-gnu-ld, aarch64-linux-gnu-ld.gold);
+the reference output is the job's `reference_linker`'s, and every output runs under the job's
+`run_with` (qemu-aarch64 -L /usr/aarch64-linux-gnu). The `aarch64` scenario is `warm` on those jobs
+with bfd, lld, mold, wild, wild-nogc and rivet, plus callgrind's instruction counts at one thread
+for rivet and wild (--instructions; the count is taken once per job after the timed rounds).
 """
 import argparse, datetime, hashlib, json, os, platform, shlex, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import DEFAULT_CACHE, rivet_bin  # noqa: E402
+from corpus import A64_JOBS, DEFAULT_CACHE, rivet_bin  # noqa: E402
 
-SCENARIOS = ["warm", "cold", "compressed", "slow-disk", "scale"]
+SCENARIOS = ["warm", "cold", "compressed", "slow-disk", "scale", "aarch64"]
 DEFAULT_JOBS = "c-hello,synth-1,c-debug,rust-debug,cxx-big"
 DEFAULT_LINKERS = "bfd,gold,lld,mold,wild,rivet-all"
+# The aarch64 scenario: the cross jobs, warm, against the linkers that link AArch64.
+AARCH64_LINKERS = "bfd,lld,mold,wild,wild-nogc,rivet"
+# Another machine's GNU linkers, by the name of the host's.
+CROSS_GNU = {"aarch64": {"ld.bfd": "aarch64-linux-gnu-ld", "ld.gold": "aarch64-linux-gnu-ld.gold"}}
 MOUNT = Path("/mnt/rivet-bench")
 CGROUP_NAME = "rivet-bench"
 SLOW_DISK_MBPS = 30
@@ -110,6 +122,22 @@ def linkers(names):
             log(f"skipping {n}: {table[n][0]} is not installed{hint}")
             continue
         out[n] = table[n]
+    return out
+
+
+def for_machine(lks, meta):
+    """The linker commands for a job: for a job of another machine, bfd and gold are that machine's
+    GNU linkers (the others pick the machine from the inputs and `-m`); those not installed are
+    left out with a message."""
+    gnu = CROSS_GNU.get(meta.get("machine", "x86_64"), {})
+    out = {}
+    for n, cmd in lks.items():
+        if cmd[0] in gnu:
+            if shutil.which(gnu[cmd[0]]) is None:
+                log(f"{meta['name']}: skipping {n}: {gnu[cmd[0]]} is not installed")
+                continue
+            cmd = [gnu[cmd[0]], *cmd[1:]]
+        out[n] = cmd
     return out
 
 
@@ -321,9 +349,10 @@ def measure(helper, cmd, cwd, procs_files, timeout, keep_output=False):
     return m
 
 
-def run_output(path, args):
+def run_output(path, args, run_with=()):
+    """Runs a linked program (under `run_with`, an emulator, for another machine's job)."""
     try:
-        r = subprocess.run([str(path), *args], capture_output=True, timeout=60)
+        r = subprocess.run([*run_with, str(path), *args], capture_output=True, timeout=60)
         return [r.returncode, r.stdout.decode(errors="replace")]
     except (OSError, subprocess.TimeoutExpired) as e:
         return [None, f"could not run: {e}"]
@@ -333,7 +362,7 @@ def check_output(jd, meta, path):
     """What the output does: an executable run with the job's arguments; a shared library through
     the job's check program, which loads it under its soname. None: the job has no check."""
     if meta["kind"] == "exe":
-        return run_output(path, meta.get("run_args", []))
+        return run_output(path, meta.get("run_args", []), meta.get("run_with", []))
     check = meta.get("check")
     if not check:
         return None
@@ -347,14 +376,41 @@ def check_output(jd, meta, path):
             return [None, f"could not run: {e}"]
 
 
-def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loopfs, timeout, keep=False):
+def instruction_counts(jd, lks, out_dir):
+    """callgrind's instruction counts at one thread for rivet and wild (bench/instructions.py's way:
+    --no-fork --threads=1, wild with --no-gc-sections unless the job's line collects sections, so
+    both do the same work). {linker: count or an error string}."""
+    from instructions import count  # late: instructions.py imports this module
+    gc = "--gc-sections" in (jd / "response.txt").read_text().split()
+    cmds = {}
+    if "rivet" in lks:
+        cmds["rivet"] = [lks["rivet"][0], "--no-fork", "--threads=1"]
+    wild = next((c[0] for n, c in lks.items() if n.startswith("wild")), None)
+    if wild:
+        cmds["wild"] = [wild, "--no-fork", "--threads=1", *([] if gc else ["--no-gc-sections"])]
+    counts = {}
+    for n, cmd in cmds.items():
+        out = out_dir / f"{jd.name}.{n}.callgrind.out"
+        log(f"  {jd.name:<12} callgrind {n}")
+        try:
+            counts[n] = count([cmd[0], "@response.txt", "-o", str(out), *cmd[1:]], jd, out)
+        except SystemExit as e:
+            counts[n] = str(e)[:300]
+        out.unlink(missing_ok=True)
+    return counts
+
+
+def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loopfs, timeout, keep=False,
+              instructions=False):
     job = meta["name"]
+    lks = for_machine(lks, meta)
+    ref_ld = meta.get("reference_linker", "ld.bfd")
     ref_out = out_dir / f"{job}.reference"
     ref_out.unlink(missing_ok=True)
-    r = subprocess.run(["ld.bfd", "@response.txt", "-o", str(ref_out)], cwd=jd, capture_output=True, text=True)
+    r = subprocess.run([ref_ld, "@response.txt", "-o", str(ref_out)], cwd=jd, capture_output=True, text=True)
     expected = None
     if r.returncode != 0:
-        log(f"{job}: the reference link with ld.bfd failed, outputs are not checked:\n{r.stderr[-1000:]}")
+        log(f"{job}: the reference link with {ref_ld} failed, outputs are not checked:\n{r.stderr[-1000:]}")
     else:
         expected = check_output(jd, meta, ref_out)
         if expected is not None and expected[0] != 0:
@@ -384,7 +440,7 @@ def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loop
                     got = check_output(jd, meta, out)
                     m["output_ok"] = got == expected
                     if got != expected:
-                        log(f"{job}/{n}: the output does not behave like ld.bfd's: exit {got[0]} vs {expected[0]}, "
+                        log(f"{job}/{n}: the output does not behave like {ref_ld}'s: exit {got[0]} vs {expected[0]}, "
                             f"stdout {got[1][:200]!r} vs {expected[1][:200]!r}")
             else:
                 log(f"{job}/{n}: link failed: {m['error'][:600]}")
@@ -393,6 +449,7 @@ def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loop
             log(f"  {job:<12} {'warm-up' if rnd == 0 else f'run {rnd}':<8} {n:<18} "
                 + (f"{m['wall']:8.3f} s" if m["ok"] else "failed"))
         order = order[1:] + order[:1]
+    counts = instruction_counts(jd, lks, out_dir) if instructions else {}
     if out_dir.exists():
         for f in out_dir.glob(f"{job}.*.out"):
             f.unlink()
@@ -414,6 +471,8 @@ def bench_job(helper, jd, meta, lks, runs, scenario, out_dir, cgroup_files, loop
             if loopfs:
                 entry["synced"] = statistics.median(m["synced"] for m in ok)
                 entry["device_mb"] = statistics.median(m["device_mb"] for m in ok)
+        if n in counts:
+            entry["instructions"] = counts[n]
         results.append(entry)
     return results
 
@@ -452,8 +511,9 @@ def markdown(data):
         jm = jobs_meta.get(job, {})
         lines.append(f"| {job} | {jm.get('input_bytes', 0) / 1e6:.0f} MB, {jm.get('input_files', '?')} files | "
                      + " | ".join(cells) + " |")
+    refs = sorted({m.get("reference_linker", "ld.bfd") for m in jobs_meta.values()})
     lines += ["", "Details (sorted by median wall time; CPU = user+sys median, RSS = peak, output checked = the "
-              "linked program ran like ld.bfd's):", ""]
+              f"linked program ran like {' / '.join(refs)}'s):", ""]
     head = "| job | linker | median s | min–max s | ratio | CPU s | peak RSS MB | output MB | output checked |"
     sep = "|---|---|---|---|---|---|---|---|---|"
     if io:
@@ -474,6 +534,28 @@ def markdown(data):
             if r["job"] == job and r.get("failed"):
                 err = r.get("error", "").replace("\n", " ").replace("|", "\\|")[:200]
                 lines.append(f"| {job} | {r['linker']} | failed | | | | | | {err} |" + (" | |" if io else ""))
+    if "rivet" in lks and len(lks) > 1:
+        others = [l for l in lks if l != "rivet"]
+        lines += ["", "rivet's median over each other linker's, wall time / user+sys CPU (below 1: rivet is faster, "
+                  "uses less CPU):", "", "| job | " + " | ".join(f"rivet / {l}" for l in others) + " |",
+                  "|---|" + "---|" * len(others)]
+        for job in jobs:
+            rows = {r["linker"]: r for r in res if r["job"] == job and not r.get("failed")}
+            rv = rows.get("rivet")
+            cells = [f"{rv['median'] / rows[l]['median']:.2f} / {rv['cpu'] / rows[l]['cpu']:.2f}"
+                     if rv and l in rows and rows[l]["cpu"] > 0 else "" for l in others]
+            lines.append(f"| {job} | " + " | ".join(cells) + " |")
+    counted = [r for r in res if "instructions" in r]
+    if counted:
+        lines += ["", "Instructions at one thread (valgrind's callgrind, `--no-fork --threads=1`; wild with "
+                  "`--no-gc-sections` unless the job's line has `--gc-sections`, the same work as rivet; one count "
+                  "per job, not moved by the machine's load):", "",
+                  "| job | rivet | wild | rivet / wild |", "|---|---|---|---|"]
+        for job in jobs:
+            c = {r["linker"]: r["instructions"] for r in counted if r["job"] == job}
+            fmt = lambda v: f"{v / 1e6:,.1f}M" if isinstance(v, int) else (f"failed: {v}" if v else "")
+            ratio = f"{c['rivet'] / c['wild']:.2f}" if all(isinstance(c.get(k), int) for k in ("rivet", "wild")) else ""
+            lines.append(f"| {job} | {fmt(c.get('rivet'))} | {fmt(c.get('wild'))} | {ratio} |")
     lines += ["", "Jobs: " + "; ".join(f"{j} = {m.get('description', '')} ({m.get('mode', m.get('kind'))}, "
                                       f"output {fmt_mb(m.get('output_bytes', 0) / 1e6)} MB)" for j, m in jobs_meta.items()) + "."]
     return "\n".join(lines) + "\n"
@@ -485,9 +567,13 @@ def main():
     import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(f"{sys.argv[0]}: terminated"))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--jobs", default=DEFAULT_JOBS)
+    ap.add_argument("--jobs", default=None, help=f"default {DEFAULT_JOBS}; {A64_JOBS} in the aarch64 scenario")
     ap.add_argument("--scenario", default="warm", choices=SCENARIOS)
-    ap.add_argument("--linkers", default=DEFAULT_LINKERS)
+    ap.add_argument("--linkers", default=None,
+                    help=f"default {DEFAULT_LINKERS}; {AARCH64_LINKERS} in the aarch64 scenario")
+    ap.add_argument("--instructions", action=argparse.BooleanOptionalAction, default=None,
+                    help="also count rivet's and wild's instructions at one thread with callgrind, once per job "
+                         "(default: on in the aarch64 scenario)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results", help="where results go")
@@ -502,6 +588,16 @@ def main():
                          "delete: outputs are deleted before each run (default for the others)")
     a = ap.parse_args()
 
+    a64 = a.scenario == "aarch64"
+    if a.jobs is None:
+        a.jobs = A64_JOBS if a64 else DEFAULT_JOBS
+    if a.linkers is None:
+        a.linkers = AARCH64_LINKERS if a64 else DEFAULT_LINKERS
+    if a.instructions is None:
+        a.instructions = a64
+    if a.instructions and shutil.which("valgrind") is None:
+        log("no instruction counts: valgrind is not installed")
+        a.instructions = False
     jobs = ["synth-1", "synth-2", "synth-4", "synth-8"] if a.scenario == "scale" else a.jobs.split(",")
     metas = {}
     for j in jobs:
@@ -518,7 +614,14 @@ def main():
     lks = linkers(a.linkers.split(","))
     if not lks:
         sys.exit("no linkers to run")
-    versions = {n: linker_version(c) for n, c in lks.items() if n in ("bfd", "gold", "lld", "mold", "wild", "wild-nogc", "wild-fork", "rivet")}
+    # Versions of the linkers as each job runs them (another machine's jobs: its GNU linkers).
+    versions = {}
+    for meta in metas.values():
+        for n, c in for_machine({n: c for n, c in lks.items() if n in ("bfd", "gold", "lld", "mold", "wild", "rivet")},
+                                meta).items():
+            key = n if c[0] == lks[n][0] else f"{n} ({c[0]})"
+            if key not in versions:
+                versions[key] = linker_version(c)
 
     helper = spawn_helper(a.cache)
     cg = Cgroup()
@@ -526,6 +629,9 @@ def main():
     out_dir = None
     notes = {"warm": "inputs in the page cache (warm-up run), output on the local disk.",
              "scale": "synthetic jobs of 1x, 2x, 4x, 8x size, warm page cache, output on the local disk.",
+             "aarch64": "AArch64 jobs (cross-compiled, linked for aarch64; bfd = aarch64-linux-gnu-ld), inputs in the "
+                        "page cache (warm-up run), output on the local disk; every output runs under qemu-aarch64 "
+                        "and is compared with the cross GNU ld's.",
              "cold": "`sync; echo 3 > /proc/sys/vm/drop_caches` before every run (inputs, linker binaries and "
                      "libraries all come from disk).",
              "compressed": "output on a loop-mounted btrfs with compress-force=zstd; the linker runs in a memory cgroup "
@@ -533,7 +639,7 @@ def main():
                            "`on disk` = link + `sync -f`.",
              "slow-disk": f"output on an ext4 loop device whose writes are throttled to {SLOW_DISK_MBPS} MB/s, the linker "
                           "in a memory cgroup smaller than inputs + output; `on disk` = link + `sync -f`."}
-    keep = (a.outputs or ("keep" if a.scenario in ("warm", "scale") else "delete")) == "keep"
+    keep = (a.outputs or ("keep" if a.scenario in ("warm", "scale", "aarch64") else "delete")) == "keep"
     setup = notes[a.scenario] + (" Each link replaces the linker's own previous output." if keep
                                  else " Outputs are deleted before each run.")
     results = []
@@ -573,7 +679,8 @@ def main():
                 except OSError as e:
                     log(f"{a.scenario}: no memory limit ({e})")
             log(f"{j}: {meta['input_bytes'] / 1e6:.0f} MB of inputs, {len(lks)} linkers, {a.runs} runs")
-            results += bench_job(helper, a.cache / "jobs" / j, meta, lks, a.runs, a.scenario, out_dir, files, loopfs, a.timeout, keep)
+            results += bench_job(helper, a.cache / "jobs" / j, meta, lks, a.runs, a.scenario, out_dir, files, loopfs, a.timeout,
+                                 keep, a.instructions)
         if limits:
             setup += " Memory limits: " + "; ".join(limits) + "."
     finally:
