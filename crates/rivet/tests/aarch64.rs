@@ -334,7 +334,7 @@ fn dlopen_of_a_shared_object() {
     tmp.finish();
 }
 
-/// A `-l` search skips a library for another machine, as GNU ld does.
+/// A `-l` search skips a library for another machine, as GNU ld does, and `-t` says so.
 #[test]
 fn library_search_skips_another_machines_library() {
     let Some(tmp) = setup("search") else { return };
@@ -351,6 +351,13 @@ fn library_search_skips_another_machines_library() {
     must(Command::new("aarch64-linux-gnu-ar").current_dir(&tmp.path).args(["rc", "arm/libf.a", "arm/f.o"]));
     std::fs::write(tmp.join("main.c"), "int f(void);\nint main(void) { return f(); }\n").unwrap();
     both(&tmp, false, &["main.c", "-Lx86", "-Larm", "-lf"], "search", Some(("", 7)));
+    // -t says which it skipped, in GNU ld's words.
+    let o = cc(&tmp, false, true, &["main.c", "-Lx86", "-Larm", "-lf", "-Wl,-t"], "traced");
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    if testing_rivet() {
+        let e = stderr_text(&o);
+        assert!(e.contains("skipping incompatible x86/libf.a when searching for -lf"), "{e}");
+    }
     tmp.finish();
 }
 

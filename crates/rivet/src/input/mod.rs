@@ -195,9 +195,16 @@ impl Loader<'_> {
             for c in &candidates {
                 let p = dir.join(c);
                 // A library for another machine (an x86-64 `/usr/lib/libz.so` in a cross link's
-                // search) is skipped, as GNU ld skips it ("incompatible").
-                if p.is_file() && library_machine(&p).is_none_or(|m| m == machine) {
+                // search) is skipped, as GNU ld skips it ("incompatible"); `-t` says so, in GNU
+                // ld's words.
+                if !p.is_file() {
+                    continue;
+                }
+                if library_machine(&p).is_none_or(|m| m == machine) {
                     return Some(p);
+                }
+                if self.config.trace {
+                    eprintln!("rivet: skipping incompatible {} when searching for -l{name}", p.display());
                 }
             }
         }
