@@ -316,16 +316,13 @@ fn lay_out_with_thunks<A: Arch>(
         let full = if far { Some(arch::thunks::plan::<A>(&linked)?) } else { None };
         (full, sites)
     };
-    let take = |lay: &mut layout::Layout| {
-        std::sync::Arc::try_unwrap(std::mem::take(&mut lay.inputs))
-            .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))
-    };
-    let inputs = take(&mut lay)?;
-    let unthunked = inputs.offsets.clone();
-    let mut spare = Some(inputs);
+    let unthunked = lay.inputs.offsets.clone();
     let base_symtab = symtab.clone();
-    // Layout with `t`'s groups and patch areas: members moved, `.symtab` with their names.
-    let mut lay_out = |ctx: &mut Ctx, mut inputs: crate::sections::offsets::InputPlaces, t: &Thunks| {
+    // Layout with `t`'s groups and patch areas, from the input places `prev` holds (taken from
+    // it): members moved, `.symtab` with their names.
+    let mut lay_out = |ctx: &mut Ctx, prev: &mut layout::Layout, t: &Thunks| -> Result<(layout::Layout, Addresses)> {
+        let mut inputs = std::sync::Arc::try_unwrap(std::mem::take(&mut prev.inputs))
+            .map_err(|_| crate::diag::Error::new("internal error: the input places are shared during layout"))?;
         let mut t = t.clone();
         let mut sizes = sizes.clone();
         inputs.offsets = unthunked.clone();
@@ -340,44 +337,32 @@ fn lay_out_with_thunks<A: Arch>(
         let mut lay = script_layout::assign_addresses(ctx, None, synthetic, inputs, sizes)?;
         lay.thunks = std::sync::Arc::new(t);
         let addresses = Addresses::compute(Placed::new(ctx, plans, &lay));
-        Ok::<_, crate::diag::Error>((lay, addresses))
+        Ok((lay, addresses))
     };
+    let mut addresses = addresses;
     let mut chosen = Thunks { entry_size: A::THUNK_ENTRY_SIZE, ..Thunks::default() };
-    let mut current = None;
     if let Some(full) = full {
-        let (mut lay, addresses) = lay_out(ctx, spare.take().expect("the input places"), &full)?;
-        let pruned = arch::thunks::prune::<A>(&Linked::new(Placed::new(ctx, plans, &lay), &addresses), &full);
+        let (mut full_lay, full_addresses) = lay_out(ctx, &mut lay, &full)?;
+        let pruned = arch::thunks::prune::<A>(&Linked::new(Placed::new(ctx, plans, &full_lay), &full_addresses), &full);
         let entries = |t: &Thunks| t.groups.iter().map(|g| g.entries.len()).sum::<usize>();
-        chosen = full.clone();
-        if entries(&pruned) != entries(&full) {
-            let (mut pruned_lay, pruned_addresses) = lay_out(ctx, take(&mut lay)?, &pruned)?;
-            if arch::thunks::all_reach::<A>(&Linked::new(Placed::new(ctx, plans, &pruned_lay), &pruned_addresses)) {
-                chosen = pruned;
-                lay = pruned_lay;
-                current = Some((lay, pruned_addresses));
-            } else {
-                current = Some(lay_out(ctx, take(&mut pruned_lay)?, &full)?);
-            }
+        (lay, addresses, chosen) = if entries(&pruned) == entries(&full) {
+            (full_lay, full_addresses, full)
         } else {
-            current = Some((lay, addresses));
-        }
-        let (lay, addresses) = current.as_ref().unwrap();
-        sites = A::erratum_patch_sites(&Linked::new(Placed::new(ctx, plans, lay), addresses));
+            let (mut pruned_lay, pruned_addresses) = lay_out(ctx, &mut full_lay, &pruned)?;
+            if arch::thunks::all_reach::<A>(&Linked::new(Placed::new(ctx, plans, &pruned_lay), &pruned_addresses)) {
+                (pruned_lay, pruned_addresses, pruned)
+            } else {
+                let (full_lay, full_addresses) = lay_out(ctx, &mut pruned_lay, &full)?;
+                (full_lay, full_addresses, full)
+            }
+        };
+        sites = A::erratum_patch_sites(&Linked::new(Placed::new(ctx, plans, &lay), &addresses));
         if sites.is_empty() {
-            return Ok(current.unwrap());
+            return Ok((lay, addresses));
         }
-        crate::ensure!(
-            !scripted,
-            "{}: a Cortex-A53 erratum 843419 sequence needs a patch, which is not supported with a linker script",
-            ctx.config.output.display()
-        );
     }
     // Erratum patches: room at the end of each section with sites, until the sites fit.
     let mut capacity: std::collections::BTreeMap<crate::ids::OutputSectionId, u64> = Default::default();
-    let mut inputs = match current.as_mut() {
-        Some((lay, _)) => take(lay)?,
-        None => spare.take().expect("the input places"),
-    };
     for _ in 0..4 {
         let mut per: std::collections::BTreeMap<crate::ids::OutputSectionId, Vec<_>> = Default::default();
         for &(r, at) in &sites {
@@ -386,13 +371,11 @@ fn lay_out_with_thunks<A: Arch>(
         }
         let fits = per.iter().all(|(s, v)| v.len() as u64 * PATCH_SIZE <= capacity.get(s).copied().unwrap_or(0));
         if fits && !capacity.is_empty() {
-            let (mut lay, addresses) = current.take().expect("laid out with the patch areas");
             let mut t = (*lay.thunks).clone();
             for area in &mut t.patches {
                 area.sites = per.remove(&area.section).unwrap_or_default();
             }
             lay.thunks = std::sync::Arc::new(t);
-            lay.inputs = std::sync::Arc::new(inputs);
             return Ok((lay, addresses));
         }
         for (s, v) in &per {
@@ -405,10 +388,8 @@ fn lay_out_with_thunks<A: Arch>(
             .iter()
             .map(|(&section, &capacity)| PatchArea { section, capacity, offset: 0, sites: Vec::new() })
             .collect();
-        let (mut lay, addresses) = lay_out(ctx, inputs, &t)?;
+        (lay, addresses) = lay_out(ctx, &mut lay, &t)?;
         sites = A::erratum_patch_sites(&Linked::new(Placed::new(ctx, plans, &lay), &addresses));
-        inputs = take(&mut lay)?;
-        current = Some((lay, addresses));
     }
     crate::bail!(
         "{}: the Cortex-A53 erratum 843419 sequences that need patches did not settle after four layouts",

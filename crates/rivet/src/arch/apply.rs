@@ -96,17 +96,41 @@ pub fn apply_range<A: Arch>(
 ) -> Vec<DynRel> {
     let sec = &ctx.objects[f].sections[si as usize];
     let base = ctx.section_addr(f, si).unwrap_or(0);
-    let alloc = is_alloc(sec);
     let mut dynrels = Vec::new();
-    let mut skip_next = false;
     let errors = RefCell::new(Vec::new());
     let ignored = RefCell::new(Vec::new());
-    if !alloc {
+    if !is_alloc(sec) {
         // Debug sections, through the per-symbol cache (no relaxation reaches past a field).
         apply_nonalloc_section::<A, true>(ctx, f, si, buf, base, &errors, Some((lo, owned, &ignored)));
         ctx.diag.report(errors.into_inner());
         return dynrels;
     }
+    apply_alloc_range::<A>(ctx, f, si, buf, lo, &owned, (&errors, &mut dynrels), &ignored);
+    A::finish_section(ctx, f, si, buf, lo, owned);
+    ctx.diag.report(errors.into_inner());
+    dynrels
+}
+
+/// Applies the relocations of allocated input section `si` of `f` that can change bytes `owned`
+/// (those within `Arch::RELOC_REACH` of them) to `buf`, the section's bytes from offset `lo` on.
+/// The relocations at owned offsets report to `mine` (errors, dynamic relocations); the others'
+/// errors go to `ignored` and their dynamic relocations nowhere (a neighbouring range reports
+/// them).
+#[allow(clippy::too_many_arguments)]
+fn apply_alloc_range<A: Arch>(
+    ctx: &Linked,
+    f: FileId,
+    si: u32,
+    buf: &mut [u8],
+    lo: u64,
+    owned: &std::ops::Range<u64>,
+    mine: (&RefCell<Vec<Error>>, &mut Vec<DynRel>),
+    ignored: &RefCell<Vec<Error>>,
+) {
+    let sec = &ctx.objects[f].sections[si as usize];
+    let base = ctx.section_addr(f, si).unwrap_or(0);
+    let (errors, dynrels) = mine;
+    let mut skip_next = false;
     let reach = owned.start.saturating_sub(A::RELOC_REACH)..owned.end + A::RELOC_REACH;
     for rel in sec.relas {
         let in_off = rel.r_offset.get(LE);
@@ -117,16 +141,13 @@ pub fn apply_range<A: Arch>(
         if std::mem::take(&mut skip_next) {
             continue;
         }
-        let mine = owned.contains(&in_off);
-        let errors = if mine { &errors } else { &ignored };
+        let owns = owned.contains(&in_off);
+        let errors = if owns { errors } else { ignored };
         let mut theirs = Vec::new();
-        let out = if mine { &mut dynrels } else { &mut theirs };
+        let out = if owns { &mut *dynrels } else { &mut theirs };
         let mut r = Reloc::<A>::new(ctx, f, si, rel, &mut *buf, in_off - lo, lo, base.wrapping_add(in_off), errors);
-        skip_next = A::apply_one(&mut r, alloc, out);
+        skip_next = A::apply_one(&mut r, true, out);
     }
-    A::finish_section(ctx, f, si, buf, lo, owned);
-    ctx.diag.report(errors.into_inner());
-    dynrels
 }
 
 /// The bytes of allocated input section `si` of `f` from `from` to `to` as its relocations make
@@ -135,27 +156,13 @@ pub fn apply_range<A: Arch>(
 /// section's own write; this only looks (the erratum 843419 scan, which must know the code before
 /// layout is final).
 pub fn relocated_window<A: Arch>(ctx: &Linked, f: FileId, si: u32, from: u64, to: u64) -> (u64, Vec<u8>) {
-    let sec = &ctx.objects[f].sections[si as usize];
-    let len = sec.data.len() as u64;
+    let data = ctx.objects[f].sections[si as usize].data;
+    let len = data.len() as u64;
     let lo = from.saturating_sub(A::RELOC_REACH).min(len);
     let hi = to.saturating_add(A::RELOC_REACH).min(len);
-    let mut buf = sec.data[lo as usize..hi as usize].to_vec();
-    let base = ctx.section_addr(f, si).unwrap_or(0);
-    let errors = RefCell::new(Vec::new());
-    let mut dynrels = Vec::new();
-    let mut skip_next = false;
-    for rel in sec.relas {
-        let in_off = rel.r_offset.get(LE);
-        if !(lo..hi).contains(&in_off) {
-            skip_next = false;
-            continue;
-        }
-        if std::mem::take(&mut skip_next) {
-            continue;
-        }
-        let mut r = Reloc::<A>::new(ctx, f, si, rel, &mut buf, in_off - lo, lo, base.wrapping_add(in_off), &errors);
-        skip_next = A::apply_one(&mut r, true, &mut dynrels);
-    }
+    let mut buf = data[lo as usize..hi as usize].to_vec();
+    let ignored = RefCell::new(Vec::new());
+    apply_alloc_range::<A>(ctx, f, si, &mut buf, lo, &(from..to), (&ignored, &mut Vec::new()), &ignored);
     (lo, buf)
 }
 

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// The executable output sections of input sections (those with members).
-fn code_sections(ctx: &Linked) -> Vec<OutputSectionId> {
+pub fn code_sections(ctx: &Linked) -> Vec<OutputSectionId> {
     ctx.sections
         .iter_enumerated()
         .filter(|(_, os)| {
@@ -61,7 +61,8 @@ fn destination(ctx: &Linked, key: Key) -> i128 {
     ctx.value(key.target) as i128 + key.addend as i128
 }
 
-fn reaches<A: Arch>(v: i128) -> bool {
+/// Whether a direct branch reaches `v` bytes away.
+pub fn reaches<A: Arch>(v: i128) -> bool {
     let reach = A::BRANCH_REACH as i128;
     -reach <= v && v < reach
 }

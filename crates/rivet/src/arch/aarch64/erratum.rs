@@ -218,7 +218,7 @@ fn candidates(base: u64, from: u64, to: u64) -> impl Iterator<Item = u64> {
 /// A `b` at `from` to `to`, if it reaches.
 fn branch(from: u64, to: u64) -> Option<u32> {
     let v = to.wrapping_sub(from) as i64;
-    (-(1 << 27)..1 << 27).contains(&v).then_some(0x1400_0000 | ((v >> 2) as u32 & 0x03ff_ffff))
+    crate::arch::thunks::reaches::<super::Aarch64>(v as i128).then_some(0x1400_0000 | ((v >> 2) as u32 & 0x03ff_ffff))
 }
 
 /// Rewrites the erratum sequences in bytes `owned` of input section `si` of `f` (relocated; its
@@ -270,15 +270,9 @@ pub fn fix_843419(ctx: &Linked, f: FileId, si: u32, buf: &mut [u8], lo: u64, own
 /// words are an `adrp` and a load or store.
 pub fn patch_sites(ctx: &Linked) -> Vec<(SectionRef, u64)> {
     use rayon::prelude::*;
-    let members: Vec<SectionRef> = ctx
-        .sections
-        .iter()
-        .filter(|os| {
-            os.content == crate::sections::output::Content::Inputs
-                && os.is_alloc()
-                && os.flags & object::elf::SHF_EXECINSTR as u64 != 0
-        })
-        .flat_map(|os| os.members.iter().copied())
+    let members: Vec<SectionRef> = crate::arch::thunks::code_sections(ctx)
+        .into_iter()
+        .flat_map(|s| ctx.sections[s].members.iter().copied())
         .collect();
     let mut sites: Vec<(SectionRef, u64)> = members
         .par_iter()

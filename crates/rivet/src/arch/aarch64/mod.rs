@@ -492,7 +492,7 @@ fn apply_one(r: &mut Reloc<Aarch64>, alloc: bool, dynrels: &mut Vec<DynRel>) {
         R_AARCH64_CALL26 | R_AARCH64_JUMP26 => {
             let mut v = if undef_weak { 4 + a } else { s + a - p };
             // Out of reach: through the nearest range-extension thunk for the destination.
-            if !undef_weak && !(-(1 << 27)..1 << 27).contains(&v) && !ctx.layout.thunks.is_empty() {
+            if !undef_weak && !crate::arch::thunks::reaches::<Aarch64>(v) && !ctx.layout.thunks.is_empty() {
                 let out = ctx.objects[r.f].sections[r.si as usize].out;
                 let key = crate::sections::thunks::Key { target: t, addend: a as i64 };
                 if let Some(entry) = out.and_then(|out| {
