@@ -95,6 +95,27 @@ fn truncated_object() {
     c.tmp.finish();
 }
 
+/// Every command-line object that cannot be parsed is named, wherever it stands, and nothing
+/// else is said: the objects are parsed while earlier ones are added, and what the good ones
+/// would give (a duplicate, an undefined symbol) is not reported beside the parse errors.
+#[test]
+fn every_unparseable_object_and_nothing_else() {
+    let Some(c) = Case::new("unparseable") else {
+        return;
+    };
+    let main = c.object("main", "int missing(void);\nint main(void) { return missing(); }\n");
+    let again = c.object("again", "int main(void) { return 2; }\n");
+    let whole = std::fs::read(&main).unwrap();
+    let (cut1, cut2) = (c.tmp.join("cut1.o"), c.tmp.join("cut2.o"));
+    std::fs::write(&cut1, &whole[..100]).unwrap();
+    std::fs::write(&cut2, &whole[..200]).unwrap();
+    let stderr = c.fails(&[&main, &cut1, &again, &cut2], &["cut1.o", "cut2.o"]);
+    for unsaid in ["duplicate symbol", "undefined symbol", "missing"] {
+        assert!(!stderr.contains(unsaid), "a parse failure's link said '{unsaid}':\n{stderr}");
+    }
+    c.tmp.finish();
+}
+
 #[test]
 fn object_for_another_machine() {
     let Some(c) = Case::new("machine") else {

@@ -198,6 +198,21 @@ pub fn defined_globals(data: &[u8]) -> Result<Vec<&[u8]>> {
     Ok(names)
 }
 
+/// How many global symbols a relocatable object's symbol table holds, read from its section
+/// headers alone (the symbol table is looked for from the last header back: compilers put it
+/// near the end); 0 for anything unreadable, which `parse` then reports. For sizing tables.
+pub fn global_count(data: &[u8]) -> usize {
+    let count = || -> Option<usize> {
+        let header = Header::parse(data).ok()?;
+        let table = header.section_headers(LE, data).ok()?;
+        let sh = table.iter().rev().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB)?;
+        // Bounded by the file: a size past its end says nothing.
+        let entries = sh.data(LE, data).ok()?.len() / std::mem::size_of::<Sym>();
+        Some(entries.saturating_sub(sh.sh_info(LE) as usize))
+    };
+    count().unwrap_or(0)
+}
+
 /// `parse`, the file not yet named.
 fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -> Result<ObjectFile<'a>> {
     let kind = check_header(data)?;
