@@ -95,6 +95,7 @@ pub struct ObjectFile<'a> {
     /// The symbol table (for extended section indices, SHT_SYMTAB_SHNDX).
     pub symtab: object::read::elf::SymbolTable<'a, Header>,
     pub first_global: usize,
+    /// Emptied by resolution once it has claimed them, unless the output is relocatable (`-r`).
     pub comdats: Vec<ComdatGroup<'a>>,
     /// Global symbol ids, one per symbol from `first_global` on; filled by resolution.
     pub global_ids: Vec<SymbolId>,
