@@ -221,7 +221,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     let header = Header::parse(data).context("bad ELF header")?;
     let table = header.sections(LE, data).context("bad section header table")?;
     check_section_name_table(header, &table, data)?;
-    let (mut sections, has_ir) = read_sections(&table, data, arena)?;
+    let (mut sections, has_ir) = read_sections(header, &table, data, arena)?;
     let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).context("bad symbol table")?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
@@ -308,14 +308,23 @@ fn ir_kind(file: &ObjectFile) -> Ir {
 /// The sections, and whether some hold compiler IR (`.gnu.lto_*`, `.llvm.lto`: never linked, as
 /// lld ignores them; a fat object links with its machine code).
 fn read_sections<'a>(
+    header: &Header,
     table: &SectionTable<'a, Header>,
     data: &'a [u8],
     arena: &'a rivet_io::ByteArena,
 ) -> Result<(Vec<ObjSection<'a>>, bool)> {
-    let mut out = Vec::with_capacity(table.len());
+    // The section name table's bytes (checked to be one by `check_section_name_table`).
+    let names = (header.shstrndx(LE, data).ok())
+        .and_then(|i| table.section(object::SectionIndex(i as usize)).ok())
+        .and_then(|sh| sh.data(LE, data).ok())
+        .unwrap_or(&[]);
+    let mut out: Vec<ObjSection<'a>> = Vec::with_capacity(table.len());
     let mut has_ir = false;
     for (i, sh) in table.iter().enumerate() {
-        let sec_name = table.section_name(LE, sh).with_context(|| format!("section {i}: bad name"))?;
+        let sec_name = match shared_name(&out, sh, names) {
+            Some(name) => name,
+            None => table.section_name(LE, sh).with_context(|| format!("section {i}: bad name"))?,
+        };
         let section = || format!("section {}", String::from_utf8_lossy(sec_name));
         let sh_type = sh.sh_type(LE);
         let bytes: &[u8] = if sh_type == elf::SHT_NOBITS {
@@ -384,6 +393,25 @@ fn read_sections<'a>(
     }
     check_overlaps(table, &out)?;
     Ok((out, has_ir))
+}
+
+/// A relocation section's name when the string table shares its end with its target's, as
+/// assemblers and LLVM write them (`.rela.text.foo` ends in `.text.foo`, whose offset is 5 bytes
+/// further): the bytes from its offset to the end of the target's name, found without reading
+/// them again (objects with a section per function have a long name per section). None when the
+/// names are not laid out so (the name is then looked up as any other); `names` is the section
+/// name table's bytes.
+fn shared_name<'a>(sections: &[ObjSection<'a>], sh: &elf::SectionHeader64<LE>, names: &'a [u8]) -> Option<&'a [u8]> {
+    if !matches!(sh.sh_type(LE), elf::SHT_RELA | elf::SHT_REL | SHT_CREL) {
+        return None;
+    }
+    let target = sections.get(sh.sh_info(LE) as usize)?.name;
+    // The target's name must be bytes of the same table (not a decompressed section's name kept
+    // elsewhere), at most 5 bytes (`.rela`) after this one's offset, with no NUL between.
+    let at = (target.as_ptr() as usize).checked_sub(names.as_ptr() as usize).filter(|&at| at < names.len())?;
+    let from = sh.sh_name(LE) as usize;
+    names.get(from..at).filter(|p| !p.is_empty() && p.len() <= 5 && !p.contains(&0))?;
+    names.get(from..at + target.len())
 }
 
 /// How a section is named in errors: `section .text (4)`.
@@ -646,7 +674,13 @@ fn attach_relocations<'a>(
         } else {
             sh.data_as_array(LE, data).with_context(|| format!("relocation section {i}"))?
         };
-        if let Some((k, bad)) = relas.iter().enumerate().find(|(_, r)| r.r_sym(LE, false) as usize >= nsyms) {
+        // One pass the compiler vectorises over every relocation of the link (the debug sections'
+        // are most of them); the first bad one is looked for only when there is one.
+        let most = relas.iter().map(|r| r.r_info.get(LE) >> 32).fold(0, u64::max);
+        let first_bad = (most >= nsyms as u64)
+            .then(|| relas.iter().enumerate().find(|(_, r)| r.r_sym(LE, false) as usize >= nsyms))
+            .flatten();
+        if let Some((k, bad)) = first_bad {
             bail!(
                 "relocation {k} in section {} refers to symbol {}, but the file has {nsyms}",
                 String::from_utf8_lossy(sections[target].name),
@@ -963,5 +997,50 @@ mod tests {
         let mut garbage = chdr(elf::ELFCOMPRESS_ZSTD, 10, 1);
         garbage.extend_from_slice(b"not zstd at all");
         assert!(decompress(&garbage, false, "x").unwrap_err().to_string().contains("corrupt zstd"));
+    }
+
+    /// Every section's name is the one its header names, also where a relocation section's is
+    /// taken from its target's (`shared_name`): for gcc's and clang's objects with a section per
+    /// function, and for compressed debug sections, whose names rivet rewrites.
+    #[test]
+    fn relocation_section_names_are_the_headers_own() {
+        let s = crate::tests::Scratch::new("section-names");
+        let source = "static int twice(int x) { return 2 * x; }\nint f(int x) { return twice(x) + 1; }\n\
+                      int g(int x) { return f(x) * 3; }\nint h(void) { return g(1); }\n";
+        let mut objects = vec![s.cc("gcc.c", source, &["-ffunction-sections", "-g", "-O0"])];
+        objects.push(s.cc("zdebug.c", source, &["-ffunction-sections", "-g", "-gz=zlib-gnu"]));
+        if std::process::Command::new("clang-19").arg("--version").output().is_ok_and(|o| o.status.success()) {
+            let clang = s.path("clang.o");
+            let src = s.path("gcc.c");
+            let ok = std::process::Command::new("clang-19")
+                .args(["-c", "-ffunction-sections", "-g", &src, "-o", &clang])
+                .status()
+                .is_ok_and(|st| st.success());
+            assert!(ok, "clang-19 -c failed");
+            objects.push(clang);
+        }
+        let mut shared = 0;
+        for path in &objects {
+            let data = std::fs::read(path).unwrap();
+            let arena = rivet_io::ByteArena::new();
+            let file = parse(&data, path.clone(), (0, 0), &arena).unwrap();
+            let header = Header::parse(&*data).unwrap();
+            let table = header.sections(LE, &*data).unwrap();
+            for (i, sh) in table.iter().enumerate() {
+                let name = table.section_name(LE, sh).unwrap();
+                let ours = file.sections[i].name;
+                match name.strip_prefix(b".zdebug") {
+                    // Read as the `.debug` section it holds.
+                    Some(rest) if !file.sections[i].data.is_empty() && ours != name => {
+                        assert_eq!(ours, [&b".debug"[..], rest].concat(), "{path}: section {i}")
+                    }
+                    _ => assert_eq!(ours, name, "{path}: section {i}"),
+                }
+                if sh.sh_type(LE) == elf::SHT_RELA && ours.ends_with(file.sections[sh.sh_info(LE) as usize].name) {
+                    shared += 1;
+                }
+            }
+        }
+        assert!(shared > 6, "the relocation sections' names end with their targets' ({shared})");
     }
 }
