@@ -159,38 +159,64 @@ impl Marker<'_, '_> {
 /// The live allocated sections whose names are C identifiers, by name: what a reference to
 /// `__start_NAME` or `__stop_NAME` keeps.
 pub(crate) fn by_c_name<'c>(ctx: &'c Resolved) -> rustc_hash::FxHashMap<&'c [u8], Vec<SectionRef>> {
+    // Found on every core (few sections have such names), gathered in object order.
+    let found: Vec<Vec<(&[u8], SectionRef)>> = ctx
+        .objects
+        .par_iter()
+        .with_min_len(16)
+        .enumerate()
+        .map(|(f, obj)| {
+            let f = FileId::new(f);
+            obj.sections
+                .iter()
+                .enumerate()
+                .filter(|(_, sec)| sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && is_c_identifier(sec.name))
+                .map(|(s, sec)| (sec.name, SectionRef::new(f, s as u32)))
+                .collect()
+        })
+        .collect();
     let mut by_c_name: rustc_hash::FxHashMap<&[u8], Vec<SectionRef>> = Default::default();
-    for (f, obj) in ctx.objects.iter_enumerated() {
-        for (s, sec) in obj.sections.iter().enumerate() {
-            if sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && is_c_identifier(sec.name) {
-                by_c_name.entry(sec.name).or_default().push(SectionRef::new(f, s as u32));
-            }
-        }
+    for (name, r) in found.into_iter().flatten() {
+        by_c_name.entry(name).or_default().push(r);
     }
     by_c_name
 }
 
 /// Marks and sweeps. Returns the dropped sections for `--print-gc-sections`.
 pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec<SectionRef> {
-    let live: Live =
-        ctx.objects.iter().map(|o| (0..o.sections.len()).map(|_| AtomicBool::new(false)).collect()).collect();
+    // Each object's marks and roots, on every core: non-allocated sections (debug info) are never
+    // collected, and their references keep nothing alive; .eh_frame is handled by
+    // follow_eh_frames.
+    let (live, roots_found): (Vec<Vec<AtomicBool>>, Vec<Vec<SectionRef>>) = ctx
+        .objects
+        .par_iter()
+        .with_min_len(16)
+        .enumerate()
+        .map(|(f, obj)| {
+            let f = FileId::new(f);
+            let mut found = Vec::new();
+            let marks = obj
+                .sections
+                .iter()
+                .enumerate()
+                .map(|(s, sec)| {
+                    let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
+                    let root =
+                        sec.live && sec.name != b".eh_frame" && (!alloc || is_root(sec.name, sec.sh_type, sec.flags));
+                    if root && alloc {
+                        found.push(SectionRef::new(f, s as u32));
+                    }
+                    AtomicBool::new(root)
+                })
+                .collect();
+            (marks, found)
+        })
+        .unzip();
     let used_shared = (0..ctx.symbols.len()).map(|_| AtomicBool::new(false)).collect();
     let by_c_name = by_c_name(ctx);
+    let live: Live = live.into();
     let mut m = Marker { ctx, live, used_shared, by_c_name };
-    let mut frontier = Vec::new();
-    for (f, obj) in ctx.objects.iter_enumerated() {
-        for (s, sec) in obj.sections.iter().enumerate() {
-            let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
-            // Non-allocated sections (debug info) are never collected, and their references keep
-            // nothing alive; .eh_frame is handled by follow_eh_frames.
-            if sec.live && sec.name != b".eh_frame" && (!alloc || is_root(sec.name, sec.sh_type, sec.flags)) {
-                *m.live[f][s].get_mut() = true;
-                if alloc {
-                    frontier.push(SectionRef::new(f, s as u32));
-                }
-            }
-        }
-    }
+    let mut frontier: Frontier = roots_found.into_iter().flatten().collect();
     // Sections a linker script's KEEP names.
     for &r in kept {
         if ctx.objects[r].live && !*m.live[r.file][r.index as usize].get_mut() {
@@ -228,21 +254,30 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
     // A library's symbol that only collected code refers to is not a reference any more: an
     // --as-needed library used only by such code is not needed (lld's rule), and the symbol needs
     // no .dynsym entry.
-    for (s, used) in ctx.symbols.iter_mut().zip(&used_shared) {
+    ctx.symbols.par_iter_mut().zip(used_shared.par_iter()).with_min_len(4096).for_each(|(s, used)| {
         if matches!(s.def, Def::Shared { .. }) && !used.load(Relaxed) {
             s.referenced = false;
         }
-    }
-    let mut dropped = Vec::new();
-    for (f, obj) in ctx.objects.iter_enumerated_mut() {
-        for (s, sec) in obj.sections.iter_mut().enumerate() {
-            if sec.live && !live[f][s].load(Relaxed) && sec.name != b".eh_frame" {
-                sec.live = false;
-                dropped.push(SectionRef::new(f, s as u32));
+    });
+    let dropped: Vec<Vec<SectionRef>> = ctx
+        .objects
+        .par_iter_mut()
+        .zip(live.par_iter())
+        .with_min_len(16)
+        .enumerate()
+        .map(|(f, (obj, live))| {
+            let f = FileId::new(f);
+            let mut dropped = Vec::new();
+            for (s, sec) in obj.sections.iter_mut().enumerate() {
+                if sec.live && !live[s].load(Relaxed) && sec.name != b".eh_frame" {
+                    sec.live = false;
+                    dropped.push(SectionRef::new(f, s as u32));
+                }
             }
-        }
-    }
-    dropped
+            dropped
+        })
+        .collect();
+    dropped.into_iter().flatten().collect()
 }
 
 /// `--print-gc-sections`: each dropped section that is not empty, in GNU ld's words, on stderr, or with
