@@ -731,6 +731,28 @@ fn malformed_fields_lld_rejects_too() {
     c.tmp.finish();
 }
 
+/// Two output sections with members they cannot take, from different files: the error is the
+/// one GNU ld and lld meet first, in command-line order (output sections take their members in
+/// parallel), and only that one.
+#[test]
+fn first_incompatible_member_in_command_line_order() {
+    let Some(c) = Case::new("incompatible") else { return };
+    let asm = "__asm__(\".section .extra,\\\"\\\",@progbits\\n.byte 1\\n\
+               .section .more,\\\"\\\",@progbits\\n.byte 2\\n.previous\");\n";
+    let main = c.object("main", &format!("{asm}int main(void) {{ return 0; }}\n"));
+    let sections = c.object("sections", asm);
+    // The second output section (.more) gets a member of another type from the second file; the
+    // first (.extra) a TLS member from the third.
+    let typed = Elf::open(&sections).set(".more", 4, 0x8000_0000).write(&c.tmp.join("typed.o"));
+    let tls = Elf::open(&sections).set(".extra", 8, 0x400).write(&c.tmp.join("tls.o"));
+    let stderr = c.fails(&[&main, &typed, &tls], &["section type mismatch for .more", "typed.o"]);
+    assert!(!stderr.contains("tls.o") && !stderr.contains(".extra"), "a later error was reported:\n{stderr}");
+    // The other way round, the TLS member comes first.
+    let stderr = c.fails(&[&main, &tls, &typed], &["incompatible section flags for .extra", "tls.o"]);
+    assert!(!stderr.contains("typed.o") && !stderr.contains(".more"), "a later error was reported:\n{stderr}");
+    c.tmp.finish();
+}
+
 /// An archive whose symbol table sends a symbol nobody needs past the end of the archive: the
 /// table is checked when the archive is read, not only for the members that get loaded.
 #[test]
