@@ -156,17 +156,19 @@ impl Marker<'_, '_> {
     }
 }
 
+/// The objects with their ids, on every core (at least 16 objects a task: most are small).
+fn par_objects<'c, 'a>(
+    objects: &'c crate::input::object::Objects<'a>,
+) -> impl IndexedParallelIterator<Item = (FileId, &'c crate::input::object::ObjectFile<'a>)> {
+    objects.par_iter().with_min_len(16).enumerate().map(|(f, obj)| (FileId::new(f), obj))
+}
+
 /// The live allocated sections whose names are C identifiers, by name: what a reference to
 /// `__start_NAME` or `__stop_NAME` keeps.
 pub(crate) fn by_c_name<'c>(ctx: &'c Resolved) -> rustc_hash::FxHashMap<&'c [u8], Vec<SectionRef>> {
     // Found on every core (few sections have such names), gathered in object order.
-    let found: Vec<Vec<(&[u8], SectionRef)>> = ctx
-        .objects
-        .par_iter()
-        .with_min_len(16)
-        .enumerate()
+    let found: Vec<Vec<(&[u8], SectionRef)>> = par_objects(&ctx.objects)
         .map(|(f, obj)| {
-            let f = FileId::new(f);
             obj.sections
                 .iter()
                 .enumerate()
@@ -187,13 +189,8 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
     // Each object's marks and roots, on every core: non-allocated sections (debug info) are never
     // collected, and their references keep nothing alive; .eh_frame is handled by
     // follow_eh_frames.
-    let (live, roots_found): (Vec<Vec<AtomicBool>>, Vec<Vec<SectionRef>>) = ctx
-        .objects
-        .par_iter()
-        .with_min_len(16)
-        .enumerate()
+    let (live, roots_found): (Vec<Vec<AtomicBool>>, Vec<Vec<SectionRef>>) = par_objects(&ctx.objects)
         .map(|(f, obj)| {
-            let f = FileId::new(f);
             let mut found = Vec::new();
             let marks = obj
                 .sections
