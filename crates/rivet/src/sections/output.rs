@@ -1,7 +1,7 @@
 //! Output sections: takes the live input sections of every object, in command-line order, and
 //! gives the output sections they form (by GNU ld's default-script name rules), with
 //! `.init_array.N`-style priorities sorted, and a rank that orders them into segments.
-use crate::diag::Result;
+use crate::diag::{Context, Result};
 use crate::ensure;
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
 use crate::input::object::Objects;
@@ -358,287 +358,85 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
     (CLASS_DATA, rank)
 }
 
-/// One file's sections as `build` names them: its output section keys, in the order they first
-/// appear in the file (name, the first member's type, and whether `--unique` made it an output
-/// section of its own), each key's members in section order (and, for a `.ctors`/`.dtors` table
-/// moved into an init/fini array, the array's type), the sections `strip_debug` drops and the
-/// `--section-ordering-file` ranks.
-struct Named<'n> {
-    keys: Vec<(&'n [u8], u32, bool)>,
-    members: Vec<Vec<(u32, Option<u32>)>>,
-    /// What each key's members say of their output section, folded.
-    kinds: Vec<Kinds>,
-    stripped: Vec<u32>,
-    ranks: Vec<(u32, usize)>,
-}
-
-/// Members' types, flags, alignments and entry sizes folded (in member order; `then` appends),
-/// as `merge_kind`, the alignment's maximum and the entry-size rule of `build` fold them one
-/// member at a time; and whether `check_compatible` can find fault with any of them.
-#[derive(Clone, Copy)]
-struct Kinds {
-    first_type: u32,
-    /// The first type that is not SHT_NOBITS (an output section's type once it has one).
-    first_bits: Option<u32>,
-    or_flags: u64,
-    and_flags: u64,
-    align: u64,
-    first_entsize: u64,
-    same_entsize: bool,
-    any_tls: bool,
-    all_tls: bool,
-    same_type: bool,
-    all_mixable: bool,
-}
-
-impl Kinds {
-    fn of(sh_type: u32, flags: u64, align: u64, entsize: u64) -> Kinds {
-        let tls = flags & elf::SHF_TLS as u64 != 0;
-        Kinds {
-            first_type: sh_type,
-            first_bits: (sh_type != elf::SHT_NOBITS).then_some(sh_type),
-            or_flags: flags,
-            and_flags: flags,
-            align,
-            first_entsize: entsize,
-            same_entsize: true,
-            any_tls: tls,
-            all_tls: tls,
-            same_type: true,
-            all_mixable: mixes_with_progbits(sh_type),
-        }
-    }
-
-    fn then(self, next: Kinds) -> Kinds {
-        Kinds {
-            first_type: self.first_type,
-            first_bits: self.first_bits.or(next.first_bits),
-            or_flags: self.or_flags | next.or_flags,
-            and_flags: self.and_flags & next.and_flags,
-            align: self.align.max(next.align),
-            first_entsize: self.first_entsize,
-            same_entsize: self.same_entsize && next.same_entsize && self.first_entsize == next.first_entsize,
-            any_tls: self.any_tls || next.any_tls,
-            all_tls: self.all_tls && next.all_tls,
-            same_type: self.same_type && next.same_type && self.first_type == next.first_type,
-            all_mixable: self.all_mixable && next.all_mixable,
-        }
-    }
-
-    /// `check_compatible` passes every member of an output section named `name` with these
-    /// members: their TLS flags agree, and their types are one type or all mix (or it is
-    /// `.eh_frame`, whatever its members' types).
-    fn compatible(&self, name: &str) -> bool {
-        self.any_tls == self.all_tls && (self.same_type || self.all_mixable || name == ".eh_frame")
-    }
-
-    /// The empty output section `os` as members of these kinds leave it.
-    fn apply(&self, os: &mut OutputSection) {
-        let ms = (elf::SHF_MERGE | elf::SHF_STRINGS) as u64;
-        os.sh_type = self.first_bits.unwrap_or(elf::SHT_NOBITS);
-        os.flags = (self.or_flags & !ms | self.and_flags & ms) & !INPUT_ONLY_FLAGS;
-        os.align = os.align.max(self.align);
-        os.entsize = if self.same_entsize { self.first_entsize } else { 0 };
-    }
-}
-
-/// Names the live sections of file `f` (see `Named`).
-fn name_sections<'a: 'n, 'n>(
-    objects: &Objects<'a>,
-    f: FileId,
-    strip_debug: bool,
-    keep_text_prefix: bool,
-    order: &'n crate::sections::order::Ordering,
-) -> Named<'n> {
-    let obj = &objects[f];
-    let mut named =
-        Named { keys: Vec::new(), members: Vec::new(), kinds: Vec::new(), stripped: Vec::new(), ranks: Vec::new() };
-    let mut local: rustc_hash::FxHashMap<&[u8], u32> = Default::default();
-    let file_name = (!order.placements.is_empty()).then(|| crate::input::script::script_name(&obj.name));
-    for (si, sec) in obj.sections.iter().enumerate() {
-        if !sec.live {
-            continue;
-        }
-        if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
-            named.stripped.push(si as u32);
-            continue;
-        }
-        let placed =
-            file_name.as_deref().and_then(|file| crate::sections::order::placement(&order.placements, file, sec.name));
-        if let Some((rank, _)) = placed {
-            named.ranks.push((si as u32, rank));
-        }
-        // GNU ld's default script puts `.ctors` tables in `.init_array` and `.dtors` ones in
-        // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
-        // so that a program's old-style constructors run with a C library that runs only the
-        // arrays. lld keeps them in `.ctors`, where nothing runs them today.
-        let into_array = placed.is_none()
-            && obj.reversed.binary_search_by_key(&(si as u32), |r| r.0).is_ok()
-            && !is_crt_frame_object(&obj.name);
-        let (name, array): (&[u8], Option<u32>) = match (placed, into_array) {
-            (Some((_, out)), _) => (out.as_bytes(), None),
-            (None, true) if sec.name.starts_with(b".ctors") => (b".init_array", Some(elf::SHT_INIT_ARRAY)),
-            (None, true) => (b".fini_array", Some(elf::SHT_FINI_ARRAY)),
-            (None, false) => (output_name_for(sec.name, keep_text_prefix), None),
-        };
-        let sh_type = array.unwrap_or(sec.sh_type);
-        // `--unique=PATTERN`: a matching input section is an output section by itself, under
-        // its own name (GNU ld; two of one name from two files are two output sections).
-        let unique = placed.is_none()
-            && !into_array
-            && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec.name));
-        // A moved table is one of 8-byte entries, as the arrays' own sections say.
-        let entsize = if into_array { 8 } else { u64::from(sec.entsize) };
-        let kinds = Kinds::of(sh_type, sec.flags, sec.align(), entsize);
-        let known = match unique {
-            true => None,
-            false => local.get(name).copied(),
-        };
-        match known {
-            Some(key) => {
-                let k = key as usize;
-                named.kinds[k] = named.kinds[k].then(kinds);
-                named.members[k].push((si as u32, array));
-            }
-            None => {
-                let key = named.keys.len() as u32;
-                match unique {
-                    true => named.keys.push((sec.name, sh_type, true)),
-                    false => {
-                        named.keys.push((name, sh_type, false));
-                        local.insert(name, key);
-                    }
-                }
-                named.members.push(vec![(si as u32, array)]);
-                named.kinds.push(kinds);
-            }
-        }
-    }
-    named
-}
-
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
 /// `sort` is `--sort-section`: `name` or `alignment`; `keep_text_prefix` is
 /// `-z keep-text-section-prefix`; `order` the command line's reordering (`order::apply`, which
 /// overrides `--sort-section`, as in lld) and `--section-align`.
-pub fn build<'a>(
-    objects: &mut Objects<'a>,
+pub fn build(
+    objects: &mut Objects,
     file_order: &[FileId],
     strip_debug: bool,
     sort: Option<crate::args::SortSection>,
     keep_text_prefix: bool,
     order: &crate::sections::order::Ordering,
 ) -> Result<Sections> {
-    use rayon::prelude::*;
-    // Each file's sections are named in parallel: which output section each goes to, by a
-    // key of the file's own (its output names in the order they first appear there).
-    let named: Vec<Named> = file_order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&f| name_sections(objects, f, strip_debug, keep_text_prefix, order))
-        .collect();
-    // The output sections, created in the order their first member appears (files in command-line
-    // order): only each file's keys are looked up, not each section.
     let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
     let mut by_name: rustc_hash::FxHashMap<&[u8], OutputSectionId> = Default::default();
-    // The keys' output sections, by file; and each output section's (file, key), in file order.
-    let mut ids: Vec<Vec<OutputSectionId>> = Vec::with_capacity(named.len());
-    let mut contributors: Vec<Vec<(usize, u32)>> = Vec::new();
-    for (pos, n) in named.iter().enumerate() {
-        let mut file_ids = Vec::with_capacity(n.keys.len());
-        for (key, &(name, sh_type, unique)) in n.keys.iter().enumerate() {
-            let new = |out: &mut Sections| {
+    // `--section-ordering-file`: each placed section's rank (placed ones go first, in rank order).
+    let mut ranks: rustc_hash::FxHashMap<SectionRef, usize> = Default::default();
+    for &f in file_order {
+        let obj = &mut objects[f];
+        let file_name = (!order.placements.is_empty()).then(|| crate::input::script::script_name(&obj.name));
+        for (si, sec) in obj.sections.iter_mut().enumerate() {
+            if !sec.live {
+                continue;
+            }
+            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
+                sec.live = false;
+                continue;
+            }
+            let placed = file_name
+                .as_deref()
+                .and_then(|file| crate::sections::order::placement(&order.placements, file, sec.name));
+            if let Some((rank, _)) = placed {
+                ranks.insert(SectionRef::new(f, si as u32), rank);
+            }
+            // GNU ld's default script puts `.ctors` tables in `.init_array` and `.dtors` ones in
+            // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
+            // so that a program's old-style constructors run with a C library that runs only the
+            // arrays. lld keeps them in `.ctors`, where nothing runs them today.
+            let into_array = placed.is_none()
+                && obj.reversed.binary_search_by_key(&(si as u32), |r| r.0).is_ok()
+                && !is_crt_frame_object(&obj.name);
+            let (name, sh_type) = match (placed, into_array) {
+                (Some((_, out)), _) => (out.as_bytes(), sec.sh_type),
+                (None, true) if sec.name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
+                (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
+                (None, false) => (output_name_for(sec.name, keep_text_prefix), sec.sh_type),
+            };
+            let new = |out: &mut Sections, name: &[u8]| {
                 let n = String::from_utf8_lossy(name).into_owned();
                 out.push(OutputSection::new(&n, sh_type, 0, 1, Content::Inputs))
             };
+            // `--unique=PATTERN`: a matching input section is an output section by itself, under
+            // its own name (GNU ld; two of one name from two files are two output sections).
+            let unique = placed.is_none()
+                && !into_array
+                && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec.name));
             let idx = match unique {
-                true => new(&mut out),
-                false => *by_name.entry(name).or_insert_with(|| new(&mut out)),
+                true => new(&mut out, sec.name),
+                false => *by_name.entry(name).or_insert_with(|| new(&mut out, name)),
             };
-            if contributors.len() <= idx.index() {
-                contributors.resize_with(idx.index() + 1, Vec::new);
+            let os = &mut out[idx];
+            if !os.members.is_empty() {
+                check_compatible(os, sh_type, sec.flags)
+                    .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)))?;
             }
-            contributors[idx.index()].push((pos, key as u32));
-            file_ids.push(idx);
+            merge_kind(os, sh_type, sec.flags);
+            os.align = os.align.max(sec.align());
+            // A moved table is one of 8-byte entries, as the arrays' own sections say.
+            let entsize = if into_array { 8 } else { u64::from(sec.entsize) };
+            if os.members.is_empty() {
+                os.entsize = entsize;
+            } else if os.entsize != entsize {
+                os.entsize = 0;
+            }
+            os.members.push(SectionRef::new(f, si as u32));
+            sec.out = Some(idx);
         }
-        ids.push(file_ids);
     }
-    // Each output section takes its members in file order, in parallel, their kinds folded file
-    // by file; one whose members `check_compatible` may refuse takes them one by one, checking
-    // each (the first incompatible member in command-line order is the error).
-    let objs = &*objects;
-    let first_error = out
-        .par_iter_mut()
-        .zip(contributors.par_iter())
-        .filter_map(|(os, from)| {
-            let &(pos0, key0) = from.first()?;
-            let kinds = from[1..]
-                .iter()
-                .fold(named[pos0].kinds[key0 as usize], |k, &(pos, key)| k.then(named[pos].kinds[key as usize]));
-            let count = from.iter().map(|&(pos, key)| named[pos].members[key as usize].len()).sum();
-            os.members.reserve_exact(count);
-            if kinds.compatible(&os.name) {
-                kinds.apply(os);
-                for &(pos, key) in from {
-                    let f = file_order[pos];
-                    os.members.extend(named[pos].members[key as usize].iter().map(|&(si, _)| SectionRef::new(f, si)));
-                }
-                return None;
-            }
-            for &(pos, key) in from {
-                let f = file_order[pos];
-                let obj = &objs[f];
-                for &(si, into_array) in &named[pos].members[key as usize] {
-                    let sec = &obj.sections[si as usize];
-                    let sh_type = into_array.unwrap_or(sec.sh_type);
-                    if !os.members.is_empty() {
-                        if let Err(e) = check_compatible(os, sh_type, sec.flags) {
-                            let e = e.context(format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)));
-                            return Some(((pos, si), e));
-                        }
-                    }
-                    merge_kind(os, sh_type, sec.flags);
-                    os.align = os.align.max(sec.align());
-                    let entsize = if into_array.is_some() { 8 } else { u64::from(sec.entsize) };
-                    if os.members.is_empty() {
-                        os.entsize = entsize;
-                    } else if os.entsize != entsize {
-                        os.entsize = 0;
-                    }
-                    os.members.push(SectionRef::new(f, si));
-                }
-            }
-            None
-        })
-        .min_by_key(|(at, _)| *at);
-    if let Some((_, e)) = first_error {
-        return Err(e);
-    }
-    // `--section-ordering-file`: each placed section's rank (placed ones go first, in rank order).
-    let mut ranks: rustc_hash::FxHashMap<SectionRef, usize> = Default::default();
-    for (n, &f) in named.iter().zip(file_order) {
-        ranks.extend(n.ranks.iter().map(|&(si, rank)| (SectionRef::new(f, si), rank)));
-    }
-    // Each member's output section, and the debug sections `strip_debug` drops, file by file.
-    let places: Vec<(FileId, &Named, &Vec<OutputSectionId>)> =
-        file_order.iter().zip(&named).zip(&ids).map(|((&f, n), i)| (f, n, i)).collect();
-    let mut by_file: Vec<Option<(&Named, &Vec<OutputSectionId>)>> = vec![None; objects.len()];
-    for (f, n, i) in places {
-        by_file[f.index()] = Some((n, i));
-    }
-    objects.par_iter_mut().zip(by_file).with_max_len(1).for_each(|(obj, n)| {
-        let Some((n, ids)) = n else { return };
-        for &si in &n.stripped {
-            obj.sections[si as usize].live = false;
-        }
-        for (members, &id) in n.members.iter().zip(ids) {
-            for &(si, _) in members {
-                obj.sections[si as usize].out = Some(id);
-            }
-        }
-    });
     let mut dwarf64: Option<Vec<bool>> = None;
     for os in &mut out {
         // Members with different entry sizes: the output is not one table of mergeable entries.
