@@ -99,15 +99,24 @@ fn main() {
     // teardown of the link's memory and mappings happens after it has returned. Before any
     // thread exists; a failed fork links without forking.
     let detach = if config.forks() { rivet_io::detach::fork_and_wait().ok() } else { None };
-    if let Some(n) = config.threads {
-        // Only fails if a pool exists already, which cannot happen this early.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
-    }
     let timer = timing::Timer::new();
     let diag = diag::Diag::new(config.fatal_warnings)
         .with_error_limit(config.error_limit)
         .without_warnings(config.no_warnings);
-    let result = timer.phase("link", || link::link_detaching(&config, &timer, &diag, detach));
+    // The link runs on a thread of the pool (`install`), not beside it: a parallel stage's first
+    // share of the work starts at once on the thread that asked for it, while the others wake up
+    // to take the rest. From outside the pool, each parallel stage waited for a sleeping thread to
+    // wake, and then for its own wake-up: milliseconds each on this project's 2-core VM, where
+    // an idle core is slow to wake. Pool threads get the main thread's stack size (8 MiB), since
+    // the link's own recursion (scripts, expressions, demangling) now runs on one.
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(config.threads.map_or(0, |n| n.max(1))).stack_size(8 << 20).build();
+    let link = || timer.phase("link", || link::link_detaching(&config, &timer, &diag, detach));
+    let result = match &pool {
+        Ok(pool) => pool.install(link),
+        // No threads could be started: the link runs here, in rayon's default pool.
+        Err(_) => link(),
+    };
     let total = timer.total();
     match result {
         Ok(report) => {
