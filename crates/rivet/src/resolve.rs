@@ -491,6 +491,9 @@ pub fn resolve_with<'a>(
             scope.spawn(move |_| parsing.work(worker == 0));
         }
         // The scope waits for the parsing loops: they must end however resolution does.
+        // Resolution runs on a pool thread (the link is `install`ed): until it stops the loops,
+        // it must not wait inside rayon (a parallel iterator, a join), where it could pick up a
+        // loop not yet started and run it until a stop that only it can give.
         let _stop = StopParsing(parsing);
         let r = Resolver {
             loaded,
