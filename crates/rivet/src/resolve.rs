@@ -719,8 +719,8 @@ impl<'a, 'x> Parsing<'a, 'x> {
             false => load_member(self.loaded, self.archives, self.renames, self.prefetch, pos, member, self.with_ir),
         }))
         .unwrap_or_else(|_| {
-            Err(fatal!("internal error: parsing archive member {member} panicked")
-                .context(&self.loaded[pos as usize].name))
+            let what = if direct { "the object".to_string() } else { format!("archive member {member}") };
+            Err(fatal!("internal error: parsing {what} panicked").context(&self.loaded[pos as usize].name))
         });
         let mut wanted = Vec::new();
         // A command-line object guesses only once the table is there: it is parsed while the

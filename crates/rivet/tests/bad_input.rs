@@ -732,8 +732,7 @@ fn malformed_fields_lld_rejects_too() {
 }
 
 /// Two output sections with members they cannot take, from different files: the error is the
-/// one GNU ld and lld meet first, in command-line order (output sections take their members in
-/// parallel), and only that one.
+/// one GNU ld and lld meet first, in command-line order, and only that one.
 #[test]
 fn first_incompatible_member_in_command_line_order() {
     let Some(c) = Case::new("incompatible") else { return };

@@ -220,8 +220,8 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     ensure!(kind == elf::ET_REL, "not a relocatable object (ELF type {kind})");
     let header = Header::parse(data).context("bad ELF header")?;
     let table = header.sections(LE, data).context("bad section header table")?;
-    check_section_name_table(header, &table, data)?;
-    let (mut sections, has_ir) = read_sections(header, &table, data, arena)?;
+    let names = check_section_name_table(header, &table, data)?;
+    let (mut sections, has_ir) = read_sections(&table, names, data, arena)?;
     let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).context("bad symbol table")?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
@@ -307,17 +307,13 @@ fn ir_kind(file: &ObjectFile) -> Ir {
 
 /// The sections, and whether some hold compiler IR (`.gnu.lto_*`, `.llvm.lto`: never linked, as
 /// lld ignores them; a fat object links with its machine code).
+/// `names` is the section name table's bytes (`check_section_name_table`).
 fn read_sections<'a>(
-    header: &Header,
     table: &SectionTable<'a, Header>,
+    names: &'a [u8],
     data: &'a [u8],
     arena: &'a rivet_io::ByteArena,
 ) -> Result<(Vec<ObjSection<'a>>, bool)> {
-    // The section name table's bytes (checked to be one by `check_section_name_table`).
-    let names = (header.shstrndx(LE, data).ok())
-        .and_then(|i| table.section(object::SectionIndex(i as usize)).ok())
-        .and_then(|sh| sh.data(LE, data).ok())
-        .unwrap_or(&[]);
     let mut out: Vec<ObjSection<'a>> = Vec::with_capacity(table.len());
     let mut has_ir = false;
     for (i, sh) in table.iter().enumerate() {
@@ -490,12 +486,13 @@ fn check_merge(sh_type: u32, flags: u64, entsize: u64, size: u64, bytes: &[u8]) 
 }
 
 /// `e_shstrndx` names an existing string table (lld: "section header string table index N does
-/// not exist").
-fn check_section_name_table(header: &Header, table: &SectionTable<'_, Header>, data: &[u8]) -> Result<()> {
+/// not exist"); gives its bytes (none when the file has no sections, or when they are past the
+/// end of the file, which the section name lookups then report).
+fn check_section_name_table<'a>(header: &Header, table: &SectionTable<'a, Header>, data: &'a [u8]) -> Result<&'a [u8]> {
     if table.is_empty() {
         let index = header.e_shstrndx(LE);
         ensure!(index == 0, "section header string table index {index} does not exist (the file has no sections)");
-        return Ok(());
+        return Ok(&[]);
     }
     let index = header.shstrndx(LE, data).context("bad section header string table index")? as usize;
     let sh = table.section(object::SectionIndex(index)).map_err(|_| {
@@ -503,7 +500,7 @@ fn check_section_name_table(header: &Header, table: &SectionTable<'_, Header>, d
     })?;
     let ty = sh.sh_type(LE);
     ensure!(ty == elf::SHT_STRTAB, "section header string table (section {index}) has type {ty:#x}, not SHT_STRTAB");
-    Ok(())
+    Ok(sh.data(LE, data).unwrap_or(&[]))
 }
 
 /// The symbol table's string table is a non-empty, NUL-terminated SHT_STRTAB (its size is
