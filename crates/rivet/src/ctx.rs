@@ -412,7 +412,7 @@ impl<'a> Ctx<'a> {
     /// name test spares nearly all of them a hash lookup.
     pub fn split_eh_frame(&self, file: FileId, sec: u32) -> Option<&EhSection> {
         let s = &self.objects[file].sections[sec as usize];
-        if s.name != b".eh_frame" {
+        if !s.is_eh_frame() {
             return None;
         }
         self.eh.get(&SectionRef::new(file, sec))
@@ -446,7 +446,7 @@ impl<'a> Ctx<'a> {
             && sec.flags & object::elf::SHF_WRITE as u64 != 0
             && sec.align() >= 2
             && offset.is_multiple_of(2)
-            && sec.name != b".eh_frame"
+            && !sec.is_eh_frame()
             && (self.config.section_starts.is_empty() || !odd_start())
     }
 }

@@ -29,7 +29,7 @@ fn definition(ctx: &Resolved, id: SymbolId, referrer: Option<FileId>) -> Option<
             }
             let obj = &ctx.objects[file];
             Some(match obj.sym_shndx(sym as usize) {
-                Some(sec) => format!("{}:({})", obj.name, String::from_utf8_lossy(obj.sections[sec as usize].name)),
+                Some(sec) => format!("{}:({})", obj.name, String::from_utf8_lossy(obj.section_name(sec as usize))),
                 None => obj.name.clone(),
             })
         }
@@ -46,7 +46,7 @@ pub fn print_if_asked(ctx: &Resolved) {
     let mut out = String::from(HEADER);
     for &f in &ctx.file_order {
         let obj = &ctx.objects[f];
-        for sec in obj.sections.iter().filter(|s| s.live) {
+        for (si, sec) in obj.sections.iter().enumerate().filter(|(_, s)| s.live) {
             let mut seen: rustc_hash::FxHashSet<SymbolId> = Default::default();
             for rel in sec.relas {
                 let r_sym = rel.r_sym(LE, false) as usize;
@@ -64,7 +64,7 @@ pub fn print_if_asked(ctx: &Resolved) {
                     out,
                     "{}:({})\t{to}\t{kind}\t{}",
                     obj.name,
-                    String::from_utf8_lossy(sec.name),
+                    String::from_utf8_lossy(obj.section_name(si)),
                     symbol_name(ctx.symbols[id].name)
                 );
             }

@@ -71,7 +71,7 @@ impl OutsideMerged {
         let obj = &ctx.objects[file];
         let sec = obj
             .sym_shndx(sym as usize)
-            .map_or(std::borrow::Cow::Borrowed("?"), |s| String::from_utf8_lossy(obj.sections[s as usize].name));
+            .map_or(std::borrow::Cow::Borrowed("?"), |s| String::from_utf8_lossy(obj.section_name(s as usize)));
         let addend = self.offset.wrapping_sub(obj.syms[sym as usize].st_value.get(LE)) as i64;
         let sign = if addend < 0 { '-' } else { '+' };
         crate::diag::Error::new(format!(
@@ -209,7 +209,7 @@ impl<'l, 'a> Placed<'l, 'a> {
     /// The output address of input section `sec` of `file` (None: not in the output).
     pub fn section_addr(&self, file: FileId, sec: u32) -> Option<u64> {
         let s = &self.objects[file].sections[sec as usize];
-        if let Some(kept) = s.folded_into {
+        if let Some(kept) = self.objects[file].folded_into(sec as usize) {
             return self.section_addr(kept.file, kept.index);
         }
         if !s.live {

@@ -93,7 +93,7 @@ pub fn render(ctx: &Linked) -> String {
                 size,
                 sec.align(),
                 obj.name,
-                String::from_utf8_lossy(sec.name)
+                String::from_utf8_lossy(obj.section_name(s as usize))
             );
             for &(a, size, name) in defined.get(&SectionRef::new(f, s)).map(|v| v.as_slice()).unwrap_or_default() {
                 // lld: the symbol's size, alignment 1, the name demangled unless --no-demangle.
@@ -103,8 +103,8 @@ pub fn render(ctx: &Linked) -> String {
     }
     // Sections folded by --icf, after the layout they were folded out of.
     for obj in &ctx.objects {
-        for sec in obj.sections.iter().filter(|s| s.folded_into.is_some()) {
-            let into = sec.folded_into.expect("filtered on folded_into");
+        for &(i, into) in &obj.folds {
+            let sec = &obj.sections[i as usize];
             let kept = &ctx.objects[into.file];
             let _ = writeln!(
                 out,
@@ -114,9 +114,9 @@ pub fn render(ctx: &Linked) -> String {
                 sec.size,
                 sec.align(),
                 obj.name,
-                String::from_utf8_lossy(sec.name),
+                String::from_utf8_lossy(obj.section_name(i as usize)),
                 kept.name,
-                String::from_utf8_lossy(ctx.objects[into].name)
+                String::from_utf8_lossy(ctx.objects.section_name(into))
             );
         }
     }

@@ -101,12 +101,13 @@ fn plan_sections<'a>(
         }
         let mut group_emitted = vec![false; obj.comdats.len()];
         for (i, sec) in obj.sections.iter().enumerate() {
-            if i != 0 && sec.name == b".note.GNU-stack" {
+            let (name, entsize) = (obj.section_name(i), u64::from(obj.headers.entsize(i)));
+            if i != 0 && name == b".note.GNU-stack" {
                 stack_notes += 1;
                 exec_stack |= sec.flags & elf::SHF_EXECINSTR as u64 != 0;
                 continue;
             }
-            if !sec.live || (strip_debug && is_debug(sec.name, sec.flags)) {
+            if !sec.live || (strip_debug && is_debug(name, sec.flags)) {
                 continue;
             }
             let group = group_of[i];
@@ -125,37 +126,24 @@ fn plan_sections<'a>(
                     placement[f.index()][obj.comdats[g].section as usize] = Some((sections.len() - 1, 0));
                 }
                 flags |= elf::SHF_GROUP as u64;
-                sections.push(OutSection::new(
-                    sec.name,
-                    sec.sh_type,
-                    flags,
-                    u64::from(sec.entsize),
-                    Body::Inputs(Vec::new()),
-                ));
+                sections.push(OutSection::new(name, sec.sh_type, flags, entsize, Body::Inputs(Vec::new())));
                 sections.len() - 1
             } else if flags & elf::SHF_LINK_ORDER as u64 != 0 {
-                let mut s =
-                    OutSection::new(sec.name, sec.sh_type, flags, u64::from(sec.entsize), Body::Inputs(Vec::new()));
-                s.link_order = Some(SectionRef::new(f, sec.link));
+                let mut s = OutSection::new(name, sec.sh_type, flags, entsize, Body::Inputs(Vec::new()));
+                s.link_order = Some(SectionRef::new(f, obj.headers.link(i)));
                 sections.push(s);
                 sections.len() - 1
             } else {
                 // `.eh_frame` is PROGBITS from gcc and may have the target's unwind type from other assemblers:
                 // one section either way, as GNU ld makes.
-                let sh_type = if sec.name == b".eh_frame" { 0 } else { sec.sh_type };
+                let sh_type = if sec.is_eh_frame() { 0 } else { sec.sh_type };
                 let name = if ctx.config.relocatable_merge_sections {
-                    crate::sections::output::output_name(sec.name)
+                    crate::sections::output::output_name(name)
                 } else {
-                    sec.name
+                    name
                 };
-                *by_key.entry((name, sh_type, flags, u64::from(sec.entsize))).or_insert_with(|| {
-                    sections.push(OutSection::new(
-                        name,
-                        sec.sh_type,
-                        flags,
-                        u64::from(sec.entsize),
-                        Body::Inputs(Vec::new()),
-                    ));
+                *by_key.entry((name, sh_type, flags, entsize)).or_insert_with(|| {
+                    sections.push(OutSection::new(name, sec.sh_type, flags, entsize, Body::Inputs(Vec::new())));
                     sections.len() - 1
                 })
             };
@@ -371,7 +359,7 @@ fn push_global(ctx: &Resolved, plan: &Plan, t: &mut Symbols, id: SymbolId, first
                             "{}: symbol {} is defined in section {}, which the output does not keep",
                             obj.name,
                             crate::diag::symbol_name(name),
-                            String::from_utf8_lossy(obj.sections[sec as usize].name)
+                            String::from_utf8_lossy(obj.section_name(sec as usize))
                         )
                     })?;
                     t.push(name, info, other, Shndx::Section(out as u32 + 1), value + off, size)
@@ -438,7 +426,7 @@ fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u
                 ctx.diag.error(format!(
                     "{}: relocation {k} in section {} is at offset {at:#x}, past the end of the section ({:#x} bytes)",
                     obj.name,
-                    String::from_utf8_lossy(sec.name),
+                    String::from_utf8_lossy(ctx.objects.section_name(r)),
                     sec.size
                 ));
                 continue;
@@ -450,12 +438,12 @@ fn relocations(ctx: &Resolved, plan: &Plan, t: &Symbols, target: usize) -> Vec<u
                     // Frames and debug information of dropped COMDAT copies are expected; code
                     // or data that refers to one is worth a warning (lld's words).
                     let expected = sec.flags & elf::SHF_ALLOC as u64 == 0
-                        || matches!(sec.name, b".eh_frame" | b".gcc_except_table");
+                        || matches!(ctx.objects.section_name(r), b".eh_frame" | b".gcc_except_table");
                     if !expected {
                         ctx.diag.warn(format!(
                             "{}: relocation in section {} refers to a discarded section: {}",
                             obj.name,
-                            String::from_utf8_lossy(sec.name),
+                            String::from_utf8_lossy(ctx.objects.section_name(r)),
                             obj.display_sym(r_sym as usize)
                         ));
                     }

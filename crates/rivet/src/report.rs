@@ -52,10 +52,7 @@ pub fn link_stats(linked: &Linked) -> Vec<(&'static str, u64)> {
         ("IFUNC PLT entries", ctx.plans.got.plt.len() as u64),
         ("RELATIVE relocations", ctx.plans.got.relative_count),
         ("merged input sections", ctx.merges.sections.len() as u64),
-        (
-            "sections folded (ICF)",
-            ctx.objects.iter().flat_map(|o| &o.sections).filter(|s| s.folded_into.is_some()).count() as u64,
-        ),
+        ("sections folded (ICF)", ctx.objects.iter().flat_map(|o| &o.sections).filter(|s| s.folded()).count() as u64),
         ("bytes merged away", ctx.merges.saved),
     ]
 }

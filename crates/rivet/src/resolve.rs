@@ -9,7 +9,7 @@ use crate::diag::{Context, Error, Result};
 use crate::fatal;
 use crate::ids::{FileId, IdVec, SharedId, SymbolId};
 use crate::input::archive::{self, Archive};
-use crate::input::object::{self, ObjectFile};
+use crate::input::object::{self, ObjSection, ObjectFile};
 use crate::input::shared::{self, SharedFile};
 use crate::input::{Kind, Loaded};
 use ::object::elf;
@@ -1351,16 +1351,15 @@ impl<'a> Resolver<'a, '_> {
     /// that section (and its `__i686` spelling) is dropped outright, so that a COMDAT copy defines
     /// the symbol.
     fn claim_linkonce(&mut self, obj: &mut ObjectFile<'a>, file: FileId) {
-        for sec in obj.sections.iter_mut() {
-            if !sec.live || !sec.name.starts_with(b".gnu.linkonce.") {
+        for i in 0..obj.sections.len() {
+            if !obj.sections[i].live || obj.sections[i].marks & ObjSection::LINKONCE == 0 {
                 continue;
             }
-            let thunk = matches!(
-                sec.name,
-                b".gnu.linkonce.t.__x86.get_pc_thunk.bx" | b".gnu.linkonce.t.__i686.get_pc_thunk.bx"
-            );
-            if thunk || *self.linkonce.entry(sec.name).or_insert(file) != file {
-                sec.live = false;
+            let name = obj.section_name(i);
+            let thunk =
+                matches!(name, b".gnu.linkonce.t.__x86.get_pc_thunk.bx" | b".gnu.linkonce.t.__i686.get_pc_thunk.bx");
+            if thunk || *self.linkonce.entry(name).or_insert(file) != file {
+                obj.sections[i].live = false;
             }
         }
     }

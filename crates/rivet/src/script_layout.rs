@@ -10,7 +10,7 @@ use crate::args::{OrphanHandling, SortSection};
 use crate::ctx::{Ctx, Resolved};
 use crate::diag::{Context, Result};
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
-use crate::input::object::{ObjSection, Objects};
+use crate::input::object::Objects;
 use crate::input::script::{has_sections, script_name};
 use crate::input::script::{
     Assert, Assign, Constraint, Expr, InputDesc, OutputCmd, OutputDesc, OutputType, PhdrCmd, Region, ScriptFile,
@@ -220,7 +220,7 @@ fn discard_named<A: crate::arch::Arch>(ctx: &mut Resolved) -> Result<()> {
     let mut discarded = std::collections::HashSet::new();
     for (f, obj) in ctx.objects.iter_enumerated_mut() {
         for (i, sec) in obj.sections.iter_mut().enumerate() {
-            if sec.live && names.iter().any(|n| n.as_bytes() == sec.name) {
+            if sec.live && names.iter().any(|n| n.as_bytes() == obj.headers.name(i, sec.name_len)) {
                 sec.live = false;
                 discarded.insert(SectionRef::new(f, i as u32));
             }
@@ -249,7 +249,7 @@ fn refuse_references_into<A: crate::arch::Arch>(
     let places = crate::srcloc::Places::new(&ctx.objects, &owns);
     for (f, obj) in ctx.objects.iter_enumerated() {
         for (si, sec) in obj.sections.iter().enumerate() {
-            if !sec.live || !is_loaded(sec.flags) || A::is_unwind_section(sec.sh_type) || sec.name == b".eh_frame" {
+            if !sec.live || !is_loaded(sec.flags) || A::is_unwind_section(sec.sh_type) || sec.is_eh_frame() {
                 continue;
             }
             for rel in sec.relas {
@@ -277,7 +277,7 @@ fn refuse_references_into<A: crate::arch::Arch>(
                     "relocation refers to a symbol in a discarded section: {name}\n>>> defined in {} (section {}, \
                      {how})\n>>> referenced by {at}",
                     ctx.objects[df].name,
-                    String::from_utf8_lossy(ctx.objects[df].sections[dsec as usize].name),
+                    String::from_utf8_lossy(ctx.objects[df].section_name(dsec as usize)),
                 ));
             }
         }
@@ -442,7 +442,7 @@ pub fn kept(objects: &Objects, scripts: &[ScriptFile]) -> Vec<SectionRef> {
     for (f, obj) in objects.iter_enumerated() {
         let name = script_name(&obj.name);
         for (s, sec) in obj.sections.iter().enumerate() {
-            if sec.live && keeps.iter().any(|k| k.pattern_match(&name, sec.name).is_some()) {
+            if sec.live && keeps.iter().any(|k| k.pattern_match(&name, obj.section_name(s)).is_some()) {
                 out.push(SectionRef::new(f, s as u32));
             }
         }
@@ -469,14 +469,16 @@ fn claims(
             let name = &names[FileId::new(f)];
             obj.sections
                 .iter()
-                .map(|sec| {
+                .enumerate()
+                .map(|(si, sec)| {
                     if !sec.live {
                         return None;
                     }
+                    let sec_name = obj.section_name(si);
                     descs.iter().enumerate().filter(|(d, _)| !dropped[*d]).find_map(|(d, desc)| {
                         desc.cmds.iter().enumerate().find_map(|(c, cmd)| match cmd {
                             OutputCmd::Input(i) => {
-                                i.pattern_match(name, sec.name).map(|p| (d as u32, c as u32, p as u32))
+                                i.pattern_match(name, sec_name).map(|p| (d as u32, c as u32, p as u32))
                             }
                             _ => None,
                         })
@@ -507,8 +509,8 @@ pub fn assign<'s>(
     let names: IdVec<FileId, String> = objects.iter().map(|o| script_name(&o.name)).collect();
     if strip_debug {
         for obj in objects.iter_mut() {
-            for sec in &mut obj.sections {
-                if sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
+            for (i, sec) in obj.sections.iter_mut().enumerate() {
+                if sec.flags & elf::SHF_ALLOC as u64 == 0 && obj.headers.name(i, sec.name_len).starts_with(b".debug") {
                     sec.live = false;
                 }
             }
@@ -648,14 +650,13 @@ pub fn assign<'s>(
     // `--orphan-handling` (GNU ld, lld): what becomes of a section `SECTIONS` does not place.
     let with_sections = has_sections(scripts);
     for r in orphans {
-        let sec = &objects[r];
-        let name = String::from_utf8_lossy(output::output_name_for(sec.name, keep_prefix)).into_owned();
+        let name = String::from_utf8_lossy(output::output_name_for(objects.section_name(r), keep_prefix)).into_owned();
         if with_sections && config.orphan_handling != OrphanHandling::Place {
             let what = || {
                 format!(
                     "{}:({}) is being placed in '{name}'",
                     objects[r.file].name,
-                    String::from_utf8_lossy(objects[r].name)
+                    String::from_utf8_lossy(objects.section_name(r))
                 )
             };
             match config.orphan_handling {
@@ -699,13 +700,14 @@ fn add_member(os: &mut OutputSection, objects: &mut Objects, r: SectionRef) -> R
     let sec = &objects[r];
     if !os.members.is_empty() {
         output::check_compatible(os, sec.sh_type, sec.flags)
-            .with_context(|| format!("{obj_name}:({})", String::from_utf8_lossy(sec.name)))?;
+            .with_context(|| format!("{obj_name}:({})", String::from_utf8_lossy(objects.section_name(r))))?;
     }
     output::merge_kind(os, sec.sh_type, sec.flags);
     os.align = os.align.max(sec.align());
+    let entsize = u64::from(objects[r.file].headers.entsize(r.index as usize));
     if os.members.is_empty() {
-        os.entsize = u64::from(sec.entsize);
-    } else if os.entsize != u64::from(sec.entsize) {
+        os.entsize = entsize;
+    } else if os.entsize != entsize {
         os.entsize = 0;
     }
     os.members.push(r);
@@ -731,11 +733,11 @@ fn sort_members(
     if m.iter().all(|&(p, _)| matches!(sort_of(p).0, Sort::Unsorted | Sort::None)) {
         return;
     }
-    let key = |sort: Sort, sec: &ObjSection| -> (u64, Vec<u8>) {
+    let key = |sort: Sort, r: SectionRef| -> (u64, Vec<u8>) {
         match sort {
-            Sort::Name => (0, sec.name.to_vec()),
-            Sort::Alignment => (u64::MAX - sec.align(), Vec::new()),
-            Sort::InitPriority => (init_priority(sec.name), Vec::new()),
+            Sort::Name => (0, objects.section_name(r).to_vec()),
+            Sort::Alignment => (u64::MAX - objects[r].align(), Vec::new()),
+            Sort::InitPriority => (init_priority(objects.section_name(r)), Vec::new()),
             Sort::Unsorted | Sort::None => (0, Vec::new()),
         }
     };
@@ -752,7 +754,7 @@ fn sort_members(
         let mut part: Vec<(u32, SectionRef)> = m.iter().copied().filter(|&(p, _)| p == g).collect();
         let (outer, inner) = sort_of(g);
         part.sort_by(|a, b| {
-            let (sa, sb) = (&objects[a.1], &objects[b.1]);
+            let (sa, sb) = (a.1, b.1);
             key(outer, sa).cmp(&key(outer, sb)).then_with(|| key(inner, sa).cmp(&key(inner, sb)))
         });
         sorted.extend(part);
@@ -1780,7 +1782,7 @@ pub fn check_nocrossrefs(ctx: &Resolved, sections: &Sections) -> std::result::Re
                 });
                 if prohibited {
                     let at = rel.r_offset.get(object::LittleEndian);
-                    let place = format!("{}+0x{at:x}", String::from_utf8_lossy(obj.sections[si].name));
+                    let place = format!("{}+0x{at:x}", String::from_utf8_lossy(obj.section_name(si)));
                     // lld's getLocation: the function around the place, when there is one.
                     let around = places.enclosing(f, si as u32, at).map(|i| obj.display_sym(i));
                     let place = match around {

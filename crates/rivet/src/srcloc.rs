@@ -240,7 +240,7 @@ impl<'x, 'a> Places<'x, 'a> {
         let what = match self.enclosing(file, section, offset) {
             Some(i) => crate::diag::symbol_name(obj.sym_name(&obj.syms[i]).unwrap_or_default()),
             // lld writes the offset in upper-case hexadecimal here.
-            None => format!("{}+0x{offset:X}", String::from_utf8_lossy(obj.sections[section as usize].name)),
+            None => format!("{}+0x{offset:X}", String::from_utf8_lossy(obj.section_name(section as usize))),
         };
         match archive {
             Some(a) => format!("{member}:({what}) in archive {a}"),
@@ -315,8 +315,9 @@ fn relocated_debug_sections(obj: &ObjectFile) -> FxHashMap<&'static str, Vec<u8>
         ".debug_ranges",
     ];
     let mut out = FxHashMap::default();
-    for sec in &obj.sections {
-        let Some(&name) = NAMES.iter().find(|n| n.as_bytes() == sec.name) else { continue };
+    for (i, sec) in obj.sections.iter().enumerate() {
+        let sec_name = obj.section_name(i);
+        let Some(&name) = NAMES.iter().find(|n| n.as_bytes() == sec_name) else { continue };
         if out.contains_key(name) {
             continue; // a second .debug_info is a group's (-fdebug-types-section); lld reads one too
         }

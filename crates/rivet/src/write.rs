@@ -501,7 +501,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
                 let size = ctx.member_size(f, s);
                 let verbatim = sec.relas.is_empty()
                     && sec.merge_index.is_none()
-                    && !sec.decompressed
+                    && !sec.decompressed()
                     && ctx.split_eh_frame(f, s).is_none()
                     && !endbr.touches(r)
                     && size == sec.data.len() as u64;

@@ -310,7 +310,7 @@ impl<'r, 'a, A: Arch> Reloc<'r, 'a, A> {
             Target::Local(f, s) => {
                 let obj = &self.ctx.objects[f];
                 match obj.sym_shndx(s as usize) {
-                    Some(sec) => !obj.sections[sec as usize].live && obj.sections[sec as usize].folded_into.is_none(),
+                    Some(sec) => !obj.sections[sec as usize].live && !obj.sections[sec as usize].folded(),
                     None => false,
                 }
             }
@@ -402,8 +402,8 @@ impl<'r, 'a, A: Arch> Reloc<'r, 'a, A> {
     /// A relocation in a non-allocated section against a symbol in a dropped section.
     pub fn write_tombstone(&mut self, ty: u32) {
         // lld's convention: .debug_loc/.debug_ranges use 1 (0 would end the list), others 0.
-        let name = self.ctx.objects[self.f].sections[self.si as usize].name;
-        let tomb = if name == b".debug_loc" || name == b".debug_ranges" { 1 } else { 0 };
+        let marks = self.ctx.objects[self.f].sections[self.si as usize].marks;
+        let tomb = u64::from(marks & ObjSection::TOMBSTONE_ONE != 0);
         match A::tombstone_width(ty) {
             0 => {}
             width => self.write(width, tomb),

@@ -61,11 +61,10 @@ impl EndbrRewrites {
 /// The place an input section's offset is written at: the section itself, or the one identical
 /// code folding kept in its stead. None: not in the output.
 fn place(ctx: &Ctx, r: SectionRef, off: u64) -> Option<(SectionRef, u64)> {
-    let s = &ctx.objects[r];
-    if let Some(kept) = s.folded_into {
+    if let Some(kept) = ctx.objects.folded_into(r) {
         return Some((kept, off));
     }
-    s.live.then_some((r, off))
+    ctx.objects[r].live.then_some((r, off))
 }
 
 /// Where symbol `idx` of object `file` is: its section and offset (None for symbols outside a
@@ -114,7 +113,7 @@ pub fn plan(ctx: &Ctx, dynsym: &DynPlan) -> EndbrRewrites {
     };
     for (f, obj) in ctx.objects.iter_enumerated() {
         for sec in &obj.sections {
-            if !sec.live || sec.flags & elf::SHF_ALLOC as u64 == 0 || sec.name == b".eh_frame" {
+            if !sec.live || sec.flags & elf::SHF_ALLOC as u64 == 0 || sec.is_eh_frame() {
                 continue;
             }
             for rel in sec.relas {

@@ -415,7 +415,7 @@ fn warn_text_relocations(ctx: &Ctx, first: (FileId, u32, Target)) {
     ctx.diag.warn(format!(
         "{}: relocation against {against} in read-only section `{}'",
         obj.name,
-        String::from_utf8_lossy(obj.sections[si as usize].name)
+        String::from_utf8_lossy(obj.section_name(si as usize))
     ));
     let what = if ctx.kind.is_executable() { "a PIE" } else { "a shared object" };
     ctx.diag.warn(format!("creating a DT_TEXTREL in an output file ({what})"));

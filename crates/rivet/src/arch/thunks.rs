@@ -212,7 +212,7 @@ fn may_not_reach<A: Arch>(
     let sym = &obj.syms[i as usize];
     let Some(shndx) = obj.sym_shndx(i as usize) else { return true };
     let mut r = SectionRef::new(file, shndx);
-    if let Some(kept) = ctx.objects[r].folded_into {
+    if let Some(kept) = ctx.objects.folded_into(r) {
         r = kept;
     }
     if ctx.objects[r].out != Some(s) {

@@ -15,17 +15,16 @@ pub type Rela = elf::Rela64<LE>;
 type Header = elf::FileHeader64<LE>;
 use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SymbolId};
 
+/// An input section as the link sees it: what its header says that later stages read on every
+/// section, and the link's own state. It is kept small (64 bytes; a C++ link has half a million):
+/// what is read rarely (the name, `sh_entsize`, `sh_link`, where identical code folding sent it)
+/// is asked of its file (`ObjectFile::section_name` and its neighbours).
 pub struct ObjSection<'a> {
-    pub name: &'a [u8],
     pub sh_type: u32,
     pub flags: u64,
     /// The alignment's base-2 logarithm (`align()`, a power of two).
     pub align_log2: u8,
     pub size: u64,
-    /// `sh_entsize` (refused when 4 GiB or more: no table has entries that large).
-    pub entsize: u32,
-    /// `sh_link`: for `SHF_LINK_ORDER` sections, the section this one's order follows.
-    pub link: u32,
     /// The section's bytes (empty for SHT_NOBITS).
     pub data: &'a [u8],
     pub relas: &'a [Rela],
@@ -34,20 +33,62 @@ pub struct ObjSection<'a> {
     pub live: bool,
     /// Set by the output-sections stage: the output section (None: in none).
     pub out: Option<OutputSectionId>,
-    /// The bytes were decompressed into memory (not in the input file: no in-kernel copy).
-    pub decompressed: bool,
     /// Set by merging: this section's place in `Merges` (None: not merged).
     pub merge_index: Option<MergeId>,
-    /// Set by identical code folding: the section this one was folded into (it is not written;
-    /// addresses in it are addresses in that section).
-    pub folded_into: Option<SectionRef>,
+    /// The name's length, or `u8::MAX` for that many bytes or more (`Headers::name`): the name
+    /// is read again without looking for its end (a C++ link's median name has 69 bytes).
+    pub name_len: u8,
+    /// What the name (read when the file was) says of the section, which stages that see every
+    /// section ask here rather than read the name again (`EH_FRAME`, `LINKONCE`, `GNU_STACK`,
+    /// `GC_ROOT`, `C_IDENTIFIER`, `TOMBSTONE_ONE`), and `DECOMPRESSED` and `FOLDED`.
+    pub marks: u8,
 }
 
+// Half a million of them in a large C++ link: a field added here costs memory on every job.
+const _: () = assert!(std::mem::size_of::<ObjSection>() == 64);
+
 impl ObjSection<'_> {
+    /// `marks`: the section is named `.eh_frame`.
+    pub const EH_FRAME: u8 = 1;
+    /// `marks`: the bytes were decompressed into memory (not in the input file: no in-kernel copy).
+    pub const DECOMPRESSED: u8 = 2;
+    /// `marks`: identical code folding folded the section into another (it is not written;
+    /// addresses in it are addresses in that one, which `ObjectFile::folded_into` gives).
+    pub const FOLDED: u8 = 4;
+    /// `marks`: the section is named `.gnu.linkonce.*` (resolution keeps the first of a name).
+    pub const LINKONCE: u8 = 8;
+    /// `marks`: the section is `.note.GNU-stack` (`ObjectFile::requests_exec_stack`).
+    pub const GNU_STACK: u8 = 16;
+    /// `marks`: `--gc-sections` keeps the section whatever refers to it (`gc::is_root`).
+    pub const GC_ROOT: u8 = 32;
+    /// `marks`: the name is a C identifier (`__start_NAME` and `__stop_NAME` refer to it).
+    pub const C_IDENTIFIER: u8 = 64;
+    /// `marks`: `.debug_loc` or `.debug_ranges`, whose relocations against dropped sections
+    /// write 1 (0 would end a list; `Reloc::write_tombstone`).
+    pub const TOMBSTONE_ONE: u8 = 128;
+
     /// `sh_addralign`, at least 1.
     #[inline]
     pub fn align(&self) -> u64 {
         1 << self.align_log2
+    }
+
+    /// The section is named `.eh_frame`.
+    #[inline]
+    pub fn is_eh_frame(&self) -> bool {
+        self.marks & Self::EH_FRAME != 0
+    }
+
+    /// The bytes were decompressed into memory.
+    #[inline]
+    pub fn decompressed(&self) -> bool {
+        self.marks & Self::DECOMPRESSED != 0
+    }
+
+    /// Identical code folding folded the section into another (`ObjectFile::folded_into`).
+    #[inline]
+    pub fn folded(&self) -> bool {
+        self.marks & Self::FOLDED != 0
     }
 }
 
@@ -73,6 +114,20 @@ impl<'a> std::ops::Index<SectionRef> for IdVec<FileId, ObjectFile<'a>> {
     }
 }
 
+impl<'a> IdVec<FileId, ObjectFile<'a>> {
+    /// An input section's name (`ObjectFile::section_name`).
+    #[inline]
+    pub fn section_name(&self, r: SectionRef) -> &'a [u8] {
+        self[r.file].section_name(r.index as usize)
+    }
+
+    /// The section identical code folding folded an input section into (None: not folded).
+    #[inline]
+    pub fn folded_into(&self, r: SectionRef) -> Option<SectionRef> {
+        self[r.file].folded_into(r.index as usize)
+    }
+}
+
 impl<'a> std::ops::IndexMut<SectionRef> for IdVec<FileId, ObjectFile<'a>> {
     #[inline]
     fn index_mut(&mut self, r: SectionRef) -> &mut ObjSection<'a> {
@@ -90,6 +145,11 @@ pub struct ObjectFile<'a> {
     /// output section contents.
     pub order: (u32, u32),
     pub sections: Vec<ObjSection<'a>>,
+    /// What the section headers say that `sections` does not keep: names, entry sizes, links.
+    pub headers: Headers<'a>,
+    /// The sections identical code folding folded (`ObjSection::folded()`), by index (ascending),
+    /// each with the section it went into.
+    pub folds: Vec<(u32, SectionRef)>,
     pub syms: &'a [Sym],
     pub strtab: StringTable<'a>,
     /// The symbol table (for extended section indices, SHT_SYMTAB_SHNDX).
@@ -220,8 +280,9 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     ensure!(kind == elf::ET_REL, "not a relocatable object (ELF type {kind})");
     let header = Header::parse(data).context("bad ELF header")?;
     let table = header.sections(LE, data).context("bad section header table")?;
-    let names = check_section_name_table(header, &table, data)?;
-    let (mut sections, has_ir) = read_sections(&table, names, data, arena)?;
+    let section_names = check_section_name_table(header, &table, data)?;
+    let read = read_sections(&table, section_names, data, arena)?;
+    let (mut sections, names, renamed) = (read.sections, read.names, read.renamed);
     let symtab = table.symbols(LE, data, elf::SHT_SYMTAB).context("bad symbol table")?;
     let first_global = match table.iter().find(|s| s.sh_type(LE) == elf::SHT_SYMTAB) {
         Some(s) => s.sh_info(LE) as usize,
@@ -235,9 +296,9 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         true => 0,
         false => check_symbol_tables(&table, data, &symtab, syms.len())?,
     };
-    attach_relocations(&table, data, arena, &mut sections, syms.len())?;
+    attach_relocations(&table, data, arena, &mut sections, &names, syms.len())?;
     let reversed = (sections.iter().enumerate())
-        .filter(|(_, sec)| sec.live && is_ctors_table(sec.name) && sec.sh_type == elf::SHT_PROGBITS)
+        .filter(|&(i, sec)| sec.live && is_ctors_table(names[i]) && sec.sh_type == elf::SHT_PROGBITS)
         .filter_map(|(i, sec)| reverse_entries(sec, arena).map(|(data, relas)| (i as u32, data, relas)))
         .collect();
     let mut file = ObjectFile {
@@ -245,6 +306,8 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
         archive_len: None,
         order,
         sections,
+        headers: Headers { headers: table.iter().as_slice(), names: section_names, renamed },
+        folds: Vec::new(),
         syms,
         strtab: symtab.strings(),
         symtab,
@@ -257,7 +320,7 @@ fn read<'a>(data: &'a [u8], order: (u32, u32), arena: &'a rivet_io::ByteArena) -
     };
     file.comdats = read_groups(&table, data, &file)?;
     check_symbols(&file, strtab_size)?;
-    if has_ir {
+    if read.has_ir {
         file.ir = Some(ir_kind(&file));
     }
     Ok(file)
@@ -305,19 +368,97 @@ fn ir_kind(file: &ObjectFile) -> Ir {
     }
 }
 
-/// The sections, and whether some hold compiler IR (`.gnu.lto_*`, `.llvm.lto`: never linked, as
-/// lld ignores them; a fat object links with its machine code).
-/// `names` is the section name table's bytes (`check_section_name_table`).
+/// A file's section headers, for what is read of them rarely (`ObjSection` keeps the rest).
+pub struct Headers<'a> {
+    /// The headers as the file has them (none for the stand-in of an LTO input).
+    pub headers: &'a [elf::SectionHeader64<LE>],
+    /// The section name table's bytes (checked when the file was read: every header's name in it
+    /// ends with a NUL).
+    pub names: &'a [u8],
+    /// Sections named otherwise than by their header, by index (ascending): a `.zdebug_*` section,
+    /// once decompressed, is `.debug_*`; the stand-in of an LTO input has no headers.
+    pub renamed: Vec<(u32, &'a [u8])>,
+}
+
+impl<'a> Headers<'a> {
+    /// Section `i`'s name (`.zdebug_*` decompressed is `.debug_*`); empty past the last section.
+    /// `known` is its `ObjSection::name_len`.
+    #[inline]
+    pub fn name(&self, i: usize, known: u8) -> &'a [u8] {
+        if !self.renamed.is_empty() {
+            if let Ok(k) = self.renamed.binary_search_by_key(&(i as u32), |&(at, _)| at) {
+                return self.renamed[k].1;
+            }
+        }
+        let Some(sh) = self.headers.get(i) else { return &[] };
+        // Checked when the file was read: the name is in the table and ends with a NUL.
+        let rest = self.names.get(sh.sh_name.get(LE) as usize..).unwrap_or(&[]);
+        match known {
+            u8::MAX => {
+                let long = rest.get(known as usize..).unwrap_or(&[]);
+                &rest[..rest.len() - long.len() + up_to_nul(long).len()]
+            }
+            n => rest.get(..n as usize).unwrap_or(rest),
+        }
+    }
+
+    /// Section `i`'s `sh_entsize` (checked when the file was read: less than 4 GiB); 0 when it has
+    /// no header.
+    pub fn entsize(&self, i: usize) -> u32 {
+        self.headers.get(i).map_or(0, |sh| sh.sh_entsize.get(LE) as u32)
+    }
+
+    /// Section `i`'s `sh_link`: for `SHF_LINK_ORDER` sections, the section its order follows.
+    pub fn link(&self, i: usize) -> u32 {
+        self.headers.get(i).map_or(0, |sh| sh.sh_link.get(LE))
+    }
+}
+
+/// `bytes` up to its first NUL (all of it without one). Section names are short (tens of bytes):
+/// eight bytes a step, where `memchr`'s set-up for such lengths cost more than the search (it
+/// took 7% of a C++ link's instructions when names were looked up again after parsing).
+fn up_to_nul(bytes: &[u8]) -> &[u8] {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // The lowest byte flagged is the first zero byte (a borrow only flags bytes above one).
+        let zero = w.wrapping_sub(ONES) & !w & HIGHS;
+        if zero != 0 {
+            return &bytes[..at + zero.trailing_zeros() as usize / 8];
+        }
+        at += 8;
+    }
+    let tail = bytes[at..].iter().position(|&b| b == 0).map_or(bytes.len(), |p| at + p);
+    &bytes[..tail]
+}
+
+/// What `read_sections` gives.
+struct Sections<'a> {
+    sections: Vec<ObjSection<'a>>,
+    /// Each section's name, for the rest of the parse (the file keeps none: `section_name`).
+    names: Vec<&'a [u8]>,
+    /// `ObjectFile::renamed`.
+    renamed: Vec<(u32, &'a [u8])>,
+    /// Some sections hold compiler IR (`.gnu.lto_*`, `.llvm.lto`: never linked, as lld ignores
+    /// them; a fat object links with its machine code).
+    has_ir: bool,
+}
+
+/// The sections. `names` is the section name table's bytes (`check_section_name_table`).
 fn read_sections<'a>(
     table: &SectionTable<'a, Header>,
     names: &'a [u8],
     data: &'a [u8],
     arena: &'a rivet_io::ByteArena,
-) -> Result<(Vec<ObjSection<'a>>, bool)> {
+) -> Result<Sections<'a>> {
     let mut out: Vec<ObjSection<'a>> = Vec::with_capacity(table.len());
+    let mut sec_names: Vec<&'a [u8]> = Vec::with_capacity(table.len());
+    let mut renamed = Vec::new();
     let mut has_ir = false;
     for (i, sh) in table.iter().enumerate() {
-        let sec_name = match shared_name(&out, sh, names) {
+        let sec_name = match shared_name(&sec_names, sh, names) {
             Some(name) => name,
             None => table.section_name(LE, sh).with_context(|| format!("section {i}: bad name"))?,
         };
@@ -360,6 +501,7 @@ fn read_sections<'a>(
                     full.extend_from_slice(rest);
                     arena.keep(full)
                 });
+                renamed.push((i as u32, sec_name));
             } else {
                 align = plain_align.max(1);
             }
@@ -368,27 +510,39 @@ fn read_sections<'a>(
             bytes = arena.keep(plain);
         }
         check_merge(sh_type, flags, sh.sh_entsize(LE), size, bytes).with_context(section_at(sec_name, i))?;
-        let entsize = u32::try_from(sh.sh_entsize(LE))
+        // `ObjectFile::section_entsize` reads it from the header again.
+        u32::try_from(sh.sh_entsize(LE))
             .map_err(|_| fatal!("invalid sh_entsize {:#x}: 4 GiB or more", sh.sh_entsize(LE)).context(section()))?;
+        sec_names.push(sec_name);
         out.push(ObjSection {
-            name: sec_name,
             sh_type,
             flags,
             align_log2: align.trailing_zeros() as u8,
             size,
-            entsize,
-            link: sh.sh_link(LE),
             data: bytes,
             relas: &[],
             live: i != 0 && !ir && is_content(sh_type, flags, sec_name),
             out: None,
-            decompressed,
             merge_index: None,
-            folded_into: None,
+            name_len: u8::try_from(sec_name.len()).unwrap_or(u8::MAX),
+            marks: marks(sec_name, sh_type, flags) | (u8::from(decompressed) * ObjSection::DECOMPRESSED),
         });
     }
-    check_overlaps(table, &out)?;
-    Ok((out, has_ir))
+    check_overlaps(table, &sec_names)?;
+    Ok(Sections { sections: out, names: sec_names, renamed, has_ir })
+}
+
+/// `ObjSection::marks` from what the header says (but `DECOMPRESSED`).
+fn marks(name: &[u8], sh_type: u32, flags: u64) -> u8 {
+    let says = [
+        (name == b".eh_frame", ObjSection::EH_FRAME),
+        (name.starts_with(b".gnu.linkonce."), ObjSection::LINKONCE),
+        (name == b".note.GNU-stack", ObjSection::GNU_STACK),
+        (crate::sections::gc::is_root(name, sh_type, flags), ObjSection::GC_ROOT),
+        (crate::sections::gc::is_c_identifier(name), ObjSection::C_IDENTIFIER),
+        (matches!(name, b".debug_loc" | b".debug_ranges"), ObjSection::TOMBSTONE_ONE),
+    ];
+    says.iter().fold(0, |marks, &(yes, mark)| if yes { marks | mark } else { marks })
 }
 
 /// A relocation section's name when the string table shares its end with its target's, as
@@ -397,11 +551,11 @@ fn read_sections<'a>(
 /// them again (objects with a section per function have a long name per section). None when the
 /// names are not laid out so (the name is then looked up as any other); `names` is the section
 /// name table's bytes.
-fn shared_name<'a>(sections: &[ObjSection<'a>], sh: &elf::SectionHeader64<LE>, names: &'a [u8]) -> Option<&'a [u8]> {
+fn shared_name<'a>(earlier: &[&'a [u8]], sh: &elf::SectionHeader64<LE>, names: &'a [u8]) -> Option<&'a [u8]> {
     if !matches!(sh.sh_type(LE), elf::SHT_RELA | elf::SHT_REL | SHT_CREL) {
         return None;
     }
-    let target = sections.get(sh.sh_info(LE) as usize)?.name;
+    let target = *earlier.get(sh.sh_info(LE) as usize)?;
     // The target's name must be bytes of the same table (not a decompressed section's name kept
     // elsewhere), at most 5 bytes (`.rela`) after this one's offset, with no NUL between.
     let at = (target.as_ptr() as usize).checked_sub(names.as_ptr() as usize).filter(|&at| at < names.len())?;
@@ -574,7 +728,7 @@ fn inflate(bytes: &[u8], gnu_style: bool) -> Result<(Vec<u8>, u64)> {
 
 /// Two sections whose bytes share part of the file mean a corrupt (or crafted) object: the same
 /// bytes would reach the output twice or be read as two different things.
-fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> Result<()> {
+fn check_overlaps(table: &SectionTable<'_, Header>, names: &[&[u8]]) -> Result<()> {
     // Compilers write the relocation sections after the rest (clang, gcc with many sections) while
     // their headers are interleaved: each kind alone is in file order. Put end to end, they are two
     // sorted runs, which the stable sort merges without partitioning (ranges are distinct, so it
@@ -600,8 +754,8 @@ fn check_overlaps(table: &SectionTable<'_, Header>, sections: &[ObjSection]) -> 
         ensure!(
             start_b >= end_a,
             "section {} ({b}) overlaps section {} ({a}) in the file",
-            String::from_utf8_lossy(sections[b].name),
-            String::from_utf8_lossy(sections[a].name)
+            String::from_utf8_lossy(names[b]),
+            String::from_utf8_lossy(names[a])
         );
     }
     Ok(())
@@ -631,6 +785,7 @@ fn attach_relocations<'a>(
     data: &'a [u8],
     arena: &'a rivet_io::ByteArena,
     sections: &mut [ObjSection<'a>],
+    names: &[&[u8]],
     nsyms: usize,
 ) -> Result<()> {
     for (i, sh) in table.iter().enumerate() {
@@ -661,7 +816,7 @@ fn attach_relocations<'a>(
                     | elf::SHT_SYMTAB_SHNDX
             ),
             "relocation section {i} applies to section {} ({target}) of type {target_type:#x}, which holds no contents",
-            String::from_utf8_lossy(sections[target].name)
+            String::from_utf8_lossy(names[target])
         );
         let relas: &[Rela] = if crel {
             let bytes = sh.data(LE, data).map_err(|_| fatal!("relocation section {i}: bad offset or size"))?;
@@ -680,14 +835,14 @@ fn attach_relocations<'a>(
         if let Some((k, bad)) = first_bad {
             bail!(
                 "relocation {k} in section {} refers to symbol {}, but the file has {nsyms}",
-                String::from_utf8_lossy(sections[target].name),
+                String::from_utf8_lossy(names[target]),
                 bad.r_sym(LE, false)
             );
         }
         ensure!(
             sections[target].relas.is_empty(),
             "section {} ({target}) has more than one relocation section (the second is section {i})",
-            String::from_utf8_lossy(sections[target].name)
+            String::from_utf8_lossy(names[target])
         );
         sections[target].relas = relas;
     }
@@ -832,8 +987,9 @@ fn check_symbols(file: &ObjectFile, strtab_size: u64) -> Result<()> {
     let kinds: Vec<u8> = file
         .sections
         .iter()
-        .map(|s| {
-            let merged = s.flags & elf::SHF_MERGE as u64 != 0 && s.entsize != 0 && s.size != 0;
+        .enumerate()
+        .map(|(i, s)| {
+            let merged = s.flags & elf::SHF_MERGE as u64 != 0 && s.size != 0 && file.headers.entsize(i) != 0;
             (merged as u8 * MERGED) | ((s.flags & elf::SHF_TLS as u64 != 0) as u8 * TLS)
         })
         .collect();
@@ -877,13 +1033,13 @@ fn check_symbols(file: &ObjectFile, strtab_size: u64) -> Result<()> {
         ensure!(
             kind & MERGED == 0 || value < s.size,
             "symbol {i}: offset {value:#x} is outside its section {} ({sec}, {:#x} bytes)",
-            String::from_utf8_lossy(s.name),
+            String::from_utf8_lossy(file.section_name(sec as usize)),
             s.size
         );
         ensure!(
             !tls_symbol || kind & TLS != 0,
             "symbol {i} is a TLS symbol but its section {} ({sec}) is not SHF_TLS",
-            String::from_utf8_lossy(s.name)
+            String::from_utf8_lossy(file.section_name(sec as usize))
         );
     }
     // Rare (no compiler emits one): the relocations are read only when the file has one.
@@ -897,7 +1053,7 @@ fn check_symbols(file: &ObjectFile, strtab_size: u64) -> Result<()> {
                 ensure!(
                     s == 0 || s >= file.first_global || file.syms[s].st_shndx.get(LE) != elf::SHN_UNDEF,
                     "relocation {k} of section {} ({t}) refers to local symbol {s}, which is undefined",
-                    String::from_utf8_lossy(sec.name)
+                    String::from_utf8_lossy(file.section_name(t))
                 );
             }
         }
@@ -915,7 +1071,23 @@ impl<'a> ObjectFile<'a> {
     /// The object asks for an executable stack: its `.note.GNU-stack` section is SHF_EXECINSTR.
     /// (GNU ld also takes a missing note as that request; lld, mold and rivet do not.)
     pub fn requests_exec_stack(&self) -> bool {
-        self.sections.iter().skip(1).any(|s| s.name == b".note.GNU-stack" && s.flags & elf::SHF_EXECINSTR as u64 != 0)
+        (self.sections.iter().skip(1))
+            .any(|s| s.marks & ObjSection::GNU_STACK != 0 && s.flags & elf::SHF_EXECINSTR as u64 != 0)
+    }
+
+    /// Section `i`'s name (`Headers::name`).
+    #[inline]
+    pub fn section_name(&self, i: usize) -> &'a [u8] {
+        self.headers.name(i, self.sections.get(i).map_or(0, |s| s.name_len))
+    }
+
+    /// The section identical code folding folded section `i` into (None: not folded).
+    pub fn folded_into(&self, i: usize) -> Option<SectionRef> {
+        if !self.sections[i].folded() {
+            return None;
+        }
+        let k = self.folds.binary_search_by_key(&(i as u32), |&(at, _)| at).ok()?;
+        Some(self.folds[k].1)
     }
 
     /// A symbol's name; the error names the file.
@@ -941,7 +1113,7 @@ impl<'a> ObjectFile<'a> {
         let sym = &self.syms[index];
         if sym.st_info & 0xf == elf::STT_SECTION {
             if let Some(s) = self.sym_shndx(index) {
-                return String::from_utf8_lossy(self.sections[s as usize].name).into_owned();
+                return String::from_utf8_lossy(self.section_name(s as usize)).into_owned();
             }
         }
         match self.sym_name(sym) {
@@ -1000,6 +1172,23 @@ mod tests {
     /// taken from its target's (`shared_name`): for gcc's and clang's objects with a section per
     /// function, and for compressed debug sections, whose names rivet rewrites.
     #[test]
+    fn names_end_at_the_first_nul() {
+        for len in 0..40 {
+            for tail in [&b""[..], b"\0", b"\0\0x", b"\0abcdefghij\0"] {
+                let mut bytes = vec![b'n'; len];
+                // A byte of 0x01 or 0x80 next to the NUL must not be taken for one.
+                if len > 2 {
+                    bytes[len - 1] = 0x01;
+                    bytes[len - 2] = 0x80;
+                }
+                bytes.extend_from_slice(tail);
+                assert_eq!(up_to_nul(&bytes), &bytes[..len], "{len} bytes then {tail:?}");
+            }
+        }
+        assert_eq!(up_to_nul(b"\x01\x00\x80"), b"\x01");
+    }
+
+    #[test]
     fn relocation_section_names_are_the_headers_own() {
         let s = crate::tests::Scratch::new("section-names");
         let source = "static int twice(int x) { return 2 * x; }\nint f(int x) { return twice(x) + 1; }\n\
@@ -1023,9 +1212,14 @@ mod tests {
             let file = parse(&data, path.clone(), (0, 0), &arena).unwrap();
             let header = Header::parse(&*data).unwrap();
             let table = header.sections(LE, &*data).unwrap();
+            let names = check_section_name_table(header, &table, &data).unwrap();
+            // The names the parse used (relocation sections' found from their targets') and the
+            // ones the file gives later (looked up again).
+            let parsed = read_sections(&table, names, &data, &arena).unwrap().names;
             for (i, sh) in table.iter().enumerate() {
                 let name = table.section_name(LE, sh).unwrap();
-                let ours = file.sections[i].name;
+                let ours = parsed[i];
+                assert_eq!(ours, file.section_name(i), "{path}: section {i}");
                 match name.strip_prefix(b".zdebug") {
                     // Read as the `.debug` section it holds.
                     Some(rest) if !file.sections[i].data.is_empty() && ours != name => {
@@ -1033,7 +1227,7 @@ mod tests {
                     }
                     _ => assert_eq!(ours, name, "{path}: section {i}"),
                 }
-                if sh.sh_type(LE) == elf::SHT_RELA && ours.ends_with(file.sections[sh.sh_info(LE) as usize].name) {
+                if sh.sh_type(LE) == elf::SHT_RELA && ours.ends_with(parsed[sh.sh_info(LE) as usize]) {
                     shared += 1;
                 }
             }

@@ -25,7 +25,7 @@ use crate::ctx::OutputKind;
 use crate::diag::{Diag, Error, Result};
 use crate::fatal;
 use crate::ids::FileId;
-use crate::input::object::{ComdatGroup, Ir, ObjSection, ObjectFile};
+use crate::input::object::{ComdatGroup, Headers, Ir, ObjSection, ObjectFile};
 use crate::input::version_script::{Matcher, Verdict};
 use crate::input::Loaded;
 use crate::resolve::{self, Def, IrInput, Resolution};
@@ -270,27 +270,27 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
     let syms: &'a [elf::Sym64<LE>] =
         object::pod::slice_from_all_bytes(syms_bytes).expect("symbols are unaligned plain data");
     let strtab = arena.keep(strtab);
-    let section = |name: &'a [u8]| ObjSection {
-        name,
+    // The stand-in has no section headers: every section's name is in `renamed`.
+    let section = || ObjSection {
         sh_type: elf::SHT_PROGBITS,
         flags: 0,
         align_log2: 0,
         size: 0,
-        entsize: 0,
-        link: 0,
         data: &[],
         relas: &[],
         live: true,
         out: None,
-        decompressed: false,
         merge_index: None,
-        folded_into: None,
+        name_len: 0,
+        marks: 0,
     };
-    let mut sections = vec![section(b""), section(b".lto.ir")];
+    let mut sections = vec![section(), section()];
+    let mut renamed: Vec<(u32, &'a [u8])> = vec![(0, b""), (1, b".lto.ir")];
     sections[0].live = false;
     let mut comdats = Vec::with_capacity(keys.len());
     for (k, key) in keys.iter().enumerate() {
-        sections.push(section(b".lto.ir.comdat"));
+        renamed.push((sections.len() as u32, b".lto.ir.comdat"));
+        sections.push(section());
         let member = arena.keep(((k + 2) as u32).to_le_bytes().to_vec());
         let members: &'a [U32<LE>] = object::pod::slice_from_all_bytes(member).expect("plain data");
         // The IR object has no group sections: the key stands for the group.
@@ -301,6 +301,8 @@ fn ir_object<'a>(ir: &IrInput<'a>, symbols: &[plugin::IrSymbol]) -> Result<Objec
         archive_len: None,
         order: ir.order,
         sections,
+        headers: Headers { headers: &[], names: &[], renamed },
+        folds: Vec::new(),
         syms,
         strtab: object::read::StringTable::new(strtab, 0, strtab.len() as u64),
         symtab: Default::default(),

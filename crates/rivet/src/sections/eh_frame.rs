@@ -159,20 +159,17 @@ mod tests {
 
     fn section(data: &[u8]) -> ObjSection<'_> {
         ObjSection {
-            name: b".eh_frame",
             sh_type: object::elf::SHT_PROGBITS,
             flags: 2,
             align_log2: 3,
             size: data.len() as u64,
-            entsize: 0,
-            link: 0,
             data,
             relas: &[],
             live: true,
             out: None,
-            decompressed: false,
             merge_index: None,
-            folded_into: None,
+            name_len: 0,
+            marks: ObjSection::EH_FRAME,
         }
     }
 

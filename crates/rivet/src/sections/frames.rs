@@ -20,7 +20,7 @@ pub fn split_eh_frames(ctx: &mut Resolved) -> Result<EhFrames> {
             let obj = &ctx_ref.objects[f];
             let mut out = Vec::new();
             for (si, sec) in obj.sections.iter().enumerate() {
-                if !sec.live || sec.out.is_none() || sec.name != b".eh_frame" {
+                if !sec.live || sec.out.is_none() || !sec.is_eh_frame() {
                     continue;
                 }
                 let live = |rel: &crate::input::object::Rela| {

@@ -8,6 +8,7 @@
 //! unreferenced afterwards (for `--as-needed` and `.dynsym`).
 use crate::ctx::{Resolved, Target};
 use crate::ids::{FileId, IdVec, SectionRef, SymbolId};
+use crate::input::object::ObjSection;
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
 use object::elf;
@@ -20,17 +21,26 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 /// `--print-timing`).
 type Live = IdVec<FileId, Vec<AtomicBool>>;
 
+/// Whether `--gc-sections` keeps a section whatever refers to it, by its name, type and flags
+/// (computed when the file is read: `ObjSection::GC_ROOT`).
+#[inline]
 pub(crate) fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
     const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
-    let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."]
-        .iter()
-        .any(|p| name.starts_with(p));
-    KEEP.contains(&name)
-        || prefix_root
-        || matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
+    // Every name kept starts with a dot and one of these: most names are passed over at that.
+    let by_name = || {
+        let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."]
+            .iter()
+            .any(|p| name.starts_with(p));
+        KEEP.contains(&name) || prefix_root
+    };
+    matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
         || flags & elf::SHF_GNU_RETAIN as u64 != 0
+        || (name.first() == Some(&b'.')
+            && matches!(name.get(1), Some(b'i' | b'f' | b'p' | b'c' | b'd' | b'j'))
+            && by_name())
 }
 
+#[inline]
 pub fn is_c_identifier(name: &[u8]) -> bool {
     !name.is_empty() && !name[0].is_ascii_digit() && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
@@ -172,8 +182,10 @@ pub(crate) fn by_c_name<'c>(ctx: &'c Resolved) -> rustc_hash::FxHashMap<&'c [u8]
             obj.sections
                 .iter()
                 .enumerate()
-                .filter(|(_, sec)| sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && is_c_identifier(sec.name))
-                .map(|(s, sec)| (sec.name, SectionRef::new(f, s as u32)))
+                .filter(|(_, sec)| {
+                    sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && sec.marks & ObjSection::C_IDENTIFIER != 0
+                })
+                .map(|(s, _)| (obj.section_name(s), SectionRef::new(f, s as u32)))
                 .collect()
         })
         .collect();
@@ -198,8 +210,7 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
                 .enumerate()
                 .map(|(s, sec)| {
                     let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
-                    let root =
-                        sec.live && sec.name != b".eh_frame" && (!alloc || is_root(sec.name, sec.sh_type, sec.flags));
+                    let root = sec.live && !sec.is_eh_frame() && (!alloc || sec.marks & ObjSection::GC_ROOT != 0);
                     if root && alloc {
                         found.push(SectionRef::new(f, s as u32));
                     }
@@ -233,7 +244,7 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
         .with_max_len(1)
         .flat_map_iter(|(f, obj)| {
             let f = FileId::new(f);
-            obj.sections.iter().enumerate().filter(|(_, sec)| sec.live && sec.name == b".eh_frame").filter_map(
+            obj.sections.iter().enumerate().filter(|(_, sec)| sec.live && sec.is_eh_frame()).filter_map(
                 move |(s, sec)| {
                     eh_frame::split(sec, &obj.name, |_| true).ok().map(|e| (SectionRef::new(f, s as u32), e))
                 },
@@ -266,7 +277,7 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
             let f = FileId::new(f);
             let mut dropped = Vec::new();
             for (s, sec) in obj.sections.iter_mut().enumerate() {
-                if sec.live && !live[s].load(Relaxed) && sec.name != b".eh_frame" {
+                if sec.live && !live[s].load(Relaxed) && !sec.is_eh_frame() {
                     sec.live = false;
                     dropped.push(SectionRef::new(f, s as u32));
                 }
@@ -288,7 +299,7 @@ pub fn print_dropped(ctx: &Resolved, dropped: &[SectionRef]) -> crate::diag::Res
         let obj = &ctx.objects[r.file];
         text.push_str(&format!(
             "rivet: removing unused section '{}' in file '{}'\n",
-            String::from_utf8_lossy(ctx.objects[r].name),
+            String::from_utf8_lossy(ctx.objects.section_name(r)),
             obj.name
         ));
     }

@@ -20,7 +20,7 @@
 //! folded.
 use crate::ctx::{Resolved, Target};
 use crate::ids::{FileId, SectionRef, SymbolId};
-use crate::input::object::Rela;
+use crate::input::object::{ObjSection, Rela};
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
 use object::elf;
@@ -110,7 +110,7 @@ fn frames<'a>(ctx: &Resolved<'a>, index: &HashMap<SectionRef, usize>) -> Vec<(us
         .map(|&f| {
             let obj = &ctx.objects[f];
             let mut out = Vec::new();
-            for sec in obj.sections.iter().filter(|s| s.live && s.name == b".eh_frame") {
+            for sec in obj.sections.iter().filter(|s| s.live && s.is_eh_frame()) {
                 let Ok(eh) = eh_frame::split(sec, &obj.name, |_| true) else { continue };
                 let mut relocs: Vec<Vec<usize>> = vec![Vec::new(); eh.pieces.len()];
                 for (i, r) in sec.relas.iter().enumerate() {
@@ -174,8 +174,9 @@ pub fn print(ctx: &Resolved, folds: &[Folded]) {
 }
 
 pub fn report(ctx: &Resolved, folds: &[Folded]) -> String {
-    let name =
-        |r: SectionRef| format!("{}:({})", ctx.objects[r.file].name, String::from_utf8_lossy(ctx.objects[r].name));
+    let name = |r: SectionRef| {
+        format!("{}:({})", ctx.objects[r.file].name, String::from_utf8_lossy(ctx.objects.section_name(r)))
+    };
     let mut out = String::new();
     for g in folds {
         out.push_str(&format!("selected section {}\n", name(g.kept)));
@@ -202,15 +203,17 @@ pub fn fold<A: crate::arch::Arch>(ctx: &mut Resolved, safe: bool) -> Vec<Folded>
     // (only the unwinder reads them, so their addresses never matter).
     let mut cands: Vec<SectionRef> = Vec::new();
     for &f in &ctx.file_order {
-        for (s, sec) in ctx.objects[f].sections.iter().enumerate() {
+        let obj = &ctx.objects[f];
+        for (s, sec) in obj.sections.iter().enumerate() {
             let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
+            let name = obj.section_name(s);
             let code = sec.flags & elf::SHF_EXECINSTR as u64 != 0
                 && sec.flags & elf::SHF_WRITE as u64 == 0
-                && sec.name != b".init"
-                && sec.name != b".fini";
+                && name != b".init"
+                && name != b".fini";
             let ok = sec.live
                 && alloc
-                && (code || is_exception_table(sec.name))
+                && (code || is_exception_table(name))
                 && sec.sh_type == elf::SHT_PROGBITS
                 && sec.size > 0;
             if ok && !exported(ctx, f, s as u32) {
@@ -224,7 +227,7 @@ pub fn fold<A: crate::arch::Arch>(ctx: &mut Resolved, safe: bool) -> Vec<Folded>
         let mut taken = std::collections::HashSet::new();
         for (f, obj) in ctx.objects.iter_enumerated() {
             for sec in obj.sections.iter().filter(|s| s.live && s.flags & elf::SHF_ALLOC as u64 != 0) {
-                if sec.name == b".eh_frame" {
+                if sec.is_eh_frame() {
                     continue;
                 }
                 for r in sec.relas {
@@ -236,7 +239,7 @@ pub fn fold<A: crate::arch::Arch>(ctx: &mut Resolved, safe: bool) -> Vec<Folded>
                 }
             }
         }
-        cands.retain(|&r| !taken.contains(&r) || is_exception_table(ctx.objects[r].name));
+        cands.retain(|&r| !taken.contains(&r) || is_exception_table(ctx.objects.section_name(r)));
     }
     let index: HashMap<SectionRef, usize> = cands.iter().enumerate().map(|(i, &c)| (c, i)).collect();
     let mut unwind: Vec<Vec<Frame>> = (0..cands.len()).map(|_| Vec::new()).collect();
@@ -319,13 +322,17 @@ pub fn fold<A: crate::arch::Arch>(ctx: &mut Resolved, safe: bool) -> Vec<Folded>
         for &r in &g.removed {
             let sec = &mut ctx.objects[r];
             sec.live = false;
-            sec.folded_into = Some(g.kept);
+            sec.marks |= ObjSection::FOLDED;
             align = align.max(sec.align());
+            ctx.objects[r.file].folds.push((r.index, g.kept));
         }
         // The copy kept stands for all of them: it must satisfy the strictest alignment (code may
         // rely on it, e.g. C++ member function pointers need an even address).
         let kept = &mut ctx.objects[g.kept];
         kept.align_log2 = kept.align_log2.max(align.trailing_zeros() as u8);
+    }
+    for obj in ctx.objects.iter_mut() {
+        obj.folds.sort_unstable_by_key(|&(i, _)| i);
     }
     groups
 }

@@ -144,15 +144,16 @@ pub fn merge(
     for (si, os) in sections.iter_enumerated() {
         for &r in &os.members {
             let sec = &ctx.objects[r];
+            let entsize = ctx.objects[r.file].headers.entsize(r.index as usize);
             let mergeable = sec.flags & elf::SHF_MERGE as u64 != 0
                 && sec.sh_type == elf::SHT_PROGBITS
-                && sec.entsize > 0
+                && entsize > 0
                 && sec.relas.is_empty()
                 && sec.live
                 && sec.out.is_some()
                 && !eh.contains_key(&r);
             if mergeable {
-                cands.push((r, si, u64::from(sec.entsize)));
+                cands.push((r, si, u64::from(entsize)));
             }
         }
     }

@@ -104,8 +104,9 @@ pub fn apply(os_name: &str, alloc: bool, members: &mut [SectionRef], objects: &O
             }
             None => permute(members, s.order, os_name),
             Some(glob) => {
-                let picked: Vec<usize> =
-                    (0..members.len()).filter(|&i| glob_match(glob.as_bytes(), objects[members[i]].name)).collect();
+                let picked: Vec<usize> = (0..members.len())
+                    .filter(|&i| glob_match(glob.as_bytes(), objects.section_name(members[i])))
+                    .collect();
                 let mut chosen: Vec<SectionRef> = picked.iter().map(|&i| members[i]).collect();
                 permute(&mut chosen, s.order, os_name);
                 for (&i, r) in picked.iter().zip(chosen) {

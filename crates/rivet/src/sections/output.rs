@@ -4,7 +4,7 @@
 use crate::diag::{Context, Result};
 use crate::ensure;
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
-use crate::input::object::Objects;
+use crate::input::object::{ObjSection, ObjectFile, Objects};
 use object::elf;
 
 /// What an output section holds.
@@ -383,13 +383,14 @@ pub fn build(
             if !sec.live {
                 continue;
             }
-            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec.name.starts_with(b".debug") {
+            let sec_name = obj.headers.name(si, sec.name_len);
+            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec_name.starts_with(b".debug") {
                 sec.live = false;
                 continue;
             }
             let placed = file_name
                 .as_deref()
-                .and_then(|file| crate::sections::order::placement(&order.placements, file, sec.name));
+                .and_then(|file| crate::sections::order::placement(&order.placements, file, sec_name));
             if let Some((rank, _)) = placed {
                 ranks.insert(SectionRef::new(f, si as u32), rank);
             }
@@ -402,9 +403,9 @@ pub fn build(
                 && !is_crt_frame_object(&obj.name);
             let (name, sh_type) = match (placed, into_array) {
                 (Some((_, out)), _) => (out.as_bytes(), sec.sh_type),
-                (None, true) if sec.name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
+                (None, true) if sec_name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
                 (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
-                (None, false) => (output_name_for(sec.name, keep_text_prefix), sec.sh_type),
+                (None, false) => (output_name_for(sec_name, keep_text_prefix), sec.sh_type),
             };
             let new = |out: &mut Sections, name: &[u8]| {
                 let n = String::from_utf8_lossy(name).into_owned();
@@ -414,20 +415,20 @@ pub fn build(
             // its own name (GNU ld; two of one name from two files are two output sections).
             let unique = placed.is_none()
                 && !into_array
-                && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec.name));
+                && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec_name));
             let idx = match unique {
-                true => new(&mut out, sec.name),
+                true => new(&mut out, sec_name),
                 false => *by_name.entry(name).or_insert_with(|| new(&mut out, name)),
             };
             let os = &mut out[idx];
             if !os.members.is_empty() {
                 check_compatible(os, sh_type, sec.flags)
-                    .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec.name)))?;
+                    .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec_name)))?;
             }
             merge_kind(os, sh_type, sec.flags);
             os.align = os.align.max(sec.align());
             // A moved table is one of 8-byte entries, as the arrays' own sections say.
-            let entsize = if into_array { 8 } else { u64::from(sec.entsize) };
+            let entsize = if into_array { 8 } else { u64::from(obj.headers.entsize(si)) };
             if os.members.is_empty() {
                 os.entsize = entsize;
             } else if os.entsize != entsize {
@@ -576,10 +577,11 @@ pub fn merge_kind(os: &mut OutputSection, sh_type: u32, flags: u64) {
 /// of one name (`.init` from crti.o, the objects and crtn.o; `.ctors` from crtbegin.o ... crtend.o)
 /// keep their command-line order, which is what makes their code and tables work.
 fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::SortSection) {
-    let sec = |&r: &SectionRef| &objects[r];
     match how {
-        crate::args::SortSection::Alignment => os.members.sort_by_key(|m| std::cmp::Reverse(sec(m).align())),
-        crate::args::SortSection::Name => os.members.sort_by(|a, b| sec(a).name.cmp(sec(b).name)),
+        crate::args::SortSection::Alignment => os.members.sort_by_key(|&m| std::cmp::Reverse(objects[m].align())),
+        crate::args::SortSection::Name => {
+            os.members.sort_by(|&a, &b| objects.section_name(a).cmp(objects.section_name(b)))
+        }
     }
 }
 
@@ -590,7 +592,10 @@ fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::Sor
 /// sections, however large, then cannot push them past. An object with both (a `-r` output) counts
 /// as 32-bit, since its 32-bit units need the low offsets.
 fn dwarf64_objects(objects: &Objects) -> Vec<bool> {
-    objects.iter().map(|o| o.sections.iter().any(|s| s.name == b".debug_info" && only_dwarf64_units(s.data))).collect()
+    let debug_info = |o: &ObjectFile, i: usize, s: &ObjSection| {
+        s.flags & elf::SHF_ALLOC as u64 == 0 && o.section_name(i) == b".debug_info" && only_dwarf64_units(s.data)
+    };
+    objects.iter().map(|o| o.sections.iter().enumerate().any(|(i, s)| debug_info(o, i, s))).collect()
 }
 
 /// `.debug_info` holds at least one unit and each is in the 64-bit format (a unit length that
@@ -616,7 +621,7 @@ fn only_dwarf64_units(mut data: &[u8]) -> bool {
 /// (which counts as priority 65536); the sort is stable so command-line order breaks ties.
 fn sort_by_priority(os: &mut OutputSection, objects: &Objects) {
     let priority = |&r: &SectionRef| -> u32 {
-        let name = objects[r].name;
+        let name = objects.section_name(r);
         let suffix = name.iter().rposition(|&c| c == b'.').map(|p| &name[p + 1..]).unwrap_or(b"");
         match std::str::from_utf8(suffix).ok().and_then(|s| s.parse::<u32>().ok()) {
             // `.ctors.N` counts down: `.ctors.65435` runs as `.init_array.00100` does.

@@ -10,6 +10,7 @@
 //! through a symbol other than the one asked about is named too, then that symbol.
 use crate::ctx::{Resolved, Target};
 use crate::ids::SectionRef;
+use crate::input::object::ObjSection;
 use crate::resolve::Def;
 use crate::sections::eh_frame::{self, PieceKind};
 use object::elf;
@@ -88,10 +89,7 @@ impl<'c, 'a> Walk<'c, 'a> {
         for (f, obj) in ctx.objects.iter_enumerated() {
             for (s, sec) in obj.sections.iter().enumerate() {
                 let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
-                if sec.live
-                    && sec.name != b".eh_frame"
-                    && (!alloc || super::gc::is_root(sec.name, sec.sh_type, sec.flags))
-                {
+                if sec.live && !sec.is_eh_frame() && (!alloc || sec.marks & ObjSection::GC_ROOT != 0) {
                     self.reach(SectionRef::new(f, s as u32), Reason::Root);
                 }
             }
@@ -108,7 +106,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             .objects
             .iter_enumerated()
             .flat_map(|(f, obj)| {
-                obj.sections.iter().enumerate().filter(|(_, sec)| sec.live && sec.name == b".eh_frame").filter_map(
+                obj.sections.iter().enumerate().filter(|(_, sec)| sec.live && sec.is_eh_frame()).filter_map(
                     move |(s, sec)| {
                         eh_frame::split(sec, &obj.name, |_| true).ok().map(|e| (SectionRef::new(f, s as u32), e))
                     },
@@ -195,7 +193,11 @@ impl<'c, 'a> Walk<'c, 'a> {
             let text = match item {
                 Item::Symbol(t) => self.ctx.name_of(t),
                 Item::Section(r) => {
-                    format!("{}:({})", self.ctx.objects[r.file].name, String::from_utf8_lossy(self.ctx.objects[r].name))
+                    format!(
+                        "{}:({})",
+                        self.ctx.objects[r.file].name,
+                        String::from_utf8_lossy(self.ctx.objects.section_name(r))
+                    )
                 }
             };
             out.push_str(&format!(">>> kept live by {text}\n"));

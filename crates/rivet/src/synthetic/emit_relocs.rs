@@ -25,7 +25,7 @@ use crate::synthetic::plans::SymtabIndices;
 fn kept<'a>(ctx: &'a Ctx, r: SectionRef) -> impl Iterator<Item = (&'a Rela, u64)> + 'a {
     let sec = &ctx.objects[r];
     // Merged (SHF_MERGE) input sections are cut into pieces: their own relocations are not kept.
-    let live = sec.live && sec.folded_into.is_none() && sec.merge_index.is_none();
+    let live = sec.live && !sec.folded() && sec.merge_index.is_none();
     let eh = ctx.eh.get(&r);
     sec.relas.iter().filter(move |_| live).filter_map(move |rel| {
         let off = rel.r_offset.get(LE);
@@ -114,7 +114,7 @@ pub fn write<A: Arch>(linked: &Linked, plan: Option<&Plan>, target: OutputSectio
                         // output section's symbol, the addend re-based on it.
                         (None, Some(sec)) if obj.sections[sec as usize].live => {
                             let s = &obj.sections[sec as usize];
-                            let out = s.folded_into.map_or(s.out, |k| linked.objects[k].out);
+                            let out = obj.folded_into(sec as usize).map_or(s.out, |k| linked.objects[k].out);
                             match section_sym(out) {
                                 Some(n) => {
                                     // An addend outside a merged section fails the link

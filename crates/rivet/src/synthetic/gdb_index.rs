@@ -73,7 +73,7 @@ impl<'a> Section<'a> {
     }
     fn named(ctx: &'a Ctx<'a>, file: FileId, name: &[u8]) -> Option<Section<'a>> {
         let obj = &ctx.objects[file];
-        obj.sections.iter().position(|s| s.name == name).map(|i| Section::of(obj, file, i))
+        (0..obj.sections.len()).position(|i| obj.section_name(i) == name).map(|i| Section::of(obj, file, i))
     }
     fn bytes(&self, at: usize, n: usize) -> Result<&'a [u8]> {
         self.data.get(at..at.checked_add(n).context("offset overflows")?).with_context(|| {
@@ -574,7 +574,7 @@ fn live(ctx: &Ctx, a: Addr) -> bool {
 /// Code of its own in the output: live, and not folded into another copy by ICF (whose unit
 /// already covers the address).
 fn kept(s: &crate::input::object::ObjSection) -> bool {
-    s.live && s.folded_into.is_none()
+    s.live && !s.folded()
 }
 
 /// The index `--gdb-index` asks for (None without it, with `-s`/`-S`, or with no debug
@@ -601,15 +601,16 @@ impl GdbIndex {
                     let mut out = Vec::new();
                     let mut names = Vec::new();
                     for (i, s) in obj.sections.iter().enumerate() {
-                        if s.live && (s.name == b".debug_gnu_pubnames" || s.name == b".debug_gnu_pubtypes") {
+                        let name = || obj.section_name(i);
+                        if s.live && matches!(name(), b".debug_gnu_pubnames" | b".debug_gnu_pubtypes") {
                             let sec = Section::of(obj, f, i);
                             names.extend(read_pubnames(&sec).with_context(|| {
-                                format!("{}: section {}", obj.name, String::from_utf8_lossy(s.name))
+                                format!("{}: section {}", obj.name, String::from_utf8_lossy(name()))
                             })?);
                         }
                     }
                     for (i, s) in obj.sections.iter().enumerate() {
-                        if s.live && s.out.is_some() && s.name == b".debug_info" {
+                        if s.live && s.out.is_some() && obj.section_name(i) == b".debug_info" {
                             let units =
                                 read_units(ctx, f, i).with_context(|| format!("{}: section .debug_info", obj.name))?;
                             out.push((SectionRef::new(f, i as u32), units, std::mem::take(&mut names)));

@@ -133,7 +133,9 @@ pub fn merge(config: &Config, objects: &Objects, file_order: &[FileId], diag: &D
 /// The properties of `machine` in `obj`'s `.note.gnu.property` sections, ORed together.
 fn object_properties(obj: &ObjectFile, machine: Machine, diag: &Diag) -> Properties {
     let mut props = Properties::new();
-    for s in obj.sections.iter().filter(|s| s.name == b".note.gnu.property" && s.sh_type == elf::SHT_NOTE) {
+    let notes = (obj.sections.iter().enumerate())
+        .filter(|&(i, s)| s.sh_type == elf::SHT_NOTE && obj.section_name(i) == b".note.gnu.property");
+    for (_, s) in notes {
         match parse(s.data, &obj.name, machine) {
             Ok(p) => {
                 for (ty, v) in p {

@@ -103,7 +103,7 @@ fn keep_global(ctx: &Ctx, id: SymbolId, retained: Option<&rustc_hash::FxHashSet<
         Def::Defined { file, sym } => {
             let obj = &ctx.objects[file];
             obj.sym_shndx(sym as usize)
-                .is_none_or(|sec| obj.sections[sec as usize].live || obj.sections[sec as usize].folded_into.is_some())
+                .is_none_or(|sec| obj.sections[sec as usize].live || obj.sections[sec as usize].folded())
         }
         Def::Common { .. } | Def::Synthetic | Def::Absolute(_) | Def::Script(_) => true,
         Def::Undefined | Def::Lazy { .. } | Def::Shared { .. } => s.referenced,

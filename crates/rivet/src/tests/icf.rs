@@ -12,7 +12,7 @@ const PRELUDE: &str = "#define F __attribute__((noipa))\n";
 
 /// The folds as (kept, removed) pairs of section names.
 fn folds_by_name(ctx: &Resolved, folds: &[Folded]) -> Vec<(String, Vec<String>)> {
-    let name = |r: SectionRef| String::from_utf8_lossy(ctx.objects[r].name).into_owned();
+    let name = |r: SectionRef| String::from_utf8_lossy(ctx.objects.section_name(r)).into_owned();
     folds.iter().map(|g| (name(g.kept), g.removed.iter().map(|&r| name(r)).collect())).collect()
 }
 
@@ -20,15 +20,15 @@ fn folds_by_name(ctx: &Resolved, folds: &[Folded]) -> Vec<(String, Vec<String>)>
 fn assert_folded_into(ctx: &Resolved, suffix: &str, removed: &str, kept: &str) {
     let (r, k) = (section_ref(&ctx.objects, suffix, removed), section_ref(&ctx.objects, suffix, kept));
     assert!(!ctx.objects[r].live, "{removed} must be dropped");
-    assert_eq!(ctx.objects[r].folded_into, Some(k), "{removed} must fold into {kept}");
+    assert_eq!(ctx.objects.folded_into(r), Some(k), "{removed} must fold into {kept}");
     assert!(ctx.objects[k].live, "{kept} stays");
-    assert_eq!(ctx.objects[k].folded_into, None);
+    assert_eq!(ctx.objects.folded_into(k), None);
 }
 
 fn assert_not_folded(ctx: &Resolved, suffix: &str, section: &str) {
     let r = section_ref(&ctx.objects, suffix, section);
     assert!(ctx.objects[r].live, "{section} must stay");
-    assert_eq!(ctx.objects[r].folded_into, None, "{section} must not fold");
+    assert_eq!(ctx.objects.folded_into(r), None, "{section} must not fold");
 }
 
 /// The bytes of two sections are the same (what makes a test about their relocations meaningful).

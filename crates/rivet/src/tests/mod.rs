@@ -173,9 +173,8 @@ pub(crate) fn sym_index(obj: &ObjectFile, name: &str) -> u32 {
 
 /// The index of `obj`'s section `name`.
 pub(crate) fn section(obj: &ObjectFile, name: &str) -> u32 {
-    obj.sections
-        .iter()
-        .position(|s| s.name == name.as_bytes())
+    (0..obj.sections.len())
+        .position(|i| obj.section_name(i) == name.as_bytes())
         .unwrap_or_else(|| panic!("{} has no section {name}", obj.name)) as u32
 }
 
