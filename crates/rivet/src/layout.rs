@@ -280,7 +280,7 @@ fn paddable(os: &OutputSection) -> bool {
         && !crate::sections::order::is_table(&os.name)
         && os.sh_type != object::elf::SHT_NOTE
         && os.name != ".eh_frame"
-        && !crate::sections::gc::is_c_identifier(os.name.as_bytes())
+        && !crate::input::object::is_c_identifier(os.name.as_bytes())
 }
 
 /// Offsets of input sections within their output sections, and where the commons start. Each
@@ -1248,7 +1248,7 @@ pub fn define_reserved_symbols(ctx: &mut Resolved, sections: &IdVec<OutputSectio
 /// that is not an ASCII letter or digit made `_` (`.text` gives `text`, `.data.rel.ro`
 /// `data_rel_ro`).
 pub fn start_stop_name(section: &str) -> String {
-    if crate::sections::gc::is_c_identifier(section.as_bytes()) {
+    if crate::input::object::is_c_identifier(section.as_bytes()) {
         return section.to_string();
     }
     let s = section.strip_prefix('.').unwrap_or(section);
@@ -1303,7 +1303,7 @@ pub fn to_paddr(phdrs: &[Phdr], vaddr: u64) -> u64 {
 /// not (as mold defines them), unless an input defines the name.
 fn define_physical_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, OutputSection>) {
     for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
-        let c_name = crate::sections::gc::is_c_identifier(os.name.as_bytes());
+        let c_name = crate::input::object::is_c_identifier(os.name.as_bytes());
         if !c_name && !ctx.config.start_stop {
             continue;
         }
@@ -1342,7 +1342,7 @@ fn define_all_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSectionId, O
     let visibility = ctx.config.start_stop_visibility;
     let all = ctx.config.start_stop;
     for os in sections.iter().filter(|s| s.is_alloc() && !s.name.is_empty()) {
-        if !all && !crate::sections::gc::is_c_identifier(os.name.as_bytes()) {
+        if !all && !crate::input::object::is_c_identifier(os.name.as_bytes()) {
             continue;
         }
         let name = start_stop_name(&os.name);

@@ -532,14 +532,38 @@ fn read_sections<'a>(
     Ok(Sections { sections: out, names: sec_names, renamed, has_ir })
 }
 
+/// Whether `--gc-sections` keeps a section whatever refers to it, by its name, type and flags
+/// (computed when the file is read: `ObjSection::GC_ROOT`).
+#[inline]
+pub fn is_gc_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
+    const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
+    // Every name kept starts with a dot and one of these: most names are passed over at that.
+    let by_name = || {
+        let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."]
+            .iter()
+            .any(|p| name.starts_with(p));
+        KEEP.contains(&name) || prefix_root
+    };
+    matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
+        || flags & elf::SHF_GNU_RETAIN as u64 != 0
+        || (name.first() == Some(&b'.')
+            && matches!(name.get(1), Some(b'i' | b'f' | b'p' | b'c' | b'd' | b'j'))
+            && by_name())
+}
+
+#[inline]
+pub fn is_c_identifier(name: &[u8]) -> bool {
+    !name.is_empty() && !name[0].is_ascii_digit() && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
 /// `ObjSection::marks` from what the header says (but `DECOMPRESSED`).
 fn marks(name: &[u8], sh_type: u32, flags: u64) -> u8 {
     let says = [
         (name == b".eh_frame", ObjSection::EH_FRAME),
         (name.starts_with(b".gnu.linkonce."), ObjSection::LINKONCE),
         (name == b".note.GNU-stack", ObjSection::GNU_STACK),
-        (crate::sections::gc::is_root(name, sh_type, flags), ObjSection::GC_ROOT),
-        (crate::sections::gc::is_c_identifier(name), ObjSection::C_IDENTIFIER),
+        (is_gc_root(name, sh_type, flags), ObjSection::GC_ROOT),
+        (is_c_identifier(name), ObjSection::C_IDENTIFIER),
         (matches!(name, b".debug_loc" | b".debug_ranges"), ObjSection::TOMBSTONE_ONE),
     ];
     says.iter().fold(0, |marks, &(yes, mark)| if yes { marks | mark } else { marks })

@@ -21,30 +21,6 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 /// `--print-timing`).
 type Live = IdVec<FileId, Vec<AtomicBool>>;
 
-/// Whether `--gc-sections` keeps a section whatever refers to it, by its name, type and flags
-/// (computed when the file is read: `ObjSection::GC_ROOT`).
-#[inline]
-pub(crate) fn is_root(name: &[u8], sh_type: u32, flags: u64) -> bool {
-    const KEEP: &[&[u8]] = &[b".init", b".fini", b".ctors", b".dtors", b".jcr"];
-    // Every name kept starts with a dot and one of these: most names are passed over at that.
-    let by_name = || {
-        let prefix_root = [&b".init_array"[..], b".fini_array", b".preinit_array", b".ctors.", b".dtors."]
-            .iter()
-            .any(|p| name.starts_with(p));
-        KEEP.contains(&name) || prefix_root
-    };
-    matches!(sh_type, elf::SHT_NOTE | elf::SHT_INIT_ARRAY | elf::SHT_FINI_ARRAY | elf::SHT_PREINIT_ARRAY)
-        || flags & elf::SHF_GNU_RETAIN as u64 != 0
-        || (name.first() == Some(&b'.')
-            && matches!(name.get(1), Some(b'i' | b'f' | b'p' | b'c' | b'd' | b'j'))
-            && by_name())
-}
-
-#[inline]
-pub fn is_c_identifier(name: &[u8]) -> bool {
-    !name.is_empty() && !name[0].is_ascii_digit() && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
-}
-
 struct Marker<'c, 'a> {
     ctx: &'c Resolved<'a>,
     live: Live,
@@ -320,12 +296,15 @@ mod tests {
 
     #[test]
     fn roots() {
-        assert!(is_root(b".init_array.00101", elf::SHT_INIT_ARRAY, 3));
-        assert!(!is_root(b"my_section", elf::SHT_PROGBITS, 2), "kept only through __start_/__stop_");
-        assert!(is_root(b".note.ABI-tag", elf::SHT_NOTE, 2));
-        assert!(!is_root(b".text.unused", elf::SHT_PROGBITS, 6));
-        assert!(is_root(b".text.kept", elf::SHT_PROGBITS, 6 | elf::SHF_GNU_RETAIN as u64));
-        assert!(!is_c_identifier(b".data"));
-        assert!(!is_c_identifier(b"1abc"));
+        assert!(crate::input::object::is_gc_root(b".init_array.00101", elf::SHT_INIT_ARRAY, 3));
+        assert!(
+            !crate::input::object::is_gc_root(b"my_section", elf::SHT_PROGBITS, 2),
+            "kept only through __start_/__stop_"
+        );
+        assert!(crate::input::object::is_gc_root(b".note.ABI-tag", elf::SHT_NOTE, 2));
+        assert!(!crate::input::object::is_gc_root(b".text.unused", elf::SHT_PROGBITS, 6));
+        assert!(crate::input::object::is_gc_root(b".text.kept", elf::SHT_PROGBITS, 6 | elf::SHF_GNU_RETAIN as u64));
+        assert!(!crate::input::object::is_c_identifier(b".data"));
+        assert!(!crate::input::object::is_c_identifier(b"1abc"));
     }
 }
