@@ -129,7 +129,7 @@ pub struct Resolved<'a> {
     pub objects: IdVec<FileId, ObjectFile<'a>>,
     pub shared: IdVec<SharedId, crate::resolve::SharedInput<'a>>,
     pub symbols: IdVec<SymbolId, Symbol<'a>>,
-    pub by_name: crate::resolve::SymbolMap<'a>,
+    pub by_name: crate::resolve::SymbolIndex,
     /// Objects in command-line order (the order of output section contents).
     pub file_order: Vec<FileId>,
     /// Every global symbol's type (STT_*) by id, computed with the `Resolved` (no pass after
@@ -202,7 +202,7 @@ impl<'a> Resolved<'a> {
     ) -> Resolved<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
-        let tls_get_addr = res.by_name.get(b"__tls_get_addr").copied();
+        let tls_get_addr = res.by_name.get(&res.symbols, b"__tls_get_addr").copied();
         let mut r = Resolved {
             config,
             diag,

@@ -407,7 +407,7 @@ fn aliases_of(ctx: &mut Ctx, id: SymbolId) -> Vec<SymbolId> {
         .collect();
     let mut ids = Vec::new();
     for (i, name) in others {
-        let alias = match ctx.by_name.get(name) {
+        let alias = match ctx.by_name.get(&ctx.symbols, name) {
             Some(&a) => a,
             None => {
                 let weak = lib_weak(ctx, file, i);
@@ -416,7 +416,8 @@ fn aliases_of(ctx: &mut Ctx, id: SymbolId) -> Vec<SymbolId> {
                     weak,
                     ..crate::resolve::Symbol::undefined(name)
                 });
-                ctx.by_name.insert(name, a);
+                let r: &mut Resolved = ctx;
+                r.by_name.insert(&r.symbols, a);
                 a
             }
         };
@@ -1317,11 +1318,11 @@ fn define_physical_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSection
 /// Makes `name` a linker-defined symbol (adding it if no input names it), unless an input defines
 /// it.
 fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
-    let id = match ctx.by_name.get(name) {
+    let id = match ctx.by_name.get(&ctx.symbols, name) {
         Some(&id) => id,
         None => {
             let id = ctx.symbols.push(crate::resolve::Symbol::undefined(name));
-            ctx.by_name.insert(name, id);
+            ctx.by_name.insert(&ctx.symbols, id);
             id
         }
     };

@@ -116,7 +116,7 @@ pub struct Resolution<'a> {
     pub objects: IdVec<FileId, ObjectFile<'a>>,
     pub shared: IdVec<SharedId, SharedInput<'a>>,
     pub symbols: IdVec<SymbolId, Symbol<'a>>,
-    pub by_name: SymbolMap<'a>,
+    pub by_name: SymbolIndex,
     /// Warnings resolution found (`--warn-common`), for the caller to report.
     pub warnings: Vec<String>,
     /// `-y`: what each input said of a traced symbol, in the order seen.
@@ -170,56 +170,92 @@ pub fn split_version(name: &[u8]) -> Option<(&[u8], &[u8], bool)> {
 impl<'a> Resolution<'a> {
     /// The id of `name`, entered as a new undefined symbol if nothing named it yet.
     pub fn intern(&mut self, name: &'a [u8]) -> SymbolId {
-        let next = self.symbols.next_id();
-        let id = self.by_name.intern_hashed(name, crate::fx_hash(name), next);
-        if id == next {
-            self.symbols.push(Symbol::undefined(name));
-        }
-        id
+        self.by_name.intern_hashed(&mut self.symbols, name, crate::fx_hash(name))
     }
 }
 
-/// Global symbol names to ids (and, in resolution, COMDAT signatures to the files that own them).
-/// Names can come with their hash already computed: resolution
-/// hashes each object's names on the thread that parsed it, so its serial part only probes.
-pub struct SymbolMap<'a, V = SymbolId> {
-    table: hashbrown::HashTable<(u64, &'a [u8], V)>,
+/// Global symbols' ids by name. The table holds the ids alone (4 bytes an entry, where the name
+/// and its hash took 32: 17 MB of a C++ link's heap): the name an id stands for is its symbol's
+/// (`Symbol::name`), with which a probe compares, and whose `fx_hash` is the entry's hash.
+#[derive(Default)]
+pub struct SymbolIndex {
+    table: hashbrown::HashTable<SymbolId>,
 }
 
-impl<V> Default for SymbolMap<'_, V> {
-    fn default() -> Self {
-        SymbolMap { table: Default::default() }
-    }
-}
-
-impl<'a, V: Copy + PartialEq> SymbolMap<'a, V> {
-    pub fn get(&self, name: &[u8]) -> Option<&V> {
-        self.get_hashed(name, crate::fx_hash(name))
+impl SymbolIndex {
+    pub fn get(&self, symbols: &IdVec<SymbolId, Symbol>, name: &[u8]) -> Option<&SymbolId> {
+        self.get_hashed(symbols, name, crate::fx_hash(name))
     }
 
     /// The id of `name`, whose `fx_hash` is `hash`.
-    pub fn get_hashed(&self, name: &[u8], hash: u64) -> Option<&V> {
-        self.table.find(hash, |e| e.0 == hash && e.1 == name).map(|e| &e.2)
+    #[inline]
+    pub fn get_hashed(&self, symbols: &IdVec<SymbolId, Symbol>, name: &[u8], hash: u64) -> Option<&SymbolId> {
+        self.table.find(hash, |&id| symbols[id].name == name)
     }
 
-    pub fn contains_key(&self, name: &[u8]) -> bool {
-        self.get(name).is_some()
+    pub fn contains_key(&self, symbols: &IdVec<SymbolId, Symbol>, name: &[u8]) -> bool {
+        self.get(symbols, name).is_some()
     }
 
-    /// Maps `name` to `id`, replacing what it mapped to before.
-    pub fn insert(&mut self, name: &'a [u8], id: V) {
+    /// Maps symbol `id`'s name to it (replacing what the name mapped to before).
+    pub fn insert(&mut self, symbols: &IdVec<SymbolId, Symbol>, id: SymbolId) {
         use hashbrown::hash_table::Entry;
-        let hash = crate::fx_hash(name);
-        match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
-            Entry::Occupied(mut o) => o.get_mut().2 = id,
+        let name = symbols[id].name;
+        let rehash = |&e: &SymbolId| crate::fx_hash(symbols[e].name);
+        match self.table.entry(crate::fx_hash(name), |&e| symbols[e].name == name, rehash) {
+            Entry::Occupied(mut o) => *o.get_mut() = id,
             Entry::Vacant(v) => {
-                v.insert((hash, name, id));
+                v.insert(id);
             }
         }
     }
 
-    /// The id of `name` (whose `fx_hash` is `hash`), which becomes `next` if it had none.
-    pub fn intern_hashed(&mut self, name: &'a [u8], hash: u64, next: V) -> V {
+    /// The id of `name` (whose `fx_hash` is `hash`), a new undefined symbol if it had none.
+    #[inline]
+    pub fn intern_hashed<'a>(
+        &mut self,
+        symbols: &mut IdVec<SymbolId, Symbol<'a>>,
+        name: &'a [u8],
+        hash: u64,
+    ) -> SymbolId {
+        use hashbrown::hash_table::Entry;
+        let next = symbols.next_id();
+        let rehash = |&e: &SymbolId| crate::fx_hash(symbols[e].name);
+        match self.table.entry(hash, |&e| symbols[e].name == name, rehash) {
+            Entry::Occupied(o) => return *o.get(),
+            Entry::Vacant(v) => {
+                v.insert(next);
+            }
+        }
+        symbols.push(Symbol::undefined(name));
+        next
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    pub fn reserve(&mut self, symbols: &IdVec<SymbolId, Symbol>, additional: usize) {
+        self.table.reserve(additional, |&e| crate::fx_hash(symbols[e].name));
+    }
+}
+
+/// COMDAT signatures that no global symbol names, to the files that own them (resolution).
+/// Names come with their hash already computed: resolution hashes each object's names on the
+/// thread that parsed it, so its serial part only probes.
+#[derive(Default)]
+struct SignatureMap<'a> {
+    table: hashbrown::HashTable<(u64, &'a [u8], FileId)>,
+}
+
+impl<'a> SignatureMap<'a> {
+    /// The file that owns `name`, whose `fx_hash` is `hash`.
+    fn get_hashed(&self, name: &[u8], hash: u64) -> Option<&FileId> {
+        self.table.find(hash, |e| e.0 == hash && e.1 == name).map(|e| &e.2)
+    }
+
+    /// The file that owns `name` (whose `fx_hash` is `hash`), which becomes `next` if none did.
+    fn intern_hashed(&mut self, name: &'a [u8], hash: u64, next: FileId) -> FileId {
         use hashbrown::hash_table::Entry;
         match self.table.entry(hash, |e| e.0 == hash && e.1 == name, |e| e.0) {
             Entry::Occupied(o) => o.get().2,
@@ -230,12 +266,8 @@ impl<'a, V: Copy + PartialEq> SymbolMap<'a, V> {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.table.is_empty()
-    }
-
-    pub fn reserve(&mut self, additional: usize) {
-        self.table.reserve(additional, |e| e.0);
     }
 }
 
@@ -366,7 +398,7 @@ struct Resolver<'a, 'x> {
     archives: &'x [Option<Archive<'a>>],
     objects: IdVec<FileId, ObjectFile<'a>>,
     symbols: IdVec<SymbolId, Symbol<'a>>,
-    by_name: SymbolMap<'a>,
+    by_name: SymbolIndex,
     /// Each archive's symbol table hashes (`fx_hash`), by input position.
     archive_hashes: &'x [Vec<u64>],
     /// Which members of each archive (by input position) are queued.
@@ -375,7 +407,7 @@ struct Resolver<'a, 'x> {
     /// (None: unclaimed; shorter than `symbols` until a claim needs it longer)...
     comdat_owner: IdVec<SymbolId, Option<FileId>>,
     /// ... or by name, for a signature no symbol had when it was first claimed.
-    comdat_named: SymbolMap<'a, FileId>,
+    comdat_named: SignatureMap<'a>,
     /// `.gnu.linkonce.*` sections (COMDAT's predecessor): the file that kept each name.
     linkonce: rustc_hash::FxHashMap<&'a [u8], FileId>,
     /// The queued members (archive, member), numbered in the order they are queued and added in
@@ -501,11 +533,11 @@ pub fn resolve_with<'a>(
             objects: IdVec::new(),
             shared: IdVec::new(),
             symbols: IdVec::new(),
-            by_name: SymbolMap::default(),
+            by_name: SymbolIndex::default(),
             archive_hashes: &archive_hashes,
             fetched: archives.iter().map(|a| vec![false; a.as_ref().map_or(0, |a| a.member_count())]).collect(),
             comdat_owner: IdVec::new(),
-            comdat_named: SymbolMap::default(),
+            comdat_named: SignatureMap::default(),
             linkonce: Default::default(),
             queue: Vec::new(),
             added: 0,
@@ -839,7 +871,7 @@ impl<'a> Resolver<'a, '_> {
                 .filter(|l| l.kind == Kind::Shared)
                 .map(|l| shared::dynamic_symbol_count(l.file.data()))
                 .sum::<usize>();
-        r.by_name.reserve(expected);
+        r.by_name.reserve(&r.symbols, expected);
         r.symbols.reserve(expected);
         for name in roots {
             let id = r.intern(name.as_bytes());
@@ -1068,12 +1100,7 @@ impl<'a> Resolver<'a, '_> {
     }
 
     fn intern_hashed(&mut self, name: &'a [u8], hash: u64) -> SymbolId {
-        let next = self.symbols.next_id();
-        let id = self.by_name.intern_hashed(name, hash, next);
-        if id == next {
-            self.symbols.push(Symbol::undefined(name));
-        }
-        id
+        self.by_name.intern_hashed(&mut self.symbols, name, hash)
     }
 
     fn add_archive(&mut self, pos: u32) {
@@ -1388,7 +1415,7 @@ impl<'a> Resolver<'a, '_> {
         if let Some(&owner) = self.comdat_named.get_hashed(signature, hash) {
             return owner;
         }
-        match self.by_name.get_hashed(signature, hash) {
+        match self.by_name.get_hashed(&self.symbols, signature, hash) {
             Some(&id) => self.owner_by_id(id, file),
             None => self.comdat_named.intern_hashed(signature, hash, file),
         }

@@ -13,7 +13,7 @@ use crate::diag::Diag;
 use crate::ids::{FileId, IdVec, SectionRef, SymbolId};
 use crate::input::object::ObjectFile;
 use crate::input::Loaded;
-use crate::resolve::{Def, Resolution, Symbol, SymbolMap};
+use crate::resolve::{Def, Resolution, Symbol, SymbolIndex};
 use object::LittleEndian as LE;
 use std::path::PathBuf;
 use std::process::Command;
@@ -191,16 +191,16 @@ pub(crate) fn defined_in(objects: &IdVec<FileId, ObjectFile>, suffix: &str, name
 }
 
 /// The global symbol `name`.
-pub(crate) fn id(by_name: &SymbolMap, name: &str) -> SymbolId {
-    *by_name.get(name.as_bytes()).unwrap_or_else(|| panic!("no global symbol {name}"))
+pub(crate) fn id(symbols: &IdVec<SymbolId, Symbol>, by_name: &SymbolIndex, name: &str) -> SymbolId {
+    *by_name.get(symbols, name.as_bytes()).unwrap_or_else(|| panic!("no global symbol {name}"))
 }
 
 pub(crate) fn symbol<'s, 'a>(
     symbols: &'s IdVec<SymbolId, Symbol<'a>>,
-    by_name: &SymbolMap,
+    by_name: &SymbolIndex,
     name: &str,
 ) -> &'s Symbol<'a> {
-    &symbols[id(by_name, name)]
+    &symbols[id(symbols, by_name, name)]
 }
 
 /// The global symbol that object `*suffix`'s own symbol `name` (a reference or a definition)

@@ -193,13 +193,13 @@ fn wrap_binds_references_to_the_wrapper_and_real_to_the_original() {
     assert_eq!(res.symbols[called].def, defined_in(&res.objects, "/wrap.o", "__wrap_foo"));
     // wrap.o's undefined `__real_foo` is `foo`, defined by foo.o, whose definition keeps its name.
     let real = bound_to(&res.objects, "/wrap.o", "__real_foo");
-    assert_eq!(real, id(&res.by_name, "foo"));
+    assert_eq!(real, id(&res.symbols, &res.by_name, "foo"));
     assert_eq!(res.symbols[real].def, defined_in(&res.objects, "/foo.o", "foo"));
-    assert!(res.by_name.get(b"__real_foo").is_none(), "no symbol is named __real_foo");
+    assert!(res.by_name.get(&res.symbols, b"__real_foo").is_none(), "no symbol is named __real_foo");
     // Without --wrap, main.o calls foo itself.
     let inputs = Inputs::new(&[&main, &wrap, &foo]);
     let res = inputs.resolve().unwrap();
-    assert_eq!(bound_to(&res.objects, "/main.o", "foo"), id(&res.by_name, "foo"));
+    assert_eq!(bound_to(&res.objects, "/main.o", "foo"), id(&res.symbols, &res.by_name, "foo"));
 }
 
 #[test]

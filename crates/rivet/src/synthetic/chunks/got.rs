@@ -54,7 +54,8 @@ impl<A: Arch> Chunk for GotPlt<A> {
     fn size(&self, s: &Sizing) -> Option<u64> {
         let (ctx, got) = (s.ctx, &s.plans.got);
         let nplt = got.plt.len() as u64;
-        let wanted = nplt > 0 || got.need_gotplt || ctx.by_name.contains_key(&b"_GLOBAL_OFFSET_TABLE_"[..]);
+        let wanted =
+            nplt > 0 || got.need_gotplt || ctx.by_name.contains_key(&ctx.symbols, &b"_GLOBAL_OFFSET_TABLE_"[..]);
         wanted.then(|| 8 * (A::GOTPLT_RESERVED + nplt))
     }
     fn write(&self, w: &Writing, buf: &mut [u8]) -> Result<Vec<DynRel>> {
