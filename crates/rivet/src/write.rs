@@ -100,7 +100,7 @@ pub fn write<A: Arch>(
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
     let (buf, stale) = filled(ctx, out.buf_unzeroed());
-    let dynrels = fill_parallel::<A>(ctx, plan, jobs, buf, stale, true)?;
+    let dynrels = fill_parallel::<A>(ctx, plan, jobs.into_vec(), buf, stale, true)?;
     if let (Some(k), Some(file)) = (kernel, out.file()) {
         // The mapping and the file share the page cache: what the kernel copies shows in `buf`.
         k.run(&copies, file, &mut stats)?;
@@ -303,33 +303,36 @@ fn patch_build_id(
 ///
 /// A window also ends at the first boundary after each of the `late` ranges (`.rela.dyn`, the
 /// build-id note), so the windows held back until the end are small.
-fn windows(jobs: Vec<Piece>, file_size: u64, late: &[(u64, u64)], window: u64) -> Vec<Window> {
+fn windows(jobs: impl IntoIterator<Item = Piece>, file_size: u64, late: &[(u64, u64)], window: u64) -> Vec<Window> {
     let align = |x: u64| (x.div_ceil(BLOCK) * BLOCK).min(file_size);
     let mut out = Vec::new();
-    let mut jobs: std::collections::VecDeque<Piece> = jobs.into();
+    let mut rest = jobs.into_iter();
+    // The next piece: the rest of one cut at the last boundary, or the next of `rest`.
+    let mut next = rest.next();
     let mut start = 0;
     while start < file_size {
         let cut = late.iter().map(|&(o, n)| align(o + n)).filter(|&b| b > start).min();
         let mut end = align(start + window).min(cut.unwrap_or(u64::MAX));
         let mut mine = Vec::new();
-        while jobs.front().is_some_and(|j| j.0 < end) {
-            let (off, size, job) = jobs.pop_front().unwrap();
+        while let Some((off, size, job)) = next.filter(|j| j.0 < end) {
+            let mut cut = None;
             if off + size <= end {
                 mine.push((off, size, job));
             } else if let Job::Kernel(f, s, from) = job {
                 mine.push((off, end - off, Job::Kernel(f, s, from)));
-                jobs.push_front((end, off + size - end, Job::Kernel(f, s, from + (end - off))));
+                cut = Some((end, off + size - end, Job::Kernel(f, s, from + (end - off))));
             } else if let Job::Input(f, s) | Job::Part(f, s, _, _) = job {
                 let (from, whole) = match job {
                     Job::Part(_, _, from, whole) => (from, whole),
                     _ => (0, size),
                 };
                 mine.push((off, end - off, Job::Part(f, s, from, whole)));
-                jobs.push_front((end, off + size - end, Job::Part(f, s, from + (end - off), whole)));
+                cut = Some((end, off + size - end, Job::Part(f, s, from + (end - off), whole)));
             } else {
                 end = align(off + size);
                 mine.push((off, size, job));
             }
+            next = cut.or_else(|| rest.next());
         }
         out.push((start, end, mine));
         start = end;
@@ -347,7 +350,7 @@ fn overlaps(start: u64, end: u64, ranges: &[(u64, u64)]) -> bool {
 fn write_behind<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
-    jobs: Vec<Piece>,
+    jobs: Jobs,
     file: &std::fs::File,
     kernel: Option<&KernelCopy>,
     paced: bool,
@@ -393,7 +396,7 @@ fn write_behind<A: Arch>(
             Ok(stats)
         });
         let window = if paced { PACED_WINDOW } else { WINDOW };
-        for (start, end, jobs) in windows(jobs, file_size, &late, window) {
+        for (start, end, jobs) in windows(jobs.into_pieces(), file_size, &late, window) {
             let mut buf = vec![ctx.config.filler.unwrap_or(0); (end - start) as usize];
             // --filler: every byte of the window is the filler's until written or zeroed.
             let stale = if ctx.config.filler.is_some() { buf.len() } else { 0 };
@@ -445,7 +448,7 @@ fn write_behind<A: Arch>(
 
 /// Every piece of the output with file bytes, sorted by file offset.
 /// `kernel`: sections that reach the output unchanged and are large enough become `Job::Kernel`.
-fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool) -> Vec<Piece> {
+fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool) -> Jobs {
     let mut headers = Vec::new();
     if !layout.raw {
         let table = PHDR_SIZE * layout.phdrs.len() as u64;
@@ -526,10 +529,7 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
     let mut groups: Vec<Vec<Piece>> = headers.into_iter().map(|h| vec![h]).collect();
     groups.extend(per_section.into_iter().filter(|p| !p.is_empty()));
     groups.sort_by_key(|p| p[0].0);
-    let mut jobs = Vec::with_capacity(groups.iter().map(Vec::len).sum());
-    for p in groups {
-        jobs.extend(p);
-    }
+    let mut jobs = Vec::new();
     for &(i, off, size, value) in &layout.script_data {
         let (os, place) = (&ctx.sections[i], layout.sections[i]);
         if !os.is_nobits() && place.shndx != 0 {
@@ -575,11 +575,39 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
             }
         }
     }
-    // A script's data and fills fall between members.
-    if !jobs.is_sorted_by_key(|j| j.0) {
-        jobs.par_sort_by_key(|j| j.0);
+    // A script's data and fills fall between members: then the pieces are sorted as one run.
+    if jobs.is_empty() && groups.iter().flatten().is_sorted_by_key(|j| j.0) {
+        return Jobs(groups);
     }
-    jobs
+    let mut all: Vec<Piece> = groups.into_iter().flatten().chain(jobs).collect();
+    if !all.is_sorted_by_key(|j| j.0) {
+        all.par_sort_by_key(|j| j.0);
+    }
+    Jobs(vec![all])
+}
+
+/// The pieces of the output in file order, as runs (an output section's, a header's) one after
+/// another: not copied into one list, which for the windows of write-behind and build-id hashing
+/// held every piece twice (265k pieces of 48 bytes in cxx-templates).
+struct Jobs(Vec<Vec<Piece>>);
+
+impl Jobs {
+    fn iter(&self) -> impl Iterator<Item = &Piece> {
+        self.0.iter().flatten()
+    }
+
+    /// The pieces in order, each run freed once it has been read.
+    fn into_pieces(self) -> impl Iterator<Item = Piece> {
+        self.0.into_iter().flatten()
+    }
+
+    /// The pieces in one list.
+    fn into_vec(self) -> Vec<Piece> {
+        match <[_; 1]>::try_from(self.0) {
+            Ok([one]) => one,
+            Err(runs) => runs.into_iter().flatten().collect(),
+        }
+    }
 }
 
 /// One piece of the output to fill: its offset in the buffer, its bytes, and the bytes after it
@@ -636,12 +664,12 @@ fn may_skip_bytes(ctx: &Linked, job: Job) -> bool {
 fn fill_hashing<A: Arch>(
     ctx: &Linked,
     plan: Option<&symtab::Plan>,
-    jobs: Vec<Piece>,
+    jobs: Jobs,
     out: &mut [u8],
     stale: usize,
 ) -> Result<Vec<[u8; 32]>> {
     let late = late_ranges(ctx);
-    let windows = windows(jobs, out.len() as u64, &late, BLOCK);
+    let windows = windows(jobs.into_pieces(), out.len() as u64, &late, BLOCK);
     let mut bufs = Vec::with_capacity(windows.len());
     let mut rest = &mut *out;
     for &(start, end, _) in &windows {
