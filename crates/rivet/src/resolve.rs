@@ -231,10 +231,6 @@ impl SymbolIndex {
         next
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
-    }
-
     pub fn reserve(&mut self, symbols: &IdVec<SymbolId, Symbol>, additional: usize) {
         self.table.reserve(additional, |&e| crate::fx_hash(symbols[e].name));
     }
@@ -1379,7 +1375,7 @@ impl<'a> Resolver<'a, '_> {
     /// the symbol.
     fn claim_linkonce(&mut self, obj: &mut ObjectFile<'a>, file: FileId) {
         for i in 0..obj.sections.len() {
-            if !obj.sections[i].live || obj.sections[i].marks & ObjSection::LINKONCE == 0 {
+            if !obj.sections[i].live || !obj.sections[i].has(ObjSection::LINKONCE) {
                 continue;
             }
             let name = obj.section_name(i);

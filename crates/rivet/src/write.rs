@@ -529,11 +529,11 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
     let mut groups: Vec<Vec<Piece>> = headers.into_iter().map(|h| vec![h]).collect();
     groups.extend(per_section.into_iter().filter(|p| !p.is_empty()));
     groups.sort_by_key(|p| p[0].0);
-    let mut jobs = Vec::new();
+    let mut scripted = Vec::new();
     for &(i, off, size, value) in &layout.script_data {
         let (os, place) = (&ctx.sections[i], layout.sections[i]);
         if !os.is_nobits() && place.shndx != 0 {
-            jobs.push((place.offset + off, size as u64, Job::Bytes(value)));
+            scripted.push((place.offset + off, size as u64, Job::Bytes(value)));
         }
     }
     for &(i, pattern) in &layout.script_fills {
@@ -569,17 +569,17 @@ fn collect_jobs(ctx: &Ctx, layout: &Layout, endbr: &EndbrRewrites, kernel: bool)
             let mut pos = start;
             for &(ds, de) in data.iter().filter(|d| d.0 < end && d.1 > start).chain([&(end, end)]) {
                 if ds > pos {
-                    jobs.push((place.offset + pos, ds - pos, Job::Fill(pattern, ((pos - start) % 4) as u8)));
+                    scripted.push((place.offset + pos, ds - pos, Job::Fill(pattern, ((pos - start) % 4) as u8)));
                 }
                 pos = pos.max(de);
             }
         }
     }
     // A script's data and fills fall between members: then the pieces are sorted as one run.
-    if jobs.is_empty() && groups.iter().flatten().is_sorted_by_key(|j| j.0) {
+    if scripted.is_empty() && groups.iter().flatten().is_sorted_by_key(|j| j.0) {
         return Jobs(groups);
     }
-    let mut all: Vec<Piece> = groups.into_iter().flatten().chain(jobs).collect();
+    let mut all: Vec<Piece> = groups.into_iter().flatten().chain(scripted).collect();
     if !all.is_sorted_by_key(|j| j.0) {
         all.par_sort_by_key(|j| j.0);
     }

@@ -402,8 +402,7 @@ impl<'r, 'a, A: Arch> Reloc<'r, 'a, A> {
     /// A relocation in a non-allocated section against a symbol in a dropped section.
     pub fn write_tombstone(&mut self, ty: u32) {
         // lld's convention: .debug_loc/.debug_ranges use 1 (0 would end the list), others 0.
-        let marks = self.ctx.objects[self.f].sections[self.si as usize].marks;
-        let tomb = u64::from(marks & ObjSection::TOMBSTONE_ONE != 0);
+        let tomb = u64::from(self.ctx.objects[self.f].sections[self.si as usize].has(ObjSection::TOMBSTONE_ONE));
         match A::tombstone_width(ty) {
             0 => {}
             width => self.write(width, tomb),

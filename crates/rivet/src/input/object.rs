@@ -18,7 +18,7 @@ use crate::ids::{FileId, IdVec, MergeId, OutputSectionId, SectionRef, SymbolId};
 /// An input section as the link sees it: what its header says that later stages read on every
 /// section, and the link's own state. It is kept small (64 bytes; a C++ link has half a million):
 /// what is read rarely (the name, `sh_entsize`, `sh_link`, where identical code folding sent it)
-/// is asked of its file (`ObjectFile::section_name` and its neighbours).
+/// is asked of its file (`ObjectFile::section_name`, `Headers`, `ObjectFile::folded_into`).
 pub struct ObjSection<'a> {
     pub sh_type: u32,
     pub flags: u64,
@@ -59,7 +59,7 @@ impl ObjSection<'_> {
     pub const LINKONCE: u8 = 8;
     /// `marks`: the section is `.note.GNU-stack` (`ObjectFile::requests_exec_stack`).
     pub const GNU_STACK: u8 = 16;
-    /// `marks`: `--gc-sections` keeps the section whatever refers to it (`gc::is_root`).
+    /// `marks`: `--gc-sections` keeps the section whatever refers to it (`is_gc_root`).
     pub const GC_ROOT: u8 = 32;
     /// `marks`: the name is a C identifier (`__start_NAME` and `__stop_NAME` refer to it).
     pub const C_IDENTIFIER: u8 = 64;
@@ -73,22 +73,28 @@ impl ObjSection<'_> {
         1 << self.align_log2
     }
 
+    /// `marks` has `mark` (one of `EH_FRAME` ... `TOMBSTONE_ONE`).
+    #[inline]
+    pub fn has(&self, mark: u8) -> bool {
+        self.marks & mark != 0
+    }
+
     /// The section is named `.eh_frame`.
     #[inline]
     pub fn is_eh_frame(&self) -> bool {
-        self.marks & Self::EH_FRAME != 0
+        self.has(Self::EH_FRAME)
     }
 
     /// The bytes were decompressed into memory.
     #[inline]
     pub fn decompressed(&self) -> bool {
-        self.marks & Self::DECOMPRESSED != 0
+        self.has(Self::DECOMPRESSED)
     }
 
     /// Identical code folding folded the section into another (`ObjectFile::folded_into`).
     #[inline]
     pub fn folded(&self) -> bool {
-        self.marks & Self::FOLDED != 0
+        self.has(Self::FOLDED)
     }
 }
 
@@ -393,12 +399,11 @@ impl<'a> Headers<'a> {
         let Some(sh) = self.headers.get(i) else { return &[] };
         // Checked when the file was read: the name is in the table and ends with a NUL.
         let rest = self.names.get(sh.sh_name.get(LE) as usize..).unwrap_or(&[]);
+        let n = known as usize;
         match known {
-            u8::MAX => {
-                let long = rest.get(known as usize..).unwrap_or(&[]);
-                &rest[..rest.len() - long.len() + up_to_nul(long).len()]
-            }
-            n => rest.get(..n as usize).unwrap_or(rest),
+            // That many bytes or more: the rest is looked for.
+            u8::MAX => rest.get(n..).map_or(rest, |long| &rest[..n + up_to_nul(long).len()]),
+            _ => rest.get(..n).unwrap_or(rest),
         }
     }
 
@@ -439,7 +444,7 @@ struct Sections<'a> {
     sections: Vec<ObjSection<'a>>,
     /// Each section's name, for the rest of the parse (the file keeps none: `section_name`).
     names: Vec<&'a [u8]>,
-    /// `ObjectFile::renamed`.
+    /// `Headers::renamed`.
     renamed: Vec<(u32, &'a [u8])>,
     /// Some sections hold compiler IR (`.gnu.lto_*`, `.llvm.lto`: never linked, as lld ignores
     /// them; a fat object links with its machine code).
@@ -510,7 +515,7 @@ fn read_sections<'a>(
             bytes = arena.keep(plain);
         }
         check_merge(sh_type, flags, sh.sh_entsize(LE), size, bytes).with_context(section_at(sec_name, i))?;
-        // `ObjectFile::section_entsize` reads it from the header again.
+        // `Headers::entsize` reads it from the header again.
         u32::try_from(sh.sh_entsize(LE))
             .map_err(|_| fatal!("invalid sh_entsize {:#x}: 4 GiB or more", sh.sh_entsize(LE)).context(section()))?;
         sec_names.push(sec_name);
@@ -1095,8 +1100,7 @@ impl<'a> ObjectFile<'a> {
     /// The object asks for an executable stack: its `.note.GNU-stack` section is SHF_EXECINSTR.
     /// (GNU ld also takes a missing note as that request; lld, mold and rivet do not.)
     pub fn requests_exec_stack(&self) -> bool {
-        (self.sections.iter().skip(1))
-            .any(|s| s.marks & ObjSection::GNU_STACK != 0 && s.flags & elf::SHF_EXECINSTR as u64 != 0)
+        (self.sections.iter().skip(1)).any(|s| s.has(ObjSection::GNU_STACK) && s.flags & elf::SHF_EXECINSTR as u64 != 0)
     }
 
     /// Section `i`'s name (`Headers::name`).

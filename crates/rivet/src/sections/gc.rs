@@ -159,7 +159,7 @@ pub(crate) fn by_c_name<'c>(ctx: &'c Resolved) -> rustc_hash::FxHashMap<&'c [u8]
                 .iter()
                 .enumerate()
                 .filter(|(_, sec)| {
-                    sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && sec.marks & ObjSection::C_IDENTIFIER != 0
+                    sec.live && sec.flags & elf::SHF_ALLOC as u64 != 0 && sec.has(ObjSection::C_IDENTIFIER)
                 })
                 .map(|(s, _)| (obj.section_name(s), SectionRef::new(f, s as u32)))
                 .collect()
@@ -186,7 +186,7 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
                 .enumerate()
                 .map(|(s, sec)| {
                     let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
-                    let root = sec.live && !sec.is_eh_frame() && (!alloc || sec.marks & ObjSection::GC_ROOT != 0);
+                    let root = sec.live && !sec.is_eh_frame() && (!alloc || sec.has(ObjSection::GC_ROOT));
                     if root && alloc {
                         found.push(SectionRef::new(f, s as u32));
                     }

@@ -89,7 +89,7 @@ impl<'c, 'a> Walk<'c, 'a> {
         for (f, obj) in ctx.objects.iter_enumerated() {
             for (s, sec) in obj.sections.iter().enumerate() {
                 let alloc = sec.flags & elf::SHF_ALLOC as u64 != 0;
-                if sec.live && !sec.is_eh_frame() && (!alloc || sec.marks & ObjSection::GC_ROOT != 0) {
+                if sec.live && !sec.is_eh_frame() && (!alloc || sec.has(ObjSection::GC_ROOT)) {
                     self.reach(SectionRef::new(f, s as u32), Reason::Root);
                 }
             }
