@@ -64,10 +64,6 @@ impl std::hash::Hasher for PassThrough {
     }
 }
 
-/// A piece of a mergeable section while it is deduplicated: (input offset, length, hash of its
-/// bytes).
-type Piece = (u32, u32, u64);
-
 /// A piece by (candidate, index among its pieces).
 type PieceRef = (u32, u32);
 
@@ -85,25 +81,30 @@ struct Shard<'a> {
     owner: Vec<PieceRef>,
 }
 
-/// The pieces of a mergeable section, as (input offset, length), or None when it cannot be merged
-/// (a string without its terminator, a size that is not a whole number of entries).
-pub fn split(data: &[u8], entsize: usize, strings: bool) -> Option<Vec<(u32, u32)>> {
+/// Where the pieces of a mergeable section start (each ends where the next starts, the last at the
+/// section's end: `piece_end`), or None when it cannot be merged (a string without its terminator,
+/// a size that is not a whole number of entries).
+pub fn split(data: &[u8], entsize: usize, strings: bool) -> Option<Vec<u32>> {
     if entsize == 0 || !data.len().is_multiple_of(entsize) || data.len() > u32::MAX as usize {
         return None;
     }
     if !strings {
-        return Some((0..data.len() / entsize).map(|i| ((i * entsize) as u32, entsize as u32)).collect());
+        return Some((0..data.len() / entsize).map(|i| (i * entsize) as u32).collect());
     }
-    let mut out = Vec::new();
     let mut start = 0;
     if entsize == 1 {
-        // Byte strings (nearly all of them): memchr finds each terminator with SIMD.
+        // Byte strings (nearly all of them): memchr finds each terminator with SIMD. The list is
+        // kept through the phase: grown by doubling, it is cut to its length (it held up to twice
+        // its pieces).
+        let mut out = Vec::new();
         for end in memchr::memchr_iter(0, data) {
-            out.push((start as u32, (end + 1 - start) as u32));
+            out.push(start as u32);
             start = end + 1;
         }
+        out.shrink_to_fit();
         return (start == data.len()).then_some(out);
     }
+    let mut out = Vec::new();
     while start < data.len() {
         let mut end = start;
         loop {
@@ -113,7 +114,7 @@ pub fn split(data: &[u8], entsize: usize, strings: bool) -> Option<Vec<(u32, u32
                 break;
             }
         }
-        out.push((start as u32, (end - start) as u32));
+        out.push(start as u32);
         start = end;
     }
     Some(out)
@@ -178,8 +179,11 @@ pub fn merge(
     // of a 110-140 ms merge phase, as measured for f19e2d5). Each distinct piece's owner is the
     // least (candidate, piece) that has it, i.e. the first copy in output order, whichever thread
     // gets there first.
-    // Each piece: (input offset, length, hash), and its slot in its shard's `owner` table.
-    type Cut = (Vec<Piece>, Vec<u32>);
+    // Each piece's input offset, and where its deduplication slot is: its shard and its index in
+    // the shard's `owner` table. The hashes are kept only while their batch is deduplicated (a
+    // piece's 16 bytes of offset, length and hash for the whole phase made synth-1's heap peak:
+    // 870k pieces, 17 MB; these are 9 bytes a piece).
+    type Cut = (Vec<u32>, Vec<u32>, Vec<u8>);
     let shards: Vec<std::sync::Mutex<Shard>> = (0..SHARDS).map(|_| Default::default()).collect();
     // Sections are taken in batches of about CHUNK_BYTES, and a batch takes each shard's lock
     // once for all its pieces: with one lock per shard and section, c-debug's 4550 sections of 64
@@ -199,25 +203,29 @@ pub fn merge(
         .par_iter()
         .with_max_len(1)
         .flat_map_iter(|range| {
-            let mut cut: Vec<Option<Cut>> = cands[range.clone()]
+            // Each section's pieces as (input offset, hash of its bytes).
+            let hashed: Vec<Option<(Vec<u32>, Vec<u64>)>> = cands[range.clone()]
                 .iter()
                 .zip(&data[range.clone()])
                 .map(|(&(r, _, entsize), &data)| {
                     let strings = objects[r].flags & elf::SHF_STRINGS as u64 != 0;
-                    let pieces: Vec<Piece> = split(data, entsize as usize, strings)?
-                        .into_iter()
-                        .map(|(o, l)| (o, l, crate::fx_hash(&data[o as usize..(o + l) as usize])))
+                    let starts = split(data, entsize as usize, strings)?;
+                    let hashes = (0..starts.len())
+                        .map(|pi| {
+                            crate::fx_hash(
+                                &data[starts[pi] as usize..piece_end(&starts, pi, data.len() as u64) as usize],
+                            )
+                        })
                         .collect();
-                    let slot = vec![0u32; pieces.len()];
-                    Some((pieces, slot))
+                    Some((starts, hashes))
                 })
                 .collect();
             // The batch's pieces grouped by shard: `by_shard[starts[k]..starts[k + 1]]` are
             // shard k's, as (section within the batch, piece).
             let mut starts = [0u32; SHARDS + 1];
-            for (pieces, _) in cut.iter().flatten() {
-                for p in pieces {
-                    starts[shard_of(p.2) + 1] += 1;
+            for (_, hashes) in hashed.iter().flatten() {
+                for &h in hashes {
+                    starts[shard_of(h) + 1] += 1;
                 }
             }
             for k in 0..SHARDS {
@@ -225,13 +233,15 @@ pub fn merge(
             }
             let mut fill = starts;
             let mut by_shard = vec![(0u32, 0u32); starts[SHARDS] as usize];
-            for (i, (pieces, _)) in cut.iter().enumerate().filter_map(|(i, c)| Some((i, c.as_ref()?))) {
-                for (pi, p) in pieces.iter().enumerate() {
-                    let k = shard_of(p.2);
+            for (i, (_, hashes)) in hashed.iter().enumerate().filter_map(|(i, c)| Some((i, c.as_ref()?))) {
+                for (pi, &h) in hashes.iter().enumerate() {
+                    let k = shard_of(h);
                     by_shard[fill[k] as usize] = (i as u32, pi as u32);
                     fill[k] += 1;
                 }
             }
+            let mut slots: Vec<Vec<u32>> =
+                hashed.iter().map(|h| h.as_ref().map_or(Vec::new(), |(_, hashes)| vec![0; hashes.len()])).collect();
             // Batches start at different shards so that the threads do not walk the locks in step.
             for k in (0..SHARDS).map(|k| (k + range.start) % SHARDS) {
                 let mine = &by_shard[starts[k] as usize..starts[k + 1] as usize];
@@ -244,24 +254,28 @@ pub fn merge(
                 for run in mine.chunk_by(|a, b| a.0 == b.0) {
                     let i = run[0].0 as usize;
                     let c = range.start + i;
-                    let (pieces, slot) = cut[i].as_mut().expect("grouped pieces were cut");
+                    let (offs, hashes) = hashed[i].as_ref().expect("grouped pieces were cut");
+                    let slot = &mut slots[i];
                     for &(_, pi) in run {
-                        let p = &pieces[pi as usize];
-                        let bytes = &data[c][p.0 as usize..(p.0 + p.1) as usize];
-                        let key = Key { hash: p.2, bytes, class: class[c] };
+                        let pi = pi as usize;
+                        let bytes = &data[c][offs[pi] as usize..piece_end(offs, pi, data[c].len() as u64) as usize];
+                        let key = Key { hash: hashes[pi], bytes, class: class[c] };
                         let next = shard.owner.len() as u32;
                         let idx = *shard.index.entry(key).or_insert(next);
-                        let me = (c as u32, pi);
+                        let me = (c as u32, pi as u32);
                         if idx == next {
                             shard.owner.push(me);
                         } else if me < shard.owner[idx as usize] {
                             shard.owner[idx as usize] = me;
                         }
-                        slot[pi as usize] = idx;
+                        slot[pi] = idx;
                     }
                 }
             }
-            cut
+            hashed.into_iter().zip(slots).map(|(h, slot)| {
+                let (offs, hashes) = h?;
+                Some((offs, slot, hashes.iter().map(|&h| shard_of(h) as u8).collect()))
+            })
         })
         .collect();
     let shards: Vec<Shard> = shards.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
@@ -284,14 +298,14 @@ pub fn merge(
         .into_par_iter()
         .with_max_len(8)
         .flatten()
-        .map(|(pieces, slots)| {
-            let owners = (pieces.iter().zip(&slots))
-                .map(|(p, &slot)| {
-                    let (c, pi) = shards[shard_of(p.2)].owner[slot as usize];
+        .map(|(starts, slots, shard)| {
+            let owners = (slots.iter().zip(&shard))
+                .map(|(&slot, &k)| {
+                    let (c, pi) = shards[k as usize].owner[slot as usize];
                     (renumber[c as usize].expect("an owner's section was cut"), pi)
                 })
                 .collect();
-            (pieces.iter().map(|p| p.0).collect(), owners)
+            (starts, owners)
         })
         .unzip();
     drop(shards);
@@ -318,25 +332,25 @@ pub fn merge(
         Default::default()
     };
     // Lay out each section's owned pieces, each keeping the alignment its input offset had.
-    let layouts: Vec<(Vec<u32>, u64)> = starts
+    let layouts: Vec<Laid> = starts
         .par_iter()
         .with_max_len(8)
         .enumerate()
         .map(|(c, starts)| {
-            // Only the pieces this section owns get an offset; the others' entries are never read
-            // (every owner is an owned piece).
-            let mut offs = vec![0u32; starts.len()];
-            let mut at = 0u64;
+            let mut laid =
+                Laid { offs: Vec::new(), owned: vec![0; starts.len().div_ceil(8)], before: Vec::new(), size: 0 };
             for (pi, &start) in starts.iter().enumerate() {
                 if owner_of[c][pi] != (c as u32, pi as u32) || tails.contains_key(&(c as u32, pi as u32)) {
                     continue;
                 }
                 let natural = natural(c, start);
-                at = at.div_ceil(natural) * natural;
-                offs[pi] = at as u32;
-                at += (end_of(c, pi) - start) as u64;
+                laid.size = laid.size.div_ceil(natural) * natural;
+                laid.owned[pi / 8] |= 1 << (pi % 8);
+                laid.offs.push(laid.size as u32);
+                laid.size += (end_of(c, pi) - start) as u64;
             }
-            (offs, at)
+            laid.before = Laid::count_before(&laid.owned);
+            laid
         })
         .collect();
     let built: Vec<(MergedSection, Pieces, u64)> = starts
@@ -352,9 +366,9 @@ pub fn merge(
                 .into_iter()
                 .map(|(oc, op)| match tails.get(&(oc, op)) {
                     Some(&(hc, hp, delta)) => {
-                        Owner { owner: MergeId::new(hc as usize), out_off: layouts[hc as usize].0[hp as usize] + delta }
+                        Owner { owner: MergeId::new(hc as usize), out_off: layouts[hc as usize].offset(hp) + delta }
                     }
-                    None => Owner { owner: MergeId::new(oc as usize), out_off: layouts[oc as usize].0[op as usize] },
+                    None => Owner { owner: MergeId::new(oc as usize), out_off: layouts[oc as usize].offset(op) },
                 })
                 .collect();
             let me = MergeId::new(c);
@@ -362,7 +376,7 @@ pub fn merge(
                 .filter(|&(pi, _)| owners[pi].owner == me)
                 .map(|(pi, &start)| (start, piece_end(&starts, pi, len) - start, owners[pi].out_off))
                 .collect();
-            let size = layouts[c].1;
+            let size = layouts[c].size;
             let saved = len.saturating_sub(size);
             let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
             let mut i = 0usize;
@@ -385,6 +399,55 @@ pub fn merge(
         merges.saved += saved;
     }
     (merges, pieces)
+}
+
+/// Where a section's owned pieces go in its merged copy: only the pieces it keeps (neither another
+/// section's copy nor the tail of a longer string) get an offset, in piece order, and a bitmap with
+/// a count per byte finds a piece's among them (synth-1: 870k pieces, 6k of them kept; an offset
+/// for every piece took 3.5 MB at the phase's peak). Counts per byte, not per 64-bit word: the
+/// bits below a piece's are counted with a table, where a word's took a software population count
+/// (the baseline x86-64 has no `popcnt`) that cost 3.5% more instructions on synth-1.
+struct Laid {
+    /// The kept pieces' offsets in the merged copy.
+    offs: Vec<u32>,
+    /// Bit `pi % 8` of byte `pi / 8` is set when piece `pi` is kept.
+    owned: Vec<u8>,
+    /// Per byte of `owned`, how many pieces the bytes before it keep.
+    before: Vec<u32>,
+    /// The merged copy's size.
+    size: u64,
+}
+
+/// The number of set bits of each byte.
+const ONES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+impl Laid {
+    /// Per byte of `owned`, how many pieces the bytes before it keep.
+    fn count_before(owned: &[u8]) -> Vec<u32> {
+        let mut count = 0;
+        (owned.iter())
+            .map(|&byte| {
+                let before = count;
+                count += u32::from(ONES[byte as usize]);
+                before
+            })
+            .collect()
+    }
+
+    /// Kept piece `pi`'s offset in the merged copy.
+    fn offset(&self, pi: u32) -> u32 {
+        let (b, bit) = (pi as usize / 8, pi % 8);
+        debug_assert!(self.owned[b] & (1 << bit) != 0, "piece {pi} is not kept");
+        self.offs[(self.before[b] + u32::from(ONES[(self.owned[b] & ((1 << bit) - 1)) as usize])) as usize]
+    }
 }
 
 /// A piece's (output section, entry size, bytes, required alignment).
@@ -444,18 +507,44 @@ mod tests {
 
     #[test]
     fn strings_and_constants_split() {
-        assert_eq!(split(b"ab\0\0c\0", 1, true), Some(vec![(0, 3), (3, 1), (4, 2)]));
-        assert_eq!(split(b"ab\0cd", 1, true), None, "the last string has no terminator");
+        // (input offset, length) of each piece.
+        let pieces = |data: &[u8], entsize, strings| {
+            let starts = split(data, entsize, strings)?;
+            Some(
+                (0..starts.len())
+                    .map(|i| (starts[i], piece_end(&starts, i, data.len() as u64) - starts[i]))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(pieces(b"ab\0\0c\0", 1, true), Some(vec![(0, 3), (3, 1), (4, 2)]));
+        assert_eq!(pieces(b"ab\0cd", 1, true), None, "the last string has no terminator");
         // Two-byte characters: the terminator is a whole zero unit on a unit boundary.
-        assert_eq!(split(&[b'a', 0, 0, 0, b'b', 0, 0, 0], 2, true), Some(vec![(0, 4), (4, 4)]));
+        assert_eq!(pieces(&[b'a', 0, 0, 0, b'b', 0, 0, 0], 2, true), Some(vec![(0, 4), (4, 4)]));
         assert_eq!(
-            split(&[b'a', 0, 0, b'b', 0, 0], 2, true),
+            pieces(&[b'a', 0, 0, b'b', 0, 0], 2, true),
             Some(vec![(0, 6)]),
             "a zero byte inside a unit is not a terminator"
         );
-        assert_eq!(split(&[1, 2, 3, 4, 5, 6, 7, 8], 4, false), Some(vec![(0, 4), (4, 4)]));
-        assert_eq!(split(&[1, 2, 3], 4, false), None);
-        assert_eq!(split(b"", 1, true), Some(vec![]));
+        assert_eq!(pieces(&[1, 2, 3, 4, 5, 6, 7, 8], 4, false), Some(vec![(0, 4), (4, 4)]));
+        assert_eq!(pieces(&[1, 2, 3], 4, false), None);
+        assert_eq!(pieces(b"", 1, true), Some(vec![]));
+    }
+
+    #[test]
+    fn kept_pieces_are_found_by_their_count() {
+        // Pieces 0, 3, 7, 8, 9 and 17 of 20 are kept, at offsets 0, 10, ..., 50.
+        let kept = [0u32, 3, 7, 8, 9, 17];
+        let mut owned = vec![0u8; 20usize.div_ceil(8)];
+        for &pi in &kept {
+            owned[pi as usize / 8] |= 1 << (pi % 8);
+        }
+        let before = Laid::count_before(&owned);
+        assert_eq!(before, vec![0, 3, 5]);
+        let laid = Laid { offs: (0..kept.len() as u32).map(|i| i * 10).collect(), owned, before, size: 60 };
+        for (i, &pi) in kept.iter().enumerate() {
+            assert_eq!(laid.offset(pi), i as u32 * 10, "piece {pi}");
+        }
+        assert!(ONES.iter().enumerate().all(|(b, &n)| u32::from(n) == (b as u8).count_ones()));
     }
 
     #[test]
