@@ -21,49 +21,6 @@ use rayon::prelude::*;
 const SHARDS: usize = 64;
 use crate::sections::merged::BLOCK;
 
-/// A piece's identity for deduplication: its hash (computed when it was cut, so the bytes are
-/// hashed once), its class and its bytes. Pieces are the same when their bytes are and their
-/// candidates are of one class (output section, entry size, and the alignment of the section they
-/// came from, as in lld: one merged section per name, flags, entry size and alignment; a constant
-/// of a 16-aligned `.rodata.cst16`, which its code may load with `movaps`, must not be sent to an
-/// equal copy in an 8-aligned one). 32 bytes, where a key holding the output section, entry size
-/// and alignment took 48 (rust-big: 30 MB of tables).
-struct Key<'a> {
-    hash: u64,
-    bytes: &'a [u8],
-    class: u32,
-}
-
-impl std::hash::Hash for Key<'_> {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u64(self.hash);
-    }
-}
-
-impl PartialEq for Key<'_> {
-    fn eq(&self, o: &Self) -> bool {
-        self.hash == o.hash && self.class == o.class && self.bytes == o.bytes
-    }
-}
-
-impl Eq for Key<'_> {}
-
-/// Passes a precomputed 64-bit hash through.
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl std::hash::Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("Key hashes with write_u64 only")
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
 /// A piece by (candidate, index among its pieces).
 type PieceRef = (u32, u32);
 
@@ -73,12 +30,26 @@ fn piece_end(starts: &[u32], pi: usize, len: u64) -> u32 {
     starts.get(pi + 1).copied().unwrap_or(len as u32)
 }
 
-/// One shard of the deduplication table: each distinct piece's slot, and per slot the owner so
-/// far (candidate, piece index).
+/// One distinct piece in its shard: its hash (computed when it was cut, so the bytes are hashed
+/// once), its bytes and its owner so far, the least (candidate, piece) holding it. Pieces are the same when their bytes are
+/// and their candidates are of one class (output section, entry size, and the alignment of the
+/// section they came from, as in lld: one merged section per name, flags, entry size and
+/// alignment; a constant of a 16-aligned `.rodata.cst16`, which its code may load with `movaps`,
+/// must not be sent to an equal copy in an 8-aligned one).
+struct Distinct<'a> {
+    hash: u64,
+    bytes: &'a [u8],
+    owner: PieceRef,
+}
+
+/// One shard of the deduplication table: the distinct pieces, and a table of their indexes by
+/// hash. 32 bytes and 4 of table per distinct piece, where a map from (hash, bytes, class) keys to
+/// indexes and a list of owners took 40 in the table and 8 (cxx-templates: 21 MB of tables at the
+/// merge's peak, the table's growth included).
 #[derive(Default)]
 struct Shard<'a> {
-    index: std::collections::HashMap<Key<'a>, u32, std::hash::BuildHasherDefault<PassThrough>>,
-    owner: Vec<PieceRef>,
+    index: hashbrown::HashTable<u32>,
+    distinct: Vec<Distinct<'a>>,
 }
 
 /// Where the pieces of a mergeable section start (each ends where the next starts, the last at the
@@ -125,6 +96,14 @@ pub fn split(data: &[u8], entsize: usize, strings: bool) -> Option<Vec<u32>> {
 /// bits and reached only 1/64 of its table's buckets as first probes.
 fn shard_of(hash: u64) -> usize {
     (hash >> (64 - SHARDS.trailing_zeros())) as usize
+}
+
+/// A piece's hash as its shard's table sees it: the bits that chose the shard, the same for every
+/// piece in it, shifted out of the top (the table tells entries apart by their top seven bits
+/// before it compares them) while the low bits, where the table starts its probe, stay as they
+/// are.
+fn in_shard(hash: u64) -> u64 {
+    (hash << SHARDS.trailing_zeros()) | (hash & (SHARDS as u64 - 1))
 }
 
 /// Cuts, deduplicates and lays out every mergeable input section of the output `sections` (split
@@ -259,15 +238,28 @@ pub fn merge(
                     for &(_, pi) in run {
                         let pi = pi as usize;
                         let bytes = &data[c][offs[pi] as usize..piece_end(offs, pi, data[c].len() as u64) as usize];
-                        let key = Key { hash: hashes[pi], bytes, class: class[c] };
-                        let next = shard.owner.len() as u32;
-                        let idx = *shard.index.entry(key).or_insert(next);
+                        let hash = hashes[pi];
+                        let same = |&i: &u32| {
+                            let d = &shard.distinct[i as usize];
+                            d.hash == hash && d.bytes == bytes && class[d.owner.0 as usize] == class[c]
+                        };
                         let me = (c as u32, pi as u32);
-                        if idx == next {
-                            shard.owner.push(me);
-                        } else if me < shard.owner[idx as usize] {
-                            shard.owner[idx as usize] = me;
-                        }
+                        let idx = match shard.index.find(in_shard(hash), same) {
+                            Some(&idx) => {
+                                let d = &mut shard.distinct[idx as usize];
+                                d.owner = d.owner.min(me);
+                                idx
+                            }
+                            None => {
+                                let idx = shard.distinct.len() as u32;
+                                let distinct = &shard.distinct;
+                                shard
+                                    .index
+                                    .insert_unique(in_shard(hash), idx, |&i| in_shard(distinct[i as usize].hash));
+                                shard.distinct.push(Distinct { hash, bytes, owner: me });
+                                idx
+                            }
+                        };
                         slot[pi] = idx;
                     }
                 }
@@ -301,7 +293,7 @@ pub fn merge(
         .map(|(starts, slots, shard)| {
             let owners = (slots.iter().zip(&shard))
                 .map(|(&slot, &k)| {
-                    let (c, pi) = shards[k as usize].owner[slot as usize];
+                    let (c, pi) = shards[k as usize].distinct[slot as usize].owner;
                     (renumber[c as usize].expect("an owner's section was cut"), pi)
                 })
                 .collect();
