@@ -22,11 +22,12 @@ use rivet_io::CopyMethod;
 #[derive(Clone, Copy)]
 enum Job {
     Input(FileId, u32),
-    /// Bytes `from..from + piece size` of input section (f, s), whose output size is `whole`: an
-    /// input section cut at a write-behind window boundary. Each part relocates the whole section
-    /// into a scratch buffer and keeps its share (the first part also reports its dynamic
-    /// relocations).
-    Part(FileId, u32, u64, u64),
+    /// Bytes `from..from + piece size` of input section (f, s) (whose output size is
+    /// `Ctx::member_size`, as its `Input` piece's was: not kept here, so that a piece takes 40
+    /// bytes, not 48): an input section cut at a write-behind window boundary. Each part relocates
+    /// the whole section into a scratch buffer and keeps its share (the first part also reports
+    /// its dynamic relocations).
+    Part(FileId, u32, u64),
     /// An input section that reaches the output unchanged, copied from its file by the kernel
     /// (`--copy-method`): the fill leaves its bytes alone. The piece covers the section's bytes from
     /// the third field on (write-behind splits a large section at window boundaries).
@@ -53,6 +54,9 @@ enum Job {
 
 /// A piece of the output to fill: (file offset, size, what fills it).
 type Piece = (u64, u64, Job);
+
+// One for each input section of the output, held until the output is written.
+const _: () = assert!(std::mem::size_of::<Piece>() == 40);
 /// A write-behind window: (start, end, its pieces).
 type Window = (u64, u64, Vec<Piece>);
 
@@ -332,13 +336,13 @@ fn windows<'a>(
             } else if let Job::Kernel(f, s, from) = job {
                 mine.push((off, end - off, Job::Kernel(f, s, from)));
                 cut = Some((end, off + size - end, Job::Kernel(f, s, from + (end - off))));
-            } else if let Job::Input(f, s) | Job::Part(f, s, _, _) = job {
-                let (from, whole) = match job {
-                    Job::Part(_, _, from, whole) => (from, whole),
-                    _ => (0, size),
+            } else if let Job::Input(f, s) | Job::Part(f, s, _) = job {
+                let from = match job {
+                    Job::Part(_, _, from) => from,
+                    _ => 0,
                 };
-                mine.push((off, end - off, Job::Part(f, s, from, whole)));
-                cut = Some((end, off + size - end, Job::Part(f, s, from + (end - off), whole)));
+                mine.push((off, end - off, Job::Part(f, s, from)));
+                cut = Some((end, off + size - end, Job::Part(f, s, from + (end - off))));
             } else {
                 end = align(off + size);
                 mine.push((off, size, job));
@@ -774,7 +778,7 @@ fn fill_piece<A: Arch>(
 ) -> Result<Vec<DynRel>> {
     match job {
         Job::Input(f, s) => Ok(write_input::<A>(ctx, f, s, buf)),
-        Job::Part(f, s, from, whole) => Ok(write_input_part::<A>(ctx, f, s, from, whole, buf)),
+        Job::Part(f, s, from) => Ok(write_input_part::<A>(ctx, f, s, from, ctx.member_size(f, s), buf)),
         Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
         Job::Kernel(f, s, from) => {
             let data = ctx.objects[SectionRef::new(f, s)].data;
@@ -1059,10 +1063,7 @@ mod tests {
                 assert_eq!(*off, covered);
                 let f = match job {
                     Job::Input(f, _) => f.index() as u64 * 1_000_000,
-                    Job::Part(f, _, from, whole) => {
-                        assert_eq!(*whole, 1_000_000);
-                        f.index() as u64 * 1_000_000 + from
-                    }
+                    Job::Part(f, _, from) => f.index() as u64 * 1_000_000 + from,
                     _ => unreachable!(),
                 };
                 assert_eq!(*off, f);
