@@ -120,6 +120,14 @@ impl InputFile {
         }
     }
 
+    /// Drops the mapping's pages from the process's page tables (the file's pages stay in the page
+    /// cache).
+    pub fn release_pages(&self) {
+        let Some((ptr, n)) = self.mapped_range(0, self.size()) else { return };
+        // SAFETY: (ptr, n) is a page-aligned range of a live mapping; nothing reads it afterwards.
+        unsafe { libc::madvise(ptr as *mut libc::c_void, n, libc::MADV_DONTNEED) };
+    }
+
     /// The fraction of the range's pages already in the page cache (1.0 for read() inputs).
     pub fn resident_fraction(&self, offset: u64, len: u64) -> f64 {
         let Some((ptr, n)) = self.mapped_range(offset, len) else { return 1.0 };
@@ -252,6 +260,39 @@ mod tests {
         let small = d.join("small");
         std::fs::write(&small, b"tiny").unwrap();
         assert_eq!(InputFile::open(&small).unwrap().resident_fraction(0, 4), 1.0);
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// Resident kB of the mapping that starts at `addr` (/proc/self/smaps).
+    fn mapping_rss_kb(addr: usize) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut lines = smaps.lines();
+        while let Some(l) = lines.next() {
+            let start = l.split('-').next().and_then(|a| usize::from_str_radix(a, 16).ok());
+            if start == Some(addr) && l.contains(' ') {
+                for l in lines.by_ref() {
+                    if let Some(kb) = l.strip_prefix("Rss:") {
+                        return kb.trim().trim_end_matches(" kB").parse().unwrap();
+                    }
+                }
+            }
+        }
+        panic!("no mapping at {addr:#x}")
+    }
+
+    #[test]
+    fn released_pages_leave_the_mapping_and_read_back_the_same() {
+        let d = tmpdir("release");
+        let bytes: Vec<u8> = (0..1u32 << 20).map(|i| (i % 251) as u8).collect();
+        std::fs::write(d.join("f"), &bytes).unwrap();
+        let f = InputFile::open(&d.join("f")).unwrap();
+        assert!(f.is_mapped());
+        let addr = f.data().as_ptr() as usize;
+        assert_eq!(f.data(), &bytes[..]);
+        assert!(mapping_rss_kb(addr) >= 1024, "every page was read");
+        f.release_pages();
+        assert_eq!(mapping_rss_kb(addr), 0, "no page is left in the page tables");
+        assert_eq!(f.data(), &bytes[..], "the file's bytes are read again");
         std::fs::remove_dir_all(d).unwrap();
     }
 
