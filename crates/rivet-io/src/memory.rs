@@ -7,9 +7,13 @@
 //! it frees for its next buffers and grows its heaps in large steps.
 
 /// Blocks smaller than this come from the heaps (and are reused once freed) rather than from a
-/// `mmap` of their own: as far as glibc's own sliding threshold ever goes on 64-bit
-/// (`DEFAULT_MMAP_THRESHOLD_MAX`), from the first block on.
-const MMAP_THRESHOLD: i32 = 32 << 20;
+/// `mmap` of their own. Larger ones are mapped and given back when freed: kept in a heap, a large
+/// block freed by one of the pool's threads was reused only by the allocations of the thread whose
+/// heap it came from, so the memory held depended on which thread freed what (cxx-templates'
+/// RssAnon peak: 94-104 MB between runs of one binary with 32 MiB here, 90-97 with 2 MiB; 1 and
+/// 4 MiB did no better). Wall time and CPU were within the runs' noise on seven corpus jobs
+/// (`bench/abbin.py` and rusage, medians of 11-15 rounds); minor faults up to 8% more on cxx-big.
+pub(crate) const MMAP_THRESHOLD: i32 = 2 << 20;
 /// How much more than asked a heap grows by each time it grows (address space: untouched pages
 /// cost nothing).
 pub(crate) const TOP_PAD: i32 = 32 << 20;

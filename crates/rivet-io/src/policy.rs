@@ -449,7 +449,8 @@ pub fn choose_allocator(mem: &MemInfo, input_bytes: u64) -> AllocatorChoice {
     AllocatorChoice {
         tuned: true,
         reason: format!(
-            "tuned for a short link: freed blocks kept for reuse, heaps grown {} MiB at a time ({} available, at least 4x the inputs)",
+            "tuned for a short link: freed blocks under {} MiB kept for reuse, heaps grown {} MiB at a time ({} available, at least 4x the inputs)",
+            crate::memory::MMAP_THRESHOLD >> 20,
             crate::memory::TOP_PAD >> 20,
             human(available)
         ),
