@@ -22,8 +22,8 @@ use rivet_io::CopyMethod;
 #[derive(Clone, Copy)]
 enum Job {
     Input(FileId, u32),
-    /// Bytes `from..from + piece size` of input section (f, s) (whose output size is
-    /// `Ctx::member_size`, as its `Input` piece's was: not kept here, so that a piece takes 40
+    /// Bytes `from..from + piece size` of input section (f, s) (its output size, which
+    /// `write_input_part` asks of `Ctx::member_size`, is not kept here, so that a piece takes 40
     /// bytes, not 48): an input section cut at a write-behind window boundary. Each part relocates
     /// the whole section into a scratch buffer and keeps its share (the first part also reports
     /// its dynamic relocations).
@@ -778,7 +778,7 @@ fn fill_piece<A: Arch>(
 ) -> Result<Vec<DynRel>> {
     match job {
         Job::Input(f, s) => Ok(write_input::<A>(ctx, f, s, buf)),
-        Job::Part(f, s, from) => Ok(write_input_part::<A>(ctx, f, s, from, ctx.member_size(f, s), buf)),
+        Job::Part(f, s, from) => Ok(write_input_part::<A>(ctx, f, s, from, buf)),
         Job::Kernel(..) if kernel_copies => Ok(Vec::new()),
         Job::Kernel(f, s, from) => {
             let data = ctx.objects[SectionRef::new(f, s)].data;
@@ -863,15 +863,16 @@ pub(crate) fn write_input<A: Arch>(ctx: &Linked, f: FileId, s: u32, buf: &mut [u
     dynrels
 }
 
-/// Bytes `from..from + buf.len()` of input section (f, s), whose output is `whole` bytes: a part
-/// of a section cut at a write-behind window boundary. A section copied as it is is relocated
+/// Bytes `from..from + buf.len()` of input section (f, s) (whose output is `Ctx::member_size`
+/// bytes): a part of a section cut at a write-behind window boundary. A section copied as it is is relocated
 /// over the part alone (and the reach of its neighbours' relocations), so memory is bounded by
 /// the window, not the section: a 96 MiB `.data` cut into 2 MiB windows took a 96 MiB scratch
 /// buffer per window, and a link that survived a 64 MiB cgroup mapped was killed written.
 /// A merged section writes the pieces in the part (it has no relocations); `.eh_frame`
 /// (rearranged pieces, small) is built whole.
-fn write_input_part<A: Arch>(ctx: &Linked, f: FileId, s: u32, from: u64, whole: u64, buf: &mut [u8]) -> Vec<DynRel> {
+fn write_input_part<A: Arch>(ctx: &Linked, f: FileId, s: u32, from: u64, buf: &mut [u8]) -> Vec<DynRel> {
     let sec = &ctx.objects[SectionRef::new(f, s)];
+    let whole = ctx.member_size(f, s);
     let len = buf.len() as u64;
     if let Some(m) = ctx.merges.at(sec.merge_index) {
         // Only the pieces that fall in the part: a 5.5 MiB `.debug_str` cut into 1 MiB windows

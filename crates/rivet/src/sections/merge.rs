@@ -31,11 +31,11 @@ fn piece_end(starts: &[u32], pi: usize, len: u64) -> u32 {
 }
 
 /// One distinct piece in its shard: its hash (computed when it was cut, so the bytes are hashed
-/// once), its bytes and its owner so far, the least (candidate, piece) holding it. Pieces are the same when their bytes are
-/// and their candidates are of one class (output section, entry size, and the alignment of the
-/// section they came from, as in lld: one merged section per name, flags, entry size and
-/// alignment; a constant of a 16-aligned `.rodata.cst16`, which its code may load with `movaps`,
-/// must not be sent to an equal copy in an 8-aligned one).
+/// once), its bytes and its owner so far, the least (candidate, piece) holding it. Pieces are the
+/// same when their bytes are and their candidates are of one class (output section, entry size,
+/// and the alignment of the section they came from, as in lld: one merged section per name,
+/// flags, entry size and alignment; a constant of a 16-aligned `.rodata.cst16`, which its code may
+/// load with `movaps`, must not be sent to an equal copy in an 8-aligned one).
 struct Distinct<'a> {
     hash: u64,
     bytes: &'a [u8],
@@ -159,7 +159,7 @@ pub fn merge(
     // least (candidate, piece) that has it, i.e. the first copy in output order, whichever thread
     // gets there first.
     // Each piece's input offset, and where its deduplication slot is: its shard and its index in
-    // the shard's `owner` table. The hashes are kept only while their batch is deduplicated (a
+    // the shard's `distinct` list. The hashes are kept only while their batch is deduplicated (a
     // piece's 16 bytes of offset, length and hash for the whole phase made synth-1's heap peak:
     // 870k pieces, 17 MB; these are 9 bytes a piece).
     type Cut = (Vec<u32>, Vec<u32>, Vec<u8>);
