@@ -4,8 +4,9 @@
 use crate::diag::{Context, Result};
 use crate::ensure;
 use crate::ids::{FileId, IdVec, OutputSectionId, SectionRef};
-use crate::input::object::{ObjSection, ObjectFile, Objects};
+use crate::input::object::{ObjectFile, Objects};
 use object::elf;
+use rayon::prelude::*;
 
 /// What an output section holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -358,6 +359,111 @@ pub fn class_rank(name: &str, flags: u64, sh_type: u32) -> (u8, u8) {
     (CLASS_DATA, rank)
 }
 
+/// An output name a file's sections go to, as `plan_file` found it: the name, the type of the
+/// first section that asks for it (an output section made for it takes that type), and whether
+/// it is a `--unique` section's own.
+struct PlannedName<'a> {
+    name: &'a [u8],
+    sh_type: u32,
+    unique: bool,
+}
+
+/// A live input section and where it goes: its index, its output name (an index into the file's
+/// `names`), the type it gives the output section, its entry size, flags and alignment (copied,
+/// so that the pass in command-line order reads no section record again: cxx-big's do not fit in
+/// the caches).
+struct Member {
+    index: u32,
+    name: u32,
+    sh_type: u32,
+    entsize: u32,
+    flags: u64,
+    align_log2: u8,
+}
+
+/// One file's sections, named: its output names in the order its sections first ask for them,
+/// its live sections in order and the ranks `--section-ordering-file` gives them.
+struct FilePlan<'a> {
+    names: Vec<PlannedName<'a>>,
+    members: Vec<Member>,
+    ranks: Vec<(u32, usize)>,
+    /// The file is in the 64-bit DWARF format only: every unit of a `.debug_info` of it starts
+    /// with the 64-bit unit length escape (0xffffffff). `build` puts its debug sections after
+    /// those of the other objects (a stable partition, as mold orders them): a 32-bit unit's
+    /// offsets into `.debug_str`, `.debug_line` and the like must stay below 4 GiB, which the
+    /// 64-bit units' sections, however large, then cannot push them past. An object with both (a
+    /// `-r` output) counts as 32-bit, since its 32-bit units need the low offsets.
+    dwarf64: bool,
+}
+
+/// Where each live section of `obj` goes (its debug sections dropped when `strip_debug`), read
+/// on the file's own thread.
+fn plan_file<'n, 'a: 'n>(
+    obj: &mut ObjectFile<'a>,
+    strip_debug: bool,
+    keep_text_prefix: bool,
+    order: &'n crate::sections::order::Ordering,
+) -> FilePlan<'n> {
+    // Fresh pages are costly (a page fault each): no more room than the live sections need.
+    let members = Vec::with_capacity(obj.sections.iter().filter(|s| s.live).count());
+    let mut plan = FilePlan { names: Vec::new(), members, ranks: Vec::new(), dwarf64: false };
+    let file_name = (!order.placements.is_empty()).then(|| crate::input::script::script_name(&obj.name));
+    let crt = is_crt_frame_object(&obj.name);
+    for (si, sec) in obj.sections.iter_mut().enumerate() {
+        let non_alloc = sec.flags & elf::SHF_ALLOC as u64 == 0;
+        if non_alloc && sec.name_len == 11 && !plan.dwarf64 && obj.headers.name(si, 11) == b".debug_info" {
+            plan.dwarf64 = only_dwarf64_units(sec.data);
+        }
+        if !sec.live {
+            continue;
+        }
+        let sec_name = obj.headers.name(si, sec.name_len);
+        if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec_name.starts_with(b".debug") {
+            sec.live = false;
+            continue;
+        }
+        let placed =
+            file_name.as_deref().and_then(|file| crate::sections::order::placement(&order.placements, file, sec_name));
+        if let Some((rank, _)) = placed {
+            plan.ranks.push((si as u32, rank));
+        }
+        // GNU ld's default script puts `.ctors` tables in `.init_array` and `.dtors` ones in
+        // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
+        // so that a program's old-style constructors run with a C library that runs only the
+        // arrays. lld keeps them in `.ctors`, where nothing runs them today.
+        let into_array = placed.is_none() && obj.reversed.binary_search_by_key(&(si as u32), |r| r.0).is_ok() && !crt;
+        let (name, sh_type) = match (placed, into_array) {
+            (Some((_, out)), _) => (out.as_bytes(), sec.sh_type),
+            (None, true) if sec_name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
+            (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
+            (None, false) => (output_name_for(sec_name, keep_text_prefix), sec.sh_type),
+        };
+        // `--unique=PATTERN`: a matching input section is an output section by itself, under
+        // its own name (GNU ld; two of one name from two files are two output sections).
+        let unique = placed.is_none()
+            && !into_array
+            && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec_name));
+        // A file's sections go to a few names (rust-big: 946 files, 300k sections), so a scan
+        // of the names already found is short.
+        let found = match unique {
+            true => None,
+            // Most names are the default script's own (`output_name`'s constants): the same
+            // bytes at the same address.
+            false => plan.names.iter().position(|n| !n.unique && (std::ptr::eq(n.name, name) || n.name == name)),
+        };
+        let at = found.unwrap_or_else(|| {
+            let name = if unique { sec_name } else { name };
+            plan.names.push(PlannedName { name, sh_type, unique });
+            plan.names.len() - 1
+        });
+        // A moved table is one of 8-byte entries, as the arrays' own sections say.
+        let entsize = if into_array { 8 } else { obj.headers.entsize(si) };
+        let (flags, align_log2) = (sec.flags, sec.align_log2);
+        plan.members.push(Member { index: si as u32, name: at as u32, sh_type, entsize, flags, align_log2 });
+    }
+    plan
+}
+
 /// Builds the output sections from the live input sections. `file_order` lists object indices in
 /// command-line order. Non-alloc sections are dropped when `strip_debug` and named `.debug*`.
 /// `sort` is `--sort-section`: `name` or `alignment`; `keep_text_prefix` is
@@ -371,74 +477,59 @@ pub fn build(
     keep_text_prefix: bool,
     order: &crate::sections::order::Ordering,
 ) -> Result<Sections> {
+    // Each file's live sections are named and sorted by output name on every core (the names are
+    // read from the inputs' section headers: a serial pass over rust-big's sections took 18 ms);
+    // then one pass in command-line order gives each name its output section.
+    let plans: Vec<FilePlan> = objects
+        .par_iter_mut()
+        .with_min_len(8)
+        .map(|obj| plan_file(obj, strip_debug, keep_text_prefix, order))
+        .collect();
     let mut out = Sections::new();
     // Keyed by the name's bytes in the input (no copy per input section: cxx-big has 85k).
     let mut by_name: rustc_hash::FxHashMap<&[u8], OutputSectionId> = Default::default();
     // `--section-ordering-file`: each placed section's rank (placed ones go first, in rank order).
     let mut ranks: rustc_hash::FxHashMap<SectionRef, usize> = Default::default();
+    // Per file, the output section of each name its plan lists.
+    let mut ids: Vec<Vec<OutputSectionId>> = vec![Vec::new(); plans.len()];
     for &f in file_order {
-        let obj = &mut objects[f];
-        let file_name = (!order.placements.is_empty()).then(|| crate::input::script::script_name(&obj.name));
-        for (si, sec) in obj.sections.iter_mut().enumerate() {
-            if !sec.live {
-                continue;
-            }
-            let sec_name = obj.headers.name(si, sec.name_len);
-            if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec_name.starts_with(b".debug") {
-                sec.live = false;
-                continue;
-            }
-            let placed = file_name
-                .as_deref()
-                .and_then(|file| crate::sections::order::placement(&order.placements, file, sec_name));
-            if let Some((rank, _)) = placed {
-                ranks.insert(SectionRef::new(f, si as u32), rank);
-            }
-            // GNU ld's default script puts `.ctors` tables in `.init_array` and `.dtors` ones in
-            // `.fini_array` (all but crtbegin.o's and crtend.o's, whose code runs `.ctors` itself),
-            // so that a program's old-style constructors run with a C library that runs only the
-            // arrays. lld keeps them in `.ctors`, where nothing runs them today.
-            let into_array = placed.is_none()
-                && obj.reversed.binary_search_by_key(&(si as u32), |r| r.0).is_ok()
-                && !is_crt_frame_object(&obj.name);
-            let (name, sh_type) = match (placed, into_array) {
-                (Some((_, out)), _) => (out.as_bytes(), sec.sh_type),
-                (None, true) if sec_name.starts_with(b".ctors") => (&b".init_array"[..], elf::SHT_INIT_ARRAY),
-                (None, true) => (&b".fini_array"[..], elf::SHT_FINI_ARRAY),
-                (None, false) => (output_name_for(sec_name, keep_text_prefix), sec.sh_type),
+        let (plan, obj) = (&plans[f.index()], &objects[f]);
+        let ids = &mut ids[f.index()];
+        ids.extend(plan.names.iter().map(|n| {
+            let new = |out: &mut Sections| {
+                let name = String::from_utf8_lossy(n.name).into_owned();
+                out.push(OutputSection::new(&name, n.sh_type, 0, 1, Content::Inputs))
             };
-            let new = |out: &mut Sections, name: &[u8]| {
-                let n = String::from_utf8_lossy(name).into_owned();
-                out.push(OutputSection::new(&n, sh_type, 0, 1, Content::Inputs))
-            };
-            // `--unique=PATTERN`: a matching input section is an output section by itself, under
-            // its own name (GNU ld; two of one name from two files are two output sections).
-            let unique = placed.is_none()
-                && !into_array
-                && order.unique.iter().any(|p| crate::input::version_script::glob_match(p.as_bytes(), sec_name));
-            let idx = match unique {
-                true => new(&mut out, sec_name),
-                false => *by_name.entry(name).or_insert_with(|| new(&mut out, name)),
-            };
-            let os = &mut out[idx];
+            // `--unique=PATTERN`: a matching input section is an output section by itself.
+            match n.unique {
+                true => new(&mut out),
+                false => *by_name.entry(n.name).or_insert_with(|| new(&mut out)),
+            }
+        }));
+        ranks.extend(plan.ranks.iter().map(|&(si, rank)| (SectionRef::new(f, si), rank)));
+        for m in &plan.members {
+            let os = &mut out[ids[m.name as usize]];
             if !os.members.is_empty() {
-                check_compatible(os, sh_type, sec.flags)
-                    .with_context(|| format!("{}:({})", obj.name, String::from_utf8_lossy(sec_name)))?;
+                check_compatible(os, m.sh_type, m.flags).with_context(|| {
+                    let name = obj.section_name(m.index as usize);
+                    format!("{}:({})", obj.name, String::from_utf8_lossy(name))
+                })?;
             }
-            merge_kind(os, sh_type, sec.flags);
-            os.align = os.align.max(sec.align());
-            // A moved table is one of 8-byte entries, as the arrays' own sections say.
-            let entsize = if into_array { 8 } else { u64::from(obj.headers.entsize(si)) };
+            merge_kind(os, m.sh_type, m.flags);
+            os.align = os.align.max(1 << m.align_log2);
             if os.members.is_empty() {
-                os.entsize = entsize;
-            } else if os.entsize != entsize {
+                os.entsize = m.entsize.into();
+            } else if os.entsize != u64::from(m.entsize) {
                 os.entsize = 0;
             }
-            os.members.push(SectionRef::new(f, si as u32));
-            sec.out = Some(idx);
+            os.members.push(SectionRef::new(f, m.index));
         }
     }
-    let mut dwarf64: Option<Vec<bool>> = None;
+    objects.par_iter_mut().zip(&plans).zip(&ids).with_min_len(8).for_each(|((obj, plan), ids)| {
+        for m in &plan.members {
+            obj.sections[m.index as usize].out = Some(ids[m.name as usize]);
+        }
+    });
     for os in &mut out {
         // Members with different entry sizes: the output is not one table of mergeable entries.
         if os.entsize == 0 {
@@ -453,9 +544,9 @@ pub fn build(
             }
         }
         if os.name.starts_with(".debug_") && !os.is_alloc() {
-            let formats = dwarf64.get_or_insert_with(|| dwarf64_objects(objects));
-            if os.members.iter().any(|r| formats[r.file.index()]) {
-                os.members.sort_by_key(|r| formats[r.file.index()]);
+            let dwarf64 = |r: &SectionRef| plans[r.file.index()].dwarf64;
+            if os.members.iter().any(dwarf64) {
+                os.members.sort_by_key(dwarf64);
             }
         }
         if matches!(os.name.as_str(), ".init_array" | ".fini_array" | ".preinit_array") {
@@ -583,19 +674,6 @@ fn sort_members(os: &mut OutputSection, objects: &Objects, how: crate::args::Sor
             os.members.sort_by(|&a, &b| objects.section_name(a).cmp(objects.section_name(b)))
         }
     }
-}
-
-/// Which objects are in the 64-bit DWARF format only, by file: every unit of their `.debug_info`
-/// starts with the 64-bit unit length escape (0xffffffff). `build` puts their debug sections after
-/// those of the other objects (a stable partition, as mold orders them): a 32-bit unit's offsets
-/// into `.debug_str`, `.debug_line` and the like must stay below 4 GiB, which the 64-bit units'
-/// sections, however large, then cannot push them past. An object with both (a `-r` output) counts
-/// as 32-bit, since its 32-bit units need the low offsets.
-fn dwarf64_objects(objects: &Objects) -> Vec<bool> {
-    let debug_info = |o: &ObjectFile, i: usize, s: &ObjSection| {
-        s.flags & elf::SHF_ALLOC as u64 == 0 && o.section_name(i) == b".debug_info" && only_dwarf64_units(s.data)
-    };
-    objects.iter().map(|o| o.sections.iter().enumerate().any(|(i, s)| debug_info(o, i, s))).collect()
 }
 
 /// `.debug_info` holds at least one unit and each is in the 64-bit format (a unit length that
