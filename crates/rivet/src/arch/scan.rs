@@ -10,7 +10,7 @@ use crate::ids::{FileId, SectionRef, SymbolId};
 use crate::input::object::ObjSection;
 use crate::sections::output::Sizes;
 use crate::synthetic::property::{self, Properties};
-use crate::synthetic::{GotKind, Tables};
+use crate::synthetic::{GotKey, GotKind, Tables};
 use object::elf::*;
 use object::LittleEndian as LE;
 
@@ -172,9 +172,12 @@ fn scan<A: Arch>(ctx: &Ctx, relax: bool, features: u32) -> Tables {
 /// The dynamic relocations the GOT and the copies need (once the tables are final): (all of
 /// those in `.rela.dyn`, how many of them are RELATIVE, how many RELATIVE ones are packed into
 /// `.relr.dyn` instead).
+///
+/// The entries are counted on every core: rust-big's 47k took 5.5 ms on one.
 fn table_relocations<A: Arch>(ctx: &Ctx, tables: &Tables) -> (u64, u64, u64) {
-    let (mut all, mut relative, mut packed) = (tables.copies.len() as u64, 0, 0);
-    for &(key, _) in &tables.got {
+    use rayon::prelude::*;
+    let count = |&(key, _): &(GotKey, _)| {
+        let (mut all, mut relative, mut packed) = (0, 0, 0);
         for (_, ty, _, _) in crate::synthetic::got_entry::<A>(ctx, None, key).1 {
             if ty == A::R_RELATIVE && ctx.config.pack_relative_relocs {
                 packed += 1; // The GOT is 8-aligned: always packed.
@@ -183,8 +186,11 @@ fn table_relocations<A: Arch>(ctx: &Ctx, tables: &Tables) -> (u64, u64, u64) {
             all += 1;
             relative += (ty == A::R_RELATIVE) as u64;
         }
-    }
-    (all, relative, packed)
+        (all, relative, packed)
+    };
+    let sum = |a: (u64, u64, u64), b: (u64, u64, u64)| (a.0 + b.0, a.1 + b.1, a.2 + b.2);
+    let (all, relative, packed) = tables.got.par_iter().with_min_len(1024).map(count).reduce(|| (0, 0, 0), sum);
+    (tables.copies.len() as u64 + all, relative, packed)
 }
 
 fn scan_section<A: Arch>(ctx: &Ctx, relax: bool, f: FileId, si: u32, sec: &ObjSection, needs: &mut Needs) {
