@@ -37,8 +37,14 @@ fn with_path(e: io::Error, path: &Path) -> io::Error {
 impl InputFile {
     /// Opens and maps (or reads) `path`.
     pub fn open(path: &Path) -> io::Result<InputFile> {
-        let mut file = File::open(path).map_err(|e| with_path(e, path))?;
+        let file = File::open(path).map_err(|e| with_path(e, path))?;
         let meta = file.metadata().map_err(|e| with_path(e, path))?;
+        InputFile::from_open(path, file, &meta)
+    }
+
+    /// Maps (or reads) `file`, opened from `path`, whose metadata is `meta`: one `statx` for the
+    /// whole open (the length is given to the mapping, which would ask again).
+    fn from_open(path: &Path, mut file: File, meta: &std::fs::Metadata) -> io::Result<InputFile> {
         if meta.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -51,7 +57,8 @@ impl InputFile {
             // another process while we link would raise SIGBUS on access; linkers accept that risk
             // for inputs (lld and mold map inputs the same way), and `changed_since_open` lets the
             // linker detect a change after the fact.
-            Bytes::Mapped(unsafe { Mmap::map(&file) }.map_err(|e| with_path(e, path))?)
+            let len = usize::try_from(meta.len()).map_err(|_| with_path(io::ErrorKind::FileTooLarge.into(), path))?;
+            Bytes::Mapped(unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.map_err(|e| with_path(e, path))?)
         } else {
             let mut v = Vec::with_capacity(meta.len() as usize);
             file.read_to_end(&mut v).map_err(|e| with_path(e, path))?;
@@ -180,12 +187,16 @@ impl InputCache {
     }
 
     pub fn open(&self, path: &Path) -> io::Result<Arc<InputFile>> {
-        let meta = std::fs::metadata(path).map_err(|e| with_path(e, path))?;
+        // Opened first and asked for its identity through the descriptor: three system calls a
+        // file (open, statx, mmap), where a `stat` of the path before them made five with the
+        // mapping's own.
+        let file = File::open(path).map_err(|e| with_path(e, path))?;
+        let meta = file.metadata().map_err(|e| with_path(e, path))?;
         let key = (meta.dev(), meta.ino());
         if let Some(f) = self.files.lock().unwrap().get(&key) {
             return Ok(f.clone());
         }
-        let f = Arc::new(InputFile::open(path)?);
+        let f = Arc::new(InputFile::from_open(path, file, &meta)?);
         let mut files = self.files.lock().unwrap();
         let f = files.entry(key).or_insert(f).clone();
         self.order.lock().unwrap().push(f.clone());
