@@ -257,7 +257,7 @@ impl InputCache {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -275,7 +275,7 @@ mod tests {
     }
 
     /// Resident kB of the mapping that starts at `addr` (/proc/self/smaps).
-    fn mapping_rss_kb(addr: usize) -> u64 {
+    pub(crate) fn mapping_rss_kb(addr: usize) -> u64 {
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
         let mut lines = smaps.lines();
         while let Some(l) = lines.next() {

@@ -19,5 +19,5 @@ pub mod units;
 pub use arena::ByteArena;
 pub use copy::CopyMethod;
 pub use input::{InputCache, InputFile};
-pub use output::{CommitReport, OutputFile, OutputMode};
+pub use output::{CommitReport, OutputFile, OutputMode, Unmapper};
 pub use prefetch::{PrefetchStats, Prefetcher};

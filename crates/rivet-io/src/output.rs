@@ -40,6 +40,34 @@ enum Buffer {
     Heap(Vec<u8>),
 }
 
+/// Takes the page-table entries of finished parts of a mapped output out (`madvise(MADV_DONTNEED)`),
+/// from any thread, while the mapping lives (it borrows the output). The mapping is shared with the
+/// file, so the bytes stay in the page cache and read back the same; what goes is only the entries,
+/// which `munmap` at commit would otherwise take out on one thread with the mmap lock held alone
+/// (rust-big's 150 MB output: 2.8 ms of the commit), where madvise holds it shared.
+pub struct Unmapper<'a> {
+    base: usize,
+    len: usize,
+    _map: std::marker::PhantomData<&'a mut [u8]>,
+}
+
+impl Unmapper<'_> {
+    /// The whole pages of output bytes `start..end` (the last page too when `end` is the end).
+    pub fn release(&self, start: u64, end: u64) {
+        let page = crate::input::page_size();
+        let start = (start as usize).min(self.len).next_multiple_of(page);
+        let end = match end as usize >= self.len {
+            true => self.len.next_multiple_of(page),
+            false => end as usize / page * page,
+        };
+        if end > start {
+            // SAFETY: a page-aligned range inside the live shared file mapping (borrowed for 'a):
+            // dropping its entries changes no byte, a later access faults the page back in.
+            unsafe { libc::madvise((self.base + start) as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+        }
+    }
+}
+
 pub struct OutputFile {
     /// The output path as given. The output replaces whatever is there: a symbolic link at this
     /// path is replaced by the new file, never written through (as lld does, and GNU ld for a link to
@@ -748,6 +776,19 @@ impl OutputFile {
         }
     }
 
+    /// `buf_unzeroed`, and for a mapped output (Mmap mode) what can take the page-table entries of
+    /// its finished parts out while the rest is filled (`Unmapper`).
+    pub fn buf_unzeroed_releasable(&mut self) -> (&mut [u8], usize, Option<Unmapper<'_>>) {
+        if !matches!(self.buffer, Buffer::Map(_)) {
+            let (buf, stale) = self.buf_unzeroed();
+            return (buf, stale, None);
+        }
+        let stale = std::mem::take(&mut self.stale) as usize;
+        let Buffer::Map(m) = &mut self.buffer else { unreachable!("checked above") };
+        let unmapper = Unmapper { base: m.as_ptr() as usize, len: m.len(), _map: std::marker::PhantomData };
+        (&mut m[..], stale, Some(unmapper))
+    }
+
     /// Heap mode: the file, so finished regions can be written (`pwrite`) while later ones are still
     /// being filled in buffers of the caller's (write-behind); the whole-output buffer is then never
     /// allocated. None in Mmap mode and for outputs written in place.
@@ -984,6 +1025,29 @@ mod tests {
         let r = out.commit(false).unwrap();
         assert_eq!(r.bytes_written, data.len() as u64);
         m
+    }
+
+    #[test]
+    fn released_output_pages_leave_the_mapping_and_the_bytes_stay() {
+        let d = tmpdir("unmapper");
+        let data: Vec<u8> = (0..(1u32 << 20) + 100).map(|i| (i * 7 % 251) as u8).collect();
+        let mut out = OutputFile::create(&d.join("o"), data.len() as u64, OutputMode::Mmap, false).unwrap();
+        assert_eq!(out.mode(), OutputMode::Mmap);
+        let (buf, _, unmapper) = out.buf_unzeroed_releasable();
+        let unmapper = unmapper.expect("a mapped output can release its pages");
+        buf.copy_from_slice(&data);
+        let addr = buf.as_ptr() as usize;
+        assert!(crate::input::tests::mapping_rss_kb(addr) >= 1024, "every page was written");
+        // Two windows, the second to the end: every page goes, the last partial one too.
+        unmapper.release(0, 1 << 19);
+        unmapper.release(1 << 19, data.len() as u64);
+        assert_eq!(crate::input::tests::mapping_rss_kb(addr), 0, "no page is left in the page tables");
+        assert_eq!(&buf[..], &data[..], "the written bytes read back from the page cache");
+        out.commit(false).unwrap();
+        assert_eq!(std::fs::read(d.join("o")).unwrap(), data);
+        let mut heap = OutputFile::create(&d.join("h"), 10, OutputMode::Heap, false).unwrap();
+        assert!(heap.buf_unzeroed_releasable().2.is_none(), "a heap buffer's pages are never dropped");
+        std::fs::remove_dir_all(d).unwrap();
     }
 
     #[test]

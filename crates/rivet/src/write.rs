@@ -97,8 +97,9 @@ pub fn write<A: Arch>(
     }
     // A reused output's old bytes are not zeroed first: the fill writes every one of them.
     if kernel.is_none() && build_id.is_none() && chunks::hashed(&ctx.config.build_id) {
-        let (buf, stale) = filled(ctx, out.buf_unzeroed());
-        let digests = fill_hashing::<A>(ctx, plan, jobs, buf, stale)?;
+        let (buf, stale, unmapper) = out.buf_unzeroed_releasable();
+        let (buf, stale) = filled(ctx, (buf, stale));
+        let digests = fill_hashing::<A>(ctx, plan, jobs, buf, stale, unmapper.as_ref())?;
         let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
         return Ok(Written { copy: stats, build_id });
     }
@@ -682,6 +683,7 @@ fn fill_hashing<A: Arch>(
     jobs: Jobs,
     out: &mut [u8],
     stale: usize,
+    unmapper: Option<&rivet_io::Unmapper>,
 ) -> Result<Vec<[u8; 32]>> {
     let late = late_ranges(ctx);
     let style = &ctx.config.build_id;
@@ -700,6 +702,11 @@ fn fill_hashing<A: Arch>(
             let shifted = jobs.into_iter().map(|(off, size, job)| (off - start, size, job)).collect();
             let dynrels = fill_parallel::<A>(ctx, plan, shifted, buf, stale.saturating_sub(start as usize), true)?;
             let digests = (!overlaps(start, end, &late)).then(|| chunks::chunk_digests(style, buf));
+            // A window written and hashed is final: a mapped output's page-table entries for it
+            // go now, on this thread, rather than all in the commit's munmap on one.
+            if let (Some(u), Some(_)) = (unmapper, &digests) {
+                u.release(start, end);
+            }
             Ok(((start, end), dynrels, digests))
         })
         .collect();
