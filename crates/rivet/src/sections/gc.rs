@@ -43,6 +43,9 @@ struct Marker<'c, 'a> {
 /// Sections newly found reachable, whose relocations are still to be followed.
 type Frontier = Vec<SectionRef>;
 
+/// A marking task's stack is split when it holds twice this many sections.
+const STEAL_AT: usize = 32;
+
 fn join(mut a: Frontier, mut b: Frontier) -> Frontier {
     a.append(&mut b);
     a
@@ -88,18 +91,26 @@ impl Marker<'_, '_> {
         }
     }
 
-    /// Follows relocations from `frontier` until nothing new is reached, one parallel pass per
-    /// level (the live set is the reachable set whatever the order).
-    fn drain(&self, mut frontier: Frontier) {
-        while !frontier.is_empty() {
-            frontier = frontier
-                .par_iter()
-                .with_max_len(16)
-                .fold(Vec::new, |mut out, &r| {
-                    self.mark_relocations(r, &mut out);
-                    out
-                })
-                .reduce(Vec::new, join);
+    /// Follows relocations from `frontier` until nothing new is reached (the live set is the
+    /// reachable set whatever the order). Each task works through a stack of its own and hands
+    /// half of it to an idle thread when it grows: no barrier per level of the reference graph
+    /// (rust-big's has 105 levels, most of them a few hundred sections wide).
+    fn drain(&self, frontier: Frontier) {
+        rayon::scope(|s| {
+            for chunk in frontier.chunks(STEAL_AT) {
+                let work = chunk.to_vec();
+                s.spawn(move |s| self.work_through(s, work));
+            }
+        });
+    }
+
+    fn work_through<'s>(&'s self, s: &rayon::Scope<'s>, mut work: Frontier) {
+        while let Some(r) = work.pop() {
+            self.mark_relocations(r, &mut work);
+            if work.len() > 2 * STEAL_AT {
+                let half = work.split_off(work.len() / 2);
+                s.spawn(move |s| self.work_through(s, half));
+            }
         }
     }
 
