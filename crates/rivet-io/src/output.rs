@@ -764,29 +764,26 @@ impl OutputFile {
     /// them over and must write every one of them (a linker that writes every byte of its output
     /// anyway saves a pass over the file); later calls of `buf` and this return 0 and zero nothing.
     pub fn buf_unzeroed(&mut self) -> (&mut [u8], usize) {
-        let stale = std::mem::take(&mut self.stale) as usize;
-        match &mut self.buffer {
-            Buffer::Map(m) => (&mut m[..], stale),
-            Buffer::Heap(v) => {
-                if v.len() as u64 != self.size {
-                    *v = vec![0u8; self.size as usize];
-                }
-                (&mut v[..], 0)
-            }
-        }
+        let (buf, stale, _) = self.buf_unzeroed_releasable();
+        (buf, stale)
     }
 
     /// `buf_unzeroed`, and for a mapped output (Mmap mode) what can take the page-table entries of
     /// its finished parts out while the rest is filled (`Unmapper`).
     pub fn buf_unzeroed_releasable(&mut self) -> (&mut [u8], usize, Option<Unmapper<'_>>) {
-        if !matches!(self.buffer, Buffer::Map(_)) {
-            let (buf, stale) = self.buf_unzeroed();
-            return (buf, stale, None);
-        }
         let stale = std::mem::take(&mut self.stale) as usize;
-        let Buffer::Map(m) = &mut self.buffer else { unreachable!("checked above") };
-        let unmapper = Unmapper { base: m.as_ptr() as usize, len: m.len(), _map: std::marker::PhantomData };
-        (&mut m[..], stale, Some(unmapper))
+        match &mut self.buffer {
+            Buffer::Map(m) => {
+                let unmapper = Unmapper { base: m.as_ptr() as usize, len: m.len(), _map: std::marker::PhantomData };
+                (&mut m[..], stale, Some(unmapper))
+            }
+            Buffer::Heap(v) => {
+                if v.len() as u64 != self.size {
+                    *v = vec![0u8; self.size as usize];
+                }
+                (&mut v[..], 0, None)
+            }
+        }
     }
 
     /// Heap mode: the file, so finished regions can be written (`pwrite`) while later ones are still

@@ -418,7 +418,7 @@ fn plan_file<'n, 'a: 'n>(
             continue;
         }
         let sec_name = obj.headers.name(si, sec.name_len);
-        if strip_debug && sec.flags & elf::SHF_ALLOC as u64 == 0 && sec_name.starts_with(b".debug") {
+        if strip_debug && non_alloc && sec_name.starts_with(b".debug") {
             sec.live = false;
             continue;
         }
@@ -477,9 +477,9 @@ pub fn build(
     keep_text_prefix: bool,
     order: &crate::sections::order::Ordering,
 ) -> Result<Sections> {
-    // Each file's live sections are named and sorted by output name on every core (the names are
-    // read from the inputs' section headers: a serial pass over rust-big's sections took 18 ms);
-    // then one pass in command-line order gives each name its output section.
+    // Each file's live sections are named and given their file's output names on every core (the
+    // names are read from the inputs' section headers: a serial pass over rust-big's sections
+    // took 18 ms); then one pass in command-line order gives each name its output section.
     let plans: Vec<FilePlan> = objects
         .par_iter_mut()
         .with_min_len(8)
