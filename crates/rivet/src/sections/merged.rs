@@ -141,13 +141,21 @@ impl PlacedPieces {
 
 /// The piece holding input offset `off` (past the end: the last piece), among pieces whose input
 /// offsets `start` gives, found through `blocks`.
+#[inline]
 fn piece<T>(blocks: &[u32], pieces: &[T], start: impl Fn(&T) -> u32, off: u64) -> Option<usize> {
     let b = ((off / BLOCK) as usize).min(blocks.len().checked_sub(1)?);
-    let first = blocks[b] as usize;
-    // Pieces starting inside this block end at the next block's first piece.
-    let end = blocks.get(b + 1).map_or(pieces.len(), |&e| e as usize + 1).min(pieces.len());
-    let after = pieces.get(first..end)?.partition_point(|p| start(p) as u64 <= off);
-    (after > 0).then(|| first + after - 1)
+    let mut at = *blocks.get(b)? as usize;
+    // The block's first piece starts at or before the block, so at or before `off`; the pieces
+    // starting after it inside the block (a few: debug strings are tens of bytes) are stepped
+    // over one by one, which costs less than setting up a binary search over them (3 million
+    // lookups, 7.7% of rust-big's instructions, with `partition_point`).
+    if start(pieces.get(at)?) as u64 > off {
+        return None;
+    }
+    while pieces.get(at + 1).is_some_and(|p| start(p) as u64 <= off) {
+        at += 1;
+    }
+    Some(at)
 }
 
 #[cfg(test)]
@@ -183,5 +191,32 @@ mod tests {
         // No pieces at all: nothing to place.
         let empty = MergePieces(vec![Pieces { starts: Vec::new(), blocks: vec![0], owners: Vec::new() }].into());
         assert_eq!(empty.place(&base(100, 200)).offset(id, 0), None);
+    }
+
+    #[test]
+    fn piece_is_the_last_starting_at_or_before_the_offset() {
+        // Pieces of 1 to 37 bytes over 600 bytes: many start inside one 64-byte block, some
+        // span a block's start, and offsets past the end fall in the last piece.
+        let mut starts = vec![0u32];
+        while *starts.last().unwrap() < 600 {
+            let next = starts.last().unwrap() + 1 + (starts.len() as u32 * 7) % 37;
+            starts.push(next);
+        }
+        let len = u64::from(*starts.last().unwrap()) + 5;
+        let mut blocks = Vec::new();
+        let mut i = 0usize;
+        for b in 0..len.div_ceil(BLOCK) {
+            while i + 1 < starts.len() && u64::from(starts[i + 1]) <= b * BLOCK {
+                i += 1;
+            }
+            blocks.push(i as u32);
+        }
+        for off in 0..len + 70 {
+            let plain = starts.iter().rposition(|&s| u64::from(s) <= off);
+            assert_eq!(piece(&blocks, &starts, |&s| s, off), plain, "offset {off}");
+        }
+        // A block whose first piece starts after the offset asked for (not one merging builds):
+        // no piece, rather than the wrong one.
+        assert_eq!(piece(&[0], &[4u32, 9], |&s| s, 2), None);
     }
 }
