@@ -19,7 +19,7 @@ use object::elf;
 use rayon::prelude::*;
 
 const SHARDS: usize = 64;
-use crate::sections::merged::BLOCK;
+use crate::sections::merged::blocks_of;
 
 /// A piece by (candidate, index among its pieces).
 type PieceRef = (u32, u32);
@@ -370,14 +370,7 @@ pub fn merge(
                 .collect();
             let size = layouts[c].size;
             let saved = len.saturating_sub(size);
-            let mut blocks = Vec::with_capacity(len.div_ceil(BLOCK).max(1) as usize);
-            let mut i = 0usize;
-            for b in 0..len.div_ceil(BLOCK).max(1) {
-                while i + 1 < starts.len() && starts[i + 1] as u64 <= b * BLOCK {
-                    i += 1;
-                }
-                blocks.push(i as u32);
-            }
+            let blocks = blocks_of(&starts, len);
             (MergedSection { out, owned, size, len }, Pieces { starts, blocks, owners }, saved)
         })
         .collect();

@@ -8,7 +8,7 @@ use crate::ids::{IdVec, MergeId, OutputSectionId, SectionRef};
 use rayon::prelude::*;
 
 /// Granularity of `Pieces::blocks`.
-pub const BLOCK: u64 = 64;
+const BLOCK: u64 = 64;
 
 /// Where a piece's bytes are: the candidate (index into `Merges::sections`) that owns them and
 /// their offset within that section's output bytes.
@@ -139,6 +139,21 @@ impl PlacedPieces {
     }
 }
 
+/// `Pieces::blocks` for pieces starting at `starts` in `len` bytes of input: for each 64-byte
+/// block, the piece holding its first byte (at least one block, for an empty section).
+pub fn blocks_of(starts: &[u32], len: u64) -> Vec<u32> {
+    let count = len.div_ceil(BLOCK).max(1);
+    let mut blocks = Vec::with_capacity(count as usize);
+    let mut i = 0usize;
+    for b in 0..count {
+        while i + 1 < starts.len() && starts[i + 1] as u64 <= b * BLOCK {
+            i += 1;
+        }
+        blocks.push(i as u32);
+    }
+    blocks
+}
+
 /// The piece holding input offset `off` (past the end: the last piece), among pieces whose input
 /// offsets `start` gives, found through `blocks`.
 #[inline]
@@ -203,14 +218,7 @@ mod tests {
             starts.push(next);
         }
         let len = u64::from(*starts.last().unwrap()) + 5;
-        let mut blocks = Vec::new();
-        let mut i = 0usize;
-        for b in 0..len.div_ceil(BLOCK) {
-            while i + 1 < starts.len() && u64::from(starts[i + 1]) <= b * BLOCK {
-                i += 1;
-            }
-            blocks.push(i as u32);
-        }
+        let blocks = blocks_of(&starts, len);
         for off in 0..len + 70 {
             let plain = starts.iter().rposition(|&s| u64::from(s) <= off);
             assert_eq!(piece(&blocks, &starts, |&s| s, off), plain, "offset {off}");
