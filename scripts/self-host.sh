@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Self-hosting: builds rivet with rivet as its linker (cargo → rustc → cc → rivet), checks that the
-# binary really was linked by rivet, then runs the whole test suite against that self-linked binary
-# (RIVET_TEST_LINKER; the tests recognise it as rivet and check its messages too).
+# binary really was linked by rivet, then runs the integration tests (every test that links with
+# rivet) against that self-linked binary (RIVET_TEST_LINKER; the tests recognise it as rivet and
+# check its messages too). They are the test binaries `cargo test` built already (the debug
+# profile: only the linker under test is the self-linked one), and the unit tests, which never run
+# the linker binary, are not run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -20,4 +23,4 @@ tar tf "$stage/self.tar" > "$stage/self.list" 2>/dev/null || true
 grep -q 'response.txt$' "$stage/self.list" || { echo "self-host: rivet did not link $self" >&2; exit 1; }
 echo "self-host: $self linked by rivet ($(stat -c %s "$self") bytes); running the suite with it"
 "$self" --version
-RIVET_TEST_LINKER="$self" cargo test --release --workspace --quiet "$@"
+RIVET_TEST_LINKER="$self" cargo test --workspace --quiet --test '*' "$@"

@@ -3,7 +3,7 @@
 # the system gcc, link them with GNU ld and with rivet, run both and compare. Extra arguments go to
 # `cargo test`. Then the programs once more, compiled -O2 -g with a section per function and
 # linked with --gc-sections --icf=all, then with --no-relax, then for AArch64 (under qemu: plain,
-# optimised as above, and with --no-relax; and the command-line tests), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the suite again
+# optimised as above, and with --no-relax; and the command-line tests), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the integration tests again
 # (RIVET_SKIP_SELF_HOST=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
