@@ -49,7 +49,7 @@ pub fn check_symbols(ctx: &Resolved) -> crate::diag::Result<()> {
         let defined = ctx
             .by_name
             .get(&ctx.symbols, name.as_bytes())
-            .is_some_and(|&id| !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }));
+            .is_some_and(|id| !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }));
         if !defined {
             let msg = format!("undefined symbol: {name}\n>>> required by --require-defined");
             // --noinhibit-exec: GNU ld says so and writes the output.
@@ -99,7 +99,7 @@ fn undefined_in_shared_libraries(ctx: &Resolved, policy: &Policy) {
     }
     for lib in ctx.shared.iter() {
         for &(name, weak) in &lib.file.undefined {
-            let Some(&id) = ctx.by_name.get(&ctx.symbols, name) else { continue };
+            let Some(id) = ctx.by_name.get(&ctx.symbols, name) else { continue };
             let s = &ctx.symbols[id];
             if weak || matches!(s.def, Def::Shared { .. }) {
                 continue;
@@ -145,7 +145,7 @@ fn symbol_type_mismatches(ctx: &Resolved) {
     for lib in ctx.shared.iter() {
         for d in lib.file.defined.iter().filter(|d| !d.hidden) {
             let Some(theirs) = kind(d.sym_type) else { continue };
-            let Some(&id) = ctx.by_name.get(&ctx.symbols, d.name) else { continue };
+            let Some(id) = ctx.by_name.get(&ctx.symbols, d.name) else { continue };
             let (file, ours) = match ctx.symbols[id].def {
                 Def::Defined { file, sym } => (file, kind(ctx.objects[file].syms[sym as usize].st_type())),
                 Def::Common { file, .. } => (file, Some("data")),

@@ -202,7 +202,7 @@ impl<'a> Resolved<'a> {
     ) -> Resolved<'a> {
         let mut file_order: Vec<FileId> = res.objects.ids().collect();
         file_order.sort_by_key(|&f| res.objects[f].order);
-        let tls_get_addr = res.by_name.get(&res.symbols, b"__tls_get_addr").copied();
+        let tls_get_addr = res.by_name.get(&res.symbols, b"__tls_get_addr");
         let mut r = Resolved {
             config,
             diag,

@@ -72,7 +72,7 @@ pub fn print_if_asked(ctx: &Resolved) {
     }
     for lib in &ctx.shared {
         for &(name, weak) in &lib.file.undefined {
-            let Some(&id) = ctx.by_name.get(&ctx.symbols, name) else { continue };
+            let Some(id) = ctx.by_name.get(&ctx.symbols, name) else { continue };
             if matches!(ctx.symbols[id].def, Def::Shared { file, .. } if ctx.shared[file].file.name == lib.file.name) {
                 continue;
             }

@@ -408,7 +408,7 @@ fn aliases_of(ctx: &mut Ctx, id: SymbolId) -> Vec<SymbolId> {
     let mut ids = Vec::new();
     for (i, name) in others {
         let alias = match ctx.by_name.get(&ctx.symbols, name) {
-            Some(&a) => a,
+            Some(a) => a,
             None => {
                 let weak = lib_weak(ctx, file, i);
                 let a = ctx.symbols.push(crate::resolve::Symbol {
@@ -1319,7 +1319,7 @@ fn define_physical_start_stop(ctx: &mut Resolved, sections: &IdVec<OutputSection
 /// it.
 fn define_synthetic(ctx: &mut Resolved, name: &'static [u8], visibility: u8) {
     let id = match ctx.by_name.get(&ctx.symbols, name) {
-        Some(&id) => id,
+        Some(id) => id,
         None => {
             let id = ctx.symbols.push(crate::resolve::Symbol::undefined(name));
             ctx.by_name.insert(&ctx.symbols, id);

@@ -118,7 +118,7 @@ struct ScriptEnv<'l, 'a> {
 impl script::Env for ScriptEnv<'_, '_> {
     fn symbol(&self, name: &str) -> Option<script::Value> {
         let ctx = self.ctx;
-        let &id = ctx.by_name.get(&ctx.symbols, name.as_bytes())?;
+        let id = ctx.by_name.get(&ctx.symbols, name.as_bytes())?;
         let sec = match ctx.symbols[id].def {
             Def::Undefined | Def::Lazy { .. } => return None,
             Def::Defined { file, sym } => {
@@ -552,7 +552,7 @@ pub fn start_stop(ctx: Placed, name: &[u8]) -> Option<(OutputSectionId, u64)> {
 /// `.text` when the symbol is missing.
 fn entry_address(ctx: Placed, global: &IdVec<SymbolId, u64>) -> u64 {
     let name = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
-    if let Some(&id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) {
+    if let Some(id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) {
         if !matches!(ctx.symbols[id].def, Def::Undefined | Def::Lazy { .. }) {
             return global[id];
         }

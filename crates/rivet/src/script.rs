@@ -294,7 +294,7 @@ pub fn declare_symbols<'a>(
         if command_line_roots.contains(&name) {
             continue;
         }
-        if let Some(&id) = res.by_name.get(&res.symbols, name.as_bytes()) {
+        if let Some(id) = res.by_name.get(&res.symbols, name.as_bytes()) {
             res.symbols[id].undefined_ref = false;
         }
     }
@@ -312,7 +312,7 @@ pub fn declare_symbols<'a>(
                 continue;
             }
             let id = if a.provide {
-                let Some(&id) = res.by_name.get(&res.symbols, a.name.as_bytes()) else { continue };
+                let Some(id) = res.by_name.get(&res.symbols, a.name.as_bytes()) else { continue };
                 let s = &res.symbols[id];
                 let provided_here = matches!(s.def, Def::Script(i) if syms[i as usize].assign.provide);
                 if !matches!(s.def, Def::Undefined | Def::Lazy { .. } | Def::Shared { .. }) && !provided_here {
@@ -360,7 +360,7 @@ pub fn contains_dot(e: &Expr) -> bool {
 pub fn classify(ctx: &mut Resolved) {
     for i in 0..ctx.script_syms.len() {
         let rel = |name: &str| -> bool {
-            let Some(&id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) else { return false };
+            let Some(id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) else { return false };
             match ctx.symbols[id].def {
                 Def::Absolute(_) | Def::Undefined | Def::Lazy { .. } => false,
                 Def::Script(j) => (j as usize) < i && !ctx.script_syms[j as usize].absolute,
@@ -374,7 +374,7 @@ pub fn classify(ctx: &mut Resolved) {
         let absolute = is_absolute(&s.assign.expr, &rel, s.in_sections);
         let ty = match &s.assign.expr {
             Expr::Sym(n) => {
-                ctx.by_name.get(&ctx.symbols, n.as_bytes()).map_or(elf::STT_NOTYPE, |&id| match ctx.symbols[id].def {
+                ctx.by_name.get(&ctx.symbols, n.as_bytes()).map_or(elf::STT_NOTYPE, |id| match ctx.symbols[id].def {
                     Def::Script(j) if j as usize >= i => elf::STT_NOTYPE,
                     _ => ctx.sym_type(Target::Global(id)),
                 })

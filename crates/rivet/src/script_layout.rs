@@ -1087,7 +1087,7 @@ fn eval(ctx: &Ctx, w: &Walk, m: &Members, e: &Expr) -> Result<Value> {
 impl script::Env for Scope<'_, '_, '_> {
     fn symbol(&self, name: &str) -> Option<Value> {
         let (ctx, w, offsets) = (self.ctx, self.w, &self.m.offsets);
-        let &id = ctx.by_name.get(&ctx.symbols, name.as_bytes())?;
+        let id = ctx.by_name.get(&ctx.symbols, name.as_bytes())?;
         use crate::resolve::Def;
         Some(match ctx.symbols[id].def {
             Def::Undefined | Def::Lazy { .. } => return None,

@@ -68,7 +68,7 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
             .filter_map(|s| {
                 let Def::Defined { file, sym } = s.def else { return None };
                 let (plain, _, false) = resolve::split_version(s.name)? else { return None };
-                let &id = ctx.by_name.get(&ctx.symbols, plain)?;
+                let id = ctx.by_name.get(&ctx.symbols, plain)?;
                 let Def::Defined { file: pf, sym: ps } = ctx.symbols[id].def else { return None };
                 (place(pf, ps) == place(file, sym)).then_some(id)
             })
@@ -94,7 +94,7 @@ pub fn apply_version_scripts(ctx: &mut Resolved) -> Result<Versions> {
         if let (Def::Defined { file, sym }, None, Some((plain, v, false))) =
             (s.def, s.version, resolve::split_version(s.name))
         {
-            let twin = ctx.by_name.get(&ctx.symbols, plain).map(|&t| &ctx.symbols[t]);
+            let twin = ctx.by_name.get(&ctx.symbols, plain).map(|t| &ctx.symbols[t]);
             if let Some(&Symbol { def: Def::Defined { file: tf, sym: ts }, version: Some(tv), .. }) = twin {
                 if tv == v && place(tf, ts) != place(file, sym) {
                     let name = String::from_utf8_lossy(s.name);
@@ -311,7 +311,7 @@ pub fn apply_defsyms<'a>(config: &'a Config, res: &mut resolve::Resolution<'a>) 
         let mut linker_defined = None;
         let (def, addend) = match expr.symbol {
             None => (Def::Absolute(expr.addend as u64), 0),
-            Some(target) => match res.by_name.get(&res.symbols, target.as_bytes()).map(|&id| res.symbols[id].def) {
+            Some(target) => match res.by_name.get(&res.symbols, target.as_bytes()).map(|id| res.symbols[id].def) {
                 Some(Def::Absolute(v)) => (Def::Absolute(v.wrapping_add(expr.addend as u64)), 0),
                 Some(d @ (Def::Defined { .. } | Def::Common { .. })) => (d, expr.addend),
                 // A name the linker defines (`_GLOBAL_OFFSET_TABLE_`, `_end`…): referenced here so

@@ -168,7 +168,7 @@ fn alternative_spelling<'c>(
         if let Some(&(n, _)) = locals.iter().find(|l| l.0 == candidate) {
             return Some(local(n));
         }
-        let &id = ctx.by_name.get(&ctx.symbols, candidate)?;
+        let id = ctx.by_name.get(&ctx.symbols, candidate)?;
         defined(id).then(|| global(id))
     };
     // Every string one edit away, in lld's order.

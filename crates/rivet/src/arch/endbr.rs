@@ -143,7 +143,7 @@ pub fn plan(ctx: &Ctx, dynsym: &DynPlan) -> EndbrRewrites {
             }
         }
     }
-    let by_name = |name: &[u8]| ctx.by_name.get(&ctx.symbols, name).and_then(|&id| defined(ctx.symbols[id].def));
+    let by_name = |name: &[u8]| ctx.by_name.get(&ctx.symbols, name).and_then(|id| defined(ctx.symbols[id].def));
     let entry = ctx.config.entry.clone().unwrap_or_else(|| "_start".to_string());
     for name in [entry.as_str(), ctx.config.init.as_str(), ctx.config.fini.as_str()] {
         keep(by_name(name.as_bytes()).and_then(|(f, s)| sym_place(ctx, f, s)));

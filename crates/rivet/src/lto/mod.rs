@@ -338,7 +338,7 @@ fn report_resolutions(config: &Config, kind: OutputKind, res: &Resolution, claim
     let defsyms = config.defsym.iter().map(|d| d.name.clone());
     let named: Vec<String> = roots.iter().cloned().chain(wrapped).chain(defsyms).collect();
     for name in &named {
-        if let Some(&id) = res.by_name.get(&res.symbols, name.as_bytes()) {
+        if let Some(id) = res.by_name.get(&res.symbols, name.as_bytes()) {
             regular[id.index()] = true;
         }
     }

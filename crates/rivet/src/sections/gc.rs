@@ -233,7 +233,7 @@ pub fn collect(ctx: &mut Resolved, roots: &[String], kept: &[SectionRef]) -> Vec
         }
     }
     for name in roots {
-        if let Some(&id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) {
+        if let Some(id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) {
             m.mark_target(Target::Global(id), &mut frontier);
         }
     }

@@ -98,7 +98,7 @@ impl<'c, 'a> Walk<'c, 'a> {
             self.reach(r, Reason::Root);
         }
         for name in roots {
-            if let Some(&id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) {
+            if let Some(id) = ctx.by_name.get(&ctx.symbols, name.as_bytes()) {
                 self.reach_target(Target::Global(id), Reason::RootSymbol, None);
             }
         }

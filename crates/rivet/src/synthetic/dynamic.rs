@@ -106,7 +106,7 @@ fn wanted_by_libraries(ctx: &Resolved) -> IdVec<SymbolId, bool> {
         .flat_map(|l| l.file.undefined.iter().map(|&(n, _)| n).chain(l.file.defined.iter().map(|d| d.name)))
         .collect();
     let ids: Vec<SymbolId> =
-        names.par_iter().with_min_len(1024).filter_map(|&n| ctx.by_name.get(&ctx.symbols, n).copied()).collect();
+        names.par_iter().with_min_len(1024).filter_map(|&n| ctx.by_name.get(&ctx.symbols, n)).collect();
     let mut wanted: IdVec<SymbolId, bool> = vec![false; ctx.symbols.len()].into();
     for id in ids {
         wanted[id] = true;

@@ -192,7 +192,7 @@ pub(crate) fn defined_in(objects: &IdVec<FileId, ObjectFile>, suffix: &str, name
 
 /// The global symbol `name`.
 pub(crate) fn id(symbols: &IdVec<SymbolId, Symbol>, by_name: &SymbolIndex, name: &str) -> SymbolId {
-    *by_name.get(symbols, name.as_bytes()).unwrap_or_else(|| panic!("no global symbol {name}"))
+    by_name.get(symbols, name.as_bytes()).unwrap_or_else(|| panic!("no global symbol {name}"))
 }
 
 pub(crate) fn symbol<'s, 'a>(

@@ -228,3 +228,47 @@ fn a_shared_library_defines_what_no_object_does() {
         assert_eq!(symbol(&res.symbols, &res.by_name, "lib_only").def, in_lib(&res, "lib_only"));
     }
 }
+
+/// The name table against a plain map: names interned in order get the next id the first time
+/// and the same id after, through every growth of the table; hashes that agree in the bits a slot
+/// keeps still tell names apart; `insert` remaps a name, and takes ids past any the table held
+/// (symbols that were never interned), growing for them; prefetching changes nothing.
+#[test]
+fn symbol_index_matches_a_plain_map() {
+    let names: Vec<Vec<u8>> = (0..20_000u32).map(|i| format!("name{}", i % 7_919).into_bytes()).collect();
+    let mut symbols: IdVec<SymbolId, Symbol> = IdVec::new();
+    let mut index = SymbolIndex::default();
+    let mut plain: std::collections::HashMap<&[u8], SymbolId> = Default::default();
+    for (k, name) in names.iter().enumerate() {
+        let hash = crate::fx_hash(name);
+        // Prefetching first, which must change nothing.
+        index.prefetch_slot(hash);
+        index.prefetch_symbol(&symbols, hash, k % 2 == 0);
+        let id = index.intern_hashed(&mut symbols, name, hash);
+        let want = *plain.entry(name).or_insert(id);
+        assert_eq!(id, want, "{}", String::from_utf8_lossy(name));
+        assert_eq!(symbols[id].name, &name[..]);
+        // A probe with the right hash and a wrong name finds nothing.
+        assert_eq!(index.get_hashed(&symbols, b"other", hash), None);
+    }
+    assert_eq!(symbols.len(), 7_919);
+    for (name, &id) in &plain {
+        assert_eq!(index.get(&symbols, name), Some(id));
+    }
+    assert!(!index.contains_key(&symbols, b"name7919"));
+    // A second symbol of an existing name replaces it; a symbol far past the table's ids joins.
+    for _ in 0..100_000 {
+        symbols.push(Symbol::undefined(b"unindexed"));
+    }
+    let twin = symbols.push(Symbol::undefined(b"name5"));
+    index.insert(&symbols, twin);
+    assert_eq!(index.get(&symbols, b"name5"), Some(twin));
+    let last = symbols.push(Symbol::undefined(b"last"));
+    index.insert(&symbols, last);
+    assert_eq!(index.get(&symbols, b"last"), Some(last));
+    assert_eq!(index.get(&symbols, b"name6"), plain.get(&b"name6"[..]).copied());
+    assert_eq!(index.get(&symbols, b"unindexed"), None);
+    // Reserving keeps every name.
+    index.reserve(&symbols, 1_000_000);
+    assert_eq!(index.get(&symbols, b"name7918"), plain.get(&b"name7918"[..]).copied());
+}

@@ -122,7 +122,7 @@ pub fn entries(ctx: &Ctx, sizes: &Sizes, plans: &Plans, synthetic: &SyntheticIds
     }
     if dynamic_output {
         for (name, tag) in [(ctx.config.init.as_bytes(), DT_INIT), (ctx.config.fini.as_bytes(), DT_FINI)] {
-            if let Some(&sym) = ctx.by_name.get(&ctx.symbols, name) {
+            if let Some(sym) = ctx.by_name.get(&ctx.symbols, name) {
                 if matches!(ctx.symbols[sym].def, Def::Defined { .. }) {
                     push(tag, DynValue::Symbol(sym));
                 }
