@@ -7,6 +7,7 @@ pub mod ctx;
 pub mod dependencies;
 pub mod diag;
 pub mod expr;
+pub mod id_table;
 pub mod ids;
 pub mod input;
 pub mod layout;

@@ -7,6 +7,7 @@
 use crate::args::Config;
 use crate::diag::{Context, Error, Result};
 use crate::fatal;
+use crate::id_table::{prefetch, IdTable};
 use crate::ids::{FileId, IdVec, SharedId, SymbolId};
 use crate::input::archive::{self, Archive};
 use crate::input::object::{self, ObjSection, ObjectFile};
@@ -174,45 +175,19 @@ impl<'a> Resolution<'a> {
     }
 }
 
-/// Global symbols' ids by name: an open-addressing table of 4-byte slots, probed linearly from
-/// the slot the name's `fx_hash` picks. A slot holds an id (its index + 1: 0 is an empty slot) in
-/// its low `id_bits` bits and the top bits of the name's hash above them, so that a probe reads a
-/// symbol's name (`Symbol::name`, which the id stands for) only when those bits agree. The table
-/// has `2^id_bits` slots and is at most 3/4 full (5.3-10.7 bytes per name: hashbrown's table of
-/// ids took 5.7-11.4). Since where a name's probe starts is known from its hash alone,
-/// resolution prefetches the slots, symbols and names that it will probe next
-/// (`prefetch_slot`, `prefetch_symbol`): interning was two fifths of resolution's time at one
-/// thread, most of it waiting for those three loads (perf, rust-big).
+/// Global symbols' ids by name: an `IdTable` of symbol indexes, whose keys are the symbols' own
+/// names (`Symbol::name`; the hash recomputed only to grow the table). Resolution prefetches the
+/// slots, symbols and names that the names it adds next will probe (`prefetch_slot`,
+/// `prefetch_symbol`): interning was two fifths of resolution's time at one thread, most of it
+/// waiting for those three loads in turn (perf, rust-big).
 #[derive(Default)]
 pub struct SymbolIndex {
-    slots: Vec<u32>,
-    /// log2 of the number of slots (0 with none): an id must be below 2^id_bits.
-    id_bits: u32,
-    /// Slots in use.
-    len: usize,
+    table: IdTable,
 }
 
-/// Where a probe for a name ended: its slot, or the empty slot it would take.
-enum Probe {
-    Found(usize),
-    Vacant(usize),
-}
-
-/// Prefetches the cache line at `p` (a hint: it never faults, whatever the address).
-#[inline(always)]
-fn prefetch_line<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` only loads a line into the cache; it reads no value and does not fault.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    }
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: `prfm` only loads a line into the cache; it reads no value and does not fault.
-    unsafe {
-        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags))
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let _ = p;
+/// The id of index `i` (as the table holds it).
+fn symbol_id(i: u32) -> SymbolId {
+    SymbolId::new(i as usize)
 }
 
 impl SymbolIndex {
@@ -223,10 +198,7 @@ impl SymbolIndex {
     /// The id of `name`, whose `fx_hash` is `hash`.
     #[inline]
     pub fn get_hashed(&self, symbols: &IdVec<SymbolId, Symbol>, name: &[u8], hash: u64) -> Option<SymbolId> {
-        match self.probe(symbols, name, hash) {
-            Probe::Found(at) => Some(self.id_at(at)),
-            Probe::Vacant(_) => None,
-        }
+        self.table.find(hash, |i| symbols[symbol_id(i)].name == name).map(symbol_id)
     }
 
     pub fn contains_key(&self, symbols: &IdVec<SymbolId, Symbol>, name: &[u8]) -> bool {
@@ -236,16 +208,8 @@ impl SymbolIndex {
     /// Maps symbol `id`'s name to it (replacing what the name mapped to before).
     pub fn insert(&mut self, symbols: &IdVec<SymbolId, Symbol>, id: SymbolId) {
         let name = symbols[id].name;
-        let hash = crate::fx_hash(name);
-        self.make_room(symbols, id);
-        let at = match self.probe(symbols, name, hash) {
-            Probe::Found(at) => at,
-            Probe::Vacant(at) => {
-                self.len += 1;
-                at
-            }
-        };
-        self.slots[at] = self.slot_value(hash, id);
+        let rehash = |i| crate::fx_hash(symbols[symbol_id(i)].name);
+        self.table.set(crate::fx_hash(name), id.as_u32(), |i| symbols[symbol_id(i)].name == name, rehash);
     }
 
     /// The id of `name` (whose `fx_hash` is `hash`), a new undefined symbol if it had none.
@@ -257,143 +221,37 @@ impl SymbolIndex {
         hash: u64,
     ) -> SymbolId {
         let next = symbols.next_id();
-        if self.needs_room(next) {
-            self.make_room(symbols, next);
+        let syms = &*symbols;
+        let rehash = |i| crate::fx_hash(syms[symbol_id(i)].name);
+        let (i, new) = self.table.find_or_insert(hash, next.as_u32(), |i| syms[symbol_id(i)].name == name, rehash);
+        if new {
+            symbols.push(Symbol::undefined(name));
         }
-        match self.probe(symbols, name, hash) {
-            Probe::Found(at) => self.id_at(at),
-            Probe::Vacant(at) => {
-                self.slots[at] = self.slot_value(hash, next);
-                self.len += 1;
-                symbols.push(Symbol::undefined(name));
-                next
-            }
-        }
+        symbol_id(i)
     }
 
     /// Room for `additional` more names without growing.
     pub fn reserve(&mut self, symbols: &IdVec<SymbolId, Symbol>, additional: usize) {
-        let want = (self.len + additional).max(symbols.len() + 1);
-        if want > self.capacity() {
-            self.grow(symbols, want);
-        }
+        let rehash = |i| crate::fx_hash(symbols[symbol_id(i)].name);
+        self.table.reserve(additional, symbols.len() as u32, rehash);
     }
 
     /// Starts loading the slot where the probe for a name of hash `hash` begins.
     #[inline]
     pub fn prefetch_slot(&self, hash: u64) {
-        if !self.slots.is_empty() {
-            prefetch_line(&self.slots[self.home(hash)]);
-        }
+        self.table.prefetch_slot(hash);
     }
 
-    /// Starts loading the symbol that a name of hash `hash` most likely is (the first slot of its
-    /// probe with the same hash bits), or with `name_too` that symbol's name (which reads the
-    /// symbol): for names some way ahead, after `prefetch_slot` and before the name is probed.
+    /// Starts loading the symbol that a name of hash `hash` most likely is, or with `name_too`
+    /// that symbol's name (which reads the symbol): for names some way ahead, after
+    /// `prefetch_slot` and before the name is probed.
     #[inline]
     pub fn prefetch_symbol(&self, symbols: &IdVec<SymbolId, Symbol>, hash: u64, name_too: bool) {
-        if self.slots.is_empty() {
-            return;
-        }
-        let (tag, mask) = (self.tag(hash), self.slots.len() - 1);
-        let mut at = self.home(hash);
-        for _ in 0..4 {
-            let e = self.slots[at];
-            if e == 0 {
-                return;
+        if let Some(s) = self.table.likely(hash).and_then(|i| symbols.get(symbol_id(i))) {
+            match name_too {
+                true => prefetch(s.name.as_ptr()),
+                false => prefetch(s),
             }
-            if self.tag_of(e) == tag {
-                let s = &symbols[self.id_at(at)];
-                match name_too {
-                    true => prefetch_line(s.name.as_ptr()),
-                    false => prefetch_line(s),
-                }
-                return;
-            }
-            at = (at + 1) & mask;
-        }
-    }
-
-    /// Names the table holds before it grows.
-    fn capacity(&self) -> usize {
-        self.slots.len() / 4 * 3
-    }
-
-    fn home(&self, hash: u64) -> usize {
-        hash as usize & (self.slots.len() - 1)
-    }
-
-    /// The hash bits slot value `e` keeps above its id.
-    fn tag_of(&self, e: u32) -> u32 {
-        (u64::from(e) >> self.id_bits) as u32
-    }
-
-    /// The hash bits a slot keeps above its id.
-    fn tag(&self, hash: u64) -> u32 {
-        match self.id_bits {
-            32.. => 0,
-            bits => (hash >> (32 + bits)) as u32,
-        }
-    }
-
-    fn slot_value(&self, hash: u64, id: SymbolId) -> u32 {
-        ((u64::from(self.tag(hash)) << self.id_bits) | u64::from(id.as_u32() + 1)) as u32
-    }
-
-    fn id_at(&self, at: usize) -> SymbolId {
-        let raw = u64::from(self.slots[at]) & ((1u64 << self.id_bits) - 1);
-        SymbolId::new(raw as usize - 1)
-    }
-
-    /// The table must grow before it takes `id` as one more name.
-    #[inline]
-    fn needs_room(&self, id: SymbolId) -> bool {
-        self.len + 1 > self.capacity() || u64::from(id.as_u32()) + 1 >= 1u64 << self.id_bits
-    }
-
-    fn make_room(&mut self, symbols: &IdVec<SymbolId, Symbol>, id: SymbolId) {
-        if self.needs_room(id) {
-            self.grow(symbols, (self.len + 1).max(id.index() + 2).max(self.capacity() * 2));
-        }
-    }
-
-    /// Regrows the table to hold `names` names (and ids below that), every name placed again.
-    #[cold]
-    fn grow(&mut self, symbols: &IdVec<SymbolId, Symbol>, names: usize) {
-        let slots = (names.max(12) * 4).div_ceil(3).next_power_of_two();
-        let old =
-            std::mem::replace(self, SymbolIndex { slots: vec![0; slots], id_bits: slots.trailing_zeros(), len: 0 });
-        for at in 0..old.slots.len() {
-            if old.slots[at] != 0 {
-                let id = old.id_at(at);
-                let hash = crate::fx_hash(symbols[id].name);
-                let mut to = self.home(hash);
-                while self.slots[to] != 0 {
-                    to = (to + 1) & (slots - 1);
-                }
-                self.slots[to] = self.slot_value(hash, id);
-                self.len += 1;
-            }
-        }
-    }
-
-    /// The slot holding `name` (of hash `hash`), or the empty one where it would go.
-    #[inline]
-    fn probe(&self, symbols: &IdVec<SymbolId, Symbol>, name: &[u8], hash: u64) -> Probe {
-        if self.slots.is_empty() {
-            return Probe::Vacant(0);
-        }
-        let (tag, mask) = (self.tag(hash), self.slots.len() - 1);
-        let mut at = self.home(hash);
-        loop {
-            let e = self.slots[at];
-            if e == 0 {
-                return Probe::Vacant(at);
-            }
-            if self.tag_of(e) == tag && symbols[self.id_at(at)].name == name {
-                return Probe::Found(at);
-            }
-            at = (at + 1) & mask;
         }
     }
 }
