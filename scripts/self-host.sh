@@ -21,6 +21,6 @@ self="$target/release/rivet"
 # (Listed to a file first: `tar | grep -q` fails under pipefail when grep stops reading early.)
 tar tf "$stage/self.tar" > "$stage/self.list" 2>/dev/null || true
 grep -q 'response.txt$' "$stage/self.list" || { echo "self-host: rivet did not link $self" >&2; exit 1; }
-echo "self-host: $self linked by rivet ($(stat -c %s "$self") bytes); running the suite with it"
+echo "self-host: $self linked by rivet ($(stat -c %s "$self") bytes); running the integration tests with it"
 "$self" --version
 RIVET_TEST_LINKER="$self" cargo test --workspace --quiet --test '*' "$@"
