@@ -428,6 +428,11 @@ impl Diag {
         self.errors.load(Ordering::Relaxed)
     }
 
+    /// Warnings given so far (printed or not; none under `-w`).
+    pub fn warning_count(&self) -> usize {
+        self.warnings.load(Ordering::Relaxed)
+    }
+
     /// Turns collected errors into a stop: the caller returns before writing anything.
     pub fn check(&self) -> Result<()> {
         match self.error_count() {

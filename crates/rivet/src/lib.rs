@@ -9,6 +9,7 @@ pub mod diag;
 pub mod expr;
 pub mod id_table;
 pub mod ids;
+pub mod incremental;
 pub mod input;
 pub mod layout;
 pub mod link;

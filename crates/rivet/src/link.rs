@@ -14,8 +14,8 @@ use crate::synthetic::plans::Plans;
 use crate::synthetic::{chunks, debug_file, dynamic, emit_relocs, gdb_index, property, symtab};
 use crate::timing::Timer;
 use crate::{
-    arch, check, dependencies, input, layout, lto, map, relocatable, report, reproduce, resolve, script, script_layout,
-    symbol_options, write,
+    arch, check, dependencies, incremental, input, layout, lto, map, relocatable, report, reproduce, resolve, script,
+    script_layout, symbol_options, write,
 };
 use object::elf;
 use rayon::prelude::*;
@@ -76,6 +76,27 @@ fn link_loaded<A: Arch>(
     let scripted = script::configure(config, &script_files);
     let config = scripted.as_ref().unwrap_or(config);
     inputs.cache.refuse_as_output(&config.output)?;
+    // --incremental: nothing to do when the output is what this link would write.
+    let input_paths: Vec<&std::path::Path> = loaded.iter().map(|l| l.file.path()).collect();
+    let option_files = config.incremental.then(|| incremental::OptionFiles::snapshot(config));
+    let plan = config
+        .incremental
+        .then(|| timer.phase("incremental check", || incremental::plan(config, &input_paths, &inputs.cache.files())));
+    let full_reason = match plan {
+        Some(incremental::Plan::UpToDate { files, rehashed }) => {
+            if let Some(d) = detach {
+                d.release(0);
+            }
+            let touched = match rehashed {
+                0 => String::new(),
+                n => format!("; {n} had a new mtime and the same bytes"),
+            };
+            let line = format!("up to date: nothing written ({files} files the last link read are unchanged{touched})");
+            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line));
+        }
+        Some(incremental::Plan::Full(why)) => Some(why),
+        None => None,
+    };
     let kind = requested.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
     reproduce::write_if_asked(config, &inputs.cache, timer)?;
     // Resolve symbols, pulling archive members in as references need them. With -plugin and
@@ -99,6 +120,8 @@ fn link_loaded<A: Arch>(
         timer,
         diag,
     )?;
+    // Link-time optimisation ran: the plugin's objects replaced the IR inputs.
+    let lto_ran = !std::ptr::eq(linked_inputs, &loaded[..]);
     // The LTO plugin may have added shared libraries (add_input_library): an executable that
     // links none on the command line is dynamic after all.
     let kind = requested.for_inputs(config, linked_inputs).map_err(|e| diag.fail(e))?;
@@ -126,7 +149,9 @@ fn link_loaded<A: Arch>(
             crate::bail!("-r: {what} are not supported with a relocatable output");
         }
         let generated = lto::generated(&loaded, linked_inputs);
-        return relocatable::link::<A>(&resolved, &inputs, linked_inputs.len(), &generated, timer);
+        let mut report = relocatable::link::<A>(&resolved, &inputs, linked_inputs.len(), &generated, timer)?;
+        report.incremental = full_reason.map(|why| format!("full link: {why}"));
+        return Ok(report);
     }
     warn_exec_stack_requests(&resolved);
     // Version scripts decide what is exported and at which version, before anything depends on it.
@@ -229,6 +254,10 @@ fn link_loaded<A: Arch>(
     } else if config.no_section_headers {
         layout::drop_section_headers(&ctx, &mut lay);
     }
+    // --incremental: no state describes the output from here until the new one is in place.
+    if config.incremental {
+        incremental::remove_state(&config.output)?;
+    }
     // The output's I/O plan and the file, now that its size is known.
     let mut out = Output::create(config, &inputs, lay.file_size, timer)?;
     let kernel = out.kernel_copy(&inputs);
@@ -261,11 +290,34 @@ fn link_loaded<A: Arch>(
     let copy = written.copy;
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
     let counts = (linked_inputs.len(), ctx.objects.len(), stats);
-    let report = link_io::report(&inputs, committed, lay.file_size, copy, counts);
     // The link is complete: with --fork the command returns now, and this process exits on its own.
     if let Some(d) = detach {
         d.release(0);
     }
+    // --incremental: the state for the next link, once the output is in place (with --fork, after
+    // the command has returned).
+    let recorded = full_reason.map(|why| {
+        if incremental::never_skipped(config).is_some() {
+            // The reason given is that one: no state would ever be used.
+            return format!("full link: {why}");
+        }
+        let kept = match incremental::not_recorded(diag.warning_count(), lto_ran) {
+            Some(not) => format!("no state kept: {not}"),
+            None => match timer.phase("incremental state", || {
+                let options = option_files.as_ref().expect("taken with --incremental");
+                incremental::record(config, &input_paths, &inputs.cache.files(), options)
+            }) {
+                Ok(()) => "state kept for the next link".to_string(),
+                Err(e) => {
+                    diag.warn(format_args!("--incremental: {e}"));
+                    format!("no state kept: {e}")
+                }
+            },
+        };
+        format!("full link: {why}; {kept}")
+    });
+    let mut report = link_io::report(&inputs, committed, lay.file_size, copy, counts);
+    report.incremental = recorded;
     // The process is about to exit: freeing the symbol table and unmapping inputs only costs time.
     // But the kernel then takes the inputs' pages out of the page tables on one thread, after the
     // last thread exits (rust-big: 22 ms between exit_group and the process's end, where wild's

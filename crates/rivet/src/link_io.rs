@@ -273,6 +273,37 @@ pub fn report(
         inputs: n_inputs,
         objects,
         stats,
+        incremental: None,
+        up_to_date: false,
+    }
+}
+
+/// What a link that wrote nothing (`--incremental` found the output up to date) did: it read its
+/// inputs' metadata, and some of their bytes.
+pub fn up_to_date_report(inputs: &Inputs, output: &std::path::Path, n_inputs: usize, line: String) -> LinkReport {
+    let size = std::fs::metadata(output).map_or(0, |m| m.len());
+    LinkReport {
+        output_size: size,
+        mode: OutputMode::Heap,
+        mode_reason: "nothing written: the output is up to date".into(),
+        reused: true,
+        reuse_reason: "the output is up to date".into(),
+        mapping: "not mapped".into(),
+        copy_method: rivet_io::CopyMethod::Memcpy,
+        copy_reason: "nothing copied".into(),
+        copy: Default::default(),
+        allocator_reason: inputs.allocator.reason.clone(),
+        prefetch_reason: inputs.plan.prefetch.reason.clone(),
+        prefetch: inputs.prefetcher.as_ref().map(|p| p.stats()),
+        output_fs: String::new(),
+        input_bytes: inputs.cache.totals(),
+        io: rivet_io::stats::snapshot().delta(&inputs.start),
+        commit: Default::default(),
+        inputs: n_inputs,
+        objects: 0,
+        stats: Vec::new(),
+        incremental: Some(line),
+        up_to_date: true,
     }
 }
 

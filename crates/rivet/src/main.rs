@@ -16,6 +16,25 @@ fn io_report(r: &link::LinkReport) -> String {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     let mode = if r.mode == rivet_io::OutputMode::Mmap { "mmap" } else { "heap (sequential write)" };
     let mut s = String::from("I/O\n");
+    if let Some(line) = &r.incremental {
+        s.push_str(&format!("  incremental      {line}\n"));
+    }
+    if r.up_to_date {
+        s.push_str(&format!(
+            "  inputs           {} ({} mapped), {} files\n",
+            human(r.input_bytes.0),
+            human(r.input_bytes.1),
+            r.inputs
+        ));
+        s.push_str(&format!("  read from disk   {}\n", human(r.io.read_bytes)));
+        s.push_str(&format!(
+            "  cpu              user {:.3} ms, sys {:.3} ms, peak RSS {} KiB\n",
+            ms(r.io.user_time),
+            ms(r.io.sys_time),
+            r.io.max_rss_kb
+        ));
+        return s;
+    }
     s.push_str(&format!("  output mode      {mode}: {}\n", r.mode_reason));
     s.push_str(&format!("  output file      {}\n", rivet::link_io::reuse_line(r.reused, &r.reuse_reason)));
     s.push_str(&format!("  output mapping   {}\n", r.mapping));

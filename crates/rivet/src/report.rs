@@ -34,6 +34,11 @@ pub struct LinkReport {
     pub objects: usize,
     /// `--stats`: (what, count) pairs.
     pub stats: Vec<(&'static str, u64)>,
+    /// `--incremental`: what the link did (up to date, or a full link and why) and whether it
+    /// left a state for the next one.
+    pub incremental: Option<String>,
+    /// Nothing was written: `--incremental` found the output up to date.
+    pub up_to_date: bool,
 }
 
 /// Counts for `--stats`, once the output is written.

@@ -21,10 +21,7 @@ pub(crate) fn read_version_nodes(
 ) -> Result<crate::input::version_script::Matcher> {
     let mut nodes = Vec::new();
     for path in paths {
-        let found = (!path.exists() && path.is_relative())
-            .then(|| lib_paths.iter().map(|d| d.join(path)).find(|p| p.is_file()))
-            .flatten();
-        let path = found.as_ref().unwrap_or(path);
+        let path = &find_list_file(path, lib_paths);
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {what} {}", path.display()))?;
         let mut parsed = crate::input::version_script::parse(&text).with_context(|| path.display())?;
         for n in &mut parsed {
@@ -33,6 +30,18 @@ pub(crate) fn read_version_nodes(
         nodes.extend(parsed);
     }
     Ok(crate::input::version_script::Matcher { nodes })
+}
+
+/// Where a version script or dynamic list named `path` is: the path itself, or for a relative path
+/// that does not exist, the first `-L` directory holding it (as GNU ld and lld look).
+pub(crate) fn find_list_file<'p>(
+    path: &'p std::path::Path,
+    lib_paths: &[std::path::PathBuf],
+) -> std::borrow::Cow<'p, std::path::Path> {
+    let found = (!path.exists() && path.is_relative())
+        .then(|| lib_paths.iter().map(|d| d.join(path)).find(|p| p.is_file()))
+        .flatten();
+    found.map_or(std::borrow::Cow::Borrowed(path), std::borrow::Cow::Owned)
 }
 
 /// The nodes of every `--version-script`, then those of the linker scripts' `VERSION` blocks in

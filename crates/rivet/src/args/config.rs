@@ -109,6 +109,9 @@ pub struct Config {
     pub populate_output: Option<bool>,
     /// `--fsync` (default false).
     pub fsync: bool,
+    /// `--incremental`: the link keeps a state beside the output and is skipped when nothing
+    /// changed since the last (`incremental.rs`).
+    pub incremental: bool,
     /// `-nostdlib`: only `-L` directories are searched for `-l`.
     pub nostdlib: bool,
     /// `-v`/`--verbose` (print version and continue, and explain choices).
@@ -470,6 +473,7 @@ impl Default for Config {
             reuse_output: None,
             populate_output: None,
             fsync: false,
+            incremental: false,
             nostdlib: false,
             verbose: false,
             print_version: false,

@@ -55,6 +55,9 @@ pub fn usage() -> String {
          is reserved or memory is tight)\n  \
          --no-populate-output      let the output mapping's pages fault in as they are first written\n  \
          --fsync                   flush the output to disk before exiting (off by default)\n  \
+         --incremental             keep a state beside the output (OUTPUT.rivet-incremental) and write nothing\n                            \
+         when no input, option or the output changed since the last link\n  \
+         --no-incremental          always link in full (the default)\n  \
          --threads=N               worker threads\n  \
          -run COMMAND ARGS...      run COMMAND with rivet as its linker under every name (ld, ld.bfd, ld.gold,\n                            \
          ld.lld, ld.mold): links to rivet first in PATH and COMPILER_PATH\n\n\

@@ -103,6 +103,8 @@ pub(super) static OPTIONS: &[Opt] = &[
     opt(&["no-prefetch-inputs"], Set(|c| c.prefetch_inputs = Some(false))),
     opt(&["fsync"], Set(|c| c.fsync = true)),
     opt(&["no-fsync"], Set(|c| c.fsync = false)),
+    opt(&["incremental"], Set(|c| c.incremental = true)),
+    opt(&["no-incremental"], Set(|c| c.incremental = false)),
     // Only the automatic choice exists: the mode, prefetch and copy method each have their own
     // option to force them.
     opt(

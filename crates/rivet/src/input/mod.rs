@@ -327,7 +327,11 @@ impl Loader<'_> {
         };
         let mut include = |name: &str| -> crate::diag::Result<(String, String)> {
             let p = self.find_include(name, path).ok_or_else(|| fatal!("cannot find linker script {name}"))?;
-            let text = std::fs::read_to_string(&p).map_err(|e| fatal!("cannot read {}: {e}", p.display()))?;
+            // Read through the cache, so that the file is among those the link read (checked for
+            // changes at the end, recorded by `--incremental`).
+            let file = self.cache.open(&p).map_err(|e| fatal!("{e}"))?;
+            let text = String::from_utf8(file.data().to_vec())
+                .map_err(|_| fatal!("linker script is not valid UTF-8").context(p.display().to_string()))?;
             Ok((p.display().to_string(), text))
         };
         let stub = match script::parse_with(&shown, text, &mut include) {

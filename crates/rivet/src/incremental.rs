@@ -1,0 +1,595 @@
+//! `--incremental`: what the next link needs to know of this one, kept in a state file beside the
+//! output (`OUTPUT.rivet-incremental`), and the decision, before resolution, of what the link has
+//! to do.
+//!
+//! Today's decision has two outcomes. The output is **up to date** when the state says that the
+//! last link wrote it from the same command line (in the same directory, by the same rivet
+//! binary), every file that link read has the same bytes (its size and mtime, else its contents'
+//! XXH3-128), the same inputs were found in the same order, and the output is the file that link
+//! wrote (its inode, size and mtime): the output a full link would write is then the one on disk,
+//! byte for byte (the link is deterministic), so nothing is written. Otherwise the link is a full
+//! one, and the I/O report gives the first reason found. Patching the output in place after an
+//! edit is the next stage (see docs/ARCHITECTURE.md): it will read the same state, with the
+//! placement tables added to it.
+//!
+//! Safety: the state is removed before a full link replaces the output and written (to a temp
+//! file renamed into place) only once the new output is, so a link killed at any point leaves
+//! either no state (the next link is a full one) or a state that describes the output at the path.
+//! A link the state cannot vouch for is never skipped: links that write other files (`-Map`,
+//! `--dependency-file`, ...), that gave warnings (a full link would give them again), that ran
+//! link-time optimisation (the compiler is an input the state does not see) or that asked for a
+//! random build id.
+use crate::args::{BuildId, Config};
+use crate::diag::Result;
+use rayon::prelude::*;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"RIVETINC";
+/// Bumped whenever the layout of the state changes: an older state is then a full link's reason.
+const FORMAT: u32 = 1;
+
+/// The state file of output `output`.
+pub fn state_path(output: &Path) -> PathBuf {
+    let mut p = output.as_os_str().to_owned();
+    p.push(".rivet-incremental");
+    p.into()
+}
+
+/// A file the link read, as it was then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRecord {
+    pub path: Vec<u8>,
+    pub size: u64,
+    pub mtime_ns: u64,
+    pub hash: u128,
+}
+
+/// The output file the link wrote, as it was once in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct OutputRecord {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: u64,
+}
+
+/// What a link leaves for the next one.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct State {
+    /// Which rivet wrote it: its version and its executable's size and mtime.
+    pub linker: Vec<u8>,
+    pub cwd: Vec<u8>,
+    /// The command line, response files expanded.
+    pub args: Vec<Vec<u8>>,
+    pub output: OutputRecord,
+    /// The inputs the command line named or the search found, in order.
+    pub inputs: Vec<Vec<u8>>,
+    /// Every file the link read (inputs, archive members of thin archives, scripts, lists).
+    pub files: Vec<FileRecord>,
+}
+
+impl State {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Vec::new();
+        w.extend_from_slice(MAGIC);
+        w.extend_from_slice(&FORMAT.to_le_bytes());
+        let bytes = |w: &mut Vec<u8>, b: &[u8]| {
+            w.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            w.extend_from_slice(b);
+        };
+        let list = |w: &mut Vec<u8>, l: &[Vec<u8>]| {
+            w.extend_from_slice(&(l.len() as u64).to_le_bytes());
+            for b in l {
+                bytes(w, b);
+            }
+        };
+        bytes(&mut w, &self.linker);
+        bytes(&mut w, &self.cwd);
+        list(&mut w, &self.args);
+        for v in [self.output.dev, self.output.ino, self.output.size, self.output.mtime_ns] {
+            w.extend_from_slice(&v.to_le_bytes());
+        }
+        list(&mut w, &self.inputs);
+        w.extend_from_slice(&(self.files.len() as u64).to_le_bytes());
+        for f in &self.files {
+            bytes(&mut w, &f.path);
+            w.extend_from_slice(&f.size.to_le_bytes());
+            w.extend_from_slice(&f.mtime_ns.to_le_bytes());
+            w.extend_from_slice(&f.hash.to_le_bytes());
+        }
+        // The whole file's checksum last: a torn or edited state is refused, not trusted.
+        let sum = xxhash_rust::xxh3::xxh3_64(&w);
+        w.extend_from_slice(&sum.to_le_bytes());
+        w
+    }
+
+    /// Reads a state; an error says what is wrong with it.
+    pub fn decode(data: &[u8]) -> std::result::Result<State, String> {
+        if data.len() < 20 || &data[..8] != MAGIC {
+            return Err("not a rivet state file".into());
+        }
+        let (body, sum) = data.split_at(data.len() - 8);
+        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
+            return Err("its checksum does not match (a torn or edited file)".into());
+        }
+        let format = u32::from_le_bytes(body[8..12].try_into().unwrap());
+        if format != FORMAT {
+            return Err(format!("format {format}, where this rivet writes {FORMAT}"));
+        }
+        let mut r = Reader { data: body, at: 12 };
+        let linker = r.bytes()?;
+        let cwd = r.bytes()?;
+        let args = r.list()?;
+        let output = OutputRecord { dev: r.u64()?, ino: r.u64()?, size: r.u64()?, mtime_ns: r.u64()? };
+        let inputs = r.list()?;
+        let n = r.count(32)?;
+        let mut files = Vec::with_capacity(n);
+        for _ in 0..n {
+            let path = r.bytes()?;
+            let (size, mtime_ns) = (r.u64()?, r.u64()?);
+            let hash = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
+            files.push(FileRecord { path, size, mtime_ns, hash });
+        }
+        if r.at != body.len() {
+            return Err("it has bytes after its last record".into());
+        }
+        Ok(State { linker, cwd, args, output, inputs, files })
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.data.len()).ok_or("it is truncated")?;
+        let b = &self.data[self.at..end];
+        self.at = end;
+        Ok(b)
+    }
+
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+
+    /// A count of records at least `min` bytes each, checked against what is left.
+    fn count(&mut self, min: usize) -> std::result::Result<usize, String> {
+        let n = self.u64()?;
+        if n > ((self.data.len() - self.at) / min) as u64 {
+            return Err("it is truncated".into());
+        }
+        Ok(n as usize)
+    }
+
+    fn bytes(&mut self) -> std::result::Result<Vec<u8>, String> {
+        let n = self.u64()?;
+        let n = usize::try_from(n).map_err(|_| "it is truncated")?;
+        Ok(self.take(n)?.to_vec())
+    }
+
+    fn list(&mut self) -> std::result::Result<Vec<Vec<u8>>, String> {
+        let n = self.count(8)?;
+        (0..n).map(|_| self.bytes()).collect()
+    }
+}
+
+/// What this link does, decided before resolution.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// Nothing to write: the output is what a full link would write. `rehashed`: files whose mtime
+    /// changed but whose bytes did not (the state is rewritten with their new mtimes).
+    UpToDate { files: usize, rehashed: usize },
+    /// A full link, and why.
+    Full(String),
+}
+
+/// Why no link with `config` may ever be skipped (its state is then not written), if that is so.
+pub fn never_skipped(config: &Config) -> Option<String> {
+    let side = [
+        (config.map_file.is_some() || config.print_map, "-Map"),
+        (config.dependency_file.is_some(), "--dependency-file"),
+        (config.reproduce.is_some(), "--reproduce"),
+        (config.why_extract.is_some(), "--why-extract"),
+        (config.separate_debug_file.is_some(), "--separate-debug-file"),
+        (config.print_gc_sections.is_some(), "--print-gc-sections"),
+        (config.print_icf_sections, "--print-icf-sections"),
+        (!config.why_live.is_empty(), "--why-live"),
+        (config.trace || !config.trace_symbols.is_empty(), "--trace"),
+        (config.stats, "--stats"),
+    ];
+    if let Some((_, what)) = side.iter().find(|(on, _)| *on) {
+        return Some(format!("{what} asks for what only a full link prints or writes"));
+    }
+    if config.relocatable {
+        return Some("a relocatable output (-r)".into());
+    }
+    if config.build_id == BuildId::Uuid {
+        return Some("--build-id=uuid gives every link a new id".into());
+    }
+    if config.output.as_os_str() == "-" {
+        return Some("the output is standard output".into());
+    }
+    if std::fs::metadata(&config.output).is_ok_and(|m| !m.is_file()) {
+        return Some("the output is not a regular file".into());
+    }
+    None
+}
+
+/// The rivet that runs: its version, and its executable's size and mtime (a rebuilt rivet of the
+/// same version may link differently).
+fn linker_identity() -> Vec<u8> {
+    let mut id = concat!("rivet ", env!("CARGO_PKG_VERSION")).as_bytes().to_vec();
+    if let Some(m) = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok()) {
+        id.extend_from_slice(format!(" {} {}", m.size(), mtime_ns(&m)).as_bytes());
+    }
+    id
+}
+
+fn mtime_ns(m: &std::fs::Metadata) -> u64 {
+    (m.mtime() as u64).wrapping_mul(1_000_000_000).wrapping_add(m.mtime_nsec() as u64)
+}
+
+fn cwd() -> Vec<u8> {
+    std::env::current_dir().map(|d| d.as_os_str().as_bytes().to_vec()).unwrap_or_default()
+}
+
+fn hash(data: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(data)
+}
+
+/// The output as it is at its path now (None: not a regular file there).
+fn output_record(path: &Path) -> Option<OutputRecord> {
+    let m = std::fs::symlink_metadata(path).ok().filter(|m| m.is_file())?;
+    Some(OutputRecord { dev: m.dev(), ino: m.ino(), size: m.size(), mtime_ns: mtime_ns(&m) })
+}
+
+/// The files a link read besides its inputs: the lists and orderings named on the command line,
+/// where the link found them.
+pub fn option_files(config: &Config) -> Vec<PathBuf> {
+    let lists = config.version_scripts.iter().chain(&config.dynamic_lists).chain(&config.export_dynamic_symbol_lists);
+    let mut files: Vec<PathBuf> =
+        lists.map(|p| crate::symbol_options::find_list_file(p, &config.lib_paths).to_path_buf()).collect();
+    files.extend(
+        [&config.retain_symbols_file, &config.symbol_ordering_file, &config.section_ordering_file]
+            .into_iter()
+            .flatten()
+            .cloned(),
+    );
+    files
+}
+
+/// Decides what a link with `config` does, from the state beside its output. `inputs`: the
+/// inputs as loaded, in order; `read`: every file read so far, with its bytes.
+pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::InputFile>]) -> Plan {
+    if let Some(why) = never_skipped(config) {
+        return Plan::Full(why);
+    }
+    let path = state_path(&config.output);
+    let data = match std::fs::read(&path) {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Plan::Full(format!("no state from an earlier link ({})", path.display()))
+        }
+        Err(e) => return Plan::Full(format!("cannot read {}: {e}", path.display())),
+    };
+    let state = match State::decode(&data) {
+        Ok(s) => s,
+        Err(why) => return Plan::Full(format!("{} is unusable: {why}", path.display())),
+    };
+    match compare(config, &state, inputs, read) {
+        Ok(touched) => {
+            let plan = Plan::UpToDate { files: state.files.len(), rehashed: touched.len() };
+            // The touched files' new mtimes (as seen before their bytes were hashed), so that the
+            // next check need not hash them again.
+            if !touched.is_empty() {
+                let mut state = state;
+                for (i, mtime) in touched {
+                    state.files[i].mtime_ns = mtime;
+                }
+                let _ = write_state(&path, &state);
+            }
+            plan
+        }
+        Err(why) => Plan::Full(why),
+    }
+}
+
+/// Up to date, or the first difference between the state and this link. Up to date: the files
+/// (index in the state, mtime) whose mtime changed and whose bytes did not.
+fn compare(
+    config: &Config,
+    state: &State,
+    inputs: &[&Path],
+    read: &[std::sync::Arc<rivet_io::InputFile>],
+) -> std::result::Result<Vec<(usize, u64)>, String> {
+    if state.linker != linker_identity() {
+        return Err("the state was written by another rivet build".into());
+    }
+    if state.cwd != cwd() {
+        return Err("the working directory is not the last link's".into());
+    }
+    let args = compared_args(&config.raw_args);
+    if state.args.len() != args.len() || state.args.iter().zip(&args).any(|(a, b)| a != b) {
+        return Err("the command line changed".into());
+    }
+    match output_record(&config.output) {
+        Some(o) if o == state.output => {}
+        Some(_) => return Err(format!("{} changed since the last link wrote it", config.output.display())),
+        None => return Err(format!("{} is not there", config.output.display())),
+    }
+    let now: Vec<&[u8]> = inputs.iter().map(|p| p.as_os_str().as_bytes()).collect();
+    if let Some(i) =
+        (0..now.len().max(state.inputs.len())).find(|&i| now.get(i).copied() != state.inputs.get(i).map(|v| &v[..]))
+    {
+        let show = |b: Option<&[u8]>| b.map_or("nothing".to_string(), |b| String::from_utf8_lossy(b).into_owned());
+        return Err(format!(
+            "the inputs changed: input {} is {}, was {}",
+            i + 1,
+            show(now.get(i).copied()),
+            show(state.inputs.get(i).map(|v| &v[..]))
+        ));
+    }
+    let by_path: std::collections::HashMap<&[u8], &rivet_io::InputFile> =
+        read.iter().map(|f| (f.path().as_os_str().as_bytes(), &**f)).collect();
+    // Each file: the same size and mtime, or else the same bytes.
+    let verdicts: Vec<std::result::Result<Option<u64>, String>> = state
+        .files
+        .par_iter()
+        .map(|f| {
+            let path = Path::new(std::ffi::OsStr::from_bytes(&f.path));
+            let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns {
+                return Ok(None);
+            }
+            let same = match by_path.get(&f.path[..]) {
+                Some(open) => open.size() == f.size && hash(open.data()) == f.hash,
+                None => std::fs::read(path).is_ok_and(|d| d.len() as u64 == f.size && hash(&d) == f.hash),
+            };
+            if same {
+                Ok(Some(mtime_ns(&meta)))
+            } else {
+                Err(format!("{} changed", path.display()))
+            }
+        })
+        .collect();
+    let mut changed = Vec::new();
+    let mut touched = Vec::new();
+    for (i, v) in verdicts.into_iter().enumerate() {
+        match v {
+            Ok(Some(mtime)) => touched.push((i, mtime)),
+            Ok(None) => {}
+            Err(why) => changed.push(why),
+        }
+    }
+    if !changed.is_empty() {
+        let more = if changed.len() > 1 { format!(" (and {} more)", changed.len() - 1) } else { String::new() };
+        return Err(format!("{}{more}", changed[0]));
+    }
+    Ok(touched)
+}
+
+/// The command line as the state records it: without the LTO plugin and its options, which name
+/// a temp file of the compiler driver's that differs from link to link (`-fresolution=`). They
+/// change no output unless link-time optimisation runs, and a link where it ran is not recorded.
+fn compared_args(args: &[String]) -> Vec<&[u8]> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut skip_next = false;
+    for a in args {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let name = a.strip_prefix("--").or_else(|| a.strip_prefix('-')).unwrap_or("");
+        if name == "plugin" || name == "plugin-opt" {
+            skip_next = true;
+            continue;
+        }
+        if name.starts_with("plugin=") || name.starts_with("plugin-opt=") {
+            continue;
+        }
+        out.push(a.as_bytes());
+    }
+    out
+}
+
+/// Why a link that ran to the end leaves no state for the next one to skip on, if it does not:
+/// it gave warnings (a skipped link would not), or ran link-time optimisation.
+pub fn not_recorded(warnings: usize, lto: bool) -> Option<String> {
+    if warnings > 0 {
+        return Some("the link gave warnings, which only a full link gives again".into());
+    }
+    lto.then(|| "link-time optimisation ran (the compiler is an input the state does not record)".into())
+}
+
+/// Removes the state beside `output` before a full link replaces the output: from here until the
+/// new state is in place, no state describes a file that may be half replaced.
+pub fn remove_state(output: &Path) -> Result<()> {
+    let path = state_path(output);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(crate::fatal!("cannot remove the incremental state {}: {e}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The files `option_files` names, with their size and mtime before the link reads them.
+pub struct OptionFiles(Vec<(PathBuf, Option<(u64, u64)>)>);
+
+impl OptionFiles {
+    pub fn snapshot(config: &Config) -> OptionFiles {
+        OptionFiles(option_files(config).into_iter().map(|p| (p.clone(), stat(&p))).collect())
+    }
+}
+
+fn stat(p: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(p).ok().map(|m| (m.size(), mtime_ns(&m)))
+}
+
+/// Records the link that has just put its output in place. `inputs`: the inputs as loaded;
+/// `read`: every file the link read; `options`: the files options named, as they were before the
+/// link read them. A file that changed since the link read it is refused (its bytes now are not
+/// the ones the output was made from): no state then.
+pub fn record(
+    config: &Config,
+    inputs: &[&Path],
+    read: &[std::sync::Arc<rivet_io::InputFile>],
+    options: &OptionFiles,
+) -> Result<()> {
+    let path = state_path(&config.output);
+    let output = output_record(&config.output)
+        .ok_or_else(|| crate::fatal!("{}: not a regular file once written", config.output.display()))?;
+    let mut files: Vec<FileRecord> = read
+        .par_iter()
+        .filter(|f| f.is_regular())
+        .map(|f| FileRecord {
+            path: f.path().as_os_str().as_bytes().to_vec(),
+            size: f.size(),
+            mtime_ns: f.mtime().map_or(0, |t| {
+                t.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() * 1_000_000_000 + d.subsec_nanos() as u64)
+            }),
+            hash: hash(f.data()),
+        })
+        .collect();
+    let changed = |p: &Path| crate::fatal!("{} changed since the link read it", p.display());
+    for (p, before) in &options.0 {
+        let Some((size, mtime_ns)) = *before else { return Err(changed(p)) };
+        let data = std::fs::read(p).map_err(|e| crate::fatal!("cannot read {}: {e}", p.display()))?;
+        if stat(p) != Some((size, mtime_ns)) || data.len() as u64 != size {
+            return Err(changed(p));
+        }
+        files.push(FileRecord { path: p.as_os_str().as_bytes().to_vec(), size, mtime_ns, hash: hash(&data) });
+    }
+    // The inputs' bytes were hashed from their mappings: each must still be the file it was.
+    if let Some(f) = read.iter().find(|f| f.changed_since_open().unwrap_or(true)) {
+        return Err(changed(f.path()));
+    }
+    let state = State {
+        linker: linker_identity(),
+        cwd: cwd(),
+        args: compared_args(&config.raw_args).into_iter().map(<[u8]>::to_vec).collect(),
+        output,
+        inputs: inputs.iter().map(|p| p.as_os_str().as_bytes().to_vec()).collect(),
+        files,
+    };
+    write_state(&path, &state).map_err(|e| crate::fatal!("cannot write the incremental state {}: {e}", path.display()))
+}
+
+/// Writes `state` to a temp file beside `path` and renames it into place.
+fn write_state(path: &Path, state: &State) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, state.encode())?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> State {
+        State {
+            linker: b"rivet 1 2 3".to_vec(),
+            cwd: b"/src".to_vec(),
+            args: vec![b"-o".to_vec(), b"a.out".to_vec(), b"--incremental".to_vec()],
+            output: OutputRecord { dev: 1, ino: 2, size: 3, mtime_ns: 4 },
+            inputs: vec![b"a.o".to_vec(), b"/usr/lib/libc.so".to_vec()],
+            files: vec![FileRecord { path: b"a.o".to_vec(), size: 10, mtime_ns: 11, hash: u128::MAX - 5 }],
+        }
+    }
+
+    #[test]
+    fn the_lto_plugin_and_its_options_are_not_compared() {
+        let args: Vec<String> = [
+            "-plugin",
+            "/usr/lib/liblto_plugin.so",
+            "-plugin-opt=-fresolution=/tmp/cc1.res",
+            "--plugin-opt",
+            "x",
+            "--plugin=p.so",
+            "-o",
+            "a.out",
+            "a.o",
+            "-pluginx",
+        ]
+        .map(String::from)
+        .into();
+        let kept: Vec<&[u8]> = vec![b"-o", b"a.out", b"a.o", b"-pluginx"];
+        assert_eq!(compared_args(&args), kept);
+    }
+
+    #[test]
+    fn a_file_changed_after_the_link_read_it_leaves_no_state() {
+        let dir = std::env::temp_dir().join(format!("rivet-incremental-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (out, script) = (dir.join("a.out"), dir.join("v.map"));
+        std::fs::write(&out, b"the output").unwrap();
+        std::fs::write(&script, b"{ global: main; local: *; };").unwrap();
+        let config = Config { output: out.clone(), version_scripts: vec![script.clone()], ..Config::default() };
+        // Unchanged: recorded, with the script's bytes.
+        let before = OptionFiles::snapshot(&config);
+        record(&config, &[], &[], &before).unwrap();
+        let state = State::decode(&std::fs::read(state_path(&out)).unwrap()).unwrap();
+        assert_eq!(state.files.len(), 1);
+        assert_eq!(state.files[0].hash, hash(b"{ global: main; local: *; };"));
+        assert_eq!(state.output, output_record(&out).unwrap());
+        // Rewritten between the snapshot (before the link read it) and the record: refused.
+        let before = OptionFiles::snapshot(&config);
+        std::fs::write(&script, b"{ global: main; f; local: *; };").unwrap();
+        let e = record(&config, &[], &[], &before).unwrap_err().to_string();
+        assert!(e.contains("v.map changed since the link read it"), "{e}");
+        // Removed: the same.
+        let before = OptionFiles::snapshot(&config);
+        std::fs::remove_file(&script).unwrap();
+        assert!(record(&config, &[], &[], &before).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_state_reads_back_as_written() {
+        let s = sample();
+        assert_eq!(State::decode(&s.encode()), Ok(s.clone()));
+        assert_eq!(State::decode(&State::default().encode()), Ok(State::default()));
+    }
+
+    #[test]
+    fn a_damaged_state_is_refused_with_its_reason() {
+        let good = sample().encode();
+        // Every truncation, and every single flipped bit in a few places.
+        for n in 0..good.len() {
+            assert!(State::decode(&good[..n]).is_err(), "truncated to {n} bytes");
+        }
+        for at in [0, 9, 20, good.len() / 2, good.len() - 9, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x10;
+            assert!(State::decode(&bad).is_err(), "bit flipped at {at}");
+        }
+        assert_eq!(State::decode(b"!<arch>\nsomething else"), Err("not a rivet state file".to_string()));
+        // A state of another format, its checksum right.
+        let mut other = good[..good.len() - 8].to_vec();
+        other[8..12].copy_from_slice(&(FORMAT + 1).to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&other);
+        other.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(State::decode(&other), Err(format!("format {}, where this rivet writes {FORMAT}", FORMAT + 1)));
+    }
+
+    #[test]
+    fn a_huge_count_is_refused_without_allocating_it() {
+        let mut w = Vec::new();
+        w.extend_from_slice(MAGIC);
+        w.extend_from_slice(&FORMAT.to_le_bytes());
+        w.extend_from_slice(&0u64.to_le_bytes()); // linker
+        w.extend_from_slice(&0u64.to_le_bytes()); // cwd
+        w.extend_from_slice(&u64::MAX.to_le_bytes()); // args: a count no file holds
+        let sum = xxhash_rust::xxh3::xxh3_64(&w);
+        w.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(State::decode(&w), Err("it is truncated".to_string()));
+    }
+}
