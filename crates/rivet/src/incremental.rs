@@ -44,6 +44,17 @@ pub struct FileRecord {
     pub size: u64,
     pub mtime_ns: u64,
     pub hash: u128,
+    /// Its mtime was too close to the time it was hashed to tell a later write by (file systems
+    /// stamp with a coarse clock: two writes a millisecond apart may get one mtime), so its bytes
+    /// are compared whatever its mtime says (git's "racily clean" entries).
+    pub racy: bool,
+}
+
+/// How close to the hashing an mtime makes a file racy.
+const RACY_NS: u64 = 2_000_000_000;
+
+fn now_ns() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// The output file the link wrote, as it was once in place.
@@ -98,6 +109,7 @@ impl State {
             w.extend_from_slice(&f.size.to_le_bytes());
             w.extend_from_slice(&f.mtime_ns.to_le_bytes());
             w.extend_from_slice(&f.hash.to_le_bytes());
+            w.push(f.racy as u8);
         }
         // The whole file's checksum last: a torn or edited state is refused, not trusted.
         let sum = xxhash_rust::xxh3::xxh3_64(&w);
@@ -124,13 +136,18 @@ impl State {
         let args = r.list()?;
         let output = OutputRecord { dev: r.u64()?, ino: r.u64()?, size: r.u64()?, mtime_ns: r.u64()? };
         let inputs = r.list()?;
-        let n = r.count(32)?;
+        let n = r.count(41)?;
         let mut files = Vec::with_capacity(n);
         for _ in 0..n {
             let path = r.bytes()?;
             let (size, mtime_ns) = (r.u64()?, r.u64()?);
             let hash = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
-            files.push(FileRecord { path, size, mtime_ns, hash });
+            let racy = match r.take(1)?[0] {
+                0 => false,
+                1 => true,
+                _ => return Err("a file record's flag is neither 0 nor 1".into()),
+            };
+            files.push(FileRecord { path, size, mtime_ns, hash, racy });
         }
         if r.at != body.len() {
             return Err("it has bytes after its last record".into());
@@ -183,8 +200,10 @@ pub enum Plan {
     /// Nothing to write: the output is what a full link would write. `rehashed`: files whose mtime
     /// changed but whose bytes did not (the state is rewritten with their new mtimes).
     UpToDate { files: usize, rehashed: usize },
-    /// A full link, and why.
-    Full(String),
+    /// A full link, and why; and the files the last link read (from its state, if there was a
+    /// usable one), whose hashes the new state takes over where a file's path, size and mtime are
+    /// the same.
+    Full(String, Vec<FileRecord>),
 }
 
 /// Why no link with `config` may ever be skipped (its state is then not written), if that is so.
@@ -266,19 +285,19 @@ pub fn option_files(config: &Config) -> Vec<PathBuf> {
 /// inputs as loaded, in order; `read`: every file read so far, with its bytes.
 pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::InputFile>]) -> Plan {
     if let Some(why) = never_skipped(config) {
-        return Plan::Full(why);
+        return Plan::Full(why, Vec::new());
     }
     let path = state_path(&config.output);
     let data = match std::fs::read(&path) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Plan::Full(format!("no state from an earlier link ({})", path.display()))
+            return Plan::Full(format!("no state from an earlier link ({})", path.display()), Vec::new())
         }
-        Err(e) => return Plan::Full(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return Plan::Full(format!("cannot read {}: {e}", path.display()), Vec::new()),
     };
     let state = match State::decode(&data) {
         Ok(s) => s,
-        Err(why) => return Plan::Full(format!("{} is unusable: {why}", path.display())),
+        Err(why) => return Plan::Full(format!("{} is unusable: {why}", path.display()), Vec::new()),
     };
     match compare(config, &state, inputs, read) {
         Ok(touched) => {
@@ -287,14 +306,16 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
             // next check need not hash them again.
             if !touched.is_empty() {
                 let mut state = state;
+                let now = now_ns();
                 for (i, mtime) in touched {
                     state.files[i].mtime_ns = mtime;
+                    state.files[i].racy = mtime.saturating_add(RACY_NS) > now;
                 }
                 let _ = write_state(&path, &state);
             }
             plan
         }
-        Err(why) => Plan::Full(why),
+        Err(why) => Plan::Full(why, state.files),
     }
 }
 
@@ -342,7 +363,8 @@ fn compare(
         .map(|f| {
             let path = Path::new(std::ffi::OsStr::from_bytes(&f.path));
             let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            if meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns {
+            let same_stamp = meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns;
+            if same_stamp && !f.racy {
                 return Ok(None);
             }
             let same = match by_path.get(&f.path[..]) {
@@ -350,7 +372,8 @@ fn compare(
                 None => std::fs::read(path).is_ok_and(|d| d.len() as u64 == f.size && hash(&d) == f.hash),
             };
             if same {
-                Ok(Some(mtime_ns(&meta)))
+                // A racy file with its recorded stamp is unchanged, and stays racy.
+                Ok((!same_stamp).then(|| mtime_ns(&meta)))
             } else {
                 Err(format!("{} changed", path.display()))
             }
@@ -438,21 +461,29 @@ pub fn record(
     inputs: &[&Path],
     read: &[std::sync::Arc<rivet_io::InputFile>],
     options: &OptionFiles,
+    known: &[FileRecord],
 ) -> Result<()> {
+    // A file the last link read as it is now keeps its hash: after an edit, only the edited
+    // files are read again.
+    let known: std::collections::HashMap<(&[u8], u64, u64), u128> =
+        known.iter().filter(|f| !f.racy).map(|f| ((&f.path[..], f.size, f.mtime_ns), f.hash)).collect();
+    let now = now_ns();
     let path = state_path(&config.output);
     let output = output_record(&config.output)
         .ok_or_else(|| crate::fatal!("{}: not a regular file once written", config.output.display()))?;
     let mut files: Vec<FileRecord> = read
         .par_iter()
         .filter(|f| f.is_regular())
-        .map(|f| FileRecord {
-            path: f.path().as_os_str().as_bytes().to_vec(),
-            size: f.size(),
-            mtime_ns: f.mtime().map_or(0, |t| {
+        .map(|f| {
+            let path = f.path().as_os_str().as_bytes();
+            let mtime_ns = f.mtime().map_or(0, |t| {
                 t.duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs() * 1_000_000_000 + d.subsec_nanos() as u64)
-            }),
-            hash: hash(f.data()),
+            });
+            let racy = mtime_ns.saturating_add(RACY_NS) > now;
+            let known = known.get(&(path, f.size(), mtime_ns)).copied().filter(|_| !racy);
+            let hash = known.unwrap_or_else(|| hash(f.data()));
+            FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy }
         })
         .collect();
     let changed = |p: &Path| crate::fatal!("{} changed since the link read it", p.display());
@@ -462,7 +493,8 @@ pub fn record(
         if stat(p) != Some((size, mtime_ns)) || data.len() as u64 != size {
             return Err(changed(p));
         }
-        files.push(FileRecord { path: p.as_os_str().as_bytes().to_vec(), size, mtime_ns, hash: hash(&data) });
+        let racy = mtime_ns.saturating_add(RACY_NS) > now;
+        files.push(FileRecord { path: p.as_os_str().as_bytes().to_vec(), size, mtime_ns, hash: hash(&data), racy });
     }
     // The inputs' bytes were hashed from their mappings: each must still be the file it was.
     if let Some(f) = read.iter().find(|f| f.changed_since_open().unwrap_or(true)) {
@@ -501,7 +533,10 @@ mod tests {
             args: vec![b"-o".to_vec(), b"a.out".to_vec(), b"--incremental".to_vec()],
             output: OutputRecord { dev: 1, ino: 2, size: 3, mtime_ns: 4 },
             inputs: vec![b"a.o".to_vec(), b"/usr/lib/libc.so".to_vec()],
-            files: vec![FileRecord { path: b"a.o".to_vec(), size: 10, mtime_ns: 11, hash: u128::MAX - 5 }],
+            files: vec![
+                FileRecord { path: b"a.o".to_vec(), size: 10, mtime_ns: 11, hash: u128::MAX - 5, racy: false },
+                FileRecord { path: b"b.o".to_vec(), size: 0, mtime_ns: 12, hash: 7, racy: true },
+            ],
         }
     }
 
@@ -535,20 +570,22 @@ mod tests {
         let config = Config { output: out.clone(), version_scripts: vec![script.clone()], ..Config::default() };
         // Unchanged: recorded, with the script's bytes.
         let before = OptionFiles::snapshot(&config);
-        record(&config, &[], &[], &before).unwrap();
+        record(&config, &[], &[], &before, &[]).unwrap();
         let state = State::decode(&std::fs::read(state_path(&out)).unwrap()).unwrap();
         assert_eq!(state.files.len(), 1);
         assert_eq!(state.files[0].hash, hash(b"{ global: main; local: *; };"));
+        // Written just now: its bytes, not its mtime, will say whether it changed.
+        assert!(state.files[0].racy);
         assert_eq!(state.output, output_record(&out).unwrap());
         // Rewritten between the snapshot (before the link read it) and the record: refused.
         let before = OptionFiles::snapshot(&config);
         std::fs::write(&script, b"{ global: main; f; local: *; };").unwrap();
-        let e = record(&config, &[], &[], &before).unwrap_err().to_string();
+        let e = record(&config, &[], &[], &before, &[]).unwrap_err().to_string();
         assert!(e.contains("v.map changed since the link read it"), "{e}");
         // Removed: the same.
         let before = OptionFiles::snapshot(&config);
         std::fs::remove_file(&script).unwrap();
-        assert!(record(&config, &[], &[], &before).is_err());
+        assert!(record(&config, &[], &[], &before, &[]).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -94,7 +94,7 @@ fn link_loaded<A: Arch>(
             let line = format!("up to date: nothing written ({files} files the last link read are unchanged{touched})");
             return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line));
         }
-        Some(incremental::Plan::Full(why)) => Some(why),
+        Some(incremental::Plan::Full(why, known)) => Some((why, known)),
         None => None,
     };
     let kind = requested.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
@@ -150,7 +150,7 @@ fn link_loaded<A: Arch>(
         }
         let generated = lto::generated(&loaded, linked_inputs);
         let mut report = relocatable::link::<A>(&resolved, &inputs, linked_inputs.len(), &generated, timer)?;
-        report.incremental = full_reason.map(|why| format!("full link: {why}"));
+        report.incremental = full_reason.map(|(why, _)| format!("full link: {why}"));
         return Ok(report);
     }
     warn_exec_stack_requests(&resolved);
@@ -296,7 +296,7 @@ fn link_loaded<A: Arch>(
     }
     // --incremental: the state for the next link, once the output is in place (with --fork, after
     // the command has returned).
-    let recorded = full_reason.map(|why| {
+    let recorded = full_reason.map(|(why, known)| {
         if incremental::never_skipped(config).is_some() {
             // The reason given is that one: no state would ever be used.
             return format!("full link: {why}");
@@ -305,7 +305,7 @@ fn link_loaded<A: Arch>(
             Some(not) => format!("no state kept: {not}"),
             None => match timer.phase("incremental state", || {
                 let options = option_files.as_ref().expect("taken with --incremental");
-                incremental::record(config, &input_paths, &inputs.cache.files(), options)
+                incremental::record(config, &input_paths, &inputs.cache.files(), options, &known)
             }) {
                 Ok(()) => "state kept for the next link".to_string(),
                 Err(e) => {

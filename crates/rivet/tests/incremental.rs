@@ -90,6 +90,17 @@ fn an_unchanged_relink_writes_nothing_and_an_edit_relinks() {
     let quiet = relink(&tmp, &args, "prog");
     assert!(quiet.starts_with("up to date") && !quiet.contains("new mtime"), "{quiet}");
 
+    // An edit that keeps the object's size and, put back, its mtime: the file was written just
+    // before the state (its mtime cannot tell a later write), so its bytes are compared.
+    let stamp = tmp.join("f.stamp");
+    must(Command::new("touch").arg("-r").arg(tmp.join("f.o")).arg(&stamp));
+    let size = std::fs::metadata(tmp.join("f.o")).unwrap().len();
+    compile(&tmp, "f", "int f(void) { return 9; }\n");
+    assert_eq!(std::fs::metadata(tmp.join("f.o")).unwrap().len(), size, "the edit keeps f.o's size");
+    must(Command::new("touch").arg("-r").arg(&stamp).arg(tmp.join("f.o")));
+    assert_eq!(relink(&tmp, &args, "prog"), "full link: f.o changed; state kept for the next link");
+    assert_eq!(run(&tmp.join("prog")), "f says 9\n");
+
     // An edit: a full link that names the file, and the program shows the edit as GNU ld's does.
     compile(&tmp, "f", "int f(void) { return 2; }\n");
     let edited = relink(&tmp, &args, "prog");
