@@ -30,6 +30,14 @@ const MAGIC: &[u8; 8] = b"RIVETINC";
 /// Bumped whenever the layout of the state changes: an older state is then a full link's reason.
 const FORMAT: u32 = 1;
 
+/// A second name of the output the state describes, so that a build that removes the output
+/// before every link (rustc does) finds it again when the link is up to date.
+pub fn kept_path(output: &Path) -> PathBuf {
+    let mut p = output.as_os_str().to_owned();
+    p.push(".rivet-incremental-output");
+    p.into()
+}
+
 /// The state file of output `output`.
 pub fn state_path(output: &Path) -> PathBuf {
     let mut p = output.as_os_str().to_owned();
@@ -198,8 +206,9 @@ impl<'a> Reader<'a> {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Plan {
     /// Nothing to write: the output is what a full link would write. `rehashed`: files whose mtime
-    /// changed but whose bytes did not (the state is rewritten with their new mtimes).
-    UpToDate { files: usize, rehashed: usize },
+    /// changed but whose bytes did not (the state is rewritten with their new mtimes); `restored`:
+    /// the output had been removed from its path and was put back from its other name.
+    UpToDate { files: usize, rehashed: usize, restored: bool },
     /// A full link, and why; and the files the last link read (from its state, if there was a
     /// usable one), whose hashes the new state takes over where a file's path, size and mtime are
     /// the same.
@@ -300,8 +309,17 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
         Err(why) => return Plan::Full(format!("{} is unusable: {why}", path.display()), Vec::new()),
     };
     match compare(config, &state, inputs, read) {
-        Ok(touched) => {
-            let plan = Plan::UpToDate { files: state.files.len(), rehashed: touched.len() };
+        Ok((touched, restore)) => {
+            // The output's other name back at the output's path (rustc removed it).
+            if restore {
+                if let Err(e) = std::fs::hard_link(kept_path(&config.output), &config.output) {
+                    return Plan::Full(
+                        format!("cannot give {} back its name: {e}", config.output.display()),
+                        state.files,
+                    );
+                }
+            }
+            let plan = Plan::UpToDate { files: state.files.len(), rehashed: touched.len(), restored: restore };
             // The touched files' new mtimes (as seen before their bytes were hashed), so that the
             // next check need not hash them again.
             if !touched.is_empty() {
@@ -320,13 +338,14 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
 }
 
 /// Up to date, or the first difference between the state and this link. Up to date: the files
-/// (index in the state, mtime) whose mtime changed and whose bytes did not.
+/// (index in the state, mtime) whose mtime changed and whose bytes did not, and whether the
+/// output is gone from its path but still there under its other name (`kept_path`).
 fn compare(
     config: &Config,
     state: &State,
     inputs: &[&Path],
     read: &[std::sync::Arc<rivet_io::InputFile>],
-) -> std::result::Result<Vec<(usize, u64)>, String> {
+) -> std::result::Result<(Vec<(usize, u64)>, bool), String> {
     if state.linker != linker_identity() {
         return Err("the state was written by another rivet build".into());
     }
@@ -334,40 +353,58 @@ fn compare(
         return Err("the working directory is not the last link's".into());
     }
     let args = compared_args(&config.raw_args);
-    if state.args.len() != args.len() || state.args.iter().zip(&args).any(|(a, b)| a != b) {
+    if state.args.len() != args.len() || state.args.iter().zip(&args).any(|(a, b)| *a != **b) {
         return Err("the command line changed".into());
     }
-    match output_record(&config.output) {
-        Some(o) if o == state.output => {}
+    let restore = match output_record(&config.output) {
+        Some(o) if o == state.output => false,
         Some(_) => return Err(format!("{} changed since the last link wrote it", config.output.display())),
+        None if output_record(&kept_path(&config.output)) == Some(state.output) => true,
         None => return Err(format!("{} is not there", config.output.display())),
-    }
-    let now: Vec<&[u8]> = inputs.iter().map(|p| p.as_os_str().as_bytes()).collect();
-    if let Some(i) =
-        (0..now.len().max(state.inputs.len())).find(|&i| now.get(i).copied() != state.inputs.get(i).map(|v| &v[..]))
+    };
+    let now: Vec<std::borrow::Cow<[u8]>> = inputs.iter().map(|p| temp_free(p.as_os_str().as_bytes())).collect();
+    if let Some(i) = (0..now.len().max(state.inputs.len()))
+        .find(|&i| now.get(i).map(|v| &v[..]) != state.inputs.get(i).map(|v| &v[..]))
     {
         let show = |b: Option<&[u8]>| b.map_or("nothing".to_string(), |b| String::from_utf8_lossy(b).into_owned());
         return Err(format!(
             "the inputs changed: input {} is {}, was {}",
             i + 1,
-            show(now.get(i).copied()),
+            show(now.get(i).map(|v| &v[..])),
             show(state.inputs.get(i).map(|v| &v[..]))
         ));
     }
-    let by_path: std::collections::HashMap<&[u8], &rivet_io::InputFile> =
-        read.iter().map(|f| (f.path().as_os_str().as_bytes(), &**f)).collect();
+    // The files this link has read, by their paths with compiler temp names masked: the n-th
+    // file of a masked path in the state is the n-th one here.
+    let mut by_path: std::collections::HashMap<std::borrow::Cow<[u8]>, Vec<&rivet_io::InputFile>> = Default::default();
+    for f in read {
+        by_path.entry(temp_free(f.path().as_os_str().as_bytes())).or_default().push(&**f);
+    }
+    let mut seen: std::collections::HashMap<std::borrow::Cow<[u8]>, usize> = Default::default();
+    let current: Vec<Option<&rivet_io::InputFile>> = state
+        .files
+        .iter()
+        .map(|f| {
+            let key = temp_free(&f.path);
+            let n = seen.entry(key.clone()).or_default();
+            *n += 1;
+            by_path.get(&key).and_then(|v| v.get(*n - 1)).copied()
+        })
+        .collect();
     // Each file: the same size and mtime, or else the same bytes.
     let verdicts: Vec<std::result::Result<Option<u64>, String>> = state
         .files
         .par_iter()
-        .map(|f| {
-            let path = Path::new(std::ffi::OsStr::from_bytes(&f.path));
+        .zip(&current)
+        .map(|(f, open)| {
+            // A file this link has open is found under its path now (a temp name may differ).
+            let path = open.map_or(Path::new(std::ffi::OsStr::from_bytes(&f.path)), |o| o.path());
             let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let same_stamp = meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns;
             if same_stamp && !f.racy {
                 return Ok(None);
             }
-            let same = match by_path.get(&f.path[..]) {
+            let same = match open {
                 Some(open) => open.size() == f.size && hash(open.data()) == f.hash,
                 None => std::fs::read(path).is_ok_and(|d| d.len() as u64 == f.size && hash(&d) == f.hash),
             };
@@ -392,17 +429,30 @@ fn compare(
         let more = if changed.len() > 1 { format!(" (and {} more)", changed.len() - 1) } else { String::new() };
         return Err(format!("{}{more}", changed[0]));
     }
-    Ok(touched)
+    Ok((touched, restore))
 }
 
 /// The command line as the state records it: without the LTO plugin and its options, which name
 /// a temp file of the compiler driver's that differs from link to link (`-fresolution=`). They
 /// change no output unless link-time optimisation runs, and a link where it ran is not recorded.
-fn compared_args(args: &[String]) -> Vec<&[u8]> {
+///
+/// An input's path and a `-L` directory have the compiler's temp names masked (`temp_free`):
+/// `gcc a.c -o a` links `/tmp/ccXXXXXX.o`, and rustc adds `rustcXXXXXX/symbols.o` and
+/// `-L.../rustcXXXXXX/raw-dylibs` to every link, each named anew. The files behind them are
+/// compared by their bytes. An option's value is never masked (a `-rpath` of such a name would
+/// change the output).
+fn compared_args(args: &[String]) -> Vec<std::borrow::Cow<'_, [u8]>> {
     let mut out = Vec::with_capacity(args.len());
     let mut skip_next = false;
+    let mut value_next = false;
+    let mut dir_next = false;
     for a in args {
         if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        if std::mem::take(&mut value_next) {
+            let dir = std::mem::take(&mut dir_next);
+            out.push(if dir { temp_free(a.as_bytes()) } else { std::borrow::Cow::Borrowed(a.as_bytes()) });
             continue;
         }
         let name = a.strip_prefix("--").or_else(|| a.strip_prefix('-')).unwrap_or("");
@@ -413,9 +463,48 @@ fn compared_args(args: &[String]) -> Vec<&[u8]> {
         if name.starts_with("plugin=") || name.starts_with("plugin-opt=") {
             continue;
         }
-        out.push(a.as_bytes());
+        if !a.starts_with('-') || a.starts_with("-L") && a.len() > 2 {
+            out.push(temp_free(a.as_bytes()));
+            continue;
+        }
+        if crate::args::takes_separate_value(a) {
+            value_next = true;
+            dir_next = a == "-L" || a == "--library-path";
+        }
+        out.push(std::borrow::Cow::Borrowed(a.as_bytes()));
     }
     out
+}
+
+/// `path` with the compiler's per-build names masked with `?`: a component `rustc` + 6 letters
+/// or digits (a rustc temp directory: the 6), `cc` + 6 and `.o` (a gcc temp object: the 6), and
+/// in a rustc codegen unit's object `CRATE-HASH.UNIT.SESSION.rcgu.o`, the incremental session.
+pub fn temp_free(path: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let alnum = |b: &[u8]| b.iter().all(u8::is_ascii_alphanumeric);
+    // The range of component `c` to mask.
+    let masked = |c: &[u8]| -> Option<std::ops::Range<usize>> {
+        if c.len() == 11 && c.starts_with(b"rustc") && alnum(&c[5..]) {
+            return Some(5..11);
+        }
+        if c.len() == 10 && c.starts_with(b"cc") && c.ends_with(b".o") && alnum(&c[2..8]) {
+            return Some(2..8);
+        }
+        let unit = c.strip_suffix(b".rcgu.o")?;
+        let dot = unit.iter().rposition(|&b| b == b'.')?;
+        let session = &unit[dot + 1..];
+        (unit[..dot].contains(&b'.') && (1..=16).contains(&session.len()) && alnum(session))
+            .then_some(dot + 1..unit.len())
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let mut start = 0;
+    for end in path.iter().enumerate().filter(|(_, &b)| b == b'/').map(|(i, _)| i).chain([path.len()]) {
+        if let Some(r) = masked(&path[start..end]) {
+            let o = out.get_or_insert_with(|| path.to_vec());
+            o[start + r.start..start + r.end].fill(b'?');
+        }
+        start = end + 1;
+    }
+    out.map_or(std::borrow::Cow::Borrowed(path), std::borrow::Cow::Owned)
 }
 
 /// Why a link that ran to the end leaves no state for the next one to skip on, if it does not:
@@ -429,14 +518,18 @@ pub fn not_recorded(warnings: usize, lto: bool) -> Option<String> {
 
 /// Removes the state beside `output` before a full link replaces the output: from here until the
 /// new state is in place, no state describes a file that may be half replaced.
+/// The output's other name goes too: the output then has one link again, and may be rewritten in
+/// place.
 pub fn remove_state(output: &Path) -> Result<()> {
-    let path = state_path(output);
-    match std::fs::remove_file(&path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(crate::fatal!("cannot remove the incremental state {}: {e}", path.display()))
+    for path in [state_path(output), kept_path(output)] {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(crate::fatal!("cannot remove the incremental state {}: {e}", path.display()))
+            }
+            _ => {}
         }
-        _ => Ok(()),
     }
+    Ok(())
 }
 
 /// The files `option_files` names, with their size and mtime before the link reads them.
@@ -503,11 +596,16 @@ pub fn record(
     let state = State {
         linker: linker_identity(),
         cwd: cwd(),
-        args: compared_args(&config.raw_args).into_iter().map(<[u8]>::to_vec).collect(),
+        args: compared_args(&config.raw_args).into_iter().map(|a| a.into_owned()).collect(),
         output,
-        inputs: inputs.iter().map(|p| p.as_os_str().as_bytes().to_vec()).collect(),
+        inputs: inputs.iter().map(|p| temp_free(p.as_os_str().as_bytes()).into_owned()).collect(),
         files,
     };
+    // The output's other name, before the state that trusts it (a file system without hard links
+    // only loses the restoring).
+    let kept = kept_path(&config.output);
+    let _ = std::fs::remove_file(&kept);
+    let _ = std::fs::hard_link(&config.output, &kept);
     write_state(&path, &state).map_err(|e| crate::fatal!("cannot write the incremental state {}: {e}", path.display()))
 }
 
@@ -558,6 +656,41 @@ mod tests {
         .into();
         let kept: Vec<&[u8]> = vec![b"-o", b"a.out", b"a.o", b"-pluginx"];
         assert_eq!(compared_args(&args), kept);
+    }
+
+    #[test]
+    fn compiler_temp_names_are_masked_in_inputs_and_search_dirs_only() {
+        let args: Vec<String> = [
+            "/tmp/ccAb12Cd.o",
+            "-L/t/deps/rustcXy12Zw/raw-dylibs",
+            "-L",
+            "/t/rustcXy12Zw",
+            "/t/deps/rustcXy12Zw/symbols.o",
+            "-rpath",
+            "/opt/rustcXy12Zw",
+            "--rpath=/opt/ccAb12Cd.o",
+            "/src/ccache1/x.o",
+            "/src/ccAb12Cd.c.o",
+        ]
+        .map(String::from)
+        .into();
+        let kept: Vec<&[u8]> = vec![
+            b"/tmp/cc??????.o",
+            b"-L/t/deps/rustc??????/raw-dylibs",
+            b"-L",
+            b"/t/rustc??????",
+            b"/t/deps/rustc??????/symbols.o",
+            b"-rpath",
+            b"/opt/rustcXy12Zw",
+            b"--rpath=/opt/ccAb12Cd.o",
+            b"/src/ccache1/x.o",
+            b"/src/ccAb12Cd.c.o",
+        ];
+        assert_eq!(compared_args(&args), kept);
+        assert_eq!(temp_free(b"rustcABCDEF"), &b"rustc??????"[..]);
+        assert_eq!(temp_free(b"ccABCDEF.o/rustcABCDEFG/x"), &b"cc??????.o/rustcABCDEFG/x"[..]);
+        assert_eq!(temp_free(b"d/hello-11b0.1bpip7.0lm42yd.rcgu.o"), &b"d/hello-11b0.1bpip7.???????.rcgu.o"[..]);
+        assert_eq!(temp_free(b"d/x.rcgu.o"), &b"d/x.rcgu.o"[..]);
     }
 
     #[test]

@@ -83,7 +83,7 @@ fn link_loaded<A: Arch>(
         .incremental
         .then(|| timer.phase("incremental check", || incremental::plan(config, &input_paths, &inputs.cache.files())));
     let full_reason = match plan {
-        Some(incremental::Plan::UpToDate { files, rehashed }) => {
+        Some(incremental::Plan::UpToDate { files, rehashed, restored }) => {
             if let Some(d) = detach {
                 d.release(0);
             }
@@ -91,7 +91,9 @@ fn link_loaded<A: Arch>(
                 0 => String::new(),
                 n => format!("; {n} had a new mtime and the same bytes"),
             };
-            let line = format!("up to date: nothing written ({files} files the last link read are unchanged{touched})");
+            let back = if restored { "; the output, removed from its path, given its name back" } else { "" };
+            let line =
+                format!("up to date: nothing written ({files} files the last link read are unchanged{touched}{back})");
             return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line));
         }
         Some(incremental::Plan::Full(why, known)) => Some((why, known)),
@@ -255,8 +257,12 @@ fn link_loaded<A: Arch>(
         layout::drop_section_headers(&ctx, &mut lay);
     }
     // --incremental: no state describes the output from here until the new one is in place.
+    // Without it, a state an earlier link left is stale from here on, and its second name of the
+    // old output would keep that file's blocks: both go (a failure to remove them is no error).
     if config.incremental {
         incremental::remove_state(&config.output)?;
+    } else {
+        let _ = incremental::remove_state(&config.output);
     }
     // The output's I/O plan and the file, now that its size is known.
     let mut out = Output::create(config, &inputs, lay.file_size, timer)?;

@@ -60,3 +60,67 @@ fn workspace_with_proc_macro_and_cdylib() {
     assert!(frames.iter().any(|l| l.contains("app::main")), "{bt}");
     tmp.finish();
 }
+
+/// `--incremental` under cargo: rustc removes the output and names its objects and a temp
+/// directory anew before every link, yet a rebuild that changes no byte the link reads is up to
+/// date (the output given back its name: the same file), and an edit relinks, the program
+/// showing it.
+#[test]
+fn incremental_relinks_of_a_cargo_binary() {
+    if !have("cargo") || !have("cc") || !testing_rivet() {
+        eprintln!("skipped: cargo or cc missing, or not testing rivet");
+        return;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let tmp = TempDir::new("cargo-incremental");
+    let ws = tmp.join("ws");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_workspace"), &ws);
+    let (bin, log) = (tmp.join("bin"), tmp.join("links.log"));
+    logging_ld(&bin, &log);
+    let app_links =
+        || std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| l.contains("/app-")).count();
+    let target = tmp.join("target");
+    let build = || {
+        must(
+            Command::new("cargo")
+                .current_dir(&ws)
+                .args(["build", "--offline", "--quiet", "--target-dir"])
+                .arg(&target)
+                .env_remove("CARGO_ENCODED_RUSTFLAGS")
+                .env_remove("CARGO_BUILD_RUSTFLAGS")
+                .env(
+                    "RUSTFLAGS",
+                    format!("-C linker-features=-lld -C link-arg=-B{} -C link-arg=-Wl,--incremental", bin.display()),
+                ),
+        );
+    };
+    let app = target.join("debug/app");
+    let identity = || {
+        let m = std::fs::metadata(&app).unwrap();
+        (m.ino(), m.mtime(), m.mtime_nsec())
+    };
+    let main_rs = ws.join("app/src/main.rs");
+    build();
+    let first = identity();
+    let states: Vec<_> = std::fs::read_dir(target.join("debug/deps"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.starts_with("app-") && n.ends_with(".rivet-incremental"))
+        .collect();
+    assert_eq!(states.len(), 1, "one state beside the binary: {states:?}");
+    // Recompiled, the same bytes: up to date.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let source = std::fs::read_to_string(&main_rs).unwrap();
+    std::fs::write(&main_rs, &source).unwrap();
+    build();
+    assert_eq!(app_links(), 2, "cargo ran the link again");
+    assert_eq!(identity(), first, "a rebuild that changed no byte the link reads relinked");
+    // An edit: a full link, and the program shows it.
+    std::fs::write(&main_rs, source.replace("checksum {sum}", "sum {sum}")).unwrap();
+    build();
+    assert_eq!(app_links(), 3);
+    assert_ne!(identity(), first);
+    let run = must(Command::new(&app).arg(target.join("debug/libcdy.so")));
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "Point with 3 fields\nsum 308930151\n");
+    tmp.finish();
+}

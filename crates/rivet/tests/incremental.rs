@@ -108,6 +108,11 @@ fn an_unchanged_relink_writes_nothing_and_an_edit_relinks() {
     assert_eq!(run(&tmp.join("prog")), "f says 2\n");
     assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args));
     assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
+
+    // A link without the option: the state and the output's second name are gone.
+    let plain = link_with(&tmp, true, &args, "prog");
+    assert!(plain.status.success(), "{}", stderr_text(&plain));
+    assert!(!tmp.join("prog.rivet-incremental").exists() && !tmp.join("prog.rivet-incremental-output").exists());
     tmp.finish();
 }
 
@@ -150,7 +155,18 @@ fn every_other_change_is_a_full_link_that_says_why() {
     assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
     must(Command::new(target_tool("strip")).arg(tmp.join("prog")));
     full(&relink(&tmp, &args, "prog"), "prog changed since the last link wrote it");
+    // Removed from its path (rustc removes its output before every link): its other name gives
+    // it back, the same file.
+    assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
+    let before = identity(&tmp.join("prog"));
     std::fs::remove_file(tmp.join("prog")).unwrap();
+    let back = relink(&tmp, &args, "prog");
+    assert!(back.ends_with("; the output, removed from its path, given its name back)"), "{back}");
+    assert_eq!(identity(&tmp.join("prog")), before);
+    assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args));
+    // Removed under both names.
+    std::fs::remove_file(tmp.join("prog")).unwrap();
+    std::fs::remove_file(tmp.join("prog.rivet-incremental-output")).unwrap();
     full(&relink(&tmp, &args, "prog"), "prog is not there");
 
     // A damaged state, a missing one.
@@ -182,7 +198,7 @@ fn every_other_change_is_a_full_link_that_says_why() {
     mapped.push("-Wl,-Map=prog.map");
     let line = relink(&tmp, &mapped, "prog");
     assert_eq!(line, "full link: -Map asks for what only a full link prints or writes");
-    assert!(!state.exists());
+    assert!(!state.exists() && !tmp.join("prog.rivet-incremental-output").exists());
     assert_eq!(relink(&tmp, &mapped, "prog"), line);
     let mut warned = args.to_vec();
     warned.push("-Wl,-z,no-such-keyword");
