@@ -24,14 +24,14 @@ rounds after a warm-up round, measured by run.py's spawn helper (wall, user+sys 
 unchanged relink's report must say `up to date` and leave the output's bytes as they were. Writes
 bench/results/incremental-DATE.{md,json}; `bench/keep.py` keeps them (the `incremental` scenario).
 """
-import json, os, statistics, subprocess, sys
+import os, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import ALL_JOBS, DEFAULT_CACHE, rivet_bin, rotated  # noqa: E402
-from run import check_output, machine, measure, spawn_helper  # noqa: E402
+from corpus import ALL_JOBS, DEFAULT_CACHE, rotated  # noqa: E402
+from run import (bfd_reference, check_output, machine, measure, measured_header, med, rounds_jobs_rivet, save_result,  # noqa: E402
+                 spawn_helper)
 
-ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(os.environ.get("INCREMENTAL_BENCH_OUT", "/tmp"))
 LABELS = ("full", "incr-full", "incr-again", "incr-unchanged", "full-fork", "incr-full-fork")
 
@@ -41,13 +41,8 @@ def state_of(out):
 
 
 def bench_job(helper, job, rounds, rivet):
-    jd = DEFAULT_CACHE / "jobs" / job
-    meta = json.loads((jd / "job.json").read_text())
     ref = OUT / f"incr-bench-{job}-bfd"
-    r = subprocess.run(["ld.bfd", "@response.txt", "-o", str(ref)], cwd=jd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{job}: ld.bfd failed:\n{r.stderr[-1500:]}")
-    expected = check_output(jd, meta, ref)
+    jd, meta, expected = bfd_reference(job, ref)
     outs = {k: OUT / f"incr-bench-{job}-{k}" for k in LABELS}
     cmds = {
         "full": [str(rivet), "--no-fork", "--print-timing"],
@@ -104,25 +99,12 @@ def bench_job(helper, job, rounds, rivet):
     return meta, res
 
 
-def med(xs):
-    return statistics.median(xs) if xs else None
-
-
 def main():
-    args = sys.argv[1:]
-    if not args or not args[0].isdigit():
-        sys.exit(__doc__)
-    rounds = int(args[0])
-    jobs = (args[1] if len(args) > 1 else ALL_JOBS).split(",")
-    rivet = Path(args[2]).resolve() if len(args) > 2 else rivet_bin()
+    rounds, jobs, rivet, _ = rounds_jobs_rivet(__doc__, ALL_JOBS)
     m = machine(DEFAULT_CACHE, OUT)
     helper = spawn_helper(DEFAULT_CACHE)
     load_before = Path("/proc/loadavg").read_text().split()[:3]
-    header = (f"Measured {m['date']} at commit {m['commit']}"
-              + (" (rivet sources modified)" if m["rivet_source_modified"] else "")
-              + f"; {m['nproc']} cores ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; corpus on "
-              f"{m['corpus_fs']}, outputs on {m['output_fs']}. Warm; medians of {rounds} rotated rounds after a "
-              f"warm-up round, all with `--print-timing`.")
+    header = measured_header(m, rounds) + ", all with `--print-timing`."
     results, rows = [], []
     for job in jobs:
         meta, res = bench_job(helper, job, rounds, rivet)
@@ -158,14 +140,7 @@ def main():
              "| job | full ms | incr-full ms | incr-again ms | incr-unchanged ms | as users run them: full / incr-full ms | "
              "CPU ms (full / incr-full / unchanged) | output MB | state KB | identical | checked |",
              "|---|---|---|---|---|---|---|---|---|---|---|", *rows, ""]
-    results_dir = ROOT / "bench" / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
-    base = results_dir / f"incremental-{m['date'].replace('-', '').replace(' ', '-').replace(':', '')}"
-    base.with_suffix(".md").write_text("\n".join(lines))
-    base.with_suffix(".json").write_text(json.dumps({"scenario": "incremental", "machine": m, "header": header,
-                                                     "runs": rounds, "results": results}, indent=1) + "\n")
-    print("\n".join(lines))
-    print(f"-> {base}.md", file=sys.stderr)
+    save_result("incremental", m, header, rounds, results, lines)
 
 
 if __name__ == "__main__":

@@ -168,6 +168,58 @@ def machine(cache, out_dir):
             "kernel": platform.release(), "corpus_fs": fs_type(cache), "output_fs": fs_type(out_dir)}
 
 
+def bfd_reference(job, out):
+    """Job `job` of the corpus linked by ld.bfd into `out`: the job's directory, its job.json and
+    what ld.bfd's output does (`check_output`), which every other output is checked against."""
+    jd = DEFAULT_CACHE / "jobs" / job
+    meta = json.loads((jd / "job.json").read_text())
+    r = subprocess.run(["ld.bfd", "@response.txt", "-o", str(out)], cwd=jd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{job}: ld.bfd failed:\n{r.stderr[-1500:]}")
+    expected = check_output(jd, meta, out)
+    if expected is not None and expected[0] != 0:
+        sys.exit(f"{job}: ld.bfd's output fails its own check: {expected}")
+    return jd, meta, expected
+
+
+def med(xs):
+    """The median, or None for no samples."""
+    return statistics.median(xs) if xs else None
+
+
+def rounds_jobs_rivet(doc, default_jobs):
+    """`ROUNDS [JOB,...] [RIVET] [MORE...]` from the command line (exits with `doc` without ROUNDS):
+    rounds, jobs, rivet's path and the arguments after it."""
+    args = sys.argv[1:]
+    if not args or not args[0].isdigit():
+        sys.exit(doc)
+    jobs = (args[1] if len(args) > 1 else default_jobs).split(",")
+    rivet = Path(args[2]).resolve() if len(args) > 2 else rivet_bin()
+    return int(args[0]), jobs, rivet, args[3:]
+
+
+def measured_header(m, rounds):
+    """The first sentences of a result: when, at which commit, on what machine, how measured."""
+    return (f"Measured {m['date']} at commit {m['commit']}"
+            + (" (rivet sources modified)" if m["rivet_source_modified"] else "")
+            + f"; {m['nproc']} cores ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; corpus on "
+            f"{m['corpus_fs']}, outputs on {m['output_fs']}. Warm; medians of {rounds} rotated rounds after a "
+            f"warm-up round")
+
+
+def save_result(scenario, m, header, rounds, results, lines):
+    """Writes bench/results/SCENARIO-DATE.{md,json} (the markdown `lines`; `results` and `header`
+    in the json, as `bench/keep.py` reads them) and prints the markdown."""
+    results_dir = ROOT / "bench" / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    base = results_dir / f"{scenario}-{m['date'].replace('-', '').replace(' ', '-').replace(':', '')}"
+    base.with_suffix(".md").write_text("\n".join(lines))
+    base.with_suffix(".json").write_text(json.dumps({"scenario": scenario, "machine": m, "header": header,
+                                                     "runs": rounds, "results": results}, indent=1) + "\n")
+    print("\n".join(lines))
+    print(f"-> {base}.md", file=sys.stderr)
+
+
 def header_text(m, scenario, runs, linker_versions, setup_note):
     lines = [f"Measured {m['date']} at commit {m['commit']}" + (" (rivet sources modified)" if m["rivet_source_modified"] else "")
              + f"; {m['nproc']} cores ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; "

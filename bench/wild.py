@@ -19,12 +19,13 @@ forking defaults, the parent, which returns when the output is complete), then 3
 lower bound of the peak) and whose minor page faults wait4 reports. Writes
 bench/results/wild-DATE.{md,json}; `bench/keep.py` keeps them (the `wild` scenario).
 """
-import json, os, re, statistics, subprocess, sys, time
+import os, re, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import ALL_JOBS, DEFAULT_CACHE, rivet_bin, rotated  # noqa: E402
-from run import check_output, machine, measure, spawn_helper  # noqa: E402
+from corpus import ALL_JOBS, DEFAULT_CACHE, rotated  # noqa: E402
+from run import (bfd_reference, check_output, machine, measure, measured_header, med, rounds_jobs_rivet, save_result,  # noqa: E402
+                 spawn_helper)
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks"
@@ -86,15 +87,8 @@ def instructions():
 
 
 def bench_job(helper, job, rounds, cfgs):
-    jd = DEFAULT_CACHE / "jobs" / job
-    meta = json.loads((jd / "job.json").read_text())
     ref = OUT / f"wild-bench-{job}-bfd"
-    r = subprocess.run(["ld.bfd", "@response.txt", "-o", str(ref)], cwd=jd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{job}: ld.bfd failed:\n{r.stderr[-1500:]}")
-    expected = check_output(jd, meta, ref)
-    if expected is not None and expected[0] != 0:
-        sys.exit(f"{job}: ld.bfd's output fails its own check: {expected}")
+    jd, meta, expected = bfd_reference(job, ref)
     res = {}
     for label, pre in cfgs.items():
         out = OUT / f"wild-bench-{job}-{label}"
@@ -127,29 +121,16 @@ def bench_job(helper, job, rounds, cfgs):
     return meta, res
 
 
-def med(xs):
-    return statistics.median(xs) if xs else None
-
-
 def main():
-    args = sys.argv[1:]
-    if not args or not args[0].isdigit():
-        sys.exit(__doc__)
-    rounds = int(args[0])
-    jobs = (args[1] if len(args) > 1 else ALL_JOBS).split(",")
-    rivet = Path(args[2]).resolve() if len(args) > 2 else rivet_bin()
-    wild = args[3] if len(args) > 3 else "wild"
+    rounds, jobs, rivet, rest = rounds_jobs_rivet(__doc__, ALL_JOBS)
+    wild = rest[0] if rest else "wild"
     cfgs = configurations(rivet, wild)
     m = machine(DEFAULT_CACHE, OUT)
     helper = spawn_helper(DEFAULT_CACHE)
     version = subprocess.run([wild, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[0]
     ins = instructions()
     load_before = Path("/proc/loadavg").read_text().split()[:3]
-    header = (f"Measured {m['date']} at commit {m['commit']}"
-              + (" (rivet sources modified)" if m["rivet_source_modified"] else "")
-              + f"; {m['nproc']} cores ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; corpus on "
-              f"{m['corpus_fs']}, outputs on {m['output_fs']}. Warm; medians of {rounds} rotated rounds after a "
-              f"warm-up round, each link over its own previous output. wild: {version}.")
+    header = measured_header(m, rounds) + f", each link over its own previous output. wild: {version}."
     results, rows = [], []
     for job in jobs:
         meta, res = bench_job(helper, job, rounds, cfgs)
@@ -191,14 +172,7 @@ def main():
              "| job | inputs MB | wall s, same work | wall s, defaults | CPU s | peak RSS MB | RssAnon peak MB | "
              "minor faults | instructions | output MB | checked |",
              "|---|---|---|---|---|---|---|---|---|---|---|", *rows, ""]
-    results_dir = ROOT / "bench" / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
-    base = results_dir / f"wild-{m['date'].replace('-', '').replace(' ', '-').replace(':', '')}"
-    base.with_suffix(".md").write_text("\n".join(lines))
-    base.with_suffix(".json").write_text(json.dumps({"scenario": "wild", "machine": m, "header": header,
-                                                     "runs": rounds, "results": results}, indent=1) + "\n")
-    print("\n".join(lines))
-    print(f"-> {base}.md", file=sys.stderr)
+    save_result("wild", m, header, rounds, results, lines)
 
 
 if __name__ == "__main__":

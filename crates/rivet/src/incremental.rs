@@ -6,11 +6,13 @@
 //! last link wrote it from the same command line (in the same directory, by the same rivet
 //! binary), every file that link read has the same bytes (its size and mtime, else its contents'
 //! XXH3-128), the same inputs were found in the same order, and the output is the file that link
-//! wrote (its inode, size and mtime): the output a full link would write is then the one on disk,
-//! byte for byte (the link is deterministic), so nothing is written. Otherwise the link is a full
-//! one, and the I/O report gives the first reason found. Patching the output in place after an
-//! edit is the next stage (see docs/ARCHITECTURE.md): it will read the same state, with the
-//! placement tables added to it.
+//! wrote (its inode, size and mtime; or its second name, where the build removed it from its path):
+//! the output a full link would write is then the one on disk, byte for byte (the link is
+//! deterministic), so nothing is written. Otherwise the link is a full one, and the I/O report
+//! gives the first reason found. The names compilers give their temp files anew for every build
+//! are masked (`temp_free`), the files behind them compared by their bytes. Patching the output in
+//! place after an edit is the next stage (see docs/ARCHITECTURE.md): it will read the same state,
+//! with the placement tables added to it.
 //!
 //! Safety: the state is removed before a full link replaces the output and written (to a temp
 //! file renamed into place) only once the new output is, so a link killed at any point leaves

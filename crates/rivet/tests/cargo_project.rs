@@ -21,6 +21,30 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The test workspace copied into `tmp`, and an `ld` for `-B` there that logs each link's output
+/// before running the linker under test: (workspace, the `-B` directory, the log).
+fn workspace(tmp: &TempDir) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let ws = tmp.join("ws");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_workspace"), &ws);
+    let (bin, log) = (tmp.join("bin"), tmp.join("links.log"));
+    logging_ld(&bin, &log);
+    (ws, bin, log)
+}
+
+/// `cargo build` of workspace `ws` into `target`, rustc linking through `cc -B bin`, with `more`
+/// rustc flags.
+fn cargo_build(ws: &Path, target: &Path, bin: &Path, more: &str) -> std::process::Output {
+    must(
+        Command::new("cargo")
+            .current_dir(ws)
+            .args(["build", "--offline", "--quiet", "--target-dir"])
+            .arg(target)
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("CARGO_BUILD_RUSTFLAGS")
+            .env("RUSTFLAGS", format!("-C linker-features=-lld -C link-arg=-B{} {more}", bin.display())),
+    )
+}
+
 #[test]
 fn workspace_with_proc_macro_and_cdylib() {
     if !have("cargo") || !have("cc") {
@@ -28,20 +52,9 @@ fn workspace_with_proc_macro_and_cdylib() {
         return;
     }
     let tmp = TempDir::new("cargo");
-    let ws = tmp.join("ws");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_workspace"), &ws);
-    let (bin, log) = (tmp.join("bin"), tmp.join("links.log"));
-    logging_ld(&bin, &log);
+    let (ws, bin, log) = workspace(&tmp);
     let target = tmp.join("target");
-    let out = must(
-        Command::new("cargo")
-            .current_dir(&ws)
-            .args(["build", "--offline", "--quiet", "--target-dir"])
-            .arg(&target)
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("CARGO_BUILD_RUSTFLAGS")
-            .env("RUSTFLAGS", format!("-C linker-features=-lld -C link-arg=-B{}", bin.display())),
-    );
+    let out = cargo_build(&ws, &target, &bin, "");
     let linked = std::fs::read_to_string(&log).unwrap_or_default();
     for what in ["libmac-", "libcdy", "/app-"] {
         assert!(linked.lines().any(|l| l.contains(what)), "{what} was not linked by us:\n{linked}\n{out:?}");
@@ -73,27 +86,11 @@ fn incremental_relinks_of_a_cargo_binary() {
     }
     use std::os::unix::fs::MetadataExt;
     let tmp = TempDir::new("cargo-incremental");
-    let ws = tmp.join("ws");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_workspace"), &ws);
-    let (bin, log) = (tmp.join("bin"), tmp.join("links.log"));
-    logging_ld(&bin, &log);
+    let (ws, bin, log) = workspace(&tmp);
     let app_links =
         || std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| l.contains("/app-")).count();
     let target = tmp.join("target");
-    let build = || {
-        must(
-            Command::new("cargo")
-                .current_dir(&ws)
-                .args(["build", "--offline", "--quiet", "--target-dir"])
-                .arg(&target)
-                .env_remove("CARGO_ENCODED_RUSTFLAGS")
-                .env_remove("CARGO_BUILD_RUSTFLAGS")
-                .env(
-                    "RUSTFLAGS",
-                    format!("-C linker-features=-lld -C link-arg=-B{} -C link-arg=-Wl,--incremental", bin.display()),
-                ),
-        );
-    };
+    let build = || cargo_build(&ws, &target, &bin, "-C link-arg=-Wl,--incremental");
     let app = target.join("debug/app");
     let identity = || {
         let m = std::fs::metadata(&app).unwrap();
