@@ -3,7 +3,7 @@
 # the system gcc, link them with GNU ld and with rivet, run both and compare. Extra arguments go to
 # `cargo test`. Then the programs once more, compiled -O2 -g with a section per function and
 # linked with --gc-sections --icf=all, then with --no-relax, then for AArch64 (under qemu: plain,
-# optimised as above, and with --no-relax; and the command-line tests), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the integration tests again
+# optimised as above, and with --no-relax; the command-line and --incremental tests), then self-hosting (scripts/self-host.sh): rivet linked by rivet runs the integration tests again
 # (RIVET_SKIP_SELF_HOST=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +30,10 @@ RIVET_TEST_TARGET=aarch64 RIVET_TEST_EXTRA_CFLAGS="-O2 -g -ffunction-sections -f
     cargo test --test programs "$@"
 # And with --no-relax (the cross gcc's -static-pie is `-Bstatic -pie --no-dynamic-linker`).
 RIVET_TEST_TARGET=aarch64 RIVET_TEST_EXTRA_LDFLAGS="-Wl,--no-relax" cargo test --test programs "$@"
-# The command-line tests for AArch64 too (those about x86-64 assembly skip, saying why).
+# The command-line tests for AArch64 too (those about x86-64 assembly skip, saying why), and
+# --incremental's (the programs run under qemu).
 RIVET_TEST_TARGET=aarch64 cargo test --test cli "$@"
+RIVET_TEST_TARGET=aarch64 cargo test --test incremental "$@"
 if [ -z "${RIVET_SKIP_SELF_HOST:-}" ]; then
     ./scripts/self-host.sh "$@"
 fi
