@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"RIVETINC";
 /// Bumped whenever the layout of the state changes: an older state is then a full link's reason.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A second name of the output the state describes, so that a build that removes the output
 /// before every link (rustc does) finds it again when the link is up to date.

@@ -279,23 +279,25 @@ pub fn report(
 }
 
 /// What a link that wrote nothing (`--incremental` found the output up to date) did: it read its
-/// inputs' metadata, and some of their bytes.
+/// inputs' metadata, and some of their bytes. The output's fields say that nothing was written
+/// (the report prints none of them).
 pub fn up_to_date_report(inputs: &Inputs, output: &std::path::Path, n_inputs: usize, line: String) -> LinkReport {
     let size = std::fs::metadata(output).map_or(0, |m| m.len());
+    let nothing = || "nothing written: the output is up to date".to_string();
     LinkReport {
         output_size: size,
         mode: OutputMode::Heap,
-        mode_reason: "nothing written: the output is up to date".into(),
+        mode_reason: nothing(),
         reused: true,
-        reuse_reason: "the output is up to date".into(),
-        mapping: "not mapped".into(),
+        reuse_reason: nothing(),
+        mapping: nothing(),
         copy_method: rivet_io::CopyMethod::Memcpy,
-        copy_reason: "nothing copied".into(),
+        copy_reason: nothing(),
         copy: Default::default(),
         allocator_reason: inputs.allocator.reason.clone(),
         prefetch_reason: inputs.plan.prefetch.reason.clone(),
         prefetch: inputs.prefetcher.as_ref().map(|p| p.stats()),
-        output_fs: String::new(),
+        output_fs: nothing(),
         input_bytes: inputs.cache.totals(),
         io: rivet_io::stats::snapshot().delta(&inputs.start),
         commit: Default::default(),

@@ -10,7 +10,8 @@ use std::process::exit;
 /// make it link shared libraries without their version scripts (`supports_anon_versioning=no`).
 const VERSION: &str = concat!("rivet v", env!("CARGO_PKG_VERSION"), " (compatible with GNU ld)");
 
-/// The I/O block of `--print-timing`: what rivet chose and why, and what the link cost in I/O.
+/// The I/O block of `--print-timing`: what rivet chose and why, and what the link cost in I/O. A
+/// link `--incremental` found up to date wrote nothing: its block has no output lines.
 fn io_report(r: &link::LinkReport) -> String {
     use rivet_io::units::human;
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
@@ -19,59 +20,47 @@ fn io_report(r: &link::LinkReport) -> String {
     if let Some(line) = &r.incremental {
         s.push_str(&format!("  incremental      {line}\n"));
     }
-    if r.up_to_date {
-        s.push_str(&format!(
-            "  inputs           {} ({} mapped), {} files\n",
-            human(r.input_bytes.0),
-            human(r.input_bytes.1),
-            r.inputs
-        ));
-        s.push_str(&format!("  read from disk   {}\n", human(r.io.read_bytes)));
-        s.push_str(&format!(
-            "  cpu              user {:.3} ms, sys {:.3} ms, peak RSS {} KiB\n",
-            ms(r.io.user_time),
-            ms(r.io.sys_time),
-            r.io.max_rss_kb
-        ));
-        return s;
-    }
-    s.push_str(&format!("  output mode      {mode}: {}\n", r.mode_reason));
-    s.push_str(&format!("  output file      {}\n", rivet::link_io::reuse_line(r.reused, &r.reuse_reason)));
-    s.push_str(&format!("  output mapping   {}\n", r.mapping));
-    s.push_str(&format!("  output fs        {}\n", r.output_fs));
-    s.push_str(&format!("  copy method      {}: {}\n", r.copy_method.name(), r.copy_reason));
-    if r.copy_method != rivet_io::CopyMethod::Memcpy {
-        s.push_str(&format!(
-            "                   {} sections, {} copied in the kernel\n",
-            r.copy.sections,
-            human(r.copy.bytes)
-        ));
-        if let Some(why) = &r.copy.fallback {
-            s.push_str(&format!("                   {why}\n"));
+    if !r.up_to_date {
+        s.push_str(&format!("  output mode      {mode}: {}\n", r.mode_reason));
+        s.push_str(&format!("  output file      {}\n", rivet::link_io::reuse_line(r.reused, &r.reuse_reason)));
+        s.push_str(&format!("  output mapping   {}\n", r.mapping));
+        s.push_str(&format!("  output fs        {}\n", r.output_fs));
+        s.push_str(&format!("  copy method      {}: {}\n", r.copy_method.name(), r.copy_reason));
+        if r.copy_method != rivet_io::CopyMethod::Memcpy {
+            s.push_str(&format!(
+                "                   {} sections, {} copied in the kernel\n",
+                r.copy.sections,
+                human(r.copy.bytes)
+            ));
+            if let Some(why) = &r.copy.fallback {
+                s.push_str(&format!("                   {why}\n"));
+            }
+        }
+        s.push_str(&format!("  allocator        {}\n", r.allocator_reason));
+        s.push_str(&format!("  prefetch         {}\n", r.prefetch_reason));
+        if let Some(p) = r.prefetch {
+            s.push_str(&format!("                   {} requests, {} advised\n", p.requests, human(p.bytes_advised)));
         }
     }
-    s.push_str(&format!("  allocator        {}\n", r.allocator_reason));
-    s.push_str(&format!("  prefetch         {}\n", r.prefetch_reason));
-    if let Some(p) = r.prefetch {
-        s.push_str(&format!("                   {} requests, {} advised\n", p.requests, human(p.bytes_advised)));
-    }
+    let linked = if r.up_to_date { String::new() } else { format!(", {} objects linked", r.objects) };
     s.push_str(&format!(
-        "  inputs           {} ({} mapped), {} files, {} objects linked\n",
+        "  inputs           {} ({} mapped), {} files{linked}\n",
         human(r.input_bytes.0),
         human(r.input_bytes.1),
         r.inputs,
-        r.objects
     ));
     s.push_str(&format!("  read from disk   {}\n", human(r.io.read_bytes)));
     s.push_str(&format!("  page faults      {} minor, {} major\n", r.io.minor_faults, r.io.major_faults));
-    s.push_str(&format!(
-        "  output           {}, {} written, commit {:.3} ms (write {:.3} ms, rename {:.3} ms)\n",
-        human(r.output_size),
-        human(r.commit.bytes_written),
-        ms(r.commit.write_time) + ms(r.commit.rename_time),
-        ms(r.commit.write_time),
-        ms(r.commit.rename_time)
-    ));
+    if !r.up_to_date {
+        s.push_str(&format!(
+            "  output           {}, {} written, commit {:.3} ms (write {:.3} ms, rename {:.3} ms)\n",
+            human(r.output_size),
+            human(r.commit.bytes_written),
+            ms(r.commit.write_time) + ms(r.commit.rename_time),
+            ms(r.commit.write_time),
+            ms(r.commit.rename_time)
+        ));
+    }
     s.push_str(&format!(
         "  cpu              user {:.3} ms, sys {:.3} ms, peak RSS {} KiB\n",
         ms(r.io.user_time),
