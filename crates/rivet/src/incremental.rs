@@ -510,12 +510,17 @@ pub fn temp_free(path: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 }
 
 /// Why a link that ran to the end leaves no state for the next one to skip on, if it does not:
-/// it gave warnings (a skipped link would not), or ran link-time optimisation.
-pub fn not_recorded(warnings: usize, lto: bool) -> Option<String> {
+/// it gave warnings (a skipped link would not), ran link-time optimisation, or read a pipe or a
+/// device (`read`: every file it read), whose bytes the next link cannot compare.
+pub fn not_recorded(warnings: usize, lto: bool, read: &[std::sync::Arc<rivet_io::InputFile>]) -> Option<String> {
     if warnings > 0 {
         return Some("the link gave warnings, which only a full link gives again".into());
     }
-    lto.then(|| "link-time optimisation ran (the compiler is an input the state does not record)".into())
+    if lto {
+        return Some("link-time optimisation ran (the compiler is an input the state does not record)".into());
+    }
+    let stream = read.iter().find(|f| !f.is_regular())?;
+    Some(format!("{} is not a regular file: its bytes cannot be compared next time", stream.path().display()))
 }
 
 /// Removes the state beside `output` before a full link replaces the output: from here until the
@@ -568,7 +573,6 @@ pub fn record(
         .ok_or_else(|| crate::fatal!("{}: not a regular file once written", config.output.display()))?;
     let mut files: Vec<FileRecord> = read
         .par_iter()
-        .filter(|f| f.is_regular())
         .map(|f| {
             let path = f.path().as_os_str().as_bytes();
             let mtime_ns = f.mtime().map_or(0, |t| {

@@ -307,7 +307,7 @@ fn link_loaded<A: Arch>(
             // The reason given is that one: no state would ever be used.
             return format!("full link: {why}");
         }
-        let kept = match incremental::not_recorded(diag.warning_count(), lto_ran) {
+        let kept = match incremental::not_recorded(diag.warning_count(), lto_ran, &inputs.cache.files()) {
             Some(not) => format!("no state kept: {not}"),
             None => match timer.phase("incremental state", || {
                 let options = option_files.as_ref().expect("taken with --incremental");

@@ -221,6 +221,23 @@ fn every_other_change_is_a_full_link_that_says_why() {
         .ends_with("no state kept: the link gave warnings, which only a full link gives again"));
     assert!(!state.exists());
     assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args));
+
+    // An input read from a pipe: its bytes cannot be compared next time.
+    let o = Command::new("bash")
+        .current_dir(&tmp.path)
+        .arg("-c")
+        .arg(format!(
+            "{} -B {} main.o -x none <(cat f.o) -Wl,--incremental -Wl,--print-timing -o prog",
+            target_tool("gcc"),
+            linker_dir(&tmp).display()
+        ))
+        .output()
+        .unwrap();
+    let report = stderr_text(&o);
+    assert!(o.status.success(), "{report}");
+    let line = incremental_line(&report);
+    assert!(line.ends_with("is not a regular file: its bytes cannot be compared next time"), "{line}");
+    assert!(!state.exists());
     tmp.finish();
 }
 
