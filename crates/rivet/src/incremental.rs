@@ -523,11 +523,25 @@ pub fn not_recorded(warnings: usize, lto: bool, read: &[std::sync::Arc<rivet_io:
     Some(format!("{} is not a regular file: its bytes cannot be compared next time", stream.path().display()))
 }
 
+/// Before a link creates its output: with `--incremental`, no state may describe the output from
+/// here until the new one is in place (an error if it cannot be removed); without it, a state an
+/// earlier link left is stale from here on, and its second name of the old output would keep that
+/// file's blocks, so both go (a failure to remove them is no error then).
+pub fn forget_state(config: &Config) -> Result<()> {
+    match config.incremental {
+        true => remove_state(&config.output),
+        false => {
+            let _ = remove_state(&config.output);
+            Ok(())
+        }
+    }
+}
+
 /// Removes the state beside `output` before a full link replaces the output: from here until the
 /// new state is in place, no state describes a file that may be half replaced.
 /// The output's other name goes too: the output then has one link again, and may be rewritten in
 /// place.
-pub fn remove_state(output: &Path) -> Result<()> {
+fn remove_state(output: &Path) -> Result<()> {
     for path in [state_path(output), kept_path(output)] {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

@@ -151,6 +151,7 @@ fn link_loaded<A: Arch>(
             crate::bail!("-r: {what} are not supported with a relocatable output");
         }
         let generated = lto::generated(&loaded, linked_inputs);
+        incremental::forget_state(config)?;
         let mut report = relocatable::link::<A>(&resolved, &inputs, linked_inputs.len(), &generated, timer)?;
         report.incremental = full_reason.map(|(why, _)| format!("full link: {why}"));
         return Ok(report);
@@ -256,14 +257,8 @@ fn link_loaded<A: Arch>(
     } else if config.no_section_headers {
         layout::drop_section_headers(&ctx, &mut lay);
     }
-    // --incremental: no state describes the output from here until the new one is in place.
-    // Without it, a state an earlier link left is stale from here on, and its second name of the
-    // old output would keep that file's blocks: both go (a failure to remove them is no error).
-    if config.incremental {
-        incremental::remove_state(&config.output)?;
-    } else {
-        let _ = incremental::remove_state(&config.output);
-    }
+    // No state describes the output from here on (see `forget_state`).
+    incremental::forget_state(config)?;
     // The output's I/O plan and the file, now that its size is known.
     let mut out = Output::create(config, &inputs, lay.file_size, timer)?;
     let kernel = out.kernel_copy(&inputs);

@@ -117,6 +117,11 @@ fn an_unchanged_relink_writes_nothing_and_an_edit_relinks() {
     // A link without the option: the state and the output's second name are gone.
     plain_link(&tmp, &args, "prog");
     assert!(!tmp.join("prog.rivet-incremental").exists() && !tmp.join("prog.rivet-incremental-output").exists());
+    // So with -r, whose output is written apart.
+    assert!(relink(&tmp, &args, "prog").starts_with("full link"));
+    assert!(tmp.join("prog.rivet-incremental-output").exists());
+    must(Command::new(linker()).current_dir(&tmp.path).args(["-r", "main.o", "f.o", "-o", "prog"]));
+    assert!(!tmp.join("prog.rivet-incremental").exists() && !tmp.join("prog.rivet-incremental-output").exists());
     tmp.finish();
 }
 
