@@ -35,15 +35,18 @@ const FORMAT: u32 = 2;
 /// A second name of the output the state describes, so that a build that removes the output
 /// before every link (rustc does) finds it again when the link is up to date.
 pub fn kept_path(output: &Path) -> PathBuf {
-    let mut p = output.as_os_str().to_owned();
-    p.push(".rivet-incremental-output");
-    p.into()
+    beside(output, ".rivet-incremental-output")
 }
 
 /// The state file of output `output`.
 pub fn state_path(output: &Path) -> PathBuf {
-    let mut p = output.as_os_str().to_owned();
-    p.push(".rivet-incremental");
+    beside(output, ".rivet-incremental")
+}
+
+/// `path` with `suffix` appended to its name.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
     p.into()
 }
 
@@ -63,8 +66,18 @@ pub struct FileRecord {
 /// How close to the hashing an mtime makes a file racy.
 const RACY_NS: u64 = 2_000_000_000;
 
+/// A time as nanoseconds since the epoch (0 before it): how the state keeps mtimes.
+fn epoch_ns(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}
+
 fn now_ns() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    epoch_ns(std::time::SystemTime::now())
+}
+
+/// A file of mtime `mtime_ns`, hashed at `now`, is racy (see `FileRecord::racy`).
+fn is_racy(mtime_ns: u64, now: u64) -> bool {
+    mtime_ns.saturating_add(RACY_NS) > now
 }
 
 /// The output file the link wrote, as it was once in place.
@@ -211,14 +224,15 @@ pub enum Plan {
     /// changed but whose bytes did not (the state is rewritten with their new mtimes); `restored`:
     /// the output had been removed from its path and was put back from its other name.
     UpToDate { files: usize, rehashed: usize, restored: bool },
-    /// A full link, and why; and the files the last link read (from its state, if there was a
-    /// usable one), whose hashes the new state takes over where a file's path, size and mtime are
-    /// the same.
-    Full(String, Vec<FileRecord>),
+    /// A full link: why; whether it may leave a state (not when `never_skipped` says no link with
+    /// this command line ever is); and the files the last link read (from its state, if there was
+    /// a usable one), whose hashes the new state takes over where a file's path, size and mtime
+    /// are the same.
+    Full { why: String, record: bool, known: Vec<FileRecord> },
 }
 
 /// Why no link with `config` may ever be skipped (its state is then not written), if that is so.
-pub fn never_skipped(config: &Config) -> Option<String> {
+fn never_skipped(config: &Config) -> Option<String> {
     let side = [
         (config.map_file.is_some() || config.print_map, "-Map"),
         (config.dependency_file.is_some(), "--dependency-file"),
@@ -260,7 +274,7 @@ fn linker_identity() -> Vec<u8> {
 }
 
 fn mtime_ns(m: &std::fs::Metadata) -> u64 {
-    (m.mtime() as u64).wrapping_mul(1_000_000_000).wrapping_add(m.mtime_nsec() as u64)
+    m.modified().map_or(0, epoch_ns)
 }
 
 fn cwd() -> Vec<u8> {
@@ -296,29 +310,27 @@ pub fn option_files(config: &Config) -> Vec<PathBuf> {
 /// inputs as loaded, in order; `read`: every file read so far, with its bytes.
 pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::InputFile>]) -> Plan {
     if let Some(why) = never_skipped(config) {
-        return Plan::Full(why, Vec::new());
+        return Plan::Full { why, record: false, known: Vec::new() };
     }
+    let full = |why: String, known: Vec<FileRecord>| Plan::Full { why, record: true, known };
     let path = state_path(&config.output);
     let data = match std::fs::read(&path) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Plan::Full(format!("no state from an earlier link ({})", path.display()), Vec::new())
+            return full(format!("no state from an earlier link ({})", path.display()), Vec::new())
         }
-        Err(e) => return Plan::Full(format!("cannot read {}: {e}", path.display()), Vec::new()),
+        Err(e) => return full(format!("cannot read {}: {e}", path.display()), Vec::new()),
     };
     let state = match State::decode(&data) {
         Ok(s) => s,
-        Err(why) => return Plan::Full(format!("{} is unusable: {why}", path.display()), Vec::new()),
+        Err(why) => return full(format!("{} is unusable: {why}", path.display()), Vec::new()),
     };
     match compare(config, &state, inputs, read) {
         Ok((touched, restore)) => {
             // The output's other name back at the output's path (rustc removed it).
             if restore {
                 if let Err(e) = std::fs::hard_link(kept_path(&config.output), &config.output) {
-                    return Plan::Full(
-                        format!("cannot give {} back its name: {e}", config.output.display()),
-                        state.files,
-                    );
+                    return full(format!("cannot give {} back its name: {e}", config.output.display()), state.files);
                 }
             }
             let plan = Plan::UpToDate { files: state.files.len(), rehashed: touched.len(), restored: restore };
@@ -329,13 +341,13 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
                 let now = now_ns();
                 for (i, mtime) in touched {
                     state.files[i].mtime_ns = mtime;
-                    state.files[i].racy = mtime.saturating_add(RACY_NS) > now;
+                    state.files[i].racy = is_racy(mtime, now);
                 }
                 let _ = write_state(&path, &state);
             }
             plan
         }
-        Err(why) => Plan::Full(why, state.files),
+        Err(why) => full(why, state.files),
     }
 }
 
@@ -589,11 +601,8 @@ pub fn record(
         .par_iter()
         .map(|f| {
             let path = f.path().as_os_str().as_bytes();
-            let mtime_ns = f.mtime().map_or(0, |t| {
-                t.duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs() * 1_000_000_000 + d.subsec_nanos() as u64)
-            });
-            let racy = mtime_ns.saturating_add(RACY_NS) > now;
+            let mtime_ns = f.mtime().map_or(0, epoch_ns);
+            let racy = is_racy(mtime_ns, now);
             let known = known.get(&(path, f.size(), mtime_ns)).copied().filter(|_| !racy);
             let hash = known.unwrap_or_else(|| hash(f.data()));
             FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy }
@@ -606,7 +615,7 @@ pub fn record(
         if stat(p) != Some((size, mtime_ns)) || data.len() as u64 != size {
             return Err(changed(p));
         }
-        let racy = mtime_ns.saturating_add(RACY_NS) > now;
+        let racy = is_racy(mtime_ns, now);
         files.push(FileRecord { path: p.as_os_str().as_bytes().to_vec(), size, mtime_ns, hash: hash(&data), racy });
     }
     // The inputs' bytes were hashed from their mappings: each must still be the file it was.

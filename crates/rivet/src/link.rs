@@ -96,7 +96,7 @@ fn link_loaded<A: Arch>(
                 format!("up to date: nothing written ({files} files the last link read are unchanged{touched}{back})");
             return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line));
         }
-        Some(incremental::Plan::Full(why, known)) => Some((why, known)),
+        Some(incremental::Plan::Full { why, record, known }) => Some((why, record, known)),
         None => None,
     };
     let kind = requested.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
@@ -153,7 +153,7 @@ fn link_loaded<A: Arch>(
         let generated = lto::generated(&loaded, linked_inputs);
         incremental::forget_state(config)?;
         let mut report = relocatable::link::<A>(&resolved, &inputs, linked_inputs.len(), &generated, timer)?;
-        report.incremental = full_reason.map(|(why, _)| format!("full link: {why}"));
+        report.incremental = full_reason.map(|(why, _, _)| format!("full link: {why}"));
         return Ok(report);
     }
     warn_exec_stack_requests(&resolved);
@@ -297,9 +297,9 @@ fn link_loaded<A: Arch>(
     }
     // --incremental: the state for the next link, once the output is in place (with --fork, after
     // the command has returned).
-    let recorded = full_reason.map(|(why, known)| {
-        if incremental::never_skipped(config).is_some() {
-            // The reason given is that one: no state would ever be used.
+    let recorded = full_reason.map(|(why, record, known)| {
+        if !record {
+            // The reason given says why no state would ever be used.
             return format!("full link: {why}");
         }
         let kept = match incremental::not_recorded(diag.warning_count(), lto_ran, &inputs.cache.files()) {
