@@ -94,7 +94,27 @@ fn link_loaded<A: Arch>(
             let back = if restored { "; the output, removed from its path, given its name back" } else { "" };
             let line =
                 format!("up to date: nothing written ({files} files the last link read are unchanged{touched}{back})");
-            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line));
+            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line, false));
+        }
+        Some(incremental::Plan::Patched { patched, rehashed, restored, kept }) => {
+            if let Some(d) = detach {
+                d.release(0);
+            }
+            let touched = match rehashed {
+                0 => String::new(),
+                n => format!("; {n} more had a new mtime and the same bytes"),
+            };
+            let back = if restored { "; the output, removed from its path, given its name back" } else { "" };
+            let kept = kept.map_or(String::new(), |why| format!("; no state kept: {why}"));
+            let line = format!(
+                "patched in place: {} changed file{}, {} section{}, {} bytes written{touched}{back}{kept}",
+                patched.files,
+                if patched.files == 1 { "" } else { "s" },
+                patched.sections,
+                if patched.sections == 1 { "" } else { "s" },
+                patched.bytes
+            );
+            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line, true));
         }
         Some(incremental::Plan::Full { why, record, known }) => Some((why, record, known)),
         None => None,
@@ -288,7 +308,7 @@ fn link_loaded<A: Arch>(
         let detach = if config.detaches() { detach.take() } else { None };
         link_io::write_debug_file::<A>(config, &linked, plan.as_ref(), &inputs, id, crc, detach, timer)?;
     }
-    let copy = written.copy;
+    let (copy, digests) = (written.copy, written.digests);
     let stats = if config.stats { report::link_stats(&linked) } else { Vec::new() };
     let counts = (linked_inputs.len(), ctx.objects.len(), stats);
     // The link is complete: with --fork the command returns now, and this process exits on its own.
@@ -306,7 +326,21 @@ fn link_loaded<A: Arch>(
             Some(not) => format!("no state kept: {not}"),
             None => match timer.phase("incremental state", || {
                 let options = option_files.as_ref().expect("taken with --incremental");
-                incremental::record(config, &input_paths, &inputs.cache.files(), options, &known)
+                let files = inputs.cache.files();
+                let home = ctx.build_id_home.is_some();
+                let patching = match incremental::patch::barrier(config, scripted.is_some(), home) {
+                    Some(why) => {
+                        (Vec::new(), incremental::patch::OutputPatch { barrier: why.into(), ..Default::default() })
+                    }
+                    None => {
+                        let build_id = linked
+                            .synthetic_file_range(crate::sections::output::Content::BuildId)
+                            .map(|(offset, size)| (offset + 16, size - 16));
+                        let placed = incremental::patch::placements(&linked, &files, &known);
+                        (placed, incremental::patch::OutputPatch { barrier: Vec::new(), build_id, digests })
+                    }
+                };
+                incremental::record(config, &input_paths, &files, options, &known, patching)
             }) {
                 Ok(()) => "state kept for the next link".to_string(),
                 Err(e) => {

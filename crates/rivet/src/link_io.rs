@@ -278,12 +278,22 @@ pub fn report(
     }
 }
 
-/// What a link that wrote nothing (`--incremental` found the output up to date) did: it read its
-/// inputs' metadata, and some of their bytes. The output's fields say that nothing was written
-/// (the report prints none of them).
-pub fn up_to_date_report(inputs: &Inputs, output: &std::path::Path, n_inputs: usize, line: String) -> LinkReport {
+/// What a link that did not write its output anew (`--incremental` found it up to date, or
+/// `patched` it in place) did: it read its inputs' metadata, and some of their bytes. The
+/// output's fields say so (the report prints none of them); the `incremental` line says what was
+/// written.
+pub fn up_to_date_report(
+    inputs: &Inputs,
+    output: &std::path::Path,
+    n_inputs: usize,
+    line: String,
+    patched: bool,
+) -> LinkReport {
     let size = std::fs::metadata(output).map_or(0, |m| m.len());
-    let nothing = || "nothing written: the output is up to date".to_string();
+    let nothing = || match patched {
+        true => "patched in place: the output was not written anew".to_string(),
+        false => "nothing written: the output is up to date".to_string(),
+    };
     LinkReport {
         output_size: size,
         mode: OutputMode::Heap,

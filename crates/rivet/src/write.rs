@@ -101,7 +101,7 @@ pub fn write<A: Arch>(
         let (buf, stale) = filled(ctx, (buf, stale));
         let digests = fill_hashing::<A>(ctx, plan, jobs, buf, stale, unmapper.as_ref())?;
         let build_id = patch_build_id(ctx, &digests, buf, 0, None)?;
-        return Ok(Written { copy: stats, build_id });
+        return Ok(Written { copy: stats, build_id, digests });
     }
     let copies: Vec<(u64, &[u8])> = jobs.iter().filter_map(|p| kernel_piece(ctx, p)).collect();
     let (buf, stale) = filled(ctx, out.buf_unzeroed());
@@ -114,7 +114,7 @@ pub fn write<A: Arch>(
     finish_window::<A>(ctx, with_copies::<A>(ctx, dynrels), buf, 0)?;
     let digests = if build_id.is_some() { Vec::new() } else { chunks::chunk_digests(&ctx.config.build_id, buf) };
     let build_id = patch_build_id(ctx, &digests, buf, 0, build_id)?;
-    Ok(Written { copy: stats, build_id })
+    Ok(Written { copy: stats, build_id, digests })
 }
 
 /// `--filler=BYTE`: the output buffer holds BYTE everywhere before it is filled, and all of it
@@ -136,6 +136,10 @@ fn filled<'b>(ctx: &Linked, (buf, stale): (&'b mut [u8], usize)) -> (&'b mut [u8
 pub struct Written {
     pub copy: CopyStats,
     pub build_id: Option<Vec<u8>>,
+    /// The digests of the output's build-id chunks, taken with the descriptor zeroed (empty when
+    /// the build-id is not a hash of the file): `--incremental` keeps them to hash only the chunks
+    /// a patch writes.
+    pub digests: Vec<[u8; 32]>,
 }
 
 /// The output offset and input bytes of a `Job::Kernel` piece.
@@ -459,7 +463,8 @@ fn write_behind<A: Arch>(
         }
         file.write_all_at(buf, *start).context("cannot write the output")?;
     }
-    Ok(Written { copy: stats, build_id })
+    let digests = if fixed_build_id.is_some() { Vec::new() } else { digests };
+    Ok(Written { copy: stats, build_id, digests })
 }
 
 /// Every piece of the output with file bytes, sorted by file offset.

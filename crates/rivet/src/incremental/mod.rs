@@ -28,9 +28,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+pub mod patch;
+
 const MAGIC: &[u8; 8] = b"RIVETINC";
 /// Bumped whenever the layout of the state changes: an older state is then a full link's reason.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// A second name of the output the state describes, so that a build that removes the output
 /// before every link (rustc does) finds it again when the link is up to date.
@@ -61,6 +63,9 @@ pub struct FileRecord {
     /// stamp with a coarse clock: two writes a millisecond apart may get one mtime), so its bytes
     /// are compared whatever its mtime says (git's "racily clean" entries).
     pub racy: bool,
+    /// What the next link needs to patch the output after an edit of this file (None: it may
+    /// not; see `patch`).
+    pub patch: Option<patch::FilePatch>,
 }
 
 /// How close to the hashing an mtime makes a file racy.
@@ -102,6 +107,8 @@ pub struct State {
     pub inputs: Vec<Vec<u8>>,
     /// Every file the link read (inputs, archive members of thin archives, scripts, lists).
     pub files: Vec<FileRecord>,
+    /// What patching the output needs besides the files' records.
+    pub patching: patch::OutputPatch,
 }
 
 impl State {
@@ -133,7 +140,31 @@ impl State {
             w.extend_from_slice(&f.mtime_ns.to_le_bytes());
             w.extend_from_slice(&f.hash.to_le_bytes());
             w.push(f.racy as u8);
+            match &f.patch {
+                None => w.push(0),
+                Some(p) => {
+                    w.push(1);
+                    w.extend_from_slice(&p.shape.to_le_bytes());
+                    w.extend_from_slice(&(p.members.len() as u64).to_le_bytes());
+                    for m in &p.members {
+                        w.extend_from_slice(&m.base.to_le_bytes());
+                        w.extend_from_slice(&(m.sections.len() as u64).to_le_bytes());
+                        for &(index, at, addr) in &m.sections {
+                            w.extend_from_slice(&index.to_le_bytes());
+                            w.extend_from_slice(&at.to_le_bytes());
+                            w.extend_from_slice(&addr.to_le_bytes());
+                        }
+                    }
+                }
+            }
         }
+        let p = &self.patching;
+        bytes(&mut w, &p.barrier);
+        let (desc, len) = p.build_id.unwrap_or((u64::MAX, 0));
+        w.extend_from_slice(&desc.to_le_bytes());
+        w.extend_from_slice(&len.to_le_bytes());
+        w.extend_from_slice(&(p.digests.len() as u64).to_le_bytes());
+        p.digests.iter().for_each(|d| w.extend_from_slice(d));
         // The whole file's checksum last: a torn or edited state is refused, not trusted.
         let sum = xxhash_rust::xxh3::xxh3_64(&w);
         w.extend_from_slice(&sum.to_le_bytes());
@@ -159,7 +190,7 @@ impl State {
         let args = r.list()?;
         let output = OutputRecord { dev: r.u64()?, ino: r.u64()?, size: r.u64()?, mtime_ns: r.u64()? };
         let inputs = r.list()?;
-        let n = r.count(41)?;
+        let n = r.count(42)?;
         let mut files = Vec::with_capacity(n);
         for _ in 0..n {
             let path = r.bytes()?;
@@ -170,12 +201,38 @@ impl State {
                 1 => true,
                 _ => return Err("a file record's flag is neither 0 nor 1".into()),
             };
-            files.push(FileRecord { path, size, mtime_ns, hash, racy });
+            let patch = match r.take(1)?[0] {
+                0 => None,
+                1 => {
+                    let shape = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
+                    let n = r.count(16)?;
+                    let mut members = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let base = r.u64()?;
+                        let k = r.count(20)?;
+                        let mut sections = Vec::with_capacity(k);
+                        for _ in 0..k {
+                            let index = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
+                            sections.push((index, r.u64()?, r.u64()?));
+                        }
+                        members.push(patch::Member { base, sections });
+                    }
+                    Some(patch::FilePatch { shape, members })
+                }
+                _ => return Err("a file record's patch flag is neither 0 nor 1".into()),
+            };
+            files.push(FileRecord { path, size, mtime_ns, hash, racy, patch });
         }
+        let barrier = r.bytes()?;
+        let (desc, len) = (r.u64()?, r.u64()?);
+        let build_id = (desc != u64::MAX).then_some((desc, len));
+        let n = r.count(32)?;
+        let digests = (0..n).map(|_| r.take(32).map(|d| d.try_into().unwrap())).collect::<Result<_, _>>()?;
+        let patching = patch::OutputPatch { barrier, build_id, digests };
         if r.at != body.len() {
             return Err("it has bytes after its last record".into());
         }
-        Ok(State { linker, cwd, args, output, inputs, files })
+        Ok(State { linker, cwd, args, output, inputs, files, patching })
     }
 }
 
@@ -224,6 +281,9 @@ pub enum Plan {
     /// changed but whose bytes did not (the state is rewritten with their new mtimes); `restored`:
     /// the output had been removed from its path and was put back from its other name.
     UpToDate { files: usize, rehashed: usize, restored: bool },
+    /// Files changed, and only in bytes the output holds verbatim: the output was patched in
+    /// place (`patch`). `kept`: why no state was written after it, if none was.
+    Patched { patched: patch::Patched, rehashed: usize, restored: bool, kept: Option<String> },
     /// A full link: why; whether it may leave a state (not when `never_skipped` says no link with
     /// this command line ever is); and the files the last link read (from its state, if there was
     /// a usable one), whose hashes the new state takes over where a file's path, size and mtime
@@ -325,41 +385,131 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
         Ok(s) => s,
         Err(why) => return full(format!("{} is unusable: {why}", path.display()), Vec::new()),
     };
-    match compare(config, &state, inputs, read) {
-        Ok((touched, restore)) => {
-            // The output's other name back at the output's path (rustc removed it).
-            if restore {
-                if let Err(e) = std::fs::hard_link(kept_path(&config.output), &config.output) {
-                    return full(format!("cannot give {} back its name: {e}", config.output.display()), state.files);
-                }
-            }
-            let plan = Plan::UpToDate { files: state.files.len(), rehashed: touched.len(), restored: restore };
-            // The touched files' new mtimes (as seen before their bytes were hashed), so that the
-            // next check need not hash them again.
-            if !touched.is_empty() {
-                let mut state = state;
-                let now = now_ns();
-                for (i, mtime) in touched {
-                    state.files[i].mtime_ns = mtime;
-                    state.files[i].racy = is_racy(mtime, now);
-                }
-                let _ = write_state(&path, &state);
-            }
-            plan
+    let c = match compare(config, &state, inputs, read) {
+        Ok(c) => c,
+        Err(why) => return full(why, state.files),
+    };
+    // Edited files: patched in place where the state allows it, else a full link.
+    let edits = match c.changed.is_empty() {
+        true => Vec::new(),
+        false => match patch_edits(config, &state, &c.changed) {
+            Ok(e) => e,
+            Err(why) => return full(why, state.files),
+        },
+    };
+    // The output's other name back at the output's path (rustc removed it).
+    if c.restore {
+        if let Err(e) = std::fs::hard_link(kept_path(&config.output), &config.output) {
+            return full(format!("cannot give {} back its name: {e}", config.output.display()), state.files);
         }
+    }
+    // The touched files' new mtimes (as seen before their bytes were hashed), so that the next
+    // check need not hash them again.
+    let mut state = state;
+    let now = now_ns();
+    for &(i, mtime) in &c.touched {
+        state.files[i].mtime_ns = mtime;
+        state.files[i].racy = is_racy(mtime, now);
+    }
+    if edits.is_empty() {
+        if !c.touched.is_empty() {
+            let _ = write_state(&path, &state);
+        }
+        return Plan::UpToDate { files: state.files.len(), rehashed: c.touched.len(), restored: c.restore };
+    }
+    match apply_patch(config, &path, &mut state, &edits) {
+        Ok((patched, kept)) => Plan::Patched { patched, rehashed: c.touched.len(), restored: c.restore, kept },
         Err(why) => full(why, state.files),
     }
 }
 
-/// Up to date, or the first difference between the state and this link. Up to date: the files
-/// (index in the state, mtime) whose mtime changed and whose bytes did not, and whether the
-/// output is gone from its path but still there under its other name (`kept_path`).
+/// What to write for each changed file (`changed`: index in the state, where it is now), or why
+/// the output cannot be patched.
+fn patch_edits(
+    config: &Config,
+    state: &State,
+    changed: &[(usize, PathBuf)],
+) -> std::result::Result<Vec<patch::FileEdit>, String> {
+    if !state.patching.barrier.is_empty() {
+        return Err(format!(
+            "{} changed, and no output of this command line is patched: {}",
+            changed[0].1.display(),
+            String::from_utf8_lossy(&state.patching.barrier)
+        ));
+    }
+    changed
+        .par_iter()
+        .map(|(i, path)| {
+            // The mtime before the bytes: a write after both is seen next time.
+            let mtime =
+                std::fs::metadata(path).map(|m| mtime_ns(&m)).map_err(|e| format!("{}: {e}", path.display()))?;
+            let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            patch::edit(*i, &state.files[*i], data, mtime, config.fix_cortex_a53_843419)
+        })
+        .collect()
+}
+
+/// Patches the output with `edits` and records it in `state` (the state at `path`). The state is
+/// removed before the first byte is written and written again once the last one is: a patch cut
+/// short leaves no state, and the next link is a full one. Gives what was patched and, if the
+/// new state could not be written, why (the output is complete then, only no state describes
+/// it). An error (nothing written, or the state removed) is a full link's reason.
+fn apply_patch(
+    config: &Config,
+    path: &Path,
+    state: &mut State,
+    edits: &[patch::FileEdit],
+) -> std::result::Result<(patch::Patched, Option<String>), String> {
+    let output = &config.output;
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(output).map_err(|e| match e.raw_os_error() {
+        Some(libc::ETXTBSY) => format!("{} is running and cannot be written (text file busy)", output.display()),
+        _ => format!("cannot open {} to patch it: {e}", output.display()),
+    })?;
+    patch::erratum_unchanged(&file, edits)?;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot remove the incremental state {}: {e}", path.display()))
+        }
+        _ => {}
+    }
+    let patched = patch::write(config, &file, edits, &mut state.patching)
+        .map_err(|e| format!("patching {} failed: {e}", output.display()))?;
+    drop(file);
+    let now = now_ns();
+    for e in edits {
+        let f = &mut state.files[e.index];
+        (f.size, f.mtime_ns, f.hash, f.racy) =
+            (e.data.len() as u64, e.mtime_ns, hash(&e.data), is_racy(e.mtime_ns, now));
+    }
+    let kept = match output_record(output) {
+        Some(o) => {
+            state.output = o;
+            write_state(path, state)
+                .err()
+                .map(|e| format!("cannot write the incremental state {}: {e}", path.display()))
+        }
+        None => Some(format!("{} is not a regular file once patched", output.display())),
+    };
+    Ok((patched, kept))
+}
+
+/// How this link's files compare with the state's, when all else is the same.
+struct Compared {
+    /// Files (index in the state, mtime) whose mtime changed and whose bytes did not.
+    touched: Vec<(usize, u64)>,
+    /// The output is gone from its path but still there under its other name (`kept_path`).
+    restore: bool,
+    /// Files whose bytes changed (index in the state, where the file is now).
+    changed: Vec<(usize, PathBuf)>,
+}
+
+/// How the files compare, or the first difference between the state and this link besides them.
 fn compare(
     config: &Config,
     state: &State,
     inputs: &[&Path],
     read: &[std::sync::Arc<rivet_io::InputFile>],
-) -> std::result::Result<(Vec<(usize, u64)>, bool), String> {
+) -> std::result::Result<Compared, String> {
     if state.linker != linker_identity() {
         return Err("the state was written by another rivet build".into());
     }
@@ -406,14 +556,14 @@ fn compare(
         })
         .collect();
     // Each file: the same size and mtime, or else the same bytes.
-    let verdicts: Vec<std::result::Result<Option<u64>, String>> = state
+    let verdicts: Vec<std::result::Result<Option<u64>, PathBuf>> = state
         .files
         .par_iter()
         .zip(&current)
         .map(|(f, open)| {
             // A file this link has open is found under its path now (a temp name may differ).
             let path = open.map_or(Path::new(std::ffi::OsStr::from_bytes(&f.path)), |o| o.path());
-            let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let Ok(meta) = std::fs::metadata(path) else { return Err(path.to_path_buf()) };
             let same_stamp = meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns;
             if same_stamp && !f.racy {
                 return Ok(None);
@@ -426,7 +576,7 @@ fn compare(
                 // A racy file with its recorded stamp is unchanged, and stays racy.
                 Ok((!same_stamp).then(|| mtime_ns(&meta)))
             } else {
-                Err(format!("{} changed", path.display()))
+                Err(path.to_path_buf())
             }
         })
         .collect();
@@ -436,14 +586,10 @@ fn compare(
         match v {
             Ok(Some(mtime)) => touched.push((i, mtime)),
             Ok(None) => {}
-            Err(why) => changed.push(why),
+            Err(path) => changed.push((i, path)),
         }
     }
-    if !changed.is_empty() {
-        let more = if changed.len() > 1 { format!(" (and {} more)", changed.len() - 1) } else { String::new() };
-        return Err(format!("{}{more}", changed[0]));
-    }
-    Ok((touched, restore))
+    Ok(Compared { touched, restore, changed })
 }
 
 /// The command line as the state records it: without the LTO plugin and its options, which name
@@ -580,14 +726,16 @@ fn stat(p: &Path) -> Option<(u64, u64)> {
 
 /// Records the link that has just put its output in place. `inputs`: the inputs as loaded;
 /// `read`: every file the link read; `options`: the files options named, as they were before the
-/// link read them. A file that changed since the link read it is refused (its bytes now are not
-/// the ones the output was made from): no state then.
+/// link read them; `patching`: per file of `read`, what patching needs of it
+/// (`patch::placements`), and of the output. A file that changed since the link read it is
+/// refused (its bytes now are not the ones the output was made from): no state then.
 pub fn record(
     config: &Config,
     inputs: &[&Path],
     read: &[std::sync::Arc<rivet_io::InputFile>],
     options: &OptionFiles,
     known: &[FileRecord],
+    patching: (Vec<Option<patch::FilePatch>>, patch::OutputPatch),
 ) -> Result<()> {
     // A file the last link read as it is now keeps its hash: after an edit, only the edited
     // files are read again.
@@ -597,15 +745,18 @@ pub fn record(
     let path = state_path(&config.output);
     let output = output_record(&config.output)
         .ok_or_else(|| crate::fatal!("{}: not a regular file once written", config.output.display()))?;
+    let (mut placements, patching) = patching;
+    placements.resize(read.len(), None);
     let mut files: Vec<FileRecord> = read
         .par_iter()
-        .map(|f| {
+        .zip(placements)
+        .map(|(f, patch)| {
             let path = f.path().as_os_str().as_bytes();
             let mtime_ns = f.mtime().map_or(0, epoch_ns);
             let racy = is_racy(mtime_ns, now);
             let known = known.get(&(path, f.size(), mtime_ns)).copied().filter(|_| !racy);
             let hash = known.unwrap_or_else(|| hash(f.data()));
-            FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy }
+            FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy, patch }
         })
         .collect();
     let changed = |p: &Path| crate::fatal!("{} changed since the link read it", p.display());
@@ -616,7 +767,8 @@ pub fn record(
             return Err(changed(p));
         }
         let racy = is_racy(mtime_ns, now);
-        files.push(FileRecord { path: p.as_os_str().as_bytes().to_vec(), size, mtime_ns, hash: hash(&data), racy });
+        let path = p.as_os_str().as_bytes().to_vec();
+        files.push(FileRecord { path, size, mtime_ns, hash: hash(&data), racy, patch: None });
     }
     // The inputs' bytes were hashed from their mappings: each must still be the file it was.
     if let Some(f) = read.iter().find(|f| f.changed_since_open().unwrap_or(true)) {
@@ -629,6 +781,7 @@ pub fn record(
         output,
         inputs: inputs.iter().map(|p| temp_free(p.as_os_str().as_bytes()).into_owned()).collect(),
         files,
+        patching,
     };
     // The output's other name, before the state that trusts it (a file system without hard links
     // only loses the restoring).
@@ -661,9 +814,34 @@ mod tests {
             output: OutputRecord { dev: 1, ino: 2, size: 3, mtime_ns: 4 },
             inputs: vec![b"a.o".to_vec(), b"/usr/lib/libc.so".to_vec()],
             files: vec![
-                FileRecord { path: b"a.o".to_vec(), size: 10, mtime_ns: 11, hash: u128::MAX - 5, racy: false },
-                FileRecord { path: b"b.o".to_vec(), size: 0, mtime_ns: 12, hash: 7, racy: true },
+                FileRecord {
+                    path: b"a.o".to_vec(),
+                    size: 10,
+                    mtime_ns: 11,
+                    hash: u128::MAX - 5,
+                    racy: false,
+                    patch: None,
+                },
+                FileRecord {
+                    path: b"b.o".to_vec(),
+                    size: 0,
+                    mtime_ns: 12,
+                    hash: 7,
+                    racy: true,
+                    patch: Some(patch::FilePatch {
+                        shape: 9,
+                        members: vec![
+                            patch::Member { base: 0, sections: vec![(1, 64, 0x401000), (4, 4096, 0)] },
+                            patch::Member { base: 68, sections: vec![] },
+                        ],
+                    }),
+                },
             ],
+            patching: patch::OutputPatch {
+                barrier: Vec::new(),
+                build_id: Some((600, 20)),
+                digests: vec![[1; 32], [2; 32]],
+            },
         }
     }
 
@@ -732,7 +910,7 @@ mod tests {
         let config = Config { output: out.clone(), version_scripts: vec![script.clone()], ..Config::default() };
         // Unchanged: recorded, with the script's bytes.
         let before = OptionFiles::snapshot(&config);
-        record(&config, &[], &[], &before, &[]).unwrap();
+        record(&config, &[], &[], &before, &[], Default::default()).unwrap();
         let state = State::decode(&std::fs::read(state_path(&out)).unwrap()).unwrap();
         assert_eq!(state.files.len(), 1);
         assert_eq!(state.files[0].hash, hash(b"{ global: main; local: *; };"));
@@ -742,12 +920,12 @@ mod tests {
         // Rewritten between the snapshot (before the link read it) and the record: refused.
         let before = OptionFiles::snapshot(&config);
         std::fs::write(&script, b"{ global: main; f; local: *; };").unwrap();
-        let e = record(&config, &[], &[], &before, &[]).unwrap_err().to_string();
+        let e = record(&config, &[], &[], &before, &[], Default::default()).unwrap_err().to_string();
         assert!(e.contains("v.map changed since the link read it"), "{e}");
         // Removed: the same.
         let before = OptionFiles::snapshot(&config);
         std::fs::remove_file(&script).unwrap();
-        assert!(record(&config, &[], &[], &before, &[]).is_err());
+        assert!(record(&config, &[], &[], &before, &[], Default::default()).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

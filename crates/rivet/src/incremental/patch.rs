@@ -1,0 +1,563 @@
+//! Patching the output in place after an edit that changed only code and data bytes.
+//!
+//! An object (or archive member) the last link copied sections of verbatim, edited so that its
+//! section headers, symbols, relocations and the bytes around each relocation are what they were,
+//! gives the same resolution, the same layout and the same relocated values: a full link of the
+//! edited inputs differs from the output on disk only in those sections' other bytes. The patch
+//! writes them at the file offsets the state recorded, and the build-id again (from the digests
+//! of the 1 MiB chunks the state keeps, only the chunks written hashed again).
+//!
+//! **The shape** of a file is what must not change for that to hold: the hash of its bytes with
+//! the *patchable* bytes left out (and where they lie put in). A section's bytes are patchable when
+//! the link copies them verbatim (`SHT_PROGBITS`, not merged, compressed, `.eh_frame`, a note or
+//! another section the link reads or rearranges) and no relocation of the section may read or
+//! write them (`window`: the field, and for the relocations a relaxation rewrites, the
+//! instructions around it). Equal shapes mean that every other byte is equal, the headers and
+//! relocations included, and therefore that the patchable ranges are the same too.
+//!
+//! What decides that no output may be patched (`barrier`) is what reads section bytes to lay out
+//! or relocate: identical code folding, `-z rewrite-endbr`, branch to branch jumps,
+//! `--zero-to-bss`, `--gdb-index`, compressed debug sections, a linker script's layout. The
+//! Cortex-A53 erratum scan (`--fix-cortex-a53-843419`, the default of Debian's AArch64 gcc) reads
+//! code only at the last two words of each 4 KiB page and the three after them: a patch that
+//! writes none of those bytes leaves its findings as they were (`erratum_reach`).
+use super::FileRecord;
+use crate::args::{Config, DebugCompression, Icf};
+use crate::ids::{FileId, SectionRef};
+use crate::linked::Linked;
+use crate::sections::output::Content;
+use object::elf;
+use object::read::elf::{FileHeader, SectionHeader};
+use object::LittleEndian as LE;
+use rayon::prelude::*;
+use std::os::unix::fs::FileExt;
+
+/// The sections of one file the next link may patch: the file's shape, and per object loaded
+/// from it (an archive has several), where the object starts in the file and where each of its
+/// patchable sections is in the output (`(section index, output file offset, address)`; sections
+/// the output does not hold are not listed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilePatch {
+    pub shape: u128,
+    pub members: Vec<Member>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub base: u64,
+    pub sections: Vec<(u32, u64, u64)>,
+}
+
+/// What patching needs of the output: why it may not be patched (empty: it may), and where its
+/// build-id is (the descriptor's file offset and length) with the digests of its chunks, computed
+/// with the descriptor zeroed (`synthetic::chunks::build_id`).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct OutputPatch {
+    pub barrier: Vec<u8>,
+    pub build_id: Option<(u64, u64)>,
+    pub digests: Vec<[u8; 32]>,
+}
+
+/// Why no output of this link may be patched, if that is so: a stage reads section bytes to lay
+/// out or relocate, so a change in them may change more than themselves.
+pub fn barrier(config: &Config, scripted: bool, build_id_home: bool) -> Option<&'static str> {
+    let reasons = [
+        (config.icf != Icf::None, "--icf folds sections by their bytes"),
+        (config.rewrite_endbr, "-z rewrite-endbr rewrites code by its bytes"),
+        (config.branch_to_branch(), "branch-to-branch follows jumps by their bytes"),
+        (config.zero_to_bss, "--zero-to-bss lays out data by its bytes"),
+        (config.gdb_index, "--gdb-index is built from the debug sections' bytes"),
+        (config.compress_debug_sections != DebugCompression::None, "--compress-debug-sections"),
+        (config.oformat_binary, "--oformat=binary"),
+        (scripted || build_id_home, "a linker script lays the output out"),
+    ];
+    reasons.iter().find(|(on, _)| *on).map(|(_, why)| *why)
+}
+
+/// A section whose bytes may be patched: its index, offset in its object and size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Patchable {
+    index: u32,
+    offset: u64,
+    size: u64,
+    exec: bool,
+}
+
+/// Names of `SHT_PROGBITS` sections the link reads or rearranges (or, `.debug_info`, whose
+/// units' format decides the debug sections' order).
+const READ_BY_THE_LINK: &[&[u8]] =
+    &[b".eh_frame", b".ctors", b".dtors", b".note", b".gnu.warning", b".gnu.lto", b".llvm", b".debug_info"];
+
+/// A patchable section and its windows.
+type Found = (Patchable, Vec<(u64, u64)>);
+
+/// The object at `base` of `data`: its patchable sections (ascending index) and, per section, its
+/// windows (ranges of it no patch may write, sorted and disjoint). With `windows` false, the
+/// windows are not read (empty).
+fn parse(data: &[u8], base: u64, windows: bool) -> Result<Vec<Found>, String> {
+    let member = usize::try_from(base).ok().and_then(|b| data.get(b..)).ok_or("an object past the file's end")?;
+    let h = elf::FileHeader64::<LE>::parse(member).map_err(|e| e.to_string())?;
+    if h.e_type(LE) != elf::ET_REL {
+        return Err("not a relocatable object".into());
+    }
+    let machine = h.e_machine(LE);
+    if !matches!(machine, elf::EM_X86_64 | elf::EM_AARCH64) {
+        return Err(format!("machine {machine}"));
+    }
+    let table = h.sections(LE, member).map_err(|e| e.to_string())?;
+    let shdrs = table.iter().as_slice();
+    // Every range of the object with bytes, (start, end, patchable), for the overlap check.
+    let shoff = h.e_shoff(LE);
+    let mut ranges = vec![(0, std::mem::size_of::<elf::FileHeader64<LE>>() as u64, false)];
+    ranges.push((shoff, shoff + std::mem::size_of_val(shdrs) as u64, false));
+    let mut found = Vec::new();
+    for (i, sh) in shdrs.iter().enumerate() {
+        let (offset, size) = (sh.sh_offset(LE), sh.sh_size(LE));
+        if sh.sh_type(LE) == elf::SHT_NOBITS || size == 0 {
+            continue;
+        }
+        let end = offset.checked_add(size).filter(|&e| e <= member.len() as u64).ok_or("a section past the end")?;
+        let name = table.section_name(LE, sh).map_err(|e| e.to_string())?;
+        let flags = sh.sh_flags(LE);
+        let patchable = sh.sh_type(LE) == elf::SHT_PROGBITS
+            && flags & (elf::SHF_MERGE | elf::SHF_COMPRESSED) as u64 == 0
+            && (flags & elf::SHF_ALLOC as u64 != 0 || name.starts_with(b".debug_"))
+            && !READ_BY_THE_LINK.iter().any(|p| name.starts_with(p));
+        ranges.push((offset, end, patchable));
+        if patchable {
+            let exec = flags & elf::SHF_EXECINSTR as u64 != 0;
+            found.push((Patchable { index: i as u32, offset, size, exec }, Vec::new()));
+        }
+    }
+    ranges.sort_unstable();
+    let (mut max_end, mut max_patchable_end) = (0, 0);
+    for &(start, end, patchable) in &ranges {
+        if (patchable && start < max_end) || start < max_patchable_end {
+            return Err("its sections overlap".into());
+        }
+        max_end = max_end.max(end);
+        if patchable {
+            max_patchable_end = max_patchable_end.max(end);
+        }
+    }
+    if windows {
+        for sh in shdrs {
+            let ty = sh.sh_type(LE);
+            if ty != elf::SHT_RELA && ty != elf::SHT_REL {
+                continue;
+            }
+            let target = sh.sh_info(LE);
+            let Ok(k) = found.binary_search_by_key(&target, |(p, _)| p.index) else { continue };
+            if ty == elf::SHT_REL {
+                return Err("SHT_REL relocations".into());
+            }
+            let relas: &[elf::Rela64<LE>] = sh.data_as_array(LE, member).map_err(|e| e.to_string())?;
+            let (p, w) = &mut found[k];
+            for r in relas {
+                let (before, after) = window(machine, r.r_type(LE, false));
+                let at = r.r_offset.get(LE);
+                if at >= p.size {
+                    return Err("a relocation past its section's end".into());
+                }
+                w.push((at.saturating_sub(before), (at + after).min(p.size)));
+            }
+        }
+        for (_, w) in &mut found {
+            w.sort_unstable();
+            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(w.len());
+            for &(s, e) in w.iter() {
+                match merged.last_mut() {
+                    Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                    _ => merged.push((s, e)),
+                }
+            }
+            *w = merged;
+        }
+    }
+    Ok(found)
+}
+
+/// The bytes around a relocation at its offset that applying it may read or write: (before, after).
+/// A plain relocation writes its field. x86-64 rewrites the instructions of the GOT and TLS
+/// accesses it relaxes (the longest, the large code model's TLS call, 22 bytes from 3 before the
+/// field). AArch64 rewrites the instruction of a relocation (and reads the next one's, which has
+/// a relocation of its own, for an ADRP's pair); its TLS sequences take the instructions around
+/// them too. Unknown types take the widest.
+fn window(machine: u16, r_type: u32) -> (u64, u64) {
+    if machine == elf::EM_AARCH64 {
+        return match r_type {
+            elf::R_AARCH64_ABS64 | elf::R_AARCH64_PREL64 => (0, 8),
+            // TLS: R_AARCH64_TLSGD_ADR_PREL21 up to R_AARCH64_TLSDESC_CALL.
+            512..=573 => (4, 12),
+            _ => (0, 4),
+        };
+    }
+    match r_type {
+        elf::R_X86_64_64
+        | elf::R_X86_64_PC64
+        | elf::R_X86_64_GOTOFF64
+        | elf::R_X86_64_SIZE64
+        | elf::R_X86_64_DTPMOD64
+        | elf::R_X86_64_DTPOFF64
+        | elf::R_X86_64_TPOFF64 => (0, 8),
+        elf::R_X86_64_PC32
+        | elf::R_X86_64_PLT32
+        | elf::R_X86_64_32
+        | elf::R_X86_64_32S
+        | elf::R_X86_64_GOTPC32
+        | elf::R_X86_64_SIZE32
+        | elf::R_X86_64_DTPOFF32
+        | elf::R_X86_64_TPOFF32 => (0, 4),
+        elf::R_X86_64_16 | elf::R_X86_64_PC16 => (0, 2),
+        elf::R_X86_64_8 | elf::R_X86_64_PC8 => (0, 1),
+        _ => (4, 24),
+    }
+}
+
+/// The ranges of `data` (absolute) a patch writes: each patchable section's bytes outside its
+/// windows.
+fn patch_ranges(base: u64, found: &[Found]) -> Vec<(u32, u64, u64)> {
+    let mut out = Vec::new();
+    for (p, w) in found {
+        let mut at = 0;
+        for &(s, e) in w.iter().chain([&(p.size, p.size)]) {
+            if s > at {
+                out.push((p.index, base + p.offset + at, base + p.offset + s));
+            }
+            at = at.max(e);
+        }
+    }
+    out
+}
+
+/// The shape of `data` with objects at `bases` (see the module's comment): XXH3-128 of its bytes
+/// outside the patchable ranges, each range's place and length hashed where it is. An error says
+/// why an object there cannot be patched.
+fn shape(data: &[u8], bases: &[u64]) -> Result<u128, String> {
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for &b in bases {
+        let found = parse(data, b, true)?;
+        ranges.extend(patch_ranges(b, &found).into_iter().map(|(_, s, e)| (s, e)));
+    }
+    ranges.sort_unstable();
+    ranges.dedup();
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut at = 0;
+    for (s, e) in ranges {
+        if s < at {
+            return Err("objects of the file overlap".into());
+        }
+        h.update(&data[at as usize..s as usize]);
+        h.update(&s.to_le_bytes());
+        h.update(&(e - s).to_le_bytes());
+        at = e;
+    }
+    h.update(&data[at as usize..]);
+    Ok(h.digest128())
+}
+
+/// For each file the link read (`read`), what the next link needs to patch the output after an
+/// edit of it, or None where it may not: a file no object was loaded from (a shared library, a
+/// script, an archive none of whose members was), or one with an object whose patchable sections
+/// did not reach the output verbatim. `known`: the last state's files, whose shapes are taken
+/// over where a file's path, size and mtime are the same.
+pub fn placements(
+    linked: &Linked,
+    read: &[std::sync::Arc<rivet_io::InputFile>],
+    known: &[FileRecord],
+) -> Vec<Option<FilePatch>> {
+    // The files by where their bytes are mapped, to find the file each object was read from.
+    let mut spans: Vec<(usize, usize, usize)> = read
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !f.data().is_empty())
+        .map(|(i, f)| (f.data().as_ptr() as usize, f.data().as_ptr() as usize + f.data().len(), i))
+        .collect();
+    spans.sort_unstable();
+    // Per file, the objects read from it: (base, object).
+    let mut per_file: Vec<Vec<(u64, Option<FileId>)>> = vec![Vec::new(); read.len()];
+    for (f, obj) in linked.objects.iter_enumerated() {
+        if obj.syms.is_empty() {
+            continue;
+        }
+        let sym_section = obj.symtab.section().0;
+        let at = obj.syms.as_ptr() as usize;
+        let k = spans.partition_point(|s| s.0 <= at);
+        let Some(&(start, end, i)) = k.checked_sub(1).map(|k| &spans[k]) else { continue };
+        if at >= end {
+            continue;
+        }
+        let sh_offset = obj.headers.headers.get(sym_section).map_or(u64::MAX, |h| h.sh_offset.get(LE));
+        match ((at - start) as u64).checked_sub(sh_offset) {
+            Some(base) => per_file[i].push((base, Some(f))),
+            // Not where its headers say: the file is not patchable.
+            None => per_file[i].push((u64::MAX, None)),
+        }
+    }
+    let known: std::collections::HashMap<(&[u8], u64), &FileRecord> =
+        known.iter().filter(|k| !k.racy).map(|k| ((&k.path[..], k.size), k)).collect();
+    read.par_iter()
+        .zip(per_file)
+        .map(|(file, objects)| {
+            if objects.is_empty() || objects.iter().any(|o| o.1.is_none()) {
+                return None;
+            }
+            let data = file.data();
+            let mut members = Vec::with_capacity(objects.len());
+            for &(base, f) in &objects {
+                let f = f?;
+                let found = parse(data, base, false).ok()?;
+                let mut sections = Vec::with_capacity(found.len());
+                for (p, _) in &found {
+                    if let Some(at) = verbatim_at(linked, f, p, data, base)? {
+                        sections.push((p.index, at, linked.section_addr(f, p.index).unwrap_or(0)));
+                    }
+                }
+                members.push(Member { base, sections });
+            }
+            let path = std::os::unix::ffi::OsStrExt::as_bytes(file.path().as_os_str());
+            let mtime = file.mtime().map_or(0, super::epoch_ns);
+            let reused = known
+                .get(&(path, file.size()))
+                .filter(|k| k.mtime_ns == mtime)
+                .and_then(|k| k.patch.as_ref())
+                .filter(|p| same_bases(&p.members, &members))
+                .map(|p| p.shape);
+            let shape = match reused {
+                Some(s) => s,
+                None => shape(data, &bases(&members)).ok()?,
+            };
+            Some(FilePatch { shape, members })
+        })
+        .collect()
+}
+
+fn bases(members: &[Member]) -> Vec<u64> {
+    let mut b: Vec<u64> = members.iter().map(|m| m.base).collect();
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+fn same_bases(a: &[Member], b: &[Member]) -> bool {
+    bases(a) == bases(b)
+}
+
+/// Where patchable section `p` of object `f` (at `base` of `data`) is in the output: Some(None)
+/// when the output does not hold it, Some(Some(offset)) when it holds its bytes verbatim (then
+/// relocated), None when it holds them otherwise (the object cannot be patched).
+fn verbatim_at(linked: &Linked, f: FileId, p: &Patchable, data: &[u8], base: u64) -> Option<Option<u64>> {
+    let sec = linked.objects[f].sections.get(p.index as usize)?;
+    let Some(os) = sec.out.filter(|_| sec.live) else { return Some(None) };
+    let place = linked.layout.sections[os];
+    let r = SectionRef::new(f, p.index);
+    let from_file = data.get((base + p.offset) as usize..).map(|d| d.as_ptr()) == Some(sec.data.as_ptr());
+    let verbatim = from_file
+        && sec.data.len() as u64 == p.size
+        && linked.sections[os].content == Content::Inputs
+        && linked.layout.compressed.bytes(os).is_none()
+        && place.shndx != 0
+        && !place.stub
+        && sec.merge_index.is_none()
+        && linked.split_eh_frame(f, p.index).is_none()
+        && !sec.decompressed()
+        && !sec.folded()
+        && !linked.plans.endbr.touches(r)
+        && linked.member_size(f, p.index) == p.size;
+    verbatim.then(|| Some(place.offset + linked.layout.inputs.offsets[r]))
+}
+
+/// What a patch did.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Patched {
+    pub files: usize,
+    pub sections: usize,
+    pub bytes: u64,
+}
+
+/// A changed file's new bytes and what to write of them: (output offset, bytes).
+pub struct FileEdit {
+    pub index: usize,
+    path: String,
+    pub data: Vec<u8>,
+    pub mtime_ns: u64,
+    writes: Vec<(u64, std::ops::Range<usize>)>,
+    /// The parts of `writes` the Cortex-A53 erratum scan reads (with `--fix-cortex-a53-843419`).
+    erratum_reads: Vec<(u64, std::ops::Range<usize>)>,
+    sections: usize,
+}
+
+/// Checks that changed file `index` of the state (`record`), now `data`, may be patched: its
+/// shape is the recorded one. Gives what to write, or why it cannot be patched.
+/// `erratum`: `--fix-cortex-a53-843419` is on.
+pub fn edit(
+    index: usize,
+    record: &FileRecord,
+    data: Vec<u8>,
+    mtime_ns: u64,
+    erratum: bool,
+) -> Result<FileEdit, String> {
+    let path = String::from_utf8_lossy(&record.path);
+    let Some(p) = &record.patch else {
+        return Err(format!(
+            "{path} changed, and it is not an object or archive whose sections the last link copied verbatim"
+        ));
+    };
+    let beyond = |why: String| format!("{path} changed beyond its code and data bytes ({why})");
+    match shape(&data, &bases(&p.members)) {
+        Ok(s) if s == p.shape => {}
+        Ok(_) => {
+            return Err(beyond(
+                "its symbols, relocations, section headers or the bytes a relocation covers differ".into(),
+            ))
+        }
+        Err(why) => return Err(beyond(why)),
+    }
+    let mut writes = Vec::new();
+    let mut erratum_reads = Vec::new();
+    let mut sections = 0;
+    for m in &p.members {
+        let found = parse(&data, m.base, true).map_err(beyond)?;
+        let ranges = patch_ranges(m.base, &found);
+        for &(index, out, addr) in &m.sections {
+            let Ok(k) = found.binary_search_by_key(&index, |(p, _)| p.index) else {
+                return Err(beyond(format!("section {index} is no longer patchable")));
+            };
+            let start = m.base + found[k].0.offset;
+            sections += 1;
+            for &(_, s, e) in ranges.iter().filter(|r| r.0 == index) {
+                let at = out + (s - start);
+                if erratum && found[k].0.exec {
+                    let lo = addr + (s - start);
+                    for (a, b) in erratum_reach(lo, lo + (e - s)) {
+                        erratum_reads.push((at + a, (s + a) as usize..(s + b) as usize));
+                    }
+                }
+                writes.push((at, s as usize..e as usize));
+            }
+        }
+    }
+    Ok(FileEdit { index, path: path.into_owned(), data, mtime_ns, writes, erratum_reads, sections })
+}
+
+/// The parts of addresses `lo..hi` the Cortex-A53 erratum scan reads (a sequence starts at one of
+/// a page's last two words and runs up to four instructions: 0xff8..0x100c of each page), as
+/// offsets from `lo`.
+fn erratum_reach(lo: u64, hi: u64) -> Vec<(u64, u64)> {
+    ((lo >> 12).saturating_sub(1)..=(hi >> 12))
+        .map(|p| ((p << 12) + 0xff8, (p << 12) + 0x100c))
+        .filter(|&(s, e)| s < hi && lo < e)
+        .map(|(s, e)| (s.max(lo) - lo, e.min(hi) - lo))
+        .collect()
+}
+
+/// Whether every byte of `edits` that the Cortex-A53 erratum scan reads is what the output holds
+/// already (then the scan finds what it found); otherwise why not.
+pub fn erratum_unchanged(output: &std::fs::File, edits: &[FileEdit]) -> Result<(), String> {
+    for e in edits {
+        for (at, range) in &e.erratum_reads {
+            let mut old = vec![0u8; range.len()];
+            output.read_exact_at(&mut old, *at).map_err(|err| format!("cannot read the output: {err}"))?;
+            if old != e.data[range.clone()] {
+                return Err(format!(
+                    "{} changed in code the Cortex-A53 erratum scan reads (--fix-cortex-a53-843419: the last \
+                     words of a page)",
+                    e.path
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `edits` into `output` (opened for writing) and the build-id again; updates `patching`'s
+/// digests. The caller has removed the state first: a patch cut short leaves no state that
+/// trusts the output.
+pub fn write(
+    config: &Config,
+    output: &std::fs::File,
+    edits: &[FileEdit],
+    patching: &mut OutputPatch,
+) -> std::io::Result<Patched> {
+    let mut bytes = 0;
+    let mut chunks = std::collections::BTreeSet::new();
+    const CHUNK: u64 = crate::synthetic::chunks::BUILD_ID_CHUNK as u64;
+    for e in edits {
+        for (at, range) in &e.writes {
+            output.write_all_at(&e.data[range.clone()], *at)?;
+            bytes += range.len() as u64;
+            if !range.is_empty() {
+                chunks.extend(at / CHUNK..=(at + range.len() as u64 - 1) / CHUNK);
+            }
+        }
+    }
+    if let Some((desc, len)) = patching.build_id {
+        if crate::synthetic::chunks::hashed(&config.build_id) {
+            let size = output.metadata()?.len();
+            let fresh: Vec<(u64, [u8; 32])> = chunks
+                .into_par_iter()
+                .map(|c| -> std::io::Result<(u64, [u8; 32])> {
+                    let start = c * CHUNK;
+                    let mut buf = vec![0u8; (size.min(start + CHUNK) - start) as usize];
+                    output.read_exact_at(&mut buf, start)?;
+                    // The descriptor was zero when the chunk was hashed.
+                    let (s, e) = (desc.max(start), (desc + len).min(start + buf.len() as u64));
+                    if s < e {
+                        buf[(s - start) as usize..(e - start) as usize].fill(0);
+                    }
+                    Ok((c, crate::synthetic::chunks::chunk_digests(&config.build_id, &buf)[0]))
+                })
+                .collect::<std::io::Result<_>>()?;
+            for (c, d) in fresh {
+                let slot = patching
+                    .digests
+                    .get_mut(c as usize)
+                    .ok_or_else(|| std::io::Error::other("the state's build-id digests do not cover the output"))?;
+                *slot = d;
+            }
+            let id = crate::synthetic::chunks::build_id(&config.build_id, &patching.digests)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            output.write_all_at(&id[..len as usize], desc)?;
+        }
+    }
+    Ok(Patched { files: edits.len(), sections: edits.iter().map(|e| e.sections).sum(), bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_cover_what_relaxations_rewrite() {
+        // A TLS GD sequence starts 4 bytes before its field and may run to 19 after it.
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_TLSGD), (4, 24));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_REX_GOTPCRELX), (4, 24));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_PLT32), (0, 4));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_64), (0, 8));
+        assert_eq!(window(elf::EM_X86_64, 0xffff), (4, 24));
+        assert_eq!(window(elf::EM_AARCH64, elf::R_AARCH64_ADR_PREL_PG_HI21), (0, 4));
+        assert_eq!(window(elf::EM_AARCH64, elf::R_AARCH64_TLSDESC_CALL), (4, 12));
+    }
+
+    #[test]
+    fn patch_ranges_are_the_bytes_between_windows() {
+        let p = Patchable { index: 3, offset: 100, size: 50, exec: true };
+        let r = patch_ranges(1000, &[(p, vec![(0, 4), (10, 20), (45, 50)])]);
+        assert_eq!(r, vec![(3, 1104, 1110), (3, 1120, 1145)]);
+        assert_eq!(patch_ranges(0, &[(p, vec![])]), vec![(3, 100, 150)]);
+    }
+
+    #[test]
+    fn the_erratum_scan_reads_the_end_of_each_page() {
+        assert_eq!(erratum_reach(0x1000, 0x1ff0), vec![(0, 0xc)]);
+        assert_eq!(erratum_reach(0x1100, 0x1ff0), Vec::<(u64, u64)>::new());
+        assert_eq!(erratum_reach(0x1100, 0x2004), vec![(0xef8, 0xf04)]);
+        assert_eq!(erratum_reach(0x1ffc, 0x3000), vec![(0, 0x10), (0xffc, 0x1004)]);
+    }
+
+    #[test]
+    fn garbage_has_no_shape() {
+        assert!(shape(b"not an object", &[0]).is_err());
+        assert!(shape(b"", &[5]).is_err());
+    }
+}
