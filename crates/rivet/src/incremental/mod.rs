@@ -144,10 +144,13 @@ impl State {
                 None => w.push(0),
                 Some(p) => {
                     w.push(1);
-                    w.extend_from_slice(&p.shape.to_le_bytes());
+                    w.extend_from_slice(&p.rest.to_le_bytes());
                     w.extend_from_slice(&(p.members.len() as u64).to_le_bytes());
                     for m in &p.members {
                         w.extend_from_slice(&m.base.to_le_bytes());
+                        w.extend_from_slice(&m.len.to_le_bytes());
+                        w.extend_from_slice(&m.hash.to_le_bytes());
+                        w.extend_from_slice(&m.shape.to_le_bytes());
                         w.extend_from_slice(&(m.sections.len() as u64).to_le_bytes());
                         for &(index, at, addr) in &m.sections {
                             w.extend_from_slice(&index.to_le_bytes());
@@ -204,20 +207,22 @@ impl State {
             let patch = match r.take(1)?[0] {
                 0 => None,
                 1 => {
-                    let shape = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
-                    let n = r.count(16)?;
+                    let rest = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
+                    let n = r.count(56)?;
                     let mut members = Vec::with_capacity(n);
                     for _ in 0..n {
-                        let base = r.u64()?;
+                        let (base, len) = (r.u64()?, r.u64()?);
+                        let hash = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
+                        let shape = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
                         let k = r.count(20)?;
                         let mut sections = Vec::with_capacity(k);
                         for _ in 0..k {
                             let index = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
                             sections.push((index, r.u64()?, r.u64()?));
                         }
-                        members.push(patch::Member { base, sections });
+                        members.push(patch::Member { base, len, hash, shape, sections });
                     }
-                    Some(patch::FilePatch { shape, members })
+                    Some(patch::FilePatch { rest, members })
                 }
                 _ => return Err("a file record's patch flag is neither 0 nor 1".into()),
             };
@@ -417,7 +422,7 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
         }
         return Plan::UpToDate { files: state.files.len(), rehashed: c.touched.len(), restored: c.restore };
     }
-    match apply_patch(config, &path, &mut state, &edits) {
+    match apply_patch(config, &path, &mut state, &edits, &c.changed) {
         Ok((patched, kept)) => Plan::Patched { patched, rehashed: c.touched.len(), restored: c.restore, kept },
         Err(why) => full(why, state.files),
     }
@@ -425,26 +430,29 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
 
 /// What to write for each changed file (`changed`: index in the state, where it is now), or why
 /// the output cannot be patched.
-fn patch_edits(
+fn patch_edits<'a>(
     config: &Config,
     state: &State,
-    changed: &[(usize, PathBuf)],
-) -> std::result::Result<Vec<patch::FileEdit>, String> {
+    changed: &[Changed<'a>],
+) -> std::result::Result<Vec<patch::FileEdit<'a>>, String> {
     if !state.patching.barrier.is_empty() {
         return Err(format!(
             "{} changed, and no output of this command line is patched: {}",
-            changed[0].1.display(),
+            changed[0].path.display(),
             String::from_utf8_lossy(&state.patching.barrier)
         ));
     }
     changed
         .par_iter()
-        .map(|(i, path)| {
-            // The mtime before the bytes: a write after both is seen next time.
-            let mtime =
-                std::fs::metadata(path).map(|m| mtime_ns(&m)).map_err(|e| format!("{}: {e}", path.display()))?;
-            let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            patch::edit(*i, &state.files[*i], data, mtime, config.fix_cortex_a53_843419)
+        .map(|c| {
+            // The link's mapping where it has one (hashed already), else the file's bytes now; the
+            // mtime is the one seen before the bytes were read, so a later write is seen next time.
+            let data: std::borrow::Cow<[u8]> = match c.open {
+                Some(open) => open.data().into(),
+                None => std::fs::read(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?.into(),
+            };
+            let whole = c.hash.unwrap_or_else(|| hash(&data));
+            patch::edit(c.index, &state.files[c.index], data, whole, c.mtime_ns, config.fix_cortex_a53_843419)
         })
         .collect()
 }
@@ -459,6 +467,7 @@ fn apply_patch(
     path: &Path,
     state: &mut State,
     edits: &[patch::FileEdit],
+    changed: &[Changed],
 ) -> std::result::Result<(patch::Patched, Option<String>), String> {
     let output = &config.output;
     let file = std::fs::OpenOptions::new().read(true).write(true).open(output).map_err(|e| match e.raw_os_error() {
@@ -475,11 +484,18 @@ fn apply_patch(
     let patched = patch::write(config, &file, edits, &mut state.patching)
         .map_err(|e| format!("patching {} failed: {e}", output.display()))?;
     drop(file);
+    // The bytes written came from the link's mappings: a file rewritten meanwhile (a parallel build
+    // step) may have torn them, and then no state may vouch for the output.
+    if let Some(c) = changed.iter().find(|c| c.open.is_some_and(|o| o.changed_since_open().unwrap_or(true))) {
+        return Ok((patched, Some(format!("{} changed while the link read it", c.path.display()))));
+    }
     let now = now_ns();
     for e in edits {
         let f = &mut state.files[e.index];
-        (f.size, f.mtime_ns, f.hash, f.racy) =
-            (e.data.len() as u64, e.mtime_ns, hash(&e.data), is_racy(e.mtime_ns, now));
+        (f.size, f.mtime_ns, f.hash, f.racy) = (e.data.len() as u64, e.mtime_ns, e.whole, is_racy(e.mtime_ns, now));
+        if let Some(p) = &mut f.patch {
+            e.update(p);
+        }
     }
     let kept = match output_record(output) {
         Some(o) => {
@@ -494,22 +510,32 @@ fn apply_patch(
 }
 
 /// How this link's files compare with the state's, when all else is the same.
-struct Compared {
+struct Compared<'a> {
     /// Files (index in the state, mtime) whose mtime changed and whose bytes did not.
     touched: Vec<(usize, u64)>,
     /// The output is gone from its path but still there under its other name (`kept_path`).
     restore: bool,
-    /// Files whose bytes changed (index in the state, where the file is now).
-    changed: Vec<(usize, PathBuf)>,
+    /// Files whose bytes changed.
+    changed: Vec<Changed<'a>>,
+}
+
+/// A file whose bytes changed: its index in the state, where it is now, the link's mapping of it
+/// (if it opened it), the hash of that mapping, and the mtime seen before it was hashed.
+struct Changed<'a> {
+    index: usize,
+    path: PathBuf,
+    open: Option<&'a rivet_io::InputFile>,
+    hash: Option<u128>,
+    mtime_ns: u64,
 }
 
 /// How the files compare, or the first difference between the state and this link besides them.
-fn compare(
+fn compare<'a>(
     config: &Config,
     state: &State,
     inputs: &[&Path],
-    read: &[std::sync::Arc<rivet_io::InputFile>],
-) -> std::result::Result<Compared, String> {
+    read: &'a [std::sync::Arc<rivet_io::InputFile>],
+) -> std::result::Result<Compared<'a>, String> {
     if state.linker != linker_identity() {
         return Err("the state was written by another rivet build".into());
     }
@@ -556,27 +582,28 @@ fn compare(
         })
         .collect();
     // Each file: the same size and mtime, or else the same bytes.
-    let verdicts: Vec<std::result::Result<Option<u64>, PathBuf>> = state
+    let verdicts: Vec<std::result::Result<Option<u64>, Changed>> = state
         .files
         .par_iter()
         .zip(&current)
         .map(|(f, open)| {
             // A file this link has open is found under its path now (a temp name may differ).
             let path = open.map_or(Path::new(std::ffi::OsStr::from_bytes(&f.path)), |o| o.path());
-            let Ok(meta) = std::fs::metadata(path) else { return Err(path.to_path_buf()) };
+            let gone = || Changed { index: 0, path: path.to_path_buf(), open: None, hash: None, mtime_ns: 0 };
+            let Ok(meta) = std::fs::metadata(path) else { return Err(gone()) };
             let same_stamp = meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns;
             if same_stamp && !f.racy {
                 return Ok(None);
             }
-            let same = match open {
-                Some(open) => open.size() == f.size && hash(open.data()) == f.hash,
-                None => std::fs::read(path).is_ok_and(|d| d.len() as u64 == f.size && hash(&d) == f.hash),
+            let now = match open {
+                Some(open) => Some(hash(open.data())),
+                None => std::fs::read(path).ok().map(|d| hash(&d)),
             };
-            if same {
+            if meta.size() == f.size && now == Some(f.hash) {
                 // A racy file with its recorded stamp is unchanged, and stays racy.
                 Ok((!same_stamp).then(|| mtime_ns(&meta)))
             } else {
-                Err(path.to_path_buf())
+                Err(Changed { open: *open, hash: now.filter(|_| open.is_some()), mtime_ns: mtime_ns(&meta), ..gone() })
             }
         })
         .collect();
@@ -586,7 +613,7 @@ fn compare(
         match v {
             Ok(Some(mtime)) => touched.push((i, mtime)),
             Ok(None) => {}
-            Err(path) => changed.push((i, path)),
+            Err(c) => changed.push(Changed { index: i, ..c }),
         }
     }
     Ok(Compared { touched, restore, changed })
@@ -829,10 +856,16 @@ mod tests {
                     hash: 7,
                     racy: true,
                     patch: Some(patch::FilePatch {
-                        shape: 9,
+                        rest: 9,
                         members: vec![
-                            patch::Member { base: 0, sections: vec![(1, 64, 0x401000), (4, 4096, 0)] },
-                            patch::Member { base: 68, sections: vec![] },
+                            patch::Member {
+                                base: 0,
+                                len: 60,
+                                hash: 1 << 100,
+                                shape: 3,
+                                sections: vec![(1, 64, 0x401000), (4, 4096, 0)],
+                            },
+                            patch::Member { base: 68, len: 1, hash: 5, shape: 6, sections: vec![] },
                         ],
                     }),
                 },

@@ -32,19 +32,26 @@ use object::LittleEndian as LE;
 use rayon::prelude::*;
 use std::os::unix::fs::FileExt;
 
-/// The sections of one file the next link may patch: the file's shape, and per object loaded
-/// from it (an archive has several), where the object starts in the file and where each of its
-/// patchable sections is in the output (`(section index, output file offset, address)`; sections
-/// the output does not hold are not listed).
+/// The sections of one file the next link may patch: per object loaded from it (an archive has
+/// several), what it was and where its patchable sections went; and the hash of the file's other
+/// bytes (an archive's headers and symbol table, the members not loaded), with each object's
+/// place and length hashed where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilePatch {
-    pub shape: u128,
+    pub rest: u128,
     pub members: Vec<Member>,
 }
 
+/// An object of a file: where it starts and how long it is (its headers' extent), the XXH3-128 of
+/// its bytes, its shape, and where each of its patchable sections is in the output
+/// (`(section index, output file offset, address)`; sections the output does not hold are not
+/// listed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
     pub base: u64,
+    pub len: u64,
+    pub hash: u128,
+    pub shape: u128,
     pub sections: Vec<(u32, u64, u64)>,
 }
 
@@ -92,9 +99,9 @@ const READ_BY_THE_LINK: &[&[u8]] =
 type Found = (Patchable, Vec<(u64, u64)>);
 
 /// The object at `base` of `data`: its patchable sections (ascending index) and, per section, its
-/// windows (ranges of it no patch may write, sorted and disjoint). With `windows` false, the
-/// windows are not read (empty).
-fn parse(data: &[u8], base: u64, windows: bool) -> Result<Vec<Found>, String> {
+/// windows (ranges of it no patch may write, sorted and disjoint), and its extent (the end of its
+/// last header or section). With `windows` false, the windows are not read (empty).
+fn parse(data: &[u8], base: u64, windows: bool) -> Result<(Vec<Found>, u64), String> {
     let member = usize::try_from(base).ok().and_then(|b| data.get(b..)).ok_or("an object past the file's end")?;
     let h = elf::FileHeader64::<LE>::parse(member).map_err(|e| e.to_string())?;
     if h.e_type(LE) != elf::ET_REL {
@@ -130,6 +137,7 @@ fn parse(data: &[u8], base: u64, windows: bool) -> Result<Vec<Found>, String> {
         }
     }
     ranges.sort_unstable();
+    let extent = ranges.iter().map(|r| r.1).max().unwrap_or(0);
     let (mut max_end, mut max_patchable_end) = (0, 0);
     for &(start, end, patchable) in &ranges {
         if (patchable && start < max_end) || start < max_patchable_end {
@@ -174,7 +182,7 @@ fn parse(data: &[u8], base: u64, windows: bool) -> Result<Vec<Found>, String> {
             *w = merged;
         }
     }
-    Ok(found)
+    Ok((found, extent))
 }
 
 /// The bytes around a relocation at its offset that applying it may read or write: (before, after).
@@ -230,30 +238,47 @@ fn patch_ranges(base: u64, found: &[Found]) -> Vec<(u32, u64, u64)> {
     out
 }
 
-/// The shape of `data` with objects at `bases` (see the module's comment): XXH3-128 of its bytes
-/// outside the patchable ranges, each range's place and length hashed where it is. An error says
-/// why an object there cannot be patched.
-fn shape(data: &[u8], bases: &[u64]) -> Result<u128, String> {
-    let mut ranges: Vec<(u64, u64)> = Vec::new();
-    for &b in bases {
-        let found = parse(data, b, true)?;
-        ranges.extend(patch_ranges(b, &found).into_iter().map(|(_, s, e)| (s, e)));
-    }
-    ranges.sort_unstable();
-    ranges.dedup();
+/// The shape of the object at `base` of `data`, `len` bytes long (see the module's comment):
+/// XXH3-128 of its bytes outside the patchable ranges of `found`, each range's place and length
+/// hashed where it is.
+fn shape(data: &[u8], base: u64, len: u64, found: &[Found]) -> u128 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut at = 0;
-    for (s, e) in ranges {
-        if s < at {
-            return Err("objects of the file overlap".into());
-        }
+    let mut at = base;
+    for (_, s, e) in patch_ranges(base, found) {
         h.update(&data[at as usize..s as usize]);
-        h.update(&s.to_le_bytes());
+        h.update(&(s - base).to_le_bytes());
         h.update(&(e - s).to_le_bytes());
         at = e;
     }
+    h.update(&data[at as usize..(base + len) as usize]);
+    h.digest128()
+}
+
+/// XXH3-128 of `data` outside the objects at `spans` ((base, len), sorted, without repeats), each
+/// object's place and length hashed where it is; an error when they overlap or run past the end.
+fn rest(data: &[u8], spans: &[(u64, u64)]) -> Result<u128, String> {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut at = 0;
+    for &(base, len) in spans {
+        let end = base.checked_add(len).filter(|&e| e <= data.len() as u64).ok_or("an object past the file's end")?;
+        if base < at {
+            return Err("objects of the file overlap".into());
+        }
+        h.update(&data[at as usize..base as usize]);
+        h.update(&base.to_le_bytes());
+        h.update(&len.to_le_bytes());
+        at = end;
+    }
     h.update(&data[at as usize..]);
     Ok(h.digest128())
+}
+
+/// The objects of a file, (base, len), sorted, without repeats (an object named twice).
+fn object_spans(members: &[Member]) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = members.iter().map(|m| (m.base, m.len)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// For each file the link read (`read`), what the next link needs to patch the output after an
@@ -303,44 +328,38 @@ pub fn placements(
                 return None;
             }
             let data = file.data();
+            let path = std::os::unix::ffi::OsStrExt::as_bytes(file.path().as_os_str());
+            let mtime = file.mtime().map_or(0, super::epoch_ns);
+            // The same file as the last link's: its objects' hashes and shapes are taken over.
+            let before = known.get(&(path, file.size())).filter(|k| k.mtime_ns == mtime).and_then(|k| k.patch.as_ref());
             let mut members = Vec::with_capacity(objects.len());
             for &(base, f) in &objects {
                 let f = f?;
-                let found = parse(data, base, false).ok()?;
+                let old = before.and_then(|p| p.members.iter().find(|m| m.base == base));
+                let (found, len) = parse(data, base, old.is_none()).ok()?;
+                let (hash, shape) = match old {
+                    Some(m) if m.len == len => (m.hash, m.shape),
+                    Some(_) => return None,
+                    None => {
+                        let bytes = data.get(base as usize..(base + len) as usize)?;
+                        (xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found))
+                    }
+                };
                 let mut sections = Vec::with_capacity(found.len());
                 for (p, _) in &found {
                     if let Some(at) = verbatim_at(linked, f, p, data, base)? {
                         sections.push((p.index, at, linked.section_addr(f, p.index).unwrap_or(0)));
                     }
                 }
-                members.push(Member { base, sections });
+                members.push(Member { base, len, hash, shape, sections });
             }
-            let path = std::os::unix::ffi::OsStrExt::as_bytes(file.path().as_os_str());
-            let mtime = file.mtime().map_or(0, super::epoch_ns);
-            let reused = known
-                .get(&(path, file.size()))
-                .filter(|k| k.mtime_ns == mtime)
-                .and_then(|k| k.patch.as_ref())
-                .filter(|p| same_bases(&p.members, &members))
-                .map(|p| p.shape);
-            let shape = match reused {
-                Some(s) => s,
-                None => shape(data, &bases(&members)).ok()?,
+            let rest = match before {
+                Some(p) if object_spans(&p.members) == object_spans(&members) => p.rest,
+                _ => rest(data, &object_spans(&members)).ok()?,
             };
-            Some(FilePatch { shape, members })
+            Some(FilePatch { rest, members })
         })
         .collect()
-}
-
-fn bases(members: &[Member]) -> Vec<u64> {
-    let mut b: Vec<u64> = members.iter().map(|m| m.base).collect();
-    b.sort_unstable();
-    b.dedup();
-    b
-}
-
-fn same_bases(a: &[Member], b: &[Member]) -> bool {
-    bases(a) == bases(b)
 }
 
 /// Where patchable section `p` of object `f` (at `base` of `data`) is in the output: Some(None)
@@ -376,27 +395,43 @@ pub struct Patched {
 }
 
 /// A changed file's new bytes and what to write of them: (output offset, bytes).
-pub struct FileEdit {
+pub struct FileEdit<'a> {
     pub index: usize,
     path: String,
-    pub data: Vec<u8>,
+    pub data: std::borrow::Cow<'a, [u8]>,
+    /// The XXH3-128 of `data`.
+    pub whole: u128,
     pub mtime_ns: u64,
     writes: Vec<(u64, std::ops::Range<usize>)>,
     /// The parts of `writes` the Cortex-A53 erratum scan reads (with `--fix-cortex-a53-843419`).
     erratum_reads: Vec<(u64, std::ops::Range<usize>)>,
     sections: usize,
+    /// The objects that changed: (base, the XXH3-128 of their bytes now).
+    hashes: Vec<(u64, u128)>,
+}
+
+impl FileEdit<'_> {
+    /// The file's record once the edit is written: its changed objects' new hashes.
+    pub fn update(&self, patch: &mut FilePatch) {
+        for m in &mut patch.members {
+            if let Some(&(_, h)) = self.hashes.iter().find(|(b, _)| *b == m.base) {
+                m.hash = h;
+            }
+        }
+    }
 }
 
 /// Checks that changed file `index` of the state (`record`), now `data`, may be patched: its
 /// shape is the recorded one. Gives what to write, or why it cannot be patched.
 /// `erratum`: `--fix-cortex-a53-843419` is on.
-pub fn edit(
+pub fn edit<'a>(
     index: usize,
     record: &FileRecord,
-    data: Vec<u8>,
+    data: std::borrow::Cow<'a, [u8]>,
+    whole: u128,
     mtime_ns: u64,
     erratum: bool,
-) -> Result<FileEdit, String> {
+) -> Result<FileEdit<'a>, String> {
     let path = String::from_utf8_lossy(&record.path);
     let Some(p) = &record.patch else {
         return Err(format!(
@@ -404,20 +439,35 @@ pub fn edit(
         ));
     };
     let beyond = |why: String| format!("{path} changed beyond its code and data bytes ({why})");
-    match shape(&data, &bases(&p.members)) {
-        Ok(s) if s == p.shape => {}
+    let differ = || beyond("its symbols, relocations, section headers or the bytes a relocation covers differ".into());
+    match rest(&data, &object_spans(&p.members)) {
+        Ok(r) if r == p.rest => {}
         Ok(_) => {
-            return Err(beyond(
-                "its symbols, relocations, section headers or the bytes a relocation covers differ".into(),
-            ))
+            return Err(beyond("the bytes around its objects differ (an archive's headers or symbol table)".into()))
         }
         Err(why) => return Err(beyond(why)),
     }
     let mut writes = Vec::new();
     let mut erratum_reads = Vec::new();
     let mut sections = 0;
-    for m in &p.members {
-        let found = parse(&data, m.base, true).map_err(beyond)?;
+    // Only the objects whose bytes changed (an archive's other members are as they were).
+    let now: Vec<u128> = p
+        .members
+        .par_iter()
+        .map(|m| xxhash_rust::xxh3::xxh3_128(&data[m.base as usize..(m.base + m.len) as usize]))
+        .collect();
+    let mut hashes: Vec<(u64, u128)> = Vec::new();
+    for (m, &now) in p.members.iter().zip(&now) {
+        if now == m.hash {
+            continue;
+        }
+        if !hashes.iter().any(|(b, _)| *b == m.base) {
+            hashes.push((m.base, now));
+        }
+        let (found, len) = parse(&data, m.base, true).map_err(beyond)?;
+        if len != m.len || shape(&data, m.base, len, &found) != m.shape {
+            return Err(differ());
+        }
         let ranges = patch_ranges(m.base, &found);
         for &(index, out, addr) in &m.sections {
             let Ok(k) = found.binary_search_by_key(&index, |(p, _)| p.index) else {
@@ -437,7 +487,8 @@ pub fn edit(
             }
         }
     }
-    Ok(FileEdit { index, path: path.into_owned(), data, mtime_ns, writes, erratum_reads, sections })
+    let path = path.into_owned();
+    Ok(FileEdit { index, path, data, whole, mtime_ns, writes, erratum_reads, sections, hashes })
 }
 
 /// The parts of addresses `lo..hi` the Cortex-A53 erratum scan reads (a sequence starts at one of
@@ -556,8 +607,11 @@ mod tests {
     }
 
     #[test]
-    fn garbage_has_no_shape() {
-        assert!(shape(b"not an object", &[0]).is_err());
-        assert!(shape(b"", &[5]).is_err());
+    fn garbage_is_not_an_object() {
+        assert!(parse(b"not an object", 0, true).is_err());
+        assert!(parse(b"", 5, true).is_err());
+        assert!(rest(b"abc", &[(2, 5)]).is_err());
+        assert!(rest(b"abcdef", &[(0, 3), (2, 2)]).is_err());
+        assert_ne!(rest(b"abcdef", &[(0, 3)]), rest(b"abcdef", &[(0, 2)]));
     }
 }
