@@ -69,8 +69,6 @@ fn link_loaded<A: Arch>(
     loaded: Vec<input::Loaded>,
     script_files: Vec<input::script::ScriptFile>,
 ) -> Result<LinkReport> {
-    inputs.flush_prefetch();
-    inputs.tune_allocator();
     // A linker script's ENTRY, OUTPUT and SEARCH_DIR, where the command line said nothing.
     script::refuse_unsupported(&script_files)?;
     let scripted = script::configure(config, &script_files);
@@ -106,19 +104,22 @@ fn link_loaded<A: Arch>(
             };
             let back = if restored { "; the output, removed from its path, given its name back" } else { "" };
             let kept = kept.map_or(String::new(), |why| format!("; no state kept: {why}"));
+            let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
             let line = format!(
-                "patched in place: {} changed file{}, {} section{}, {} bytes written{touched}{back}{kept}",
-                patched.files,
-                if patched.files == 1 { "" } else { "s" },
-                patched.sections,
-                if patched.sections == 1 { "" } else { "s" },
-                patched.bytes
+                "patched in place: {}, {}, {} written{touched}{back}{kept}",
+                plural(patched.files as u64, "changed file"),
+                plural(patched.sections as u64, "section"),
+                plural(patched.bytes, "byte")
             );
             return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line, true));
         }
         Some(incremental::Plan::Full { why, record, known }) => Some((why, record, known)),
         None => None,
     };
+    // The read-ahead of the inputs, and the allocator's settings, for a link that reads them all
+    // (a link `--incremental` ends above reads few of their bytes).
+    inputs.flush_prefetch();
+    inputs.tune_allocator();
     let kind = requested.for_inputs(config, &loaded).map_err(|e| diag.fail(e))?;
     reproduce::write_if_asked(config, &inputs.cache, timer)?;
     // Resolve symbols, pulling archive members in as references need them. With -plugin and

@@ -451,8 +451,12 @@ fn patch_edits<'a>(
                 Some(open) => open.data().into(),
                 None => std::fs::read(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?.into(),
             };
-            let whole = c.hash.unwrap_or_else(|| hash(&data));
-            patch::edit(c.index, &state.files[c.index], data, whole, c.mtime_ns, config.fix_cortex_a53_843419)
+            let record = &state.files[c.index];
+            let now = c.hash.clone().unwrap_or_else(|| content_hash(record, &data));
+            if record.patch.as_ref().is_some_and(|p| now.1.len() != p.members.len()) {
+                return Err(format!("{} changed beyond its code and data bytes (its objects moved)", c.path.display()));
+            }
+            patch::edit(c.index, record, data, now, c.mtime_ns, config.fix_cortex_a53_843419)
         })
         .collect()
 }
@@ -520,13 +524,24 @@ struct Compared<'a> {
 }
 
 /// A file whose bytes changed: its index in the state, where it is now, the link's mapping of it
-/// (if it opened it), the hash of that mapping, and the mtime seen before it was hashed.
+/// (if it opened it), the hash of that mapping (`content_hash`), and the mtime seen before it
+/// was hashed.
 struct Changed<'a> {
     index: usize,
     path: PathBuf,
     open: Option<&'a rivet_io::InputFile>,
-    hash: Option<u128>,
+    hash: Option<(u128, Vec<u128>)>,
     mtime_ns: u64,
+}
+
+/// The hash `record` keeps of a file, of `data`: for a file objects were loaded from, from its
+/// objects' hashes (given too, in the record's order; empty when they no longer fit in it);
+/// else the XXH3-128 of the bytes.
+fn content_hash(record: &FileRecord, data: &[u8]) -> (u128, Vec<u128>) {
+    match record.patch.as_ref().map(|p| patch::hashes_now(data, p)) {
+        Some(Some(h)) => h,
+        _ => (hash(data), Vec::new()),
+    }
 }
 
 /// How the files compare, or the first difference between the state and this link besides them.
@@ -596,10 +611,10 @@ fn compare<'a>(
                 return Ok(None);
             }
             let now = match open {
-                Some(open) => Some(hash(open.data())),
-                None => std::fs::read(path).ok().map(|d| hash(&d)),
+                Some(open) => Some(content_hash(f, open.data())),
+                None => std::fs::read(path).ok().map(|d| content_hash(f, &d)),
             };
-            if meta.size() == f.size && now == Some(f.hash) {
+            if meta.size() == f.size && now.as_ref().is_some_and(|n| n.0 == f.hash) {
                 // A racy file with its recorded stamp is unchanged, and stays racy.
                 Ok((!same_stamp).then(|| mtime_ns(&meta)))
             } else {
@@ -782,7 +797,11 @@ pub fn record(
             let mtime_ns = f.mtime().map_or(0, epoch_ns);
             let racy = is_racy(mtime_ns, now);
             let known = known.get(&(path, f.size(), mtime_ns)).copied().filter(|_| !racy);
-            let hash = known.unwrap_or_else(|| hash(f.data()));
+            // A file objects were loaded from: from its objects' hashes (`patch::combine`).
+            let hash = match &patch {
+                Some(p) => patch::file_hash(p),
+                None => known.unwrap_or_else(|| hash(f.data())),
+            };
             FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy, patch }
         })
         .collect();

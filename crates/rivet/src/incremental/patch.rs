@@ -273,6 +273,33 @@ fn rest(data: &[u8], spans: &[(u64, u64)]) -> Result<u128, String> {
     Ok(h.digest128())
 }
 
+/// The hash a file's record keeps of a file objects were loaded from: one of its other bytes'
+/// hash and its objects' (so that a changed archive is compared, and its changed members found,
+/// in one pass over its members, in parallel).
+pub fn combine(rest: u128, members: &[u128]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&rest.to_le_bytes());
+    members.iter().for_each(|m| h.update(&m.to_le_bytes()));
+    h.digest128()
+}
+
+/// `combine` of what the state recorded.
+pub fn file_hash(p: &FilePatch) -> u128 {
+    combine(p.rest, &p.members.iter().map(|m| m.hash).collect::<Vec<_>>())
+}
+
+/// `data`'s hash as `file_hash` takes it, with its objects' hashes (in `p`'s order); None when
+/// the objects `p` names no longer fit in it (then it changed).
+pub fn hashes_now(data: &[u8], p: &FilePatch) -> Option<(u128, Vec<u128>)> {
+    let rest = rest(data, &object_spans(&p.members)).ok()?;
+    let members: Vec<u128> = p
+        .members
+        .par_iter()
+        .map(|m| xxhash_rust::xxh3::xxh3_128(&data[m.base as usize..(m.base + m.len) as usize]))
+        .collect();
+    Some((combine(rest, &members), members))
+}
+
 /// The objects of a file, (base, len), sorted, without repeats (an object named twice).
 fn object_spans(members: &[Member]) -> Vec<(u64, u64)> {
     let mut v: Vec<(u64, u64)> = members.iter().map(|m| (m.base, m.len)).collect();
@@ -424,11 +451,12 @@ impl FileEdit<'_> {
 /// Checks that changed file `index` of the state (`record`), now `data`, may be patched: its
 /// shape is the recorded one. Gives what to write, or why it cannot be patched.
 /// `erratum`: `--fix-cortex-a53-843419` is on.
+/// `members`: the objects' hashes now (`hashes_now`), and `whole` the file's.
 pub fn edit<'a>(
     index: usize,
     record: &FileRecord,
     data: std::borrow::Cow<'a, [u8]>,
-    whole: u128,
+    (whole, members): (u128, Vec<u128>),
     mtime_ns: u64,
     erratum: bool,
 ) -> Result<FileEdit<'a>, String> {
@@ -451,13 +479,8 @@ pub fn edit<'a>(
     let mut erratum_reads = Vec::new();
     let mut sections = 0;
     // Only the objects whose bytes changed (an archive's other members are as they were).
-    let now: Vec<u128> = p
-        .members
-        .par_iter()
-        .map(|m| xxhash_rust::xxh3::xxh3_128(&data[m.base as usize..(m.base + m.len) as usize]))
-        .collect();
     let mut hashes: Vec<(u64, u128)> = Vec::new();
-    for (m, &now) in p.members.iter().zip(&now) {
+    for (m, &now) in p.members.iter().zip(&members) {
         if now == m.hash {
             continue;
         }
@@ -475,7 +498,9 @@ pub fn edit<'a>(
             };
             let start = m.base + found[k].0.offset;
             sections += 1;
-            for &(_, s, e) in ranges.iter().filter(|r| r.0 == index) {
+            // The section's ranges (in section order, as `patch_ranges` gives them).
+            let first = ranges.partition_point(|r| r.0 < index);
+            for &(_, s, e) in ranges[first..].iter().take_while(|r| r.0 == index) {
                 let at = out + (s - start);
                 if erratum && found[k].0.exec {
                     let lo = addr + (s - start);
@@ -521,6 +546,56 @@ pub fn erratum_unchanged(output: &std::fs::File, edits: &[FileEdit]) -> Result<(
     Ok(())
 }
 
+/// Of `writes` ((output offset, bytes), sorted), the runs of bytes that differ from what `output`
+/// holds: read in spans of nearby writes, compared, runs closer than 64 bytes joined.
+fn differing_runs(output: &std::fs::File, writes: &[(u64, &[u8])]) -> std::io::Result<Vec<(u64, Vec<u8>)>> {
+    const NEAR: u64 = 4096;
+    const SPAN: u64 = 1 << 20;
+    let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut i = 0;
+    while i < writes.len() {
+        // A span of writes close to each other, read at once.
+        let start = writes[i].0;
+        let mut end = start + writes[i].1.len() as u64;
+        let mut j = i + 1;
+        while j < writes.len() && writes[j].0 <= end + NEAR && writes[j].0 + writes[j].1.len() as u64 - start <= SPAN {
+            end = end.max(writes[j].0 + writes[j].1.len() as u64);
+            j += 1;
+        }
+        let mut old = vec![0u8; (end - start) as usize];
+        output.read_exact_at(&mut old, start)?;
+        for &(at, new) in &writes[i..j] {
+            let have = &old[(at - start) as usize..(at - start) as usize + new.len()];
+            let mut k = 0;
+            while k < new.len() {
+                if have[k] == new[k] {
+                    k += 1;
+                    continue;
+                }
+                let from = k;
+                let mut to = k + 1;
+                // The run goes on while differing bytes come within 64 bytes of each other.
+                let mut last = k;
+                while to < new.len() && to - last <= 64 {
+                    if have[to] != new[to] {
+                        last = to;
+                    }
+                    to += 1;
+                }
+                let run_at = at + from as u64;
+                let bytes = &new[from..=last];
+                match runs.last_mut() {
+                    Some((r_at, r)) if *r_at + r.len() as u64 == run_at => r.extend_from_slice(bytes),
+                    _ => runs.push((run_at, bytes.to_vec())),
+                }
+                k = last + 1;
+            }
+        }
+        i = j;
+    }
+    Ok(runs)
+}
+
 /// Writes `edits` into `output` (opened for writing) and the build-id again; updates `patching`'s
 /// digests. The caller has removed the state first: a patch cut short leaves no state that
 /// trusts the output.
@@ -530,17 +605,19 @@ pub fn write(
     edits: &[FileEdit],
     patching: &mut OutputPatch,
 ) -> std::io::Result<Patched> {
+    const CHUNK: u64 = crate::synthetic::chunks::BUILD_ID_CHUNK as u64;
+    // Only the bytes that differ from the output's are written: an edit changes a few bytes of
+    // an object, whose other bytes (and the output's chunks they fall in) stay as they were.
+    let mut all: Vec<(u64, &[u8])> =
+        edits.iter().flat_map(|e| e.writes.iter().map(|(at, r)| (*at, &e.data[r.clone()]))).collect();
+    all.sort_unstable_by_key(|w| w.0);
+    let runs = differing_runs(output, &all)?;
     let mut bytes = 0;
     let mut chunks = std::collections::BTreeSet::new();
-    const CHUNK: u64 = crate::synthetic::chunks::BUILD_ID_CHUNK as u64;
-    for e in edits {
-        for (at, range) in &e.writes {
-            output.write_all_at(&e.data[range.clone()], *at)?;
-            bytes += range.len() as u64;
-            if !range.is_empty() {
-                chunks.extend(at / CHUNK..=(at + range.len() as u64 - 1) / CHUNK);
-            }
-        }
+    for (at, data) in &runs {
+        output.write_all_at(data, *at)?;
+        bytes += data.len() as u64;
+        chunks.extend(at / CHUNK..=(at + data.len() as u64 - 1) / CHUNK);
     }
     if let Some((desc, len)) = patching.build_id {
         if crate::synthetic::chunks::hashed(&config.build_id) {
@@ -604,6 +681,29 @@ mod tests {
         assert_eq!(erratum_reach(0x1100, 0x1ff0), Vec::<(u64, u64)>::new());
         assert_eq!(erratum_reach(0x1100, 0x2004), vec![(0xef8, 0xf04)]);
         assert_eq!(erratum_reach(0x1ffc, 0x3000), vec![(0, 0x10), (0xffc, 0x1004)]);
+    }
+
+    #[test]
+    fn only_the_bytes_that_differ_are_written() {
+        let path = std::env::temp_dir().join(format!("rivet-patch-runs-{}", std::process::id()));
+        let mut old = vec![7u8; 10_000];
+        std::fs::write(&path, &old).unwrap();
+        let f = std::fs::File::open(&path).unwrap();
+        let mut a = old[100..300].to_vec();
+        a[10] = 1;
+        a[50] = 2; // within 64 bytes of the first: one run
+        a[199] = 3;
+        let b = old[5000..5010].to_vec(); // the same bytes: nothing
+        let mut c = old[9000..9100].to_vec();
+        c[0] = 4;
+        let runs = differing_runs(&f, &[(100, &a), (5000, &b), (9000, &c)]).unwrap();
+        assert_eq!(runs, vec![(110, a[10..=50].to_vec()), (299, vec![3]), (9000, vec![4])]);
+        // Applied, they give the new bytes.
+        for (at, r) in &runs {
+            old[*at as usize..*at as usize + r.len()].copy_from_slice(r);
+        }
+        assert_eq!(&old[100..300], &a[..]);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
