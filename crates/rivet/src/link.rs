@@ -81,39 +81,15 @@ fn link_loaded<A: Arch>(
         .incremental
         .then(|| timer.phase("incremental check", || incremental::plan(config, &input_paths, &inputs.cache.files())));
     let full_reason = match plan {
-        Some(incremental::Plan::UpToDate { files, rehashed, restored }) => {
-            if let Some(d) = detach {
-                d.release(0);
-            }
-            let touched = match rehashed {
-                0 => String::new(),
-                n => format!("; {n} had a new mtime and the same bytes"),
-            };
-            let back = if restored { "; the output, removed from its path, given its name back" } else { "" };
-            let line =
-                format!("up to date: nothing written ({files} files the last link read are unchanged{touched}{back})");
-            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line, false));
-        }
-        Some(incremental::Plan::Patched { patched, rehashed, restored, kept }) => {
-            if let Some(d) = detach {
-                d.release(0);
-            }
-            let touched = match rehashed {
-                0 => String::new(),
-                n => format!("; {n} more had a new mtime and the same bytes"),
-            };
-            let back = if restored { "; the output, removed from its path, given its name back" } else { "" };
-            let kept = kept.map_or(String::new(), |why| format!("; no state kept: {why}"));
-            let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-            let line = format!(
-                "patched in place: {}, {}, {} written{touched}{back}{kept}",
-                plural(patched.files as u64, "changed file"),
-                plural(patched.sections as u64, "section"),
-                plural(patched.bytes, "byte")
-            );
-            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), line, true));
-        }
         Some(incremental::Plan::Full { why, record, known }) => Some((why, record, known)),
+        // Up to date, or patched in place: the link is done.
+        Some(done) => {
+            if let Some(d) = detach {
+                d.release(0);
+            }
+            let patched = matches!(done, incremental::Plan::Patched { .. });
+            return Ok(link_io::up_to_date_report(&inputs, &config.output, loaded.len(), done.line(), patched));
+        }
         None => None,
     };
     // The read-ahead of the inputs, and the allocator's settings, for a link that reads them all

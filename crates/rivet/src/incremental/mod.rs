@@ -296,6 +296,37 @@ pub enum Plan {
     Full { why: String, record: bool, known: Vec<FileRecord> },
 }
 
+impl Plan {
+    /// What the I/O report's `incremental` line says of a link that is done (up to date or
+    /// patched); a full link's line is made once it is (`link.rs`).
+    pub fn line(&self) -> String {
+        let touched = |n: usize, more: &str| match n {
+            0 => String::new(),
+            n => format!("; {n}{more} had a new mtime and the same bytes"),
+        };
+        let back =
+            |restored: bool| if restored { "; the output, removed from its path, given its name back" } else { "" };
+        let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        match self {
+            Plan::UpToDate { files, rehashed, restored } => format!(
+                "up to date: nothing written ({files} files the last link read are unchanged{}{})",
+                touched(*rehashed, ""),
+                back(*restored)
+            ),
+            Plan::Patched { patched, rehashed, restored, kept } => format!(
+                "patched in place: {}, {}, {} written{}{}{}",
+                plural(patched.files as u64, "changed file"),
+                plural(patched.sections as u64, "section"),
+                plural(patched.bytes, "byte"),
+                touched(*rehashed, " more"),
+                back(*restored),
+                kept.as_ref().map_or(String::new(), |why| format!("; no state kept: {why}"))
+            ),
+            Plan::Full { why, .. } => format!("full link: {why}"),
+        }
+    }
+}
+
 /// Why no link with `config` may ever be skipped (its state is then not written), if that is so.
 fn never_skipped(config: &Config) -> Option<String> {
     let side = [
