@@ -483,8 +483,24 @@ struct Unit {
 }
 
 impl Unit {
-    fn source(&self, n: usize) -> String {
+    /// The unit's source: C, or C++ (`cxx`: the same, with a class with virtual functions, a
+    /// static object constructed before main, and a path that throws and catches an exception).
+    fn source(&self, n: usize, cxx: bool) -> String {
         let mut c = String::from("#include <stdio.h>\n");
+        if cxx {
+            // The C++ part first; the C part's functions keep C names.
+            c += &format!(
+                "#include <stdexcept>\nstruct Obj{n} {{ int v; Obj{n}() : v({k0}) {{}} \
+                 virtual int get() const {{ return v * {k1}; }} virtual ~Obj{n}() {{}} }};\n\
+                 static Obj{n} global{n};\n\
+                 static int checked{n}(int x) {{ if ((x & 0xff) > {k2}) throw std::runtime_error(\"big\"); return x & 0xff; }}\n\
+                 extern \"C\" int cxx{n}(int s) {{ int r = global{n}.get(); try {{ r += checked{n}(s); }} \
+                 catch (const std::exception &) {{ r += {k0}; }} return r; }}\nextern \"C\" {{\n",
+                k0 = self.k[0],
+                k1 = self.k[1],
+                k2 = self.k[2] + 100
+            );
+        }
         c += &format!("int data{n}[4] = {{{}, {}, {}, {}}};\n", self.data[0], self.data[1], self.data[2], self.data[3]);
         c += &format!("static const int ro{n}[4] = {{{}, {}, {}, {}}};\n", self.k[0], self.k[1], self.data[2], 3);
         if self.tls {
@@ -515,18 +531,41 @@ impl Unit {
         if self.puts {
             c += &format!("  if (x < 0) puts(\"unit {n}\");\n");
         }
+        if cxx {
+            c += &format!("  s += cxx{n}(s);\n");
+        }
         c += "  return s;\n}\n";
+        if cxx {
+            c += "}\n";
+        }
         c
     }
 }
 
 #[test]
 fn randomised_edit_sequences_relink_exactly_as_full_links() {
-    if !have(&target_tool("gcc")) || !testing_rivet() {
+    randomised_edits(false);
+}
+
+#[test]
+fn randomised_edit_sequences_of_a_cxx_program_relink_exactly_as_full_links() {
+    randomised_edits(true);
+}
+
+/// 200 random edits of a generated program of three units (C, or C++ with `cxx`), each one
+/// recompiled and relinked with `--incremental`: patched in place or linked in full, the output
+/// must be the plain link's, byte for byte, and run as GNU ld's build does.
+fn randomised_edits(cxx: bool) {
+    let compiler = target_tool(if cxx { "g++" } else { "gcc" });
+    if !have(&compiler) || !testing_rivet() {
         return;
     }
-    let tmp = TempDir::new("incr-random");
-    const UNITS: usize = 3;
+    let tmp = TempDir::new(if cxx { "incr-random-cxx" } else { "incr-random" });
+    let ext = if cxx { "cpp" } else { "c" };
+    let build = |name: &str, source: &str| {
+        std::fs::write(tmp.join(&format!("{name}.{ext}")), source).unwrap();
+        must(Command::new(&compiler).current_dir(&tmp.path).args(["-c", &format!("{name}.{ext}")]));
+    };    const UNITS: usize = 3;
     let mut main = String::from("#include <stdio.h>\n");
     for n in 0..UNITS {
         main += &format!("int unit{n}(int);\n");
@@ -536,7 +575,10 @@ fn randomised_edit_sequences_relink_exactly_as_full_links() {
         main += &format!("  s = s * 31 + unit{n}(s & 0xffff);\n");
     }
     main += "  printf(\"%d\\n\", s); return 0; }\n";
-    compile(&tmp, "main", &main);
+    if cxx {
+        main = main.replace("int unit", "extern \"C\" int unit");
+    }
+    build("main", &main);
     let mut units: Vec<Unit> = (0..UNITS)
         .map(|n| Unit {
             k: vec![3 + n as u32, 5, 7],
@@ -548,11 +590,14 @@ fn randomised_edit_sequences_relink_exactly_as_full_links() {
         })
         .collect();
     for (n, u) in units.iter().enumerate() {
-        compile(&tmp, &format!("u{n}"), &u.source(n));
+        build(&format!("u{n}"), &u.source(n, cxx));
     }
     let names: Vec<String> = (0..UNITS).map(|n| format!("u{n}.o")).collect();
     let mut args = vec!["main.o"];
     args.extend(names.iter().map(String::as_str));
+    if cxx {
+        args.push("-lstdc++");
+    }
     relink(&tmp, &args, "prog");
     let mut rng = Rng(0x9e3779b97f4a7c15);
     let (mut patched, mut full) = (0, 0);
@@ -586,12 +631,14 @@ fn randomised_edit_sequences_relink_exactly_as_full_links() {
                 u.tls = !u.tls;
                 "a thread-local added or removed"
             }
+            // (In C++ the constants are also the static object's value, its virtual function's
+            // factor and the threshold of the path that throws.)
             _ => {
                 u.ctor = !u.ctor;
                 "a constructor added or removed"
             }
         };
-        compile(&tmp, &format!("u{n}"), &u.source(n));
+        build(&format!("u{n}"), &u.source(n, cxx));
         let line = relink(&tmp, &args, "prog");
         if line.starts_with("patched in place") {
             patched += 1;
