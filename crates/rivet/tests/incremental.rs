@@ -490,12 +490,12 @@ impl Unit {
         if cxx {
             // The C++ part first; the C part's functions keep C names.
             c += &format!(
-                "#include <stdexcept>\nstruct Obj{n} {{ int v; Obj{n}() : v({k0}) {{}} \
+                "struct Obj{n} {{ int v; Obj{n}() : v({k0}) {{}} \
                  virtual int get() const {{ return v * {k1}; }} virtual ~Obj{n}() {{}} }};\n\
                  static Obj{n} global{n};\n\
-                 static int checked{n}(int x) {{ if ((x & 0xff) > {k2}) throw std::runtime_error(\"big\"); return x & 0xff; }}\n\
+                 static int checked{n}(int x) {{ if ((x & 0xff) > {k2}) throw x; return x & 0xff; }}\n\
                  extern \"C\" int cxx{n}(int s) {{ int r = global{n}.get(); try {{ r += checked{n}(s); }} \
-                 catch (const std::exception &) {{ r += {k0}; }} return r; }}\nextern \"C\" {{\n",
+                 catch (int e) {{ r += {k0} + (e & 1); }} return r; }}\nextern \"C\" {{\n",
                 k0 = self.k[0],
                 k1 = self.k[1],
                 k2 = self.k[2] + 100
@@ -565,7 +565,8 @@ fn randomised_edits(cxx: bool) {
     let build = |name: &str, source: &str| {
         std::fs::write(tmp.join(&format!("{name}.{ext}")), source).unwrap();
         must(Command::new(&compiler).current_dir(&tmp.path).args(["-c", &format!("{name}.{ext}")]));
-    };    const UNITS: usize = 3;
+    };
+    const UNITS: usize = 3;
     let mut main = String::from("#include <stdio.h>\n");
     for n in 0..UNITS {
         main += &format!("int unit{n}(int);\n");

@@ -257,19 +257,27 @@ fn shape(data: &[u8], base: u64, len: u64, found: &[Found]) -> u128 {
 /// XXH3-128 of `data` outside the objects at `spans` ((base, len), sorted, without repeats), each
 /// object's place and length hashed where it is; an error when they overlap or run past the end.
 fn rest(data: &[u8], spans: &[(u64, u64)]) -> Result<u128, String> {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    // The gaps between the objects (an archive's members not loaded are most of it), hashed in
+    // parallel, then their hashes with the objects' places.
+    let mut gaps = Vec::with_capacity(spans.len() + 1);
     let mut at = 0;
     for &(base, len) in spans {
         let end = base.checked_add(len).filter(|&e| e <= data.len() as u64).ok_or("an object past the file's end")?;
         if base < at {
             return Err("objects of the file overlap".into());
         }
-        h.update(&data[at as usize..base as usize]);
-        h.update(&base.to_le_bytes());
-        h.update(&len.to_le_bytes());
+        gaps.push(at as usize..base as usize);
         at = end;
     }
-    h.update(&data[at as usize..]);
+    gaps.push(at as usize..data.len());
+    let hashes: Vec<u128> = gaps.into_par_iter().map(|g| xxhash_rust::xxh3::xxh3_128(&data[g])).collect();
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (gap, &(base, len)) in hashes.iter().zip(spans) {
+        h.update(&gap.to_le_bytes());
+        h.update(&base.to_le_bytes());
+        h.update(&len.to_le_bytes());
+    }
+    h.update(&hashes[spans.len()].to_le_bytes());
     Ok(h.digest128())
 }
 
@@ -359,27 +367,32 @@ pub fn placements(
             let mtime = file.mtime().map_or(0, super::epoch_ns);
             // The same file as the last link's: its objects' hashes and shapes are taken over.
             let before = known.get(&(path, file.size())).filter(|k| k.mtime_ns == mtime).and_then(|k| k.patch.as_ref());
-            let mut members = Vec::with_capacity(objects.len());
-            for &(base, f) in &objects {
-                let f = f?;
-                let old = before.and_then(|p| p.members.iter().find(|m| m.base == base));
-                let (found, len) = parse(data, base, old.is_none()).ok()?;
-                let (hash, shape) = match old {
-                    Some(m) if m.len == len => (m.hash, m.shape),
-                    Some(_) => return None,
-                    None => {
-                        let bytes = data.get(base as usize..(base + len) as usize)?;
-                        (xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found))
+            let old: std::collections::HashMap<u64, &Member> =
+                before.map(|p| p.members.iter().map(|m| (m.base, m)).collect()).unwrap_or_default();
+            // The objects of an archive in parallel (cxx-big's LLVM archives: thousands of members).
+            let members: Vec<Member> = objects
+                .par_iter()
+                .map(|&(base, f)| {
+                    let f = f?;
+                    let old = old.get(&base);
+                    let (found, len) = parse(data, base, old.is_none()).ok()?;
+                    let (hash, shape) = match old {
+                        Some(m) if m.len == len => (m.hash, m.shape),
+                        Some(_) => return None,
+                        None => {
+                            let bytes = data.get(base as usize..(base + len) as usize)?;
+                            (xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found))
+                        }
+                    };
+                    let mut sections = Vec::with_capacity(found.len());
+                    for (p, _) in &found {
+                        if let Some(at) = verbatim_at(linked, f, p, data, base)? {
+                            sections.push((p.index, at, linked.section_addr(f, p.index).unwrap_or(0)));
+                        }
                     }
-                };
-                let mut sections = Vec::with_capacity(found.len());
-                for (p, _) in &found {
-                    if let Some(at) = verbatim_at(linked, f, p, data, base)? {
-                        sections.push((p.index, at, linked.section_addr(f, p.index).unwrap_or(0)));
-                    }
-                }
-                members.push(Member { base, len, hash, shape, sections });
-            }
+                    Some(Member { base, len, hash, shape, sections })
+                })
+                .collect::<Option<_>>()?;
             let rest = match before {
                 Some(p) if object_spans(&p.members) == object_spans(&members) => p.rest,
                 _ => rest(data, &object_spans(&members)).ok()?,
