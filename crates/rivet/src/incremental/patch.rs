@@ -375,19 +375,34 @@ pub fn placements(
                 .map(|&(base, f)| {
                     let f = f?;
                     let old = old.get(&base);
-                    let (found, len) = parse(data, base, old.is_none()).ok()?;
-                    let (hash, shape) = match old {
-                        Some(m) if m.len == len => (m.hash, m.shape),
-                        Some(_) => return None,
+                    // An object as the last link had it keeps its extent, hash and shape; a new one
+                    // is read for them.
+                    let (len, hash, shape) = match old {
+                        Some(m) => (m.len, m.hash, m.shape),
                         None => {
+                            let (found, len) = parse(data, base, true).ok()?;
                             let bytes = data.get(base as usize..(base + len) as usize)?;
-                            (xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found))
+                            (len, xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found))
                         }
                     };
-                    let mut sections = Vec::with_capacity(found.len());
-                    for (p, _) in &found {
-                        if let Some(at) = verbatim_at(linked, f, p, data, base)? {
-                            sections.push((p.index, at, linked.section_addr(f, p.index).unwrap_or(0)));
+                    // Every section that may be patchable (by its type and flags; its name is
+                    // read when it is patched) and is in the output: where, or that it is there
+                    // otherwise than verbatim (u64::MAX).
+                    let obj = &linked.objects[f];
+                    let mut sections = Vec::new();
+                    for (i, sec) in obj.sections.iter().enumerate() {
+                        let candidate = sec.sh_type == elf::SHT_PROGBITS
+                            && sec.flags & (elf::SHF_MERGE | elf::SHF_COMPRESSED) as u64 == 0
+                            && sec.size > 0;
+                        if !candidate {
+                            continue;
+                        }
+                        match verbatim_at(linked, f, i as u32, data, base) {
+                            Placed::Not => {}
+                            Placed::Verbatim(at) => {
+                                sections.push((i as u32, at, linked.section_addr(f, i as u32).unwrap_or(0)))
+                            }
+                            Placed::Otherwise => sections.push((i as u32, u64::MAX, 0)),
                         }
                     }
                     Some(Member { base, len, hash, shape, sections })
@@ -402,28 +417,42 @@ pub fn placements(
         .collect()
 }
 
-/// Where patchable section `p` of object `f` (at `base` of `data`) is in the output: Some(None)
-/// when the output does not hold it, Some(Some(offset)) when it holds its bytes verbatim (then
-/// relocated), None when it holds them otherwise (the object cannot be patched).
-fn verbatim_at(linked: &Linked, f: FileId, p: &Patchable, data: &[u8], base: u64) -> Option<Option<u64>> {
-    let sec = linked.objects[f].sections.get(p.index as usize)?;
-    let Some(os) = sec.out.filter(|_| sec.live) else { return Some(None) };
+/// How a section is in the output.
+enum Placed {
+    Not,
+    /// Its bytes, verbatim (then relocated), at this file offset.
+    Verbatim(u64),
+    /// Otherwise (rearranged, decompressed, folded, rewritten): it cannot be patched.
+    Otherwise,
+}
+
+/// How section `index` of object `f` (at `base` of `data`) is in the output.
+fn verbatim_at(linked: &Linked, f: FileId, index: u32, data: &[u8], base: u64) -> Placed {
+    let obj = &linked.objects[f];
+    let (Some(sec), Some(h)) = (obj.sections.get(index as usize), obj.headers.headers.get(index as usize)) else {
+        return Placed::Otherwise;
+    };
+    let Some(os) = sec.out.filter(|_| sec.live) else { return Placed::Not };
     let place = linked.layout.sections[os];
-    let r = SectionRef::new(f, p.index);
-    let from_file = data.get((base + p.offset) as usize..).map(|d| d.as_ptr()) == Some(sec.data.as_ptr());
+    let r = SectionRef::new(f, index);
+    let (offset, size) = (h.sh_offset.get(LE), h.sh_size.get(LE));
+    let from_file = data.get((base + offset) as usize..).map(|d| d.as_ptr()) == Some(sec.data.as_ptr());
     let verbatim = from_file
-        && sec.data.len() as u64 == p.size
+        && sec.data.len() as u64 == size
         && linked.sections[os].content == Content::Inputs
         && linked.layout.compressed.bytes(os).is_none()
         && place.shndx != 0
         && !place.stub
         && sec.merge_index.is_none()
-        && linked.split_eh_frame(f, p.index).is_none()
+        && linked.split_eh_frame(f, index).is_none()
         && !sec.decompressed()
         && !sec.folded()
         && !linked.plans.endbr.touches(r)
-        && linked.member_size(f, p.index) == p.size;
-    verbatim.then(|| Some(place.offset + linked.layout.inputs.offsets[r]))
+        && linked.member_size(f, index) == size;
+    match verbatim {
+        true => Placed::Verbatim(place.offset + linked.layout.inputs.offsets[r]),
+        false => Placed::Otherwise,
+    }
 }
 
 /// What a patch did.
@@ -505,10 +534,14 @@ pub fn edit<'a>(
             return Err(differ());
         }
         let ranges = patch_ranges(m.base, &found);
-        for &(index, out, addr) in &m.sections {
-            let Ok(k) = found.binary_search_by_key(&index, |(p, _)| p.index) else {
-                return Err(beyond(format!("section {index} is no longer patchable")));
-            };
+        for (k, (p, _)) in found.iter().enumerate() {
+            let index = p.index;
+            // Recorded: in the output (verbatim, or otherwise); not recorded: not in the output.
+            let Ok(at) = m.sections.binary_search_by_key(&index, |s| s.0) else { continue };
+            let (_, out, addr) = m.sections[at];
+            if out == u64::MAX {
+                return Err(format!("{path} changed in a section the output holds otherwise than verbatim"));
+            }
             let start = m.base + found[k].0.offset;
             sections += 1;
             // The section's ranges (in section order, as `patch_ranges` gives them).
