@@ -26,7 +26,7 @@ relink's report says it patched the output; its output is the plain link's, byte
 variant's program, run, prints what ld.bfd's link of the same inputs prints, and A's and B's
 differ (the edit shows). The jobs without a recipe (their sources are not kept with the corpus,
 or a rebuild does not reproduce their objects) are listed as such. Writes
-bench/results/edit-DATE.{md,json}; `bench/keep.py` keeps them (the `edit` scenario).
+bench/results/edit-DATE.{md,json,png}; `bench/keep.py` keeps them (the `edit` scenario).
 """
 import json, os, random, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
@@ -256,6 +256,29 @@ def bench_job(helper, job, rounds, rivet, others):
     return obj, shows, checks, samples
 
 
+def plot(json_path, png_path):
+    """The medians of a result as grouped bars per job (log scale): full, relink, wild, mold."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    data = json.loads(Path(json_path).read_text())
+    rows = data["results"]
+    jobs = list(dict.fromkeys(r["job"] for r in rows))
+    labels = list(dict.fromkeys(r["linker"] for r in rows))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(jobs)), 4.2))
+    width = 0.8 / len(labels)
+    for k, label in enumerate(labels):
+        ys = [next((r["median"] * 1000 for r in rows if r["job"] == j and r["linker"] == label), 0) for j in jobs]
+        ax.bar([i + k * width for i in range(len(jobs))], ys, width, label=label)
+    ax.set_xticks([i + width * (len(labels) - 1) / 2 for i in range(len(jobs))], jobs)
+    ax.set_yscale("log")
+    ax.set_ylabel("ms (median, log scale)")
+    ax.set_title(f"edit: the --incremental relink after a real edit, against full links ({data['machine']['date']})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+
+
 def main():
     rounds, jobs, rivet, _ = rounds_jobs_rivet(__doc__, EDIT_JOBS)
     m = machine(DEFAULT_CACHE, OUT)
@@ -294,7 +317,12 @@ def main():
              "| patched | checked / edit shows |",
              "|---|---|---|---|---|---|---|---|", *rows]
     save_result("edit", m, header, rounds, results, lines)
+    stem = f"edit-{m['date'].replace('-', '').replace(' ', '-').replace(':', '')}"
+    plot(ROOT / "bench" / "results" / f"{stem}.json", ROOT / "bench" / "results" / f"{stem}.png")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--plot"]:
+        plot(sys.argv[2], sys.argv[3])  # python3 bench/edit.py --plot RESULT.json OUT.png
+    else:
+        main()
