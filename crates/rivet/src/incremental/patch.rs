@@ -4,10 +4,11 @@
 //! section headers, symbols, relocations and the bytes around each relocation are what they were,
 //! gives the same resolution, the same layout and the same relocated values: a full link of the
 //! edited inputs differs from the output on disk only in those sections' other bytes. The patch
-//! writes them at the file offsets the state recorded, and the build-id again (from the digests
-//! of the 1 MiB chunks the state keeps, only the chunks written hashed again).
+//! writes those of them that differ from the output's at the file offsets the state recorded,
+//! and the build-id again (from the digests of the 1 MiB chunks the state keeps, only the chunks
+//! written hashed again). Only the objects of a file whose bytes changed are patched.
 //!
-//! **The shape** of a file is what must not change for that to hold: the hash of its bytes with
+//! **The shape** of an object is what must not change for that to hold: the hash of its bytes with
 //! the *patchable* bytes left out (and where they lie put in). A section's bytes are patchable when
 //! the link copies them verbatim (`SHT_PROGBITS`, not merged, compressed, `.eh_frame`, a note or
 //! another section the link reads or rearranges) and no relocation of the section may read or
@@ -20,7 +21,7 @@
 //! `--zero-to-bss`, `--gdb-index`, compressed debug sections, a linker script's layout. The
 //! Cortex-A53 erratum scan (`--fix-cortex-a53-843419`, the default of Debian's AArch64 gcc) reads
 //! code only at the last two words of each 4 KiB page and the three after them: a patch that
-//! writes none of those bytes leaves its findings as they were (`erratum_reach`).
+//! changes none of those bytes leaves its findings as they were (`erratum_reach`).
 use super::FileRecord;
 use crate::args::{Config, DebugCompression, Icf};
 use crate::ids::{FileId, SectionRef};
