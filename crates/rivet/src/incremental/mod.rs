@@ -2,17 +2,17 @@
 //! output (`OUTPUT.rivet-incremental`), and the decision, before resolution, of what the link has
 //! to do.
 //!
-//! Today's decision has two outcomes. The output is **up to date** when the state says that the
+//! The decision has three outcomes. The output is **up to date** when the state says that the
 //! last link wrote it from the same command line (in the same directory, by the same rivet
 //! binary), every file that link read has the same bytes (its size and mtime, else its contents'
 //! XXH3-128), the same inputs were found in the same order, and the output is the file that link
 //! wrote (its inode, size and mtime; or its second name, where the build removed it from its path):
 //! the output a full link would write is then the one on disk, byte for byte (the link is
-//! deterministic), so nothing is written. Otherwise the link is a full one, and the I/O report
+//! deterministic), so nothing is written. When all else is the same and only files' bytes
+//! changed, in ways that leave their objects' headers, symbols and relocations as they were, the
+//! output is **patched** in place (`patch`). Otherwise the link is a full one, and the I/O report
 //! gives the first reason found. The names compilers give their temp files anew for every build
-//! are masked (`temp_free`), the files behind them compared by their bytes. Patching the output in
-//! place after an edit is the next stage (see docs/ARCHITECTURE.md): it will read the same state,
-//! with the placement tables added to it.
+//! are masked (`temp_free`), the files behind them compared by their bytes.
 //!
 //! Safety: the state is removed before a full link replaces the output and written (to a temp
 //! file renamed into place) only once the new output is, so a link killed at any point leaves
@@ -483,10 +483,7 @@ fn patch_edits<'a>(
                 None => std::fs::read(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?.into(),
             };
             let record = &state.files[c.index];
-            let now = c.hash.clone().unwrap_or_else(|| content_hash(record, &data));
-            if record.patch.as_ref().is_some_and(|p| now.1.len() != p.members.len()) {
-                return Err(format!("{} changed beyond its code and data bytes (its objects moved)", c.path.display()));
-            }
+            let now = c.hash.as_deref().cloned().unwrap_or_else(|| patch::hashes(&data, record.patch.as_ref()));
             patch::edit(c.index, record, data, now, c.mtime_ns, config.fix_cortex_a53_843419)
         })
         .collect()
@@ -555,24 +552,14 @@ struct Compared<'a> {
 }
 
 /// A file whose bytes changed: its index in the state, where it is now, the link's mapping of it
-/// (if it opened it), the hash of that mapping (`content_hash`), and the mtime seen before it
+/// (if it opened it), the hashes of that mapping (`patch::hashes`), and the mtime seen before it
 /// was hashed.
 struct Changed<'a> {
     index: usize,
     path: PathBuf,
     open: Option<&'a rivet_io::InputFile>,
-    hash: Option<(u128, Vec<u128>)>,
+    hash: Option<Box<patch::Hashes>>,
     mtime_ns: u64,
-}
-
-/// The hash `record` keeps of a file, of `data`: for a file objects were loaded from, from its
-/// objects' hashes (given too, in the record's order; empty when they no longer fit in it);
-/// else the XXH3-128 of the bytes.
-fn content_hash(record: &FileRecord, data: &[u8]) -> (u128, Vec<u128>) {
-    match record.patch.as_ref().map(|p| patch::hashes_now(data, p)) {
-        Some(Some(h)) => h,
-        _ => (hash(data), Vec::new()),
-    }
 }
 
 /// How the files compare, or the first difference between the state and this link besides them.
@@ -642,10 +629,10 @@ fn compare<'a>(
                 return Ok(None);
             }
             let now = match open {
-                Some(open) => Some(content_hash(f, open.data())),
-                None => std::fs::read(path).ok().map(|d| content_hash(f, &d)),
+                Some(open) => Some(Box::new(patch::hashes(open.data(), f.patch.as_ref()))),
+                None => std::fs::read(path).ok().map(|d| Box::new(patch::hashes(&d, f.patch.as_ref()))),
             };
-            if meta.size() == f.size && now.as_ref().is_some_and(|n| n.0 == f.hash) {
+            if meta.size() == f.size && now.as_ref().is_some_and(|n| n.whole == f.hash) {
                 // A racy file with its recorded stamp is unchanged, and stays racy.
                 Ok((!same_stamp).then(|| mtime_ns(&meta)))
             } else {

@@ -297,16 +297,35 @@ pub fn file_hash(p: &FilePatch) -> u128 {
     combine(p.rest, &p.members.iter().map(|m| m.hash).collect::<Vec<_>>())
 }
 
-/// `data`'s hash as `file_hash` takes it, with its objects' hashes (in `p`'s order); None when
-/// the objects `p` names no longer fit in it (then it changed).
-pub fn hashes_now(data: &[u8], p: &FilePatch) -> Option<(u128, Vec<u128>)> {
-    let rest = rest(data, &object_spans(&p.members)).ok()?;
-    let members: Vec<u128> = p
-        .members
-        .par_iter()
-        .map(|m| xxhash_rust::xxh3::xxh3_128(&data[m.base as usize..(m.base + m.len) as usize]))
-        .collect();
-    Some((combine(rest, &members), members))
+/// A file's bytes as its record hashes them.
+#[derive(Clone)]
+pub struct Hashes {
+    /// The hash the record keeps (`FileRecord::hash`).
+    pub whole: u128,
+    /// The hash of its bytes outside its objects, or why the objects the record names no longer
+    /// fit in it.
+    rest: Result<u128, String>,
+    /// Its objects' hashes, in the record's order (empty when they no longer fit).
+    members: Vec<u128>,
+}
+
+/// `data`'s hashes for a record with patch data `p`: for a file objects were loaded from,
+/// `whole` is `file_hash`'s (from its objects' hashes, found in one parallel pass); otherwise, or
+/// when the objects no longer fit in it (then it changed), the XXH3-128 of the bytes.
+pub fn hashes(data: &[u8], p: Option<&FilePatch>) -> Hashes {
+    let flat = |rest| Hashes { whole: xxhash_rust::xxh3::xxh3_128(data), rest, members: Vec::new() };
+    let Some(p) = p else { return flat(Err("no objects were loaded from it".into())) };
+    match rest(data, &object_spans(&p.members)) {
+        Ok(rest) => {
+            let members: Vec<u128> = p
+                .members
+                .par_iter()
+                .map(|m| xxhash_rust::xxh3::xxh3_128(&data[m.base as usize..(m.base + m.len) as usize]))
+                .collect();
+            Hashes { whole: combine(rest, &members), rest: Ok(rest), members }
+        }
+        Err(why) => flat(Err(why)),
+    }
 }
 
 /// The objects of a file, (base, len), sorted, without repeats (an object named twice).
@@ -494,12 +513,12 @@ impl FileEdit<'_> {
 /// Checks that changed file `index` of the state (`record`), now `data`, may be patched: its
 /// shape is the recorded one. Gives what to write, or why it cannot be patched.
 /// `erratum`: `--fix-cortex-a53-843419` is on.
-/// `members`: the objects' hashes now (`hashes_now`), and `whole` the file's.
+/// `now`: its hashes (`hashes`).
 pub fn edit<'a>(
     index: usize,
     record: &FileRecord,
     data: std::borrow::Cow<'a, [u8]>,
-    (whole, members): (u128, Vec<u128>),
+    now: Hashes,
     mtime_ns: u64,
     erratum: bool,
 ) -> Result<FileEdit<'a>, String> {
@@ -511,7 +530,8 @@ pub fn edit<'a>(
     };
     let beyond = |why: String| format!("{path} changed beyond its code and data bytes ({why})");
     let differ = || beyond("its symbols, relocations, section headers or the bytes a relocation covers differ".into());
-    match rest(&data, &object_spans(&p.members)) {
+    let Hashes { whole, rest, members } = now;
+    match rest {
         Ok(r) if r == p.rest => {}
         Ok(_) => {
             return Err(beyond("the bytes around its objects differ (an archive's headers or symbol table)".into()))
