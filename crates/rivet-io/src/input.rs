@@ -173,11 +173,15 @@ pub fn page_size() -> usize {
     }
 }
 
+/// A file opened, and its place among those opened.
+type Numbered = (Arc<InputFile>, usize);
+
 /// Opens every file once: a second `open` of the same file (same device and inode, whatever the path
 /// spelling) returns the first `Arc`. Safe to share between threads.
 #[derive(Default)]
 pub struct InputCache {
-    files: Mutex<HashMap<(u64, u64), Arc<InputFile>>>,
+    /// Each file by its identity (device, inode), with its place in `order`.
+    files: Mutex<HashMap<(u64, u64), Numbered>>,
     order: Mutex<Vec<Arc<InputFile>>>,
 }
 
@@ -187,6 +191,12 @@ impl InputCache {
     }
 
     pub fn open(&self, path: &Path) -> io::Result<Arc<InputFile>> {
+        self.open_numbered(path).map(|(f, _)| f)
+    }
+
+    /// `open`, and the file's place among those opened (`files`): a second name of a file opened
+    /// before gives that file's.
+    pub fn open_numbered(&self, path: &Path) -> io::Result<(Arc<InputFile>, usize)> {
         // Opened first and asked for its identity through the descriptor: three system calls a
         // file (open, statx, mmap), where a `stat` of the path before them made five with the
         // mapping's own.
@@ -198,9 +208,12 @@ impl InputCache {
         }
         let f = Arc::new(InputFile::from_open(path, file, &meta)?);
         let mut files = self.files.lock().unwrap();
-        let f = files.entry(key).or_insert(f).clone();
-        self.order.lock().unwrap().push(f.clone());
-        Ok(f)
+        let entry = files.entry(key).or_insert_with(|| {
+            let mut order = self.order.lock().unwrap();
+            order.push(f);
+            (order[order.len() - 1].clone(), order.len() - 1)
+        });
+        Ok(entry.clone())
     }
 
     /// Total bytes of all files opened so far, and of those mapped.

@@ -43,12 +43,17 @@ fn io_report(r: &link::LinkReport) -> String {
         }
     }
     let linked = if r.up_to_date { String::new() } else { format!(", {} objects linked", r.objects) };
-    s.push_str(&format!(
-        "  inputs           {} ({} mapped), {} files{linked}\n",
-        human(r.input_bytes.0),
-        human(r.input_bytes.1),
-        r.inputs,
-    ));
+    if r.up_to_date && r.input_bytes.0 == 0 && r.inputs > 0 {
+        // `--incremental` decided from the inputs' sizes and mtimes alone (the changed ones read).
+        s.push_str(&format!("  inputs           {} files, none opened to find them\n", r.inputs));
+    } else {
+        s.push_str(&format!(
+            "  inputs           {} ({} mapped), {} files{linked}\n",
+            human(r.input_bytes.0),
+            human(r.input_bytes.1),
+            r.inputs,
+        ));
+    }
     s.push_str(&format!("  read from disk   {}\n", human(r.io.read_bytes)));
     s.push_str(&format!("  page faults      {} minor, {} major\n", r.io.minor_faults, r.io.major_faults));
     if !r.up_to_date {

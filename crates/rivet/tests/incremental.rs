@@ -23,11 +23,15 @@ fn compile(tmp: &TempDir, name: &str, source: &str) -> PathBuf {
 /// `gcc -B (rivet) ARGS -Wl,--incremental -Wl,--print-timing -o OUT`: must succeed; its report's
 /// `incremental` line.
 fn relink(tmp: &TempDir, args: &[&str], out: &str) -> String {
+    incremental_line(&relink_report(tmp, args, out))
+}
+
+/// `relink`'s whole report.
+fn relink_report(tmp: &TempDir, args: &[&str], out: &str) -> String {
     let mut cmd = Command::new(target_tool("gcc"));
     cmd.current_dir(&tmp.path).arg("-B").arg(linker_dir(tmp)).args(args);
     cmd.args(["-Wl,--incremental", "-Wl,--print-timing", "-o", out]);
-    let o = must(&mut cmd);
-    incremental_line(&stderr_text(&o))
+    stderr_text(&must(&mut cmd))
 }
 
 fn incremental_line(report: &str) -> String {
@@ -247,6 +251,91 @@ fn every_other_change_is_a_full_link_that_says_why() {
     let line = incremental_line(&report);
     assert!(line.ends_with("is not a regular file: its bytes cannot be compared next time"), "{line}");
     assert!(!state.exists());
+    tmp.finish();
+}
+
+#[test]
+fn a_relink_decides_before_opening_its_inputs_while_their_search_finds_the_same_files() {
+    if !have(&target_tool("gcc")) || !testing_rivet() {
+        return;
+    }
+    let tmp = TempDir::new("incr-probes");
+    compile(&tmp, "main", MAIN);
+    compile(&tmp, "f", "int f(void) { return 1; }\n");
+    for d in ["early", "late", "other"] {
+        std::fs::create_dir_all(tmp.join(d)).unwrap();
+    }
+    let ar = |lib: &str, objects: &[&str]| {
+        let _ = std::fs::remove_file(tmp.join(lib));
+        must(Command::new(target_tool("ar")).current_dir(&tmp.path).arg("rcs").arg(lib).args(objects));
+    };
+    ar("late/libf.a", &["f.o"]);
+    // An archive for another machine earlier in the search, which the search skips: an object
+    // whose header names another e_machine (EM_RISCV unless the target is RISC-V: it never is).
+    let mut foreign = std::fs::read(tmp.join("f.o")).unwrap();
+    foreign[18..20].copy_from_slice(&243u16.to_le_bytes());
+    std::fs::write(tmp.join("foreign.o"), &foreign).unwrap();
+    ar("early/libf.a", &["foreign.o"]);
+    // A version script found in the search path, and an archive named twice, by two names of
+    // one file (the second name opens the first's file).
+    std::fs::write(tmp.join("late/v.map"), "{ global: main; local: *; };\n").unwrap();
+    std::fs::hard_link(tmp.join("late/libf.a"), tmp.join("other/libf.a")).unwrap();
+    let args = ["main.o", "-Learly", "-Llate", "-lf", "other/libf.a", "-Wl,--version-script=v.map"];
+    let full = |line: &str, why: &str| {
+        assert!(line.starts_with(&format!("full link: {why}")), "expected a full link because {why}, got: {line}");
+    };
+    full(&relink(&tmp, &args, "prog"), "no state from an earlier link");
+    assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args));
+    // Up to date, and patched, with no input opened: the report says so.
+    let report = relink_report(&tmp, &args, "prog");
+    assert!(incremental_line(&report).starts_with("up to date"), "{report}");
+    assert!(report.contains(" files, none opened to find them"), "{report}");
+    compile(&tmp, "f", "int f(void) { return 2; }\n");
+    ar("late/libf.a", &["f.o"]);
+    std::fs::remove_file(tmp.join("other/libf.a")).unwrap();
+    std::fs::hard_link(tmp.join("late/libf.a"), tmp.join("other/libf.a")).unwrap();
+    let report = relink_report(&tmp, &args, "prog");
+    assert!(incremental_line(&report).starts_with("patched in place: 1 changed file, "), "{report}");
+    assert!(report.contains(" files, none opened to find them"), "{report}");
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
+    assert_eq!(run(&tmp.join("prog")), "f says 2\n");
+
+    // Each answer the search got, changed, is a full link: the skipped archive now for this
+    // machine (found first) ...
+    ar("early/libf.a", &["f.o"]);
+    full(&relink(&tmp, &args, "prog"), "the inputs changed: input ");
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
+    ar("early/libf.a", &["foreign.o"]);
+    full(&relink(&tmp, &args, "prog"), "the inputs changed: input ");
+    assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
+    // ... a shared library beside the archive, which the search prefers ...
+    must(Command::new(target_tool("gcc")).current_dir(&tmp.path).args(["-shared", "f.o", "-o", "late/libf.so"]));
+    full(&relink(&tmp, &args, "prog"), "the inputs changed: input ");
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
+    std::fs::remove_file(tmp.join("late/libf.so")).unwrap();
+    full(&relink(&tmp, &args, "prog"), "the inputs changed: input ");
+    // ... the second name now another file with the same bytes (two inputs, no longer one) ...
+    assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
+    std::fs::remove_file(tmp.join("other/libf.a")).unwrap();
+    std::fs::copy(tmp.join("late/libf.a"), tmp.join("other/libf.a")).unwrap();
+    full(&relink(&tmp, &args, "prog"), "the inputs changed: input ");
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
+    // ... and the version script, now found in the working directory first.
+    assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
+    std::fs::write(tmp.join("v.map"), "{ global: main; f; local: *; };\n").unwrap();
+    full(&relink(&tmp, &args, "prog"), "v.map is found elsewhere than the last link found it");
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
+    assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args));
+
+    // A linker script among the inputs, naming another file now: a full link.
+    std::fs::write(tmp.join("libs.txt"), "INPUT(f.o)\n").unwrap();
+    let scripted = ["main.o", "libs.txt"];
+    full(&relink(&tmp, &scripted, "scripted"), "no state");
+    assert!(relink(&tmp, &scripted, "scripted").starts_with("up to date"));
+    std::fs::copy(tmp.join("f.o"), tmp.join("g.o")).unwrap();
+    std::fs::write(tmp.join("libs.txt"), "INPUT(g.o)\n").unwrap();
+    full(&relink(&tmp, &scripted, "scripted"), "libs.txt changed, and it is not an object or archive");
+    assert_eq!(std::fs::read(tmp.join("scripted")).unwrap(), plain_bytes(&tmp, &scripted));
     tmp.finish();
 }
 

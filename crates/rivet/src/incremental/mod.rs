@@ -24,7 +24,7 @@
 use crate::args::{BuildId, Config};
 use crate::diag::Result;
 use rayon::prelude::*;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -32,7 +32,7 @@ pub mod patch;
 
 const MAGIC: &[u8; 8] = b"RIVETINC";
 /// Bumped whenever the layout of the state changes: an older state is then a full link's reason.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// A second name of the output the state describes, so that a build that removes the output
 /// before every link (rustc does) finds it again when the link is up to date.
@@ -109,6 +109,11 @@ pub struct State {
     pub files: Vec<FileRecord>,
     /// What patching the output needs besides the files' records.
     pub patching: patch::OutputPatch,
+    /// The file-system questions the loader asked and their answers, in order (`input::Probe`):
+    /// asked again, they let the next link decide before it opens any input. None when a path
+    /// among them or the files is a compiler's temp name, which the next link does not know
+    /// before its command line's inputs are found.
+    pub probes: Option<Vec<crate::input::Probe>>,
 }
 
 impl State {
@@ -168,6 +173,18 @@ impl State {
         w.extend_from_slice(&len.to_le_bytes());
         w.extend_from_slice(&(p.digests.len() as u64).to_le_bytes());
         p.digests.iter().for_each(|d| w.extend_from_slice(d));
+        match &self.probes {
+            None => w.push(0),
+            Some(probes) => {
+                w.push(1);
+                w.extend_from_slice(&(probes.len() as u64).to_le_bytes());
+                for q in probes {
+                    w.push(crate::input::ProbeKind::ALL.iter().position(|&k| k == q.kind).unwrap() as u8);
+                    bytes(&mut w, q.path.as_os_str().as_bytes());
+                    w.extend_from_slice(&q.answer.to_le_bytes());
+                }
+            }
+        }
         // The whole file's checksum last: a torn or edited state is refused, not trusted.
         let sum = xxhash_rust::xxh3::xxh3_64(&w);
         w.extend_from_slice(&sum.to_le_bytes());
@@ -234,10 +251,26 @@ impl State {
         let n = r.count(32)?;
         let digests = (0..n).map(|_| r.take(32).map(|d| d.try_into().unwrap())).collect::<Result<_, _>>()?;
         let patching = patch::OutputPatch { barrier, build_id, digests };
+        let probes = match r.take(1)?[0] {
+            0 => None,
+            1 => {
+                let n = r.count(17)?;
+                let mut probes = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let kind = *crate::input::ProbeKind::ALL
+                        .get(r.take(1)?[0] as usize)
+                        .ok_or("a probe's kind is not one this rivet knows")?;
+                    let path = PathBuf::from(std::ffi::OsString::from_vec(r.bytes()?));
+                    probes.push(crate::input::Probe { kind, path, answer: r.u64()? });
+                }
+                Some(probes)
+            }
+            _ => return Err("the probes' flag is neither 0 nor 1".into()),
+        };
         if r.at != body.len() {
             return Err("it has bytes after its last record".into());
         }
-        Ok(State { linker, cwd, args, output, inputs, files, patching })
+        Ok(State { linker, cwd, args, output, inputs, files, patching, probes })
     }
 }
 
@@ -402,29 +435,114 @@ pub fn option_files(config: &Config) -> Vec<PathBuf> {
     files
 }
 
-/// Decides what a link with `config` does, from the state beside its output. `inputs`: the
-/// inputs as loaded, in order; `read`: every file read so far, with its bytes.
-pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::InputFile>]) -> Plan {
-    if let Some(why) = never_skipped(config) {
-        return Plan::Full { why, record: false, known: Vec::new() };
+/// What the check before any input is opened (`plan_before_opening`) decided.
+pub enum Before {
+    /// The plan, and how many inputs the last link had (which the report counts).
+    Decided { plan: Plan, inputs: usize },
+    /// Only a link that has opened its inputs can tell (`plan`); the state, if one was read.
+    Undecided(Option<Box<State>>),
+}
+
+/// Decides what a link with `config` does before it opens any input, where the state allows:
+/// the loader's questions (`State::probes`) get the answers they got, so the same files would be
+/// opened as the same inputs, and each of those files is compared by its path. Opening and
+/// mapping a few hundred inputs cost more than the rest of a relink (8 of synth-1's 16 ms).
+pub fn plan_before_opening(config: &Config) -> Before {
+    let (path, state) = match read_state(config) {
+        Ok(s) => s,
+        Err(plan) => return Before::Decided { plan, inputs: 0 },
+    };
+    let decided = |plan: Plan, state: &State| Before::Decided { plan, inputs: state.inputs.len() };
+    let restore = match compare_run(config, &state) {
+        Ok(r) => r,
+        Err(why) => return decided(Plan::Full { why, record: true, known: state.files.clone() }, &state),
+    };
+    let Some(probes) = &state.probes else { return Before::Undecided(Some(Box::new(state))) };
+    let asked_again =
+        probes.par_iter().all(|q| crate::input::Probe::ask(q.kind, &q.path).is_none_or(|a| a == q.answer));
+    // The files opened, by their place (an `Open` probe's answer), and those options named after them.
+    let opened = probes.iter().filter(|q| q.kind == crate::input::ProbeKind::Open).map(|q| q.answer as usize + 1).max();
+    let opened = opened.unwrap_or(0);
+    if !asked_again || opened + option_files(config).len() != state.files.len() {
+        return Before::Undecided(Some(Box::new(state)));
     }
-    let full = |why: String, known: Vec<FileRecord>| Plan::Full { why, record: true, known };
+    let c = match compare_files(config, &state, None, &[]) {
+        Ok(c) => c,
+        Err(why) => return decided(Plan::Full { why, record: true, known: state.files.clone() }, &state),
+    };
+    // Each file opened is the file it was: a name it was opened by (a second name of a file
+    // opened before it) still names it, and no two of them are now one file (the loader would
+    // take the second for the first). A file gone is the loader's error to give.
+    let ids = &c.ids;
+    let same_files = probes.iter().filter(|q| q.kind == crate::input::ProbeKind::Open).all(|q| {
+        let i = q.answer as usize;
+        ids[i].is_some() && (q.path.as_os_str().as_bytes() == &state.files[i].path[..] || identity(&q.path) == ids[i])
+    });
+    let mut seen = std::collections::HashSet::new();
+    if !same_files || !ids[..opened].iter().all(|id| seen.insert(*id)) {
+        return Before::Undecided(Some(Box::new(state)));
+    }
+    let inputs = state.inputs.len();
+    Before::Decided { plan: decide(config, &path, state, Compared { restore, ..c }), inputs }
+}
+
+/// The (device, inode) of `path`, if it is there.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The state beside the output, or the plan of a link that has none it may use.
+fn read_state(config: &Config) -> std::result::Result<(PathBuf, State), Plan> {
+    if let Some(why) = never_skipped(config) {
+        return Err(Plan::Full { why, record: false, known: Vec::new() });
+    }
+    let full = |why: String| Plan::Full { why, record: true, known: Vec::new() };
     let path = state_path(&config.output);
-    let data = match std::fs::read(&path) {
+    // Mapped: a state of megabytes read into a fresh buffer cost a page fault for every 4 KiB.
+    let data = match rivet_io::InputFile::open(&path) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return full(format!("no state from an earlier link ({})", path.display()), Vec::new())
+            return Err(full(format!("no state from an earlier link ({})", path.display())))
         }
-        Err(e) => return full(format!("cannot read {}: {e}", path.display()), Vec::new()),
+        Err(e) => return Err(full(e.to_string())),
     };
-    let state = match State::decode(&data) {
-        Ok(s) => s,
-        Err(why) => return full(format!("{} is unusable: {why}", path.display()), Vec::new()),
+    match State::decode(data.data()) {
+        Ok(s) => Ok((path, s)),
+        Err(why) => Err(full(format!("{} is unusable: {why}", path.display()))),
+    }
+}
+
+/// Decides what a link with `config` does, from the state beside its output (`prior`: as the
+/// check before opening read it). `inputs`: the inputs as loaded, in order; `read`: every file
+/// read so far, with its bytes.
+pub fn plan(
+    config: &Config,
+    inputs: &[&Path],
+    read: &[std::sync::Arc<rivet_io::InputFile>],
+    prior: Option<Box<State>>,
+) -> Plan {
+    let (path, state) = match prior {
+        Some(s) => (state_path(&config.output), *s),
+        None => match read_state(config) {
+            Ok(s) => s,
+            Err(plan) => return plan,
+        },
     };
-    let c = match compare(config, &state, inputs, read) {
-        Ok(c) => c,
+    let full = |why: String, known: Vec<FileRecord>| Plan::Full { why, record: true, known };
+    let restore = match compare_run(config, &state) {
+        Ok(r) => r,
         Err(why) => return full(why, state.files),
     };
+    match compare_files(config, &state, Some(inputs), read) {
+        Ok(c) => decide(config, &path, state, Compared { restore, ..c }),
+        Err(why) => full(why, state.files),
+    }
+}
+
+/// What a link does once its files compare as `c` with `state` (at `path`) and all else is the
+/// same: nothing, a patch, or a full link.
+fn decide(config: &Config, path: &Path, state: State, c: Compared) -> Plan {
+    let full = |why: String, known: Vec<FileRecord>| Plan::Full { why, record: true, known };
     // Edited files: patched in place where the state allows it, else a full link.
     let edits = match c.changed.is_empty() {
         true => Vec::new(),
@@ -449,11 +567,11 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
     }
     if edits.is_empty() {
         if !c.touched.is_empty() {
-            let _ = write_state(&path, &state);
+            let _ = write_state(path, &state);
         }
         return Plan::UpToDate { files: state.files.len(), rehashed: c.touched.len(), restored: c.restore };
     }
-    match apply_patch(config, &path, &mut state, &edits, &c.changed) {
+    match apply_patch(config, path, &mut state, &edits, &c.changed) {
         Ok((patched, kept)) => Plan::Patched { patched, rehashed: c.touched.len(), restored: c.restore, kept },
         Err(why) => full(why, state.files),
     }
@@ -464,7 +582,7 @@ pub fn plan(config: &Config, inputs: &[&Path], read: &[std::sync::Arc<rivet_io::
 fn patch_edits<'a>(
     config: &Config,
     state: &State,
-    changed: &[Changed<'a>],
+    changed: &'a [Changed],
 ) -> std::result::Result<Vec<patch::FileEdit<'a>>, String> {
     if !state.patching.barrier.is_empty() {
         return Err(format!(
@@ -476,15 +594,19 @@ fn patch_edits<'a>(
     changed
         .par_iter()
         .map(|c| {
-            // The link's mapping where it has one (hashed already), else the file's bytes now; the
-            // mtime is the one seen before the bytes were read, so a later write is seen next time.
-            let data: std::borrow::Cow<[u8]> = match c.open {
-                Some(open) => open.data().into(),
-                None => std::fs::read(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?.into(),
+            // The file as the comparison opened and hashed it; the mtime is the one seen before
+            // its bytes were read, so a later write is seen next time.
+            let (Some(open), Some(now)) = (&c.open, &c.hash) else {
+                return Err(format!("{}: cannot be read", c.path.display()));
             };
-            let record = &state.files[c.index];
-            let now = c.hash.as_deref().cloned().unwrap_or_else(|| patch::hashes(&data, record.patch.as_ref()));
-            patch::edit(c.index, record, data, now, c.mtime_ns, config.fix_cortex_a53_843419)
+            patch::edit(
+                c.index,
+                &state.files[c.index],
+                open.data().into(),
+                (**now).clone(),
+                c.mtime_ns,
+                config.fix_cortex_a53_843419,
+            )
         })
         .collect()
 }
@@ -506,19 +628,20 @@ fn apply_patch(
         Some(libc::ETXTBSY) => format!("{} is running and cannot be written (text file busy)", output.display()),
         _ => format!("cannot open {} to patch it: {e}", output.display()),
     })?;
-    patch::erratum_unchanged(&file, edits)?;
+    let view = patch::view(&file).map_err(|e| format!("cannot map {} to patch it: {e}", output.display()))?;
+    patch::erratum_unchanged(&view, edits)?;
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(format!("cannot remove the incremental state {}: {e}", path.display()))
         }
         _ => {}
     }
-    let patched = patch::write(config, &file, edits, &mut state.patching)
+    let patched = patch::write(config, &file, &view, edits, &mut state.patching)
         .map_err(|e| format!("patching {} failed: {e}", output.display()))?;
-    drop(file);
+    drop((view, file));
     // The bytes written came from the link's mappings: a file rewritten meanwhile (a parallel build
     // step) may have torn them, and then no state may vouch for the output.
-    if let Some(c) = changed.iter().find(|c| c.open.is_some_and(|o| o.changed_since_open().unwrap_or(true))) {
+    if let Some(c) = changed.iter().find(|c| c.open.as_ref().is_some_and(|o| o.changed_since_open().unwrap_or(true))) {
         return Ok((patched, Some(format!("{} changed while the link read it", c.path.display()))));
     }
     let now = now_ns();
@@ -542,33 +665,32 @@ fn apply_patch(
 }
 
 /// How this link's files compare with the state's, when all else is the same.
-struct Compared<'a> {
+struct Compared {
     /// Files (index in the state, mtime) whose mtime changed and whose bytes did not.
     touched: Vec<(usize, u64)>,
     /// The output is gone from its path but still there under its other name (`kept_path`).
     restore: bool,
     /// Files whose bytes changed.
-    changed: Vec<Changed<'a>>,
+    changed: Vec<Changed>,
+    /// Each file's (device, inode) now (None: it is not there).
+    ids: Vec<Option<(u64, u64)>>,
 }
 
-/// A file whose bytes changed: its index in the state, where it is now, the link's mapping of it
-/// (if it opened it), the hashes of that mapping (`patch::hashes`), and the mtime seen before it
-/// was hashed.
-struct Changed<'a> {
+/// A file whose bytes changed: its index in the state, where it is now, the file opened (the
+/// link's mapping of it, if the link opened it) and its hashes (`patch::hashes`), and the mtime
+/// seen before it was hashed. No file and no hashes: it cannot be opened.
+struct Changed {
     index: usize,
     path: PathBuf,
-    open: Option<&'a rivet_io::InputFile>,
+    open: Option<std::sync::Arc<rivet_io::InputFile>>,
     hash: Option<Box<patch::Hashes>>,
     mtime_ns: u64,
 }
 
-/// How the files compare, or the first difference between the state and this link besides them.
-fn compare<'a>(
-    config: &Config,
-    state: &State,
-    inputs: &[&Path],
-    read: &'a [std::sync::Arc<rivet_io::InputFile>],
-) -> std::result::Result<Compared<'a>, String> {
+/// The first difference between the state's link and this one other than in its files: the
+/// rivet, the directory, the command line, the output. Gives whether the output is to be given
+/// its name back from its other one.
+fn compare_run(config: &Config, state: &State) -> std::result::Result<bool, String> {
     if state.linker != linker_identity() {
         return Err("the state was written by another rivet build".into());
     }
@@ -579,32 +701,55 @@ fn compare<'a>(
     if state.args.len() != args.len() || state.args.iter().zip(&args).any(|(a, b)| *a != **b) {
         return Err("the command line changed".into());
     }
-    let restore = match output_record(&config.output) {
-        Some(o) if o == state.output => false,
-        Some(_) => return Err(format!("{} changed since the last link wrote it", config.output.display())),
-        None if output_record(&kept_path(&config.output)) == Some(state.output) => true,
-        None => return Err(format!("{} is not there", config.output.display())),
-    };
-    let now: Vec<std::borrow::Cow<[u8]>> = inputs.iter().map(|p| temp_free(p.as_os_str().as_bytes())).collect();
-    if let Some(i) = (0..now.len().max(state.inputs.len()))
-        .find(|&i| now.get(i).map(|v| &v[..]) != state.inputs.get(i).map(|v| &v[..]))
-    {
-        let show = |b: Option<&[u8]>| b.map_or("nothing".to_string(), |b| String::from_utf8_lossy(b).into_owned());
-        return Err(format!(
-            "the inputs changed: input {} is {}, was {}",
-            i + 1,
-            show(now.get(i).map(|v| &v[..])),
-            show(state.inputs.get(i).map(|v| &v[..]))
-        ));
+    match output_record(&config.output) {
+        Some(o) if o == state.output => Ok(false),
+        Some(_) => Err(format!("{} changed since the last link wrote it", config.output.display())),
+        None if output_record(&kept_path(&config.output)) == Some(state.output) => Ok(true),
+        None => Err(format!("{} is not there", config.output.display())),
+    }
+}
+
+/// How the files compare (`restore` is left false), or the first difference in the inputs found.
+/// `inputs`: the inputs as loaded, in order (None: not loaded; the caller vouches for them);
+/// `read`: the files this link opened, with their bytes.
+fn compare_files(
+    config: &Config,
+    state: &State,
+    inputs: Option<&[&Path]>,
+    read: &[std::sync::Arc<rivet_io::InputFile>],
+) -> std::result::Result<Compared, String> {
+    if let Some(inputs) = inputs {
+        let now: Vec<std::borrow::Cow<[u8]>> = inputs.iter().map(|p| temp_free(p.as_os_str().as_bytes())).collect();
+        if let Some(i) = (0..now.len().max(state.inputs.len()))
+            .find(|&i| now.get(i).map(|v| &v[..]) != state.inputs.get(i).map(|v| &v[..]))
+        {
+            let show = |b: Option<&[u8]>| b.map_or("nothing".to_string(), |b| String::from_utf8_lossy(b).into_owned());
+            return Err(format!(
+                "the inputs changed: input {} is {}, was {}",
+                i + 1,
+                show(now.get(i).map(|v| &v[..])),
+                show(state.inputs.get(i).map(|v| &v[..]))
+            ));
+        }
+    }
+    // The files options name (the state's last ones), found where the last link found them.
+    let named = option_files(config);
+    let recorded = state.files.len().checked_sub(named.len()).map_or(&[][..], |k| &state.files[k..]);
+    if let Some(p) = named.iter().zip(recorded).find(|(p, f)| p.as_os_str().as_bytes() != f.path).map(|(p, _)| p) {
+        return Err(format!("{} is found elsewhere than the last link found it", p.display()));
+    }
+    if named.len() != recorded.len() {
+        return Err("the files options name are not the last link's".into());
     }
     // The files this link has read, by their paths with compiler temp names masked: the n-th
     // file of a masked path in the state is the n-th one here.
-    let mut by_path: std::collections::HashMap<std::borrow::Cow<[u8]>, Vec<&rivet_io::InputFile>> = Default::default();
+    let mut by_path: std::collections::HashMap<std::borrow::Cow<[u8]>, Vec<&std::sync::Arc<rivet_io::InputFile>>> =
+        Default::default();
     for f in read {
-        by_path.entry(temp_free(f.path().as_os_str().as_bytes())).or_default().push(&**f);
+        by_path.entry(temp_free(f.path().as_os_str().as_bytes())).or_default().push(f);
     }
     let mut seen: std::collections::HashMap<std::borrow::Cow<[u8]>, usize> = Default::default();
-    let current: Vec<Option<&rivet_io::InputFile>> = state
+    let current: Vec<Option<&std::sync::Arc<rivet_io::InputFile>>> = state
         .files
         .iter()
         .map(|f| {
@@ -615,7 +760,8 @@ fn compare<'a>(
         })
         .collect();
     // Each file: the same size and mtime, or else the same bytes.
-    let verdicts: Vec<std::result::Result<Option<u64>, Changed>> = state
+    type Verdict = std::result::Result<Option<u64>, Changed>;
+    let verdicts: Vec<(Verdict, Option<(u64, u64)>)> = state
         .files
         .par_iter()
         .zip(&current)
@@ -623,33 +769,35 @@ fn compare<'a>(
             // A file this link has open is found under its path now (a temp name may differ).
             let path = open.map_or(Path::new(std::ffi::OsStr::from_bytes(&f.path)), |o| o.path());
             let gone = || Changed { index: 0, path: path.to_path_buf(), open: None, hash: None, mtime_ns: 0 };
-            let Ok(meta) = std::fs::metadata(path) else { return Err(gone()) };
+            let Ok(meta) = std::fs::metadata(path) else { return (Err(gone()), None) };
+            let id = Some((meta.dev(), meta.ino()));
             let same_stamp = meta.size() == f.size && mtime_ns(&meta) == f.mtime_ns;
             if same_stamp && !f.racy {
-                return Ok(None);
+                return (Ok(None), id);
             }
-            let now = match open {
-                Some(open) => Some(Box::new(patch::hashes(open.data(), f.patch.as_ref()))),
-                None => std::fs::read(path).ok().map(|d| Box::new(patch::hashes(&d, f.patch.as_ref()))),
-            };
+            // The link's mapping, else the file opened (mapped) here.
+            let file = open.cloned().or_else(|| rivet_io::InputFile::open(path).ok().map(std::sync::Arc::new));
+            let now = file.as_ref().map(|o| Box::new(patch::hashes(o.data(), f.patch.as_ref())));
             if meta.size() == f.size && now.as_ref().is_some_and(|n| n.whole == f.hash) {
                 // A racy file with its recorded stamp is unchanged, and stays racy.
-                Ok((!same_stamp).then(|| mtime_ns(&meta)))
+                (Ok((!same_stamp).then(|| mtime_ns(&meta))), id)
             } else {
-                Err(Changed { open: *open, hash: now.filter(|_| open.is_some()), mtime_ns: mtime_ns(&meta), ..gone() })
+                (Err(Changed { open: file, hash: now, mtime_ns: mtime_ns(&meta), ..gone() }), id)
             }
         })
         .collect();
     let mut changed = Vec::new();
     let mut touched = Vec::new();
-    for (i, v) in verdicts.into_iter().enumerate() {
+    let mut ids = Vec::with_capacity(verdicts.len());
+    for (i, (v, id)) in verdicts.into_iter().enumerate() {
+        ids.push(id);
         match v {
             Ok(Some(mtime)) => touched.push((i, mtime)),
             Ok(None) => {}
             Err(c) => changed.push(Changed { index: i, ..c }),
         }
     }
-    Ok(Compared { touched, restore, changed })
+    Ok(Compared { touched, restore: false, changed, ids })
 }
 
 /// The command line as the state records it: without the LTO plugin and its options, which name
@@ -787,8 +935,9 @@ fn stat(p: &Path) -> Option<(u64, u64)> {
 /// Records the link that has just put its output in place. `inputs`: the inputs as loaded;
 /// `read`: every file the link read; `options`: the files options named, as they were before the
 /// link read them; `patching`: per file of `read`, what patching needs of it
-/// (`patch::placements`), and of the output. A file that changed since the link read it is
-/// refused (its bytes now are not the ones the output was made from): no state then.
+/// (`patch::placements`), and of the output; `probes`: the loader's questions. A file that
+/// changed since the link read it is refused (its bytes now are not the ones the output was made
+/// from): no state then.
 pub fn record(
     config: &Config,
     inputs: &[&Path],
@@ -796,6 +945,7 @@ pub fn record(
     options: &OptionFiles,
     known: &[FileRecord],
     patching: (Vec<Option<patch::FilePatch>>, patch::OutputPatch),
+    probes: &[crate::input::Probe],
 ) -> Result<()> {
     // A file the last link read as it is now keeps its hash: after an edit, only the edited
     // files are read again.
@@ -838,6 +988,11 @@ pub fn record(
     if let Some(f) = read.iter().find(|f| f.changed_since_open().unwrap_or(true)) {
         return Err(changed(f.path()));
     }
+    // A compiler's temp name is masked in the comparisons: the next link knows its files only
+    // once it has found its inputs.
+    let masked = |p: &[u8]| matches!(temp_free(p), std::borrow::Cow::Owned(_));
+    let temp_named =
+        files.iter().any(|f| masked(&f.path)) || probes.iter().any(|q| masked(q.path.as_os_str().as_bytes()));
     let state = State {
         linker: linker_identity(),
         cwd: cwd(),
@@ -846,6 +1001,7 @@ pub fn record(
         inputs: inputs.iter().map(|p| temp_free(p.as_os_str().as_bytes()).into_owned()).collect(),
         files,
         patching,
+        probes: (!temp_named).then(|| probes.to_vec()),
     };
     // The output's other name, before the state that trusts it (a file system without hard links
     // only loses the restoring).
@@ -912,6 +1068,19 @@ mod tests {
                 build_id: Some((600, 20)),
                 digests: vec![[1; 32], [2; 32]],
             },
+            probes: Some(vec![
+                crate::input::Probe {
+                    kind: crate::input::ProbeKind::IsFile,
+                    path: "/usr/lib/libc.so".into(),
+                    answer: 1,
+                },
+                crate::input::Probe {
+                    kind: crate::input::ProbeKind::Machine,
+                    path: "/l/libz.a".into(),
+                    answer: u64::MAX,
+                },
+                crate::input::Probe { kind: crate::input::ProbeKind::Open, path: "a.o".into(), answer: 0 },
+            ]),
         }
     }
 
@@ -980,7 +1149,7 @@ mod tests {
         let config = Config { output: out.clone(), version_scripts: vec![script.clone()], ..Config::default() };
         // Unchanged: recorded, with the script's bytes.
         let before = OptionFiles::snapshot(&config);
-        record(&config, &[], &[], &before, &[], Default::default()).unwrap();
+        record(&config, &[], &[], &before, &[], Default::default(), &[]).unwrap();
         let state = State::decode(&std::fs::read(state_path(&out)).unwrap()).unwrap();
         assert_eq!(state.files.len(), 1);
         assert_eq!(state.files[0].hash, hash(b"{ global: main; local: *; };"));
@@ -990,12 +1159,12 @@ mod tests {
         // Rewritten between the snapshot (before the link read it) and the record: refused.
         let before = OptionFiles::snapshot(&config);
         std::fs::write(&script, b"{ global: main; f; local: *; };").unwrap();
-        let e = record(&config, &[], &[], &before, &[], Default::default()).unwrap_err().to_string();
+        let e = record(&config, &[], &[], &before, &[], Default::default(), &[]).unwrap_err().to_string();
         assert!(e.contains("v.map changed since the link read it"), "{e}");
         // Removed: the same.
         let before = OptionFiles::snapshot(&config);
         std::fs::remove_file(&script).unwrap();
-        assert!(record(&config, &[], &[], &before, &[], Default::default()).is_err());
+        assert!(record(&config, &[], &[], &before, &[], Default::default(), &[]).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -596,12 +596,12 @@ fn erratum_reach(lo: u64, hi: u64) -> Vec<(u64, u64)> {
 
 /// Whether every byte of `edits` that the Cortex-A53 erratum scan reads is what the output holds
 /// already (then the scan finds what it found); otherwise why not.
-pub fn erratum_unchanged(output: &std::fs::File, edits: &[FileEdit]) -> Result<(), String> {
+pub fn erratum_unchanged(output: &[u8], edits: &[FileEdit]) -> Result<(), String> {
     for e in edits {
         for (at, range) in &e.erratum_reads {
-            let mut old = vec![0u8; range.len()];
-            output.read_exact_at(&mut old, *at).map_err(|err| format!("cannot read the output: {err}"))?;
-            if old != e.data[range.clone()] {
+            let old = usize::try_from(*at).ok().and_then(|a| output.get(a..a + range.len()));
+            let old = old.ok_or("the output is shorter than the state says")?;
+            if old != &e.data[range.clone()] {
                 return Err(format!(
                     "{} changed in code the Cortex-A53 erratum scan reads (--fix-cortex-a53-843419: the last \
                      words of a page)",
@@ -613,62 +613,58 @@ pub fn erratum_unchanged(output: &std::fs::File, edits: &[FileEdit]) -> Result<(
     Ok(())
 }
 
-/// Of `writes` ((output offset, bytes), sorted), the runs of bytes that differ from what `output`
-/// holds: read in spans of nearby writes, compared, runs closer than 64 bytes joined.
-fn differing_runs(output: &std::fs::File, writes: &[(u64, &[u8])]) -> std::io::Result<Vec<(u64, Vec<u8>)>> {
-    const NEAR: u64 = 4096;
-    const SPAN: u64 = 1 << 20;
+/// Of `writes` ((output offset, bytes)), the runs of bytes that differ from what `output` (the
+/// output's bytes) holds, in the writes' order, runs closer than 64 bytes joined.
+fn differing_runs(output: &[u8], writes: &[(u64, &[u8])]) -> std::io::Result<Vec<(u64, Vec<u8>)>> {
     let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut i = 0;
-    while i < writes.len() {
-        // A span of writes close to each other, read at once.
-        let start = writes[i].0;
-        let mut end = start + writes[i].1.len() as u64;
-        let mut j = i + 1;
-        while j < writes.len() && writes[j].0 <= end + NEAR && writes[j].0 + writes[j].1.len() as u64 - start <= SPAN {
-            end = end.max(writes[j].0 + writes[j].1.len() as u64);
-            j += 1;
-        }
-        let mut old = vec![0u8; (end - start) as usize];
-        output.read_exact_at(&mut old, start)?;
-        for &(at, new) in &writes[i..j] {
-            let have = &old[(at - start) as usize..(at - start) as usize + new.len()];
-            let mut k = 0;
-            while k < new.len() {
-                if have[k] == new[k] {
-                    k += 1;
-                    continue;
-                }
-                let from = k;
-                let mut to = k + 1;
-                // The run goes on while differing bytes come within 64 bytes of each other.
-                let mut last = k;
-                while to < new.len() && to - last <= 64 {
-                    if have[to] != new[to] {
-                        last = to;
-                    }
-                    to += 1;
-                }
-                let run_at = at + from as u64;
-                let bytes = &new[from..=last];
-                match runs.last_mut() {
-                    Some((r_at, r)) if *r_at + r.len() as u64 == run_at => r.extend_from_slice(bytes),
-                    _ => runs.push((run_at, bytes.to_vec())),
-                }
-                k = last + 1;
+    for &(at, new) in writes {
+        let have = usize::try_from(at).ok().and_then(|a| output.get(a..a + new.len()));
+        let have = have.ok_or_else(|| std::io::Error::other("the output is shorter than the state says"))?;
+        let mut k = 0;
+        while k < new.len() {
+            if have[k] == new[k] {
+                k += 1;
+                continue;
             }
+            let from = k;
+            let mut to = k + 1;
+            // The run goes on while differing bytes come within 64 bytes of each other.
+            let mut last = k;
+            while to < new.len() && to - last <= 64 {
+                if have[to] != new[to] {
+                    last = to;
+                }
+                to += 1;
+            }
+            let run_at = at + from as u64;
+            let bytes = &new[from..=last];
+            match runs.last_mut() {
+                Some((r_at, r)) if *r_at + r.len() as u64 == run_at => r.extend_from_slice(bytes),
+                _ => runs.push((run_at, bytes.to_vec())),
+            }
+            k = last + 1;
         }
-        i = j;
     }
     Ok(runs)
+}
+
+/// The output's bytes as they are on disk: mapped shared, so that what is written to the file
+/// shows in it. (Read into fresh buffers instead, each 1 MiB chunk hashed again cost 1.5 ms of
+/// page faults.)
+pub fn view(output: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: read-only; the output is this link's, which another process truncating while it is
+    // patched would make fail (SIGBUS), as with the inputs' mappings.
+    unsafe { memmap2::Mmap::map(output) }
 }
 
 /// Writes `edits` into `output` (opened for writing) and the build-id again; updates `patching`'s
 /// digests. The caller has removed the state first: a patch cut short leaves no state that
 /// trusts the output.
+/// `view`: the output's bytes (`view`).
 pub fn write(
     config: &Config,
     output: &std::fs::File,
+    view: &[u8],
     edits: &[FileEdit],
     patching: &mut OutputPatch,
 ) -> std::io::Result<Patched> {
@@ -678,7 +674,7 @@ pub fn write(
     let mut all: Vec<(u64, &[u8])> =
         edits.iter().flat_map(|e| e.writes.iter().map(|(at, r)| (*at, &e.data[r.clone()]))).collect();
     all.sort_unstable_by_key(|w| w.0);
-    let runs = differing_runs(output, &all)?;
+    let runs = differing_runs(view, &all)?;
     let mut bytes = 0;
     let mut chunks = std::collections::BTreeSet::new();
     for (at, data) in &runs {
@@ -688,19 +684,23 @@ pub fn write(
     }
     if let Some((desc, len)) = patching.build_id {
         if crate::synthetic::chunks::hashed(&config.build_id) {
-            let size = output.metadata()?.len();
+            let size = view.len() as u64;
             let fresh: Vec<(u64, [u8; 32])> = chunks
                 .into_par_iter()
                 .map(|c| -> std::io::Result<(u64, [u8; 32])> {
                     let start = c * CHUNK;
-                    let mut buf = vec![0u8; (size.min(start + CHUNK) - start) as usize];
-                    output.read_exact_at(&mut buf, start)?;
+                    let chunk = view
+                        .get(start as usize..size.min(start + CHUNK) as usize)
+                        .ok_or_else(|| std::io::Error::other("the output is shorter than the state says"))?;
+                    let digest = |b: &[u8]| crate::synthetic::chunks::chunk_digests(&config.build_id, b)[0];
                     // The descriptor was zero when the chunk was hashed.
-                    let (s, e) = (desc.max(start), (desc + len).min(start + buf.len() as u64));
+                    let (s, e) = (desc.max(start), (desc + len).min(start + chunk.len() as u64));
                     if s < e {
+                        let mut buf = chunk.to_vec();
                         buf[(s - start) as usize..(e - start) as usize].fill(0);
+                        return Ok((c, digest(&buf)));
                     }
-                    Ok((c, crate::synthetic::chunks::chunk_digests(&config.build_id, &buf)[0]))
+                    Ok((c, digest(chunk)))
                 })
                 .collect::<std::io::Result<_>>()?;
             for (c, d) in fresh {
@@ -755,7 +755,7 @@ mod tests {
         let path = std::env::temp_dir().join(format!("rivet-patch-runs-{}", std::process::id()));
         let mut old = vec![7u8; 10_000];
         std::fs::write(&path, &old).unwrap();
-        let f = std::fs::File::open(&path).unwrap();
+        let f = view(&std::fs::File::open(&path).unwrap()).unwrap();
         let mut a = old[100..300].to_vec();
         a[10] = 1;
         a[50] = 2; // within 64 bytes of the first: one run

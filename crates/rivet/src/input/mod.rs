@@ -65,18 +65,73 @@ struct Loader<'c> {
     /// The group of the next input (`Loaded::group`), and how many groups are open.
     group: u32,
     group_depth: u32,
+    /// The file-system questions asked so far, in order.
+    probes: std::cell::RefCell<Vec<Probe>>,
 }
+
+/// A question the loader asked of the file system while it looked for the inputs, and the
+/// answer: with the command line and the bytes of the files it read, what decides which files it
+/// opens. `--incremental` asks them again before it opens anything: the same answers and the same
+/// files make the same inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub kind: ProbeKind,
+    pub path: PathBuf,
+    pub answer: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// Is it a regular file (1) or not (0)?
+    IsFile,
+    /// Does it exist (1) or not (0)?
+    Exists,
+    /// Its canonical path's XXH3-64 (`u64::MAX`: it has none).
+    Canonical,
+    /// The machine a library found by a `-l` search is for (`u64::MAX`: it does not say).
+    Machine,
+    /// Opened: the answer is the file's place among those opened (`InputCache::open_numbered`);
+    /// the caller, who compares the files, asks again.
+    Open,
+}
+
+impl ProbeKind {
+    pub const ALL: [ProbeKind; 5] =
+        [ProbeKind::IsFile, ProbeKind::Exists, ProbeKind::Canonical, ProbeKind::Machine, ProbeKind::Open];
+}
+
+/// How a `Canonical` probe keeps its answer.
+fn canonical_hash(canonical: Option<&Path>) -> u64 {
+    canonical.map_or(u64::MAX, |c| xxhash_rust::xxh3::xxh3_64(std::os::unix::ffi::OsStrExt::as_bytes(c.as_os_str())))
+}
+
+impl Probe {
+    /// The answer the question gets now (None for `Open`).
+    pub fn ask(kind: ProbeKind, path: &Path) -> Option<u64> {
+        Some(match kind {
+            ProbeKind::IsFile => path.is_file() as u64,
+            ProbeKind::Exists => path.exists() as u64,
+            ProbeKind::Canonical => canonical_hash(path.canonicalize().ok().as_deref()),
+            ProbeKind::Machine => library_machine(path).map_or(u64::MAX, u64::from),
+            ProbeKind::Open => return None,
+        })
+    }
+}
+
+/// What `load` gives: the inputs, the linker scripts read, the file-system questions asked.
+pub type Opened = (Vec<Loaded>, Vec<script::ScriptFile>, Vec<Probe>);
 
 /// Opens every input in command-line order. Errors (missing files, unknown formats) are all
 /// collected so the user sees each one, not only the first.
 /// `prefetch`: objects and shared libraries are read ahead as soon as they are opened (archive
-/// members later, when resolution picks them). Gives the files and the linker scripts read.
+/// members later, when resolution picks them). Gives the files, the linker scripts read and the
+/// file-system questions asked (`Probe`).
 pub fn load(
     config: &Config,
     cache: &InputCache,
     prefetch: Option<&rivet_io::Prefetcher>,
     timer: &crate::timing::Timer,
-) -> Result<(Vec<Loaded>, Vec<script::ScriptFile>), Vec<Error>> {
+) -> Result<Opened, Vec<Error>> {
     let mut loader = Loader {
         config,
         timer,
@@ -91,6 +146,7 @@ pub fn load(
         script_dirs: Vec::new(),
         group: 0,
         group_depth: 0,
+        probes: Default::default(),
     };
     let mut state = InputState::default();
     for (at, arg) in config.inputs.iter().enumerate() {
@@ -113,7 +169,7 @@ pub fn load(
         }
     }
     if loader.errors.is_empty() {
-        Ok((loader.out, loader.scripts))
+        Ok((loader.out, loader.scripts, loader.probes.into_inner()))
     } else {
         Err(loader.errors)
     }
@@ -123,27 +179,83 @@ pub fn load(
 /// archive's first ELF member's. None when the file says nothing about its machine (a linker
 /// script, a thin or empty archive, IR) or cannot be read.
 fn library_machine(path: &Path) -> Option<u16> {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path).ok()?.take(1 << 20).read_to_end(&mut head).ok()?;
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).ok()?;
+    // The first bytes of the file at `at`: an ELF header's machine is at 18, a member header is
+    // 60 bytes. Only these are read, not the archive's symbol table before its first member
+    // (libgcc.a's is most of a megabyte, read for each of gcc's `-lgcc`).
+    let read = |at: u64, len: usize| -> Option<Vec<u8>> {
+        let mut buf = vec![0; len];
+        let mut got = 0;
+        while got < len {
+            match file.read_at(&mut buf[got..], at + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+        buf.truncate(got);
+        Some(buf)
+    };
     let machine = |d: &[u8]| (d.len() >= 20 && d.starts_with(b"\x7fELF")).then(|| u16::from_le_bytes([d[18], d[19]]));
+    let head = read(0, 68)?;
     if !head.starts_with(b"!<arch>\n") {
         return machine(&head);
     }
     // Regular archive members: a 60-byte header (name, ..., size at 48..58), data padded to 2.
-    let mut at = 8;
-    while let Some(h) = head.get(at..at + 60) {
-        let size: usize = std::str::from_utf8(&h[48..58]).ok()?.trim().parse().ok()?;
-        let data = head.get(at + 60..)?;
+    // The symbol tables and the long-name table come first; the first other member is an object.
+    let mut at = 8u64;
+    loop {
+        let h = read(at, 80)?;
+        let size: u64 = std::str::from_utf8(h.get(48..58)?).ok()?.trim().parse().ok()?;
         if !h.starts_with(b"/ ") && !h.starts_with(b"// ") && !h.starts_with(b"/SYM64/") {
-            return machine(data);
+            return machine(h.get(60..)?);
         }
         at += 60 + size + (size & 1);
     }
-    None
 }
 
 impl Loader<'_> {
+    /// Keeps a question and its answer.
+    fn note(&self, kind: ProbeKind, path: &Path, answer: u64) -> u64 {
+        self.probes.borrow_mut().push(Probe { kind, path: path.to_path_buf(), answer });
+        answer
+    }
+
+    /// Asks `kind` of `path`, keeping the question and the answer.
+    fn ask(&self, kind: ProbeKind, path: &Path) -> u64 {
+        self.note(kind, path, Probe::ask(kind, path).expect("asked here"))
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.ask(ProbeKind::IsFile, path) == 1
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.ask(ProbeKind::Exists, path) == 1
+    }
+
+    fn canonical(&self, path: &Path) -> Option<PathBuf> {
+        let c = path.canonicalize().ok();
+        self.note(ProbeKind::Canonical, path, canonical_hash(c.as_deref()));
+        c
+    }
+
+    /// The machine of a library a `-l` search found (`library_machine`).
+    fn machine(&self, path: &Path) -> Option<u16> {
+        let m = library_machine(path);
+        self.note(ProbeKind::Machine, path, m.map_or(u64::MAX, u64::from));
+        m
+    }
+
+    /// Opens `path` through the cache, keeping the question.
+    fn open(&self, path: &Path) -> std::io::Result<Arc<InputFile>> {
+        let (file, at) = self.cache.open_numbered(path)?;
+        self.note(ProbeKind::Open, path, at as u64);
+        Ok(file)
+    }
+
     fn search_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
         let sysroot = self.config.sysroot.clone();
         // GNU ld's built-in SEARCH_DIRs after the `-L` ones: its emulation's (`-m`'s, else the
@@ -197,10 +309,10 @@ impl Loader<'_> {
                 // A library for another machine (an x86-64 `/usr/lib/libz.so` in a cross link's
                 // search) is skipped, as GNU ld skips it ("incompatible"); `-t` says so, in GNU
                 // ld's words.
-                if !p.is_file() {
+                if !self.is_file(&p) {
                     continue;
                 }
-                if library_machine(&p).is_none_or(|m| m == machine) {
+                if self.machine(&p).is_none_or(|m| m == machine) {
                     return Some(p);
                 }
                 if self.config.trace {
@@ -243,7 +355,7 @@ impl Loader<'_> {
     }
 
     fn add_path_untimed(&mut self, path: &Path, state: InputState) {
-        let file = match self.cache.open(path) {
+        let file = match self.open(path) {
             Ok(f) => f,
             Err(e) => {
                 return self.errors.push(
@@ -295,12 +407,12 @@ impl Loader<'_> {
     /// `-T FILE`: read as a script whatever it looks like, found in the current directory or
     /// the library search path (as GNU ld and lld look for it).
     fn add_script_file(&mut self, path: &Path, state: InputState) {
-        let found = if path.exists() || path.is_absolute() {
+        let found = if self.exists(path) || path.is_absolute() {
             path.to_path_buf()
         } else {
-            self.search_dirs().map(|d| d.join(path)).find(|c| c.is_file()).unwrap_or_else(|| path.to_path_buf())
+            self.search_dirs().map(|d| d.join(path)).find(|c| self.is_file(c)).unwrap_or_else(|| path.to_path_buf())
         };
-        let file = match self.cache.open(&found) {
+        let file = match self.open(&found) {
             Ok(f) => f,
             Err(e) => {
                 return self.errors.push(
@@ -317,7 +429,7 @@ impl Loader<'_> {
     /// known type.
     fn add_script(&mut self, path: &Path, file: &InputFile, state: InputState, guess: bool) {
         let shown = path.display().to_string();
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let canonical = self.canonical(path).unwrap_or_else(|| path.to_path_buf());
         if self.script_stack.contains(&canonical) {
             return self.errors.push(fatal!("linker script includes itself").context(shown));
         }
@@ -329,7 +441,7 @@ impl Loader<'_> {
             let p = self.find_include(name, path).ok_or_else(|| fatal!("cannot find linker script {name}"))?;
             // Read through the cache, so that the file is among those the link read (checked for
             // changes at the end, recorded by `--incremental`).
-            let file = self.cache.open(&p).map_err(|e| fatal!("{e}"))?;
+            let file = self.open(&p).map_err(|e| fatal!("{e}"))?;
             let text = String::from_utf8(file.data().to_vec())
                 .map_err(|_| fatal!("linker script is not valid UTF-8").context(p.display().to_string()))?;
             Ok((p.display().to_string(), text))
@@ -385,15 +497,15 @@ impl Loader<'_> {
     /// library search path.
     fn find_include(&self, name: &str, script: &Path) -> Option<PathBuf> {
         let p = self.in_sysroot(Path::new(name));
-        if p.is_file() {
+        if self.is_file(&p) {
             return Some(p);
         }
         if let Some(dir) = script.parent().filter(|_| p.is_relative()) {
-            if dir.join(&p).is_file() {
+            if self.is_file(&dir.join(&p)) {
                 return Some(dir.join(&p));
             }
         }
-        self.search_dirs().map(|d| d.join(&p)).find(|c| c.is_file())
+        self.search_dirs().map(|d| d.join(&p)).find(|c| self.is_file(c))
     }
 
     /// A name in a script: `=/path` is under the sysroot; an absolute name is under the sysroot
@@ -408,24 +520,24 @@ impl Loader<'_> {
             if let Some(root) = &self.config.sysroot {
                 let in_root = root.join(name.trim_start_matches('/'));
                 let under = |r: &Path| {
-                    let (Ok(r), Ok(s)) = (r.canonicalize(), script.canonicalize()) else { return false };
+                    let (Some(r), Some(s)) = (self.canonical(r), self.canonical(script)) else { return false };
                     s.starts_with(r)
                 };
-                if in_root.exists() && under(root) {
+                if self.exists(&in_root) && under(root) {
                     return Some(in_root);
                 }
             }
             return Some(p.to_path_buf());
         }
-        if p.exists() {
+        if self.exists(p) {
             return Some(p.to_path_buf());
         }
         if let Some(dir) = script.parent() {
-            if dir.join(p).exists() {
+            if self.exists(&dir.join(p)) {
                 return Some(dir.join(p));
             }
         }
-        self.search_dirs().map(|d| d.join(p)).find(|c| c.exists())
+        self.search_dirs().map(|d| d.join(p)).find(|c| self.exists(c))
     }
 
     /// Opens the member files of a thin archive (paths relative to the archive's directory).
@@ -444,7 +556,6 @@ impl Loader<'_> {
             let rel = String::from_utf8_lossy(m.name).into_owned();
             let member_path = dir.join(&rel);
             let f = self
-                .cache
                 .open(&member_path)
                 .with_context(|| format!("cannot open thin archive member {}", member_path.display()))
                 .with_context(|| path.display())?;

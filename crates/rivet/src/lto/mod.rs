@@ -459,12 +459,12 @@ fn relink_inputs(
     objects.inputs =
         added.files.into_iter().map(|path| InputArg::File { path, state: InputState::default() }).collect();
     // The plugin names object files and libraries, never linker scripts: only the inputs count.
-    let (mut objects, _) = crate::input::load(&objects, cache, prefetch, timer)?;
+    let (mut objects, _, _) = crate::input::load(&objects, cache, prefetch, timer)?;
     let mut libraries = config.clone();
     libraries.lib_paths.extend(added.library_paths);
     let state = InputState { static_only: config.static_link, ..Default::default() };
     libraries.inputs = added.libraries.into_iter().map(|name| InputArg::Library { name, state }).collect();
-    let (libraries, _) = crate::input::load(&libraries, cache, prefetch, timer)?;
+    let (libraries, _, _) = crate::input::load(&libraries, cache, prefetch, timer)?;
     let mut out = Vec::with_capacity(loaded.len() + objects.len() + libraries.len());
     for (pos, l) in loaded.iter().enumerate() {
         out.push(Loaded {

@@ -90,7 +90,7 @@ impl Inputs {
         let config = crate::args::parse(args).expect("command line parses");
         let cache = rivet_io::InputCache::new();
         let timer = crate::timing::Timer::new();
-        let (loaded, _) = crate::input::load(&config, &cache, None, &timer).expect("inputs load");
+        let (loaded, _, _) = crate::input::load(&config, &cache, None, &timer).expect("inputs load");
         // As link.rs: the output kind once the inputs are known, the names resolved even if no
         // object mentions them, and the --wrap renames.
         let kind = OutputKind::from_config(&config).expect("output kind");
