@@ -152,6 +152,13 @@ fn every_other_change_is_a_full_link_that_says_why() {
     relink(&tmp, &args, "prog");
     assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
 
+    // The timing report asked for, or not: the same command line (the report changes nothing the
+    // link writes).
+    let before = identity(&tmp.join("prog"));
+    plain_link(&tmp, &[&args[..], &["-Wl,--incremental"]].concat(), "prog");
+    assert_eq!(identity(&tmp.join("prog")), before, "up to date without the report: nothing written");
+    assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
+
     // Another command line.
     let mut more = args.to_vec();
     more.push("-Wl,-O1");

@@ -800,9 +800,14 @@ fn compare_files(
     Ok(Compared { touched, restore: false, changed, ids })
 }
 
+/// Options left out of the compared command line: they change no byte of the output or the state
+/// (the timing report on standard error; whether the command returns before the state is written).
+const UNCOMPARED: [&str; 4] = ["print-timing", "time", "fork", "no-fork"];
+
 /// The command line as the state records it: without the LTO plugin and its options, which name
 /// a temp file of the compiler driver's that differs from link to link (`-fresolution=`). They
 /// change no output unless link-time optimisation runs, and a link where it ran is not recorded.
+/// Nor with the options `UNCOMPARED` names.
 ///
 /// An input's path and a `-L` directory have the compiler's temp names masked (`temp_free`):
 /// `gcc a.c -o a` links `/tmp/ccXXXXXX.o`, and rustc adds `rustcXXXXXX/symbols.o` and
@@ -829,6 +834,11 @@ fn compared_args(args: &[String]) -> Vec<std::borrow::Cow<'_, [u8]>> {
             continue;
         }
         if name.starts_with("plugin=") || name.starts_with("plugin-opt=") {
+            continue;
+        }
+        // Options that change nothing the link writes: adding `--print-timing` to see why a
+        // relink was a full one must not make it one.
+        if UNCOMPARED.contains(&name) {
             continue;
         }
         if !a.starts_with('-') || a.starts_with("-L") && a.len() > 2 {
@@ -1085,7 +1095,7 @@ mod tests {
     }
 
     #[test]
-    fn the_lto_plugin_and_its_options_are_not_compared() {
+    fn the_lto_plugin_and_its_options_and_the_timing_report_are_not_compared() {
         let args: Vec<String> = [
             "-plugin",
             "/usr/lib/liblto_plugin.so",
@@ -1093,6 +1103,8 @@ mod tests {
             "--plugin-opt",
             "x",
             "--plugin=p.so",
+            "--print-timing",
+            "-no-fork",
             "-o",
             "a.out",
             "a.o",
