@@ -118,7 +118,12 @@ pub struct State {
 
 impl State {
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Vec::new();
+        // Sized for the records up front: a state of megabytes grown by doubling was copied (and
+        // its fresh pages faulted in) several times.
+        let members = |p: &patch::FilePatch| p.members.iter().map(|m| 64 + m.sections.bytes().len()).sum::<usize>();
+        let files: usize = self.files.iter().map(|f| 64 + f.path.len() + f.patch.as_ref().map_or(0, members)).sum();
+        let probes = self.probes.as_ref().map_or(0, |p| p.iter().map(|q| 17 + q.path.as_os_str().len()).sum());
+        let mut w = Vec::with_capacity(4096 + files + probes + 32 * self.patching.digests.len());
         w.extend_from_slice(MAGIC);
         w.extend_from_slice(&FORMAT.to_le_bytes());
         let bytes = |w: &mut Vec<u8>, b: &[u8]| {
@@ -157,11 +162,7 @@ impl State {
                         w.extend_from_slice(&m.hash.to_le_bytes());
                         w.extend_from_slice(&m.shape.to_le_bytes());
                         w.extend_from_slice(&(m.sections.len() as u64).to_le_bytes());
-                        for &(index, at, addr) in &m.sections {
-                            w.extend_from_slice(&index.to_le_bytes());
-                            w.extend_from_slice(&at.to_le_bytes());
-                            w.extend_from_slice(&addr.to_le_bytes());
-                        }
+                        w.extend_from_slice(m.sections.bytes());
                     }
                 }
             }
@@ -231,12 +232,9 @@ impl State {
                         let (base, len) = (r.u64()?, r.u64()?);
                         let hash = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
                         let shape = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
-                        let k = r.count(20)?;
-                        let mut sections = Vec::with_capacity(k);
-                        for _ in 0..k {
-                            let index = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
-                            sections.push((index, r.u64()?, r.u64()?));
-                        }
+                        let k = r.count(patch::Sections::RECORD)?;
+                        let sections = patch::Sections::from_bytes(r.take(k * patch::Sections::RECORD)?.to_vec())
+                            .expect("whole records");
                         members.push(patch::Member { base, len, hash, shape, sections });
                     }
                     Some(patch::FilePatch { rest, members })
@@ -1066,9 +1064,14 @@ mod tests {
                                 len: 60,
                                 hash: 1 << 100,
                                 shape: 3,
-                                sections: vec![(1, 64, 0x401000), (4, 4096, 0)],
+                                sections: {
+                                    let mut s = patch::Sections::default();
+                                    s.push(1, 64, 0x401000);
+                                    s.push(4, 4096, 0);
+                                    s
+                                },
                             },
-                            patch::Member { base: 68, len: 1, hash: 5, shape: 6, sections: vec![] },
+                            patch::Member { base: 68, len: 1, hash: 5, shape: 6, sections: Default::default() },
                         ],
                     }),
                 },

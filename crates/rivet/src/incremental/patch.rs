@@ -44,16 +44,72 @@ pub struct FilePatch {
 }
 
 /// An object of a file: where it starts and how long it is (its headers' extent), the XXH3-128 of
-/// its bytes, its shape, and where each of its patchable sections is in the output
-/// (`(section index, output file offset, address)`; sections the output does not hold are not
-/// listed).
+/// its bytes, its shape, and where each of its patchable sections is in the output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
     pub base: u64,
     pub len: u64,
     pub hash: u128,
     pub shape: u128,
-    pub sections: Vec<(u32, u64, u64)>,
+    pub sections: Sections,
+}
+
+/// Where an object's sections that may be patchable are in the output: per section, its index,
+/// its output file offset (`u64::MAX`: there otherwise than verbatim) and its address, by
+/// ascending index; sections the output does not hold are not listed. Packed as the state keeps
+/// them (20 bytes each, little-endian), so that a state is read and written without a step per
+/// section (a C++ object of templates has thousands).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Sections(Vec<u8>);
+
+impl Sections {
+    pub const RECORD: usize = 20;
+
+    /// Packed records, as `bytes` gives them; None when they are not whole records.
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<Sections> {
+        bytes.len().is_multiple_of(Self::RECORD).then_some(Sections(bytes))
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len() / Self::RECORD
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Adds section `index` (above every index so far) at output offset `at`, address `addr`.
+    pub fn push(&mut self, index: u32, at: u64, addr: u64) {
+        self.0.extend_from_slice(&index.to_le_bytes());
+        self.0.extend_from_slice(&at.to_le_bytes());
+        self.0.extend_from_slice(&addr.to_le_bytes());
+    }
+
+    /// The `i`-th record.
+    pub fn get(&self, i: usize) -> (u32, u64, u64) {
+        let r = &self.0[i * Self::RECORD..(i + 1) * Self::RECORD];
+        let u64_at = |k: usize| u64::from_le_bytes(r[k..k + 8].try_into().unwrap());
+        (u32::from_le_bytes(r[..4].try_into().unwrap()), u64_at(4), u64_at(12))
+    }
+
+    /// Section `index`'s output offset and address, if it is listed.
+    pub fn find(&self, index: u32) -> Option<(u64, u64)> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (i, at, addr) = self.get(mid);
+            match i.cmp(&index) {
+                std::cmp::Ordering::Equal => return Some((at, addr)),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
+    }
 }
 
 /// What patching needs of the output: why it may not be patched (empty: it may), and where its
@@ -89,6 +145,8 @@ struct Patchable {
     offset: u64,
     size: u64,
     exec: bool,
+    /// Its windows came out of order while they were read (`parse` sorts them then).
+    unsorted: bool,
 }
 
 /// Names of `SHT_PROGBITS` sections the link reads or rearranges (or, `.debug_info`, whose
@@ -116,28 +174,35 @@ fn parse(data: &[u8], base: u64, windows: bool) -> Result<(Vec<Found>, u64), Str
     let shdrs = table.iter().as_slice();
     // Every range of the object with bytes, (start, end, patchable), for the overlap check.
     let shoff = h.e_shoff(LE);
+    // Assemblers put the relocation sections (and the section headers) after the others, each
+    // kind in index order: two lists, each sorted as it comes, then merged (sorting the whole
+    // was most of the time the record spent here).
     let mut ranges = vec![(0, std::mem::size_of::<elf::FileHeader64<LE>>() as u64, false)];
-    ranges.push((shoff, shoff + std::mem::size_of_val(shdrs) as u64, false));
+    let mut tail = Vec::new();
     let mut found = Vec::new();
     for (i, sh) in shdrs.iter().enumerate() {
-        let (offset, size) = (sh.sh_offset(LE), sh.sh_size(LE));
-        if sh.sh_type(LE) == elf::SHT_NOBITS || size == 0 {
+        let (offset, size, ty) = (sh.sh_offset(LE), sh.sh_size(LE), sh.sh_type(LE));
+        if ty == elf::SHT_NOBITS || size == 0 {
             continue;
         }
         let end = offset.checked_add(size).filter(|&e| e <= member.len() as u64).ok_or("a section past the end")?;
-        let name = table.section_name(LE, sh).map_err(|e| e.to_string())?;
         let flags = sh.sh_flags(LE);
-        let patchable = sh.sh_type(LE) == elf::SHT_PROGBITS
-            && flags & (elf::SHF_MERGE | elf::SHF_COMPRESSED) as u64 == 0
-            && (flags & elf::SHF_ALLOC as u64 != 0 || name.starts_with(b".debug_"))
-            && !READ_BY_THE_LINK.iter().any(|p| name.starts_with(p));
-        ranges.push((offset, end, patchable));
+        let patchable = ty == elf::SHT_PROGBITS && flags & (elf::SHF_MERGE | elf::SHF_COMPRESSED) as u64 == 0 && {
+            let name = table.section_name(LE, sh).map_err(|e| e.to_string())?;
+            (flags & elf::SHF_ALLOC as u64 != 0 || name.starts_with(b".debug_"))
+                && !READ_BY_THE_LINK.iter().any(|p| name.starts_with(p))
+        };
+        match ty {
+            elf::SHT_RELA | elf::SHT_REL => tail.push((offset, end, false)),
+            _ => ranges.push((offset, end, patchable)),
+        }
         if patchable {
             let exec = flags & elf::SHF_EXECINSTR as u64 != 0;
-            found.push((Patchable { index: i as u32, offset, size, exec }, Vec::new()));
+            found.push((Patchable { index: i as u32, offset, size, exec, unsorted: false }, Vec::new()));
         }
     }
-    ranges.sort_unstable();
+    tail.push((shoff, shoff + std::mem::size_of_val(shdrs) as u64, false));
+    let ranges = merge_sorted(ranges, tail);
     let extent = ranges.iter().map(|r| r.1).max().unwrap_or(0);
     let (mut max_end, mut max_patchable_end) = (0, 0);
     for &(start, end, patchable) in &ranges {
@@ -162,28 +227,76 @@ fn parse(data: &[u8], base: u64, windows: bool) -> Result<(Vec<Found>, u64), Str
             }
             let relas: &[elf::Rela64<LE>] = sh.data_as_array(LE, member).map_err(|e| e.to_string())?;
             let (p, w) = &mut found[k];
+            w.reserve(relas.len());
             for r in relas {
                 let (before, after) = window(machine, r.r_type(LE, false));
                 let at = r.r_offset.get(LE);
                 if at >= p.size {
                     return Err("a relocation past its section's end".into());
                 }
-                w.push((at.saturating_sub(before), (at + after).min(p.size)));
-            }
-        }
-        for (_, w) in &mut found {
-            w.sort_unstable();
-            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(w.len());
-            for &(s, e) in w.iter() {
-                match merged.last_mut() {
-                    Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                    _ => merged.push((s, e)),
+                if !push_window(w, at.saturating_sub(before), (at + after).min(p.size)) {
+                    p.unsorted = true;
                 }
             }
-            *w = merged;
+        }
+        for (p, w) in &mut found {
+            if std::mem::take(&mut p.unsorted) {
+                merge_windows(w);
+            }
         }
     }
     Ok((found, extent))
+}
+
+/// `a` and `b` sorted, merged into one sorted list.
+fn merge_sorted<T: Ord + Copy>(mut a: Vec<T>, mut b: Vec<T>) -> Vec<T> {
+    for v in [&mut a, &mut b] {
+        if !v.is_sorted() {
+            v.sort_unstable();
+        }
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if b[j] < a[i] {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// Adds window `s..e` to `w` (sorted and disjoint so far), merged with the last one where they
+/// meet: compilers sort a section's relocations by offset, so a window starts at or after the last
+/// one's start. False when it does not (then it is pushed as it is, and `merge_windows` must run).
+fn push_window(w: &mut Vec<(u64, u64)>, s: u64, e: u64) -> bool {
+    match w.last_mut() {
+        Some(last) if s >= last.0 && s <= last.1 => last.1 = last.1.max(e),
+        Some(last) if s < last.0 => {
+            w.push((s, e));
+            return false;
+        }
+        _ => w.push((s, e)),
+    }
+    true
+}
+
+/// `w` sorted, and the windows that overlap or meet merged.
+fn merge_windows(w: &mut Vec<(u64, u64)>) {
+    w.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(w.len());
+    for &(s, e) in w.iter() {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    *w = merged;
 }
 
 /// The bytes around a relocation at its offset that applying it may read or write: (before, after).
@@ -243,16 +356,36 @@ fn patch_ranges(base: u64, found: &[Found]) -> Vec<(u32, u64, u64)> {
 /// XXH3-128 of its bytes outside the patchable ranges of `found`, each range's place and length
 /// hashed where it is.
 fn shape(data: &[u8], base: u64, len: u64, found: &[Found]) -> u128 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut at = base;
-    for (_, s, e) in patch_ranges(base, found) {
-        h.update(&data[at as usize..s as usize]);
-        h.update(&(s - base).to_le_bytes());
-        h.update(&(e - s).to_le_bytes());
-        at = e;
-    }
-    h.update(&data[at as usize..(base + len) as usize]);
-    h.digest128()
+    // The bytes gathered in one buffer (a thread's, reused) and hashed at once: the streaming
+    // hasher fed the pieces between a code section's relocations (a few bytes each) cost twice
+    // as many instructions.
+    thread_local!(static GATHERED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
+    GATHERED.with_borrow_mut(|buf| {
+        buf.clear();
+        buf.reserve(len as usize);
+        let mut at = base;
+        // `patch_ranges`'s ranges, walked here without gathering them first.
+        for (p, w) in found {
+            let mut done = 0;
+            for &(ws, we) in w.iter().chain([&(p.size, p.size)]) {
+                if ws > done {
+                    let (s, e) = (base + p.offset + done, base + p.offset + ws);
+                    buf.extend_from_slice(&data[at as usize..s as usize]);
+                    buf.extend_from_slice(&(s - base).to_le_bytes());
+                    buf.extend_from_slice(&(e - s).to_le_bytes());
+                    at = e;
+                }
+                done = done.max(we);
+            }
+        }
+        buf.extend_from_slice(&data[at as usize..(base + len) as usize]);
+        let h = xxhash_rust::xxh3::xxh3_128(buf);
+        // A big object's buffer is not kept for the thread's next one.
+        if buf.capacity() > 64 << 20 {
+            *buf = Vec::new();
+        }
+        h
+    })
 }
 
 /// XXH3-128 of `data` outside the objects at `spans` ((base, len), sorted, without repeats), each
@@ -409,7 +542,7 @@ pub fn placements(
                     // read when it is patched) and is in the output: where, or that it is there
                     // otherwise than verbatim (u64::MAX).
                     let obj = &linked.objects[f];
-                    let mut sections = Vec::new();
+                    let mut sections = Sections::default();
                     for (i, sec) in obj.sections.iter().enumerate() {
                         let candidate = sec.sh_type == elf::SHT_PROGBITS
                             && sec.flags & (elf::SHF_MERGE | elf::SHF_COMPRESSED) as u64 == 0
@@ -420,9 +553,9 @@ pub fn placements(
                         match verbatim_at(linked, f, i as u32, data, base) {
                             Placed::Not => {}
                             Placed::Verbatim(at) => {
-                                sections.push((i as u32, at, linked.section_addr(f, i as u32).unwrap_or(0)))
+                                sections.push(i as u32, at, linked.section_addr(f, i as u32).unwrap_or(0))
                             }
-                            Placed::Otherwise => sections.push((i as u32, u64::MAX, 0)),
+                            Placed::Otherwise => sections.push(i as u32, u64::MAX, 0),
                         }
                     }
                     Some(Member { base, len, hash, shape, sections })
@@ -558,8 +691,7 @@ pub fn edit<'a>(
         for (k, (p, _)) in found.iter().enumerate() {
             let index = p.index;
             // Recorded: in the output (verbatim, or otherwise); not recorded: not in the output.
-            let Ok(at) = m.sections.binary_search_by_key(&index, |s| s.0) else { continue };
-            let (_, out, addr) = m.sections[at];
+            let Some((out, addr)) = m.sections.find(index) else { continue };
             if out == u64::MAX {
                 return Err(format!("{path} changed in a section the output holds otherwise than verbatim"));
             }
@@ -735,8 +867,71 @@ mod tests {
     }
 
     #[test]
+    fn a_shape_hashes_the_bytes_around_the_patch_ranges_and_their_places() {
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
+        let a = Patchable { index: 1, offset: 100, size: 50, exec: true, unsorted: false };
+        let b = Patchable { index: 2, offset: 160, size: 20, exec: false, unsorted: false };
+        let found = vec![(a, vec![(0, 4), (10, 20), (45, 50)]), (b, vec![])];
+        // What `patch_ranges` gives, each range's place and length in place of its bytes.
+        let mut expect = Vec::new();
+        let mut at = 8;
+        for (_, s, e) in patch_ranges(8, &found) {
+            expect.extend_from_slice(&data[at as usize..s as usize]);
+            expect.extend_from_slice(&(s - 8).to_le_bytes());
+            expect.extend_from_slice(&(e - s).to_le_bytes());
+            at = e;
+        }
+        expect.extend_from_slice(&data[at as usize..8 + 250]);
+        assert_eq!(shape(&data, 8, 250, &found), xxhash_rust::xxh3::xxh3_128(&expect));
+        // A patchable byte changed: the same shape; another byte: another.
+        let mut patched = data.clone();
+        patched[8 + 100 + 30] ^= 1;
+        assert_eq!(shape(&patched, 8, 250, &found), shape(&data, 8, 250, &found));
+        patched[8 + 100 + 2] ^= 1;
+        assert_ne!(shape(&patched, 8, 250, &found), shape(&data, 8, 250, &found));
+    }
+
+    #[test]
+    fn packed_sections_are_found_by_index() {
+        let mut s = Sections::default();
+        for (i, at, addr) in [(1, 64, 0x401000), (4, u64::MAX, 0), (9, 4096, 7)] {
+            s.push(i, at, addr);
+        }
+        assert_eq!((s.len(), s.get(1)), (3, (4, u64::MAX, 0)));
+        assert_eq!(s.find(9), Some((4096, 7)));
+        assert_eq!(s.find(1), Some((64, 0x401000)));
+        assert_eq!(s.find(2), None);
+        assert_eq!(Sections::from_bytes(s.bytes().to_vec()), Some(s.clone()));
+        assert_eq!(Sections::from_bytes(vec![0; 21]), None);
+    }
+
+    #[test]
+    fn two_lists_merge_sorted_whatever_their_order() {
+        assert_eq!(merge_sorted(vec![1, 4, 9], vec![2, 3, 10]), vec![1, 2, 3, 4, 9, 10]);
+        assert_eq!(merge_sorted(vec![9, 1, 4], vec![3]), vec![1, 3, 4, 9]);
+        assert_eq!(merge_sorted(Vec::<u8>::new(), vec![2, 1]), vec![1, 2]);
+    }
+
+    #[test]
+    fn windows_merge_as_they_come_or_once_sorted() {
+        let windows = [(0, 4), (4, 8), (10, 12), (20, 44), (30, 34), (50, 54)];
+        let mut w = Vec::new();
+        assert!(windows.iter().all(|&(s, e)| push_window(&mut w, s, e)));
+        assert_eq!(w, vec![(0, 8), (10, 12), (20, 44), (50, 54)]);
+        // Out of order: pushed as they are, then sorted and merged, to the same windows.
+        let mut v = Vec::new();
+        let results: Vec<bool> = [(50, 54), (20, 44), (0, 4), (10, 12), (4, 8), (30, 34)]
+            .iter()
+            .map(|&(s, e)| push_window(&mut v, s, e))
+            .collect();
+        assert_eq!(results, vec![true, false, false, true, false, true]);
+        merge_windows(&mut v);
+        assert_eq!(v, w);
+    }
+
+    #[test]
     fn patch_ranges_are_the_bytes_between_windows() {
-        let p = Patchable { index: 3, offset: 100, size: 50, exec: true };
+        let p = Patchable { index: 3, offset: 100, size: 50, exec: true, unsorted: false };
         let r = patch_ranges(1000, &[(p, vec![(0, 4), (10, 20), (45, 50)])]);
         assert_eq!(r, vec![(3, 1104, 1110), (3, 1120, 1145)]);
         assert_eq!(patch_ranges(0, &[(p, vec![])]), vec![(3, 100, 150)]);
