@@ -334,6 +334,17 @@ fn a_relink_decides_before_opening_its_inputs_while_their_search_finds_the_same_
     assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
     assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args));
 
+    // Without -o, a linker script's OUTPUT names the output, and so where its state is.
+    compile(&tmp, "start", "void _start(void) { for (;;) ; }\n");
+    std::fs::write(tmp.join("out.ld"), "OUTPUT(named.out)\nINPUT(start.o)\n").unwrap();
+    let named = || {
+        let o = must(Command::new(linker()).current_dir(&tmp.path).args(["--incremental", "--print-timing", "out.ld"]));
+        incremental_line(&stderr_text(&o))
+    };
+    full(&named(), "no state from an earlier link");
+    assert!(tmp.join("named.out.rivet-incremental").is_file());
+    assert!(named().starts_with("up to date"));
+
     // A linker script among the inputs, naming another file now: a full link.
     std::fs::write(tmp.join("libs.txt"), "INPUT(f.o)\n").unwrap();
     let scripted = ["main.o", "libs.txt"];

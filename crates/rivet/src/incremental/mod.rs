@@ -446,6 +446,11 @@ pub enum Before {
 /// opened as the same inputs, and each of those files is compared by its path. Opening and
 /// mapping a few hundred inputs cost more than the rest of a relink (8 of synth-1's 16 ms).
 pub fn plan_before_opening(config: &Config) -> Before {
+    // Without `-o`, a linker script's `OUTPUT` may name the output (and so where its state is):
+    // only the link that has read its scripts knows.
+    if !config.output_given {
+        return Before::Undecided(None);
+    }
     let (path, state) = match read_state(config) {
         Ok(s) => s,
         Err(plan) => return Before::Decided { plan, inputs: 0 },
