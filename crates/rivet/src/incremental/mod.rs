@@ -455,10 +455,14 @@ pub fn plan_before_opening(config: &Config) -> Before {
         Ok(s) => s,
         Err(plan) => return Before::Decided { plan, inputs: 0 },
     };
-    let decided = |plan: Plan, state: &State| Before::Decided { plan, inputs: state.inputs.len() };
+    // A full link's plan, with the files the state knows (their hashes taken over).
+    let full = |why: String, state: State| Before::Decided {
+        inputs: state.inputs.len(),
+        plan: Plan::Full { why, record: true, known: state.files },
+    };
     let restore = match compare_run(config, &state) {
         Ok(r) => r,
-        Err(why) => return decided(Plan::Full { why, record: true, known: state.files.clone() }, &state),
+        Err(why) => return full(why, state),
     };
     let Some(probes) = &state.probes else { return Before::Undecided(Some(Box::new(state))) };
     let asked_again =
@@ -466,12 +470,13 @@ pub fn plan_before_opening(config: &Config) -> Before {
     // The files opened, by their place (an `Open` probe's answer), and those options named after them.
     let opened = probes.iter().filter(|q| q.kind == crate::input::ProbeKind::Open).map(|q| q.answer as usize + 1).max();
     let opened = opened.unwrap_or(0);
-    if !asked_again || opened + option_files(config).len() != state.files.len() {
+    let named = option_files(config);
+    if !asked_again || opened + named.len() != state.files.len() {
         return Before::Undecided(Some(Box::new(state)));
     }
-    let c = match compare_files(config, &state, None, &[]) {
+    let c = match compare_files(&named, &state, None, &[]) {
         Ok(c) => c,
-        Err(why) => return decided(Plan::Full { why, record: true, known: state.files.clone() }, &state),
+        Err(why) => return full(why, state),
     };
     // Each file opened is the file it was: a name it was opened by (a second name of a file
     // opened before it) still names it, and no two of them are now one file (the loader would
@@ -536,7 +541,7 @@ pub fn plan(
         Ok(r) => r,
         Err(why) => return full(why, state.files),
     };
-    match compare_files(config, &state, Some(inputs), read) {
+    match compare_files(&option_files(config), &state, Some(inputs), read) {
         Ok(c) => decide(config, &path, state, Compared { restore, ..c }),
         Err(why) => full(why, state.files),
     }
@@ -713,10 +718,11 @@ fn compare_run(config: &Config, state: &State) -> std::result::Result<bool, Stri
 }
 
 /// How the files compare (`restore` is left false), or the first difference in the inputs found.
-/// `inputs`: the inputs as loaded, in order (None: not loaded; the caller vouches for them);
-/// `read`: the files this link opened, with their bytes.
+/// `named`: the files options name (`option_files`); `inputs`: the inputs as loaded, in order
+/// (None: not loaded; the caller vouches for them); `read`: the files this link opened, with
+/// their bytes.
 fn compare_files(
-    config: &Config,
+    named: &[PathBuf],
     state: &State,
     inputs: Option<&[&Path]>,
     read: &[std::sync::Arc<rivet_io::InputFile>],
@@ -736,7 +742,6 @@ fn compare_files(
         }
     }
     // The files options name (the state's last ones), found where the last link found them.
-    let named = option_files(config);
     let recorded = state.files.len().checked_sub(named.len()).map_or(&[][..], |k| &state.files[k..]);
     if let Some(p) = named.iter().zip(recorded).find(|(p, f)| p.as_os_str().as_bytes() != f.path).map(|(p, _)| p) {
         return Err(format!("{} is found elsewhere than the last link found it", p.display()));
