@@ -89,26 +89,27 @@ impl Sections {
         self.0.extend_from_slice(&addr.to_le_bytes());
     }
 
-    /// The `i`-th record.
-    pub fn get(&self, i: usize) -> (u32, u64, u64) {
-        let r = &self.0[i * Self::RECORD..(i + 1) * Self::RECORD];
+    fn records(&self) -> &[[u8; Self::RECORD]] {
+        self.0.as_chunks().0
+    }
+
+    /// A record's fields.
+    fn fields(r: &[u8; Self::RECORD]) -> (u32, u64, u64) {
         let u64_at = |k: usize| u64::from_le_bytes(r[k..k + 8].try_into().unwrap());
         (u32::from_le_bytes(r[..4].try_into().unwrap()), u64_at(4), u64_at(12))
     }
 
+    /// The `i`-th record.
+    pub fn get(&self, i: usize) -> (u32, u64, u64) {
+        Self::fields(&self.records()[i])
+    }
+
     /// Section `index`'s output offset and address, if it is listed.
     pub fn find(&self, index: u32) -> Option<(u64, u64)> {
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let (i, at, addr) = self.get(mid);
-            match i.cmp(&index) {
-                std::cmp::Ordering::Equal => return Some((at, addr)),
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-            }
-        }
-        None
+        let records = self.records();
+        let k = records.binary_search_by_key(&index, |r| Self::fields(r).0).ok()?;
+        let (_, at, addr) = Self::fields(&records[k]);
+        Some((at, addr))
     }
 }
 
@@ -338,18 +339,15 @@ fn window(machine: u16, r_type: u32) -> (u64, u64) {
 
 /// The ranges of `data` (absolute) a patch writes: each patchable section's bytes outside its
 /// windows.
-fn patch_ranges(base: u64, found: &[Found]) -> Vec<(u32, u64, u64)> {
-    let mut out = Vec::new();
-    for (p, w) in found {
+fn patch_ranges(base: u64, found: &[Found]) -> impl Iterator<Item = (u32, u64, u64)> + '_ {
+    found.iter().flat_map(move |(p, w)| {
         let mut at = 0;
-        for &(s, e) in w.iter().chain([&(p.size, p.size)]) {
-            if s > at {
-                out.push((p.index, base + p.offset + at, base + p.offset + s));
-            }
+        w.iter().copied().chain([(p.size, p.size)]).filter_map(move |(s, e)| {
+            let range = (s > at).then_some((p.index, base + p.offset + at, base + p.offset + s));
             at = at.max(e);
-        }
-    }
-    out
+            range
+        })
+    })
 }
 
 /// The shape of the object at `base` of `data`, `len` bytes long (see the module's comment):
@@ -364,19 +362,11 @@ fn shape(data: &[u8], base: u64, len: u64, found: &[Found]) -> u128 {
         buf.clear();
         buf.reserve(len as usize);
         let mut at = base;
-        // `patch_ranges`'s ranges, walked here without gathering them first.
-        for (p, w) in found {
-            let mut done = 0;
-            for &(ws, we) in w.iter().chain([&(p.size, p.size)]) {
-                if ws > done {
-                    let (s, e) = (base + p.offset + done, base + p.offset + ws);
-                    buf.extend_from_slice(&data[at as usize..s as usize]);
-                    buf.extend_from_slice(&(s - base).to_le_bytes());
-                    buf.extend_from_slice(&(e - s).to_le_bytes());
-                    at = e;
-                }
-                done = done.max(we);
-            }
+        for (_, s, e) in patch_ranges(base, found) {
+            buf.extend_from_slice(&data[at as usize..s as usize]);
+            buf.extend_from_slice(&(s - base).to_le_bytes());
+            buf.extend_from_slice(&(e - s).to_le_bytes());
+            at = e;
         }
         buf.extend_from_slice(&data[at as usize..(base + len) as usize]);
         let h = xxhash_rust::xxh3::xxh3_128(buf);
@@ -687,7 +677,7 @@ pub fn edit<'a>(
         if len != m.len || shape(&data, m.base, len, &found) != m.shape {
             return Err(differ());
         }
-        let ranges = patch_ranges(m.base, &found);
+        let ranges: Vec<_> = patch_ranges(m.base, &found).collect();
         for (k, (p, _)) in found.iter().enumerate() {
             let index = p.index;
             // Recorded: in the output (verbatim, or otherwise); not recorded: not in the output.
@@ -932,9 +922,9 @@ mod tests {
     #[test]
     fn patch_ranges_are_the_bytes_between_windows() {
         let p = Patchable { index: 3, offset: 100, size: 50, exec: true, unsorted: false };
-        let r = patch_ranges(1000, &[(p, vec![(0, 4), (10, 20), (45, 50)])]);
+        let r: Vec<_> = patch_ranges(1000, &[(p, vec![(0, 4), (10, 20), (45, 50)])]).collect();
         assert_eq!(r, vec![(3, 1104, 1110), (3, 1120, 1145)]);
-        assert_eq!(patch_ranges(0, &[(p, vec![])]), vec![(3, 100, 150)]);
+        assert_eq!(patch_ranges(0, &[(p, vec![])]).collect::<Vec<_>>(), vec![(3, 100, 150)]);
     }
 
     #[test]
