@@ -65,7 +65,7 @@ struct Loader<'c> {
     /// The group of the next input (`Loaded::group`), and how many groups are open.
     group: u32,
     group_depth: u32,
-    /// The file-system questions asked so far, in order.
+    /// The file-system questions asked so far, in order (kept with `--incremental` only).
     probes: std::cell::RefCell<Vec<Probe>>,
 }
 
@@ -125,7 +125,7 @@ pub type Opened = (Vec<Loaded>, Vec<script::ScriptFile>, Vec<Probe>);
 /// collected so the user sees each one, not only the first.
 /// `prefetch`: objects and shared libraries are read ahead as soon as they are opened (archive
 /// members later, when resolution picks them). Gives the files, the linker scripts read and the
-/// file-system questions asked (`Probe`).
+/// file-system questions asked (`Probe`; with `--incremental`, which keeps them).
 pub fn load(
     config: &Config,
     cache: &InputCache,
@@ -217,9 +217,11 @@ fn library_machine(path: &Path) -> Option<u16> {
 }
 
 impl Loader<'_> {
-    /// Keeps a question and its answer.
+    /// Keeps a question and its answer, for `--incremental` (the only reader of them).
     fn note(&self, kind: ProbeKind, path: &Path, answer: u64) -> u64 {
-        self.probes.borrow_mut().push(Probe { kind, path: path.to_path_buf(), answer });
+        if self.config.incremental {
+            self.probes.borrow_mut().push(Probe { kind, path: path.to_path_buf(), answer });
+        }
         answer
     }
 
