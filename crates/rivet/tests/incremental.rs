@@ -20,6 +20,18 @@ fn compile(tmp: &TempDir, name: &str, source: &str) -> PathBuf {
     o
 }
 
+/// A temp dir `name` with `main.o` (which prints `f()`) and `f.o` compiled from `f_source`; None
+/// where the test cannot run (no gcc for the target, or not testing rivet).
+fn main_and_f(name: &str, f_source: &str) -> Option<TempDir> {
+    if !have(&target_tool("gcc")) || !testing_rivet() {
+        return None;
+    }
+    let tmp = TempDir::new(name);
+    compile(&tmp, "main", MAIN);
+    compile(&tmp, "f", f_source);
+    Some(tmp)
+}
+
 /// `gcc -B (rivet) ARGS -Wl,--incremental -Wl,--print-timing -o OUT`: must succeed; its report's
 /// `incremental` line.
 fn relink(tmp: &TempDir, args: &[&str], out: &str) -> String {
@@ -67,12 +79,7 @@ fn identity(p: &Path) -> (u64, i64, i64) {
 
 #[test]
 fn an_unchanged_relink_writes_nothing_and_an_edit_relinks() {
-    if !have(&target_tool("gcc")) || !testing_rivet() {
-        return;
-    }
-    let tmp = TempDir::new("incr-same");
-    compile(&tmp, "main", MAIN);
-    compile(&tmp, "f", "int f(void) { return 1; }\n");
+    let Some(tmp) = main_and_f("incr-same", "int f(void) { return 1; }\n") else { return };
     let args = ["main.o", "f.o"];
     let first = relink(&tmp, &args, "prog");
     assert!(first.starts_with("full link: no state from an earlier link"), "{first}");
@@ -135,12 +142,7 @@ fn an_unchanged_relink_writes_nothing_and_an_edit_relinks() {
 
 #[test]
 fn every_other_change_is_a_full_link_that_says_why() {
-    if !have(&target_tool("gcc")) || !testing_rivet() {
-        return;
-    }
-    let tmp = TempDir::new("incr-why");
-    compile(&tmp, "main", MAIN);
-    compile(&tmp, "f", "int f(void) { return 1; }\n");
+    let Some(tmp) = main_and_f("incr-why", "int f(void) { return 1; }\n") else { return };
     std::fs::create_dir_all(tmp.join("early")).unwrap();
     std::fs::create_dir_all(tmp.join("late")).unwrap();
     must(Command::new(target_tool("ar")).current_dir(&tmp.path).args(["rcs", "late/libf.a", "f.o"]));
@@ -263,12 +265,7 @@ fn every_other_change_is_a_full_link_that_says_why() {
 
 #[test]
 fn a_relink_decides_before_opening_its_inputs_while_their_search_finds_the_same_files() {
-    if !have(&target_tool("gcc")) || !testing_rivet() {
-        return;
-    }
-    let tmp = TempDir::new("incr-probes");
-    compile(&tmp, "main", MAIN);
-    compile(&tmp, "f", "int f(void) { return 1; }\n");
+    let Some(tmp) = main_and_f("incr-probes", "int f(void) { return 1; }\n") else { return };
     for d in ["early", "late", "other"] {
         std::fs::create_dir_all(tmp.join(d)).unwrap();
     }
@@ -478,12 +475,7 @@ const CODE_AND_DATA: &str = "int counter = 5;\nstatic const int table[4] = {10, 
 
 #[test]
 fn an_edit_of_code_and_data_bytes_patches_the_output_in_place() {
-    if !have(&target_tool("gcc")) || !testing_rivet() {
-        return;
-    }
-    let tmp = TempDir::new("incr-patch");
-    compile(&tmp, "main", MAIN);
-    compile(&tmp, "f", CODE_AND_DATA);
+    let Some(tmp) = main_and_f("incr-patch", CODE_AND_DATA) else { return };
     let args = ["main.o", "f.o"];
     relink(&tmp, &args, "prog");
     let before = identity(&tmp.join("prog"));
