@@ -155,6 +155,15 @@ fn link_loaded<A: Arch>(
     )?;
     // Link-time optimisation ran: the plugin's objects replaced the IR inputs.
     let lto_ran = !std::ptr::eq(linked_inputs, &loaded[..]);
+    // --incremental: the state's hashes and shapes of the loaded objects, worked out beside the
+    // rest of the link (a link after LTO keeps no state).
+    let early = match &full_reason {
+        Some((_, true, known)) if !lto_ran => {
+            let patchable = incremental::patch::barrier(config, scripted.is_some(), false).is_none();
+            Some(incremental::patch::Early::start(&res.objects, inputs.cache.files(), known, patchable))
+        }
+        _ => None,
+    };
     // The LTO plugin may have added shared libraries (add_input_library): an executable that
     // links none on the command line is dynamic after all.
     let kind = requested.for_inputs(config, linked_inputs).map_err(|e| diag.fail(e))?;
@@ -337,9 +346,10 @@ fn link_loaded<A: Arch>(
             Some(not) => format!("no state kept: {not}"),
             None => match timer.phase("incremental state", || {
                 let options = option_files.as_ref().expect("taken with --incremental");
+                let early = early.map_or_else(Vec::new, incremental::patch::Early::finish);
                 let files = inputs.cache.files();
                 let home = ctx.build_id_home.is_some();
-                let patching = match incremental::patch::barrier(config, scripted.is_some(), home) {
+                let (placements, output) = match incremental::patch::barrier(config, scripted.is_some(), home) {
                     Some(why) => {
                         (Vec::new(), incremental::patch::OutputPatch { barrier: why.into(), ..Default::default() })
                     }
@@ -347,10 +357,12 @@ fn link_loaded<A: Arch>(
                         let build_id = linked
                             .synthetic_file_range(crate::sections::output::Content::BuildId)
                             .map(|(offset, size)| (offset + 16, size - 16));
-                        let placed = incremental::patch::placements(&linked, &files, &known);
+                        let placed = incremental::patch::placements(&linked, &files, &known, &early);
                         (placed, incremental::patch::OutputPatch { barrier: Vec::new(), build_id, digests })
                     }
                 };
+                let loaded_from = incremental::patch::loaded_from(&linked.objects, &files);
+                let patching = incremental::patch::Recording { placements, output, loaded_from, early };
                 incremental::record(config, &input_paths, &files, options, &known, patching, &probes)
             }) {
                 Ok(()) => "state kept for the next link".to_string(),

@@ -177,6 +177,22 @@ fn every_other_change_is_a_full_link_that_says_why() {
     std::fs::write(tmp.join("v.map"), "{ global: main; f; local: *; };\n").unwrap();
     full(&relink(&tmp, &args, "prog"), "v.map changed");
 
+    // A shared library rewritten with the same bytes: no object was loaded from it, so its size
+    // and mtime alone are compared (an object's bytes are: see f.o touched, up to date). Made
+    // older than the racy window first: a file written just before the link is compared by its
+    // bytes.
+    must(Command::new(target_tool("gcc")).current_dir(&tmp.path).args(["-shared", "f.o", "-o", "libg.so"]));
+    must(Command::new("touch").current_dir(&tmp.path).args(["-d", "1 minute ago", "libg.so"]));
+    let with_so = [&args[..], &["libg.so"]].concat();
+    full(&relink(&tmp, &with_so, "prog"), "the command line changed");
+    assert!(relink(&tmp, &with_so, "prog").starts_with("up to date"));
+    let bytes = std::fs::read(tmp.join("libg.so")).unwrap();
+    std::fs::write(tmp.join("libg.so"), &bytes).unwrap();
+    full(&relink(&tmp, &with_so, "prog"), "libg.so changed (its size or mtime; no object was loaded from it");
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &with_so));
+    assert!(relink(&tmp, &with_so, "prog").starts_with("up to date"));
+    full(&relink(&tmp, &args, "prog"), "the command line changed");
+
     // The output, changed or removed by someone else since the last link.
     assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
     must(Command::new(target_tool("strip")).arg(tmp.join("prog")));
@@ -470,6 +486,19 @@ fn plain_bytes(tmp: &TempDir, args: &[&str]) -> Vec<u8> {
     std::fs::read(tmp.join("plain")).unwrap()
 }
 
+/// The file offset in object `bytes` of the field of the first relocation of its `.text` of one
+/// of `types` (of any type when `types` is empty).
+fn text_field(bytes: &[u8], types: &[u32]) -> Option<usize> {
+    use object::{Object, ObjectSection, RelocationFlags};
+    let file = object::File::parse(bytes).ok()?;
+    let text = file.section_by_name(".text")?;
+    let start = text.file_range()?.0 as usize;
+    text.relocations().find_map(|(offset, r)| match r.flags() {
+        RelocationFlags::Elf { r_type } if types.is_empty() || types.contains(&r_type) => Some(start + offset as usize),
+        _ => None,
+    })
+}
+
 const CODE_AND_DATA: &str = "int counter = 5;\nstatic const int table[4] = {10, 20, 30, 40};\n\
                              int f(void) { return counter * 3 + table[counter & 3] + 7; }\n";
 
@@ -497,6 +526,27 @@ fn an_edit_of_code_and_data_bytes_patches_the_output_in_place() {
         assert!(relink(&tmp, &args, "prog").starts_with("up to date"));
     }
     assert_eq!(run(&tmp.join("prog")), "f says 57\n");
+
+    // A byte of a field the link writes whatever it holds (x86-64's PC32 to `counter`): the
+    // object changed, its shape did not, and no byte of the output differs. An AArch64 field is
+    // bits of an instruction whose other bits the link keeps: a full link.
+    let x86 = test_target() == "x86_64";
+    let mut bytes = std::fs::read(tmp.join("f.o")).unwrap();
+    let pc32 = [object::elf::R_X86_64_PC32, object::elf::R_X86_64_PLT32];
+    let at = text_field(&bytes, if x86 { &pc32 } else { &[] }).expect("a relocation in f.o's .text");
+    bytes[at] ^= 0x5a;
+    std::fs::write(tmp.join("f.o"), &bytes).unwrap();
+    let line = relink(&tmp, &args, "prog");
+    match x86 {
+        true => assert!(line.starts_with("patched in place: 1 changed file, "), "{line}"),
+        false => assert!(line.starts_with("full link: f.o changed beyond its code and data bytes"), "{line}"),
+    }
+    assert_eq!(std::fs::read(tmp.join("prog")).unwrap(), plain_bytes(&tmp, &args));
+    // (The AArch64 instruction is another one now: not run.)
+    if x86 {
+        assert_eq!(run(&tmp.join("prog")), "f says 57\n");
+    }
+    compile(&tmp, "f", &std::fs::read_to_string(tmp.join("f.c")).unwrap());
 
     // An archive member: the archive changed, and only the member's bytes in it. Only that
     // member is written: the other one, loaded too, is as it was.

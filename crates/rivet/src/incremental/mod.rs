@@ -32,7 +32,7 @@ pub mod patch;
 
 const MAGIC: &[u8; 8] = b"RIVETINC";
 /// Bumped whenever the layout of the state changes: an older state is then a full link's reason.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// A second name of the output the state describes, so that a build that removes the output
 /// before every link (rustc does) finds it again when the link is up to date.
@@ -58,7 +58,12 @@ pub struct FileRecord {
     pub path: Vec<u8>,
     pub size: u64,
     pub mtime_ns: u64,
-    pub hash: u128,
+    /// The XXH3-128 of its bytes (`patch::file_hash` for a file objects were loaded from). None
+    /// for a file no object was loaded from (a shared library, an archive none of whose members
+    /// was), not racy and not of a compiler's temp name: it is compared by its size and mtime
+    /// only, and a change in them is a change (hashing the C library and libgcc.a took a fifth
+    /// of a small program's link).
+    pub hash: Option<u128>,
     /// Its mtime was too close to the time it was hashed to tell a later write by (file systems
     /// stamp with a coarse clock: two writes a millisecond apart may get one mtime), so its bytes
     /// are compared whatever its mtime says (git's "racily clean" entries).
@@ -148,7 +153,13 @@ impl State {
             bytes(&mut w, &f.path);
             w.extend_from_slice(&f.size.to_le_bytes());
             w.extend_from_slice(&f.mtime_ns.to_le_bytes());
-            w.extend_from_slice(&f.hash.to_le_bytes());
+            match f.hash {
+                None => w.push(0),
+                Some(h) => {
+                    w.push(1);
+                    w.extend_from_slice(&h.to_le_bytes());
+                }
+            }
             w.push(f.racy as u8);
             match &f.patch {
                 None => w.push(0),
@@ -216,7 +227,11 @@ impl State {
         for _ in 0..n {
             let path = r.bytes()?;
             let (size, mtime_ns) = (r.u64()?, r.u64()?);
-            let hash = u128::from_le_bytes(r.take(16)?.try_into().unwrap());
+            let hash = match r.take(1)?[0] {
+                0 => None,
+                1 => Some(u128::from_le_bytes(r.take(16)?.try_into().unwrap())),
+                _ => return Err("a file record's hash flag is neither 0 nor 1".into()),
+            };
             let racy = match r.take(1)?[0] {
                 0 => false,
                 1 => true,
@@ -604,6 +619,12 @@ fn patch_edits<'a>(
         .map(|c| {
             // The file as the comparison opened and hashed it; the mtime is the one seen before
             // its bytes were read, so a later write is seen next time.
+            if state.files[c.index].hash.is_none() {
+                return Err(format!(
+                    "{} changed (its size or mtime; no object was loaded from it, so its bytes are not compared)",
+                    c.path.display()
+                ));
+            }
             let (Some(open), Some(now)) = (&c.open, &c.hash) else {
                 return Err(format!("{}: cannot be read", c.path.display()));
             };
@@ -655,7 +676,8 @@ fn apply_patch(
     let now = now_ns();
     for e in edits {
         let f = &mut state.files[e.index];
-        (f.size, f.mtime_ns, f.hash, f.racy) = (e.data.len() as u64, e.mtime_ns, e.whole, is_racy(e.mtime_ns, now));
+        (f.size, f.mtime_ns, f.hash, f.racy) =
+            (e.data.len() as u64, e.mtime_ns, Some(e.whole), is_racy(e.mtime_ns, now));
         if let Some(p) = &mut f.patch {
             e.update(p);
         }
@@ -783,10 +805,14 @@ fn compare_files(
             if same_stamp && !f.racy {
                 return (Ok(None), id);
             }
+            // Compared by its stamp only: it changed.
+            if f.hash.is_none() {
+                return (Err(Changed { mtime_ns: mtime_ns(&meta), ..gone() }), id);
+            }
             // The link's mapping, else the file opened (mapped) here.
             let file = open.cloned().or_else(|| rivet_io::InputFile::open(path).ok().map(std::sync::Arc::new));
             let now = file.as_ref().map(|o| Box::new(patch::hashes(o.data(), f.patch.as_ref())));
-            if meta.size() == f.size && now.as_ref().is_some_and(|n| n.whole == f.hash) {
+            if meta.size() == f.size && now.as_ref().is_some_and(|n| f.hash == Some(n.whole)) {
                 // A racy file with its recorded stamp is unchanged, and stays racy.
                 (Ok((!same_stamp).then(|| mtime_ns(&meta))), id)
             } else {
@@ -952,8 +978,8 @@ fn stat(p: &Path) -> Option<(u64, u64)> {
 
 /// Records the link that has just put its output in place. `inputs`: the inputs as loaded;
 /// `read`: every file the link read; `options`: the files options named, as they were before the
-/// link read them; `patching`: per file of `read`, what patching needs of it
-/// (`patch::placements`), and of the output; `probes`: the loader's questions. A file that
+/// link read them; `patching`: what patching needs of the files and of the output, and what the
+/// record takes over (`patch::Recording`); `probes`: the loader's questions. A file that
 /// changed since the link read it is refused (its bytes now are not the ones the output was made
 /// from): no state then.
 pub fn record(
@@ -962,31 +988,36 @@ pub fn record(
     read: &[std::sync::Arc<rivet_io::InputFile>],
     options: &OptionFiles,
     known: &[FileRecord],
-    patching: (Vec<Option<patch::FilePatch>>, patch::OutputPatch),
+    patching: patch::Recording,
     probes: &[crate::input::Probe],
 ) -> Result<()> {
     // A file the last link read as it is now keeps its hash: after an edit, only the edited
     // files are read again.
-    let known: std::collections::HashMap<(&[u8], u64, u64), u128> =
+    let known: std::collections::HashMap<(&[u8], u64, u64), Option<u128>> =
         known.iter().filter(|f| !f.racy).map(|f| ((&f.path[..], f.size, f.mtime_ns), f.hash)).collect();
     let now = now_ns();
     let path = state_path(&config.output);
     let output = output_record(&config.output)
         .ok_or_else(|| crate::fatal!("{}: not a regular file once written", config.output.display()))?;
-    let (mut placements, patching) = patching;
+    let patch::Recording { mut placements, output: patching, loaded_from, early } = patching;
+    let masked = |p: &[u8]| matches!(temp_free(p), std::borrow::Cow::Owned(_));
     placements.resize(read.len(), None);
     let mut files: Vec<FileRecord> = read
         .par_iter()
         .zip(placements)
-        .map(|(f, patch)| {
+        .enumerate()
+        .map(|(i, (f, patch))| {
             let path = f.path().as_os_str().as_bytes();
             let mtime_ns = f.mtime().map_or(0, epoch_ns);
             let racy = is_racy(mtime_ns, now);
             let known = known.get(&(path, f.size(), mtime_ns)).copied().filter(|_| !racy);
             // A file objects were loaded from: from its objects' hashes (`patch::combine`).
-            let hash = match &patch {
-                Some(p) => patch::file_hash(p),
-                None => known.unwrap_or_else(|| hash(f.data())),
+            let stamped = !racy && !loaded_from.get(i).copied().unwrap_or(true) && !masked(path);
+            let hash = match (&patch, known) {
+                (Some(p), _) => Some(patch::file_hash(p)),
+                (None, Some(known)) => known,
+                (None, None) if stamped => None,
+                (None, None) => Some(patch::whole_hash(f, early.get(i))),
             };
             FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy, patch }
         })
@@ -1000,7 +1031,7 @@ pub fn record(
         }
         let racy = is_racy(mtime_ns, now);
         let path = p.as_os_str().as_bytes().to_vec();
-        files.push(FileRecord { path, size, mtime_ns, hash: hash(&data), racy, patch: None });
+        files.push(FileRecord { path, size, mtime_ns, hash: Some(hash(&data)), racy, patch: None });
     }
     // The inputs' bytes were hashed from their mappings: each must still be the file it was.
     if let Some(f) = read.iter().find(|f| f.changed_since_open().unwrap_or(true)) {
@@ -1008,7 +1039,6 @@ pub fn record(
     }
     // A compiler's temp name is masked in the comparisons: the next link knows its files only
     // once it has found its inputs.
-    let masked = |p: &[u8]| matches!(temp_free(p), std::borrow::Cow::Owned(_));
     let temp_named =
         files.iter().any(|f| masked(&f.path)) || probes.iter().any(|q| masked(q.path.as_os_str().as_bytes()));
     let state = State {
@@ -1056,7 +1086,7 @@ mod tests {
                     path: b"a.o".to_vec(),
                     size: 10,
                     mtime_ns: 11,
-                    hash: u128::MAX - 5,
+                    hash: Some(u128::MAX - 5),
                     racy: false,
                     patch: None,
                 },
@@ -1064,7 +1094,7 @@ mod tests {
                     path: b"b.o".to_vec(),
                     size: 0,
                     mtime_ns: 12,
-                    hash: 7,
+                    hash: None,
                     racy: true,
                     patch: Some(patch::FilePatch {
                         rest: 9,
@@ -1177,7 +1207,7 @@ mod tests {
         record(&config, &[], &[], &before, &[], Default::default(), &[]).unwrap();
         let state = State::decode(&std::fs::read(state_path(&out)).unwrap()).unwrap();
         assert_eq!(state.files.len(), 1);
-        assert_eq!(state.files[0].hash, hash(b"{ global: main; local: *; };"));
+        assert_eq!(state.files[0].hash, Some(hash(b"{ global: main; local: *; };")));
         // Written just now: its bytes, not its mtime, will say whether it changed.
         assert!(state.files[0].racy);
         assert_eq!(state.output, output_record(&out).unwrap());

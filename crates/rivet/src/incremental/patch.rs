@@ -24,7 +24,8 @@
 //! changes none of those bytes leaves its findings as they were (`erratum_reach`).
 use super::FileRecord;
 use crate::args::{Config, DebugCompression, Icf};
-use crate::ids::{FileId, SectionRef};
+use crate::ids::{FileId, IdVec, SectionRef};
+use crate::input::object::ObjectFile;
 use crate::linked::Linked;
 use crate::sections::output::Content;
 use object::elf;
@@ -140,14 +141,12 @@ pub fn barrier(config: &Config, scripted: bool, build_id_home: bool) -> Option<&
 }
 
 /// A section whose bytes may be patched: its index, offset in its object and size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 struct Patchable {
     index: u32,
     offset: u64,
     size: u64,
     exec: bool,
-    /// Its windows came out of order while they were read (`parse` sorts them then).
-    unsorted: bool,
 }
 
 /// Names of `SHT_PROGBITS` sections the link reads or rearranges (or, `.debug_info`, whose
@@ -155,12 +154,21 @@ struct Patchable {
 const READ_BY_THE_LINK: &[&[u8]] =
     &[b".eh_frame", b".ctors", b".dtors", b".note", b".gnu.warning", b".gnu.lto", b".llvm", b".debug_info"];
 
-/// A patchable section and its windows.
-type Found = (Patchable, Vec<(u64, u64)>);
+/// A patchable section and the ranges of it its relocations cover (each list sorted and disjoint).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct Found {
+    p: Patchable,
+    /// Every relocation's window: no patch writes these bytes (`patch_ranges`). Read only when
+    /// `parse` is asked for them.
+    windows: Vec<(u64, u64)>,
+    /// The windows of the relocations whose applying reads the bytes there (`window`): the
+    /// shape holds these bytes.
+    reads: Vec<(u64, u64)>,
+}
 
-/// The object at `base` of `data`: its patchable sections (ascending index) and, per section, its
-/// windows (ranges of it no patch may write, sorted and disjoint), and its extent (the end of its
-/// last header or section). With `windows` false, the windows are not read (empty).
+/// The object at `base` of `data`: its patchable sections (ascending index), each with the
+/// windows of its relocations (`Found`; every window only when `windows` is true, else only those
+/// a relocation reads), and its extent (the end of its last header or section).
 fn parse(data: &[u8], base: u64, windows: bool) -> Result<(Vec<Found>, u64), String> {
     let member = usize::try_from(base).ok().and_then(|b| data.get(b..)).ok_or("an object past the file's end")?;
     let h = elf::FileHeader64::<LE>::parse(member).map_err(|e| e.to_string())?;
@@ -199,7 +207,7 @@ fn parse(data: &[u8], base: u64, windows: bool) -> Result<(Vec<Found>, u64), Str
         }
         if patchable {
             let exec = flags & elf::SHF_EXECINSTR as u64 != 0;
-            found.push((Patchable { index: i as u32, offset, size, exec, unsorted: false }, Vec::new()));
+            found.push(Found { p: Patchable { index: i as u32, offset, size, exec }, ..Default::default() });
         }
     }
     tail.push((shoff, shoff + std::mem::size_of_val(shdrs) as u64, false));
@@ -215,35 +223,47 @@ fn parse(data: &[u8], base: u64, windows: bool) -> Result<(Vec<Found>, u64), Str
             max_patchable_end = max_patchable_end.max(end);
         }
     }
-    if windows {
-        for sh in shdrs {
-            let ty = sh.sh_type(LE);
-            if ty != elf::SHT_RELA && ty != elf::SHT_REL {
-                continue;
+    // Per section, whether a list came out of order (compilers sort a section's relocations by
+    // offset; then each window is merged as it comes).
+    let mut unsorted = vec![(false, false); found.len()];
+    for sh in shdrs {
+        let ty = sh.sh_type(LE);
+        if ty != elf::SHT_RELA && ty != elf::SHT_REL {
+            continue;
+        }
+        let target = sh.sh_info(LE);
+        let Ok(k) = found.binary_search_by_key(&target, |f| f.p.index) else { continue };
+        if ty == elf::SHT_REL {
+            return Err("SHT_REL relocations".into());
+        }
+        let relas: &[elf::Rela64<LE>] = sh.data_as_array(LE, member).map_err(|e| e.to_string())?;
+        let alloc = shdrs[target as usize].sh_flags(LE) & elf::SHF_ALLOC as u64 != 0;
+        let f = &mut found[k];
+        let size = f.p.size;
+        if windows {
+            f.windows.reserve(relas.len());
+        }
+        for r in relas {
+            let (before, after, reads) = window(machine, r.r_type(LE, false), alloc);
+            let at = r.r_offset.get(LE);
+            if at >= size {
+                return Err("a relocation past its section's end".into());
             }
-            let target = sh.sh_info(LE);
-            let Ok(k) = found.binary_search_by_key(&target, |(p, _)| p.index) else { continue };
-            if ty == elf::SHT_REL {
-                return Err("SHT_REL relocations".into());
+            let (s, e) = (at.saturating_sub(before), (at + after).min(size));
+            if windows && !push_window(&mut f.windows, s, e) {
+                unsorted[k].0 = true;
             }
-            let relas: &[elf::Rela64<LE>] = sh.data_as_array(LE, member).map_err(|e| e.to_string())?;
-            let (p, w) = &mut found[k];
-            w.reserve(relas.len());
-            for r in relas {
-                let (before, after) = window(machine, r.r_type(LE, false));
-                let at = r.r_offset.get(LE);
-                if at >= p.size {
-                    return Err("a relocation past its section's end".into());
-                }
-                if !push_window(w, at.saturating_sub(before), (at + after).min(p.size)) {
-                    p.unsorted = true;
-                }
+            if reads && !push_window(&mut f.reads, s, e) {
+                unsorted[k].1 = true;
             }
         }
-        for (p, w) in &mut found {
-            if std::mem::take(&mut p.unsorted) {
-                merge_windows(w);
-            }
+    }
+    for (f, (w, r)) in found.iter_mut().zip(unsorted) {
+        if w {
+            merge_windows(&mut f.windows);
+        }
+        if r {
+            merge_windows(&mut f.reads);
         }
     }
     Ok((found, extent))
@@ -300,49 +320,51 @@ fn merge_windows(w: &mut Vec<(u64, u64)>) {
     *w = merged;
 }
 
-/// The bytes around a relocation at its offset that applying it may read or write: (before, after).
-/// A plain relocation writes its field. x86-64 rewrites the instructions of the GOT and TLS
-/// accesses it relaxes (the longest, the large code model's TLS call, 22 bytes from 3 before the
-/// field). AArch64 rewrites the instruction of a relocation (and reads the next one's, which has
-/// a relocation of its own, for an ADRP's pair); its TLS sequences take the instructions around
+/// The bytes around a relocation at its offset that applying it may read or write, (before,
+/// after), and whether applying it reads them (`alloc`: in an allocated section). A plain
+/// relocation writes its field. x86-64 rewrites the instructions of the GOT and TLS accesses it
+/// relaxes (the longest, the large code model's TLS call, 22 bytes from 3 before the field).
+/// AArch64 rewrites the instruction of a relocation (and reads the next one's, which has a
+/// relocation of its own, for an ADRP's pair); its TLS sequences take the instructions around
 /// them too. Unknown types take the widest.
-fn window(machine: u16, r_type: u32) -> (u64, u64) {
+///
+/// What a relocation only writes, whatever the object holds there, does not reach the output:
+/// those bytes need not be the same for a patch (x86-64's plain fields, but `R_X86_64_64` in an
+/// allocated section, whose field stays as it is under a symbolic dynamic relocation, and the
+/// non-allocated types whose tombstone writes nothing). An AArch64 field is bits of an
+/// instruction: its other bits are read.
+fn window(machine: u16, r_type: u32, alloc: bool) -> (u64, u64, bool) {
     if machine == elf::EM_AARCH64 {
         return match r_type {
-            elf::R_AARCH64_ABS64 | elf::R_AARCH64_PREL64 => (0, 8),
+            elf::R_AARCH64_ABS64 | elf::R_AARCH64_PREL64 => (0, 8, true),
             // TLS: R_AARCH64_TLSGD_ADR_PREL21 up to R_AARCH64_TLSDESC_CALL.
-            512..=573 => (4, 12),
-            _ => (0, 4),
+            512..=573 => (4, 12, true),
+            _ => (0, 4, true),
         };
     }
     match r_type {
-        elf::R_X86_64_64
-        | elf::R_X86_64_PC64
-        | elf::R_X86_64_GOTOFF64
-        | elf::R_X86_64_SIZE64
-        | elf::R_X86_64_DTPMOD64
-        | elf::R_X86_64_DTPOFF64
-        | elf::R_X86_64_TPOFF64 => (0, 8),
+        elf::R_X86_64_64 => (0, 8, alloc),
+        elf::R_X86_64_DTPOFF64 => (0, 8, false),
+        elf::R_X86_64_32 | elf::R_X86_64_32S | elf::R_X86_64_DTPOFF32 => (0, 4, false),
+        elf::R_X86_64_PC64 | elf::R_X86_64_GOTOFF64 | elf::R_X86_64_SIZE64 | elf::R_X86_64_TPOFF64 => (0, 8, !alloc),
+        elf::R_X86_64_DTPMOD64 => (0, 8, true),
         elf::R_X86_64_PC32
         | elf::R_X86_64_PLT32
-        | elf::R_X86_64_32
-        | elf::R_X86_64_32S
         | elf::R_X86_64_GOTPC32
         | elf::R_X86_64_SIZE32
-        | elf::R_X86_64_DTPOFF32
-        | elf::R_X86_64_TPOFF32 => (0, 4),
-        elf::R_X86_64_16 | elf::R_X86_64_PC16 => (0, 2),
-        elf::R_X86_64_8 | elf::R_X86_64_PC8 => (0, 1),
-        _ => (4, 24),
+        | elf::R_X86_64_TPOFF32 => (0, 4, !alloc),
+        elf::R_X86_64_16 | elf::R_X86_64_PC16 => (0, 2, !alloc),
+        elf::R_X86_64_8 | elf::R_X86_64_PC8 => (0, 1, !alloc),
+        _ => (4, 24, true),
     }
 }
 
 /// The ranges of `data` (absolute) a patch writes: each patchable section's bytes outside its
 /// windows.
 fn patch_ranges(base: u64, found: &[Found]) -> impl Iterator<Item = (u32, u64, u64)> + '_ {
-    found.iter().flat_map(move |(p, w)| {
+    found.iter().flat_map(move |Found { p, windows, .. }| {
         let mut at = 0;
-        w.iter().copied().chain([(p.size, p.size)]).filter_map(move |(s, e)| {
+        windows.iter().copied().chain([(p.size, p.size)]).filter_map(move |(s, e)| {
             let range = (s > at).then_some((p.index, base + p.offset + at, base + p.offset + s));
             at = at.max(e);
             range
@@ -351,31 +373,69 @@ fn patch_ranges(base: u64, found: &[Found]) -> impl Iterator<Item = (u32, u64, u
 }
 
 /// The shape of the object at `base` of `data`, `len` bytes long (see the module's comment):
-/// XXH3-128 of its bytes outside the patchable ranges of `found`, each range's place and length
-/// hashed where it is.
+/// XXH3-128 of its bytes outside its patchable sections `found` (in file order), then each
+/// patchable section's index, offset and size, then the bytes its relocations read (`reads`).
+/// Where the other windows are follows from the relocations, which are among the bytes hashed;
+/// what is in them does not reach the output.
 fn shape(data: &[u8], base: u64, len: u64, found: &[Found]) -> u128 {
-    // The bytes gathered in one buffer (a thread's, reused) and hashed at once: the streaming
-    // hasher fed the pieces between a code section's relocations (a few bytes each) cost twice
-    // as many instructions.
-    thread_local!(static GATHERED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
-    GATHERED.with_borrow_mut(|buf| {
-        buf.clear();
-        buf.reserve(len as usize);
-        let mut at = base;
-        for (_, s, e) in patch_ranges(base, found) {
-            buf.extend_from_slice(&data[at as usize..s as usize]);
-            buf.extend_from_slice(&(s - base).to_le_bytes());
-            buf.extend_from_slice(&(e - s).to_le_bytes());
-            at = e;
+    let object = &data[base as usize..(base + len) as usize];
+    let mut h = Stream::default();
+    let mut extents: Vec<(u64, u64)> = found.iter().map(|f| (f.p.offset, f.p.offset + f.p.size)).collect();
+    if !extents.is_sorted() {
+        extents.sort_unstable();
+    }
+    let mut at = 0;
+    for (s, e) in extents {
+        h.put(&object[at as usize..s as usize]);
+        at = e;
+    }
+    h.put(&object[at as usize..]);
+    for Found { p, .. } in found {
+        h.put(&p.index.to_le_bytes());
+        h.put(&p.offset.to_le_bytes());
+        h.put(&p.size.to_le_bytes());
+    }
+    for Found { p, reads, .. } in found {
+        for &(s, e) in reads {
+            h.put(&object[(p.offset + s) as usize..(p.offset + e) as usize]);
         }
-        buf.extend_from_slice(&data[at as usize..(base + len) as usize]);
-        let h = xxhash_rust::xxh3::xxh3_128(buf);
-        // A big object's buffer is not kept for the thread's next one.
-        if buf.capacity() > 64 << 20 {
-            *buf = Vec::new();
+    }
+    h.digest()
+}
+
+/// XXH3-128 of the bytes put, in order: small pieces gathered and hashed in blocks (the streaming
+/// hasher fed a few bytes at a time costs several times more per byte), big ones hashed where
+/// they are.
+struct Stream {
+    hasher: xxhash_rust::xxh3::Xxh3,
+    gathered: Vec<u8>,
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Stream { hasher: xxhash_rust::xxh3::Xxh3::new(), gathered: Vec::with_capacity(Self::BLOCK) }
+    }
+}
+
+impl Stream {
+    const BLOCK: usize = 16 << 10;
+
+    fn put(&mut self, bytes: &[u8]) {
+        let big = bytes.len() >= Self::BLOCK / 4;
+        if big || self.gathered.len() + bytes.len() > Self::BLOCK {
+            self.hasher.update(&self.gathered);
+            self.gathered.clear();
         }
-        h
-    })
+        match big {
+            true => self.hasher.update(bytes),
+            false => self.gathered.extend_from_slice(bytes),
+        }
+    }
+
+    fn digest(mut self) -> u128 {
+        self.hasher.update(&self.gathered);
+        self.hasher.digest128()
+    }
 }
 
 /// XXH3-128 of `data` outside the objects at `spans` ((base, len), sorted, without repeats), each
@@ -459,16 +519,12 @@ fn object_spans(members: &[Member]) -> Vec<(u64, u64)> {
     v
 }
 
-/// For each file the link read (`read`), what the next link needs to patch the output after an
-/// edit of it, or None where it may not: a file no object was loaded from (a shared library, a
-/// script, an archive none of whose members was), or one with an object whose patchable sections
-/// did not reach the output verbatim. `known`: the last state's files, whose shapes are taken
-/// over where a file's path, size and mtime are the same.
-pub fn placements(
-    linked: &Linked,
+/// Per file of `read`, the objects of `objects` read from it: (base, object), or (u64::MAX, None)
+/// for one that is not where its headers say (the file is then not patchable).
+fn objects_per_file(
+    objects: &IdVec<FileId, ObjectFile<'_>>,
     read: &[std::sync::Arc<rivet_io::InputFile>],
-    known: &[FileRecord],
-) -> Vec<Option<FilePatch>> {
+) -> Vec<Vec<(u64, Option<FileId>)>> {
     // The files by where their bytes are mapped, to find the file each object was read from.
     let mut spans: Vec<(usize, usize, usize)> = read
         .iter()
@@ -477,9 +533,8 @@ pub fn placements(
         .map(|(i, f)| (f.data().as_ptr() as usize, f.data().as_ptr() as usize + f.data().len(), i))
         .collect();
     spans.sort_unstable();
-    // Per file, the objects read from it: (base, object).
     let mut per_file: Vec<Vec<(u64, Option<FileId>)>> = vec![Vec::new(); read.len()];
-    for (f, obj) in linked.objects.iter_enumerated() {
+    for (f, obj) in objects.iter_enumerated() {
         if obj.syms.is_empty() {
             continue;
         }
@@ -497,15 +552,177 @@ pub fn placements(
             None => per_file[i].push((u64::MAX, None)),
         }
     }
+    per_file
+}
+
+/// Per file of `read`, whether an object of `objects` was read from it.
+pub fn loaded_from(objects: &IdVec<FileId, ObjectFile<'_>>, read: &[std::sync::Arc<rivet_io::InputFile>]) -> Vec<bool> {
+    objects_per_file(objects, read).iter().map(|o| !o.is_empty()).collect()
+}
+
+/// What the state's record takes: per file of `read`, what patching needs of it (`placements`),
+/// and of the output; per file, whether an object was loaded from it (`loaded_from`); and what
+/// `Early` worked out.
+#[derive(Default)]
+pub struct Recording {
+    pub placements: Vec<Option<FilePatch>>,
+    pub output: OutputPatch,
+    pub loaded_from: Vec<bool>,
+    pub early: Vec<EarlyFile>,
+}
+
+/// An object's extent, hash and shape.
+type ObjectRecord = (u64, u128, u128);
+
+/// An object's extent, hash and shape, or None when it cannot be patched (`parse` refuses it).
+fn object_record(data: &[u8], base: u64) -> Option<ObjectRecord> {
+    let (found, len) = parse(data, base, false).ok()?;
+    let bytes = data.get(base as usize..(base + len) as usize)?;
+    Some((len, xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found)))
+}
+
+/// What the state needs of a file that no stage after resolution changes, worked out early.
+#[derive(Default)]
+pub struct EarlyFile {
+    /// Where the file's bytes were mapped (the file it was worked out for).
+    at: usize,
+    /// A file objects were loaded from, none of them patchable (a `barrier`): the XXH3-128 of its
+    /// bytes.
+    whole: Option<u128>,
+    /// Per object done, by base: `object_record`'s.
+    objects: Vec<(u64, Option<ObjectRecord>)>,
+    /// Once every object is done: `rest` of them.
+    rest: Option<u128>,
+}
+
+impl EarlyFile {
+    fn of(&self, f: &rivet_io::InputFile) -> Option<&EarlyFile> {
+        (self.at == f.data().as_ptr() as usize).then_some(self)
+    }
+}
+
+/// The files' hashes and their objects' shapes, worked out on a thread of its own at idle
+/// priority (it runs on a core the link leaves idle: in its serial stages, and while the pool
+/// waits) from resolution, which decides the objects loaded, to the state's record, which takes
+/// what is done (`finish`) and works out the rest itself. Files the last link read as they are
+/// now (`known`) are left out: the state has their hashes.
+pub struct Early {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<EarlyFile>>>,
+}
+
+impl Early {
+    /// `objects`: the ones resolution loaded; `patchable`: objects' shapes are wanted (no
+    /// `barrier`), else only whole files' hashes.
+    pub fn start(
+        objects: &IdVec<FileId, ObjectFile<'_>>,
+        read: Vec<std::sync::Arc<rivet_io::InputFile>>,
+        known: &[FileRecord],
+        patchable: bool,
+    ) -> Early {
+        let per_file = objects_per_file(objects, &read);
+        let known: std::collections::HashSet<(&[u8], u64, u64)> =
+            known.iter().filter(|k| !k.racy).map(|k| (&k.path[..], k.size, k.mtime_ns)).collect();
+        let skip: Vec<bool> = read
+            .iter()
+            .map(|f| {
+                let path = std::os::unix::ffi::OsStrExt::as_bytes(f.path().as_os_str());
+                known.contains(&(path, f.size(), f.mtime().map_or(0, super::epoch_ns)))
+            })
+            .collect();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let work = move || {
+            // SCHED_IDLE: only where no other thread of the system wants the core.
+            let idle = libc::sched_param { sched_priority: 0 };
+            // SAFETY: plain system call on this thread with a valid parameter.
+            unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &idle) };
+            let stop = || stopped.load(std::sync::atomic::Ordering::Relaxed);
+            let mut done = Vec::with_capacity(read.len());
+            for ((file, objects), skip) in read.iter().zip(per_file).zip(skip) {
+                let data = file.data();
+                let mut early = EarlyFile { at: data.as_ptr() as usize, ..Default::default() };
+                if stop() {
+                    break;
+                }
+                // A file no object was loaded from is compared by its stamp (`FileRecord::hash`).
+                if skip || objects.is_empty() {
+                } else if !patchable {
+                    early.whole = Some(xxhash_rust::xxh3::xxh3_128(data));
+                } else if objects.iter().all(|o| o.1.is_some()) {
+                    for &(base, _) in &objects {
+                        if stop() {
+                            break;
+                        }
+                        if !early.objects.iter().any(|o| o.0 == base) {
+                            early.objects.push((base, object_record(data, base)));
+                        }
+                    }
+                    let spans: Option<Vec<(u64, u64)>> =
+                        early.objects.iter().map(|&(base, r)| r.map(|(len, _, _)| (base, len))).collect();
+                    if let Some(mut spans) = spans.filter(|_| early.objects.len() == object_bases(&objects)) {
+                        spans.sort_unstable();
+                        early.rest = rest(data, &spans).ok();
+                    }
+                }
+                done.push(early);
+            }
+            done
+        };
+        let thread = std::thread::Builder::new().name("rivet-record".into()).spawn(work).ok();
+        Early { stop, thread }
+    }
+
+    /// What is done, once the thread has stopped (after the object or file it is at).
+    pub fn finish(mut self) -> Vec<EarlyFile> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.take().and_then(|t| t.join().ok()).unwrap_or_default()
+    }
+}
+
+impl Drop for Early {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// How many distinct objects `objects` lists (an object named twice is one).
+fn object_bases(objects: &[(u64, Option<FileId>)]) -> usize {
+    let mut bases: Vec<u64> = objects.iter().map(|o| o.0).collect();
+    bases.sort_unstable();
+    bases.dedup();
+    bases.len()
+}
+
+/// The hash a record keeps of file `f` (of `read`) with no objects patchable: its bytes'
+/// XXH3-128, as `early` has it or worked out now.
+pub fn whole_hash(f: &rivet_io::InputFile, early: Option<&EarlyFile>) -> u128 {
+    early.and_then(|e| e.of(f)).and_then(|e| e.whole).unwrap_or_else(|| xxhash_rust::xxh3::xxh3_128(f.data()))
+}
+
+/// For each file the link read (`read`), what the next link needs to patch the output after an
+/// edit of it, or None where it may not: a file no object was loaded from (a shared library, a
+/// script, an archive none of whose members was), or one with an object whose patchable sections
+/// did not reach the output verbatim. `known`: the last state's files, whose shapes are taken
+/// over where a file's path, size and mtime are the same; `early`: what `Early` worked out.
+pub fn placements(
+    linked: &Linked,
+    read: &[std::sync::Arc<rivet_io::InputFile>],
+    known: &[FileRecord],
+    early: &[EarlyFile],
+) -> Vec<Option<FilePatch>> {
+    let per_file = objects_per_file(&linked.objects, read);
     let known: std::collections::HashMap<(&[u8], u64), &FileRecord> =
         known.iter().filter(|k| !k.racy).map(|k| ((&k.path[..], k.size), k)).collect();
     read.par_iter()
         .zip(per_file)
-        .map(|(file, objects)| {
+        .enumerate()
+        .map(|(i, (file, objects))| {
             if objects.is_empty() || objects.iter().any(|o| o.1.is_none()) {
                 return None;
             }
             let data = file.data();
+            let early = early.get(i).and_then(|e| e.of(file));
             let path = std::os::unix::ffi::OsStrExt::as_bytes(file.path().as_os_str());
             let mtime = file.mtime().map_or(0, super::epoch_ns);
             // The same file as the last link's: its objects' hashes and shapes are taken over.
@@ -522,11 +739,10 @@ pub fn placements(
                     // is read for them.
                     let (len, hash, shape) = match old {
                         Some(m) => (m.len, m.hash, m.shape),
-                        None => {
-                            let (found, len) = parse(data, base, true).ok()?;
-                            let bytes = data.get(base as usize..(base + len) as usize)?;
-                            (len, xxhash_rust::xxh3::xxh3_128(bytes), shape(data, base, len, &found))
-                        }
+                        None => match early.and_then(|e| e.objects.iter().find(|o| o.0 == base)) {
+                            Some(&(_, done)) => done?,
+                            None => object_record(data, base)?,
+                        },
                     };
                     // Every section that may be patchable (by its type and flags; its name is
                     // read when it is patched) and is in the output: where, or that it is there
@@ -551,9 +767,11 @@ pub fn placements(
                     Some(Member { base, len, hash, shape, sections })
                 })
                 .collect::<Option<_>>()?;
-            let rest = match before {
-                Some(p) if object_spans(&p.members) == object_spans(&members) => p.rest,
-                _ => rest(data, &object_spans(&members)).ok()?,
+            let spans = object_spans(&members);
+            let rest = match (before, early.and_then(|e| e.rest)) {
+                (Some(p), _) if object_spans(&p.members) == spans => p.rest,
+                (_, Some(done)) => done,
+                _ => rest(data, &spans).ok()?,
             };
             Some(FilePatch { rest, members })
         })
@@ -678,20 +896,20 @@ pub fn edit<'a>(
             return Err(differ());
         }
         let ranges: Vec<_> = patch_ranges(m.base, &found).collect();
-        for (k, (p, _)) in found.iter().enumerate() {
+        for Found { p, .. } in &found {
             let index = p.index;
             // Recorded: in the output (verbatim, or otherwise); not recorded: not in the output.
             let Some((out, addr)) = m.sections.find(index) else { continue };
             if out == u64::MAX {
                 return Err(format!("{path} changed in a section the output holds otherwise than verbatim"));
             }
-            let start = m.base + found[k].0.offset;
+            let start = m.base + p.offset;
             sections += 1;
             // The section's ranges (in section order, as `patch_ranges` gives them).
             let first = ranges.partition_point(|r| r.0 < index);
             for &(_, s, e) in ranges[first..].iter().take_while(|r| r.0 == index) {
                 let at = out + (s - start);
-                if erratum && found[k].0.exec {
+                if erratum && p.exec {
                     let lo = addr + (s - start);
                     for (a, b) in erratum_reach(lo, lo + (e - s)) {
                         erratum_reads.push((at + a, (s + a) as usize..(s + b) as usize));
@@ -845,40 +1063,67 @@ mod tests {
     use super::*;
 
     #[test]
-    fn windows_cover_what_relaxations_rewrite() {
-        // A TLS GD sequence starts 4 bytes before its field and may run to 19 after it.
-        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_TLSGD), (4, 24));
-        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_REX_GOTPCRELX), (4, 24));
-        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_PLT32), (0, 4));
-        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_64), (0, 8));
-        assert_eq!(window(elf::EM_X86_64, 0xffff), (4, 24));
-        assert_eq!(window(elf::EM_AARCH64, elf::R_AARCH64_ADR_PREL_PG_HI21), (0, 4));
-        assert_eq!(window(elf::EM_AARCH64, elf::R_AARCH64_TLSDESC_CALL), (4, 12));
+    fn windows_cover_what_relaxations_rewrite_and_say_what_is_read() {
+        // A TLS GD sequence starts 4 bytes before its field and may run to 19 after it; the
+        // rewrite reads the instructions.
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_TLSGD, true), (4, 24, true));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_REX_GOTPCRELX, true), (4, 24, true));
+        // A plain field is written whatever it held; in a debug section, where a tombstone of
+        // its type writes nothing, it is read.
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_PLT32, true), (0, 4, false));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_PC32, false), (0, 4, true));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_32, false), (0, 4, false));
+        // A symbolic dynamic relocation leaves an allocated 64-bit field as the object has it.
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_64, true), (0, 8, true));
+        assert_eq!(window(elf::EM_X86_64, elf::R_X86_64_64, false), (0, 8, false));
+        assert_eq!(window(elf::EM_X86_64, 0xffff, true), (4, 24, true));
+        assert_eq!(window(elf::EM_AARCH64, elf::R_AARCH64_ADR_PREL_PG_HI21, true), (0, 4, true));
+        assert_eq!(window(elf::EM_AARCH64, elf::R_AARCH64_TLSDESC_CALL, true), (4, 12, true));
+    }
+
+    fn found(index: u32, offset: u64, size: u64, windows: Vec<(u64, u64)>, reads: Vec<(u64, u64)>) -> Found {
+        Found { p: Patchable { index, offset, size, exec: true }, windows, reads }
     }
 
     #[test]
-    fn a_shape_hashes_the_bytes_around_the_patch_ranges_and_their_places() {
+    fn a_shape_hashes_the_bytes_outside_the_patchable_sections_their_places_and_what_relocations_read() {
         let data: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
-        let a = Patchable { index: 1, offset: 100, size: 50, exec: true, unsorted: false };
-        let b = Patchable { index: 2, offset: 160, size: 20, exec: false, unsorted: false };
-        let found = vec![(a, vec![(0, 4), (10, 20), (45, 50)]), (b, vec![])];
-        // What `patch_ranges` gives, each range's place and length in place of its bytes.
+        // Listed by index, laid out the other way round.
+        let found = vec![
+            found(1, 160, 50, vec![(0, 4), (10, 34), (45, 50)], vec![(10, 34)]),
+            found(2, 100, 20, vec![], vec![]),
+        ];
+        let object = &data[8..8 + 250];
         let mut expect = Vec::new();
-        let mut at = 8;
-        for (_, s, e) in patch_ranges(8, &found) {
-            expect.extend_from_slice(&data[at as usize..s as usize]);
-            expect.extend_from_slice(&(s - 8).to_le_bytes());
-            expect.extend_from_slice(&(e - s).to_le_bytes());
-            at = e;
+        expect.extend_from_slice(&object[..100]);
+        expect.extend_from_slice(&object[120..160]);
+        expect.extend_from_slice(&object[210..]);
+        for (index, offset, size) in [(1u32, 160u64, 50u64), (2, 100, 20)] {
+            expect.extend_from_slice(&index.to_le_bytes());
+            expect.extend_from_slice(&offset.to_le_bytes());
+            expect.extend_from_slice(&size.to_le_bytes());
         }
-        expect.extend_from_slice(&data[at as usize..8 + 250]);
+        expect.extend_from_slice(&object[170..194]);
         assert_eq!(shape(&data, 8, 250, &found), xxhash_rust::xxh3::xxh3_128(&expect));
-        // A patchable byte changed: the same shape; another byte: another.
-        let mut patched = data.clone();
-        patched[8 + 100 + 30] ^= 1;
-        assert_eq!(shape(&patched, 8, 250, &found), shape(&data, 8, 250, &found));
-        patched[8 + 100 + 2] ^= 1;
-        assert_ne!(shape(&patched, 8, 250, &found), shape(&data, 8, 250, &found));
+        // A patchable byte changed, or one a relocation only writes: the same shape; a byte
+        // outside, or one a relocation reads: another.
+        let same = shape(&data, 8, 250, &found);
+        for (at, kept) in
+            [(8 + 160 + 40, true), (8 + 160 + 2, true), (8 + 100, true), (8 + 160 + 20, false), (8 + 99, false)]
+        {
+            let mut changed = data.clone();
+            changed[at] ^= 1;
+            assert_eq!(shape(&changed, 8, 250, &found) == same, kept, "byte {at}");
+        }
+        // Big pieces are hashed where they are, small ones gathered: the same hash as one pass.
+        let big: Vec<u8> = (0..100_000u32).map(|i| ((i * 13) >> 3) as u8).collect();
+        let mut s = Stream::default();
+        let mut at = 0;
+        for len in [3, 5000, 1, 20_000, 4095, 4096, 9, 16_384, 7] {
+            s.put(&big[at..at + len]);
+            at += len;
+        }
+        assert_eq!(s.digest(), xxhash_rust::xxh3::xxh3_128(&big[..at]));
     }
 
     #[test]
@@ -921,10 +1166,9 @@ mod tests {
 
     #[test]
     fn patch_ranges_are_the_bytes_between_windows() {
-        let p = Patchable { index: 3, offset: 100, size: 50, exec: true, unsorted: false };
-        let r: Vec<_> = patch_ranges(1000, &[(p, vec![(0, 4), (10, 20), (45, 50)])]).collect();
+        let r: Vec<_> = patch_ranges(1000, &[found(3, 100, 50, vec![(0, 4), (10, 20), (45, 50)], vec![])]).collect();
         assert_eq!(r, vec![(3, 1104, 1110), (3, 1120, 1145)]);
-        assert_eq!(patch_ranges(0, &[(p, vec![])]).collect::<Vec<_>>(), vec![(3, 100, 150)]);
+        assert_eq!(patch_ranges(0, &[found(3, 100, 50, vec![], vec![])]).collect::<Vec<_>>(), vec![(3, 100, 150)]);
     }
 
     #[test]
