@@ -4,7 +4,8 @@ costs. Five configurations:
 
   full            rivet --no-fork, a plain link
   incr-full       rivet --no-fork --incremental, its state deleted before each link: a full link
-                  that hashes every file it read and writes the state for the next one
+                  that hashes the files objects were loaded from, works out the objects' shapes and
+                  writes the state for the next one
   incr-again      rivet --no-fork --incremental, its output's mtime moved before each link: a full
                   link (the output is not the one the state describes) that takes the hashes of the
                   files it read from the state, as a full link after an edit does for the files the
@@ -129,7 +130,7 @@ def main():
     header += (f" Load average (1, 5, 15 min) {' '.join(load_before)} at the start, {' '.join(load_after)} at the end.")
     lines = [f"# incremental ({m['date']})", "", header, "",
              "**full**: a plain link, `--no-fork`. **incr-full**: `--incremental` with no state (a full link that hashes "
-             "every file it read and writes the state), `--no-fork`. **incr-again**: `--incremental` after the output's mtime "
+             "the files objects were loaded from, works out the objects' shapes and writes the state), `--no-fork`. **incr-again**: `--incremental` after the output's mtime "
              "moved (a full link that takes every file's hash from the state, as one after an edit does for the files the "
              "edit left alone), `--no-fork`. **incr-unchanged**: `--incremental` again, nothing "
              "changed (the report says `up to date: nothing written`), `--no-fork`. **as users run them**: the plain and "
