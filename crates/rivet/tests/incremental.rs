@@ -620,6 +620,23 @@ impl Rng {
     }
 }
 
+/// Where the debug information of `exe` puts function `name` (`FILE:LINE`, the file's own name),
+/// as `addr2line` reads it at the symbol's address.
+fn line_of(exe: &Path, name: &str) -> String {
+    let symbols = String::from_utf8_lossy(&must(Command::new(target_tool("nm")).arg(exe)).stdout).into_owned();
+    let addr = symbols
+        .lines()
+        .find_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            [addr, _, n] if n == name => Some(addr.to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{name} is not in {}'s symbols", exe.display()));
+    let o = must(Command::new(target_tool("addr2line")).arg("-e").arg(exe).arg(&addr));
+    let place = String::from_utf8_lossy(&o.stdout);
+    let place = place.trim();
+    place.rsplit('/').next().unwrap_or(place).to_string()
+}
+
 /// One generated source file: its functions' constants, its data, and the kinds of code it holds.
 #[derive(Clone)]
 struct Unit {
@@ -713,7 +730,7 @@ fn randomised_edits(cxx: bool) {
     let ext = if cxx { "cpp" } else { "c" };
     let build = |name: &str, source: &str| {
         std::fs::write(tmp.join(&format!("{name}.{ext}")), source).unwrap();
-        must(Command::new(&compiler).current_dir(&tmp.path).args(["-c", &format!("{name}.{ext}")]));
+        must(Command::new(&compiler).current_dir(&tmp.path).args(["-c", "-g", &format!("{name}.{ext}")]));
     };
     const UNITS: usize = 3;
     let mut main = String::from("#include <stdio.h>\n");
@@ -802,6 +819,13 @@ fn randomised_edits(cxx: bool) {
             plain_bytes(&tmp, &args),
             "step {step}, {what} in u{n}.c: the relink ({line}) is not the full link's output"
         );
+        // The edited unit's functions are where its source has them, as the debug information of
+        // the output says.
+        let source = u.source(n, cxx);
+        for f in [format!("u{n}_0"), format!("unit{n}")] {
+            let at = source.lines().position(|l| l.starts_with(&format!("int {f}("))).expect("defined") + 1;
+            assert_eq!(line_of(&tmp.join("prog"), &f), format!("u{n}.{ext}:{at}"), "step {step}, {what}: {line}");
+        }
         // The program runs as GNU ld's build does (every tenth step: a run under qemu is slow).
         if step % 10 == 0 {
             assert_eq!(run(&tmp.join("prog")), gnu_ld_run(&tmp, &args), "step {step}");
