@@ -203,6 +203,14 @@ impl State {
         w
     }
 
+    /// The identity of the rivet that wrote the state `data` (`linker_identity`), if its header
+    /// is whole: a rivet of the same format number may lay the rest out otherwise.
+    fn writer(data: &[u8]) -> Option<Vec<u8>> {
+        let body = data.get(..data.len().checked_sub(8)?)?;
+        (data.get(..8)? == MAGIC).then_some(())?;
+        Reader { data: body, at: 12 }.bytes().ok()
+    }
+
     /// Reads a state; an error says what is wrong with it.
     pub fn decode(data: &[u8]) -> std::result::Result<State, String> {
         if data.len() < 20 || &data[..8] != MAGIC {
@@ -531,6 +539,10 @@ fn read_state(config: &Config) -> std::result::Result<(PathBuf, State), Plan> {
     };
     match State::decode(data.data()) {
         Ok(s) => Ok((path, s)),
+        // Another build of rivet (its layout may differ under the same format number).
+        Err(_) if State::writer(data.data()).is_some_and(|w| w != linker_identity()) => {
+            Err(full("the state was written by another rivet build".into()))
+        }
         Err(why) => Err(full(format!("{} is unusable: {why}", path.display()))),
     }
 }
@@ -1249,6 +1261,11 @@ mod tests {
         let sum = xxhash_rust::xxh3::xxh3_64(&other);
         other.extend_from_slice(&sum.to_le_bytes());
         assert_eq!(State::decode(&other), Err(format!("format {}, where this rivet writes {FORMAT}", FORMAT + 1)));
+        // Its writer is still read (a state another rivet build wrote is said to be one).
+        assert_eq!(State::writer(&other), Some(sample().linker));
+        assert_eq!(State::writer(&good[..good.len() / 2]), Some(sample().linker));
+        assert_eq!(State::writer(b"!<arch>\nsomething else"), None);
+        assert_eq!(State::writer(&good[..20]), None);
     }
 
     #[test]
