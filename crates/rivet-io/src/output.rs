@@ -190,6 +190,8 @@ pub struct CommitReport {
     pub bytes_written: u64,
     pub write_time: Duration,
     pub rename_time: Duration,
+    /// The file committed (device, inode); None for standard output.
+    pub file: Option<(u64, u64)>,
 }
 
 /// Heap mode writes in chunks this large: big enough to keep the disk streaming, small enough
@@ -850,6 +852,7 @@ impl OutputFile {
                 let mut f =
                     OpenOptions::new().write(true).open(&self.target).map_err(|e| context(e, "open", &self.target))?;
                 f.write_all(&v).map_err(|e| context(e, "write", &self.target))?;
+                report.file = identity(&f);
             }
             report.bytes_written = v.len() as u64;
             report.write_time = start.elapsed();
@@ -889,6 +892,7 @@ impl OutputFile {
         let mode = if self.executable { 0o777 } else { 0o666 } & !umask();
         file.set_permissions(std::fs::Permissions::from_mode(mode))
             .map_err(|e| context(e, "set permissions of", &self.target))?;
+        report.file = identity(&file);
         // Closed before the rename: the child that releases the replaced output copies our file
         // table, and must not hold the new output open for writing (exec would fail with ETXTBSY).
         drop(file);
@@ -908,6 +912,12 @@ impl OutputFile {
         report.rename_time = start.elapsed();
         Ok(report)
     }
+}
+
+/// A file's device and inode.
+fn identity(f: &File) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    f.metadata().ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// An existing output that the rename will replace, held open so that the rename does not free

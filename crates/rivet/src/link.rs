@@ -320,6 +320,7 @@ fn link_loaded<A: Arch>(
         None => None,
     };
     let committed = out.commit(config, timer)?;
+    let committed_file = committed.file();
     map::write_if_asked(&linked, timer)?;
     link_io::write_dependency_file(config, &inputs, &lto::generated(&loaded, linked_inputs))?;
     if let (Some(dbg), Some(crc)) = (&debug_layout, debug_crc) {
@@ -362,7 +363,8 @@ fn link_loaded<A: Arch>(
                     }
                 };
                 let loaded_from = incremental::patch::loaded_from(&linked.objects, &files);
-                let patching = incremental::patch::Recording { placements, output, loaded_from, early };
+                let patching =
+                    incremental::patch::Recording { placements, output, loaded_from, early, written: committed_file };
                 incremental::record(config, &input_paths, &files, options, &known, patching, &probes)
             }) {
                 Ok(()) => "state kept for the next link".to_string(),

@@ -243,6 +243,13 @@ pub struct Committed {
     commit: CommitReport,
 }
 
+impl Committed {
+    /// The file committed (device, inode); None for standard output.
+    pub fn file(&self) -> Option<(u64, u64)> {
+        self.commit.file
+    }
+}
+
 /// What the link did, for the reports: the output's I/O and the inputs'. `counts`: (inputs
 /// loaded, objects, `--stats` counts).
 pub fn report(

@@ -1011,7 +1011,13 @@ pub fn record(
     let path = state_path(&config.output);
     let output = output_record(&config.output)
         .ok_or_else(|| crate::fatal!("{}: not a regular file once written", config.output.display()))?;
-    let patch::Recording { mut placements, output: patching, loaded_from, early } = patching;
+    let patch::Recording { mut placements, output: patching, loaded_from, early, written } = patching;
+    // The file at the path must be the one this link wrote: another link of the same output
+    // (begun once this one's command had returned, with `--fork`) may have replaced it, and a
+    // state of this link's inputs would then vouch for that link's output.
+    if written.is_some_and(|w| w != (output.dev, output.ino)) {
+        return Err(crate::fatal!("{} was replaced since this link wrote it", config.output.display()));
+    }
     let masked = |p: &[u8]| matches!(temp_free(p), std::borrow::Cow::Owned(_));
     placements.resize(read.len(), None);
     let mut files: Vec<FileRecord> = read
@@ -1232,6 +1238,16 @@ mod tests {
         let before = OptionFiles::snapshot(&config);
         std::fs::remove_file(&script).unwrap();
         assert!(record(&config, &[], &[], &before, &[], Default::default(), &[]).is_err());
+        // The output at the path is not the file the link committed (another link of it replaced
+        // it): no state; the file it committed: a state.
+        std::fs::write(&script, b"{ global: main; local: *; };").unwrap();
+        let before = OptionFiles::snapshot(&config);
+        let other = patch::Recording { written: Some((u64::MAX, u64::MAX)), ..Default::default() };
+        let e = record(&config, &[], &[], &before, &[], other, &[]).unwrap_err().to_string();
+        assert!(e.contains("a.out was replaced since this link wrote it"), "{e}");
+        let o = output_record(&out).unwrap();
+        let this = patch::Recording { written: Some((o.dev, o.ino)), ..Default::default() };
+        record(&config, &[], &[], &before, &[], this, &[]).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -562,13 +562,14 @@ pub fn loaded_from(objects: &IdVec<FileId, ObjectFile<'_>>, read: &[std::sync::A
 
 /// What the state's record takes: per file of `read`, what patching needs of it (`placements`),
 /// and of the output; per file, whether an object was loaded from it (`loaded_from`); and what
-/// `Early` worked out.
+/// `Early` worked out; and the file this link committed (device, inode).
 #[derive(Default)]
 pub struct Recording {
     pub placements: Vec<Option<FilePatch>>,
     pub output: OutputPatch,
     pub loaded_from: Vec<bool>,
     pub early: Vec<EarlyFile>,
+    pub written: Option<(u64, u64)>,
 }
 
 /// An object's extent, hash and shape.
