@@ -350,6 +350,7 @@ fn link_loaded<A: Arch>(
                 let early = early.map_or_else(Vec::new, incremental::patch::Early::finish);
                 let files = inputs.cache.files();
                 let home = ctx.build_id_home.is_some();
+                let per_file = incremental::patch::objects_per_file(&linked.objects, &files);
                 let (placements, output) = match incremental::patch::barrier(config, scripted.is_some(), home) {
                     Some(why) => {
                         (Vec::new(), incremental::patch::OutputPatch { barrier: why.into(), ..Default::default() })
@@ -358,11 +359,11 @@ fn link_loaded<A: Arch>(
                         let build_id = linked
                             .synthetic_file_range(crate::sections::output::Content::BuildId)
                             .map(|(offset, size)| (offset + 16, size - 16));
-                        let placed = incremental::patch::placements(&linked, &files, &known, &early);
+                        let placed = incremental::patch::placements(&linked, &files, &per_file, &known, &early);
                         (placed, incremental::patch::OutputPatch { barrier: Vec::new(), build_id, digests })
                     }
                 };
-                let loaded_from = incremental::patch::loaded_from(&linked.objects, &files);
+                let loaded_from = per_file.iter().map(|o| !o.is_empty()).collect();
                 let patching =
                     incremental::patch::Recording { placements, output, loaded_from, early, written: committed_file };
                 incremental::record(config, &input_paths, &files, options, &known, patching, &probes)

@@ -76,6 +76,11 @@ pub struct FileRecord {
 /// How close to the hashing an mtime makes a file racy.
 const RACY_NS: u64 = 2_000_000_000;
 
+/// A file the link read as a record keys it: its path, size and mtime (`epoch_ns`).
+fn stamp(f: &rivet_io::InputFile) -> (&[u8], u64, u64) {
+    (f.path().as_os_str().as_bytes(), f.size(), f.mtime().map_or(0, epoch_ns))
+}
+
 /// A time as nanoseconds since the epoch (0 before it): how the state keeps mtimes.
 fn epoch_ns(t: std::time::SystemTime) -> u64 {
     t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
@@ -1025,10 +1030,9 @@ pub fn record(
         .zip(placements)
         .enumerate()
         .map(|(i, (f, patch))| {
-            let path = f.path().as_os_str().as_bytes();
-            let mtime_ns = f.mtime().map_or(0, epoch_ns);
+            let (path, size, mtime_ns) = stamp(f);
             let racy = is_racy(mtime_ns, now);
-            let known = known.get(&(path, f.size(), mtime_ns)).copied().filter(|_| !racy);
+            let known = known.get(&(path, size, mtime_ns)).copied().filter(|_| !racy);
             // A file objects were loaded from: from its objects' hashes (`patch::combine`).
             let stamped = !racy && !loaded_from.get(i).copied().unwrap_or(true) && !masked(path);
             let hash = match (&patch, known) {
@@ -1037,7 +1041,7 @@ pub fn record(
                 (None, None) if stamped => None,
                 (None, None) => Some(patch::whole_hash(f, early.get(i))),
             };
-            FileRecord { path: path.to_vec(), size: f.size(), mtime_ns, hash, racy, patch }
+            FileRecord { path: path.to_vec(), size, mtime_ns, hash, racy, patch }
         })
         .collect();
     let changed = |p: &Path| crate::fatal!("{} changed since the link read it", p.display());

@@ -521,7 +521,7 @@ fn object_spans(members: &[Member]) -> Vec<(u64, u64)> {
 
 /// Per file of `read`, the objects of `objects` read from it: (base, object), or (u64::MAX, None)
 /// for one that is not where its headers say (the file is then not patchable).
-fn objects_per_file(
+pub fn objects_per_file(
     objects: &IdVec<FileId, ObjectFile<'_>>,
     read: &[std::sync::Arc<rivet_io::InputFile>],
 ) -> Vec<Vec<(u64, Option<FileId>)>> {
@@ -555,13 +555,8 @@ fn objects_per_file(
     per_file
 }
 
-/// Per file of `read`, whether an object of `objects` was read from it.
-pub fn loaded_from(objects: &IdVec<FileId, ObjectFile<'_>>, read: &[std::sync::Arc<rivet_io::InputFile>]) -> Vec<bool> {
-    objects_per_file(objects, read).iter().map(|o| !o.is_empty()).collect()
-}
-
 /// What the state's record takes: per file of `read`, what patching needs of it (`placements`),
-/// and of the output; per file, whether an object was loaded from it (`loaded_from`); and what
+/// and of the output; per file, whether an object was loaded from it; and what
 /// `Early` worked out; and the file this link committed (device, inode).
 #[derive(Default)]
 pub struct Recording {
@@ -590,7 +585,7 @@ pub struct EarlyFile {
     /// A file objects were loaded from, none of them patchable (a `barrier`): the XXH3-128 of its
     /// bytes.
     whole: Option<u128>,
-    /// Per object done, by base: `object_record`'s.
+    /// Per object done, by ascending base: `object_record`'s.
     objects: Vec<(u64, Option<ObjectRecord>)>,
     /// Once every object is done: `rest` of them.
     rest: Option<u128>,
@@ -599,6 +594,12 @@ pub struct EarlyFile {
 impl EarlyFile {
     fn of(&self, f: &rivet_io::InputFile) -> Option<&EarlyFile> {
         (self.at == f.data().as_ptr() as usize).then_some(self)
+    }
+
+    /// The object at `base`, if it is done.
+    fn object(&self, base: u64) -> Option<Option<ObjectRecord>> {
+        let k = self.objects.binary_search_by_key(&base, |o| o.0).ok()?;
+        Some(self.objects[k].1)
     }
 }
 
@@ -624,13 +625,7 @@ impl Early {
         let per_file = objects_per_file(objects, &read);
         let known: std::collections::HashSet<(&[u8], u64, u64)> =
             known.iter().filter(|k| !k.racy).map(|k| (&k.path[..], k.size, k.mtime_ns)).collect();
-        let skip: Vec<bool> = read
-            .iter()
-            .map(|f| {
-                let path = std::os::unix::ffi::OsStrExt::as_bytes(f.path().as_os_str());
-                known.contains(&(path, f.size(), f.mtime().map_or(0, super::epoch_ns)))
-            })
-            .collect();
+        let skip: Vec<bool> = read.iter().map(|f| known.contains(&super::stamp(f))).collect();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stopped = stop.clone();
         let work = move || {
@@ -651,18 +646,19 @@ impl Early {
                 } else if !patchable {
                     early.whole = Some(xxhash_rust::xxh3::xxh3_128(data));
                 } else if objects.iter().all(|o| o.1.is_some()) {
-                    for &(base, _) in &objects {
+                    // Each object once (one named twice is one), by ascending base.
+                    let mut bases: Vec<u64> = objects.iter().map(|o| o.0).collect();
+                    bases.sort_unstable();
+                    bases.dedup();
+                    for &base in &bases {
                         if stop() {
                             break;
                         }
-                        if !early.objects.iter().any(|o| o.0 == base) {
-                            early.objects.push((base, object_record(data, base)));
-                        }
+                        early.objects.push((base, object_record(data, base)));
                     }
                     let spans: Option<Vec<(u64, u64)>> =
                         early.objects.iter().map(|&(base, r)| r.map(|(len, _, _)| (base, len))).collect();
-                    if let Some(mut spans) = spans.filter(|_| early.objects.len() == object_bases(&objects)) {
-                        spans.sort_unstable();
+                    if let Some(spans) = spans.filter(|_| early.objects.len() == bases.len()) {
                         early.rest = rest(data, &spans).ok();
                     }
                 }
@@ -687,14 +683,6 @@ impl Drop for Early {
     }
 }
 
-/// How many distinct objects `objects` lists (an object named twice is one).
-fn object_bases(objects: &[(u64, Option<FileId>)]) -> usize {
-    let mut bases: Vec<u64> = objects.iter().map(|o| o.0).collect();
-    bases.sort_unstable();
-    bases.dedup();
-    bases.len()
-}
-
 /// The hash a record keeps of file `f` (of `read`) with no objects patchable: its bytes'
 /// XXH3-128, as `early` has it or worked out now.
 pub fn whole_hash(f: &rivet_io::InputFile, early: Option<&EarlyFile>) -> u128 {
@@ -705,14 +693,15 @@ pub fn whole_hash(f: &rivet_io::InputFile, early: Option<&EarlyFile>) -> u128 {
 /// edit of it, or None where it may not: a file no object was loaded from (a shared library, a
 /// script, an archive none of whose members was), or one with an object whose patchable sections
 /// did not reach the output verbatim. `known`: the last state's files, whose shapes are taken
-/// over where a file's path, size and mtime are the same; `early`: what `Early` worked out.
+/// over where a file's path, size and mtime are the same; `per_file`: `objects_per_file`'s;
+/// `early`: what `Early` worked out.
 pub fn placements(
     linked: &Linked,
     read: &[std::sync::Arc<rivet_io::InputFile>],
+    per_file: &[Vec<(u64, Option<FileId>)>],
     known: &[FileRecord],
     early: &[EarlyFile],
 ) -> Vec<Option<FilePatch>> {
-    let per_file = objects_per_file(&linked.objects, read);
     let known: std::collections::HashMap<(&[u8], u64), &FileRecord> =
         known.iter().filter(|k| !k.racy).map(|k| ((&k.path[..], k.size), k)).collect();
     read.par_iter()
@@ -724,10 +713,9 @@ pub fn placements(
             }
             let data = file.data();
             let early = early.get(i).and_then(|e| e.of(file));
-            let path = std::os::unix::ffi::OsStrExt::as_bytes(file.path().as_os_str());
-            let mtime = file.mtime().map_or(0, super::epoch_ns);
+            let (path, size, mtime) = super::stamp(file);
             // The same file as the last link's: its objects' hashes and shapes are taken over.
-            let before = known.get(&(path, file.size())).filter(|k| k.mtime_ns == mtime).and_then(|k| k.patch.as_ref());
+            let before = known.get(&(path, size)).filter(|k| k.mtime_ns == mtime).and_then(|k| k.patch.as_ref());
             let old: std::collections::HashMap<u64, &Member> =
                 before.map(|p| p.members.iter().map(|m| (m.base, m)).collect()).unwrap_or_default();
             // The objects of an archive in parallel (cxx-big's LLVM archives: thousands of members).
@@ -740,8 +728,8 @@ pub fn placements(
                     // is read for them.
                     let (len, hash, shape) = match old {
                         Some(m) => (m.len, m.hash, m.shape),
-                        None => match early.and_then(|e| e.objects.iter().find(|o| o.0 == base)) {
-                            Some(&(_, done)) => done?,
+                        None => match early.and_then(|e| e.object(base)) {
+                            Some(done) => done?,
                             None => object_record(data, base)?,
                         },
                     };
